@@ -1,0 +1,97 @@
+/*
+ * The mouse-down record that travels the hop chain, and the framed binary
+ * codec used wherever it crosses a process boundary.
+ */
+#ifndef IL_MSG_H
+#define IL_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Stamps 0..12: stamp 0 is the injector's write, stamp k the start of hop k. */
+#define IL_NSTAMPS 13
+#define IL_NHOPS 12
+
+struct il_msg {
+	uint64_t event_id;
+	/* CLOCK_MONOTONIC ns when hop k's handler started (0 = not reached). */
+	uint64_t stamp_ns[IL_NSTAMPS];
+	/* CLOCK_MONOTONIC ns when hop k's handler finished its work. */
+	uint64_t end_ns[IL_NSTAMPS];
+	/* Thread that ran hop k (kernel tid). */
+	uint32_t tid[IL_NSTAMPS];
+	/* Kernel timestamp of the input event (evdev time), 0 if unknown. */
+	uint64_t kernel_ns;
+};
+
+/* One row of DESIGN.md's hop table. */
+struct il_hop_desc {
+	int index;
+	const char *name; /* short, e.g. "ui->io" */
+	const char *from;
+	const char *to;
+};
+
+/* Hop k (1..12), or NULL when out of range. */
+const struct il_hop_desc *il_hop_get(int index);
+
+/*
+ * Frames. Every cross-process message is
+ *   u32 length (whole frame, header included), u16 version, u16 type,
+ *   u64 event id, payload
+ * all little-endian. EVENT frames carry an il_msg; CONTROL frames carry
+ * UTF-8 JSON text (not NUL-terminated).
+ */
+#define IL_FRAME_VERSION 1
+#define IL_FRAME_HDR_LEN 16
+#define IL_FRAME_MAX_LEN 65536
+
+enum il_frame_type {
+	IL_FRAME_EVENT = 1,
+	IL_FRAME_CONTROL = 2,
+};
+
+/* Fixed payload size of an EVENT frame. */
+#define IL_FRAME_EVENT_PAYLOAD (8 + IL_NSTAMPS * 8 * 2 + IL_NSTAMPS * 4)
+#define IL_FRAME_EVENT_LEN (IL_FRAME_HDR_LEN + IL_FRAME_EVENT_PAYLOAD)
+
+/* Distinct decode errors, so a reader can count each kind. */
+enum il_frame_err {
+	IL_FRAME_OK = 0,
+	IL_FRAME_INCOMPLETE = 1, /* need more bytes, not an error */
+	IL_FRAME_BAD_LENGTH = -1,
+	IL_FRAME_BAD_VERSION = -2,
+	IL_FRAME_BAD_TYPE = -3,
+};
+
+/* Encodes an EVENT frame into buf (IL_FRAME_EVENT_LEN bytes). */
+void il_frame_encode_event(const struct il_msg *m, uint8_t *buf);
+
+/*
+ * Encodes a CONTROL frame with `len` bytes of JSON. Returns the frame
+ * length, or -EMSGSIZE when it does not fit in cap or IL_FRAME_MAX_LEN.
+ */
+int il_frame_encode_control(const char *json, size_t len, uint8_t *buf, size_t cap);
+
+struct il_frame {
+	enum il_frame_type type;
+	uint64_t event_id;
+	const uint8_t *payload;
+	size_t payload_len;
+	size_t frame_len;
+};
+
+/*
+ * Looks at the first `len` bytes of a stream. Returns IL_FRAME_OK and
+ * fills *f (frame_len bytes consumed), IL_FRAME_INCOMPLETE, or one of the
+ * negative enum il_frame_err values. Never reads past len.
+ */
+int il_frame_decode(const uint8_t *buf, size_t len, struct il_frame *f);
+
+/* Decodes an EVENT payload. Returns 0 or IL_FRAME_BAD_LENGTH. */
+int il_frame_event_payload(const struct il_frame *f, struct il_msg *m);
+
+/* "bad length", "bad version", ... for an il_frame_err. */
+const char *il_frame_strerror(int err);
+
+#endif

@@ -1,0 +1,68 @@
+#include "il_parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+int il_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	/* strtoull accepts "-1" and leading blanks; we accept digits only. */
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end != '\0')
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int il_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	char *end;
+	long long v;
+	const char *d = s;
+
+	if (!s)
+		return -EINVAL;
+	if (*d == '-')
+		d++;
+	if (!isdigit((unsigned char)*d))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end != '\0')
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int il_parse_double(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+	const char *d = s;
+
+	if (!s)
+		return -EINVAL;
+	if (*d == '-')
+		d++;
+	if (!isdigit((unsigned char)*d) && *d != '.')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end != '\0' || end == s || !isfinite(v))
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,20 @@
+/* Checked number parsing: the only way text becomes a number here. */
+#ifndef IL_PARSE_H
+#define IL_PARSE_H
+
+#include <stdint.h>
+
+/*
+ * Parses a decimal unsigned integer in [min, max]. Leading/trailing space,
+ * signs, empty strings and trailing junk are rejected.
+ * Returns 0, -EINVAL (not a number) or -ERANGE (outside [min, max]).
+ */
+int il_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* As il_parse_u64 for signed values ("-1" allowed). */
+int il_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
+
+/* Parses a finite decimal floating-point number in [min, max]. */
+int il_parse_double(const char *s, double min, double max, double *out);
+
+#endif
