@@ -59,6 +59,9 @@ void il_injector_free(struct il_injector *inj);
  */
 int il_injector_press(struct il_injector *inj, uint64_t *stamp0_ns);
 
+/* Device node a uinput injector created ("/dev/input/event5"), else NULL. */
+const char *il_injector_devnode(const struct il_injector *inj);
+
 /* Releases the button (outside the measurement). */
 int il_injector_release(struct il_injector *inj);
 

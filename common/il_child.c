@@ -1,0 +1,431 @@
+#include "il_child.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "il_ctl.h"
+#include "il_parse.h"
+#include "il_policy.h"
+#include "il_sched.h"
+#include "il_thread.h"
+#include "il_work.h"
+
+#define MAX_WORK 32
+/* Above every role, below the orchestrator's watchdog (99) and control (98). */
+#define CHILD_CONTROL_PRIO 97
+
+struct work_entry {
+	char name[16];
+	uint64_t us;
+};
+
+struct il_child {
+	const char *process;
+	struct il_child_hooks hooks;
+	struct il_policy *policy;
+	char builtin_dir[512];
+	char lock[32];
+	uint64_t rttime_us;
+	struct work_entry work[MAX_WORK];
+	int nwork;
+	uv_loop_t loop;
+	uv_pipe_t ctl;
+	uv_shutdown_t shutdown;
+	struct il_frame_reader *reader;
+	pthread_mutex_t threads_lock;
+	cJSON *threads;
+	int exit_code;
+};
+
+static void die_usage(const char *process, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+
+static void die_usage(const char *process, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", process);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static int parse_work(struct il_child *c, const char *v)
+{
+	const char *eq = strchr(v, '=');
+	uint64_t us;
+
+	if (!eq || eq == v || (size_t)(eq - v) >= sizeof(c->work[0].name) || c->nwork >= MAX_WORK)
+		return -EINVAL;
+	if (il_parse_u64(eq + 1, 0, 10000000, &us) < 0)
+		return -EINVAL;
+	memcpy(c->work[c->nwork].name, v, (size_t)(eq - v));
+	c->work[c->nwork].name[eq - v] = '\0';
+	c->work[c->nwork].us = us;
+	c->nwork++;
+	return 0;
+}
+
+static int parse_common(struct il_child *c, const char *name, const char *v, pid_t *parent)
+{
+	uint64_t u;
+	double d;
+
+	if (strcmp(name, "policy") == 0) {
+		char err[512];
+
+		if (il_policy_load(v, c->builtin_dir, &c->policy, err, sizeof(err)) < 0)
+			die_usage(c->process, "%s", err);
+		return 0;
+	}
+	if (strcmp(name, "builtin-dir") == 0) {
+		snprintf(c->builtin_dir, sizeof(c->builtin_dir), "%s", v);
+		return 0;
+	}
+	if (strcmp(name, "loops-per-us") == 0) {
+		if (il_parse_double(v, 0.001, 1e9, &d) < 0)
+			return -EINVAL;
+		il_work_set_loops_per_us(d);
+		return 0;
+	}
+	if (strcmp(name, "rttime-us") == 0)
+		return il_parse_u64(v, 1000, UINT32_MAX, &c->rttime_us) < 0 ? -EINVAL : 0;
+	if (strcmp(name, "parent-pid") == 0) {
+		if (il_parse_u64(v, 1, INT32_MAX, &u) < 0)
+			return -EINVAL;
+		*parent = (pid_t)u;
+		return 0;
+	}
+	if (strcmp(name, "work") == 0)
+		return parse_work(c, v);
+	if (strcmp(name, "lock") == 0) {
+		snprintf(c->lock, sizeof(c->lock), "%s", v);
+		return 0;
+	}
+	return 1; /* not a common option */
+}
+
+static void ctl_send_or_exit(struct il_child *c, const cJSON *o)
+{
+	/* If the orchestrator is gone there is nobody to report to. */
+	if (il_ctl_send((uv_stream_t *)&c->ctl, o) < 0)
+		_exit(1);
+}
+
+static void shutdown_cb(uv_shutdown_t *req, int status)
+{
+	struct il_child *c = req->data;
+
+	uv_close((uv_handle_t *)&c->ctl, NULL);
+}
+
+static void ctl_frame_cb(void *ctx, const struct il_frame *f, const struct il_msg *ev, cJSON *json)
+{
+	struct il_child *c = ctx;
+	const cJSON *type = json ? cJSON_GetObjectItemCaseSensitive(json, "type") : NULL;
+
+	if (!cJSON_IsString(type))
+		return;
+	if (strcmp(type->valuestring, "ping") == 0) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "type", "pong");
+		cJSON_AddItemToObject(o, "seq",
+				      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(json, "seq"), 1));
+		ctl_send_or_exit(c, o);
+		cJSON_Delete(o);
+	} else if (strcmp(type->valuestring, "start") == 0) {
+		if (c->hooks.start)
+			c->hooks.start(c);
+	} else if (strcmp(type->valuestring, "stop") == 0) {
+		cJSON *stats = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(stats, "type", "stats");
+		cJSON_AddStringToObject(stats, "process", c->process);
+		if (c->hooks.stop)
+			c->hooks.stop(c, stats);
+		ctl_send_or_exit(c, stats);
+		cJSON_Delete(stats);
+		il_frame_reader_free(c->reader);
+		c->reader = NULL;
+		c->shutdown.data = c;
+		if (uv_shutdown(&c->shutdown, (uv_stream_t *)&c->ctl, shutdown_cb) < 0)
+			uv_close((uv_handle_t *)&c->ctl, NULL);
+	}
+}
+
+static void ctl_eof_cb(void *ctx, int status)
+{
+	/* The orchestrator is gone (or closed us): nothing left to measure for.
+	 * _exit also ends RT role threads at once. */
+	_exit(0);
+}
+
+struct il_child *il_child_init(int argc, char **argv, const char *process,
+			       const struct il_child_hooks *hooks)
+{
+	struct il_child *c = calloc(1, sizeof(*c));
+	pid_t parent = 0;
+	int rc;
+
+	if (!c) {
+		fprintf(stderr, "%s: out of memory\n", process);
+		exit(1);
+	}
+	/* Never outlive the orchestrator, even when it is SIGKILLed. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	prctl(PR_SET_NAME, process);
+	signal(SIGPIPE, SIG_IGN);
+	/* Ctrl-C reaches the whole process group; the orchestrator leads the stop. */
+	signal(SIGINT, SIG_IGN);
+	c->process = process;
+	c->hooks = *hooks;
+	snprintf(c->lock, sizeof(c->lock), "pthread");
+	pthread_mutex_init(&c->threads_lock, NULL);
+	c->threads = cJSON_CreateArray();
+
+	/* Options come as --name=value or --name value. --builtin-dir must be
+	 * known before --policy is loaded, so policy loading is deferred. */
+	const char *policy = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		char name[64];
+		const char *eq;
+
+		if (strncmp(a, "--", 2) != 0)
+			die_usage(process, "unexpected argument '%s'", a);
+		a += 2;
+		eq = strchr(a, '=');
+		if (eq) {
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - a), a);
+			v = eq + 1;
+		} else {
+			snprintf(name, sizeof(name), "%s", a);
+			if (i + 1 >= argc)
+				die_usage(process, "--%s needs a value", name);
+			v = argv[++i];
+		}
+		if (strcmp(name, "policy") == 0) {
+			policy = v;
+			continue;
+		}
+		rc = parse_common(c, name, v, &parent);
+		if (rc == 1) {
+			rc = hooks->option ? hooks->option(c, name, v) : -EINVAL;
+			if (rc == 1)
+				die_usage(process, "unknown option --%s", name);
+		}
+		if (rc < 0)
+			die_usage(process, "bad value '%s' for --%s", v, name);
+	}
+	if (parent && getppid() != parent)
+		exit(1); /* the orchestrator died before PDEATHSIG was armed */
+	if (policy)
+		parse_common(c, "policy", policy, &parent);
+
+	if (c->policy && il_policy_uses_rt(c->policy)) {
+		struct sched_param sp = { .sched_priority = CHILD_CONTROL_PRIO };
+
+		/* A runaway RT thread gets SIGXCPU, then SIGKILL (RLIMIT_RTTIME). */
+		if (c->rttime_us)
+			il_rttime_limit_set(c->rttime_us, c->rttime_us + 1000000);
+		/* The control thread must answer pings even when RT work holds
+		 * every CPU; it sleeps in epoll nearly all the time. */
+		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	}
+
+	uv_loop_init(&c->loop);
+	uv_pipe_init(&c->loop, &c->ctl, 0);
+	rc = uv_pipe_open(&c->ctl, IL_FD_CONTROL);
+	if (rc < 0) {
+		fprintf(stderr, "%s: no control channel on fd %d: %s (started by hand? run it through inputlat)\n",
+			process, IL_FD_CONTROL, uv_strerror(rc));
+		exit(2);
+	}
+	rc = il_frame_reader_start((uv_stream_t *)&c->ctl, ctl_frame_cb, ctl_eof_cb, c, &c->reader);
+	if (rc < 0) {
+		fprintf(stderr, "%s: control channel: %s\n", process, uv_strerror(rc));
+		exit(1);
+	}
+	return c;
+}
+
+uint64_t il_child_work_us(const struct il_child *c, const char *thread_name)
+{
+	for (int i = 0; i < c->nwork; i++)
+		if (strcmp(c->work[i].name, thread_name) == 0)
+			return c->work[i].us;
+	return 0;
+}
+
+const char *il_child_lock(const struct il_child *c)
+{
+	return c->lock;
+}
+
+uv_loop_t *il_child_loop(struct il_child *c)
+{
+	return &c->loop;
+}
+
+void *il_child_data(const struct il_child *c)
+{
+	return c->hooks.data;
+}
+
+int il_child_thread_init(void *child, enum il_role role, const char *name, char *err, size_t errlen)
+{
+	struct il_child *c = child;
+	struct il_sched_state st;
+	cJSON *t;
+	int rc;
+
+	pthread_setname_np(pthread_self(), name);
+	if (c->policy) {
+		rc = il_sched_apply_self(il_policy_role(c->policy, role), err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	t = cJSON_CreateObject();
+	cJSON_AddStringToObject(t, "process", c->process);
+	cJSON_AddStringToObject(t, "role", il_role_name(role));
+	cJSON_AddStringToObject(t, "name", name);
+	cJSON_AddNumberToObject(t, "pid", getpid());
+	cJSON_AddNumberToObject(t, "tid", il_gettid());
+	if (il_sched_read(il_gettid(), &st) == 0)
+		cJSON_AddItemToObject(t, "sched", il_sched_state_json(&st));
+	pthread_mutex_lock(&c->threads_lock);
+	cJSON_AddItemToArray(c->threads, t);
+	pthread_mutex_unlock(&c->threads_lock);
+	return 0;
+}
+
+static void walk_close_cb(uv_handle_t *h, void *arg)
+{
+	if (!uv_is_closing(h))
+		uv_close(h, NULL);
+}
+
+static void thread_stop_cb(uv_async_t *a)
+{
+	struct il_role_thread *t = a->data;
+
+	if (t->teardown)
+		t->teardown(t);
+	/* Whatever the teardown left open is closed too, so uv_run returns. */
+	uv_walk(&t->loop, walk_close_cb, NULL);
+}
+
+static void *role_thread_main(void *arg)
+{
+	struct il_role_thread *t = arg;
+
+	t->tid = il_gettid();
+	t->err = il_child_thread_init(t->child, t->role, t->name, t->errmsg, sizeof(t->errmsg));
+	if (t->err == 0)
+		t->err = uv_loop_init(&t->loop);
+	if (t->err == 0) {
+		uv_async_init(&t->loop, &t->stop_async, thread_stop_cb);
+		t->stop_async.data = t;
+		t->err = t->setup ? t->setup(t) : 0;
+		if (t->err < 0 && !t->errmsg[0])
+			snprintf(t->errmsg, sizeof(t->errmsg), "%s: setup failed: %s", t->name,
+				 strerror(-t->err));
+	}
+	if (t->err < 0) {
+		sem_post(&t->started);
+		return NULL;
+	}
+	t->running = true;
+	sem_post(&t->started);
+	uv_run(&t->loop, UV_RUN_DEFAULT);
+	uv_loop_close(&t->loop);
+	return NULL;
+}
+
+int il_role_thread_start(struct il_child *c, struct il_role_thread *t)
+{
+	int rc;
+
+	t->child = c;
+	t->work_us = il_child_work_us(c, t->name);
+	sem_init(&t->started, 0, 0);
+	rc = pthread_create(&t->th, NULL, role_thread_main, t);
+	if (rc) {
+		snprintf(t->errmsg, sizeof(t->errmsg), "%s: pthread_create: %s", t->name, strerror(rc));
+		return -rc;
+	}
+	while (sem_wait(&t->started) < 0 && errno == EINTR)
+		;
+	if (t->err < 0) {
+		pthread_join(t->th, NULL);
+		return t->err;
+	}
+	return 0;
+}
+
+void il_child_start_thread(struct il_child *c, struct il_role_thread *t, enum il_role role,
+			   const char *name, il_role_setup_fn setup, il_role_teardown_fn teardown)
+{
+	t->role = role;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->setup = setup;
+	t->teardown = teardown;
+	if (il_role_thread_start(c, t) < 0)
+		il_child_fail(c, "%s", t->errmsg);
+}
+
+void il_role_thread_stop(struct il_role_thread *t)
+{
+	if (!t->running)
+		return;
+	uv_async_send(&t->stop_async);
+	pthread_join(t->th, NULL);
+	t->running = false;
+}
+
+void il_child_ready(struct il_child *c)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "type", "ready");
+	cJSON_AddStringToObject(o, "process", c->process);
+	cJSON_AddNumberToObject(o, "pid", getpid());
+	pthread_mutex_lock(&c->threads_lock);
+	cJSON_AddItemToObject(o, "threads", cJSON_Duplicate(c->threads, 1));
+	pthread_mutex_unlock(&c->threads_lock);
+	ctl_send_or_exit(c, o);
+	cJSON_Delete(o);
+}
+
+void il_child_fail(struct il_child *c, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	cJSON *o = cJSON_CreateObject();
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cJSON_AddStringToObject(o, "type", "error");
+	cJSON_AddStringToObject(o, "message", msg);
+	il_ctl_send((uv_stream_t *)&c->ctl, o);
+	cJSON_Delete(o);
+	/* A short, bounded flush: the frame is small and the socket idle. */
+	uv_run(&c->loop, UV_RUN_NOWAIT);
+	_exit(1);
+}
+
+int il_child_run(struct il_child *c)
+{
+	uv_run(&c->loop, UV_RUN_DEFAULT);
+	return c->exit_code;
+}

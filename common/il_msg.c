@@ -1,0 +1,168 @@
+#include "il_msg.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const struct il_hop_desc hops[IL_NHOPS] = {
+	{ 1, "inject->evdev", "inject", "browser:evdev" },
+	{ 2, "evdev->ui", "browser:evdev", "browser:ui" },
+	{ 3, "ui->io", "browser:ui", "browser:io" },
+	{ 4, "browser-io->render-io", "browser:io", "render:io" },
+	{ 5, "io->compositor", "render:io", "render:comp" },
+	{ 6, "compositor->main", "render:comp", "render:main" },
+	{ 7, "main->compositor", "render:main", "render:comp" },
+	{ 8, "render-comp->viz-io", "render:comp", "viz:io" },
+	{ 9, "io->viz-compositor", "viz:io", "viz:comp" },
+	{ 10, "compositor->gpu", "viz:comp", "viz:gpu" },
+	{ 11, "gpu->drm", "viz:gpu", "viz:drm" },
+	{ 12, "drm->flip", "viz:drm", "display" },
+};
+
+const struct il_hop_desc *il_hop_get(int index)
+{
+	if (index < 1 || index > IL_NHOPS)
+		return NULL;
+	return &hops[index - 1];
+}
+
+/* Explicit little-endian helpers: frames are a wire format, not a memcpy of a struct. */
+static void put_u16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint16_t get_u16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	uint32_t v = 0;
+	for (int i = 3; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static void put_header(uint8_t *buf, uint32_t len, uint16_t type, uint64_t event_id)
+{
+	put_u32(buf, len);
+	put_u16(buf + 4, IL_FRAME_VERSION);
+	put_u16(buf + 6, type);
+	put_u64(buf + 8, event_id);
+}
+
+void il_frame_encode_event(const struct il_msg *m, uint8_t *buf)
+{
+	uint8_t *p = buf + IL_FRAME_HDR_LEN;
+
+	put_header(buf, IL_FRAME_EVENT_LEN, IL_FRAME_EVENT, m->event_id);
+	put_u64(p, m->kernel_ns);
+	p += 8;
+	for (int i = 0; i < IL_NSTAMPS; i++, p += 8)
+		put_u64(p, m->stamp_ns[i]);
+	for (int i = 0; i < IL_NSTAMPS; i++, p += 8)
+		put_u64(p, m->end_ns[i]);
+	for (int i = 0; i < IL_NSTAMPS; i++, p += 4)
+		put_u32(p, m->tid[i]);
+}
+
+int il_frame_encode_control(const char *json, size_t len, uint8_t *buf, size_t cap)
+{
+	size_t total = IL_FRAME_HDR_LEN + len;
+
+	if (total > cap || total > IL_FRAME_MAX_LEN)
+		return -EMSGSIZE;
+	put_header(buf, (uint32_t)total, IL_FRAME_CONTROL, 0);
+	memcpy(buf + IL_FRAME_HDR_LEN, json, len);
+	return (int)total;
+}
+
+int il_frame_decode(const uint8_t *buf, size_t len, struct il_frame *f)
+{
+	uint32_t flen;
+	uint16_t version, type;
+
+	/* The length is validated as soon as it is readable so that a garbage
+	 * length is reported at once instead of waiting for bytes that never come. */
+	if (len < 4)
+		return IL_FRAME_INCOMPLETE;
+	flen = get_u32(buf);
+	if (flen < IL_FRAME_HDR_LEN || flen > IL_FRAME_MAX_LEN)
+		return IL_FRAME_BAD_LENGTH;
+	if (len < IL_FRAME_HDR_LEN)
+		return IL_FRAME_INCOMPLETE;
+	version = get_u16(buf + 4);
+	if (version != IL_FRAME_VERSION)
+		return IL_FRAME_BAD_VERSION;
+	type = get_u16(buf + 6);
+	if (type != IL_FRAME_EVENT && type != IL_FRAME_CONTROL)
+		return IL_FRAME_BAD_TYPE;
+	if (type == IL_FRAME_EVENT && flen != IL_FRAME_EVENT_LEN)
+		return IL_FRAME_BAD_LENGTH;
+	if (len < flen)
+		return IL_FRAME_INCOMPLETE;
+	f->type = type;
+	f->event_id = get_u64(buf + 8);
+	f->payload = buf + IL_FRAME_HDR_LEN;
+	f->payload_len = flen - IL_FRAME_HDR_LEN;
+	f->frame_len = flen;
+	return IL_FRAME_OK;
+}
+
+int il_frame_event_payload(const struct il_frame *f, struct il_msg *m)
+{
+	const uint8_t *p = f->payload;
+
+	if (f->type != IL_FRAME_EVENT || f->payload_len != IL_FRAME_EVENT_PAYLOAD)
+		return IL_FRAME_BAD_LENGTH;
+	m->event_id = f->event_id;
+	m->kernel_ns = get_u64(p);
+	p += 8;
+	for (int i = 0; i < IL_NSTAMPS; i++, p += 8)
+		m->stamp_ns[i] = get_u64(p);
+	for (int i = 0; i < IL_NSTAMPS; i++, p += 8)
+		m->end_ns[i] = get_u64(p);
+	for (int i = 0; i < IL_NSTAMPS; i++, p += 4)
+		m->tid[i] = get_u32(p);
+	return 0;
+}
+
+const char *il_frame_strerror(int err)
+{
+	switch (err) {
+	case IL_FRAME_OK:
+		return "ok";
+	case IL_FRAME_INCOMPLETE:
+		return "incomplete frame";
+	case IL_FRAME_BAD_LENGTH:
+		return "bad frame length";
+	case IL_FRAME_BAD_VERSION:
+		return "bad frame version";
+	case IL_FRAME_BAD_TYPE:
+		return "bad frame type";
+	default:
+		return "unknown frame error";
+	}
+}

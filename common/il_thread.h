@@ -1,0 +1,25 @@
+/*
+ * Starting a role thread: every thread of every process names itself,
+ * applies its role's scheduling attributes itself and reads them back.
+ */
+#ifndef IL_THREAD_H
+#define IL_THREAD_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "il_role.h"
+
+/*
+ * Called first thing on a new thread. Names it (pthread_setname_np, 15
+ * chars max), applies the policy's attributes for `role` and records the
+ * read-back for the ready report. Returns 0 or -errno with one line in err.
+ */
+typedef int (*il_thread_init_fn)(void *ctx, enum il_role role, const char *name, char *err,
+				 size_t errlen);
+
+/* The calling thread's kernel tid (cached per thread). */
+pid_t il_gettid(void);
+
+#endif

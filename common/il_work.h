@@ -1,0 +1,28 @@
+/*
+ * Calibrated CPU work: a handler's "work_us" is a fixed amount of CPU work
+ * (a loop of known speed), not a wall-clock wait, so preemption stretches
+ * it exactly as it would stretch real work.
+ */
+#ifndef IL_WORK_H
+#define IL_WORK_H
+
+#include <stdint.h>
+
+/*
+ * Measures loop iterations per microsecond on this CPU (best of several
+ * short trials, so a preemption during calibration does not shrink work).
+ * Takes about 30 ms.
+ */
+double il_work_calibrate(void);
+
+/* Sets the calibration used by il_work_us (e.g. the orchestrator's). */
+void il_work_set_loops_per_us(double loops_per_us);
+double il_work_get_loops_per_us(void);
+
+/* Burns about `us` microseconds of CPU. */
+void il_work_us(uint64_t us);
+
+/* Burns exactly `loops` iterations of the calibrated loop. */
+void il_work_loops(uint64_t loops);
+
+#endif

@@ -1,0 +1,37 @@
+/* inputlat restore: put back the system knobs a run saved, by hand. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "il_cmds_policy.h"
+#include "il_knobs.h"
+
+int il_cmd_restore(int argc, char **argv, const char *state_dir)
+{
+	const char *dir = state_dir ? state_dir : il_knobs_state_dir();
+	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		printf("Usage: inputlat restore\n"
+		       "Writes back the system knobs (sched_rt_runtime_us, fair server, ...)\n"
+		       "saved in %s/" IL_KNOBS_STATE_FILE " by a run that did not finish,\n"
+		       "then removes that file. Refuses while the run is still alive.\n", dir);
+		return 0;
+	}
+	if (argc > 1) {
+		fprintf(stderr, "inputlat restore: unexpected '%s' (restore takes no "
+				"arguments)\n", argv[1]);
+		return 2;
+	}
+	struct il_knob_report rep;
+	char err[512] = "";
+	int r = il_knobs_restore(dir, &rep, err, sizeof(err));
+	if (r) {
+		fprintf(stderr, "inputlat restore: %s\n", err[0] ? err : strerror(-r));
+		return 1;
+	}
+	if (rep.n == 0)
+		printf("nothing to restore (no %s/" IL_KNOBS_STATE_FILE ")\n", dir);
+	for (size_t i = 0; i < rep.n; i++)
+		printf("restored %s = %s (was %s)\n", rep.changes[i].path,
+		       rep.changes[i].original, rep.changes[i].applied);
+	return 0;
+}

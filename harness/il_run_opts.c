@@ -1,0 +1,282 @@
+#include "il_run_opts.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "il_parse.h"
+#include "il_role.h"
+
+static const struct {
+	const char *name;
+	enum il_role role;
+	uint64_t default_us;
+} threads[IL_T_COUNT] = {
+	/* Defaults modelled on Chrome (issue 2); evdev decoding is a few us. */
+	[IL_T_BROWSER_EVDEV] = { "browser:evdev", IL_ROLE_EVDEV, 10 },
+	[IL_T_BROWSER_UI] = { "browser:ui", IL_ROLE_UI, 100 },
+	[IL_T_BROWSER_IO] = { "browser:io", IL_ROLE_IO, 20 },
+	[IL_T_RENDER_IO] = { "render:io", IL_ROLE_IO, 20 },
+	[IL_T_RENDER_COMP] = { "render:comp", IL_ROLE_COMPOSITOR, 150 },
+	[IL_T_RENDER_MAIN] = { "render:main", IL_ROLE_MAIN, 400 },
+	[IL_T_VIZ_IO] = { "viz:io", IL_ROLE_IO, 20 },
+	[IL_T_VIZ_COMP] = { "viz:comp", IL_ROLE_COMPOSITOR, 200 },
+	[IL_T_VIZ_GPU] = { "viz:gpu", IL_ROLE_GPU, 300 },
+	[IL_T_VIZ_DRM] = { "viz:drm", IL_ROLE_DRM, 50 },
+};
+
+const char *il_thread_name(enum il_thread_id t)
+{
+	return (unsigned)t < IL_T_COUNT ? threads[t].name : NULL;
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("inputlat run: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static void print_help(void)
+{
+	printf("Usage: inputlat run [OPTION]...\n"
+	       "Pass mouse-downs through the browser/render/viz hop chain and measure latency.\n\n"
+	       "  --duration-ms MS      run at least this long, injecting all the while (default 0: until --events)\n"
+	       "  --events N            mouse-downs to inject (default 100)\n"
+	       "  --hist FILE           text histogram, cyclictest layout, 1 us buckets\n"
+	       "  --hist-csv FILE       histogram as CSV (log-linear buckets)\n"
+	       "  --hist-max-us US      last 1 us bucket of --hist (default 20000)\n"
+	       "  --hog [N]             N JS-like hog threads in render-sim (default N = CPUs)\n"
+	       "  --hog-gap-ms MS       bursty hog: sleep between long tasks (default 50)\n"
+	       "  --hog-mode MODE       busy (never blocks, default) or bursty\n"
+	       "  --hog-task-ms MS      bursty hog: length of one long task (default 200)\n"
+	       "  --input SRC           synthetic (default), uinput, evdev:/dev/input/eventN, replay:FILE\n"
+	       "  --interval-ms MS      mean time between mouse-downs, +-10%% jitter (default 20)\n"
+	       "  --json FILE           full run record (JSON)\n"
+	       "  --load N              N background CFS threads (default 0)\n"
+	       "  --lock KIND           hop-queue lock: pthread (default), adaptive-np, il-none, il-bpf\n"
+	       "  --policy NAME|PATH    scheduling policy (default cfs); see `inputlat policies`\n"
+	       "  --present BACKEND     sim (60 Hz timerfd vblank, default) or drm[:/dev/dri/cardN]\n"
+	       "  --quiet               no progress on stderr\n"
+	       "  --seed N              seed of the interval jitter (default: from the clock)\n"
+	       "  --timeout-ms MS       an event not presented by then is timed out (default 1000)\n"
+	       "  --trace FILE          Chrome trace-event JSON (opens in Perfetto)\n"
+	       "  --trace-events N      mouse-downs in the trace (default 200)\n"
+	       "  --work ROLE=US        CPU work per handler in us; ROLE is a role (ui, io, compositor,\n"
+	       "                        main, gpu, drm, evdev) or a thread (viz:comp); `--work none` zeroes all\n"
+	       "  --help                this text\n");
+}
+
+static int parse_work(struct il_run_opts *o, const char *v)
+{
+	const char *eq;
+	char name[32];
+	uint64_t us;
+	int role, matched = 0;
+
+	if (strcmp(v, "none") == 0) {
+		memset(o->work_us, 0, sizeof(o->work_us));
+		return 0;
+	}
+	eq = strchr(v, '=');
+	if (!eq || eq == v || (size_t)(eq - v) >= sizeof(name))
+		return usage_error("--work: expected ROLE=US or none, got '%s'", v);
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - v), v);
+	if (il_parse_u64(eq + 1, 0, 1000000, &us) < 0)
+		return usage_error("--work: '%s' is not a number of microseconds (0..1000000)", eq + 1);
+	role = il_role_parse(name);
+	for (int t = 0; t < IL_T_COUNT; t++) {
+		if (strcmp(name, threads[t].name) == 0 || (role >= 0 && threads[t].role == (enum il_role)role)) {
+			o->work_us[t] = us;
+			matched = 1;
+		}
+	}
+	if (!matched)
+		return usage_error("--work: unknown role '%s' (use evdev, ui, io, compositor, main, gpu, drm or a thread such as viz:comp)",
+				   name);
+	return 0;
+}
+
+static int num(const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out)
+{
+	int rc = il_parse_u64(v, min, max, out);
+
+	if (rc == -EINVAL)
+		return usage_error("--%s: '%s' is not a number", opt, v);
+	if (rc < 0)
+		return usage_error("--%s: %s is out of range (%llu..%llu)", opt, v,
+				   (unsigned long long)min, (unsigned long long)max);
+	return 0;
+}
+
+enum {
+	OPT_DURATION = 256, OPT_EVENTS, OPT_HIST, OPT_HIST_CSV, OPT_HIST_MAX, OPT_HOG,
+	OPT_HOG_GAP, OPT_HOG_MODE, OPT_HOG_TASK, OPT_INPUT, OPT_INTERVAL, OPT_JSON, OPT_LOAD,
+	OPT_LOCK, OPT_POLICY, OPT_PRESENT, OPT_QUIET, OPT_SEED, OPT_TIMEOUT, OPT_TRACE,
+	OPT_TRACE_EVENTS, OPT_WORK, OPT_HELP,
+};
+
+int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "duration-ms", required_argument, NULL, OPT_DURATION },
+		{ "events", required_argument, NULL, OPT_EVENTS },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ "hist", required_argument, NULL, OPT_HIST },
+		{ "hist-csv", required_argument, NULL, OPT_HIST_CSV },
+		{ "hist-max-us", required_argument, NULL, OPT_HIST_MAX },
+		{ "hog", optional_argument, NULL, OPT_HOG },
+		{ "hog-gap-ms", required_argument, NULL, OPT_HOG_GAP },
+		{ "hog-mode", required_argument, NULL, OPT_HOG_MODE },
+		{ "hog-task-ms", required_argument, NULL, OPT_HOG_TASK },
+		{ "input", required_argument, NULL, OPT_INPUT },
+		{ "interval-ms", required_argument, NULL, OPT_INTERVAL },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "load", required_argument, NULL, OPT_LOAD },
+		{ "lock", required_argument, NULL, OPT_LOCK },
+		{ "policy", required_argument, NULL, OPT_POLICY },
+		{ "present", required_argument, NULL, OPT_PRESENT },
+		{ "quiet", no_argument, NULL, OPT_QUIET },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
+		{ "trace", required_argument, NULL, OPT_TRACE },
+		{ "trace-events", required_argument, NULL, OPT_TRACE_EVENTS },
+		{ "work", required_argument, NULL, OPT_WORK },
+		{ NULL, 0, NULL, 0 },
+	};
+	char err[512];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int c, rc = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->events = 100;
+	o->interval_ms = 20;
+	o->timeout_ms = 1000;
+	o->hist_max_us = 20000;
+	o->trace_events = 200;
+	o->hog_task_ms = 200;
+	o->hog_gap_ms = 50;
+	o->seed = 0;
+	snprintf(o->policy, sizeof(o->policy), "cfs");
+	snprintf(o->lock, sizeof(o->lock), "pthread");
+	for (int t = 0; t < IL_T_COUNT; t++)
+		o->work_us[t] = threads[t].default_us;
+
+	opterr = 0;
+	optind = 1;
+	while (rc == 0 && (c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DURATION:
+			rc = num("duration-ms", optarg, 0, 3600000, &o->duration_ms);
+			break;
+		case OPT_EVENTS:
+			rc = num("events", optarg, 0, 10000000, &o->events);
+			break;
+		case OPT_HIST:
+			o->hist_path = optarg;
+			break;
+		case OPT_HIST_CSV:
+			o->hist_csv_path = optarg;
+			break;
+		case OPT_HIST_MAX:
+			rc = num("hist-max-us", optarg, 1, 10000000, &o->hist_max_us);
+			break;
+		case OPT_HOG:
+			/* `--hog`, `--hog=N` and `--hog N` all work. */
+			if (!optarg && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9')
+				optarg = argv[optind++];
+			if (optarg)
+				rc = num("hog", optarg, 1, 1024, &o->hog_threads);
+			else
+				o->hog_threads = ncpu > 0 ? (uint64_t)ncpu : 1;
+			break;
+		case OPT_HOG_GAP:
+			rc = num("hog-gap-ms", optarg, 0, 600000, &o->hog_gap_ms);
+			break;
+		case OPT_HOG_MODE:
+			if (strcmp(optarg, "busy") == 0)
+				o->hog_mode = IL_HOG_MODE_BUSY;
+			else if (strcmp(optarg, "bursty") == 0)
+				o->hog_mode = IL_HOG_MODE_BURSTY;
+			else
+				rc = usage_error("--hog-mode: unknown mode '%s' (use busy or bursty)", optarg);
+			break;
+		case OPT_HOG_TASK:
+			rc = num("hog-task-ms", optarg, 1, 600000, &o->hog_task_ms);
+			break;
+		case OPT_INPUT:
+			if (il_input_spec_parse(optarg, &o->input, err, sizeof(err)) < 0)
+				rc = usage_error("%s", err);
+			break;
+		case OPT_INTERVAL:
+			rc = num("interval-ms", optarg, 1, 600000, &o->interval_ms);
+			break;
+		case OPT_JSON:
+			o->json_path = optarg;
+			break;
+		case OPT_LOAD:
+			rc = num("load", optarg, 0, 1024, &o->load_threads);
+			break;
+		case OPT_LOCK:
+			if (strcmp(optarg, "pthread") && strcmp(optarg, "adaptive-np") &&
+			    strcmp(optarg, "il-none") && strcmp(optarg, "il-bpf"))
+				rc = usage_error("--lock: unknown lock '%s' (use pthread, adaptive-np, il-none or il-bpf)",
+						 optarg);
+			else
+				snprintf(o->lock, sizeof(o->lock), "%s", optarg);
+			break;
+		case OPT_POLICY:
+			if (!*optarg || strlen(optarg) >= sizeof(o->policy))
+				rc = usage_error("--policy: expected a policy name or file path");
+			else
+				snprintf(o->policy, sizeof(o->policy), "%s", optarg);
+			break;
+		case OPT_PRESENT:
+			if (il_present_spec_parse(optarg, &o->present, err, sizeof(err)) < 0)
+				rc = usage_error("%s", err);
+			break;
+		case OPT_QUIET:
+			o->quiet = true;
+			break;
+		case OPT_SEED:
+			rc = num("seed", optarg, 0, UINT64_MAX, &o->seed);
+			break;
+		case OPT_TIMEOUT:
+			rc = num("timeout-ms", optarg, 1, 600000, &o->timeout_ms);
+			break;
+		case OPT_TRACE:
+			o->trace_path = optarg;
+			break;
+		case OPT_TRACE_EVENTS:
+			rc = num("trace-events", optarg, 1, 100000, &o->trace_events);
+			break;
+		case OPT_WORK:
+			rc = parse_work(o, optarg);
+			break;
+		case OPT_HELP:
+			print_help();
+			return 1;
+		case ':':
+			rc = usage_error("%s needs a value", argv[optind - 1]);
+			break;
+		default:
+			rc = usage_error("unknown option '%s' (see inputlat run --help)", argv[optind - 1]);
+			break;
+		}
+	}
+	if (rc == 0 && optind < argc)
+		rc = usage_error("unexpected argument '%s'", argv[optind]);
+	if (rc == 0 && o->events == 0 && o->duration_ms == 0)
+		rc = usage_error("--events 0 needs --duration-ms");
+	return rc;
+}

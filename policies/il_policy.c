@@ -1,0 +1,720 @@
+/*
+ * Policy file parser. inih does the INI syntax; this file gives the keys
+ * their meaning. inih as packaged by Debian is built without
+ * INI_HANDLER_LINENO, so the handler never learns its line number: we feed
+ * inih through our own line reader (ini_parse_stream), which counts lines
+ * and also sees section headers, so that empty, unknown and repeated
+ * sections are caught even though inih only calls us for key = value lines.
+ */
+#include "il_policy.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <ini.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "il_parse.h"
+
+#define POLICY_SUFFIX ".policy"
+
+/* Sections beyond the roles. */
+enum { SEC_POLICY = IL_ROLE_COUNT, SEC_KNOBS, SEC_COUNT, SEC_NONE = -1 };
+
+enum role_key {
+	RK_CLASS, RK_PRIORITY, RK_NICE, RK_SLICE, RK_RUNTIME, RK_DEADLINE,
+	RK_PERIOD, RK_CPUS, RK_COUNT
+};
+static const char *const role_keys[RK_COUNT] = {
+	"class", "priority", "nice", "slice_us", "runtime_us", "deadline_us",
+	"period_us", "cpus",
+};
+
+enum { PK_NAME, PK_DESCRIPTION, PK_COUNT };
+static const char *const policy_keys[PK_COUNT] = { "name", "description" };
+
+enum { KK_RT_RUNTIME, KK_RT_PERIOD, KK_FS_RUNTIME, KK_FS_PERIOD, KK_COUNT };
+static const char *const knob_keys[KK_COUNT] = {
+	"sched_rt_runtime_us", "sched_rt_period_us", "fair_server_runtime_us",
+	"fair_server_period_us",
+};
+
+#define MAX_KEYS RK_COUNT
+
+/* Kernel limits we check up front so the error names the file and line. */
+#define SLICE_MIN_US 100u	/* EEVDF clamps custom slices to 0.1..100 ms */
+#define SLICE_MAX_US 100000u
+#define DL_MAX_US 4000000u	/* sched_deadline_period_max_us default */
+#define DL_PERIOD_MIN_US 100u	/* sched_deadline_period_min_us default */
+#define FS_MAX_US 4194304u	/* fair_server_period_max in the kernel */
+
+struct il_policy {
+	char *name;
+	char *path;
+	char *description;
+	struct il_role_attrs roles[IL_ROLE_COUNT];
+	struct il_knob_settings knobs;
+};
+
+/* Raw values as read; checked against each other once the file is done,
+ * because keys may come in any order within a section. */
+struct role_raw {
+	int64_t priority;
+	uint64_t runtime_us, deadline_us, period_us;
+};
+
+struct parse_ctx {
+	const char *file;
+	FILE *fp;
+	int line;
+	bool at_line_start;
+	int cur;			/* current section, SEC_NONE before any */
+	int section_line[SEC_COUNT];	/* 0 = not seen */
+	int key_line[SEC_COUNT][MAX_KEYS]; /* 0 = not seen */
+	struct role_raw raw[IL_ROLE_COUNT];
+	uint64_t fs_runtime_us, fs_period_us;
+	struct il_policy *p;
+	int err;			/* first error, 0 if none */
+	char *errbuf;
+	size_t errlen;
+};
+
+static const char *const class_names[] = {
+	[SCHED_OTHER] = "other", [SCHED_FIFO] = "fifo",
+	[SCHED_RR] = "rr",	 [SCHED_BATCH] = "batch",
+	[SCHED_IDLE] = "idle",	 [SCHED_DEADLINE] = "deadline",
+};
+#define N_CLASSES (sizeof(class_names) / sizeof(class_names[0]))
+
+const char *il_sched_class_name(int cls)
+{
+	if (cls < 0 || (size_t)cls >= N_CLASSES)
+		return NULL;
+	return class_names[cls];
+}
+
+int il_sched_class_parse(const char *s)
+{
+	for (size_t i = 0; s && i < N_CLASSES; i++)
+		if (class_names[i] && strcmp(s, class_names[i]) == 0)
+			return (int)i;
+	return -EINVAL;
+}
+
+static bool is_rt(int cls)
+{
+	return cls == SCHED_FIFO || cls == SCHED_RR || cls == SCHED_DEADLINE;
+}
+
+static bool is_fair(int cls)
+{
+	return cls == SCHED_OTHER || cls == SCHED_BATCH;
+}
+
+/* Records the first error only: later ones are usually consequences. */
+__attribute__((format(printf, 3, 4)))
+static void fail(struct parse_ctx *c, int line, const char *fmt, ...)
+{
+	if (c->err)
+		return;
+	c->err = -EINVAL;
+	int n = snprintf(c->errbuf, c->errlen, "%s:%d: ", c->file, line);
+	if (n < 0 || (size_t)n >= c->errlen)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->errbuf + n, c->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+static const char *section_name(int sec)
+{
+	if (sec == SEC_POLICY)
+		return "policy";
+	if (sec == SEC_KNOBS)
+		return "knobs";
+	return il_role_name((enum il_role)sec);
+}
+
+static int section_parse(const char *s)
+{
+	if (strcmp(s, "policy") == 0)
+		return SEC_POLICY;
+	if (strcmp(s, "knobs") == 0)
+		return SEC_KNOBS;
+	return il_role_parse(s);
+}
+
+/* Called by the reader for a "[name]" line, before inih sees it. */
+static void section_start(struct parse_ctx *c, const char *line)
+{
+	const char *close = strchr(line, ']');
+	if (!close)
+		return; /* inih reports the syntax error for this line */
+	char name[64];
+	size_t len = (size_t)(close - line - 1);
+	if (len >= sizeof(name))
+		len = sizeof(name) - 1;
+	memcpy(name, line + 1, len);
+	name[len] = '\0';
+
+	int sec = section_parse(name);
+	if (sec < 0) {
+		fail(c, c->line,
+		     "unknown section [%s] (want a role: evdev, ui, io, compositor, "
+		     "main, gpu, drm, js, load, canary; or policy, knobs)", name);
+		return;
+	}
+	if (c->section_line[sec]) {
+		fail(c, c->line, "duplicate section [%s] (first at line %d)", name,
+		     c->section_line[sec]);
+		return;
+	}
+	c->section_line[sec] = c->line;
+	c->cur = sec;
+}
+
+/*
+ * fgets-style reader for ini_parse_stream. Returning NULL ends the parse,
+ * which is how a reader-detected error stops inih.
+ */
+static char *reader(char *buf, int size, void *stream)
+{
+	struct parse_ctx *c = stream;
+	if (c->err || !fgets(buf, size, c->fp))
+		return NULL;
+	bool starts_line = c->at_line_start;
+	size_t len = strlen(buf);
+	c->at_line_start = len > 0 && buf[len - 1] == '\n';
+	if (!starts_line)
+		return buf;
+	c->line++;
+	if (!c->at_line_start && !feof(c->fp)) {
+		fail(c, c->line, "line longer than %d characters", size - 2);
+		return NULL;
+	}
+
+	const char *s = buf;
+	if (c->line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
+		s += 3;
+	const char *t = s + strspn(s, " \t\r\n");
+	if (*t == '\0' || *t == '#' || *t == ';')
+		return buf;
+	/* inih reads an indented line as the continuation of the previous
+	 * value (configparser style), which would turn "  nice = -8" into
+	 * part of the line above; refuse it instead of guessing. */
+	if (t != s) {
+		fail(c, c->line, "indented line (keys and sections start in column 1)");
+		return NULL;
+	}
+	if (*t == '[') {
+		section_start(c, t);
+		if (c->err)
+			return NULL;
+	}
+	return buf;
+}
+
+static int key_index(int sec, const char *name)
+{
+	const char *const *keys = role_keys;
+	int n = RK_COUNT;
+	if (sec == SEC_POLICY) {
+		keys = policy_keys;
+		n = PK_COUNT;
+	} else if (sec == SEC_KNOBS) {
+		keys = knob_keys;
+		n = KK_COUNT;
+	}
+	for (int i = 0; i < n; i++)
+		if (strcmp(name, keys[i]) == 0)
+			return i;
+	return -1;
+}
+
+static const char *key_list(int sec)
+{
+	if (sec == SEC_POLICY)
+		return "name, description";
+	if (sec == SEC_KNOBS)
+		return "sched_rt_runtime_us, sched_rt_period_us, "
+		       "fair_server_runtime_us, fair_server_period_us";
+	return "class, priority, nice, slice_us, runtime_us, deadline_us, "
+	       "period_us, cpus";
+}
+
+/* "0,1", "0-3", "0-1,4": CPU numbers below CPU_SETSIZE. */
+static int parse_cpus(const char *s, cpu_set_t *out)
+{
+	char buf[256];
+	if (strlen(s) >= sizeof(buf) || *s == '\0')
+		return -EINVAL;
+	strcpy(buf, s);
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	char *save = NULL;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t lo, hi;
+		char *dash = strchr(tok, '-');
+		if (dash)
+			*dash = '\0';
+		if (il_parse_u64(tok, 0, CPU_SETSIZE - 1, &lo))
+			return -EINVAL;
+		hi = lo;
+		if (dash && il_parse_u64(dash + 1, 0, CPU_SETSIZE - 1, &hi))
+			return -EINVAL;
+		if (hi < lo)
+			return -EINVAL;
+		for (uint64_t cpu = lo; cpu <= hi; cpu++)
+			CPU_SET((int)cpu, &set);
+	}
+	*out = set;
+	return 0;
+}
+
+static int parse_us(struct parse_ctx *c, const char *key, const char *v,
+		    uint64_t min, uint64_t max, uint64_t *out)
+{
+	int r = il_parse_u64(v, min, max, out);
+	if (r == -ERANGE)
+		fail(c, c->line, "%s %s out of range %llu..%llu", key, v,
+		     (unsigned long long)min, (unsigned long long)max);
+	else if (r)
+		fail(c, c->line, "bad number '%s' for %s (want an integer %llu..%llu)",
+		     v, key, (unsigned long long)min, (unsigned long long)max);
+	return r;
+}
+
+static int parse_i64(struct parse_ctx *c, const char *key, const char *v,
+		     int64_t min, int64_t max, int64_t *out)
+{
+	int r = il_parse_i64(v, min, max, out);
+	if (r == -ERANGE)
+		fail(c, c->line, "%s %s out of range %lld..%lld", key, v,
+		     (long long)min, (long long)max);
+	else if (r)
+		fail(c, c->line, "bad number '%s' for %s (want an integer %lld..%lld)",
+		     v, key, (long long)min, (long long)max);
+	return r;
+}
+
+static void role_value(struct parse_ctx *c, int role, int key, const char *v)
+{
+	struct il_role_attrs *a = &c->p->roles[role];
+	struct role_raw *raw = &c->raw[role];
+	int64_t i;
+
+	switch (key) {
+	case RK_CLASS: {
+		int cls = il_sched_class_parse(v);
+		if (cls < 0)
+			fail(c, c->line, "unknown class '%s' (want other, batch, idle, "
+			     "fifo, rr or deadline)", v);
+		else
+			a->sched_class = cls;
+		break;
+	}
+	case RK_PRIORITY:
+		/* The 1..99 range depends on the class, checked at the end. */
+		parse_i64(c, "priority", v, INT_MIN, INT_MAX, &raw->priority);
+		break;
+	case RK_NICE:
+		if (parse_i64(c, "nice", v, -20, 19, &i) == 0)
+			a->nice = (int)i;
+		break;
+	case RK_SLICE: {
+		uint64_t us;
+		if (parse_us(c, "slice_us", v, SLICE_MIN_US, SLICE_MAX_US, &us) == 0)
+			a->slice_ns = us * 1000u;
+		break;
+	}
+	case RK_RUNTIME:
+		parse_us(c, "runtime_us", v, 1, DL_MAX_US, &raw->runtime_us);
+		break;
+	case RK_DEADLINE:
+		parse_us(c, "deadline_us", v, 1, DL_MAX_US, &raw->deadline_us);
+		break;
+	case RK_PERIOD:
+		parse_us(c, "period_us", v, DL_PERIOD_MIN_US, DL_MAX_US, &raw->period_us);
+		break;
+	case RK_CPUS:
+		if (parse_cpus(v, &a->cpus))
+			fail(c, c->line, "bad cpus '%s' (want a list like 0,1 or 0-3)", v);
+		else
+			a->has_cpus = true;
+		break;
+	}
+}
+
+static void policy_value(struct parse_ctx *c, int key, const char *v)
+{
+	char **dst = key == PK_NAME ? &c->p->name : &c->p->description;
+	if (key == PK_NAME && *v == '\0') {
+		fail(c, c->line, "empty policy name");
+		return;
+	}
+	char *copy = strdup(v);
+	if (!copy) {
+		c->err = -ENOMEM;
+		snprintf(c->errbuf, c->errlen, "%s: out of memory", c->file);
+		return;
+	}
+	free(*dst);
+	*dst = copy;
+}
+
+static void knob_value(struct parse_ctx *c, int key, const char *v)
+{
+	struct il_knob_settings *k = &c->p->knobs;
+	switch (key) {
+	case KK_RT_RUNTIME:
+		if (parse_i64(c, "sched_rt_runtime_us", v, -1, INT_MAX, &k->rt_runtime_us) == 0)
+			k->has_rt_runtime = true;
+		break;
+	case KK_RT_PERIOD:
+		if (parse_i64(c, "sched_rt_period_us", v, 1, INT_MAX, &k->rt_period_us) == 0)
+			k->has_rt_period = true;
+		break;
+	case KK_FS_RUNTIME:
+		parse_us(c, "fair_server_runtime_us", v, 0, FS_MAX_US, &c->fs_runtime_us);
+		break;
+	case KK_FS_PERIOD:
+		parse_us(c, "fair_server_period_us", v, DL_PERIOD_MIN_US, FS_MAX_US,
+			 &c->fs_period_us);
+		break;
+	}
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse_ctx *c = user;
+	(void)section; /* the reader tracked it, with its line number */
+	if (c->err)
+		return 1;
+	if (c->cur == SEC_NONE) {
+		fail(c, c->line, "key '%s' before any [section]", name);
+		return 1;
+	}
+	int key = key_index(c->cur, name);
+	if (key < 0) {
+		fail(c, c->line, "unknown key '%s' in [%s] (want %s)", name,
+		     section_name(c->cur), key_list(c->cur));
+		return 1;
+	}
+	if (c->key_line[c->cur][key]) {
+		fail(c, c->line, "duplicate key '%s' in [%s] (first at line %d)", name,
+		     section_name(c->cur), c->key_line[c->cur][key]);
+		return 1;
+	}
+	c->key_line[c->cur][key] = c->line;
+	if (c->cur == SEC_POLICY)
+		policy_value(c, key, value);
+	else if (c->cur == SEC_KNOBS)
+		knob_value(c, key, value);
+	else
+		role_value(c, c->cur, key, value);
+	return 1;
+}
+
+/* Cross-key rules of one role; errors point at the offending key's line. */
+static void check_role(struct parse_ctx *c, int role)
+{
+	struct il_role_attrs *a = &c->p->roles[role];
+	struct role_raw *raw = &c->raw[role];
+	const int *kl = c->key_line[role];
+	const char *rname = il_role_name((enum il_role)role);
+	const char *cname = il_sched_class_name(a->sched_class);
+
+	if (a->sched_class == SCHED_FIFO || a->sched_class == SCHED_RR) {
+		if (!kl[RK_PRIORITY])
+			fail(c, c->section_line[role], "[%s]: class %s needs priority = 1..99",
+			     rname, cname);
+		else if (raw->priority < 1 || raw->priority > 99)
+			fail(c, kl[RK_PRIORITY], "priority %lld out of range for %s (want 1..99)",
+			     (long long)raw->priority, cname);
+		else
+			a->priority = (int)raw->priority;
+	} else if (kl[RK_PRIORITY]) {
+		fail(c, kl[RK_PRIORITY], "priority applies only to fifo and rr, not %s "
+		     "(use nice for other/batch)", cname);
+	}
+	if (kl[RK_NICE] && !is_fair(a->sched_class))
+		fail(c, kl[RK_NICE], "nice applies only to other and batch, not %s", cname);
+	if (kl[RK_SLICE] && !is_fair(a->sched_class))
+		fail(c, kl[RK_SLICE], "slice_us applies only to other and batch, not %s",
+		     cname);
+
+	if (a->sched_class != SCHED_DEADLINE) {
+		for (int k = RK_RUNTIME; k <= RK_PERIOD; k++)
+			if (kl[k])
+				fail(c, kl[k], "%s applies only to class deadline, not %s",
+				     role_keys[k], cname);
+		return;
+	}
+	if (!kl[RK_RUNTIME] || !kl[RK_PERIOD]) {
+		fail(c, c->section_line[role],
+		     "[%s]: class deadline needs runtime_us and period_us", rname);
+		return;
+	}
+	/* The kernel's rule: runtime <= deadline <= period. A missing
+	 * deadline means an implicit deadline, equal to the period. */
+	uint64_t deadline = kl[RK_DEADLINE] ? raw->deadline_us : raw->period_us;
+	if (raw->runtime_us > deadline)
+		fail(c, kl[RK_RUNTIME], "runtime_us %llu > %s %llu (want runtime <= "
+		     "deadline <= period)", (unsigned long long)raw->runtime_us,
+		     kl[RK_DEADLINE] ? "deadline_us" : "period_us",
+		     (unsigned long long)deadline);
+	else if (deadline > raw->period_us)
+		fail(c, kl[RK_DEADLINE], "deadline_us %llu > period_us %llu (want "
+		     "runtime <= deadline <= period)", (unsigned long long)deadline,
+		     (unsigned long long)raw->period_us);
+	else if (a->has_cpus)
+		fail(c, kl[RK_CPUS], "cpus cannot be set for class deadline "
+		     "(SCHED_DEADLINE needs the affinity of its whole root domain)");
+	a->dl_runtime_ns = raw->runtime_us * 1000u;
+	a->dl_deadline_ns = deadline * 1000u;
+	a->dl_period_ns = raw->period_us * 1000u;
+}
+
+static void check_knobs(struct parse_ctx *c)
+{
+	struct il_knob_settings *k = &c->p->knobs;
+	const int *kl = c->key_line[SEC_KNOBS];
+	if (k->has_rt_runtime && k->has_rt_period && k->rt_runtime_us > k->rt_period_us)
+		fail(c, kl[KK_RT_RUNTIME], "sched_rt_runtime_us %lld > sched_rt_period_us "
+		     "%lld (want -1 or at most the period)", (long long)k->rt_runtime_us,
+		     (long long)k->rt_period_us);
+	if (!kl[KK_FS_RUNTIME] && !kl[KK_FS_PERIOD])
+		return;
+	if (!kl[KK_FS_RUNTIME] || !kl[KK_FS_PERIOD]) {
+		fail(c, c->section_line[SEC_KNOBS], "[knobs]: fair_server_runtime_us and "
+		     "fair_server_period_us go together");
+		return;
+	}
+	if (c->fs_runtime_us > c->fs_period_us) {
+		fail(c, kl[KK_FS_RUNTIME], "fair_server_runtime_us %llu > "
+		     "fair_server_period_us %llu", (unsigned long long)c->fs_runtime_us,
+		     (unsigned long long)c->fs_period_us);
+		return;
+	}
+	k->has_fair_server = true;
+	k->fs_runtime_ns = c->fs_runtime_us * 1000u;
+	k->fs_period_ns = c->fs_period_us * 1000u;
+}
+
+/* Roles in file order, so the reported error is the first in the file. */
+static void check_all(struct parse_ctx *c)
+{
+	for (int line = 1; line <= c->line && !c->err; line++)
+		for (int r = 0; r < IL_ROLE_COUNT; r++)
+			if (c->section_line[r] == line)
+				check_role(c, r);
+	if (!c->err)
+		check_knobs(c);
+}
+
+void il_policy_free(struct il_policy *p)
+{
+	if (!p)
+		return;
+	free(p->name);
+	free(p->path);
+	free(p->description);
+	free(p);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void il_policy_list_free(char **names, size_t n)
+{
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int il_policy_list(const char *builtin_dir, char ***names_out, size_t *n_out)
+{
+	DIR *d = opendir(builtin_dir);
+	if (!d)
+		return -errno;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int r = 0;
+	struct dirent *e;
+	const size_t slen = strlen(POLICY_SUFFIX);
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len <= slen || strcmp(e->d_name + len - slen, POLICY_SUFFIX) != 0 ||
+		    e->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **nn = realloc(names, cap * sizeof(*nn));
+			if (!nn) {
+				r = -ENOMEM;
+				goto out;
+			}
+			names = nn;
+		}
+		names[n] = strndup(e->d_name, len - slen);
+		if (!names[n]) {
+			r = -ENOMEM;
+			goto out;
+		}
+		n++;
+	}
+	qsort(names, n, sizeof(*names), cmp_str);
+out:
+	closedir(d);
+	if (r) {
+		il_policy_list_free(names, n);
+		return r;
+	}
+	*names_out = names;
+	*n_out = n;
+	return 0;
+}
+
+static void unknown_policy(const char *name, const char *dir, char *err, size_t errlen)
+{
+	char **names;
+	size_t n;
+	if (il_policy_list(dir, &names, &n) != 0 || n == 0) {
+		snprintf(err, errlen, "unknown policy '%s' (no built-ins found in %s)", name,
+			 dir);
+		return;
+	}
+	int off = snprintf(err, errlen, "unknown policy '%s' (built-ins:", name);
+	for (size_t i = 0; i < n && off > 0 && (size_t)off < errlen; i++)
+		off += snprintf(err + off, errlen - (size_t)off, "%s %s", i ? "," : "",
+				names[i]);
+	if (off > 0 && (size_t)off < errlen)
+		snprintf(err + off, errlen - (size_t)off, ")");
+	il_policy_list_free(names, n);
+}
+
+/* The file stem: "/a/b/rt.policy" -> "rt". */
+static char *stem(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t len = strlen(base), slen = strlen(POLICY_SUFFIX);
+	if (len > slen && strcmp(base + len - slen, POLICY_SUFFIX) == 0)
+		len -= slen;
+	return strndup(base, len);
+}
+
+int il_policy_load(const char *name_or_path, const char *builtin_dir,
+		   struct il_policy **out, char *err, size_t errlen)
+{
+	bool builtin = strchr(name_or_path, '/') == NULL;
+	char *path = NULL;
+	if (builtin) {
+		if (asprintf(&path, "%s/%s%s", builtin_dir, name_or_path, POLICY_SUFFIX) < 0)
+			return -ENOMEM;
+	} else if (!(path = strdup(name_or_path))) {
+		return -ENOMEM;
+	}
+
+	struct parse_ctx *c = calloc(1, sizeof(*c));
+	struct il_policy *p = calloc(1, sizeof(*p));
+	int r = 0;
+	if (!c || !p) {
+		r = -ENOMEM;
+		goto out;
+	}
+	c->fp = fopen(path, "re");
+	if (!c->fp) {
+		r = -errno;
+		if (builtin && r == -ENOENT)
+			unknown_policy(name_or_path, builtin_dir, err, errlen);
+		else
+			snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		goto out;
+	}
+	c->file = path;
+	c->cur = SEC_NONE;
+	c->at_line_start = true;
+	c->p = p;
+	c->errbuf = err;
+	c->errlen = errlen;
+	for (int i = 0; i < IL_ROLE_COUNT; i++)
+		p->roles[i].sched_class = SCHED_OTHER;
+
+	int ir = ini_parse_stream(reader, c, handler, c);
+	if (!c->err && ir == -2) {
+		c->err = -ENOMEM;
+	} else if (!c->err && ir > 0) {
+		fail(c, ir, "syntax error (want '[section]', 'key = value' or a # comment)");
+	} else if (!c->err && ferror(c->fp)) {
+		c->err = -EIO;
+		snprintf(err, errlen, "%s: read error", path);
+	}
+	if (!c->err)
+		check_all(c);
+	r = c->err;
+	if (r)
+		goto out;
+
+	if (!p->name && !(p->name = stem(path))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (!p->description && !(p->description = strdup(""))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	p->path = path;
+	path = NULL;
+	*out = p;
+	p = NULL;
+out:
+	if (c && c->fp)
+		fclose(c->fp);
+	free(c);
+	il_policy_free(p);
+	free(path);
+	return r;
+}
+
+const char *il_policy_name(const struct il_policy *p)
+{
+	return p->name;
+}
+
+const char *il_policy_path(const struct il_policy *p)
+{
+	return p->path;
+}
+
+const char *il_policy_description(const struct il_policy *p)
+{
+	return p->description;
+}
+
+const struct il_role_attrs *il_policy_role(const struct il_policy *p, enum il_role r)
+{
+	if ((unsigned)r >= IL_ROLE_COUNT)
+		return NULL;
+	return &p->roles[r];
+}
+
+const struct il_knob_settings *il_policy_knobs(const struct il_policy *p)
+{
+	return &p->knobs;
+}
+
+bool il_policy_uses_rt(const struct il_policy *p)
+{
+	for (int i = 0; i < IL_ROLE_COUNT; i++)
+		if (is_rt(p->roles[i].sched_class))
+			return true;
+	return false;
+}

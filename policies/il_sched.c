@@ -1,0 +1,293 @@
+/*
+ * sched_setattr/sched_getattr for the calling thread. glibc 2.36 has no
+ * wrappers and newer glibc declares its own struct sched_attr, so we use
+ * a private copy of the kernel's layout and syscall() directly.
+ */
+#include "il_sched.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SCHED_FLAG_RESET_ON_FORK
+#define SCHED_FLAG_RESET_ON_FORK 0x01
+#endif
+
+/* The kernel's struct sched_attr (include/uapi/linux/sched/types.h),
+ * SCHED_ATTR_SIZE_VER1: with the utilization clamps. */
+struct il_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+	uint32_t sched_util_min;
+	uint32_t sched_util_max;
+};
+
+static int sys_sched_setattr(pid_t tid, struct il_sched_attr *attr)
+{
+	return (int)syscall(SYS_sched_setattr, tid, attr, 0u);
+}
+
+static int sys_sched_getattr(pid_t tid, struct il_sched_attr *attr)
+{
+	return (int)syscall(SYS_sched_getattr, tid, attr, (unsigned)sizeof(*attr), 0u);
+}
+
+static bool class_is_fair(int cls)
+{
+	return cls == SCHED_OTHER || cls == SCHED_BATCH;
+}
+
+static bool class_is_fifo_rr(int cls)
+{
+	return cls == SCHED_FIFO || cls == SCHED_RR;
+}
+
+void il_cpuset_format(const cpu_set_t *set, char *buf, size_t len)
+{
+	size_t off = 0;
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, set))
+			continue;
+		int last = cpu;
+		while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
+			last++;
+		int n = last == cpu
+			? snprintf(buf + off, len - off, "%s%d", off ? "," : "", cpu)
+			: snprintf(buf + off, len - off, "%s%d-%d", off ? "," : "", cpu, last);
+		if (n < 0 || (size_t)n >= len - off) {
+			buf[off] = '\0'; /* truncated: keep whole entries only */
+			return;
+		}
+		off += (size_t)n;
+		cpu = last;
+	}
+}
+
+int il_sched_read(pid_t tid, struct il_sched_state *out)
+{
+	struct il_sched_attr attr = { 0 };
+	cpu_set_t set;
+	if (sys_sched_getattr(tid, &attr) != 0)
+		return -errno;
+	if (sched_getaffinity(tid, sizeof(set), &set) != 0)
+		return -errno;
+
+	struct il_sched_state s = { .sched_class = (int)attr.sched_policy };
+	if (class_is_fifo_rr(s.sched_class)) {
+		s.priority = (int)attr.sched_priority;
+	} else if (s.sched_class == SCHED_DEADLINE) {
+		s.dl_runtime_ns = attr.sched_runtime;
+		s.dl_deadline_ns = attr.sched_deadline;
+		s.dl_period_ns = attr.sched_period;
+	} else {
+		/* Since 6.12 the kernel reports the fair slice in force here
+		 * (custom or default); older kernels report 0. */
+		s.nice = attr.sched_nice;
+		s.slice_ns = attr.sched_runtime;
+	}
+	il_cpuset_format(&set, s.cpus, sizeof(s.cpus));
+	*out = s;
+	return 0;
+}
+
+bool il_sched_matches(const struct il_role_attrs *want, const struct il_sched_state *got)
+{
+	if (want->sched_class != got->sched_class)
+		return false;
+	if (class_is_fifo_rr(want->sched_class) && want->priority != got->priority)
+		return false;
+	if (class_is_fair(want->sched_class)) {
+		if (want->nice != got->nice)
+			return false;
+		if (want->slice_ns && want->slice_ns != got->slice_ns)
+			return false;
+	}
+	if (want->sched_class == SCHED_DEADLINE &&
+	    (want->dl_runtime_ns != got->dl_runtime_ns ||
+	     want->dl_deadline_ns != got->dl_deadline_ns ||
+	     want->dl_period_ns != got->dl_period_ns))
+		return false;
+	if (want->has_cpus) {
+		char cpus[sizeof(got->cpus)];
+		il_cpuset_format(&want->cpus, cpus, sizeof(cpus));
+		if (strcmp(cpus, got->cpus) != 0)
+			return false;
+	}
+	return true;
+}
+
+static void read_knob(const char *path, char *buf, size_t len)
+{
+	snprintf(buf, len, "?");
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* One line saying what was refused and what would make it work. */
+static void explain(int e, const struct il_role_attrs *a, char *err, size_t errlen)
+{
+	const char *cname = il_sched_class_name(a->sched_class);
+	struct rlimit rl = { 0 };
+
+	if (e == EPERM && class_is_fifo_rr(a->sched_class)) {
+		getrlimit(RLIMIT_RTPRIO, &rl);
+		snprintf(err, errlen, "%s priority %d needs CAP_SYS_NICE or RLIMIT_RTPRIO >= %d "
+			 "(RLIMIT_RTPRIO is %llu)", cname, a->priority, a->priority,
+			 (unsigned long long)rl.rlim_cur);
+	} else if (e == EPERM && a->sched_class == SCHED_DEADLINE) {
+		snprintf(err, errlen, "deadline needs CAP_SYS_NICE (run as root)");
+	} else if (e == EPERM) {
+		getrlimit(RLIMIT_NICE, &rl);
+		snprintf(err, errlen, "%s nice %d needs CAP_SYS_NICE or RLIMIT_NICE >= %d "
+			 "(RLIMIT_NICE is %llu)", cname, a->nice, 20 - a->nice,
+			 (unsigned long long)rl.rlim_cur);
+	} else if (e == EBUSY && a->sched_class == SCHED_DEADLINE) {
+		char rt_runtime[32], rt_period[32];
+		read_knob("/proc/sys/kernel/sched_rt_runtime_us", rt_runtime, sizeof(rt_runtime));
+		read_knob("/proc/sys/kernel/sched_rt_period_us", rt_period, sizeof(rt_period));
+		snprintf(err, errlen, "SCHED_DEADLINE admission refused: runtime %" PRIu64
+			 " us per %" PRIu64 " us does not fit the free deadline bandwidth "
+			 "(sched_rt_runtime_us=%s of sched_rt_period_us=%s per CPU)",
+			 a->dl_runtime_ns / 1000, a->dl_period_ns / 1000, rt_runtime, rt_period);
+	} else if (e == EINVAL && a->slice_ns) {
+		snprintf(err, errlen, "EEVDF custom slice not supported by this kernel "
+			 "(needs Linux 6.12+)");
+	} else {
+		snprintf(err, errlen, "sched_setattr(%s): %s", cname, strerror(e));
+	}
+}
+
+int il_sched_apply_self(const struct il_role_attrs *a, char *err, size_t errlen)
+{
+	const char *cname = il_sched_class_name(a->sched_class);
+	if (!cname) {
+		snprintf(err, errlen, "unknown scheduling class %d", a->sched_class);
+		return -EINVAL;
+	}
+	if (a->sched_class == SCHED_DEADLINE && a->has_cpus) {
+		snprintf(err, errlen, "deadline threads cannot set cpus: SCHED_DEADLINE "
+			 "needs the affinity of its whole root domain");
+		return -EINVAL;
+	}
+	if (class_is_fifo_rr(a->sched_class)) {
+		struct rlimit rl;
+		if (getrlimit(RLIMIT_RTTIME, &rl) != 0 || rl.rlim_max == RLIM_INFINITY) {
+			snprintf(err, errlen, "refusing %s without RLIMIT_RTTIME: call "
+				 "il_rttime_limit_set() first so a runaway RT thread is killed",
+				 cname);
+			return -EINVAL;
+		}
+	}
+
+	struct il_sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = (uint32_t)a->sched_class,
+	};
+	if (class_is_fifo_rr(a->sched_class)) {
+		attr.sched_priority = (uint32_t)a->priority;
+		attr.sched_flags = SCHED_FLAG_RESET_ON_FORK;
+	} else if (a->sched_class == SCHED_DEADLINE) {
+		attr.sched_runtime = a->dl_runtime_ns;
+		attr.sched_deadline = a->dl_deadline_ns;
+		attr.sched_period = a->dl_period_ns;
+		/* A deadline task may only fork with reset-on-fork set. */
+		attr.sched_flags = SCHED_FLAG_RESET_ON_FORK;
+	} else if (class_is_fair(a->sched_class)) {
+		attr.sched_nice = a->nice;
+		/* 0 asks for the default slice, dropping any custom one. */
+		attr.sched_runtime = a->slice_ns;
+	}
+
+	/* A deadline thread may not narrow its affinity, so when leaving
+	 * deadline the class changes first; otherwise affinity goes first so
+	 * the new class never runs on a CPU the role should not use. */
+	struct il_sched_state cur;
+	bool class_first = il_sched_read(0, &cur) == 0 && cur.sched_class == SCHED_DEADLINE;
+	if (class_first && sys_sched_setattr(0, &attr) != 0) {
+		int e = errno;
+		explain(e, a, err, errlen);
+		return -e;
+	}
+	if (a->has_cpus && sched_setaffinity(0, sizeof(a->cpus), &a->cpus) != 0) {
+		int e = errno;
+		char cpus[64];
+		il_cpuset_format(&a->cpus, cpus, sizeof(cpus));
+		snprintf(err, errlen, "cpus %s: %s", cpus,
+			 e == EINVAL ? "none of these CPUs is online and allowed"
+				     : strerror(e));
+		return -e;
+	}
+	if (!class_first && sys_sched_setattr(0, &attr) != 0) {
+		int e = errno;
+		explain(e, a, err, errlen);
+		return -e;
+	}
+
+	struct il_sched_state got;
+	int r = il_sched_read(0, &got);
+	if (r) {
+		snprintf(err, errlen, "sched_getattr: %s", strerror(-r));
+		return r;
+	}
+	if (il_sched_matches(a, &got))
+		return 0;
+	/* Kernels before 6.12 accept and ignore sched_runtime on SCHED_OTHER. */
+	if (a->slice_ns && got.sched_class == a->sched_class && got.slice_ns != a->slice_ns) {
+		snprintf(err, errlen, "EEVDF custom slice not supported by this kernel "
+			 "(needs Linux 6.12+; asked %" PRIu64 " ns, kernel has %" PRIu64 ")",
+			 a->slice_ns, got.slice_ns);
+		return -EINVAL;
+	}
+	snprintf(err, errlen, "kernel reports %s priority %d nice %d cpus %s after "
+		 "sched_setattr(%s)", il_sched_class_name(got.sched_class)
+		 ? il_sched_class_name(got.sched_class) : "?", got.priority, got.nice,
+		 got.cpus, cname);
+	return -EIO;
+}
+
+int il_rttime_limit_set(uint64_t soft_us, uint64_t hard_us)
+{
+	if (soft_us > hard_us)
+		return -EINVAL;
+	struct rlimit rl = { .rlim_cur = (rlim_t)soft_us, .rlim_max = (rlim_t)hard_us };
+	if (setrlimit(RLIMIT_RTTIME, &rl) != 0)
+		return -errno;
+	return 0;
+}
+
+cJSON *il_sched_state_json(const struct il_sched_state *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	const char *cname = il_sched_class_name(s->sched_class);
+	if (!o ||
+	    !cJSON_AddStringToObject(o, "policy", cname ? cname : "unknown") ||
+	    !cJSON_AddNumberToObject(o, "priority", s->priority) ||
+	    !cJSON_AddNumberToObject(o, "nice", s->nice) ||
+	    !cJSON_AddNumberToObject(o, "slice_ns", (double)s->slice_ns) ||
+	    !cJSON_AddNumberToObject(o, "dl_runtime_ns", (double)s->dl_runtime_ns) ||
+	    !cJSON_AddNumberToObject(o, "dl_deadline_ns", (double)s->dl_deadline_ns) ||
+	    !cJSON_AddNumberToObject(o, "dl_period_ns", (double)s->dl_period_ns) ||
+	    !cJSON_AddStringToObject(o, "cpus", s->cpus)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}

@@ -1,0 +1,66 @@
+/*
+ * Applying a role's scheduling attributes to the calling thread, and
+ * reading back what the kernel actually has, via sched_setattr/getattr.
+ */
+#ifndef IL_SCHED_H
+#define IL_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "il_policy.h"
+
+struct cJSON;
+
+/*
+ * Applies *a to the calling thread: affinity first (sched_setaffinity),
+ * then class, priority, nice, EEVDF slice or deadline parameters in one
+ * sched_setattr. fifo/rr/deadline threads get SCHED_FLAG_RESET_ON_FORK so
+ * that nothing they spawn inherits RT. fifo/rr are refused unless the
+ * process has a finite RLIMIT_RTTIME (il_rttime_limit_set): a runaway RT
+ * thread must always be killable by the kernel.
+ * The result is read back and compared (il_sched_matches); a kernel that
+ * silently ignores a field is an error, never a quiet downgrade.
+ * Returns 0, or -errno with one line in err:
+ *   -EPERM  "SCHED_FIFO priority 60 needs CAP_SYS_NICE or RLIMIT_RTPRIO >= 60"
+ *   -EBUSY  "SCHED_DEADLINE admission refused: ..."
+ *   -EINVAL "EEVDF custom slice not supported by this kernel (needs Linux 6.12+)",
+ *           cpus with deadline, fifo/rr without RLIMIT_RTTIME, ...
+ */
+int il_sched_apply_self(const struct il_role_attrs *a, char *err, size_t errlen);
+
+/* What the kernel reports for a thread. */
+struct il_sched_state {
+	int sched_class;	/* SCHED_OTHER .. SCHED_DEADLINE */
+	int priority;		/* fifo/rr, else 0 */
+	int nice;		/* other/batch/idle, else 0 */
+	uint64_t slice_ns;	/* fair classes: the slice in force (6.12+), else 0 */
+	uint64_t dl_runtime_ns, dl_deadline_ns, dl_period_ns;
+	char cpus[64];		/* affinity in list form, "0-1" */
+};
+
+/* Reads tid's attributes (0 = calling thread). Returns 0 or -errno
+ * (-ESRCH for a tid that is gone); *out is untouched on failure. */
+int il_sched_read(pid_t tid, struct il_sched_state *out);
+
+/* True when got matches want: class; priority for fifo/rr; nice for
+ * other/batch; slice when want sets one; deadline runtime/deadline/period;
+ * cpus when want sets them. */
+bool il_sched_matches(const struct il_role_attrs *want, const struct il_sched_state *got);
+
+/* Formats a CPU set as a list ("0-1,4") into buf; "" for an empty set. */
+void il_cpuset_format(const cpu_set_t *set, char *buf, size_t len);
+
+/* Sets RLIMIT_RTTIME of the process, in microseconds of RT CPU time
+ * without blocking: SIGXCPU at soft_us, SIGKILL at hard_us. Call before
+ * any thread goes fifo/rr. Returns 0 or -errno (-EINVAL if soft > hard). */
+int il_rttime_limit_set(uint64_t soft_us, uint64_t hard_us);
+
+/* A new cJSON object {policy, priority, nice, slice_ns, dl_runtime_ns,
+ * dl_deadline_ns, dl_period_ns, cpus} for the report's threads[]; caller
+ * owns it. NULL on allocation failure. */
+struct cJSON *il_sched_state_json(const struct il_sched_state *s);
+
+#endif

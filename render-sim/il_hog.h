@@ -1,0 +1,84 @@
+/*
+ * JS-like CPU hogs in render-sim (role js): a crypto miner on the
+ * renderer's main thread, or a page of long tasks. The policy decides
+ * their class, so in `rt` they are SCHED_FIFO and show what an RT thread
+ * that never blocks does to everything else.
+ */
+#ifndef IL_HOG_H
+#define IL_HOG_H
+
+#include <cjson/cJSON.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "il_thread.h"
+
+enum il_hog_pattern {
+	IL_HOG_BUSY,   /* never blocks */
+	IL_HOG_BURSTY, /* task_ns of CPU work, then a gap_ns sleep, repeated */
+};
+
+struct il_hog_config {
+	unsigned threads;      /* 1..IL_HOG_MAX_THREADS */
+	enum il_hog_pattern mode;
+	uint64_t task_ns;      /* bursty: CPU time per long task (> 0) */
+	uint64_t gap_ns;       /* bursty: sleep between tasks */
+	bool pin;              /* hog i on the i-th CPU the process may use, mod count */
+	/* Threads set up (named, attributes applied) but wait without using
+	 * CPU until il_hog_mark_start: the run's setup is not starved. */
+	bool hold;
+};
+
+#define IL_HOG_MAX_THREADS 1024
+
+struct il_hog;
+
+/* "busy" or "bursty"; -EINVAL for anything else. */
+int il_hog_mode_parse(const char *s);
+const char *il_hog_mode_name(enum il_hog_pattern m);
+
+/*
+ * Starts c->threads hog threads named render:js0, render:js1, ... Each
+ * pins itself first (when c->pin; an affinity the policy sets for role js
+ * then overrides the pin), then calls init(init_ctx, IL_ROLE_JS, name),
+ * which applies the policy. Returns once every thread has initialized:
+ * 0 with *out set (unless c->hold the hogs are already running), or the
+ * first thread's error (-errno, one line in err) after stopping the others.
+ * -EINVAL for a bad config.
+ */
+int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *init_ctx,
+		 struct il_hog **out, char *err, size_t errlen);
+
+/*
+ * Measurement starts now: counters (CPU time, iterations, wall clock)
+ * are reset, and held hogs are released.
+ */
+void il_hog_mark_start(struct il_hog *h);
+
+/*
+ * Stops and joins every hog, then frees h (NULL-safe). A busy hog checks
+ * the stop flag after every iteration (about 50 us of work), so this
+ * returns promptly even when the hogs are RT and the caller is not.
+ */
+void il_hog_stop(struct il_hog *h);
+
+/*
+ * {"threads":N, "mode":"busy", "cpus":K, "wall_ns":W, "cpu_ns":SUM,
+ *  "cpu_share":F, "per_thread":[{"name","tid","cpu","cpu_ns","iterations"}]}
+ * counted since il_hog_mark_start (or since start). wall_ns is the wall
+ * time to divide by; 0 means "since the mark". cpu_share = sum of CPU
+ * time / (wall_ns x K), K = number of CPUs the hogs may use (the union of
+ * their affinity masks), so 1.0 means the hogs had all of their CPUs.
+ * "cpu" is the CPU a pinned hog is on, -1 when not pinned. Caller frees.
+ */
+cJSON *il_hog_stats_json(const struct il_hog *h, uint64_t wall_ns);
+
+/* The same share as a number, for callers that do not want JSON. */
+double il_hog_cpu_share(const struct il_hog *h, uint64_t wall_ns);
+
+/* The union of the hogs' affinity masks (the CPUs where a hog existed). */
+const cpu_set_t *il_hog_cpus(const struct il_hog *h);
+
+#endif

@@ -1,0 +1,132 @@
+/*
+ * render-sim: the renderer process. Its IO thread receives the input
+ * (hop 4), the compositor thread's input handler forwards it to the main
+ * thread (hop 5), the main thread runs the JS-like handler (hop 6), the
+ * compositor commits the result (hop 7) and submits a frame to viz.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "il_child.h"
+#include "il_ctl.h"
+#include "il_fds.h"
+#include "il_hop.h"
+#include "il_queue.h"
+
+#define QUEUE_CAP 256
+
+struct render {
+	struct il_role_thread io, comp, main;
+	/* io thread */
+	uv_pipe_t from_browser;
+	struct il_frame_reader *reader;
+	/* compositor thread: input from io and commits from main share a queue */
+	struct il_queue comp_q;
+	uv_pipe_t to_viz;
+	uint64_t send_errors;
+	/* main thread */
+	struct il_queue main_q;
+};
+
+static struct render R;
+
+/* --- io thread: hop 4 ------------------------------------------------- */
+static void io_frame_cb(void *ctx, const struct il_frame *f, const struct il_msg *ev, cJSON *json)
+{
+	struct il_msg m;
+
+	if (!ev)
+		return;
+	m = *ev;
+	il_hop_begin(&m, 4);
+	il_hop_end(&m, 4, R.io.work_us);
+	il_queue_push(&R.comp_q, &m);
+}
+
+static void io_eof_cb(void *ctx, int status)
+{
+}
+
+static int io_setup(struct il_role_thread *t)
+{
+	int rc;
+
+	uv_pipe_init(&t->loop, &R.from_browser, 0);
+	rc = uv_pipe_open(&R.from_browser, IL_FD_RENDER_FROM_BROWSER);
+	if (rc < 0)
+		return rc;
+	return il_frame_reader_start((uv_stream_t *)&R.from_browser, io_frame_cb, io_eof_cb, NULL,
+				     &R.reader);
+}
+
+/* --- compositor thread: hops 5 and 7 ---------------------------------- */
+static void comp_cb(void *ctx, struct il_msg *m)
+{
+	if (!m->stamp_ns[6]) {
+		/* Input handling: forward to the main thread (Blink dispatch). */
+		il_hop_begin(m, 5);
+		il_hop_end(m, 5, R.comp.work_us);
+		il_queue_push(&R.main_q, m);
+		return;
+	}
+	/* Commit: the main thread's result becomes a compositor frame for viz. */
+	il_hop_begin(m, 7);
+	il_hop_end(m, 7, R.comp.work_us);
+	if (il_frame_send_event((uv_stream_t *)&R.to_viz, m) < 0)
+		R.send_errors++;
+}
+
+static int comp_setup(struct il_role_thread *t)
+{
+	int rc = il_queue_init(&R.comp_q, &t->loop, QUEUE_CAP, comp_cb, NULL);
+
+	if (rc < 0)
+		return rc;
+	uv_pipe_init(&t->loop, &R.to_viz, 0);
+	return uv_pipe_open(&R.to_viz, IL_FD_RENDER_TO_VIZ);
+}
+
+static void comp_teardown(struct il_role_thread *t)
+{
+	il_queue_close(&R.comp_q);
+}
+
+/* --- main thread: hop 6 ----------------------------------------------- */
+static void main_cb(void *ctx, struct il_msg *m)
+{
+	il_hop_begin(m, 6);
+	il_hop_end(m, 6, R.main.work_us);
+	il_queue_push(&R.comp_q, m);
+}
+
+static int main_setup(struct il_role_thread *t)
+{
+	return il_queue_init(&R.main_q, &t->loop, QUEUE_CAP, main_cb, NULL);
+}
+
+static void main_teardown(struct il_role_thread *t)
+{
+	il_queue_close(&R.main_q);
+}
+
+/* --- process ---------------------------------------------------------- */
+static void render_stop(struct il_child *c, cJSON *stats)
+{
+	il_role_thread_stop(&R.io);
+	il_role_thread_stop(&R.main);
+	il_role_thread_stop(&R.comp);
+	cJSON_AddNumberToObject(stats, "invalid_frames", (double)il_frame_reader_invalid(R.reader));
+	cJSON_AddNumberToObject(stats, "send_errors", (double)R.send_errors);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct il_child_hooks hooks = { .stop = render_stop };
+	struct il_child *c = il_child_init(argc, argv, "render-sim", &hooks);
+
+	il_child_start_thread(c, &R.comp, IL_ROLE_COMPOSITOR, "render:comp", comp_setup, comp_teardown);
+	il_child_start_thread(c, &R.main, IL_ROLE_MAIN, "render:main", main_setup, main_teardown);
+	il_child_start_thread(c, &R.io, IL_ROLE_IO, "render:io", io_setup, NULL);
+	il_child_ready(c);
+	return il_child_run(c);
+}

@@ -1,0 +1,384 @@
+#include "il_oncpu.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/perf_event.h>
+#include <unistd.h>
+
+#include "oncpu.skel.h"
+
+#define BPFFS_ROOT "/sys/fs/bpf"
+#define BPFFS_MAGIC_NUMBER 0xcafe4a11
+/* A directory inside the pin dir that says "ilspin-oncpu mounted bpffs". */
+#define MOUNT_MARKER "mounted_by_ilspin_oncpu" /* bpffs rejects "." in names */
+
+/* libbpf warns on stderr by default; a library stays quiet unless asked. */
+static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!getenv("IL_SPIN_DEBUG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* Entries to record: every possible TID, bounded by IL_ONCPU_MAX_ENTRIES. */
+static uint32_t wanted_entries(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+	unsigned long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	if (v == 0)
+		v = 32768;
+	if (v > IL_ONCPU_MAX_ENTRIES)
+		v = IL_ONCPU_MAX_ENTRIES;
+	return (uint32_t)v;
+}
+
+static int map_records(int fd, struct il_oncpu *o)
+{
+	struct bpf_map_info info;
+	uint32_t len = sizeof(info);
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		return -errno;
+	if (info.type != BPF_MAP_TYPE_ARRAY || info.value_size != 8 ||
+	    !(info.map_flags & BPF_F_MMAPABLE))
+		return -EPROTO;
+	o->map_len = ((size_t)info.max_entries * 8 + (size_t)page - 1) & ~((size_t)page - 1);
+	/* Read-only: a reader must never be able to forge another thread's state. */
+	p = mmap(NULL, o->map_len, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	o->map = p;
+	o->entries = info.max_entries;
+	o->map_fd = fd;
+	return 0;
+}
+
+int il_oncpu_open_pinned(const char *pin_dir, struct il_oncpu **out)
+{
+	char path[PATH_MAX];
+	struct il_oncpu *o;
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%s/%s", pin_dir ? pin_dir : IL_ONCPU_PIN_DIR,
+		 IL_ONCPU_PIN_MAP);
+	/*
+	 * Not BPF_F_RDONLY: mmap() drops VM_SHARED for a read-only descriptor
+	 * and the kernel then refuses to map the array. The mapping itself is
+	 * PROT_READ, and the kernel clears VM_MAYWRITE so it cannot be
+	 * mprotect()ed writable; the 0600 pin limits who gets this far.
+	 */
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	o = calloc(1, sizeof(*o));
+	if (!o) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r = map_records(fd, o);
+	if (r < 0) {
+		close(fd);
+		free(o);
+		return r;
+	}
+	*out = o;
+	return 0;
+}
+
+static int read_id(const char *path)
+{
+	char buf[32];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	return atoi(buf) > 0 ? atoi(buf) : -EIO;
+}
+
+/*
+ * The perf event ID of sched/sched_switch. libbpf reads it from tracefs,
+ * which is often not mounted; mounting it for everyone would change the
+ * system, so a short-lived child mounts it in a private mount namespace
+ * (unshare needs a single-threaded process) and passes the ID back.
+ */
+static int sched_switch_id(void)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/events/sched/sched_switch/id",
+		"/sys/kernel/debug/tracing/events/sched/sched_switch/id",
+	};
+	int pfd[2], id = -ENOENT, st;
+	pid_t pid;
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if ((id = read_id(paths[i])) > 0)
+			return id;
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		/* Only async-signal-safe calls: the parent may have threads. */
+		int v = -ENOENT;
+
+		if (unshare(CLONE_NEWNS) == 0 &&
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+		    mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
+			v = read_id(paths[0]);
+		if (write(pfd[1], &v, sizeof(v)) != sizeof(v))
+			_exit(1);
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &id, sizeof(id)) != sizeof(id))
+		id = -ENOENT;
+	close(pfd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return id;
+}
+
+/* Attaches through a perf event we open, since libbpf's needs tracefs. */
+static int attach_switch(struct il_oncpu_bpf *skel)
+{
+	struct perf_event_attr attr;
+	struct bpf_link *link;
+	int id = sched_switch_id(), pfd, r;
+
+	if (id < 0)
+		return id;
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.size = sizeof(attr);
+	attr.config = (uint64_t)id;
+	attr.sample_period = 1;
+	attr.wakeup_events = 1;
+	/* One event (cpu 0) suffices: a tracepoint runs its BPF program on every CPU. */
+	pfd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	link = bpf_program__attach_perf_event(skel->progs.il_oncpu_switch, pfd);
+	if (!link) {
+		r = -errno;
+		close(pfd);
+		return r;
+	}
+	/* The skeleton destroys its links, and with this one the perf event. */
+	skel->links.il_oncpu_switch = link;
+	return 0;
+}
+
+/* Opens, sizes and loads the skeleton; attaches when attach is set. */
+static int load_skel(struct il_oncpu_bpf **out, int do_attach)
+{
+	struct il_oncpu_bpf *skel;
+	int r;
+
+	libbpf_set_print(quiet_print);
+	skel = il_oncpu_bpf__open();
+	if (!skel)
+		return errno ? -errno : -EINVAL;
+	r = bpf_map__set_max_entries(skel->maps.oncpu, wanted_entries());
+	if (r < 0)
+		goto fail;
+	r = il_oncpu_bpf__load(skel);
+	if (r < 0)
+		goto fail;
+	if (do_attach) {
+		r = attach_switch(skel);
+		if (r < 0)
+			goto fail;
+	}
+	*out = skel;
+	return 0;
+fail:
+	il_oncpu_bpf__destroy(skel);
+	return r;
+}
+
+int il_oncpu_load(struct il_oncpu **out)
+{
+	struct il_oncpu *o;
+	int r, fd;
+
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	r = load_skel(&o->skel, 1);
+	if (r < 0) {
+		free(o);
+		return r;
+	}
+	/* A second descriptor so il_oncpu_free() closes ours, not libbpf's. */
+	fd = dup(bpf_map__fd(o->skel->maps.oncpu));
+	if (fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	r = map_records(fd, o);
+	if (r < 0) {
+		close(fd);
+		goto fail;
+	}
+	*out = o;
+	return 0;
+fail:
+	il_oncpu_bpf__destroy(o->skel);
+	free(o);
+	return r;
+}
+
+void il_oncpu_free(struct il_oncpu *o)
+{
+	if (!o)
+		return;
+	/* map_fd is ours exactly when the records are mapped. */
+	if (o->map) {
+		munmap((void *)o->map, o->map_len);
+		close(o->map_fd);
+	}
+	il_oncpu_bpf__destroy(o->skel);
+	free(o);
+}
+
+static int is_bpffs(const char *path)
+{
+	struct statfs st;
+
+	return statfs(path, &st) == 0 && (unsigned long)st.f_type == BPFFS_MAGIC_NUMBER;
+}
+
+int il_oncpu_publish(const char *pin_dir)
+{
+	char map_path[PATH_MAX], link_path[PATH_MAX], marker[PATH_MAX];
+	struct il_oncpu_bpf *skel = NULL;
+	int mounted = 0, r;
+
+	if (!pin_dir)
+		pin_dir = IL_ONCPU_PIN_DIR;
+	snprintf(map_path, sizeof(map_path), "%s/%s", pin_dir, IL_ONCPU_PIN_MAP);
+	snprintf(link_path, sizeof(link_path), "%s/%s", pin_dir, IL_ONCPU_PIN_LINK);
+	snprintf(marker, sizeof(marker), "%s/%s", pin_dir, MOUNT_MARKER);
+
+	/* Like bpftool: pinning needs bpffs, so mount it when it is missing. */
+	if (strncmp(pin_dir, BPFFS_ROOT "/", strlen(BPFFS_ROOT "/")) == 0 && !is_bpffs(BPFFS_ROOT)) {
+		if (mount("bpf", BPFFS_ROOT, "bpf", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700") < 0)
+			return -errno;
+		mounted = 1;
+	}
+	if (mkdir(pin_dir, 0700) < 0 && errno != EEXIST) {
+		r = -errno;
+		goto fail;
+	}
+	if (access(map_path, F_OK) == 0 || access(link_path, F_OK) == 0) {
+		r = -EEXIST;
+		goto fail;
+	}
+	r = load_skel(&skel, 1);
+	if (r < 0)
+		goto fail;
+	r = bpf_map__pin(skel->maps.oncpu, map_path);
+	if (r < 0)
+		goto fail;
+	r = bpf_link__pin(skel->links.il_oncpu_switch, link_path);
+	if (r < 0)
+		goto fail;
+	/* Pins are created with the umask; the design asks for owner-only. */
+	if (chmod(map_path, 0600) < 0 || chmod(link_path, 0600) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (mounted && mkdir(marker, 0700) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	/* The pinned link and map outlive this descriptor set. */
+	il_oncpu_bpf__destroy(skel);
+	return 0;
+fail:
+	if (skel) {
+		unlink(link_path);
+		unlink(map_path);
+		il_oncpu_bpf__destroy(skel);
+	}
+	if (mounted) {
+		rmdir(marker);
+		rmdir(pin_dir);
+		umount2(BPFFS_ROOT, MNT_DETACH);
+	}
+	return r;
+}
+
+static int dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int empty = 1;
+
+	if (!d)
+		return 0;
+	/* Names with a dot are bpffs's own preloaded iterators (maps.debug). */
+	while ((e = readdir(d)))
+		if (!strchr(e->d_name, '.'))
+			empty = 0;
+	closedir(d);
+	return empty;
+}
+
+int il_oncpu_unpublish(const char *pin_dir)
+{
+	char map_path[PATH_MAX], link_path[PATH_MAX], marker[PATH_MAX];
+	int found = 0, unmount = 0;
+
+	if (!pin_dir)
+		pin_dir = IL_ONCPU_PIN_DIR;
+	snprintf(map_path, sizeof(map_path), "%s/%s", pin_dir, IL_ONCPU_PIN_MAP);
+	snprintf(link_path, sizeof(link_path), "%s/%s", pin_dir, IL_ONCPU_PIN_LINK);
+	snprintf(marker, sizeof(marker), "%s/%s", pin_dir, MOUNT_MARKER);
+
+	if (unlink(link_path) == 0)
+		found = 1;
+	if (unlink(map_path) == 0)
+		found = 1;
+	if (rmdir(marker) == 0)
+		unmount = 1;
+	rmdir(pin_dir);
+	/* Unmount only what we mounted, and only if nobody else pinned there. */
+	if (unmount && dir_is_empty(BPFFS_ROOT))
+		umount2(BPFFS_ROOT, 0);
+	return found ? 0 : -ENOENT;
+}

@@ -1,0 +1,74 @@
+/*
+ * Per-TID on-CPU state published by a BPF program on sched_switch into a
+ * BPF_F_MMAPABLE array map, read by user space with one load and no
+ * system call. See il_oncpu_state.h for the record layout.
+ */
+#ifndef IL_ONCPU_H
+#define IL_ONCPU_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "il_oncpu_state.h"
+
+struct il_oncpu_bpf;
+
+struct il_oncpu {
+	const _Atomic uint64_t *map; /* read-only mapping of the records */
+	uint32_t entries;            /* TIDs >= entries are not recorded */
+	size_t map_len;              /* bytes mapped */
+	int map_fd;
+	struct il_oncpu_bpf *skel;   /* non-NULL when loaded in this process */
+};
+
+/*
+ * Opens the map pinned under pin_dir (NULL: IL_ONCPU_PIN_DIR) read-only and
+ * maps it. On success *out owns the mapping; free it with il_oncpu_free().
+ * Returns -ENOENT when nothing is pinned, or another negative errno.
+ */
+int il_oncpu_open_pinned(const char *pin_dir, struct il_oncpu **out);
+
+/*
+ * Loads and attaches the program in this process; it stays attached until
+ * il_oncpu_free() or process exit. Needs CAP_BPF and CAP_PERFMON (root).
+ * Returns 0 or a negative errno (-EPERM when BPF is not allowed).
+ */
+int il_oncpu_load(struct il_oncpu **out);
+
+/* Detaches (if loaded here) and unmaps. NULL-safe. */
+void il_oncpu_free(struct il_oncpu *o);
+
+/*
+ * Loads the program and pins its map and link under pin_dir (NULL:
+ * IL_ONCPU_PIN_DIR) with mode 0600; the pinned link keeps the program
+ * attached after the caller exits. Mounts bpffs on /sys/fs/bpf if nothing
+ * is mounted there (and records that, so il_oncpu_unpublish() unmounts it).
+ * Returns 0, -EEXIST if already published, or a negative errno.
+ */
+int il_oncpu_publish(const char *pin_dir);
+
+/*
+ * Removes what il_oncpu_publish() pinned; the program detaches once no
+ * process holds the link. Returns 0 or -ENOENT if nothing was pinned.
+ */
+int il_oncpu_unpublish(const char *pin_dir);
+
+/* 1: tid is on a CPU, 0: off (or never seen), -1: tid outside the map. */
+static inline int il_oncpu_state(const struct il_oncpu *o, uint32_t tid)
+{
+	if (tid >= o->entries)
+		return -1;
+	/* Relaxed: the record is a hint; the lock never trusts it for safety. */
+	return (atomic_load_explicit(&o->map[tid], memory_order_relaxed) & IL_ONCPU_FLAG) != 0;
+}
+
+/* The raw record of tid (0 if outside the map), for tests and tools. */
+static inline uint64_t il_oncpu_record(const struct il_oncpu *o, uint32_t tid)
+{
+	if (tid >= o->entries)
+		return 0;
+	return atomic_load_explicit(&o->map[tid], memory_order_relaxed);
+}
+
+#endif

@@ -1,0 +1,361 @@
+/*
+ * The owner-aware adaptive-spinning futex mutex.
+ *
+ * Lock word states (IL_SPIN_* in il_spin.h):
+ *   0               unlocked
+ *   tid             locked by tid, nobody asleep
+ *   tid|W           locked, some thread may sleep in FUTEX_WAIT
+ *   tid|W|H         locked, and one starving waiter waits for a handoff
+ *
+ * Memory ordering. Ownership moves only through compare-and-swap on the
+ * word. Every successful acquire CAS is memory_order_acquire and every
+ * release (CAS to 0, or CAS handing the word to a waiter) is
+ * memory_order_release, so the unlocker's critical section
+ * happens-before the next owner's. The spin and wait loops read the word
+ * relaxed: what they read only decides whether to try a CAS or sleep,
+ * and the CAS re-checks it atomically. The on-CPU record is a relaxed
+ * hint and never orders anything.
+ *
+ * No lost wake-up. A waiter sleeps only via FUTEX_WAIT(word, v) with W
+ * set in v; the kernel compares the word with v under the futex bucket
+ * lock, and any unlock that clears W changes the word first, then calls
+ * FUTEX_WAKE, so either the waiter's compare fails or it is already
+ * queued when the wake comes. An unlock wakes one waiter whenever W was
+ * set. A woken waiter cannot know whether others still sleep, so it
+ * acquires with tid|W, keeping the next unlock's wake (as Drepper's
+ * "Futexes Are Tricky" mutex 2): at worst one spare FUTEX_WAKE.
+ *
+ * Anti-starvation handoff. A thread that has slept, been woken and still
+ * lost the race, for longer than IL_SPIN_HANDOFF_NS in total, claims
+ * the handoff slot of this mutex (a static table hashed by address),
+ * writes its TID there and sets H (release). While H is set nobody can
+ * take the lock by CAS from 0, because unlock never stores 0: it reads
+ * the slot (after an acquire load that saw H) and moves the word straight
+ * to waiter_tid|W, then sets the slot's `granted` (release) and wakes it,
+ * like the kernel mutex's MUTEX_FLAG_HANDOFF. W stays set, so sleepers on
+ * the word are woken by the new owner's unlock. The slots are static, so
+ * a late FUTEX_WAKE on a slot that was already reused is only a spurious
+ * wake-up, which every wait loop tolerates. If the slot is held by a
+ * colliding mutex, the waiter just keeps waiting normally and asks again
+ * after its next wake-up.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "il_spin_internal.h"
+
+#define W IL_SPIN_WAITERS
+#define H IL_SPIN_HANDOFF
+
+/* A waiter asks for a handoff after this much waiting (parking_lot: 0.5 ms). */
+#define IL_SPIN_HANDOFF_NS 1000000ull
+
+/*
+ * Source none spins like glibc's ADAPTIVE_NP: at most
+ * min(IL_SPIN_NONE_MAX, 2 * average + 10) iterations, where the average
+ * of recent successful spins is kept per thread (the word has no room).
+ * 100 is glibc's default glibc.pthread.mutex_spin_count.
+ */
+#define IL_SPIN_NONE_MAX 100u
+
+#define HANDOFF_SLOTS 256
+
+struct handoff_slot {
+	_Atomic uintptr_t mutex; /* owning mutex, 0 when free */
+	_Atomic uint32_t tid;    /* the waiter to hand the lock to */
+	_Atomic uint32_t granted;
+	char pad[64 - sizeof(uintptr_t) - 2 * sizeof(uint32_t)];
+};
+
+static struct handoff_slot slots[HANDOFF_SLOTS];
+
+static uint32_t il_spin_backoff_max = 16;
+
+__attribute__((constructor)) static void read_env(void)
+{
+	const char *e = getenv("IL_SPIN_BACKOFF_MAX");
+
+	if (e)
+		il_spin_backoff_max = (uint32_t)atoi(e);
+}
+
+static __thread uint32_t tls_tid;
+static __thread uint32_t tls_spins;
+
+static void forget_tid(void)
+{
+	/* The child of fork() runs with the parent thread's cached TID. */
+	tls_tid = 0;
+}
+
+__attribute__((constructor)) static void register_fork_handler(void)
+{
+	pthread_atfork(NULL, NULL, forget_tid);
+}
+
+uint32_t il_spin_tid(void)
+{
+	if (!tls_tid)
+		tls_tid = (uint32_t)syscall(SYS_gettid);
+	return tls_tid;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+static struct handoff_slot *slot_of(const struct il_spin_mutex *m)
+{
+	uintptr_t a = (uintptr_t)m;
+
+	return &slots[((a >> 2) ^ (a >> 12)) % HANDOFF_SLOTS];
+}
+
+static int futex_wait(_Atomic uint32_t *addr, uint32_t val, const struct timespec *abs)
+{
+	long r;
+
+	/* WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline. */
+	r = syscall(SYS_futex, addr, FUTEX_WAIT_BITSET_PRIVATE, val, abs, NULL,
+		    FUTEX_BITSET_MATCH_ANY);
+	return r < 0 ? -errno : 0;
+}
+
+static void futex_wake(_Atomic uint32_t *addr, int n)
+{
+	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+static inline int cas_acquire(struct il_spin_mutex *m, uint32_t *expect, uint32_t desired)
+{
+	return atomic_compare_exchange_weak_explicit(&m->word, expect, desired, memory_order_acquire,
+						     memory_order_relaxed);
+}
+
+/*
+ * Spins while spinning can pay: the owner is on a CPU (source bpf or the
+ * test hook), or, without owner information, for the adaptive count.
+ * `want` is the value to install (tid, or tid|W after a wake-up).
+ * Returns 1 with the lock held, 0 to go to sleep.
+ */
+static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_source src)
+{
+	uint32_t adaptive = 2 * tls_spins + 10;
+	int aware = il_spin_source_aware(src);
+	uint32_t limit, i, w, backoff = 1;
+
+	if (adaptive > IL_SPIN_NONE_MAX)
+		adaptive = IL_SPIN_NONE_MAX;
+	limit = aware ? atomic_load_explicit(&il_spin_g.budget_iters, memory_order_relaxed) : adaptive;
+	w = atomic_load_explicit(&m->word, memory_order_relaxed);
+	for (i = 0; i < limit; i++) {
+		if (w == 0) {
+			if (cas_acquire(m, &w, want)) {
+				if (!aware)
+					tls_spins += ((int32_t)i - (int32_t)tls_spins) / 8;
+				return 1;
+			}
+			continue;
+		}
+		/* A handoff is pending: the lock is promised, stop competing. */
+		if (w & H)
+			return 0;
+		if (aware) {
+			/* One load per iteration: the owner may change or leave its CPU. */
+			int st = il_spin_owner_state(src, w & IL_SPIN_TID_MASK);
+
+			if (st == 0)
+				return 0;
+			if (st < 0 && limit > adaptive)
+				limit = adaptive; /* TID beyond the map: behave as none */
+		}
+		/*
+		 * Exponential backoff between reads: every read pulls the line
+		 * into our cache and makes the owner's unlock pay to take it
+		 * back (glibc's ADAPTIVE_NP does the same since 2.36).
+		 */
+		for (uint32_t b = 0; b < backoff; b++)
+			cpu_relax();
+		i += backoff - 1;
+		if (backoff < il_spin_backoff_max)
+			backoff <<= 1;
+		w = atomic_load_explicit(&m->word, memory_order_relaxed);
+	}
+	if (!aware)
+		tls_spins += ((int32_t)limit - (int32_t)tls_spins) / 8;
+	return 0;
+}
+
+static void slot_release(struct handoff_slot *s)
+{
+	atomic_store_explicit(&s->mutex, 0, memory_order_release);
+}
+
+/*
+ * Asks the next unlock to pass the lock straight to this thread.
+ * Returns 1 with the lock held, 0 if the slot is busy (keep waiting).
+ */
+static int request_handoff(struct il_spin_mutex *m, uint32_t tid)
+{
+	struct handoff_slot *s = slot_of(m);
+	uintptr_t free_slot = 0;
+	uint32_t w;
+
+	if (!atomic_compare_exchange_strong_explicit(&s->mutex, &free_slot, (uintptr_t)m,
+						     memory_order_acquire, memory_order_relaxed))
+		return 0;
+	atomic_store_explicit(&s->tid, tid, memory_order_relaxed);
+	atomic_store_explicit(&s->granted, 0, memory_order_relaxed);
+	w = atomic_load_explicit(&m->word, memory_order_relaxed);
+	for (;;) {
+		if (w == 0) {
+			if (cas_acquire(m, &w, tid | W)) {
+				slot_release(s);
+				return 1;
+			}
+			continue;
+		}
+		/* Release: the unlocker that sees H must see the slot contents. */
+		if (atomic_compare_exchange_weak_explicit(&m->word, &w, w | W | H, memory_order_release,
+							  memory_order_relaxed))
+			break;
+	}
+	/* Acquire pairs with the unlocker's release: its section is ours now. */
+	while (atomic_load_explicit(&s->granted, memory_order_acquire) == 0)
+		futex_wait(&s->granted, 0, NULL);
+	slot_release(s);
+	return 1;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int lock_slow(struct il_spin_mutex *m, uint32_t tid, enum il_spin_source src,
+		     const struct timespec *abs)
+{
+	uint64_t t0 = 0;
+	int woken = 0, r;
+	uint32_t w;
+
+	il_spin_calibrate();
+	if (spin_phase(m, tid, src))
+		return 0;
+	for (;;) {
+		w = atomic_load_explicit(&m->word, memory_order_relaxed);
+		if (w == 0) {
+			if (cas_acquire(m, &w, tid | W))
+				return 0;
+			continue;
+		}
+		if (woken && !abs && !(w & H) && mono_ns() - t0 > IL_SPIN_HANDOFF_NS &&
+		    request_handoff(m, tid))
+			return 0;
+		if (!(w & W)) {
+			if (!atomic_compare_exchange_weak_explicit(&m->word, &w, w | W, memory_order_relaxed,
+								   memory_order_relaxed))
+				continue;
+			w |= W;
+		}
+		if (!t0)
+			t0 = mono_ns();
+		r = futex_wait(&m->word, w, abs);
+		if (r == -ETIMEDOUT)
+			return -ETIMEDOUT;
+		woken = 1;
+		/* Woken: others may still sleep, so take the lock with W set. */
+		if (spin_phase(m, tid | W, src))
+			return 0;
+	}
+}
+
+uint64_t il_spin_handoffs(void)
+{
+	return atomic_load_explicit(&il_spin_g.handoffs, memory_order_relaxed);
+}
+
+int il_spin_mutex_lock_source(struct il_spin_mutex *m, enum il_spin_source s)
+{
+	uint32_t tid = il_spin_tid();
+	uint32_t w = 0;
+
+	if (atomic_compare_exchange_strong_explicit(&m->word, &w, tid, memory_order_acquire,
+						    memory_order_relaxed))
+		return 0;
+	return lock_slow(m, tid, s, NULL);
+}
+
+int il_spin_mutex_lock(struct il_spin_mutex *m)
+{
+	return il_spin_mutex_lock_source(m, il_spin_source_get());
+}
+
+int il_spin_mutex_trylock(struct il_spin_mutex *m)
+{
+	uint32_t w = 0;
+
+	if (atomic_compare_exchange_strong_explicit(&m->word, &w, il_spin_tid(),
+						    memory_order_acquire, memory_order_relaxed))
+		return 0;
+	return -EBUSY;
+}
+
+int il_spin_mutex_timedlock(struct il_spin_mutex *m, const struct timespec *abs_timeout)
+{
+	if (!abs_timeout || abs_timeout->tv_nsec < 0 || abs_timeout->tv_nsec >= 1000000000L ||
+	    abs_timeout->tv_sec < 0)
+		return -EINVAL;
+	if (il_spin_mutex_trylock(m) == 0)
+		return 0;
+	return lock_slow(m, il_spin_tid(), il_spin_source_get(), abs_timeout);
+}
+
+int il_spin_mutex_unlock(struct il_spin_mutex *m)
+{
+	uint32_t tid = il_spin_tid();
+	uint32_t w = tid;
+	struct handoff_slot *s;
+
+	/* Uncontended: nobody asleep, nothing promised. */
+	if (atomic_compare_exchange_strong_explicit(&m->word, &w, 0, memory_order_release,
+						    memory_order_acquire))
+		return 0;
+	for (;;) {
+		if ((w & IL_SPIN_TID_MASK) != tid)
+			return -EPERM;
+		if (w & H) {
+			/* The acquire load that saw H makes the slot contents visible. */
+			s = slot_of(m);
+			if (!atomic_compare_exchange_weak_explicit(
+				    &m->word, &w, atomic_load_explicit(&s->tid, memory_order_relaxed) | W,
+				    memory_order_acq_rel, memory_order_acquire))
+				continue;
+			atomic_store_explicit(&s->granted, 1, memory_order_release);
+			futex_wake(&s->granted, 1);
+			atomic_fetch_add_explicit(&il_spin_g.handoffs, 1, memory_order_relaxed);
+			return 0;
+		}
+		if (atomic_compare_exchange_weak_explicit(&m->word, &w, 0, memory_order_release,
+							  memory_order_acquire)) {
+			if (w & W)
+				futex_wake(&m->word, 1);
+			return 0;
+		}
+	}
+}

@@ -1,0 +1,58 @@
+/* Shared between il_spin.c (the mutex) and il_spin_source.c (on-CPU source). */
+#ifndef IL_SPIN_INTERNAL_H
+#define IL_SPIN_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "il_oncpu.h"
+#include "il_spin.h"
+
+struct il_spin_global {
+	/* Set once by il_spin_init(), cleared by il_spin_close(). */
+	struct il_oncpu *_Atomic oncpu;
+	/* Test hook replacing the source; data is read after the cb (acquire). */
+	int (*_Atomic test_cb)(uint32_t tid, void *data);
+	void *_Atomic test_data;
+	/* Spin budget converted to loop iterations, so the loop reads no clock. */
+	_Atomic uint32_t budget_iters;
+	_Atomic uint64_t budget_ns;
+	/* Measured cost of one spin iteration (pause + record load), in ps. */
+	_Atomic uint64_t iter_ps;
+	/* Anti-starvation handoffs granted so far (tests, lock-bench). */
+	_Atomic uint64_t handoffs;
+};
+
+extern struct il_spin_global il_spin_g;
+
+/* Measures the spin iteration cost once (pthread_once). */
+void il_spin_calibrate(void);
+
+/* Whether source s gives owner information (else: adaptive spin). */
+static inline int il_spin_source_aware(enum il_spin_source s)
+{
+	if (atomic_load_explicit(&il_spin_g.test_cb, memory_order_relaxed))
+		return 1;
+	return s == IL_SPIN_SOURCE_BPF && atomic_load_explicit(&il_spin_g.oncpu, memory_order_relaxed);
+}
+
+/*
+ * On-CPU state of tid as the spin loop sees it under source s:
+ * 1 on, 0 off, -1 unknown (spin adaptively instead).
+ */
+static inline int il_spin_owner_state(enum il_spin_source s, uint32_t tid)
+{
+	int (*cb)(uint32_t, void *) = atomic_load_explicit(&il_spin_g.test_cb, memory_order_acquire);
+	struct il_oncpu *o;
+
+	if (cb)
+		return cb(tid, atomic_load_explicit(&il_spin_g.test_data, memory_order_relaxed)) ? 1 : 0;
+	if (s != IL_SPIN_SOURCE_BPF)
+		return -1;
+	o = atomic_load_explicit(&il_spin_g.oncpu, memory_order_acquire);
+	if (!o)
+		return -1;
+	return il_oncpu_state(o, tid);
+}
+
+#endif

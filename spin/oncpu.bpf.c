@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Publishes, per TID, whether the thread is on a CPU, for the adaptive
+ * spinning lock in il_spin.c. Classic tracepoint program: the context is
+ * the raw trace record, laid out as in
+ * /sys/kernel/tracing/events/sched/sched_switch/format. We do not use
+ * tp_btf: under kernel lockdown its pointer reads return 0.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "il_oncpu_state.h"
+
+/* Field offsets from the sched_switch format file (kernel 6.x). */
+struct sched_switch_args {
+	unsigned short common_type;        /* offset 0 */
+	unsigned char common_flags;        /* offset 2 */
+	unsigned char common_preempt_count; /* offset 3 */
+	int common_pid;                    /* offset 4 */
+	char prev_comm[16];                /* offset 8 */
+	int prev_pid;                      /* offset 24 */
+	int prev_prio;                     /* offset 28 */
+	long prev_state;                   /* offset 32 */
+	char next_comm[16];                /* offset 40 */
+	int next_pid;                      /* offset 56 */
+	int next_prio;                     /* offset 60 */
+};
+
+/*
+ * The user-space loader sizes the map to pid_max (capped at
+ * IL_ONCPU_MAX_ENTRIES) before loading; TIDs beyond it are not recorded.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 32768);
+} oncpu SEC(".maps");
+
+static __always_inline void record(__u32 tid, __u64 on, __u64 cpu)
+{
+	__u64 *v, old;
+
+	/* TID 0 is the idle task of every CPU: no lock owner is ever 0. */
+	if (tid == 0)
+		return;
+	v = bpf_map_lookup_elem(&oncpu, &tid);
+	if (!v)
+		return;
+	old = *v;
+	/*
+	 * One aligned 8-byte store, so a reader never sees a torn record.
+	 * Writers for one TID are serialised by the scheduler: a task is
+	 * switched in on one CPU only after it was switched out elsewhere.
+	 */
+	*(volatile __u64 *)v = on | ((cpu & IL_ONCPU_CPU_MASK) << IL_ONCPU_CPU_SHIFT) |
+			       ((old + 1) & IL_ONCPU_SEQ_MASK);
+}
+
+SEC("tracepoint/sched/sched_switch")
+int il_oncpu_switch(struct sched_switch_args *ctx)
+{
+	__u64 cpu = bpf_get_smp_processor_id();
+
+	record((__u32)ctx->prev_pid, 0, cpu);
+	record((__u32)ctx->next_pid, IL_ONCPU_FLAG, cpu);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,29 @@
+# Sweep, statistics and trace area (issue 6).
+find_package(Python3 COMPONENTS Interpreter)
+
+if(TARGET il_common)
+  il_add_test(test_bootstrap SOURCES test_bootstrap.c LIBS il_common m LABELS unit TIMEOUT 60)
+
+  il_add_test(test_trace SOURCES test_trace.c ${CMAKE_SOURCE_DIR}/harness/il_trace.c
+              LIBS il_common PkgConfig::CJSON LABELS unit TIMEOUT 60)
+  target_include_directories(test_trace PRIVATE ${CMAKE_SOURCE_DIR}/harness)
+
+  il_add_test(test_compare SOURCES test_compare.c ${CMAKE_SOURCE_DIR}/harness/cmd_compare.c
+              LIBS il_common PkgConfig::CJSON m LABELS unit TIMEOUT 60)
+  target_include_directories(test_compare PRIVATE ${CMAKE_SOURCE_DIR}/harness)
+endif()
+
+if(Python3_Interpreter_FOUND)
+  # scripts/policy-sweep against tests/fake-inputlat: no root, no real runs.
+  add_test(NAME test_sweep
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_sweep.py)
+  set_tests_properties(test_sweep PROPERTIES TIMEOUT 300 LABELS unit SKIP_RETURN_CODE 77
+                       ENVIRONMENT "IL_BUILD_DIR=${CMAKE_BINARY_DIR};IL_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+
+  # The same sweep on the real build/inputlat (root: policies change classes).
+  add_test(NAME sweep_real
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_sweep.py
+                   --real ${CMAKE_BINARY_DIR}/inputlat)
+  set_tests_properties(sweep_real PROPERTIES TIMEOUT 600 LABELS root SKIP_RETURN_CODE 77
+                       ENVIRONMENT "IL_BUILD_DIR=${CMAKE_BINARY_DIR};IL_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+endif()

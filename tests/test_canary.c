@@ -1,0 +1,213 @@
+/*
+ * The canary (harness/il_canary): a SCHED_FIFO busy thread pinned to its
+ * CPU for 2 s must show as a stall of at least 500 ms; on a quiet CPU the
+ * longest gap stays under 50 ms.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "il_canary.h"
+#include "il_clock.h"
+#include "il_load.h"
+
+#define HOG_NS il_ms_to_ns(2000)
+
+static int name_only_init(void *ctx, enum il_role role, const char *name, char *err, size_t len)
+{
+	return -pthread_setname_np(pthread_self(), name);
+}
+
+/* The last CPU we may use: away from CPU 0, where most housekeeping runs. */
+static int pick_cpu(void)
+{
+	cpu_set_t s;
+	int last = -1;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(s), &s), 0);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &s))
+			last = c;
+	return last;
+}
+
+struct fifo_hog {
+	int cpu;
+	atomic_bool stop;
+	atomic_bool running;
+	atomic_bool done;
+};
+
+static void *fifo_hog_main(void *arg)
+{
+	struct fifo_hog *h = arg;
+	cpu_set_t one;
+	volatile uint64_t x = 1;
+
+	CPU_ZERO(&one);
+	CPU_SET(h->cpu, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	atomic_store(&h->running, true);
+	/* The stop flag is checked every few microseconds: the watchdog, at a
+	 * higher FIFO priority, always gets to set it. */
+	while (!atomic_load_explicit(&h->stop, memory_order_relaxed))
+		for (int i = 0; i < 1000; i++)
+			x = x * 6364136223846793005ull + 1;
+	atomic_store(&h->done, true);
+	return NULL;
+}
+
+/* Ends the hog after HOG_NS; if it did not stop, kills the whole test. */
+static void *watchdog_main(void *arg)
+{
+	struct fifo_hog *h = arg;
+	struct timespec ts = il_ns_to_ts(il_now_ns() + HOG_NS);
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	atomic_store(&h->stop, true);
+	for (int i = 0; i < 100 && !atomic_load(&h->done); i++)
+		usleep(10000);
+	if (!atomic_load(&h->done)) {
+		fprintf(stderr, "test_canary: FIFO hog did not stop, killing the test\n");
+		kill(getpid(), SIGKILL);
+	}
+	return NULL;
+}
+
+static int start_fifo(pthread_t *t, int prio, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t a;
+	struct sched_param sp = { .sched_priority = prio };
+	int ret;
+
+	pthread_attr_init(&a);
+	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+	pthread_attr_setschedparam(&a, &sp);
+	ret = pthread_create(t, &a, fn, arg);
+	pthread_attr_destroy(&a);
+	return ret;
+}
+
+static void test_canary_quiet_cpu(void **state)
+{
+	struct il_canary *c = NULL;
+	struct il_canary_stats s;
+	char err[256] = "";
+
+	assert_int_equal(il_canary_start(&(struct il_canary_config){ .cpu = pick_cpu() },
+					 name_only_init, NULL, &c, err, sizeof(err)),
+			 0);
+	il_canary_mark_start(c);
+	usleep(1000000);
+	il_canary_get(c, &s);
+	il_canary_stop(c);
+	print_message("quiet: max_stall %.2f ms, cpu_share %.3f, wakeups %llu of %llu\n",
+		      s.max_stall_ms, s.cpu_share, (unsigned long long)s.wakeups,
+		      (unsigned long long)s.expected_wakeups);
+	assert_true(s.max_stall_ms < 50.0);
+	assert_true(s.wakeups > s.expected_wakeups * 8 / 10);
+	assert_true(s.cpu_share > 0.8 && s.cpu_share <= 1.0);
+}
+
+static void test_canary_fifo_hog_stalls(void **state)
+{
+	struct rlimit old, lim;
+	struct fifo_hog h = { .cpu = pick_cpu() };
+	struct il_canary *c = NULL;
+	struct il_canary_stats s;
+	pthread_t hog, dog;
+	char err[256] = "";
+	int ret;
+
+	/* RLIMIT_RTTIME first: a hog that escapes the watchdog is killed by
+	 * the kernel after 3 s of RT CPU time without blocking. */
+	assert_int_equal(getrlimit(RLIMIT_RTTIME, &old), 0);
+	/* Only the soft limit: SIGXCPU terminates by default, and a lowered
+	 * hard limit could not be raised back without CAP_SYS_RESOURCE. */
+	lim = old;
+	if (lim.rlim_max == RLIM_INFINITY || lim.rlim_max > 4000000)
+		lim.rlim_cur = 3000000;
+	else
+		lim.rlim_cur = lim.rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_RTTIME, &lim), 0);
+	assert_int_equal(il_canary_start(&(struct il_canary_config){ .cpu = h.cpu },
+					 name_only_init, NULL, &c, err, sizeof(err)),
+			 0);
+	ret = start_fifo(&dog, 20, watchdog_main, &h);
+	if (ret == EPERM) {
+		il_canary_stop(c);
+		setrlimit(RLIMIT_RTTIME, &old);
+		print_message("SCHED_FIFO needs CAP_SYS_NICE or RLIMIT_RTPRIO\n");
+		skip();
+	}
+	assert_int_equal(ret, 0);
+	il_canary_mark_start(c);
+	ret = start_fifo(&hog, 10, fifo_hog_main, &h);
+	if (ret != 0) {
+		atomic_store(&h.stop, true);
+		atomic_store(&h.done, true);
+	}
+	assert_int_equal(ret, 0);
+	pthread_join(hog, NULL);
+	pthread_join(dog, NULL);
+	il_canary_get(c, &s);
+	il_canary_stop(c);
+	assert_int_equal(setrlimit(RLIMIT_RTTIME, &old), 0);
+	print_message("FIFO hog: max_stall %.1f ms, cpu_share %.3f, wakeups %llu of %llu\n",
+		      s.max_stall_ms, s.cpu_share, (unsigned long long)s.wakeups,
+		      (unsigned long long)s.expected_wakeups);
+	/* Throttling or the fair server leaves CFS ~50 ms per second, so
+	 * the canary runs in short bursts with ~950 ms gaps between. */
+	assert_true(s.max_stall_ms >= 500.0);
+	assert_true(s.cpu_share < 0.25);
+}
+
+/* The load threads count their CPU time and their share adds up. */
+static void test_canary_load_share(void **state)
+{
+	struct il_load *l = NULL;
+	char err[256] = "";
+	double share;
+	cJSON *j;
+
+	assert_int_equal(il_load_start(&(struct il_load_config){ .threads = 1, .pin = true },
+				       name_only_init, NULL, &l, err, sizeof(err)),
+			 0);
+	il_load_mark_start(l);
+	usleep(500000);
+	share = il_load_cpu_share(l, 0);
+	j = il_load_stats_json(l, 0);
+	il_load_stop(l);
+	print_message("load cpu_share %.3f\n", share);
+	/* Alone on its CPU a load thread is busy about 95% of the time. */
+	assert_true(share > 0.5 && share <= 1.05);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "per_thread"), 0),
+						"name")->valuestring,
+			    "il:load0");
+	cJSON_Delete(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_canary_quiet_cpu),
+		cmocka_unit_test(test_canary_fifo_hog_stalls),
+		cmocka_unit_test(test_canary_load_share),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,236 @@
+/* JS-like hog threads (render-sim/il_hog): accounting, names, modes, stop. */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "il_clock.h"
+#include "il_hog.h"
+
+static int init_calls;
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Stands in for the policy engine: only names the thread. */
+static int name_only_init(void *ctx, enum il_role role, const char *name, char *err, size_t len)
+{
+	assert_int_equal(role, IL_ROLE_JS);
+	pthread_mutex_lock(&init_lock);
+	init_calls++;
+	pthread_mutex_unlock(&init_lock);
+	return -pthread_setname_np(pthread_self(), name);
+}
+
+static int failing_init(void *ctx, enum il_role role, const char *name, char *err, size_t len)
+{
+	snprintf(err, len, "%s: SCHED_FIFO priority 50 needs CAP_SYS_NICE", name);
+	return -EPERM;
+}
+
+/* utime + stime of one of our threads, in ns, as the kernel accounts it. */
+static uint64_t proc_task_cpu_ns(int tid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	/* comm may hold spaces or parentheses: fields start after the last ')'. */
+	p = strrchr(buf, ')');
+	assert_non_null(p);
+	/* After ")": state(3) ... utime is field 14, stime 15. */
+	assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+				&st),
+			 2);
+	return (ut + st) * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
+}
+
+static const cJSON *thread_entry(const cJSON *stats, int i)
+{
+	return cJSON_GetArrayItem(cJSON_GetObjectItem(stats, "per_thread"), i);
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+
+	assert_true(cJSON_IsNumber(v));
+	return v->valuedouble;
+}
+
+static void test_hog_share_matches_proc(void **state)
+{
+	struct il_hog_config c = { .threads = 1, .mode = IL_HOG_BUSY, .pin = true };
+	struct il_hog *h = NULL;
+	char err[256] = "", path[64], comm[32] = "";
+	uint64_t proc0, proc1, t0, wall;
+	cJSON *stats;
+	FILE *f;
+	int tid;
+
+	assert_int_equal(il_hog_start(&c, name_only_init, NULL, &h, err, sizeof(err)), 0);
+	stats = il_hog_stats_json(h, 0);
+	tid = (int)num(thread_entry(stats, 0), "tid");
+	cJSON_Delete(stats);
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(comm, sizeof(comm), f));
+	fclose(f);
+	assert_string_equal(comm, "render:js0\n");
+
+	proc0 = proc_task_cpu_ns(tid);
+	il_hog_mark_start(h);
+	t0 = il_now_ns();
+	usleep(1000000);
+	proc1 = proc_task_cpu_ns(tid);
+	wall = il_now_ns() - t0;
+	stats = il_hog_stats_json(h, wall);
+	il_hog_stop(h);
+
+	double share = num(stats, "cpu_share");
+	double proc_share = (double)(proc1 - proc0) / (double)wall;
+
+	/* A pinned hog on one CPU: "cpus" is 1, so the shares compare. */
+	assert_int_equal((int)num(stats, "cpus"), 1);
+	assert_true(num(thread_entry(stats, 0), "iterations") > 0);
+	assert_true(num(thread_entry(stats, 0), "cpu") >= 0);
+	print_message("hog cpu_share %.3f, /proc says %.3f\n", share, proc_share);
+	assert_true(share > 0.0 && share <= 1.05);
+	assert_true(share - proc_share < 0.10 && proc_share - share < 0.10);
+	cJSON_Delete(stats);
+}
+
+static void test_hog_one_per_cpu(void **state)
+{
+	cpu_set_t allowed;
+	struct il_hog_config c = { .mode = IL_HOG_BUSY, .pin = true };
+	struct il_hog *h = NULL;
+	char err[256] = "";
+	cJSON *stats;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+	c.threads = (unsigned)CPU_COUNT(&allowed);
+	init_calls = 0;
+	assert_int_equal(il_hog_start(&c, name_only_init, NULL, &h, err, sizeof(err)), 0);
+	assert_int_equal(init_calls, (int)c.threads);
+	assert_int_equal(CPU_COUNT(il_hog_cpus(h)), CPU_COUNT(&allowed));
+	usleep(200000);
+	stats = il_hog_stats_json(h, 0);
+	il_hog_stop(h);
+	/* Every hog sits on its own allowed CPU. */
+	for (unsigned i = 0; i < c.threads; i++) {
+		int cpu = (int)num(thread_entry(stats, (int)i), "cpu");
+
+		assert_true(CPU_ISSET(cpu, &allowed));
+		for (unsigned j = 0; j < i; j++)
+			assert_int_not_equal(cpu, (int)num(thread_entry(stats, (int)j), "cpu"));
+	}
+	assert_int_equal((int)num(stats, "threads"), (int)c.threads);
+	assert_string_equal(cJSON_GetObjectItem(stats, "mode")->valuestring, "busy");
+	cJSON_Delete(stats);
+}
+
+static void test_hog_bursty_duty_cycle(void **state)
+{
+	struct il_hog_config c = { .threads = 1, .mode = IL_HOG_BURSTY, .pin = true,
+				   .task_ns = il_ms_to_ns(20), .gap_ns = il_ms_to_ns(20) };
+	struct il_hog *h = NULL;
+	char err[256] = "";
+	double share;
+
+	assert_int_equal(il_hog_start(&c, name_only_init, NULL, &h, err, sizeof(err)), 0);
+	il_hog_mark_start(h);
+	usleep(800000);
+	share = il_hog_cpu_share(h, 0);
+	il_hog_stop(h);
+	/* 20 ms of work per 40 ms: about half, less if the machine is busy. */
+	print_message("bursty cpu_share %.3f\n", share);
+	assert_true(share > 0.25 && share < 0.6);
+}
+
+static void test_hog_hold_until_mark(void **state)
+{
+	struct il_hog_config c = { .threads = 1, .mode = IL_HOG_BUSY, .pin = true, .hold = true };
+	struct il_hog *h = NULL;
+	char err[256] = "";
+
+	assert_int_equal(il_hog_start(&c, name_only_init, NULL, &h, err, sizeof(err)), 0);
+	usleep(300000);
+	/* Held: set up but not spinning. */
+	assert_true(il_hog_cpu_share(h, 0) < 0.05);
+	il_hog_mark_start(h);
+	usleep(300000);
+	assert_true(il_hog_cpu_share(h, 0) > 0.3);
+	il_hog_stop(h);
+}
+
+static void test_hog_stop_is_prompt(void **state)
+{
+	struct il_hog_config c = { .threads = 2, .mode = IL_HOG_BURSTY, .pin = true,
+				   .task_ns = il_ms_to_ns(5), .gap_ns = il_ms_to_ns(5000) };
+	struct il_hog *h = NULL;
+	char err[256] = "";
+	uint64_t t0;
+
+	assert_int_equal(il_hog_start(&c, name_only_init, NULL, &h, err, sizeof(err)), 0);
+	usleep(100000);
+	/* Both hogs are in their 5 s gap now; stop must not wait for it. */
+	t0 = il_now_ns();
+	il_hog_stop(h);
+	assert_true(il_now_ns() - t0 < il_ms_to_ns(200));
+}
+
+static void test_hog_init_error_reported(void **state)
+{
+	struct il_hog_config c = { .threads = 2, .mode = IL_HOG_BUSY, .pin = true };
+	struct il_hog *h = NULL;
+	char err[256] = "";
+
+	assert_int_equal(il_hog_start(&c, failing_init, NULL, &h, err, sizeof(err)), -EPERM);
+	assert_null(h);
+	assert_non_null(strstr(err, "render:js"));
+	assert_non_null(strstr(err, "needs CAP_SYS_NICE"));
+}
+
+static void test_hog_bad_config(void **state)
+{
+	struct il_hog_config zero = { .threads = 0 };
+	struct il_hog_config bursty = { .threads = 1, .mode = IL_HOG_BURSTY, .task_ns = 0 };
+	struct il_hog *h = NULL;
+	char err[256] = "";
+
+	assert_int_equal(il_hog_start(&zero, name_only_init, NULL, &h, err, sizeof(err)), -EINVAL);
+	assert_int_equal(il_hog_start(&bursty, name_only_init, NULL, &h, err, sizeof(err)), -EINVAL);
+	assert_null(h);
+	assert_int_equal(il_hog_mode_parse("busy"), IL_HOG_BUSY);
+	assert_int_equal(il_hog_mode_parse("bursty"), IL_HOG_BURSTY);
+	assert_int_equal(il_hog_mode_parse("lazy"), -EINVAL);
+	il_hog_stop(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hog_share_matches_proc),
+		cmocka_unit_test(test_hog_one_per_cpu),
+		cmocka_unit_test(test_hog_bursty_duty_cycle),
+		cmocka_unit_test(test_hog_hold_until_mark),
+		cmocka_unit_test(test_hog_stop_is_prompt),
+		cmocka_unit_test(test_hog_init_error_reported),
+		cmocka_unit_test(test_hog_bad_config),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,227 @@
+/*
+ * Input back ends on a machine without uinput: the clean errors, the
+ * evemu replay parser and the replay injector through the synthetic pipe.
+ * The real uinput -> evdev path is tested inside the VM (tests/vm/).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <linux/input.h>
+
+#include "il_input.h"
+#include "il_input_backend.h"
+
+static char err[512];
+
+static void data_path(char *buf, size_t len, const char *name)
+{
+	const char *src = getenv("IL_SOURCE_DIR");
+
+	snprintf(buf, len, "%s/tests/data/%s", src ? src : ".", name);
+}
+
+static void assert_one_line(const char *msg)
+{
+	assert_true(msg[0] != '\0');
+	assert_null(strchr(msg, '\n'));
+}
+
+static void test_input_uinput_missing(void **state)
+{
+	struct il_input_spec spec;
+	struct il_injector *inj = (struct il_injector *)0x1;
+
+	(void)state;
+	if (access("/dev/uinput", F_OK) == 0)
+		skip(); /* this machine has uinput: the VM test covers the real path */
+	assert_int_equal(il_input_spec_parse("uinput", &spec, err, sizeof(err)), 0);
+	assert_int_equal(il_input_check(&spec, err, sizeof(err)), -ENODEV);
+	assert_non_null(strstr(err, "CONFIG_INPUT_UINPUT"));
+	assert_non_null(strstr(err, "/dev/uinput"));
+	assert_one_line(err);
+	/* Opening fails the same way and leaves *out untouched. */
+	err[0] = '\0';
+	assert_int_equal(il_injector_open(&spec, -1, &inj, err, sizeof(err)), -ENODEV);
+	assert_ptr_equal(inj, (struct il_injector *)0x1);
+	assert_non_null(strstr(err, "CONFIG_INPUT_UINPUT"));
+}
+
+static void test_input_evdev_missing_path(void **state)
+{
+	struct il_input_spec spec;
+	struct il_input_reader *r = NULL;
+
+	(void)state;
+	assert_int_equal(il_input_spec_parse("evdev:/dev/input/event999", &spec, err, sizeof(err)), 0);
+	assert_int_equal(il_input_check(&spec, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "/dev/input/event999: No such file or directory");
+	err[0] = '\0';
+	assert_int_equal(il_input_reader_open(&spec, -1, &r, err, sizeof(err)), -ENOENT);
+	assert_null(r);
+	assert_string_equal(err, "/dev/input/event999: No such file or directory");
+}
+
+static void test_input_evdev_not_evdev(void **state)
+{
+	struct il_input_spec spec;
+
+	(void)state;
+	assert_int_equal(il_input_spec_parse("evdev:/dev/null", &spec, err, sizeof(err)), 0);
+	assert_true(il_input_check(&spec, err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "/dev/null: not an evdev input device"));
+	assert_one_line(err);
+}
+
+static void test_input_replay_parse(void **state)
+{
+	char path[512];
+	struct il_evemu *rec = NULL;
+
+	(void)state;
+	data_path(path, sizeof(path), "mouse-3clicks.evemu");
+	assert_int_equal(il_evemu_parse(path, &rec, err, sizeof(err)), 0);
+	assert_string_equal(rec->name, "Logitech USB Optical Mouse");
+	assert_int_equal(rec->bus, 0x3);
+	assert_int_equal(rec->vendor, 0x46d);
+	assert_int_equal(rec->product, 0xc077);
+	assert_int_equal(rec->version, 0x111);
+	assert_int_equal(rec->n_events, 23);
+	assert_int_equal(rec->events[1].type, EV_REL);
+	assert_int_equal(rec->events[1].code, REL_Y);
+	assert_int_equal(rec->events[1].value, -2);
+	assert_int_equal(rec->events[4].time_us, 120412);
+	assert_int_equal(rec->events[4].type, EV_KEY);
+	assert_int_equal(rec->events[4].code, BTN_LEFT);
+	assert_int_equal(rec->events[4].value, 1);
+	assert_int_equal(rec->events[3].value, 589825);
+	il_evemu_free(rec);
+}
+
+static void test_input_replay_roundtrip(void **state)
+{
+	char path[512], tmp[] = "/tmp/il-evemu-XXXXXX";
+	struct il_evemu *a = NULL, *b = NULL;
+	int fd = mkstemp(tmp);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	data_path(path, sizeof(path), "mouse-3clicks.evemu");
+	assert_int_equal(il_evemu_parse(path, &a, err, sizeof(err)), 0);
+	assert_int_equal(il_evemu_write(a, tmp), 0);
+	assert_int_equal(il_evemu_parse(tmp, &b, err, sizeof(err)), 0);
+	unlink(tmp);
+	assert_string_equal(a->name, b->name);
+	assert_int_equal(a->bus, b->bus);
+	assert_int_equal(a->vendor, b->vendor);
+	assert_int_equal(a->product, b->product);
+	assert_int_equal(a->version, b->version);
+	assert_int_equal(a->n_events, b->n_events);
+	assert_memory_equal(a->events, b->events, a->n_events * sizeof(a->events[0]));
+	il_evemu_free(a);
+	il_evemu_free(b);
+}
+
+static void test_input_replay_bad_line(void **state)
+{
+	char tmp[] = "/tmp/il-evemu-XXXXXX";
+	struct il_evemu *rec = (struct il_evemu *)0x1;
+	int fd = mkstemp(tmp);
+	const char text[] = "N: x\nI: 0003 0001 0002 0003\nE: 0.000001 0001 0110 one\n";
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	assert_int_equal(il_evemu_parse(tmp, &rec, err, sizeof(err)), -EINVAL);
+	assert_ptr_equal(rec, (struct il_evemu *)0x1);
+	assert_non_null(strstr(err, ":3: bad E: line"));
+	assert_one_line(err);
+	unlink(tmp);
+}
+
+static void test_input_replay_missing_file(void **state)
+{
+	struct il_input_spec spec;
+
+	(void)state;
+	assert_int_equal(il_input_spec_parse("replay:/nonexistent/rec.evemu", &spec, err, sizeof(err)), 0);
+	assert_int_equal(il_input_check(&spec, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "/nonexistent/rec.evemu: No such file or directory");
+}
+
+struct count {
+	unsigned presses;
+	uint64_t last_ns;
+};
+
+static void count_cb(void *ctx, uint64_t kernel_ns)
+{
+	struct count *c = ctx;
+
+	c->presses++;
+	c->last_ns = kernel_ns;
+}
+
+/* Replay keeps the recording's press spacing and holds, via the pipe. */
+static void test_input_replay_timing(void **state)
+{
+	struct il_input_spec spec = { .kind = IL_INPUT_REPLAY };
+	struct il_injector *inj = NULL;
+	struct il_input_reader *r = NULL;
+	struct count c = { 0 };
+	uint64_t delay, stamp0;
+	int pfd[2];
+
+	(void)state;
+	data_path(spec.arg, sizeof(spec.arg), "mouse-3clicks.evemu");
+	assert_int_equal(il_input_check(&spec, err, sizeof(err)), 0);
+	assert_int_equal(pipe(pfd), 0);
+	assert_int_equal(il_injector_open(&spec, pfd[1], &inj, err, sizeof(err)), 0);
+	assert_int_equal(il_input_reader_open(&spec, pfd[0], &r, err, sizeof(err)), 0);
+
+	const uint64_t want_delay[] = { 5000, 599738000ull, 600000000ull };
+	const uint64_t want_hold[] = { 80965000ull, 65000000ull, 100000000ull };
+	for (int i = 0; i < 3; i++) {
+		assert_true(il_injector_next_delay(inj, 5000, &delay));
+		assert_int_equal(delay, want_delay[i]);
+		assert_int_equal(il_injector_hold_ns(inj), want_hold[i]);
+		assert_int_equal(il_injector_press(inj, &stamp0), 0);
+		assert_int_equal(il_input_reader_dispatch(r, count_cb, &c), 0);
+		assert_int_equal(c.presses, i + 1);
+		assert_int_equal(il_injector_release(inj), 0);
+	}
+	/* The right-button click is not a press; after three, the replay ends. */
+	assert_false(il_injector_next_delay(inj, 5000, &delay));
+	assert_int_equal(il_input_reader_dispatch(r, count_cb, &c), 0);
+	assert_int_equal(c.presses, 3);
+	assert_int_equal(il_input_reader_invalid_events(r), 0);
+	il_injector_free(inj);
+	close(pfd[1]);
+	assert_int_equal(il_input_reader_dispatch(r, count_cb, &c), -EPIPE);
+	il_input_reader_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_input_uinput_missing),
+		cmocka_unit_test(test_input_evdev_missing_path),
+		cmocka_unit_test(test_input_evdev_not_evdev),
+		cmocka_unit_test(test_input_replay_parse),
+		cmocka_unit_test(test_input_replay_roundtrip),
+		cmocka_unit_test(test_input_replay_bad_line),
+		cmocka_unit_test(test_input_replay_missing_file),
+		cmocka_unit_test(test_input_replay_timing),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,278 @@
+/* Policy files: the built-ins load, and every broken file fails with its
+ * own message at the right line. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "il_policy.h"
+
+static char builtin_dir[4096];
+static char tmp_dir[] = "/tmp/il_test_policy.XXXXXX";
+
+static int setup(void **state)
+{
+	const char *b = getenv("IL_BUILD_DIR");
+	snprintf(builtin_dir, sizeof(builtin_dir), "%s/policies", b ? b : ".");
+	return mkdtemp(tmp_dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/broken.policy", tmp_dir);
+	unlink(path);
+	rmdir(tmp_dir);
+	return 0;
+}
+
+static struct il_policy *load_ok(const char *name)
+{
+	struct il_policy *p = NULL;
+	char err[512] = "";
+	int r = il_policy_load(name, builtin_dir, &p, err, sizeof(err));
+	if (r)
+		fail_msg("%s: %s", name, err);
+	assert_non_null(p);
+	return p;
+}
+
+static void test_policy_builtins_listed(void **state)
+{
+	static const char *const want[] = { "cfs", "cfs-chrome", "deadline", "eevdf-slice",
+					    "rt", "rt-fair-server", "rt-throttled" };
+	char **names = NULL;
+	size_t n = 0;
+	assert_int_equal(il_policy_list(builtin_dir, &names, &n), 0);
+	assert_int_equal(n, 7);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(names[i], want[i]);
+	il_policy_list_free(names, n);
+}
+
+static void test_policy_builtins_load(void **state)
+{
+	char **names = NULL;
+	size_t n = 0;
+	assert_int_equal(il_policy_list(builtin_dir, &names, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct il_policy *p = load_ok(names[i]);
+		assert_string_equal(il_policy_name(p), names[i]);
+		assert_true(strlen(il_policy_description(p)) > 10);
+		il_policy_free(p);
+	}
+	il_policy_list_free(names, n);
+}
+
+static void test_policy_builtin_values(void **state)
+{
+	struct il_policy *p = load_ok("cfs");
+	for (int r = 0; r < IL_ROLE_COUNT; r++) {
+		assert_int_equal(il_policy_role(p, r)->sched_class, SCHED_OTHER);
+		assert_int_equal(il_policy_role(p, r)->nice, 0);
+	}
+	assert_false(il_policy_uses_rt(p));
+	assert_false(il_policy_knobs(p)->has_rt_runtime);
+	il_policy_free(p);
+
+	p = load_ok("cfs-chrome");
+	assert_int_equal(il_policy_role(p, IL_ROLE_COMPOSITOR)->nice, -8);
+	assert_int_equal(il_policy_role(p, IL_ROLE_MAIN)->nice, 0);
+	il_policy_free(p);
+
+	p = load_ok("eevdf-slice");
+	assert_int_equal(il_policy_role(p, IL_ROLE_MAIN)->slice_ns, 400000);
+	assert_int_equal(il_policy_role(p, IL_ROLE_CANARY)->slice_ns, 0);
+	il_policy_free(p);
+
+	p = load_ok("rt");
+	static const enum il_role rt_roles[] = { IL_ROLE_EVDEV, IL_ROLE_UI, IL_ROLE_IO,
+		IL_ROLE_COMPOSITOR, IL_ROLE_MAIN, IL_ROLE_GPU, IL_ROLE_DRM, IL_ROLE_JS };
+	for (size_t i = 0; i < sizeof(rt_roles) / sizeof(rt_roles[0]); i++)
+		assert_int_equal(il_policy_role(p, rt_roles[i])->sched_class, SCHED_FIFO);
+	assert_int_equal(il_policy_role(p, IL_ROLE_EVDEV)->priority, 60);
+	assert_int_equal(il_policy_role(p, IL_ROLE_LOAD)->sched_class, SCHED_OTHER);
+	assert_true(il_policy_uses_rt(p));
+	assert_true(il_policy_knobs(p)->has_rt_runtime);
+	assert_int_equal(il_policy_knobs(p)->rt_runtime_us, -1);
+	il_policy_free(p);
+
+	p = load_ok("rt-throttled");
+	assert_int_equal(il_policy_knobs(p)->rt_runtime_us, 950000);
+	assert_int_equal(il_policy_knobs(p)->rt_period_us, 1000000);
+	il_policy_free(p);
+
+	p = load_ok("rt-fair-server");
+	assert_true(il_policy_knobs(p)->has_fair_server);
+	assert_int_equal(il_policy_knobs(p)->fs_runtime_ns, 50000000);
+	assert_int_equal(il_policy_knobs(p)->fs_period_ns, 1000000000);
+	il_policy_free(p);
+
+	p = load_ok("deadline");
+	const struct il_role_attrs *m = il_policy_role(p, IL_ROLE_MAIN);
+	assert_int_equal(m->sched_class, SCHED_DEADLINE);
+	assert_int_equal(m->dl_runtime_ns, 900000);
+	assert_int_equal(m->dl_deadline_ns, 4000000);
+	assert_int_equal(m->dl_period_ns, 4000000);
+	assert_int_equal(il_policy_role(p, IL_ROLE_JS)->sched_class, SCHED_OTHER);
+	il_policy_free(p);
+}
+
+static void test_policy_unknown_name(void **state)
+{
+	struct il_policy *p = (struct il_policy *)0x1;
+	char err[512];
+	assert_int_equal(il_policy_load("nope", builtin_dir, &p, err, sizeof(err)), -ENOENT);
+	assert_ptr_equal(p, (struct il_policy *)0x1);
+	assert_string_equal(err, "unknown policy 'nope' (built-ins: cfs, cfs-chrome, deadline, "
+				 "eevdf-slice, rt, rt-fair-server, rt-throttled)");
+
+	assert_int_equal(il_policy_load("/nonexistent/x.policy", builtin_dir, &p, err,
+					sizeof(err)), -ENOENT);
+	assert_string_equal(err, "/nonexistent/x.policy: No such file or directory");
+}
+
+static char *write_tmp(const char *text)
+{
+	static char path[4200];
+	snprintf(path, sizeof(path), "%s/broken.policy", tmp_dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+struct broken {
+	const char *text;
+	const char *msg; /* after "PATH:" */
+};
+
+static const struct broken broken_files[] = {
+	{ "# unknown role\n[ui]\nclass = other\n\n[render]\nclass = fifo\n",
+	  "5: unknown section [render] (want a role: evdev, ui, io, compositor, main, "
+	  "gpu, drm, js, load, canary; or policy, knobs)" },
+	{ "[ui]\nclass = fast\n", "2: unknown class 'fast' (want other, batch, idle, fifo, "
+	  "rr or deadline)" },
+	{ "[ui]\nclass = other\nweight = 3\n", "3: unknown key 'weight' in [ui] (want class, "
+	  "priority, nice, slice_us, runtime_us, deadline_us, period_us, cpus)" },
+	{ "[io]\nclass = fifo\npriority = high\n", "3: bad number 'high' for priority (want "
+	  "an integer -2147483648..2147483647)" },
+	{ "[io]\nclass = fifo\npriority = 0\n", "3: priority 0 out of range for fifo (want "
+	  "1..99)" },
+	{ "[io]\npriority = 100\nclass = rr\n", "2: priority 100 out of range for rr (want "
+	  "1..99)" },
+	{ "[io]\nclass = fifo\n", "1: [io]: class fifo needs priority = 1..99" },
+	{ "[ui]\nclass = other\npriority = 5\n", "3: priority applies only to fifo and rr, not "
+	  "other (use nice for other/batch)" },
+	{ "[ui]\nnice = -21\n", "2: nice -21 out of range -20..19" },
+	{ "[ui]\nclass = fifo\npriority = 5\nnice = -5\n", "4: nice applies only to other and "
+	  "batch, not fifo" },
+	{ "[ui]\nclass = other\nslice_us = 50\n", "3: slice_us 50 out of range 100..100000" },
+	{ "[drm]\nclass = deadline\nruntime_us = 5000\nperiod_us = 4000\n",
+	  "3: runtime_us 5000 > period_us 4000 (want runtime <= deadline <= period)" },
+	{ "[drm]\nclass = deadline\nruntime_us = 500\ndeadline_us = 400\nperiod_us = 4000\n",
+	  "3: runtime_us 500 > deadline_us 400 (want runtime <= deadline <= period)" },
+	{ "[drm]\nclass = deadline\nruntime_us = 500\ndeadline_us = 5000\nperiod_us = 4000\n",
+	  "4: deadline_us 5000 > period_us 4000 (want runtime <= deadline <= period)" },
+	{ "[policy]\nname = x\n\n[drm]\nclass = deadline\nruntime_us = 500\n",
+	  "4: [drm]: class deadline needs runtime_us and period_us" },
+	{ "[drm]\nclass = other\nperiod_us = 4000\n", "3: period_us applies only to class "
+	  "deadline, not other" },
+	{ "[drm]\nclass = deadline\nruntime_us = 100\nperiod_us = 1000\ncpus = 0\n",
+	  "5: cpus cannot be set for class deadline (SCHED_DEADLINE needs the affinity of "
+	  "its whole root domain)" },
+	{ "[ui]\nclass = other\n[io]\nclass = other\n[ui]\nnice = 1\n",
+	  "5: duplicate section [ui] (first at line 1)" },
+	{ "[ui]\nnice = 1\nnice = 2\n", "3: duplicate key 'nice' in [ui] (first at line 2)" },
+	{ "[ui]\ncpus = 0-x\n", "2: bad cpus '0-x' (want a list like 0,1 or 0-3)" },
+	{ "class = other\n", "1: key 'class' before any [section]" },
+	{ "[ui]\nclass = other\n  nice = -8\n", "3: indented line (keys and sections start "
+	  "in column 1)" },
+	{ "[ui]\nclass other\n", "2: syntax error (want '[section]', 'key = value' or a # "
+	  "comment)" },
+	{ "[knobs]\nsched_rt_runtime_us = -2\n", "2: sched_rt_runtime_us -2 out of range "
+	  "-1..2147483647" },
+	{ "[knobs]\nsched_rt_period_us = 100000\nsched_rt_runtime_us = 200000\n",
+	  "3: sched_rt_runtime_us 200000 > sched_rt_period_us 100000 (want -1 or at most "
+	  "the period)" },
+	{ "[knobs]\nfair_server_runtime_us = 50000\n", "1: [knobs]: fair_server_runtime_us "
+	  "and fair_server_period_us go together" },
+	{ "[knobs]\nrt_runtime = 5\n", "2: unknown key 'rt_runtime' in [knobs] (want "
+	  "sched_rt_runtime_us, sched_rt_period_us, fair_server_runtime_us, "
+	  "fair_server_period_us)" },
+};
+
+static void test_policy_broken_files(void **state)
+{
+	for (size_t i = 0; i < sizeof(broken_files) / sizeof(broken_files[0]); i++) {
+		const char *path = write_tmp(broken_files[i].text);
+		struct il_policy *p = (struct il_policy *)0x1;
+		char err[512] = "", want[1024];
+		int r = il_policy_load(path, builtin_dir, &p, err, sizeof(err));
+		snprintf(want, sizeof(want), "%s:%s", path, broken_files[i].msg);
+		if (r != -EINVAL || strcmp(err, want) != 0)
+			fail_msg("case %zu: r=%d\n got: %s\nwant: %s", i, r, err, want);
+		assert_ptr_equal(p, (struct il_policy *)0x1);
+	}
+}
+
+static void test_policy_defaults_and_cpus(void **state)
+{
+	const char *path = write_tmp("[policy]\nname = mine\ndescription = test ; comment\n"
+				     "[js]\nclass = batch\nnice = 5\ncpus = 0,2-3\n"
+				     "[load]\nclass = idle\n");
+	struct il_policy *p = NULL;
+	char err[512] = "";
+	assert_int_equal(il_policy_load(path, builtin_dir, &p, err, sizeof(err)), 0);
+	assert_string_equal(il_policy_name(p), "mine");
+	assert_string_equal(il_policy_description(p), "test");
+	assert_string_equal(il_policy_path(p), path);
+	const struct il_role_attrs *js = il_policy_role(p, IL_ROLE_JS);
+	assert_int_equal(js->sched_class, SCHED_BATCH);
+	assert_int_equal(js->nice, 5);
+	assert_true(js->has_cpus);
+	assert_int_equal(CPU_COUNT(&js->cpus), 3);
+	assert_true(CPU_ISSET(0, &js->cpus) && CPU_ISSET(2, &js->cpus) &&
+		    CPU_ISSET(3, &js->cpus));
+	assert_int_equal(il_policy_role(p, IL_ROLE_LOAD)->sched_class, SCHED_IDLE);
+	assert_int_equal(il_policy_role(p, IL_ROLE_UI)->sched_class, SCHED_OTHER);
+	assert_false(il_policy_role(p, IL_ROLE_UI)->has_cpus);
+	assert_null(il_policy_role(p, IL_ROLE_COUNT));
+	assert_false(il_policy_uses_rt(p));
+	il_policy_free(p);
+	il_policy_free(NULL);
+}
+
+static void test_policy_class_names(void **state)
+{
+	static const int classes[] = { SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO,
+				       SCHED_RR, SCHED_DEADLINE };
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+		assert_int_equal(il_sched_class_parse(il_sched_class_name(classes[i])),
+				 classes[i]);
+	assert_int_equal(il_sched_class_parse("FIFO"), -EINVAL);
+	assert_int_equal(il_sched_class_parse(NULL), -EINVAL);
+	assert_null(il_sched_class_name(4));
+	assert_null(il_sched_class_name(-1));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_policy_builtins_listed),
+		cmocka_unit_test(test_policy_builtins_load),
+		cmocka_unit_test(test_policy_builtin_values),
+		cmocka_unit_test(test_policy_unknown_name),
+		cmocka_unit_test(test_policy_broken_files),
+		cmocka_unit_test(test_policy_defaults_and_cpus),
+		cmocka_unit_test(test_policy_class_names),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

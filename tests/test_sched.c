@@ -1,0 +1,305 @@
+/* Per-thread scheduling: each class applied on a throwaway thread and read
+ * back from the kernel, both by the thread itself and by tid from outside.
+ * Every RT thread here runs under RLIMIT_RTTIME and does no spinning,
+ * except the one RLIMIT_RTTIME test, which spins in a child process that a
+ * parent-side wall-clock kill bounds as well. */
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "il_clock.h"
+#include "il_sched.h"
+
+struct job {
+	struct il_role_attrs a;
+	int r;
+	char err[256];
+	struct il_sched_state self; /* read by the thread itself */
+	pid_t tid;
+	sem_t applied, release;
+};
+
+static void *job_main(void *arg)
+{
+	struct job *j = arg;
+	j->tid = gettid();
+	j->r = il_sched_apply_self(&j->a, j->err, sizeof(j->err));
+	il_sched_read(0, &j->self);
+	sem_post(&j->applied);
+	sem_wait(&j->release);
+	return NULL;
+}
+
+/* Runs the job on a new thread; outside is read by tid while it lives. */
+static void run_job(struct job *j, struct il_sched_state *outside)
+{
+	pthread_t t;
+	sem_init(&j->applied, 0, 0);
+	sem_init(&j->release, 0, 0);
+	assert_int_equal(pthread_create(&t, NULL, job_main, j), 0);
+	sem_wait(&j->applied);
+	if (outside)
+		assert_int_equal(il_sched_read(j->tid, outside), 0);
+	sem_post(&j->release);
+	pthread_join(t, NULL);
+	sem_destroy(&j->applied);
+	sem_destroy(&j->release);
+}
+
+static void apply_and_check(const struct il_role_attrs *a)
+{
+	struct job j = { .a = *a };
+	struct il_sched_state outside;
+	run_job(&j, &outside);
+	if (j.r)
+		fail_msg("apply %s: %s", il_sched_class_name(a->sched_class), j.err);
+	assert_true(il_sched_matches(a, &j.self));
+	assert_true(il_sched_matches(a, &outside));
+	assert_int_equal(outside.sched_class, a->sched_class);
+}
+
+/* cmocka 1.1 has no skip_why(): say why, then skip. */
+#define skip_why(...)                                   \
+	do {                                            \
+		print_message("skipped: " __VA_ARGS__); \
+		print_message("\n");                   \
+		skip();                                 \
+	} while (0)
+
+static bool can_rt(void)
+{
+	return geteuid() == 0;
+}
+
+static int setup(void **state)
+{
+	/* The process limit every RT thread of this test runs under. */
+	return il_rttime_limit_set(500000, 1000000);
+}
+
+static void test_sched_other_nice(void **state)
+{
+	struct il_role_attrs a = { .sched_class = SCHED_OTHER, .nice = 5 };
+	apply_and_check(&a);
+	a.sched_class = SCHED_BATCH;
+	a.nice = 3;
+	apply_and_check(&a);
+	a = (struct il_role_attrs){ .sched_class = SCHED_IDLE };
+	apply_and_check(&a);
+}
+
+static void test_sched_negative_nice(void **state)
+{
+	if (!can_rt())
+		skip_why("negative nice needs root or CAP_SYS_NICE");
+	struct il_role_attrs a = { .sched_class = SCHED_OTHER, .nice = -8 };
+	apply_and_check(&a);
+}
+
+static void test_sched_fifo_rr(void **state)
+{
+	if (!can_rt())
+		skip_why("SCHED_FIFO/RR need root or CAP_SYS_NICE");
+	struct il_role_attrs a = { .sched_class = SCHED_FIFO, .priority = 10 };
+	apply_and_check(&a);
+	a = (struct il_role_attrs){ .sched_class = SCHED_RR, .priority = 20 };
+	apply_and_check(&a);
+}
+
+static void test_sched_deadline(void **state)
+{
+	if (!can_rt())
+		skip_why("SCHED_DEADLINE needs root");
+	struct il_role_attrs a = { .sched_class = SCHED_DEADLINE, .dl_runtime_ns = 100000,
+				   .dl_deadline_ns = 5000000, .dl_period_ns = 10000000 };
+	struct job j = { .a = a };
+	struct il_sched_state outside;
+	run_job(&j, &outside);
+	if (j.r == -EBUSY)
+		skip_why("%s", j.err);
+	if (j.r)
+		fail_msg("apply deadline: %s", j.err);
+	assert_true(il_sched_matches(&a, &outside));
+	assert_int_equal(outside.dl_runtime_ns, 100000);
+	assert_int_equal(outside.dl_deadline_ns, 5000000);
+	assert_int_equal(outside.dl_period_ns, 10000000);
+}
+
+static void test_sched_slice(void **state)
+{
+	struct il_role_attrs a = { .sched_class = SCHED_OTHER, .slice_ns = 300000 };
+	struct job j = { .a = a };
+	struct il_sched_state outside;
+	run_job(&j, &outside);
+	if (j.r == -EINVAL && strstr(j.err, "EEVDF custom slice not supported"))
+		skip_why("%s", j.err);
+	if (j.r)
+		fail_msg("apply slice: %s", j.err);
+	assert_int_equal(outside.slice_ns, 300000);
+}
+
+static void test_sched_cpus(void **state)
+{
+	struct il_role_attrs a = { .sched_class = SCHED_OTHER, .has_cpus = true };
+	CPU_SET(0, &a.cpus);
+	struct job j = { .a = a };
+	struct il_sched_state outside;
+	run_job(&j, &outside);
+	assert_int_equal(j.r, 0);
+	assert_string_equal(outside.cpus, "0");
+	assert_true(il_sched_matches(&a, &outside));
+}
+
+static void test_sched_refusals(void **state)
+{
+	struct il_role_attrs a = { .sched_class = SCHED_DEADLINE, .dl_runtime_ns = 100000,
+				   .dl_deadline_ns = 1000000, .dl_period_ns = 1000000,
+				   .has_cpus = true };
+	CPU_SET(0, &a.cpus);
+	struct job j = { .a = a };
+	run_job(&j, NULL);
+	assert_int_equal(j.r, -EINVAL);
+	assert_string_equal(j.err, "deadline threads cannot set cpus: SCHED_DEADLINE needs "
+				   "the affinity of its whole root domain");
+	assert_int_equal(j.self.sched_class, SCHED_OTHER);
+}
+
+/* Without RLIMIT_RTTIME no thread may go RT. Runs before the group setup
+ * lowers the limit, because a lowered hard limit cannot be raised again
+ * without CAP_SYS_RESOURCE; tried in a child all the same. */
+static void test_sched_refuses_rt_without_rttime(void **state)
+{
+	struct rlimit rl;
+	getrlimit(RLIMIT_RTTIME, &rl);
+	if (rl.rlim_max != RLIM_INFINITY)
+		skip_why("RLIMIT_RTTIME is already finite in this process");
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct il_role_attrs f = { .sched_class = SCHED_FIFO, .priority = 1 };
+		char err[256] = "";
+		int r = il_sched_apply_self(&f, err, sizeof(err));
+		_exit(r == -EINVAL && strstr(err, "refusing fifo without RLIMIT_RTTIME") ? 0 : 1);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void test_sched_read_gone(void **state)
+{
+	struct job j = { .a = { .sched_class = SCHED_OTHER } };
+	run_job(&j, NULL);
+	struct il_sched_state s = { .nice = 42 };
+	/* The tid is gone after the join (tids are not reused this fast). */
+	assert_int_equal(il_sched_read(j.tid, &s), -ESRCH);
+	assert_int_equal(s.nice, 42);
+}
+
+static void test_sched_format_and_json(void **state)
+{
+	cpu_set_t set;
+	char buf[64];
+	CPU_ZERO(&set);
+	il_cpuset_format(&set, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	CPU_SET(0, &set);
+	CPU_SET(1, &set);
+	CPU_SET(4, &set);
+	CPU_SET(6, &set);
+	CPU_SET(7, &set);
+	il_cpuset_format(&set, buf, sizeof(buf));
+	assert_string_equal(buf, "0-1,4,6-7");
+
+	struct il_sched_state s = { .sched_class = SCHED_FIFO, .priority = 60, .cpus = "0-1" };
+	cJSON *o = il_sched_state_json(&s);
+	assert_non_null(o);
+	char *text = cJSON_PrintUnformatted(o);
+	assert_string_equal(text, "{\"policy\":\"fifo\",\"priority\":60,\"nice\":0,"
+				  "\"slice_ns\":0,\"dl_runtime_ns\":0,\"dl_deadline_ns\":0,"
+				  "\"dl_period_ns\":0,\"cpus\":\"0-1\"}");
+	cJSON_free(text);
+	cJSON_Delete(o);
+
+	struct il_role_attrs want = { .sched_class = SCHED_FIFO, .priority = 61 };
+	assert_false(il_sched_matches(&want, &s));
+	want.priority = 60;
+	assert_true(il_sched_matches(&want, &s));
+	want.has_cpus = true;
+	CPU_ZERO(&want.cpus);
+	CPU_SET(0, &want.cpus);
+	assert_false(il_sched_matches(&want, &s));
+}
+
+/* A FIFO spinner must be killed by RLIMIT_RTTIME (SIGXCPU at the soft
+ * limit, SIGKILL at the hard one). */
+static void test_sched_rttime_kills_spinner(void **state)
+{
+	if (!can_rt())
+		skip_why("SCHED_FIFO needs root or CAP_SYS_NICE");
+	uint64_t t0 = il_now_ns();
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit no_core = { 0, 0 };
+		struct il_role_attrs a = { .sched_class = SCHED_FIFO, .priority = 1 };
+		char err[256];
+		setrlimit(RLIMIT_CORE, &no_core);
+		if (il_rttime_limit_set(200000, 400000) != 0 ||
+		    il_sched_apply_self(&a, err, sizeof(err)) != 0)
+			_exit(3);
+		for (;;)
+			__asm__ volatile("" ::: "memory");
+	}
+	int status = 0;
+	pid_t w = 0;
+	/* Parent-side safety: never leave the spinner behind. */
+	while ((w = waitpid(pid, &status, WNOHANG)) == 0 && il_now_ns() - t0 < il_ms_to_ns(3000))
+		usleep(10000);
+	uint64_t elapsed = il_now_ns() - t0;
+	if (w == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		fail_msg("FIFO spinner still alive after 3 s: RLIMIT_RTTIME did not act");
+	}
+	assert_int_equal(w, pid);
+	if (WIFEXITED(status))
+		fail_msg("child could not go FIFO (exit %d)", WEXITSTATUS(status));
+	assert_true(WIFSIGNALED(status));
+	assert_true(WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL);
+	assert_true(elapsed < il_ms_to_ns(2000));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sched_other_nice),
+		cmocka_unit_test(test_sched_negative_nice),
+		cmocka_unit_test(test_sched_fifo_rr),
+		cmocka_unit_test(test_sched_deadline),
+		cmocka_unit_test(test_sched_slice),
+		cmocka_unit_test(test_sched_cpus),
+		cmocka_unit_test(test_sched_refusals),
+		cmocka_unit_test(test_sched_read_gone),
+		cmocka_unit_test(test_sched_format_and_json),
+		cmocka_unit_test(test_sched_rttime_kills_spinner),
+	};
+	const struct CMUnitTest before_limit[] = {
+		cmocka_unit_test(test_sched_refuses_rt_without_rttime),
+	};
+	int failed = cmocka_run_group_tests(before_limit, NULL, NULL);
+	return failed + cmocka_run_group_tests(tests, setup, NULL);
+}

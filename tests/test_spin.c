@@ -1,0 +1,369 @@
+/* The il_spin mutex: exclusion, wake-ups, timeouts, handoff, il_lock. */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "il_lock.h"
+#include "il_spin.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static struct timespec ns_to_ts(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+	return ts;
+}
+
+struct stress {
+	struct il_spin_mutex m;
+	enum il_spin_source src;
+	unsigned long iters;
+	unsigned long counter; /* plain on purpose: only the lock protects it */
+	_Atomic unsigned long bad_owner;
+	pthread_barrier_t go; /* all threads start together, so they contend */
+};
+
+static void *stress_thread(void *arg)
+{
+	struct stress *s = arg;
+	uint32_t me = il_spin_tid();
+
+	pthread_barrier_wait(&s->go);
+	for (unsigned long i = 0; i < s->iters; i++) {
+		il_spin_mutex_lock_source(&s->m, s->src);
+		if (il_spin_mutex_owner(&s->m) != me)
+			s->bad_owner++;
+		s->counter++;
+		il_spin_mutex_unlock(&s->m);
+	}
+	return NULL;
+}
+
+/*
+ * nthreads x iters increments; fails (instead of hanging) if the threads
+ * are not done within limit_s, which is what a lost wake-up looks like.
+ */
+static void run_stress(enum il_spin_source src, int nthreads, unsigned long iters, int limit_s)
+{
+	struct stress s = { .src = src, .iters = iters };
+	pthread_t t[16];
+	struct timespec dl;
+
+	assert_true(nthreads <= 16);
+	pthread_barrier_init(&s.go, NULL, (unsigned)nthreads);
+	for (int i = 0; i < nthreads; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, stress_thread, &s), 0);
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += limit_s;
+	for (int i = 0; i < nthreads; i++)
+		if (pthread_timedjoin_np(t[i], NULL, &dl) != 0)
+			fail_msg("threads not done after %d s: lost wake-up or deadlock", limit_s);
+	assert_int_equal(s.counter, (unsigned long)nthreads * iters);
+	assert_int_equal(s.bad_owner, 0);
+	assert_int_equal(s.m.word, 0);
+	pthread_barrier_destroy(&s.go);
+}
+
+static void test_spin_exclusion_none(void **state)
+{
+	assert_int_equal(il_spin_init(IL_SPIN_SOURCE_NONE, NULL), 0);
+	assert_int_equal(il_spin_source_get(), IL_SPIN_SOURCE_NONE);
+	run_stress(IL_SPIN_SOURCE_NONE, 8, 200000, 50);
+}
+
+/* The lying sources: the lock must not care what they say. */
+static int lie_on(uint32_t tid, void *data)
+{
+	return 1;
+}
+
+static int lie_off(uint32_t tid, void *data)
+{
+	return 0;
+}
+
+static int lie_random(uint32_t tid, void *data)
+{
+	static _Atomic uint32_t x = 2463534242u;
+	uint32_t v = x;
+
+	/* xorshift; races between threads only make it more random */
+	v ^= v << 13;
+	v ^= v >> 17;
+	v ^= v << 5;
+	x = v;
+	return v & 1;
+}
+
+static void test_spin_exclusion_lying_on(void **state)
+{
+	il_spin_test_set_oncpu(lie_on, NULL);
+	/* A small budget keeps "always on" from spinning on a preempted owner for long. */
+	il_spin_budget_set_ns(5000);
+	run_stress(IL_SPIN_SOURCE_BPF, 8, 20000, 20);
+	il_spin_budget_set_ns(0);
+	il_spin_test_set_oncpu(NULL, NULL);
+}
+
+static void test_spin_exclusion_lying_off(void **state)
+{
+	il_spin_test_set_oncpu(lie_off, NULL);
+	run_stress(IL_SPIN_SOURCE_BPF, 8, 20000, 20);
+	il_spin_test_set_oncpu(NULL, NULL);
+}
+
+static void test_spin_exclusion_lying_random(void **state)
+{
+	il_spin_test_set_oncpu(lie_random, NULL);
+	run_stress(IL_SPIN_SOURCE_BPF, 8, 20000, 20);
+	il_spin_test_set_oncpu(NULL, NULL);
+}
+
+struct holder {
+	struct il_spin_mutex *m;
+	uint64_t hold_ns;
+	_Atomic int locked;
+};
+
+static void *hold_thread(void *arg)
+{
+	struct holder *h = arg;
+	struct timespec ts = ns_to_ts(h->hold_ns);
+
+	il_spin_mutex_lock(h->m);
+	h->locked = 1;
+	nanosleep(&ts, NULL);
+	il_spin_mutex_unlock(h->m);
+	return NULL;
+}
+
+static void start_holder(struct holder *h, pthread_t *t)
+{
+	assert_int_equal(pthread_create(t, NULL, hold_thread, h), 0);
+	while (!h->locked)
+		usleep(100);
+}
+
+static void test_spin_trylock_busy_and_eperm(void **state)
+{
+	struct il_spin_mutex m = IL_SPIN_MUTEX_INITIALIZER;
+	struct holder h = { .m = &m, .hold_ns = 50000000 };
+	pthread_t t;
+
+	assert_int_equal(il_spin_mutex_unlock(&m), -EPERM);
+	start_holder(&h, &t);
+	assert_int_equal(il_spin_mutex_trylock(&m), -EBUSY);
+	assert_int_equal(il_spin_mutex_unlock(&m), -EPERM);
+	pthread_join(t, NULL);
+	assert_int_equal(il_spin_mutex_trylock(&m), 0);
+	assert_int_equal(il_spin_mutex_owner(&m), il_spin_tid());
+	assert_int_equal(il_spin_mutex_unlock(&m), 0);
+	assert_int_equal(m.word, 0);
+}
+
+static void test_spin_timedlock_times_out(void **state)
+{
+	struct il_spin_mutex m = IL_SPIN_MUTEX_INITIALIZER;
+	struct holder h = { .m = &m, .hold_ns = 400000000 };
+	struct timespec dl, bad = { 0, 1000000000L };
+	uint64_t t0, el;
+	pthread_t t;
+
+	start_holder(&h, &t);
+	assert_int_equal(il_spin_mutex_timedlock(&m, &bad), -EINVAL);
+	/* A deadline in the past fails at once. */
+	dl = ns_to_ts(now_ns() - 1000000);
+	assert_int_equal(il_spin_mutex_timedlock(&m, &dl), -ETIMEDOUT);
+	t0 = now_ns();
+	dl = ns_to_ts(t0 + 50000000);
+	assert_int_equal(il_spin_mutex_timedlock(&m, &dl), -ETIMEDOUT);
+	el = now_ns() - t0;
+	assert_true(el >= 50000000);
+	assert_true(el < 50000000 + 40000000); /* on time: at most 40 ms late */
+	pthread_join(t, NULL);
+	assert_int_equal(m.word, 0);
+}
+
+static void test_spin_timedlock_acquires(void **state)
+{
+	struct il_spin_mutex m = IL_SPIN_MUTEX_INITIALIZER;
+	struct holder h = { .m = &m, .hold_ns = 20000000 };
+	struct timespec dl;
+	pthread_t t;
+
+	start_holder(&h, &t);
+	dl = ns_to_ts(now_ns() + 2000000000ull);
+	assert_int_equal(il_spin_mutex_timedlock(&m, &dl), 0);
+	assert_int_equal(il_spin_mutex_owner(&m), il_spin_tid());
+	assert_int_equal(il_spin_mutex_unlock(&m), 0);
+	pthread_join(t, NULL);
+}
+
+struct greedy {
+	struct il_spin_mutex m;
+	_Atomic int stop;
+	_Atomic int started;
+};
+
+/* Re-takes the lock right after releasing it: the classic starver. */
+static void *greedy_thread(void *arg)
+{
+	struct greedy *g = arg;
+
+	while (!g->stop) {
+		il_spin_mutex_lock_source(&g->m, IL_SPIN_SOURCE_BPF);
+		g->started = 1;
+		for (uint64_t t0 = now_ns(); now_ns() - t0 < 20000;)
+			;
+		il_spin_mutex_unlock(&g->m);
+	}
+	return NULL;
+}
+
+/*
+ * Two greedy threads keep the lock busy on both CPUs; a waiter told that
+ * owners are always off-CPU sleeps at once and then keeps losing the race
+ * after each wake-up. The handoff must get it in well within 1 s.
+ */
+static void test_spin_handoff_bounds_wait(void **state)
+{
+	struct greedy g = { .stop = 0 };
+	uint64_t before = il_spin_handoffs(), worst = 0;
+	pthread_t t[2];
+
+	il_spin_test_set_oncpu(lie_off, NULL);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, greedy_thread, &g), 0);
+	while (!g.started)
+		usleep(100);
+	for (int i = 0; i < 50; i++) {
+		uint64_t t0 = now_ns(), w;
+
+		il_spin_mutex_lock_source(&g.m, IL_SPIN_SOURCE_BPF);
+		w = now_ns() - t0;
+		il_spin_mutex_unlock(&g.m);
+		if (w > worst)
+			worst = w;
+		usleep(200);
+	}
+	g.stop = 1;
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	il_spin_test_set_oncpu(NULL, NULL);
+	print_message("worst wait %.2f ms, handoffs %llu\n", worst / 1e6,
+		      (unsigned long long)(il_spin_handoffs() - before));
+	assert_true(worst < 1000000000ull);
+	assert_int_equal(g.m.word, 0);
+}
+
+static void test_spin_fork_child_tid(void **state)
+{
+	struct il_spin_mutex m = IL_SPIN_MUTEX_INITIALIZER;
+	int st;
+	pid_t pid;
+
+	(void)il_spin_tid(); /* cache the parent's TID first */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		il_spin_mutex_lock(&m);
+		_exit(il_spin_mutex_owner(&m) == (uint32_t)getpid() &&
+			      il_spin_mutex_unlock(&m) == 0
+		      ? 0
+		      : 1);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+struct kind_stress {
+	struct il_lock l;
+	unsigned long counter;
+};
+
+static void *kind_thread(void *arg)
+{
+	struct kind_stress *k = arg;
+
+	for (int i = 0; i < 20000; i++) {
+		il_lock_lock(&k->l);
+		k->counter++;
+		il_lock_unlock(&k->l);
+	}
+	return NULL;
+}
+
+static void test_spin_lock_kinds(void **state)
+{
+	static const char *const names[] = { "pthread", "adaptive-np", "tas", "il-none", "il-bpf" };
+
+	assert_int_equal(il_lock_kind_parse("mutex"), -EINVAL);
+	assert_int_equal(il_lock_kind_parse(NULL), -EINVAL);
+	assert_string_equal(il_lock_kind_name((enum il_lock_kind)42), "?");
+	for (int k = 0; k < IL_LOCK_KIND_COUNT; k++) {
+		struct kind_stress ks = { .counter = 0 };
+		pthread_t t[4];
+
+		assert_int_equal(il_lock_kind_parse(names[k]), k);
+		assert_string_equal(il_lock_kind_name((enum il_lock_kind)k), names[k]);
+		assert_int_equal(il_lock_init(&ks.l, (enum il_lock_kind)k), 0);
+		for (int i = 0; i < 4; i++)
+			assert_int_equal(pthread_create(&t[i], NULL, kind_thread, &ks), 0);
+		for (int i = 0; i < 4; i++)
+			pthread_join(t[i], NULL);
+		il_lock_destroy(&ks.l);
+		assert_int_equal(ks.counter, 4 * 20000);
+	}
+}
+
+static void test_spin_source_names(void **state)
+{
+	assert_int_equal(il_spin_source_parse("none"), IL_SPIN_SOURCE_NONE);
+	assert_int_equal(il_spin_source_parse("bpf"), IL_SPIN_SOURCE_BPF);
+	assert_int_equal(il_spin_source_parse("auto"), IL_SPIN_SOURCE_AUTO);
+	assert_int_equal(il_spin_source_parse("ebpf"), -EINVAL);
+	assert_string_equal(il_spin_source_name(IL_SPIN_SOURCE_BPF), "bpf");
+	assert_int_equal(il_spin_init((enum il_spin_source)7, NULL), -EINVAL);
+	il_spin_budget_set_ns(12345);
+	assert_int_equal(il_spin_budget_get_ns(), 12345);
+	il_spin_budget_set_ns(0);
+	assert_int_equal(il_spin_budget_get_ns(), IL_SPIN_DEFAULT_BUDGET_NS);
+	/* Source none knows nothing about owners. */
+	assert_int_equal(il_spin_init(IL_SPIN_SOURCE_NONE, NULL), 0);
+	assert_int_equal(il_spin_oncpu(il_spin_tid()), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spin_source_names),
+		cmocka_unit_test(test_spin_trylock_busy_and_eperm),
+		cmocka_unit_test(test_spin_timedlock_times_out),
+		cmocka_unit_test(test_spin_timedlock_acquires),
+		cmocka_unit_test(test_spin_fork_child_tid),
+		cmocka_unit_test(test_spin_lock_kinds),
+		cmocka_unit_test(test_spin_exclusion_none),
+		cmocka_unit_test(test_spin_exclusion_lying_on),
+		cmocka_unit_test(test_spin_exclusion_lying_off),
+		cmocka_unit_test(test_spin_exclusion_lying_random),
+		cmocka_unit_test(test_spin_handoff_bounds_wait),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

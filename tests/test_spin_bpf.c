@@ -1,0 +1,233 @@
+/*
+ * The BPF on-CPU source: records read back from the map, the publisher's
+ * pins, and mutual exclusion with source bpf. Needs root (CAP_BPF,
+ * CAP_PERFMON); every case skips with the reason otherwise.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "il_oncpu.h"
+#include "il_spin.h"
+
+static struct il_oncpu *oncpu;
+static int load_err;
+
+static int group_setup(void **state)
+{
+	load_err = il_oncpu_load(&oncpu);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	il_oncpu_free(oncpu);
+	il_spin_close();
+	return 0;
+}
+
+static void need_bpf(void)
+{
+	if (!oncpu) {
+		print_message("BPF not allowed here: cannot load the sched_switch program (%s)\n",
+			      strerror(-load_err));
+		skip();
+	}
+}
+
+static void test_spin_bpf_self_oncpu(void **state)
+{
+	uint32_t tid = il_spin_tid();
+	uint64_t rec;
+
+	need_bpf();
+	usleep(1000); /* switch out and in once: the record is fresh */
+	rec = il_oncpu_record(oncpu, tid);
+	assert_int_equal(il_oncpu_state(oncpu, tid), 1);
+	assert_true(((rec >> IL_ONCPU_CPU_SHIFT) & IL_ONCPU_CPU_MASK) < (uint64_t)sysconf(_SC_NPROCESSORS_CONF));
+	assert_true((rec & IL_ONCPU_SEQ_MASK) >= 2);
+	/* Beyond the map: unknown, not a guess. */
+	assert_int_equal(il_oncpu_state(oncpu, oncpu->entries), -1);
+}
+
+struct reader {
+	int fd;
+	_Atomic uint32_t tid;
+};
+
+static void *reader_thread(void *arg)
+{
+	struct reader *r = arg;
+	char c;
+
+	r->tid = il_spin_tid();
+	if (read(r->fd, &c, 1) != 1)
+		return (void *)1;
+	return NULL;
+}
+
+static void test_spin_bpf_blocked_reader_offcpu(void **state)
+{
+	struct reader r = { .tid = 0 };
+	uint64_t seq_blocked;
+	int p[2], st = -1;
+	pthread_t t;
+
+	need_bpf();
+	assert_int_equal(pipe(p), 0);
+	r.fd = p[0];
+	assert_int_equal(pthread_create(&t, NULL, reader_thread, &r), 0);
+	while (!r.tid)
+		usleep(100);
+	/* Blocked in read() within a few ms; wait until the record says so. */
+	for (int i = 0; i < 1000 && st != 0; i++) {
+		usleep(1000);
+		st = il_oncpu_state(oncpu, r.tid);
+	}
+	assert_int_equal(st, 0);
+	seq_blocked = il_oncpu_record(oncpu, r.tid) & IL_ONCPU_SEQ_MASK;
+	usleep(20000);
+	/* Still blocked: no switch recorded meanwhile. */
+	assert_int_equal(il_oncpu_record(oncpu, r.tid) & IL_ONCPU_SEQ_MASK, seq_blocked);
+	assert_int_equal(write(p[1], "x", 1), 1);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true((il_oncpu_record(oncpu, r.tid) & IL_ONCPU_SEQ_MASK) > seq_blocked);
+	close(p[0]);
+	close(p[1]);
+}
+
+struct stress {
+	struct il_spin_mutex m;
+	unsigned long counter;
+	_Atomic unsigned long bad_owner;
+	pthread_barrier_t go; /* all threads start together, so they contend */
+};
+
+static void *stress_thread(void *arg)
+{
+	struct stress *s = arg;
+	uint32_t me = il_spin_tid();
+
+	pthread_barrier_wait(&s->go);
+	for (int i = 0; i < 200000; i++) {
+		il_spin_mutex_lock(&s->m);
+		if (il_spin_mutex_owner(&s->m) != me)
+			s->bad_owner++;
+		s->counter++;
+		il_spin_mutex_unlock(&s->m);
+	}
+	return NULL;
+}
+
+static void test_spin_bpf_exclusion(void **state)
+{
+	struct stress s = { .counter = 0 };
+	struct timespec dl;
+	pthread_t t[8];
+	int r;
+
+	need_bpf();
+	r = il_spin_init(IL_SPIN_SOURCE_BPF, NULL);
+	if (r < 0) {
+		print_message("%s\n", il_spin_source_reason());
+		skip();
+	}
+	assert_int_equal(il_spin_source_get(), IL_SPIN_SOURCE_BPF);
+	assert_int_equal(il_spin_oncpu(il_spin_tid()), 1);
+	pthread_barrier_init(&s.go, NULL, 8);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, stress_thread, &s), 0);
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 40;
+	for (int i = 0; i < 8; i++)
+		if (pthread_timedjoin_np(t[i], NULL, &dl) != 0)
+			fail_msg("threads not done after 40 s: lost wake-up or deadlock");
+	assert_int_equal(s.counter, 8ul * 200000);
+	assert_int_equal(s.bad_owner, 0);
+	assert_int_equal(s.m.word, 0);
+	pthread_barrier_destroy(&s.go);
+	il_spin_close();
+	assert_int_equal(il_spin_source_get(), IL_SPIN_SOURCE_NONE);
+}
+
+/* Child of test_spin_bpf_publish: returns the exit code. */
+static int publish_child(void)
+{
+	struct il_spin_opts o = { .no_load = 1 };
+	char path[256];
+	struct stat st;
+
+	/*
+	 * A private mount namespace with its own bpffs: the pins die with it
+	 * even if this child crashes, so nothing is ever left pinned.
+	 */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700") < 0)
+		return 77;
+	if (il_spin_init(IL_SPIN_SOURCE_BPF, &o) != -ENOENT)
+		return 10; /* nothing pinned yet, and loading was forbidden */
+	if (il_oncpu_publish(NULL) < 0)
+		return 11;
+	if (il_oncpu_publish(NULL) != -EEXIST)
+		return 12;
+	snprintf(path, sizeof(path), "%s/%s", IL_ONCPU_PIN_DIR, IL_ONCPU_PIN_MAP);
+	if (stat(path, &st) < 0 || (st.st_mode & 0777) != 0600)
+		return 13;
+	snprintf(path, sizeof(path), "%s/%s", IL_ONCPU_PIN_DIR, IL_ONCPU_PIN_LINK);
+	if (stat(path, &st) < 0 || (st.st_mode & 0777) != 0600)
+		return 14;
+	if (il_spin_init(IL_SPIN_SOURCE_BPF, &o) != 0 || il_spin_source_get() != IL_SPIN_SOURCE_BPF)
+		return 15;
+	if (il_spin_oncpu(il_spin_tid()) != 1)
+		return 16;
+	il_spin_close();
+	if (il_oncpu_unpublish(NULL) != 0)
+		return 17;
+	if (access(path, F_OK) == 0 || il_oncpu_unpublish(NULL) != -ENOENT)
+		return 18;
+	return 0;
+}
+
+static void test_spin_bpf_publish(void **state)
+{
+	pid_t pid;
+	int st;
+
+	need_bpf();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(publish_child());
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77) {
+		print_message("cannot create a private mount namespace with bpffs\n");
+		skip();
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spin_bpf_self_oncpu),
+		cmocka_unit_test(test_spin_bpf_blocked_reader_offcpu),
+		cmocka_unit_test(test_spin_bpf_exclusion),
+		cmocka_unit_test(test_spin_bpf_publish),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""scripts/policy-sweep end to end.
+
+Default: against tests/fake-inputlat (no root, seconds). With
+`--real PATH`: the same small sweep on the real inputlat (needs root;
+exit 77, "cannot run here", without it or without the binary).
+"""
+
+import csv
+import glob
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+TESTS = os.path.dirname(os.path.realpath(__file__))
+SOURCE = os.environ.get("IL_SOURCE_DIR") or os.path.dirname(TESTS)
+SWEEP = os.path.join(SOURCE, "scripts", "policy-sweep")
+FAKE = os.path.join(TESTS, "fake-inputlat")
+sys.path.insert(0, os.path.join(SOURCE, "scripts"))
+import inputlat_stats  # noqa: E402
+
+REAL = None
+SMALL = ["--policies", "cfs,rt", "--scenarios", "idle", "--rounds", "2", "--events", "50",
+         "--seed", "3"]
+
+
+def sweep(out, *args, env=None, inputlat=None, timeout=240):
+    return subprocess.run([sys.executable, SWEEP, "--inputlat", inputlat or FAKE, "--out", out,
+                           *args], env=dict(os.environ, **(env or {})), capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def logged_runs(log):
+    if not os.path.exists(log):
+        return []
+    with open(log) as f:
+        return [json.loads(line) for line in f]
+
+
+def round_of(run):
+    """'cfs__idle/round-1' from a logged run's --json path."""
+    path = run["json"].replace(".part", "")
+    return os.path.join(os.path.basename(os.path.dirname(path)),
+                        os.path.basename(path)[:-len(".json")])
+
+
+class Outputs:
+    """The checks a user would make on a finished 2 × 1 × 2 sweep."""
+
+    def check_outputs(self, out, policies=("cfs", "rt"), scenario="idle", rounds=2, events=50):
+        with open(os.path.join(out, "summary.md")) as f:
+            md = f.read()
+        for head in ("- kernel: ", " CPUs", "- fair server: ", "- date: ", "- command: `"):
+            self.assertIn(head, md)
+        for p in policies:
+            self.assertRegex(md, rf"\n\| {p} \| {scenario} \| {rounds} \| {rounds * events} \|")
+
+        with open(os.path.join(out, "summary.csv"), newline="") as f:
+            rows = list(csv.reader(f))
+        self.assertEqual(rows[0], [c[0] for c in inputlat_stats.COLUMNS])
+        self.assertEqual(sorted(r[0] for r in rows[1:]), sorted(policies))
+        byname = {r[0]: dict(zip(rows[0], r)) for r in rows[1:]}
+        self.assertEqual(byname["cfs"]["verdict"], "reference")
+        self.assertEqual(byname["cfs"]["p50_ratio"], "1.000")
+        for p in policies:
+            self.assertEqual(int(byname[p]["events"]), rounds * events)
+            float(byname[p]["proc_p50_us"])
+            if p != "cfs":
+                lo, r, hi = (float(byname[p][k]) for k in ("p50_ci_lo", "p50_ratio", "p50_ci_hi"))
+                self.assertLessEqual(lo, r)
+                self.assertLessEqual(r, hi)
+
+        with open(os.path.join(out, "index.md")) as f:
+            index = f.read()
+        pngs = [f"plots/{n}-{scenario}.png" for n in ("cdf", "hist", "hops")] + ["plots/canary.png"]
+        for png in pngs:
+            path = os.path.join(out, png)
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", png)
+            self.assertGreater(os.path.getsize(path), 5000, png)
+            self.assertIn(f"]({png})", index)
+        for p in policies:
+            self.assertTrue(os.path.exists(os.path.join(out, "cells", f"{p}__{scenario}",
+                                                        "merged.hist.csv")))
+
+
+class FakeSweep(unittest.TestCase, Outputs):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="il-sweep-")
+        self.out = os.path.join(self.tmp.name, "out")
+        self.log = os.path.join(self.tmp.name, "runs.log")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_sweep_outputs(self):
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.check_outputs(self.out)
+        self.assertEqual(len(logged_runs(self.log)), 4)
+        self.assertIn("seed 3", r.stderr)
+        self.assertRegex(r.stderr, r"cell 4 of 4 \(round 2, \S+, idle\), elapsed \d+ s, ETA \d+ s")
+        # Each run got the flags of issue 6.
+        run = logged_runs(self.log)[0]["argv"]
+        self.assertEqual(run[0:2], ["--policy", run[1]])
+        self.assertIn("--hist-csv", run)
+        self.assertEqual(run[run.index("--events") + 1], "50")
+
+    def test_sweep_resumes_after_interrupt(self):
+        env = {"FAKE_INPUTLAT_LOG": self.log, "FAKE_INPUTLAT_SLEEP": "0.7"}
+        proc = subprocess.Popen([sys.executable, SWEEP, "--inputlat", FAKE, "--out", self.out, *SMALL],
+                                env=dict(os.environ, **env), stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not glob.glob(os.path.join(self.out, "cells", "*", "round-*.json")):
+            self.assertLess(time.monotonic(), deadline, "first cell never finished")
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertIn("run the same command again to resume", err)
+        first = logged_runs(self.log)
+        done = {os.path.relpath(p, os.path.join(self.out, "cells"))[:-len(".json")]
+                for p in glob.glob(os.path.join(self.out, "cells", "*", "round-*.json"))}
+        self.assertGreaterEqual(len(done), 1)
+        self.assertLess(len(done), 4)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "summary.md")))
+
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        again = [round_of(run) for run in logged_runs(self.log)[len(first):]]
+        self.assertEqual(len(again), 4 - len(done))
+        self.assertFalse(done & set(again), "re-ran a finished cell")
+        self.check_outputs(self.out)
+
+        # A third run has nothing left to do.
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(logged_runs(self.log)), len(first) + len(again))
+
+    def test_sweep_failed_run_recorded_and_sweep_goes_on(self):
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_FAIL": "rt"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.out, "cells", "rt__idle", "round-1.error")) as f:
+            self.assertEqual(f.read(), "exit 1: inputlat: render-sim died (signal 11); "
+                                       "stopped the others\n")
+        with open(os.path.join(self.out, "summary.md")) as f:
+            md = f.read()
+        self.assertIn("| rt | idle | 0 | 0 |", md)
+        self.assertIn("rt idle round 2: exit 1: inputlat: render-sim died", md)
+        self.assertTrue(os.path.exists(os.path.join(self.out, "plots", "cdf-idle.png")))
+
+    def test_sweep_policy_that_cannot_apply_is_tried_once(self):
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_CANNOT": "rt", "FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([run["policy"] for run in logged_runs(self.log)].count("rt"), 1)
+        with open(os.path.join(self.out, "summary.md")) as f:
+            md = f.read()
+        self.assertIn("- rt: cannot run here (exit 2: inputlat run: cannot apply policy rt", md)
+        self.assertRegex(md, r"\| rt \| idle \|.*\| cannot run here \|")
+
+    def test_sweep_default_policies_from_check(self):
+        args = ["--scenarios", "idle", "--rounds", "1", "--events", "20"]
+        r = sweep(self.out, *args, env={"FAKE_INPUTLAT_CANNOT": "deadline",
+                                        "FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ran = {run["policy"] for run in logged_runs(self.log)}
+        self.assertEqual(len(ran), 6)
+        self.assertNotIn("deadline", ran)
+        with open(os.path.join(self.out, "summary.md")) as f:
+            self.assertIn("- deadline: cannot run here (fair server not present)", f.read())
+
+        # Without `check --json`, every line of `inputlat policies` is tried.
+        os.remove(self.log)
+        r = sweep(os.path.join(self.tmp.name, "out2"), *args,
+                  env={"FAKE_INPUTLAT_NO_CHECK": "1", "FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len({run["policy"] for run in logged_runs(self.log)}), 7)
+
+    def test_sweep_quick(self):
+        r = sweep(self.out, "--quick", env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        runs = logged_runs(self.log)
+        self.assertEqual(len(runs), 3 * 2 * 2)
+        self.assertEqual({run["policy"] for run in runs}, {"cfs", "rt", "rt-fair-server"})
+        for s in ("idle", "load"):
+            self.assertTrue(os.path.exists(os.path.join(self.out, "plots", f"cdf-{s}.png")))
+        ncpus = str(len(os.sched_getaffinity(0)))
+        self.assertTrue(any(run["argv"][2:4] == ["--load", ncpus] for run in runs))
+
+    def test_sweep_bad_input_one_line(self):
+        for args, want in ((["--rounds", "0"], "--rounds: '0' is not a whole number"),
+                           (["--scenarios", "idle,busy"], "unknown scenario 'busy'"),
+                           (["--policies", "cfs,nope"], "unknown policy 'nope'"),
+                           (["--bogus"], "unrecognized arguments: --bogus")):
+            r = sweep(self.out, *args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+            self.assertIn(want, r.stderr)
+        r = subprocess.run([sys.executable, SWEEP, "--inputlat", "/nonexistent/inputlat"],
+                           capture_output=True, text=True)
+        self.assertEqual((r.returncode, len(r.stderr.splitlines())), (2, 1))
+
+
+class RealSweep(unittest.TestCase, Outputs):
+    def test_sweep_real(self):
+        with tempfile.TemporaryDirectory(prefix="il-sweep-real-") as tmp:
+            r = sweep(tmp, *SMALL, inputlat=REAL, timeout=540)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertNotIn(".error", " ".join(glob.glob(os.path.join(tmp, "cells", "*", "*"))),
+                             r.stderr)
+            self.check_outputs(tmp)
+            for path in glob.glob(os.path.join(tmp, "cells", "*", "round-*.json")):
+                run = inputlat_stats.load_run(path)
+                self.assertEqual(run["events"]["completed"], 50, path)
+                self.assertTrue(run["histogram"]["buckets"], path)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--real":
+        REAL = sys.argv[2]
+        if not os.access(REAL, os.X_OK):
+            print(f"skip: {REAL} not built", file=sys.stderr)
+            sys.exit(77)
+        if os.geteuid() != 0:
+            print("skip: the real sweep needs root (policies set RT classes and knobs)",
+                  file=sys.stderr)
+            sys.exit(77)
+        suite = unittest.defaultTestLoader.loadTestsFromTestCase(RealSweep)
+    else:
+        suite = unittest.defaultTestLoader.loadTestsFromTestCase(FakeSweep)
+    sys.exit(0 if unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful() else 1)

@@ -1,0 +1,286 @@
+/* The Perfetto trace: well-formed, named, in hop order, linked by flows. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <cJSON.h>
+
+#include "il_trace.h"
+
+#define NEVENTS 5
+
+/* The run of DESIGN.md in miniature: which thread runs stamp k. */
+static const int hop_tid[IL_NSTAMPS] = { 100, 201, 202, 203, 301, 302, 303,
+					 302, 401, 402, 403, 404, 404 };
+
+static const struct il_trace_thread threads[] = {
+	{ 100, 100, "inputlat", "inputlat:inj" },  { 200, 201, "browser-sim", "browser:evdev" },
+	{ 200, 202, "browser-sim", "browser:ui" },  { 200, 203, "browser-sim", "browser:io" },
+	{ 300, 301, "render-sim", "render:io" },    { 300, 302, "render-sim", "render:comp" },
+	{ 300, 303, "render-sim", "render:main" },  { 400, 401, "viz-sim", "viz:io" },
+	{ 400, 402, "viz-sim", "viz:comp" },        { 400, 403, "viz-sim", "viz:gpu" },
+	{ 400, 404, "viz-sim", "viz:drm" },
+};
+#define NTHREADS (sizeof(threads) / sizeof(threads[0]))
+
+struct fixture {
+	char dir[64];
+	char path[96];
+	struct il_msg msgs[NEVENTS];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	strcpy(f->dir, "/tmp/il-trace-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->path, sizeof(f->path), "%s/t.json", f->dir);
+	for (int i = 0; i < NEVENTS; i++) {
+		struct il_msg *m = &f->msgs[i];
+		uint64_t t = 5000000000ull + (uint64_t)i * 20000000ull;
+
+		m->event_id = (uint64_t)i + 1;
+		for (int k = 0; k < IL_NSTAMPS; k++) {
+			m->stamp_ns[k] = t + (uint64_t)k * 300000ull;
+			m->end_ns[k] = m->stamp_ns[k] + 100000ull + (uint64_t)k * 1000ull;
+			m->tid[k] = (uint32_t)hop_tid[k];
+		}
+		m->end_ns[12] = m->stamp_ns[12]; /* the flip is an instant */
+	}
+	/* Event 4 timed out in the renderer: hops 7..12 never happened. */
+	for (int k = 7; k < IL_NSTAMPS; k++)
+		f->msgs[3].stamp_ns[k] = f->msgs[3].end_ns[k] = 0;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char link[128];
+
+	snprintf(link, sizeof(link), "%s/link.json", f->dir);
+	unlink(link);
+	unlink(f->path);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static cJSON *load(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	static char buf[4 << 20];
+	size_t n;
+
+	assert_non_null(fp);
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	return cJSON_Parse(buf);
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	assert_true(cJSON_IsNumber(v));
+	return v->valuedouble;
+}
+
+static const char *ph_of(const cJSON *e)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "ph");
+
+	assert_true(cJSON_IsString(v));
+	return v->valuestring;
+}
+
+static const cJSON *events_of(const cJSON *root)
+{
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+
+	assert_true(cJSON_IsArray(ev));
+	return ev;
+}
+
+static void test_trace_slices_named_and_complete(void **state)
+{
+	struct fixture *f = *state;
+	const struct il_trace_counter ctr[] = { { 5000000000ull, "canary stall ms", 0.4 },
+						{ 5050000000ull, "hog share", 0.97 } };
+	cJSON *root;
+	const cJSON *e;
+	int nx = 0, ncounters = 0;
+
+	assert_int_equal(il_trace_write(f->path, f->msgs, NEVENTS, threads, NTHREADS, ctr, 2, 0), 0);
+	root = load(f->path);
+	assert_non_null(root);
+
+	cJSON_ArrayForEach(e, events_of(root)) {
+		const char *ph = ph_of(e);
+
+		if (strcmp(ph, "X") == 0) {
+			const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+			int tid = (int)num(e, "tid");
+			bool named = false;
+			const cJSON *m;
+
+			nx++;
+			num(e, "pid");
+			num(e, "ts");
+			assert_true(num(e, "dur") >= 0);
+			assert_true(cJSON_IsString(name) && name->valuestring[0]);
+			/* Every tid has a thread_name record in the same pid. */
+			cJSON_ArrayForEach(m, events_of(root)) {
+				const cJSON *mn = cJSON_GetObjectItemCaseSensitive(m, "name");
+
+				if (strcmp(ph_of(m), "M") == 0 && strcmp(mn->valuestring, "thread_name") == 0 &&
+				    (int)num(m, "tid") == tid && num(m, "pid") == num(e, "pid"))
+					named = true;
+			}
+			assert_true(named);
+		} else if (strcmp(ph, "C") == 0) {
+			const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+
+			ncounters++;
+			num(args, "value");
+		}
+	}
+	/* 13 slices (inject + 12 hops) per complete event, 7 for the timed-out one. */
+	assert_int_equal(nx, 4 * 13 + 7);
+	assert_int_equal(ncounters, 2);
+	cJSON_Delete(root);
+}
+
+/* Finds the X slice of (event_id, hop); NULL when absent. */
+static const cJSON *slice_of(const cJSON *root, int id, int hop)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, events_of(root)) {
+		const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+
+		if (strcmp(ph_of(e), "X") == 0 && (int)num(args, "event_id") == id &&
+		    (int)num(args, "hop") == hop)
+			return e;
+	}
+	return NULL;
+}
+
+static void test_trace_hop_order_and_flows(void **state)
+{
+	struct fixture *f = *state;
+	cJSON *root;
+
+	assert_int_equal(il_trace_write(f->path, f->msgs, NEVENTS, threads, NTHREADS, NULL, 0, 0), 0);
+	root = load(f->path);
+	assert_non_null(root);
+
+	for (int id = 1; id <= NEVENTS; id++) {
+		int last = id == 4 ? 6 : 12, nflow = 0;
+		double prev_ts = -1;
+		const cJSON *e;
+
+		/* Slices of one mouse-down start in hop order, each on its hop's thread. */
+		for (int k = 0; k <= last; k++) {
+			const cJSON *s = slice_of(root, id, k);
+
+			assert_non_null(s);
+			assert_true(num(s, "ts") > prev_ts);
+			assert_int_equal((int)num(s, "tid"), hop_tid[k]);
+			prev_ts = num(s, "ts");
+		}
+		assert_null(slice_of(root, id, last + 1));
+
+		/* One flow: s, t..., f in time order, each inside the slice of its hop. */
+		prev_ts = -1;
+		cJSON_ArrayForEach(e, events_of(root)) {
+			const char *ph = ph_of(e);
+			const cJSON *s;
+			double ts;
+
+			if (strcmp(ph, "s") && strcmp(ph, "t") && strcmp(ph, "f"))
+				continue;
+			if ((int)num(e, "id") != id)
+				continue;
+			ts = num(e, "ts");
+			s = slice_of(root, id, nflow);
+			assert_non_null(s);
+			assert_string_equal(ph, nflow == 0 ? "s" : nflow == last ? "f" : "t");
+			assert_true(ts > prev_ts);
+			assert_true(ts >= num(s, "ts") && ts <= num(s, "ts") + num(s, "dur"));
+			assert_int_equal((int)num(e, "tid"), (int)num(s, "tid"));
+			if (nflow == last)
+				assert_string_equal(
+					cJSON_GetObjectItemCaseSensitive(e, "bp")->valuestring, "e");
+			prev_ts = ts;
+			nflow++;
+		}
+		assert_int_equal(nflow, last + 1);
+	}
+	cJSON_Delete(root);
+}
+
+static void test_trace_bounded(void **state)
+{
+	struct fixture *f = *state;
+	cJSON *root;
+	const cJSON *e;
+	int maxid = 0;
+
+	assert_int_equal(il_trace_write(f->path, f->msgs, NEVENTS, threads, NTHREADS, NULL, 0, 2), 0);
+	root = load(f->path);
+	cJSON_ArrayForEach(e, events_of(root))
+		if (strcmp(ph_of(e), "X") == 0) {
+			int id = (int)num(cJSON_GetObjectItemCaseSensitive(e, "args"), "event_id");
+
+			maxid = id > maxid ? id : maxid;
+		}
+	assert_int_equal(maxid, 2);
+	cJSON_Delete(root);
+}
+
+static void test_trace_refuses_symlink(void **state)
+{
+	struct fixture *f = *state;
+	char link[128], buf[8] = { 0 };
+	FILE *fp;
+
+	fp = fopen(f->path, "w");
+	fputs("keep", fp);
+	fclose(fp);
+	snprintf(link, sizeof(link), "%s/link.json", f->dir);
+	assert_int_equal(symlink(f->path, link), 0);
+	assert_int_equal(il_trace_write(link, f->msgs, NEVENTS, threads, NTHREADS, NULL, 0, 0),
+			 -ELOOP);
+	fp = fopen(f->path, "r");
+	assert_non_null(fgets(buf, sizeof(buf), fp));
+	fclose(fp);
+	assert_string_equal(buf, "keep");
+	assert_int_equal(il_trace_write(NULL, f->msgs, 1, threads, NTHREADS, NULL, 0, 0), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_trace_slices_named_and_complete, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trace_hop_order_and_flows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trace_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trace_refuses_symlink, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,208 @@
+/*
+ * viz-sim: the display compositor process. Its IO thread receives the
+ * compositor frame (hop 8), the compositor thread aggregates it (hop 9),
+ * the GPU thread draws and swaps (hop 10), the DRM thread requests the page
+ * flip (hop 11) and learns when it happened (hop 12). The finished record
+ * goes back to browser (presentation feedback) and to the orchestrator.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "il_child.h"
+#include "il_ctl.h"
+#include "il_fds.h"
+#include "il_hop.h"
+#include "il_present.h"
+#include "il_queue.h"
+
+#define QUEUE_CAP 256
+#define MAX_PENDING_FLIPS 64
+
+struct viz {
+	struct il_present_spec present_spec;
+	struct il_role_thread io, comp, gpu, drm;
+	/* io thread */
+	uv_pipe_t from_render, feedback, records;
+	struct il_frame_reader *reader;
+	struct il_queue done_q;
+	uint64_t send_errors;
+	/* compositor, gpu */
+	struct il_queue comp_q, gpu_q;
+	/* drm thread */
+	struct il_queue drm_q;
+	struct il_present *present;
+	struct il_msg pending[MAX_PENDING_FLIPS];
+	unsigned pending_head, pending_tail;
+	uint64_t flip_overflows;
+	uint64_t last_flip_seq;
+};
+
+static struct viz V;
+
+/* --- io thread: hop 8, and sending finished records ------------------- */
+static void io_frame_cb(void *ctx, const struct il_frame *f, const struct il_msg *ev, cJSON *json)
+{
+	struct il_msg m;
+
+	if (!ev)
+		return;
+	m = *ev;
+	il_hop_begin(&m, 8);
+	il_hop_end(&m, 8, V.io.work_us);
+	il_queue_push(&V.comp_q, &m);
+}
+
+static void io_eof_cb(void *ctx, int status)
+{
+}
+
+static void done_cb(void *ctx, struct il_msg *m)
+{
+	/* Presentation feedback to the browser, the record to the orchestrator. */
+	if (il_frame_send_event((uv_stream_t *)&V.feedback, m) < 0)
+		V.send_errors++;
+	if (il_frame_send_event((uv_stream_t *)&V.records, m) < 0)
+		V.send_errors++;
+}
+
+static int io_setup(struct il_role_thread *t)
+{
+	int rc = il_queue_init(&V.done_q, &t->loop, QUEUE_CAP, done_cb, NULL);
+
+	if (rc < 0)
+		return rc;
+	uv_pipe_init(&t->loop, &V.feedback, 0);
+	uv_pipe_init(&t->loop, &V.records, 0);
+	uv_pipe_init(&t->loop, &V.from_render, 0);
+	if ((rc = uv_pipe_open(&V.feedback, IL_FD_VIZ_FEEDBACK)) < 0 ||
+	    (rc = uv_pipe_open(&V.records, IL_FD_VIZ_RECORDS)) < 0 ||
+	    (rc = uv_pipe_open(&V.from_render, IL_FD_VIZ_FROM_RENDER)) < 0)
+		return rc;
+	return il_frame_reader_start((uv_stream_t *)&V.from_render, io_frame_cb, io_eof_cb, NULL,
+				     &V.reader);
+}
+
+static void io_teardown(struct il_role_thread *t)
+{
+	il_queue_close(&V.done_q);
+}
+
+/* --- compositor thread: hop 9 ----------------------------------------- */
+static void comp_cb(void *ctx, struct il_msg *m)
+{
+	il_hop_begin(m, 9);
+	il_hop_end(m, 9, V.comp.work_us);
+	il_queue_push(&V.gpu_q, m);
+}
+
+static int comp_setup(struct il_role_thread *t)
+{
+	return il_queue_init(&V.comp_q, &t->loop, QUEUE_CAP, comp_cb, NULL);
+}
+
+static void comp_teardown(struct il_role_thread *t)
+{
+	il_queue_close(&V.comp_q);
+}
+
+/* --- gpu thread: hop 10 ----------------------------------------------- */
+static void gpu_cb(void *ctx, struct il_msg *m)
+{
+	il_hop_begin(m, 10);
+	il_hop_end(m, 10, V.gpu.work_us);
+	il_queue_push(&V.drm_q, m);
+}
+
+static int gpu_setup(struct il_role_thread *t)
+{
+	return il_queue_init(&V.gpu_q, &t->loop, QUEUE_CAP, gpu_cb, NULL);
+}
+
+static void gpu_teardown(struct il_role_thread *t)
+{
+	il_queue_close(&V.gpu_q);
+}
+
+/* --- drm thread: hops 11 and 12 --------------------------------------- */
+static void drm_cb(void *ctx, struct il_msg *m)
+{
+	il_hop_begin(m, 11);
+	il_hop_end(m, 11, V.drm.work_us);
+	if (V.pending_head - V.pending_tail >= MAX_PENDING_FLIPS) {
+		V.flip_overflows++;
+		return;
+	}
+	V.pending[V.pending_head++ % MAX_PENDING_FLIPS] = *m;
+	il_present_flip(V.present);
+}
+
+static void flip_done_cb(void *ctx, uint64_t flip_ns, uint64_t seq)
+{
+	struct il_msg *m;
+
+	/* The back end answers every request once, in request order. */
+	if (V.pending_tail == V.pending_head)
+		return;
+	m = &V.pending[V.pending_tail++ % MAX_PENDING_FLIPS];
+	m->stamp_ns[12] = flip_ns;
+	m->tid[12] = (uint32_t)il_gettid();
+	m->end_ns[12] = il_now_ns();
+	V.last_flip_seq = seq;
+	il_queue_push(&V.done_q, m);
+}
+
+static int drm_setup(struct il_role_thread *t)
+{
+	char err[256];
+	int rc = il_queue_init(&V.drm_q, &t->loop, QUEUE_CAP, drm_cb, NULL);
+
+	if (rc < 0)
+		return rc;
+	rc = il_present_open(&V.present_spec, &t->loop, flip_done_cb, NULL, &V.present, err,
+			     sizeof(err));
+	if (rc < 0)
+		snprintf(t->errmsg, sizeof(t->errmsg), "%s", err);
+	return rc;
+}
+
+static void drm_teardown(struct il_role_thread *t)
+{
+	il_queue_close(&V.drm_q);
+	if (V.present)
+		il_present_close(V.present, NULL, NULL);
+}
+
+/* --- process ---------------------------------------------------------- */
+static int viz_option(struct il_child *c, const char *name, const char *value)
+{
+	char err[256];
+
+	if (strcmp(name, "present") == 0)
+		return il_present_spec_parse(value, &V.present_spec, err, sizeof(err));
+	return 1;
+}
+
+static void viz_stop(struct il_child *c, cJSON *stats)
+{
+	il_role_thread_stop(&V.io);
+	il_role_thread_stop(&V.comp);
+	il_role_thread_stop(&V.gpu);
+	il_role_thread_stop(&V.drm);
+	cJSON_AddNumberToObject(stats, "invalid_frames", (double)il_frame_reader_invalid(V.reader));
+	cJSON_AddNumberToObject(stats, "send_errors", (double)V.send_errors);
+	cJSON_AddNumberToObject(stats, "flip_overflows", (double)V.flip_overflows);
+	cJSON_AddNumberToObject(stats, "last_flip_seq", (double)V.last_flip_seq);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct il_child_hooks hooks = { .option = viz_option, .stop = viz_stop };
+	struct il_child *c = il_child_init(argc, argv, "viz-sim", &hooks);
+
+	il_child_start_thread(c, &V.io, IL_ROLE_IO, "viz:io", io_setup, io_teardown);
+	il_child_start_thread(c, &V.drm, IL_ROLE_DRM, "viz:drm", drm_setup, drm_teardown);
+	il_child_start_thread(c, &V.gpu, IL_ROLE_GPU, "viz:gpu", gpu_setup, gpu_teardown);
+	il_child_start_thread(c, &V.comp, IL_ROLE_COMPOSITOR, "viz:comp", comp_setup, comp_teardown);
+	il_child_ready(c);
+	return il_child_run(c);
+}
