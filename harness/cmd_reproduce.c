@@ -391,8 +391,8 @@ static bool check_runs(struct repro *r, struct claim *c, const int *scs, int n)
 
 		if (why) {
 			c->verdict = "not testable";
-			snprintf(c->reason, sizeof(c->reason), "not testable here: %s%s: %s",
-				 failed ? "run failed, " : "", r->sc[scs[i]].id, why);
+			snprintf(c->reason, sizeof(c->reason), "%s: %s: %s",
+				 failed ? "a run failed" : "not testable here", r->sc[scs[i]].id, why);
 			if (failed)
 				r->run_failed = true;
 			return false;

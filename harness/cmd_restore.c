@@ -30,7 +30,8 @@ int il_cmd_restore(int argc, char **argv, const char *state_dir)
 	}
 	if (rep.n == 0)
 		printf("nothing to restore (no %s/" IL_KNOBS_STATE_FILE ")\n", dir);
-	for (size_t i = 0; i < rep.n; i++)
+	/* In the order they were written back: the reverse of applying. */
+	for (size_t i = rep.n; i-- > 0;)
 		printf("restored %s = %s (was %s)\n", rep.changes[i].path,
 		       rep.changes[i].original, rep.changes[i].applied);
 	return 0;

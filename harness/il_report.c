@@ -469,3 +469,41 @@ int il_report_trace(const struct il_run *r, const char *path)
 	free(msgs);
 	return rc;
 }
+
+int il_report_records(const struct il_run *r, const char *path)
+{
+	static const char *const state_names[] = { "unsent", "pending", "completed", "timed_out" };
+	FILE *f = il_report_open(path);
+
+	if (!f) {
+		fprintf(stderr, "inputlat: cannot write %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	/* One JSON object per event (JSON Lines), so a reader can stream them. */
+	for (uint64_t id = 1; id <= r->nsent; id++) {
+		const struct il_msg *m = &r->msgs[id];
+		cJSON *o = cJSON_CreateObject(), *st = cJSON_CreateArray(), *en = cJSON_CreateArray(),
+		      *ti = cJSON_CreateArray();
+		char *text;
+
+		cJSON_AddNumberToObject(o, "id", (double)id);
+		cJSON_AddStringToObject(o, "state", state_names[r->state[id]]);
+		cJSON_AddNumberToObject(o, "kernel_ns", (double)m->kernel_ns);
+		for (int k = 0; k < IL_NSTAMPS; k++) {
+			cJSON_AddItemToArray(st, cJSON_CreateNumber((double)(k ? m->stamp_ns[k] : r->stamp0[id])));
+			cJSON_AddItemToArray(en, cJSON_CreateNumber((double)m->end_ns[k]));
+			cJSON_AddItemToArray(ti, cJSON_CreateNumber((double)m->tid[k]));
+		}
+		cJSON_AddItemToObject(o, "stamp_ns", st);
+		cJSON_AddItemToObject(o, "end_ns", en);
+		cJSON_AddItemToObject(o, "tid", ti);
+		text = cJSON_PrintUnformatted(o);
+		cJSON_Delete(o);
+		if (text) {
+			fputs(text, f);
+			fputc('\n', f);
+			free(text);
+		}
+	}
+	return report_close(f, path);
+}

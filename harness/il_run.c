@@ -407,13 +407,16 @@ static void args_free(struct args *a)
 	a->n = 0;
 }
 
-static void args_common(struct il_run *r, struct args *a, uint64_t rttime_us)
+/* Options every child takes; the chain's processes also take the hop settings. */
+static void args_common(struct il_run *r, struct args *a, uint64_t rttime_us, bool chain)
 {
 	args_add(a, "--builtin-dir=%s", r->policy_dir);
 	args_add(a, "--policy=%s", il_policy_path(r->policy));
-	args_add(a, "--loops-per-us=%.6f", r->loops_per_us);
 	args_add(a, "--rttime-us=%llu", (unsigned long long)rttime_us);
 	args_add(a, "--parent-pid=%d", (int)getpid());
+	if (!chain)
+		return;
+	args_add(a, "--loops-per-us=%.6f", r->loops_per_us);
 	args_add(a, "--lock=%s", r->o->lock);
 	for (int t = 0; t < IL_T_COUNT; t++)
 		args_add(a, "--work=%s=%llu", il_thread_name(t), (unsigned long long)r->o->work_us[t]);
@@ -489,7 +492,7 @@ static int spawn_children(struct il_run *r, uint64_t rttime_us, char *err, size_
 	for (int i = 0; i < r->nprocs; i++) {
 		struct args a = { 0 };
 
-		args_common(r, &a, rttime_us);
+		args_common(r, &a, rttime_us, i != IL_P_WORKLOAD);
 		if (i == IL_P_BROWSER) {
 			il_input_spec_format(&r->o->input, input_text, sizeof(input_text));
 			args_add(&a, "--input=%s", input_text);
@@ -624,6 +627,8 @@ static void write_outputs(struct il_run *r)
 		il_report_hist_csv(r, r->o->hist_csv_path);
 	if (r->o->trace_path)
 		il_report_trace(r, r->o->trace_path);
+	if (r->o->records_path)
+		il_report_records(r, r->o->records_path);
 }
 
 int il_cmd_run(int argc, char **argv)

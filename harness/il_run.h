@@ -79,6 +79,7 @@ int il_report_json(const struct il_run *r, const char *path);
 int il_report_hist(const struct il_run *r, const char *path);
 int il_report_hist_csv(const struct il_run *r, const char *path);
 int il_report_trace(const struct il_run *r, const char *path);
+int il_report_records(const struct il_run *r, const char *path);
 
 /*
  * Opens an output file for writing as root would safely: never through a

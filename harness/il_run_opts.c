@@ -51,7 +51,7 @@ static void print_help(void)
 {
 	printf("Usage: inputlat run [OPTION]...\n"
 	       "Pass mouse-downs through the browser/render/viz hop chain and measure latency.\n\n"
-	       "  --duration-ms MS      run at least this long, injecting all the while (default 0: until --events)\n"
+	       "  --duration-ms MS      keep the run going at least this long (default 0: until --events are done)\n"
 	       "  --events N            mouse-downs to inject (default 100)\n"
 	       "  --hist FILE           text histogram, cyclictest layout, 1 us buckets\n"
 	       "  --hist-csv FILE       histogram as CSV (log-linear buckets)\n"
@@ -68,6 +68,7 @@ static void print_help(void)
 	       "  --policy NAME|PATH    scheduling policy (default cfs); see `inputlat policies`\n"
 	       "  --present BACKEND     sim (60 Hz timerfd vblank, default) or drm[:/dev/dri/cardN]\n"
 	       "  --quiet               no progress on stderr\n"
+	       "  --records FILE        every event's 13 stamps and thread ids, one JSON object a line\n"
 	       "  --seed N              seed of the interval jitter (default: from the clock)\n"
 	       "  --timeout-ms MS       an event not presented by then is timed out (default 1000)\n"
 	       "  --trace FILE          Chrome trace-event JSON (opens in Perfetto)\n"
@@ -122,7 +123,7 @@ static int num(const char *opt, const char *v, uint64_t min, uint64_t max, uint6
 enum {
 	OPT_DURATION = 256, OPT_EVENTS, OPT_HIST, OPT_HIST_CSV, OPT_HIST_MAX, OPT_HOG,
 	OPT_HOG_GAP, OPT_HOG_MODE, OPT_HOG_TASK, OPT_INPUT, OPT_INTERVAL, OPT_JSON, OPT_LOAD,
-	OPT_LOCK, OPT_POLICY, OPT_PRESENT, OPT_QUIET, OPT_SEED, OPT_TIMEOUT, OPT_TRACE,
+	OPT_LOCK, OPT_POLICY, OPT_PRESENT, OPT_QUIET, OPT_RECORDS, OPT_SEED, OPT_TIMEOUT, OPT_TRACE,
 	OPT_TRACE_EVENTS, OPT_WORK, OPT_HELP,
 };
 
@@ -147,6 +148,7 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 		{ "policy", required_argument, NULL, OPT_POLICY },
 		{ "present", required_argument, NULL, OPT_PRESENT },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
+		{ "records", required_argument, NULL, OPT_RECORDS },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
 		{ "trace", required_argument, NULL, OPT_TRACE },
@@ -247,6 +249,9 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			break;
 		case OPT_QUIET:
 			o->quiet = true;
+			break;
+		case OPT_RECORDS:
+			o->records_path = optarg;
 			break;
 		case OPT_SEED:
 			rc = num("seed", optarg, 0, UINT64_MAX, &o->seed);

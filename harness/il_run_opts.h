@@ -39,6 +39,7 @@ struct il_run_opts {
 	struct il_input_spec input;
 	struct il_present_spec present;
 	const char *json_path;
+	const char *records_path;
 	const char *hist_path;
 	const char *hist_csv_path;
 	uint64_t hist_max_us;

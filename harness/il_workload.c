@@ -202,6 +202,7 @@ static void usage(FILE *f)
 		"  --canary-cpu C      pin the canary to CPU C (default: not pinned)\n"
 		"  --help              this text\n"
 		"  --load N            background CFS load threads, 0..%u (default 0)\n"
+		"  --lock, --loops-per-us, --work   accepted like every child's, unused here\n"
 		"  --parent-pid PID    the orchestrator; exit unless it is our parent (required)\n"
 		"  --policy NAME|PATH  scheduling policy (required)\n"
 		"  --rttime-us N       RLIMIT_RTTIME soft limit in us, 0 = leave it (default 0)\n",
@@ -222,12 +223,16 @@ static void parse_opts(int argc, char **argv, struct wl_opts *o)
 		{ "canary-cpu", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "load", required_argument, NULL, 'l' },
+		{ "lock", required_argument, NULL, 'k' },
+		{ "loops-per-us", required_argument, NULL, 'u' },
 		{ "parent-pid", required_argument, NULL, 'p' },
 		{ "policy", required_argument, NULL, 'P' },
 		{ "rttime-us", required_argument, NULL, 'r' },
+		{ "work", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
+	double d;
 	int c;
 
 	*o = (struct wl_opts){ .canary_cpu = -1, .builtin_dir = NULL };
@@ -255,6 +260,15 @@ static void parse_opts(int argc, char **argv, struct wl_opts *o)
 			break;
 		case 'P':
 			o->policy = optarg;
+			break;
+		case 'k':
+		case 'w':
+			/* Options every child gets from `inputlat run`; the
+			 * workload has no lock study and no hop work. */
+			break;
+		case 'u':
+			if (il_parse_double(optarg, 0, 1e9, &d) < 0)
+				die_usage("--loops-per-us", "expected a positive number");
 			break;
 		case 'r':
 			/* One hour of RT CPU time without blocking is plenty. */

@@ -158,8 +158,8 @@ int il_fair_server_probe(struct il_fair_server *out)
 			snprintf(fs.why, sizeof(fs.why), "debugfs locked (%s); kernel 6.12+ "
 				 "defaults assumed", strerror(errno));
 		else if (!debugfs_mounted())
-			snprintf(fs.why, sizeof(fs.why), DEBUGFS " not mounted (or locked "
-				 "down); kernel 6.12+ defaults assumed");
+			snprintf(fs.why, sizeof(fs.why), "debugfs not mounted at " DEBUGFS
+				 "; kernel 6.12+ defaults assumed");
 		else
 			snprintf(fs.why, sizeof(fs.why), FS_DIR " missing from debugfs "
 				 "(locked down?); kernel 6.12+ defaults assumed");
@@ -393,6 +393,7 @@ static int write_state(int dfd, const char *dir, const struct il_knob_change *ch
 		goto out;
 	}
 	size_t len = strlen(text);
+	errno = 0;
 	if (write(fd, text, len) != (ssize_t)len || fsync(fd) != 0) {
 		r = errno ? -errno : -EIO;
 		snprintf(err, errlen, "%s/%s: %s", dir, tmp, strerror(-r));
@@ -780,7 +781,7 @@ int il_knobs_recover_stale(const char *state_dir, FILE *log)
 	if (r == 0 && log) {
 		fprintf(log, "inputlat: restored %zu system knob%s left by dead run pid %ld:",
 			st->n, st->n == 1 ? "" : "s", st->pid);
-		for (size_t i = 0; i < st->n; i++)
+		for (size_t i = st->n; i-- > 0;) /* in the order written back */
 			fprintf(log, " %s=%s", st->ch[i].path, st->ch[i].original);
 		fprintf(log, "\n");
 	}

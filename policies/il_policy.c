@@ -595,8 +595,13 @@ static void unknown_policy(const char *name, const char *dir, char *err, size_t 
 	for (size_t i = 0; i < n && off > 0 && (size_t)off < errlen; i++)
 		off += snprintf(err + off, errlen - (size_t)off, "%s %s", i ? "," : "",
 				names[i]);
+	/* "mine.policy" in the current directory is easy to mistake for a name. */
+	size_t len = strlen(name), slen = strlen(POLICY_SUFFIX);
+	bool looks_like_file = len > slen && strcmp(name + len - slen, POLICY_SUFFIX) == 0;
 	if (off > 0 && (size_t)off < errlen)
-		snprintf(err + off, errlen - (size_t)off, ")");
+		snprintf(err + off, errlen - (size_t)off, ")%s%s",
+			 looks_like_file ? "; for a file here, use ./" : "",
+			 looks_like_file ? name : "");
 	il_policy_list_free(names, n);
 }
 

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "il_clock.h"
+#include "il_cpustat.h"
 
 struct hog_thread {
 	struct il_hog *h;
@@ -38,6 +39,7 @@ struct il_hog {
 	atomic_bool stop;
 
 	uint64_t mark_ns;
+	struct il_cpustat *mark_stat; /* /proc/stat at the mark, NULL if unreadable */
 	cpu_set_t cpus; /* union of the hogs' affinity masks */
 	unsigned nthreads;
 	struct hog_thread t[];
@@ -204,6 +206,7 @@ static void join_all(struct il_hog *h)
 
 static void hog_free(struct il_hog *h)
 {
+	il_cpustat_free(h->mark_stat);
 	pthread_cond_destroy(&h->cond);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
@@ -279,6 +282,7 @@ int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *in
 		return ret;
 	}
 
+	il_cpustat_read(&h->mark_stat);
 	h->mark_ns = il_now_ns();
 	if (!c->hold) {
 		pthread_mutex_lock(&h->lock);
@@ -292,7 +296,14 @@ int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *in
 
 void il_hog_mark_start(struct il_hog *h)
 {
+	struct il_cpustat *snap = NULL;
+
+	/* Read before taking the lock and before releasing held hogs: once
+	 * RT hogs spin, this thread may not run again for a while. */
+	il_cpustat_read(&snap);
 	pthread_mutex_lock(&h->lock);
+	il_cpustat_free(h->mark_stat);
+	h->mark_stat = snap;
 	for (unsigned i = 0; i < h->nthreads; i++) {
 		struct hog_thread *t = &h->t[i];
 
@@ -343,17 +354,39 @@ const cpu_set_t *il_hog_cpus(const struct il_hog *h)
 	return &h->cpus;
 }
 
+double il_hog_idle_waste_pct(const struct il_hog *h)
+{
+	struct il_cpustat *now = NULL;
+	double pct;
+
+	if (!h->mark_stat || il_cpustat_read(&now) < 0)
+		return -1;
+	pct = il_cpustat_idle_pct(h->mark_stat, now, &h->cpus);
+	il_cpustat_free(now);
+	return pct;
+}
+
 cJSON *il_hog_stats_json(const struct il_hog *h, uint64_t wall_ns)
 {
 	cJSON *o = cJSON_CreateObject(), *arr;
 	uint64_t sum = 0;
+	double idle;
 
 	if (!o)
 		return NULL;
+	idle = il_hog_idle_waste_pct(h);
 	wall_ns = wall_since_mark(h, wall_ns);
 	cJSON_AddNumberToObject(o, "threads", h->nthreads);
 	cJSON_AddStringToObject(o, "mode", il_hog_mode_name(h->cfg.mode));
 	cJSON_AddNumberToObject(o, "cpus", CPU_COUNT(&h->cpus));
+	arr = cJSON_AddArrayToObject(o, "cpu_set");
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &h->cpus))
+			cJSON_AddItemToArray(arr, cJSON_CreateNumber(c));
+	if (idle >= 0)
+		cJSON_AddNumberToObject(o, "idle_waste_pct", idle);
+	else
+		cJSON_AddNullToObject(o, "idle_waste_pct");
 	cJSON_AddNumberToObject(o, "wall_ns", (double)wall_ns);
 	arr = cJSON_AddArrayToObject(o, "per_thread");
 	for (unsigned i = 0; i < h->nthreads; i++) {

@@ -65,13 +65,18 @@ void il_hog_mark_start(struct il_hog *h);
 void il_hog_stop(struct il_hog *h);
 
 /*
- * {"threads":N, "mode":"busy", "cpus":K, "wall_ns":W, "cpu_ns":SUM,
- *  "cpu_share":F, "per_thread":[{"name","tid","cpu","cpu_ns","iterations"}]}
- * counted since il_hog_mark_start (or since start). wall_ns is the wall
- * time to divide by; 0 means "since the mark". cpu_share = sum of CPU
- * time / (wall_ns x K), K = number of CPUs the hogs may use (the union of
- * their affinity masks), so 1.0 means the hogs had all of their CPUs.
- * "cpu" is the CPU a pinned hog is on, -1 when not pinned. Caller frees.
+ * {"threads":N, "mode":"busy", "cpus":K, "cpu_set":[0,1], "idle_waste_pct":P,
+ *  "wall_ns":W, "cpu_ns":SUM, "cpu_share":F,
+ *  "per_thread":[{"name","tid","cpu","cpu_ns","iterations"}]}
+ * counted since il_hog_mark_start (or since start).
+ * wall_ns is the wall time to divide by; pass 0 for "since the mark",
+ * which is right even when the caller was starved by RT hogs between the
+ * mark and its own clock reading. cpu_share = sum of CPU time /
+ * (wall_ns x K), K = number of CPUs the hogs may use (the union of their
+ * affinity masks, listed in cpu_set), so 1.0 means the hogs had all of
+ * their CPUs. idle_waste_pct is il_hog_idle_waste_pct (null when
+ * /proc/stat is unreadable). "cpu" is the CPU a pinned hog is on, -1 when
+ * not pinned. Take the stats before il_hog_stop. Caller frees.
  */
 cJSON *il_hog_stats_json(const struct il_hog *h, uint64_t wall_ns);
 
@@ -80,5 +85,13 @@ double il_hog_cpu_share(const struct il_hog *h, uint64_t wall_ns);
 
 /* The union of the hogs' affinity masks (the CPUs where a hog existed). */
 const cpu_set_t *il_hog_cpus(const struct il_hog *h);
+
+/*
+ * Idle time (from /proc/stat, idle + iowait) of the hogs' CPUs since the
+ * mark, as a percentage of their total time: the CPU time that RT
+ * throttling keeps from a runnable hog although nothing else wants it.
+ * -1 when /proc/stat could not be read.
+ */
+double il_hog_idle_waste_pct(const struct il_hog *h);
 
 #endif

@@ -139,6 +139,9 @@ static void test_hog_one_per_cpu(void **state)
 			assert_int_not_equal(cpu, (int)num(thread_entry(stats, (int)j), "cpu"));
 	}
 	assert_int_equal((int)num(stats, "threads"), (int)c.threads);
+	/* Busy hogs on every CPU leave next to nothing idle. */
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(stats, "cpu_set")), (int)c.threads);
+	assert_true(num(stats, "idle_waste_pct") >= 0.0 && num(stats, "idle_waste_pct") < 50.0);
 	assert_string_equal(cJSON_GetObjectItem(stats, "mode")->valuestring, "busy");
 	cJSON_Delete(stats);
 }

@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "il_cmds_policy.h"
 #include "il_knobs.h"
 
 #define RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
@@ -357,6 +359,77 @@ static void test_knobs_fair_server(void **state)
 	assert_int_equal(il_knobs_restore(NULL, NULL, err, sizeof(err)), 0);
 }
 
+/* Runs an inputlat subcommand with stdout going to a string. */
+static int run_cmd(int (*fn)(int, char **, const char *), char *verb, char *out, size_t len)
+{
+	char path[sizeof(state_dir) + 16];
+	char *argv[] = { verb, NULL };
+	snprintf(path, sizeof(path), "%s/stdout", state_dir);
+	fflush(stdout);
+	int saved = dup(1), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(fd, 1);
+	int rc = fn(1, argv, NULL);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	close(fd);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(out, 1, len - 1, f) : 0;
+	out[n] = '\0';
+	if (f)
+		fclose(f);
+	unlink(path);
+	return rc;
+}
+
+/* The issue's acceptance: after kill -9 of a run holding 900000, the next
+ * `inputlat check` puts the original back. */
+static void test_knobs_check_restores_after_kill(void **state)
+{
+	need_root();
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct il_knob_settings k = { .has_rt_runtime = true, .rt_runtime_us = 900000 };
+		struct il_knob_report rep;
+		char err[512];
+		if (il_knobs_apply(&k, NULL, &rep, err, sizeof(err)) == 0)
+			raise(SIGKILL);
+		_exit(1);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	assert_string_equal(knob(RT_RUNTIME), "900000");
+
+	char out[8192];
+	assert_int_equal(run_cmd(il_cmd_check, "check", out, sizeof(out)), 0);
+	assert_string_equal(knob(RT_RUNTIME), orig_runtime);
+	assert_true(strncmp(out, "stale knobs: yes (restored ", 27) == 0);
+	assert_non_null(strstr(out, "\nsched_rt_runtime_us: yes ("));
+
+	assert_int_equal(run_cmd(il_cmd_restore, "restore", out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "nothing to restore"));
+}
+
+static void test_knobs_cmd_restore(void **state)
+{
+	need_root();
+	struct il_knob_settings k = { .has_rt_runtime = true, .rt_runtime_us = 900000 };
+	struct il_knob_report rep;
+	char err[512], out[4096];
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(il_knobs_apply(&k, NULL, &rep, err, sizeof(err)) == 0 ? 0 : 1);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(run_cmd(il_cmd_restore, "restore", out, sizeof(out)), 0);
+	snprintf(err, sizeof(err), "restored " RT_RUNTIME " = %s (was 900000)\n", orig_runtime);
+	assert_non_null(strstr(out, err));
+	assert_string_equal(knob(RT_RUNTIME), orig_runtime);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +440,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_knobs_rt_pair_ordering, teardown),
 		cmocka_unit_test_teardown(test_knobs_untrusted_state, teardown),
 		cmocka_unit_test_teardown(test_knobs_fair_server, teardown),
+		cmocka_unit_test_teardown(test_knobs_check_restores_after_kill, teardown),
+		cmocka_unit_test_teardown(test_knobs_cmd_restore, teardown),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

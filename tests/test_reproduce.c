@@ -1,6 +1,163 @@
-/* Placeholder while being written (issue 4). */
-int main(void);
+/*
+ * `inputlat reproduce --quick` end to end (root, about 60 s): it finishes,
+ * prints one verdict line per claim with numeric figures, and its --json
+ * has the keys scripts read. Which way the verdicts go is the machine's
+ * business, not this test's.
+ */
+#include <errno.h>
+#include <regex.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+static char *slurp(FILE *f)
+{
+	size_t cap = 1 << 16, n = 0, got;
+	char *buf = malloc(cap);
+
+	assert_non_null(buf);
+	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (cap - n < 1024) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static int read_rt_runtime(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/sched_rt_runtime_us", "r");
+	int v = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+static void test_reproduce_quick(void **state)
+{
+	const char *build = getenv("IL_BUILD_DIR");
+	char exe[4096], cmd[8192], json_path[] = "/tmp/il-test-reproduce-XXXXXX";
+	int fd, status, rt_before = read_rt_runtime();
+	regex_t line_re, num_re;
+	char *out, *text;
+	cJSON *root, *claims;
+	FILE *p, *f;
+
+	if (geteuid() != 0) {
+		print_message("needs root: the claims change scheduling classes and knobs\n");
+		skip();
+	}
+	snprintf(exe, sizeof(exe), "%s/inputlat", build ? build : ".");
+	if (access(exe, X_OK) != 0) {
+		print_message("%s not built\n", exe);
+		skip();
+	}
+	fd = mkstemp(json_path);
+	assert_true(fd >= 0);
+	close(fd);
+
+	snprintf(cmd, sizeof(cmd), "'%s' reproduce --quick --json '%s'", exe, json_path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	out = slurp(p);
+	status = pclose(p);
+	print_message("%s", out);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+
+	/* One line per claim: "claim N: VERDICT: title: figures ..." with
+	 * at least one number among the figures. */
+	assert_int_equal(regcomp(&line_re,
+				 "^claim ([1-4]): (holds|does not hold|not testable): (.*)$",
+				 REG_EXTENDED | REG_NEWLINE),
+			 0);
+	assert_int_equal(regcomp(&num_re, "[0-9]+(\\.[0-9]+)?", REG_EXTENDED), 0);
+	int seen[5] = { 0 };
+	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+		regmatch_t m[4];
+
+		if (regexec(&line_re, l, 4, m, 0) != 0)
+			continue;
+		int id = l[m[1].rm_so] - '0';
+
+		seen[id]++;
+		if (strncmp(l + m[2].rm_so, "not testable", 12) != 0)
+			assert_int_equal(regexec(&num_re, l + m[3].rm_so, 0, NULL, 0), 0);
+	}
+	for (int i = 1; i <= 4; i++)
+		assert_int_equal(seen[i], 1);
+	regfree(&line_re);
+	regfree(&num_re);
+	free(out);
+
+	f = fopen(json_path, "r");
+	assert_non_null(f);
+	text = slurp(f);
+	fclose(f);
+	unlink(json_path);
+	root = cJSON_Parse(text);
+	free(text);
+	assert_non_null(root);
+	assert_non_null(cJSON_GetObjectItem(root, "kernel"));
+	assert_true(cJSON_IsNumber(cJSON_GetObjectItem(root, "rounds")));
+	assert_true(cJSON_GetObjectItem(root, "rounds")->valueint >= 3);
+	assert_true(cJSON_IsString(cJSON_GetObjectItem(root, "start_time")));
+	claims = cJSON_GetObjectItem(root, "claims");
+	assert_int_equal(cJSON_GetArraySize(claims), 4);
+
+	static const char *const keys[4][6] = {
+		{ "cfs_p50_us", "rt_p50_us", "cfs_p99_us", "rt_p99_us", "p50_ratio", "p99_ratio" },
+		{ "rt_canary_max_stall_ms", "cfs_canary_max_stall_ms", "rt_timed_out",
+		  "cfs_timed_out" },
+		{ "throttled_idle_waste_pct", "fair_server_idle_waste_pct" },
+		{ "cfs_share_pct", "canary_max_stall_ms" },
+	};
+	for (int i = 0; i < 4; i++) {
+		cJSON *c = cJSON_GetArrayItem(claims, i);
+		const char *verdict = cJSON_GetStringValue(cJSON_GetObjectItem(c, "verdict"));
+		cJSON *figs = cJSON_GetObjectItem(c, "figures");
+
+		assert_int_equal(cJSON_GetObjectItem(c, "id")->valueint, i + 1);
+		assert_true(cJSON_IsString(cJSON_GetObjectItem(c, "title")));
+		assert_true(cJSON_IsString(cJSON_GetObjectItem(c, "reason")));
+		assert_non_null(verdict);
+		assert_true(strcmp(verdict, "holds") == 0 || strcmp(verdict, "does not hold") == 0 ||
+			    strcmp(verdict, "not testable") == 0);
+		for (int k = 0; k < 6 && keys[i][k]; k++) {
+			cJSON *v = cJSON_GetObjectItem(figs, keys[i][k]);
+
+			assert_non_null(v);
+			if (strcmp(verdict, "not testable") != 0)
+				assert_true(cJSON_IsNumber(v));
+		}
+	}
+	cJSON_Delete(root);
+
+	/* Every knob is back where it was. */
+	assert_int_equal(read_rt_runtime(), rt_before);
+}
+
 int main(void)
 {
-	return 77;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reproduce_quick),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,18 +1,26 @@
 # The VM test: boots Debian 6.1 and 6.12 kernels under qemu (TCG) and runs
 # the uinput/evdev, DRM page-flip and fair-server tests against the real
 # kernel code (tests/vm/run). Exit 77 (skip) when qemu or a kernel cannot
-# be had here. With IL_STATIC=ON the static harness is copied in and the
-# end-to-end runs below are added.
-set(IL_VM_E2E "inputlat run --input uinput --present drm --events 50"
-    CACHE STRING "End-to-end command run inside the VM (IL_STATIC=ON builds only)")
-set(IL_VM_FAIR_SERVER "inputlat run --input uinput --present drm --policy rt-fair-server --events 20"
-    CACHE STRING "Fair-server tuning run inside the 6.12 VM (IL_STATIC=ON builds only)")
+# be had here. When the harness is built, it is copied in (with its shared
+# libraries, so no static build is needed) and run end to end.
+# tests/vm/e2e.sh N CMD runs CMD --events N --json and passes when all N
+# completed; --fair-server US also tunes the fair server to US per second
+# and checks the kernel value during the run and its restore afterwards.
+set(IL_VM_E2E "sh /tests/e2e.sh 50 inputlat run --input uinput --present drm --quiet"
+    CACHE STRING "End-to-end command run inside the VM on every kernel (empty: none)")
+set(IL_VM_FAIR_SERVER
+    "sh /tests/e2e.sh 20 --fair-server 100000 inputlat run --input uinput --present drm --quiet"
+    CACHE STRING "Fair-server tuning run inside the 6.12 VM (empty: none)")
 
 set(_il_vm_args --build ${CMAKE_BINARY_DIR}/vm)
-if(IL_STATIC AND TARGET inputlat)
-  list(APPEND _il_vm_args --with ${CMAKE_BINARY_DIR} --run-on 6.12 "${IL_VM_FAIR_SERVER}"
-       -- "${IL_VM_E2E}")
+if(TARGET inputlat AND (IL_VM_E2E OR IL_VM_FAIR_SERVER))
+  list(APPEND _il_vm_args --with ${CMAKE_BINARY_DIR})
+  if(IL_VM_FAIR_SERVER)
+    list(APPEND _il_vm_args --run-on 6.12 "${IL_VM_FAIR_SERVER}")
+  endif()
+  if(IL_VM_E2E)
+    list(APPEND _il_vm_args -- "${IL_VM_E2E}")
+  endif()
 endif()
 add_test(NAME vm COMMAND ${CMAKE_SOURCE_DIR}/tests/vm/run ${_il_vm_args})
-set_tests_properties(vm PROPERTIES LABELS vm TIMEOUT 900 SKIP_RETURN_CODE 77
-                     RUN_SERIAL TRUE)
+set_tests_properties(vm PROPERTIES LABELS vm TIMEOUT 900 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)

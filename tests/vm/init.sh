@@ -7,12 +7,14 @@
 export PATH=/opt/with:/opt/with/bin:/bin:/tests
 # Shared libraries of dynamic --with programs (there is no ld.so.cache).
 export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu
-mkdir -p /proc /sys /dev /tmp
+mkdir -p /proc /sys /dev /tmp /run /var/lib /var/tmp
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmp /tmp
+mount -t tmpfs run /run
+mkdir -p /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
 echo "VMTEST kernel $(uname -r), $(nproc) CPUs"
 
 # insmod in dependency order (computed on the host): no depmod, no udev.

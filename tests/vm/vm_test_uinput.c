@@ -83,6 +83,35 @@ static void test_presses(struct il_injector *inj, struct il_input_reader *rd)
 		       il_ns_to_us(r_sum / r.n));
 }
 
+/*
+ * A reader that falls behind: 300 clicks without reading overflow the
+ * evdev client buffer, the kernel queues SYN_DROPPED, and the reader must
+ * count it, resync through libevdev and keep working.
+ */
+static void test_overflow(struct il_injector *inj, struct il_input_reader *rd)
+{
+	static struct reads r;
+	uint64_t stamp0;
+	unsigned before;
+
+	for (unsigned i = 0; i < 300; i++) {
+		inj->ops->press(inj, &stamp0);
+		inj->ops->release(inj);
+	}
+	VM_CHECK(pump(rd, &r, 300) == 0, "dispatch after overflow");
+	VM_CHECK(rd->ops->invalid_events(rd) >= 1, "SYN_DROPPED counted: %llu",
+		 (unsigned long long)rd->ops->invalid_events(rd));
+	VM_CHECK(r.n < 300, "some clicks were dropped by the kernel: read %u", r.n);
+	printf("# overflow: %u of 300 presses read, %llu SYN_DROPPED\n", r.n,
+	       (unsigned long long)rd->ops->invalid_events(rd));
+	before = r.n;
+	VM_CHECK(inj->ops->press(inj, &stamp0) == 0, "press after overflow");
+	VM_CHECK(pump(rd, &r, before + 1) == 0 && r.n == before + 1, "read after resync: %u",
+		 r.n - before);
+	inj->ops->release(inj);
+	pump(rd, &r, before + 1);
+}
+
 int main(void)
 {
 	struct il_input_spec uinput = { .kind = IL_INPUT_UINPUT }, evdev = { .kind = IL_INPUT_EVDEV };
@@ -112,6 +141,7 @@ int main(void)
 		rc = il_reader_open_evdev(&evdev, -1, &rd2, err, sizeof(err));
 		VM_CHECK(rc == -EBUSY && strstr(err, "cannot grab"), "second grab: %d %s", rc, err);
 		printf("# second reader: %s\n", err);
+		test_overflow(inj, rd);
 		rd->ops->free(rd);
 	}
 

@@ -1,0 +1,408 @@
+/*
+ * inputlat check: what this machine lets a run do, one line each,
+ * "name: yes|no (why)". Each probe tries the real thing where that is
+ * cheap and harmless (a throwaway thread for scheduling classes, writing
+ * a knob's own value back), because permissions, lockdown and cgroups
+ * make reading configuration a poor predictor.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <linux/bpf.h>
+#include <linux/capability.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "il_cmds_policy.h"
+#include "il_knobs.h"
+#include "il_parse.h"
+#include "il_sched.h"
+
+#define RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
+#define RT_PERIOD "/proc/sys/kernel/sched_rt_period_us"
+/* The highest RT priority a built-in policy uses (rt.policy, evdev). */
+#define BUILTIN_MAX_RTPRIO 60
+
+struct check {
+	const char *name;
+	bool ok;
+	char why[320];
+};
+
+#define MAX_CHECKS 24
+
+struct checks {
+	size_t n;
+	struct check c[MAX_CHECKS];
+};
+
+__attribute__((format(printf, 4, 5)))
+static void add(struct checks *cs, const char *name, bool ok, const char *fmt, ...)
+{
+	if (cs->n == MAX_CHECKS)
+		return;
+	struct check *c = &cs->c[cs->n++];
+	c->name = name;
+	c->ok = ok;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->why, sizeof(c->why), fmt, ap);
+	va_end(ap);
+}
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	int r = fgets(buf, (int)len, f) ? 0 : -EIO;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return r;
+}
+
+static void check_privilege(struct checks *cs)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { 0 };
+	bool nice_cap = syscall(SYS_capget, &hdr, data) == 0 &&
+			(data[CAP_SYS_NICE / 32].effective & (1u << (CAP_SYS_NICE % 32)));
+	if (geteuid() == 0)
+		add(cs, "root or CAP_SYS_NICE", true, "euid 0%s", nice_cap ? "" :
+		    ", but CAP_SYS_NICE is not effective");
+	else
+		add(cs, "root or CAP_SYS_NICE", nice_cap, nice_cap ? "CAP_SYS_NICE effective" :
+		    "euid %d without CAP_SYS_NICE: fifo/rr/deadline and negative nice are "
+		    "refused", (int)geteuid());
+}
+
+static void check_rtprio(struct checks *cs)
+{
+	struct rlimit rl;
+	getrlimit(RLIMIT_RTPRIO, &rl);
+	if (rl.rlim_cur == RLIM_INFINITY)
+		add(cs, "RLIMIT_RTPRIO", true, "unlimited");
+	else
+		add(cs, "RLIMIT_RTPRIO", rl.rlim_cur >= BUILTIN_MAX_RTPRIO,
+		    "%llu%s", (unsigned long long)rl.rlim_cur,
+		    rl.rlim_cur >= BUILTIN_MAX_RTPRIO ? "" :
+		    ", below 60, the highest built-in priority; root or CAP_SYS_NICE bypasses it");
+}
+
+struct probe {
+	struct il_role_attrs a;
+	int r;
+	char err[256];
+	struct il_sched_state got;
+};
+
+/* Tries attributes on a thread that exits right after, so the probe can
+ * never leave this process's own threads changed. */
+static void *probe_main(void *arg)
+{
+	struct probe *p = arg;
+	p->r = il_sched_apply_self(&p->a, p->err, sizeof(p->err));
+	if (p->r == 0)
+		il_sched_read(0, &p->got);
+	struct il_role_attrs other = { .sched_class = SCHED_OTHER };
+	char e[64];
+	il_sched_apply_self(&other, e, sizeof(e));
+	return NULL;
+}
+
+static int run_probe(struct probe *p)
+{
+	pthread_t t;
+	int r = pthread_create(&t, NULL, probe_main, p);
+	if (r) {
+		snprintf(p->err, sizeof(p->err), "pthread_create: %s", strerror(r));
+		return -r;
+	}
+	pthread_join(t, NULL);
+	return p->r;
+}
+
+static void check_deadline(struct checks *cs)
+{
+	/* 100 us every 10 ms: 1% of one CPU, admissible anywhere it is allowed. */
+	struct probe p = { .a = { .sched_class = SCHED_DEADLINE, .dl_runtime_ns = 100000,
+				  .dl_deadline_ns = 10000000, .dl_period_ns = 10000000 } };
+	if (run_probe(&p) == 0)
+		add(cs, "SCHED_DEADLINE admission", true, "admitted 100 us / 10 ms on a test thread");
+	else
+		add(cs, "SCHED_DEADLINE admission", false, "%s", p.err);
+}
+
+static void check_slice(struct checks *cs)
+{
+	struct probe p = { .a = { .sched_class = SCHED_OTHER, .slice_ns = 1000000 } };
+	if (run_probe(&p) == 0)
+		add(cs, "EEVDF custom slice", true, "1000 us slice read back on a test thread");
+	else
+		add(cs, "EEVDF custom slice", false, "%s", p.err);
+}
+
+static void check_rt_runtime(struct checks *cs)
+{
+	char runtime[32], period[32] = "?";
+	int r = read_line(RT_RUNTIME, runtime, sizeof(runtime));
+	if (r) {
+		add(cs, "sched_rt_runtime_us", false, RT_RUNTIME ": %s", strerror(-r));
+		return;
+	}
+	read_line(RT_PERIOD, period, sizeof(period));
+	/* Writing the value in force back proves writability and changes nothing. */
+	int e = 0;
+	int fd = open(RT_RUNTIME, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, runtime, strlen(runtime)) < 0)
+		e = errno;
+	if (fd >= 0)
+		close(fd);
+	add(cs, "sched_rt_runtime_us", e == 0, "%s of %s us%s, %s%s", runtime, period,
+	    strcmp(runtime, "-1") == 0 ? " (no legacy RT throttling)" : "",
+	    e ? "not writable: " : "writable", e ? strerror(e) : "");
+}
+
+static void check_fair_server(struct checks *cs, struct il_fair_server *fs)
+{
+	il_fair_server_probe(fs);
+	add(cs, "fair server present", fs->present, "%s", fs->why);
+	if (fs->readable)
+		add(cs, "fair server readable", true, "runtime %lld ns, period %lld ns (read)",
+		    (long long)fs->runtime_ns, (long long)fs->period_ns);
+	else
+		add(cs, "fair server readable", false, "%s%s", fs->present ?
+		    "runtime 50000000 ns, period 1000000000 ns assumed (kernel defaults); " : "",
+		    fs->why);
+	add(cs, "fair server tunable", fs->tunable, "%s", fs->tunable ? "debugfs writable" :
+	    fs->present ? "runs with the values in force; rt-fair-server reports tunable: false"
+			: "kernel older than 6.12");
+}
+
+/* RT group scheduling shows as cpu.rt_runtime_us in a cgroup-v1 cpu
+ * hierarchy; the kernel config is the fallback witness. */
+static void check_rt_group(struct checks *cs)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	char line[512];
+	while (f && fgets(line, sizeof(line), f)) {
+		char dev[128], mnt[256], type[32], opts[256], path[300];
+		if (sscanf(line, "%127s %255s %31s %255s", dev, mnt, type, opts) != 4 ||
+		    (strcmp(type, "cgroup") != 0 && strcmp(type, "cgroup2") != 0))
+			continue;
+		snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", mnt);
+		char v[32];
+		if (read_line(path, v, sizeof(v)) == 0) {
+			add(cs, "RT_GROUP_SCHED", true, "%s = %s; inputlat lowers it along with "
+			    "sched_rt_runtime_us", path, v);
+			fclose(f);
+			return;
+		}
+	}
+	if (f)
+		fclose(f);
+	struct utsname u;
+	char cfg[300], l[256];
+	uname(&u);
+	snprintf(cfg, sizeof(cfg), "/boot/config-%s", u.release);
+	FILE *c = fopen(cfg, "re");
+	bool y = false;
+	while (c && fgets(l, sizeof(l), c))
+		y |= strcmp(l, "CONFIG_RT_GROUP_SCHED=y\n") == 0;
+	if (c)
+		fclose(c);
+	add(cs, "RT_GROUP_SCHED", y, y ? "%s says y, but no cgroup hierarchy exposes "
+	    "cpu.rt_runtime_us" : "no cpu.rt_runtime_us in any mounted cgroup hierarchy%s",
+	    y ? cfg : "");
+}
+
+static void check_uinput(struct checks *cs)
+{
+	int fd = open("/dev/uinput", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		add(cs, "/dev/uinput", true, "opened for writing");
+	} else if (errno == ENOENT) {
+		add(cs, "/dev/uinput", false, "/dev/uinput missing: kernel built without "
+		    "CONFIG_INPUT_UINPUT (or module not loaded); input is synthetic");
+	} else {
+		add(cs, "/dev/uinput", false, "%s", strerror(errno));
+	}
+}
+
+static void check_drm(struct checks *cs)
+{
+	glob_t g;
+	if (glob("/dev/dri/card*", 0, NULL, &g) == 0) {
+		add(cs, "DRM KMS devices", true, "%s%s", g.gl_pathv[0],
+		    g.gl_pathc > 1 ? " and more" : "");
+		globfree(&g);
+	} else {
+		add(cs, "DRM KMS devices", false, "no /dev/dri/card*: page flips are simulated");
+	}
+}
+
+static void check_bpf(struct checks *cs)
+{
+	union bpf_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_MAP_TYPE_ARRAY;
+	attr.key_size = 4;
+	attr.value_size = 8;
+	attr.max_entries = 1;
+	int fd = (int)syscall(SYS_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
+	if (fd >= 0) {
+		close(fd);
+		add(cs, "BPF allowed", true, "created a 1-entry array map");
+	} else {
+		int e = errno;
+		add(cs, "BPF allowed", false, "bpf(BPF_MAP_CREATE): %s%s", strerror(e),
+		    e == EPERM ? " (needs CAP_BPF, or kernel.unprivileged_bpf_disabled=0)" : "");
+	}
+}
+
+static void check_tracefs(struct checks *cs)
+{
+	static const char *const paths[] = { "/sys/kernel/tracing/trace_marker",
+					     "/sys/kernel/debug/tracing/trace_marker" };
+	for (size_t i = 0; i < 2; i++)
+		if (access(paths[i], W_OK) == 0) {
+			add(cs, "tracefs", true, "%s writable", paths[i]);
+			return;
+		}
+	add(cs, "tracefs", false, "no writable trace_marker under /sys/kernel/tracing "
+	    "or /sys/kernel/debug/tracing: tracefs not mounted");
+}
+
+static void check_stale(struct checks *cs, const char *state_dir)
+{
+	char *log = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&log, &len);
+	int r = il_knobs_recover_stale(state_dir, mem);
+	if (mem)
+		fclose(mem);
+	const char *text = log ? log : "";
+	if (*text)
+		fputs(text, stderr); /* the one line saying what was restored */
+	char msg[256];
+	snprintf(msg, sizeof(msg), "%s", strncmp(text, "inputlat: ", 10) == 0 ? text + 10 : text);
+	msg[strcspn(msg, "\n")] = '\0';
+	if (r == 0 && *msg)
+		add(cs, "stale knobs", true, "%s", msg);
+	else if (r == 0)
+		add(cs, "stale knobs", false, "nothing left by a dead run");
+	else
+		add(cs, "stale knobs", false, "%s", *msg ? msg : strerror(-r));
+	free(log);
+}
+
+static int print_json(const struct checks *cs, const struct il_fair_server *fs,
+		      int argc, char **argv)
+{
+	cJSON *root = cJSON_CreateObject();
+	struct utsname u;
+	char cmdline[512] = "inputlat", when[32] = "";
+	time_t now = time(NULL);
+	struct tm tm;
+	uname(&u);
+	for (int i = 0; i < argc; i++) {
+		size_t off = strlen(cmdline);
+		snprintf(cmdline + off, sizeof(cmdline) - off, " %s", argv[i]);
+	}
+	if (gmtime_r(&now, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	cJSON_AddNumberToObject(root, "file_version", 1);
+	cJSON_AddStringToObject(root, "cmdline", cmdline);
+	cJSON_AddStringToObject(root, "start_time", when);
+	cJSON *kernel = cJSON_AddObjectToObject(root, "kernel");
+	cJSON_AddStringToObject(kernel, "release", u.release);
+	cJSON *jfs = cJSON_AddObjectToObject(kernel, "fair_server");
+	cJSON_AddBoolToObject(jfs, "present", fs->present);
+	cJSON_AddBoolToObject(jfs, "readable", fs->readable);
+	cJSON_AddBoolToObject(jfs, "tunable", fs->tunable);
+	if (fs->readable) {
+		cJSON_AddNumberToObject(jfs, "runtime_ns", (double)fs->runtime_ns);
+		cJSON_AddNumberToObject(jfs, "period_ns", (double)fs->period_ns);
+	} else {
+		cJSON_AddNullToObject(jfs, "runtime_ns");
+		cJSON_AddNullToObject(jfs, "period_ns");
+	}
+	cJSON *arr = cJSON_AddArrayToObject(root, "checks");
+	for (size_t i = 0; i < cs->n; i++) {
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "name", cs->c[i].name);
+		cJSON_AddBoolToObject(c, "ok", cs->c[i].ok);
+		cJSON_AddStringToObject(c, "why", cs->c[i].why);
+		cJSON_AddItemToArray(arr, c);
+	}
+	char *text = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!text) {
+		fprintf(stderr, "inputlat check: out of memory\n");
+		return 1;
+	}
+	printf("%s\n", text);
+	cJSON_free(text);
+	return 0;
+}
+
+int il_cmd_check(int argc, char **argv, const char *state_dir)
+{
+	bool json = false;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			json = true;
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			printf("Usage: inputlat check [--json]\n"
+			       "  --json   print the checks as a JSON object instead of lines\n"
+			       "Restores system knobs left by a dead run, then prints one line per\n"
+			       "capability: \"name: yes|no (why)\". Always exits 0.\n");
+			return 0;
+		} else {
+			fprintf(stderr, "inputlat check: unknown option '%s' (want --json or "
+					"--help)\n", argv[i]);
+			return 2;
+		}
+	}
+	struct checks *cs = calloc(1, sizeof(*cs));
+	struct il_fair_server fs;
+	if (!cs) {
+		fprintf(stderr, "inputlat check: out of memory\n");
+		return 1;
+	}
+	check_stale(cs, state_dir);
+	check_privilege(cs);
+	check_rtprio(cs);
+	check_deadline(cs);
+	check_rt_runtime(cs);
+	check_fair_server(cs, &fs);
+	check_slice(cs);
+	check_rt_group(cs);
+	check_uinput(cs);
+	check_drm(cs);
+	check_bpf(cs);
+	check_tracefs(cs);
+
+	int rc = 0;
+	if (json)
+		rc = print_json(cs, &fs, argc, argv);
+	else
+		for (size_t i = 0; i < cs->n; i++)
+			printf("%s: %s (%s)\n", cs->c[i].name, cs->c[i].ok ? "yes" : "no",
+			       cs->c[i].why);
+	free(cs);
+	return rc;
+}

@@ -1,0 +1,62 @@
+#!/bin/sh
+# Inside the VM: one end-to-end inputlat run, judged from its JSON record.
+#   e2e.sh N [--fair-server RUNTIME_US] inputlat run ARGS...
+# Passes when all N mouse-downs were sent and completed (none timed out,
+# no injection error). With --fair-server it first writes a copy of the
+# rt-fair-server policy with that runtime, runs it, samples the kernel's
+# fair-server runtime during the run, and checks the run changed it and
+# put the original back afterwards.
+n=$1
+shift
+fs_us=""
+if [ "$1" = "--fair-server" ]; then
+	fs_us=$2
+	shift 2
+fi
+json=/tmp/e2e-$$.json
+fail=0
+pass=0
+check() { # DESCRIPTION GOT WANT
+	if [ "$2" = "$3" ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL $1: got '$2', want '$3'"
+		fail=$((fail + 1))
+	fi
+}
+# cJSON prints `"key":<tab>value`; the first match is the events object's.
+field() { sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\\([0-9.-]*\\),*\$/\\1/p" "$json" | head -1; }
+
+fsdir=/sys/kernel/debug/sched/fair_server/cpu0
+extra=""
+if [ -n "$fs_us" ]; then
+	src=$(dirname "$(command -v inputlat)")/policies/rt-fair-server.policy
+	[ -f "$src" ] || { echo "FAIL: no $src"; exit 1; }
+	sed "s/^fair_server_runtime_us = .*/fair_server_runtime_us = $fs_us/" "$src" > /tmp/fs.policy
+	orig=$(cat $fsdir/runtime)
+	extra="--policy /tmp/fs.policy --duration-ms 3000"
+	# Sample the kernel's value mid-run: that is the tuning really applied.
+	(sleep 1.5; cat $fsdir/runtime > /tmp/fs-mid) &
+fi
+echo "# $* --events $n $extra --json $json"
+# shellcheck disable=SC2086
+"$@" --events "$n" $extra --json "$json"
+rc=$?
+wait
+check "inputlat exit status" "$rc" 0
+if [ -f "$json" ]; then
+	check "events sent" "$(field sent)" "$n"
+	check "events completed" "$(field completed)" "$n"
+	check "events timed out" "$(field timed_out)" 0
+	check "injection errors" "$(field inject_errors)" 0
+else
+	check "JSON record written" no yes
+fi
+if [ -n "$fs_us" ]; then
+	check "fair server runtime during the run (ns)" "$(cat /tmp/fs-mid 2>/dev/null)" "$((fs_us * 1000))"
+	check "fair server runtime restored (ns)" "$(cat $fsdir/runtime)" "$orig"
+	echo "# fair server cpu0 runtime: $orig ns before, $(cat /tmp/fs-mid 2>/dev/null) ns during, $(cat $fsdir/runtime) ns after"
+fi
+[ -f "$json" ] && echo "# latency_us: $(tr -d '\n\t ' < "$json" | sed -n 's/.*"latency_us":{"processing":{\([^}]*\)}.*/processing \1/p' | cut -c1-200)"
+echo "e2e: $pass passed, $fail failed"
+[ $fail -eq 0 ]
