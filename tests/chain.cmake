@@ -7,3 +7,4 @@ il_add_test(test_hist SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hist.c LIBS il_comm
 il_add_test(test_chain SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_chain.c
             LIBS il_test_proc il_common PkgConfig::CJSON TIMEOUT 180)
 add_dependencies(test_chain inputlat browser-sim render-sim viz-sim)
+il_add_test(test_queue SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_queue.c LIBS il_common LABELS "unit;tsan")

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -283,6 +284,67 @@ static void test_sched_rttime_kills_spinner(void **state)
 	assert_true(elapsed < il_ms_to_ns(2000));
 }
 
+/*
+ * Every built-in policy applied at once to as many live threads per role
+ * as a run has (io runs in three processes, compositor in two), so that
+ * deadline admission is tried with the whole chain's bandwidth. The
+ * threads only block, so no RT thread here uses CPU.
+ */
+static void test_sched_builtin_policies_apply(void **state)
+{
+	static const int per_role[IL_ROLE_COUNT] = {
+		[IL_ROLE_EVDEV] = 1, [IL_ROLE_UI] = 1, [IL_ROLE_IO] = 3,
+		[IL_ROLE_COMPOSITOR] = 2, [IL_ROLE_MAIN] = 1, [IL_ROLE_GPU] = 1,
+		[IL_ROLE_DRM] = 1, [IL_ROLE_JS] = 1, [IL_ROLE_LOAD] = 1, [IL_ROLE_CANARY] = 1,
+	};
+	if (!can_rt())
+		skip_why("the built-in RT and deadline policies need root");
+	const char *b = getenv("IL_BUILD_DIR");
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s/policies", b ? b : ".");
+	char **names;
+	size_t n;
+	assert_int_equal(il_policy_list(dir, &names, &n), 0);
+	assert_int_equal(n, 7);
+	for (size_t i = 0; i < n; i++) {
+		struct il_policy *p;
+		char err[512];
+		struct job jobs[16];
+		pthread_t th[16];
+		int nj = 0;
+		assert_int_equal(il_policy_load(names[i], dir, &p, err, sizeof(err)), 0);
+		for (int r = 0; r < IL_ROLE_COUNT; r++)
+			for (int k = 0; k < per_role[r]; k++, nj++) {
+				memset(&jobs[nj], 0, sizeof(jobs[nj]));
+				jobs[nj].a = *il_policy_role(p, (enum il_role)r);
+				sem_init(&jobs[nj].applied, 0, 0);
+				sem_init(&jobs[nj].release, 0, 0);
+				assert_int_equal(pthread_create(&th[nj], NULL, job_main, &jobs[nj]), 0);
+			}
+		for (int j = 0; j < nj; j++)
+			sem_wait(&jobs[j].applied);
+		int bad = -1;
+		for (int j = 0; j < nj && bad < 0; j++) {
+			struct il_sched_state got;
+			if (jobs[j].r || il_sched_read(jobs[j].tid, &got) != 0 ||
+			    !il_sched_matches(&jobs[j].a, &got))
+				bad = j;
+		}
+		for (int j = 0; j < nj; j++) {
+			sem_post(&jobs[j].release);
+			pthread_join(th[j], NULL);
+			sem_destroy(&jobs[j].applied);
+			sem_destroy(&jobs[j].release);
+		}
+		il_policy_free(p);
+		if (bad >= 0)
+			fail_msg("policy %s, thread %d (%s): %s", names[i], bad,
+				 il_sched_class_name(jobs[bad].a.sched_class),
+				 jobs[bad].r ? jobs[bad].err : "read-back mismatch");
+	}
+	il_policy_list_free(names, n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_sched_refusals),
 		cmocka_unit_test(test_sched_read_gone),
 		cmocka_unit_test(test_sched_format_and_json),
+		cmocka_unit_test(test_sched_builtin_policies_apply),
 		cmocka_unit_test(test_sched_rttime_kills_spinner),
 	};
 	const struct CMUnitTest before_limit[] = {
