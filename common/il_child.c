@@ -32,6 +32,7 @@ struct il_child {
 	struct il_policy *policy;
 	char builtin_dir[512];
 	char lock[32];
+	char runaway[16];
 	uint64_t rttime_us;
 	struct work_entry work[MAX_WORK];
 	int nwork;
@@ -106,6 +107,10 @@ static int parse_common(struct il_child *c, const char *name, const char *v, pid
 	}
 	if (strcmp(name, "work") == 0)
 		return parse_work(c, v);
+	if (strcmp(name, "runaway") == 0) {
+		snprintf(c->runaway, sizeof(c->runaway), "%s", v);
+		return 0;
+	}
 	if (strcmp(name, "lock") == 0) {
 		snprintf(c->lock, sizeof(c->lock), "%s", v);
 		return 0;
@@ -346,6 +351,11 @@ static void *role_thread_main(void *arg)
 	}
 	t->running = true;
 	sem_post(&t->started);
+	if (strcmp(t->child->runaway, t->name) == 0) {
+		/* Test hook: a runaway RT thread, which RLIMIT_RTTIME must stop. */
+		for (volatile uint64_t n = 0;; n++)
+			;
+	}
 	uv_run(&t->loop, UV_RUN_DEFAULT);
 	uv_loop_close(&t->loop);
 	return NULL;

@@ -418,6 +418,8 @@ static void args_common(struct il_run *r, struct args *a, uint64_t rttime_us, bo
 		return;
 	args_add(a, "--loops-per-us=%.6f", r->loops_per_us);
 	args_add(a, "--lock=%s", r->o->lock);
+	if (r->o->runaway[0])
+		args_add(a, "--runaway=%s", r->o->runaway);
 	for (int t = 0; t < IL_T_COUNT; t++)
 		args_add(a, "--work=%s=%llu", il_thread_name(t), (unsigned long long)r->o->work_us[t]);
 }
@@ -696,7 +698,7 @@ int il_cmd_run(int argc, char **argv)
 
 	bound_ns = il_ms_to_ns(READY_TIMEOUT_MS + o.duration_ms + o.timeout_ms + 10000) +
 		   il_ms_to_ns(o.events * o.interval_ms * 11 / 10);
-	rttime_us = bound_ns / 1000;
+	rttime_us = o.rttime_ms ? o.rttime_ms * 1000 : bound_ns / 1000;
 	if (il_watchdog_start(bound_ns, &r.knobs, &wd_rt) < 0) {
 		fprintf(stderr, "inputlat run: cannot start the watchdog thread\n");
 		il_knobs_restore(il_knobs_state_dir(), NULL, err, sizeof(err));

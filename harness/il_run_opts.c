@@ -69,10 +69,12 @@ static void print_help(void)
 	       "  --present BACKEND     sim (60 Hz timerfd vblank, default) or drm[:/dev/dri/cardN]\n"
 	       "  --quiet               no progress on stderr\n"
 	       "  --records FILE        every event's 13 stamps and thread ids, one JSON object a line\n"
+	       "  --rttime-ms MS        RLIMIT_RTTIME of every RT thread (default: the run's time bound)\n"
 	       "  --seed N              seed of the interval jitter (default: from the clock)\n"
 	       "  --timeout-ms MS       an event not presented by then is timed out (default 1000)\n"
 	       "  --trace FILE          Chrome trace-event JSON (opens in Perfetto)\n"
 	       "  --trace-events N      mouse-downs in the trace (default 200)\n"
+	       "  --test-runaway THREAD test hook: THREAD (e.g. render:main) spins forever\n"
 	       "  --work ROLE=US        CPU work per handler in us; ROLE is a role (ui, io, compositor,\n"
 	       "                        main, gpu, drm, evdev) or a thread (viz:comp); `--work none` zeroes all\n"
 	       "  --help                this text\n");
@@ -123,7 +125,7 @@ static int num(const char *opt, const char *v, uint64_t min, uint64_t max, uint6
 enum {
 	OPT_DURATION = 256, OPT_EVENTS, OPT_HIST, OPT_HIST_CSV, OPT_HIST_MAX, OPT_HOG,
 	OPT_HOG_GAP, OPT_HOG_MODE, OPT_HOG_TASK, OPT_INPUT, OPT_INTERVAL, OPT_JSON, OPT_LOAD,
-	OPT_LOCK, OPT_POLICY, OPT_PRESENT, OPT_QUIET, OPT_RECORDS, OPT_SEED, OPT_TIMEOUT, OPT_TRACE,
+	OPT_LOCK, OPT_POLICY, OPT_PRESENT, OPT_QUIET, OPT_RECORDS, OPT_RTTIME, OPT_RUNAWAY, OPT_SEED, OPT_TIMEOUT, OPT_TRACE,
 	OPT_TRACE_EVENTS, OPT_WORK, OPT_HELP,
 };
 
@@ -149,7 +151,9 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 		{ "present", required_argument, NULL, OPT_PRESENT },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "records", required_argument, NULL, OPT_RECORDS },
+		{ "rttime-ms", required_argument, NULL, OPT_RTTIME },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "test-runaway", required_argument, NULL, OPT_RUNAWAY },
 		{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "trace-events", required_argument, NULL, OPT_TRACE_EVENTS },
@@ -253,6 +257,20 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 		case OPT_RECORDS:
 			o->records_path = optarg;
 			break;
+		case OPT_RTTIME:
+			rc = num("rttime-ms", optarg, 10, 3600000, &o->rttime_ms);
+			break;
+		case OPT_RUNAWAY: {
+			int found = 0;
+
+			for (int t = 0; t < IL_T_COUNT; t++)
+				found |= strcmp(optarg, threads[t].name) == 0;
+			if (!found)
+				rc = usage_error("--test-runaway: unknown thread '%s' (e.g. render:main)", optarg);
+			else
+				snprintf(o->runaway, sizeof(o->runaway), "%s", optarg);
+			break;
+		}
 		case OPT_SEED:
 			rc = num("seed", optarg, 0, UINT64_MAX, &o->seed);
 			break;

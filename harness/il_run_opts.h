@@ -50,6 +50,8 @@ struct il_run_opts {
 	uint64_t hog_task_ms, hog_gap_ms;
 	uint64_t load_threads;
 	char lock[32];
+	char runaway[16]; /* test hook: this thread spins forever */
+	uint64_t rttime_ms; /* RLIMIT_RTTIME; 0: the run's time bound */
 	bool quiet;
 };
 
