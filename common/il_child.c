@@ -13,6 +13,7 @@
 #include "il_ctl.h"
 #include "il_parse.h"
 #include "il_policy.h"
+#include "il_rss.h"
 #include "il_sched.h"
 #include "il_thread.h"
 #include "il_work.h"
@@ -157,6 +158,7 @@ static void ctl_frame_cb(void *ctx, const struct il_frame *f, const struct il_ms
 		cJSON_AddStringToObject(stats, "process", c->process);
 		if (c->hooks.stop)
 			c->hooks.stop(c, stats);
+		cJSON_AddNumberToObject(stats, "rss_kib", (double)il_rss_peak_kib());
 		ctl_send_or_exit(c, stats);
 		cJSON_Delete(stats);
 		il_frame_reader_free(c->reader);

@@ -15,6 +15,22 @@
 
 #define IL_CANARY_NAME "il:canary"
 
+
+/*
+ * New threads start as SCHED_OTHER whatever the creator is (a child's
+ * control thread is SCHED_FIFO under RT policies): until init applies
+ * the role's attributes, nothing runs at a priority nobody asked for.
+ */
+static void plain_thread_attr(pthread_attr_t *a)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	pthread_attr_init(a);
+	pthread_attr_setinheritsched(a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(a, SCHED_OTHER);
+	pthread_attr_setschedparam(a, &sp);
+}
+
 struct il_canary {
 	struct il_canary_config cfg;
 	il_thread_init_fn init;
@@ -123,6 +139,7 @@ int il_canary_start(const struct il_canary_config *cfg, il_thread_init_fn init, 
 		    struct il_canary **out, char *err, size_t errlen)
 {
 	struct il_canary *c;
+	pthread_attr_t attr;
 	int ret;
 
 	if (!cfg || !init || !out || cfg->cpu >= CPU_SETSIZE || cfg->cpu < -1) {
@@ -143,7 +160,9 @@ int il_canary_start(const struct il_canary_config *cfg, il_thread_init_fn init, 
 	pthread_mutex_init(&c->start_lock, NULL);
 	pthread_cond_init(&c->start_cond, NULL);
 
-	ret = -pthread_create(&c->th, NULL, canary_main, c);
+	plain_thread_attr(&attr);
+	ret = -pthread_create(&c->th, &attr, canary_main, c);
+	pthread_attr_destroy(&attr);
 	if (ret < 0) {
 		snprintf(err, errlen, "cannot start %s: %s", IL_CANARY_NAME, strerror(-ret));
 		goto fail;

@@ -17,6 +17,22 @@
 #define SLEEP_MAX_NS 2000000ull
 #define SLEEP_ONE_IN 4
 
+
+/*
+ * New threads start as SCHED_OTHER whatever the creator is (a child's
+ * control thread is SCHED_FIFO under RT policies): until init applies
+ * the role's attributes, nothing runs at a priority nobody asked for.
+ */
+static void plain_thread_attr(pthread_attr_t *a)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	pthread_attr_init(a);
+	pthread_attr_setinheritsched(a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(a, SCHED_OTHER);
+	pthread_attr_setschedparam(a, &sp);
+}
+
 struct load_thread {
 	struct il_load *l;
 	unsigned index;
@@ -182,6 +198,7 @@ int il_load_start(const struct il_load_config *c, il_thread_init_fn init, void *
 		  struct il_load **out, char *err, size_t errlen)
 {
 	struct il_load *l;
+	pthread_attr_t attr;
 	cpu_set_t allowed;
 	unsigned created = 0;
 	int ret = 0;
@@ -208,6 +225,7 @@ int il_load_start(const struct il_load_config *c, il_thread_init_fn init, void *
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->cond, NULL);
 
+	plain_thread_attr(&attr);
 	for (unsigned i = 0; i < c->threads; i++) {
 		struct load_thread *t = &l->t[i];
 
@@ -215,7 +233,7 @@ int il_load_start(const struct il_load_config *c, il_thread_init_fn init, void *
 		t->index = i;
 		t->cpu = c->pin ? nth_allowed_cpu(&allowed, i) : -1;
 		snprintf(t->name, sizeof(t->name), "il:load%hu", (unsigned short)i);
-		ret = -pthread_create(&t->th, NULL, load_main, t);
+		ret = -pthread_create(&t->th, &attr, load_main, t);
 		if (ret < 0) {
 			snprintf(err, errlen, "cannot start %s: %s", t->name, strerror(-ret));
 			break;
@@ -223,6 +241,7 @@ int il_load_start(const struct il_load_config *c, il_thread_init_fn init, void *
 		t->created = true;
 		created++;
 	}
+	pthread_attr_destroy(&attr);
 
 	pthread_mutex_lock(&l->lock);
 	while (l->ready < created)

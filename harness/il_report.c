@@ -12,6 +12,7 @@
 
 #include "il_clock.h"
 #include "il_hist.h"
+#include "il_rss.h"
 #include "il_run.h"
 #include "il_trace.h"
 
@@ -325,6 +326,19 @@ int il_report_json(const struct il_run *r, const char *path)
 	add_child_stat(root, r, IL_P_WORKLOAD, "canary");
 	add_child_stat(root, r, IL_P_RENDER, "hog");
 	add_child_stat(root, r, IL_P_WORKLOAD, "load");
+	{
+		cJSON *rss = cJSON_AddObjectToObject(root, "rss_kib");
+
+		/* Peak RSS per process (VmHWM), as each process read it at its end. */
+		cJSON_AddNumberToObject(rss, "inputlat", (double)il_rss_peak_kib());
+		for (int i = 0; i < r->nprocs; i++) {
+			const cJSON *s = r->procs[i].stats_msg;
+			const cJSON *v = s ? cJSON_GetObjectItemCaseSensitive(s, "rss_kib") : NULL;
+
+			if (cJSON_IsNumber(v))
+				cJSON_AddNumberToObject(rss, r->procs[i].name, v->valuedouble);
+		}
+	}
 	procs = cJSON_AddObjectToObject(root, "processes");
 	for (int i = 0; i < r->nprocs; i++)
 		if (r->procs[i].stats_msg)

@@ -555,6 +555,13 @@ out:
 	return rc;
 }
 
+static bool policy_sets_knobs(const struct il_policy *p)
+{
+	const struct il_knob_settings *k = il_policy_knobs(p);
+
+	return k->has_rt_runtime || k->has_rt_period || k->has_fair_server;
+}
+
 static char *join_cmdline(int argc, char **argv)
 {
 	size_t len = strlen("inputlat") + 1;
@@ -664,15 +671,17 @@ int il_cmd_run(int argc, char **argv)
 		return 1;
 	}
 	il_paths_policies(r.policy_dir, sizeof(r.policy_dir));
-	rc = il_knobs_recover_stale(il_knobs_state_dir(), stderr);
-	if (rc == -EBUSY) {
-		fprintf(stderr, "inputlat run: another inputlat run holds the system knobs (state in %s); wait for it to end\n",
-			il_knobs_state_dir());
-		return 1;
-	}
 	if (il_policy_load(o.policy, r.policy_dir, &r.policy, err, sizeof(err)) < 0) {
 		fprintf(stderr, "inputlat run: %s\n", err);
 		return 2;
+	}
+	/* A crashed run's knobs are put back first. A live run's knobs are left
+	 * alone, and only a policy that needs knobs of its own must wait for it. */
+	if (il_knobs_recover_stale(il_knobs_state_dir(), stderr) == -EBUSY && policy_sets_knobs(r.policy)) {
+		fprintf(stderr, "inputlat run: another inputlat run holds the system knobs (state in %s); wait for it to end\n",
+			il_knobs_state_dir());
+		il_policy_free(r.policy);
+		return 1;
 	}
 	r.cmdline = join_cmdline(argc, argv);
 	if (run_alloc(&r) < 0 || !r.cmdline) {
@@ -759,7 +768,7 @@ int il_cmd_run(int argc, char **argv)
 	if (r.end_ns == 0)
 		r.end_ns = il_now_ns();
 
-	if (il_knobs_restore(il_knobs_state_dir(), NULL, err, sizeof(err)) < 0)
+	if (r.knobs.n && il_knobs_restore(il_knobs_state_dir(), NULL, err, sizeof(err)) < 0)
 		fprintf(stderr, "inputlat: restoring system knobs: %s\n", err);
 	write_outputs(&r);
 	if (r.exit_code == 0 || r.completed)

@@ -190,14 +190,16 @@ static void write_message(struct builder *b, const struct il_msg *m,
 			dur = 1;
 
 		e = event_add(b, "X", hop_name(k), pid, tid);
-		args = e ? cJSON_AddObjectToObject(e, "args") : NULL;
+		if (!e)
+			return;
+		str(b, e, "cat", "hop");
+		num(b, e, "ts", ts);
+		num(b, e, "dur", dur);
+		args = cJSON_AddObjectToObject(e, "args");
 		if (!args) {
 			b->oom = true;
 			return;
 		}
-		str(b, e, "cat", "hop");
-		num(b, e, "ts", ts);
-		num(b, e, "dur", dur);
 		num(b, args, "event_id", (double)m->event_id);
 		num(b, args, "hop", k);
 		if (k > 0 && m->stamp_ns[k - 1] && m->end_ns[k - 1])
@@ -228,13 +230,16 @@ static void write_counters(struct builder *b, const struct il_trace_counter *ctr
 
 	for (size_t i = 0; i < nctr; i++) {
 		cJSON *e = event_add(b, "C", ctr[i].name ? ctr[i].name : "counter", self, self);
-		cJSON *args = e ? cJSON_AddObjectToObject(e, "args") : NULL;
+		cJSON *args;
 
+		if (!e)
+			return;
+		num(b, e, "ts", rel_us(b, ctr[i].ts_ns));
+		args = cJSON_AddObjectToObject(e, "args");
 		if (!args) {
 			b->oom = true;
 			return;
 		}
-		num(b, e, "ts", rel_us(b, ctr[i].ts_ns));
 		num(b, args, "value", ctr[i].value);
 	}
 }

@@ -11,6 +11,22 @@
 #include "il_clock.h"
 #include "il_cpustat.h"
 
+
+/*
+ * New threads start as SCHED_OTHER whatever the creator is (a child's
+ * control thread is SCHED_FIFO under RT policies): until init applies
+ * the role's attributes, nothing runs at a priority nobody asked for.
+ */
+static void plain_thread_attr(pthread_attr_t *a)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	pthread_attr_init(a);
+	pthread_attr_setinheritsched(a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(a, SCHED_OTHER);
+	pthread_attr_setschedparam(a, &sp);
+}
+
 struct hog_thread {
 	struct il_hog *h;
 	unsigned index;
@@ -217,6 +233,7 @@ int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *in
 {
 	struct il_hog *h;
 	pthread_condattr_t ca;
+	pthread_attr_t attr;
 	cpu_set_t allowed;
 	unsigned created = 0;
 	int ret = 0;
@@ -249,6 +266,7 @@ int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *in
 	pthread_cond_init(&h->cond, &ca);
 	pthread_condattr_destroy(&ca);
 
+	plain_thread_attr(&attr);
 	for (unsigned i = 0; i < c->threads; i++) {
 		struct hog_thread *t = &h->t[i];
 
@@ -256,7 +274,7 @@ int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *in
 		t->index = i;
 		t->cpu = c->pin ? nth_allowed_cpu(&allowed, i) : -1;
 		snprintf(t->name, sizeof(t->name), "render:js%hu", (unsigned short)i);
-		ret = -pthread_create(&t->th, NULL, hog_main, t);
+		ret = -pthread_create(&t->th, &attr, hog_main, t);
 		if (ret < 0) {
 			snprintf(err, errlen, "cannot start hog thread %s: %s", t->name,
 				 strerror(-ret));
@@ -265,6 +283,7 @@ int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *in
 		t->created = true;
 		created++;
 	}
+	pthread_attr_destroy(&attr);
 
 	/* Every hog waits at the gate until all are set up, so an RT hog
 	 * cannot starve the creation of the next one. */

@@ -121,7 +121,8 @@ static void test_canary_quiet_cpu(void **state)
 		      (unsigned long long)s.expected_wakeups);
 	assert_true(s.max_stall_ms < 50.0);
 	assert_true(s.wakeups > s.expected_wakeups * 8 / 10);
-	assert_true(s.cpu_share > 0.8 && s.cpu_share <= 1.0);
+	/* Other tenants of the machine delay it a little, never for long. */
+	assert_true(s.cpu_share > 0.5 && s.cpu_share <= 1.0);
 }
 
 static void test_canary_fifo_hog_stalls(void **state)
@@ -177,29 +178,58 @@ static void test_canary_fifo_hog_stalls(void **state)
 	assert_true(s.cpu_share < 0.25);
 }
 
-/* The load threads count their CPU time and their share adds up. */
+/* utime + stime of one of our threads, in ns, as the kernel accounts it. */
+static uint64_t proc_task_cpu_ns(int tid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	p = strrchr(buf, ')');
+	assert_non_null(p);
+	assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+				&st),
+			 2);
+	return (ut + st) * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
+}
+
+/* The load threads count their CPU time as the kernel does. */
 static void test_canary_load_share(void **state)
 {
 	struct il_load *l = NULL;
 	char err[256] = "";
-	double share;
+	uint64_t p0, p1, t0, wall;
+	const cJSON *th;
+	double share, proc_share;
 	cJSON *j;
+	int tid;
 
 	assert_int_equal(il_load_start(&(struct il_load_config){ .threads = 1, .pin = true },
 				       name_only_init, NULL, &l, err, sizeof(err)),
 			 0);
-	il_load_mark_start(l);
-	usleep(500000);
-	share = il_load_cpu_share(l, 0);
 	j = il_load_stats_json(l, 0);
-	il_load_stop(l);
-	print_message("load cpu_share %.3f\n", share);
-	/* Alone on its CPU a load thread is busy about 95% of the time. */
-	assert_true(share > 0.5 && share <= 1.05);
-	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "per_thread"), 0),
-						"name")->valuestring,
-			    "il:load0");
+	th = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "per_thread"), 0);
+	assert_string_equal(cJSON_GetObjectItem(th, "name")->valuestring, "il:load0");
+	tid = cJSON_GetObjectItem(th, "tid")->valueint;
 	cJSON_Delete(j);
+
+	p0 = proc_task_cpu_ns(tid);
+	il_load_mark_start(l);
+	t0 = il_now_ns();
+	usleep(1000000);
+	p1 = proc_task_cpu_ns(tid);
+	wall = il_now_ns() - t0;
+	share = il_load_cpu_share(l, wall);
+	il_load_stop(l);
+	proc_share = (double)(p1 - p0) / (double)wall;
+	print_message("load cpu_share %.3f, /proc says %.3f\n", share, proc_share);
+	assert_true(share > 0.0 && share <= 1.05);
+	assert_true(share - proc_share < 0.10 && proc_share - share < 0.10);
 }
 
 int main(void)

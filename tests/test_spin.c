@@ -1,6 +1,7 @@
 /* The il_spin mutex: exclusion, wake-ups, timeouts, handoff, il_lock. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,6 +50,12 @@ static void *stress_thread(void *arg)
 		if (il_spin_mutex_owner(&s->m) != me)
 			s->bad_owner++;
 		s->counter++;
+		/*
+		 * Now and then the owner leaves its CPU while holding the
+		 * lock, so waiters must take the sleep and wake-up paths.
+		 */
+		if ((i & 255) == 0)
+			sched_yield();
 		il_spin_mutex_unlock(&s->m);
 	}
 	return NULL;

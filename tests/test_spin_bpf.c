@@ -127,6 +127,12 @@ static void *stress_thread(void *arg)
 		if (il_spin_mutex_owner(&s->m) != me)
 			s->bad_owner++;
 		s->counter++;
+		/*
+		 * Now and then the owner leaves its CPU while holding the
+		 * lock, so waiters must take the sleep and wake-up paths.
+		 */
+		if ((i & 255) == 0)
+			sched_yield();
 		il_spin_mutex_unlock(&s->m);
 	}
 	return NULL;
