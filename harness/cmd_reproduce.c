@@ -105,11 +105,12 @@ static void setup_scenarios(struct repro *r, unsigned ncpu)
 	/* Claim 2: a busy hog per CPU, a few clicks spread over the run. */
 	r->sc[C2_RT] = (struct scenario){ "c2-rt", 2, "rt", ncpu, 0, e2, d2 / e2, 1000, d2 };
 	r->sc[C2_CFS] = (struct scenario){ "c2-cfs", 2, "cfs", ncpu, 0, e2, d2 / e2, 1000, d2 };
-	/* Claim 3: only the RT busy loops; no clicks, no load. */
-	r->sc[C3_THR] = (struct scenario){ "c3-rt-throttled", 3, "rt-throttled", ncpu, 0, 0, 20, 1000, d34 };
-	r->sc[C3_FS] = (struct scenario){ "c3-rt-fair-server", 3, "rt-fair-server", ncpu, 0, 0, 20, 1000, d34 };
+	/* Claim 3: only the RT busy loops, no load; two clicks (RT work of
+	 * about a millisecond each) are nothing next to a 5% window. */
+	r->sc[C3_THR] = (struct scenario){ "c3-rt-throttled", 3, "rt-throttled", ncpu, 0, 2, d34 / 2, 1000, d34 };
+	r->sc[C3_FS] = (struct scenario){ "c3-rt-fair-server", 3, "rt-fair-server", ncpu, 0, 2, d34 / 2, 1000, d34 };
 	/* Claim 4: the RT hog and a busy CFS thread per CPU. */
-	r->sc[C4_FS] = (struct scenario){ "c4-rt-fair-server", 4, "rt-fair-server", ncpu, ncpu, 0, 20, 1000, d34 };
+	r->sc[C4_FS] = (struct scenario){ "c4-rt-fair-server", 4, "rt-fair-server", ncpu, ncpu, 2, d34 / 2, 1000, d34 };
 }
 
 static char *read_text(const char *path)
@@ -303,6 +304,31 @@ static void run_one(struct repro *r, const struct scenario *s, unsigned round, s
 	if (out->exit_code == 0 && !out->report) {
 		snprintf(out->err, sizeof(out->err), "inputlat run wrote no readable %s", json);
 		out->exit_code = 1;
+	}
+}
+
+/*
+ * Another inputlat holding the system knobs (a concurrent run on a shared
+ * machine) is not a failure of this measurement: wait for it, within a
+ * bound, and run again.
+ */
+#define BUSY_RETRIES 30
+#define BUSY_WAIT_MS 2000
+
+static void run_scenario(struct repro *r, const struct scenario *s, unsigned round,
+			 struct result *out)
+{
+	for (int i = 0;; i++) {
+		run_one(r, s, round, out);
+		if (out->exit_code == 0 || i >= BUSY_RETRIES || interrupted ||
+		    !strstr(out->err, "held by running inputlat"))
+			return;
+		cJSON_Delete(out->report);
+		out->report = NULL;
+		if (r->tty)
+			fprintf(stderr, " (knobs busy, waiting)");
+		struct timespec ts = il_ns_to_ts(il_ms_to_ns(BUSY_WAIT_MS));
+		nanosleep(&ts, NULL);
 	}
 }
 
@@ -700,7 +726,7 @@ int il_cmd_reproduce(int argc, char **argv, const char *self_exe)
 			if (r.tty)
 				fprintf(stderr, "\r[%u/%u] round %u: %-20s", step, nsteps, round + 1,
 					r.sc[s].id);
-			run_one(&r, &r.sc[s], round, x);
+			run_scenario(&r, &r.sc[s], round, x);
 			if (x->exit_code != 0 && x->exit_code != 2)
 				fprintf(stderr, "%sinputlat reproduce: %s round %u: %s\n",
 					r.tty ? "\n" : "", r.sc[s].id, round + 1, x->err);

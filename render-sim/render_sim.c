@@ -4,13 +4,16 @@
  * thread (hop 5), the main thread runs the JS-like handler (hop 6), the
  * compositor commits the result (hop 7) and submits a frame to viz.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "il_child.h"
 #include "il_ctl.h"
 #include "il_fds.h"
+#include "il_hog.h"
 #include "il_hop.h"
+#include "il_parse.h"
 #include "il_queue.h"
 
 #define QUEUE_CAP 256
@@ -26,6 +29,9 @@ struct render {
 	uint64_t send_errors;
 	/* main thread */
 	struct il_queue main_q;
+	/* JS-like hogs (role js), started held and released at "start" */
+	struct il_hog_config hog_cfg;
+	struct il_hog *hog;
 };
 
 static struct render R;
@@ -110,8 +116,39 @@ static void main_teardown(struct il_role_thread *t)
 }
 
 /* --- process ---------------------------------------------------------- */
+static int render_option(struct il_child *c, const char *name, const char *value)
+{
+	uint64_t v;
+
+	if (strcmp(name, "hog") == 0)
+		return il_parse_u64(value, 1, IL_HOG_MAX_THREADS, &v) < 0 ? -EINVAL : (R.hog_cfg.threads = (unsigned)v, 0);
+	if (strcmp(name, "hog-mode") == 0) {
+		int m = il_hog_mode_parse(value);
+
+		return m < 0 ? m : (R.hog_cfg.mode = (enum il_hog_pattern)m, 0);
+	}
+	if (strcmp(name, "hog-task-ms") == 0)
+		return il_parse_u64(value, 1, 600000, &v) < 0 ? -EINVAL : (R.hog_cfg.task_ns = v * 1000000, 0);
+	if (strcmp(name, "hog-gap-ms") == 0)
+		return il_parse_u64(value, 0, 600000, &v) < 0 ? -EINVAL : (R.hog_cfg.gap_ns = v * 1000000, 0);
+	return 1;
+}
+
+static void render_start(struct il_child *c)
+{
+	if (R.hog)
+		il_hog_mark_start(R.hog);
+}
+
 static void render_stop(struct il_child *c, cJSON *stats)
 {
+	/* Stats first (they read the hogs' clocks), then stop the hogs so the
+	 * chain threads can be joined on a CPU the hogs no longer hold. */
+	if (R.hog) {
+		cJSON_AddItemToObject(stats, "hog", il_hog_stats_json(R.hog, 0));
+		il_hog_stop(R.hog);
+		R.hog = NULL;
+	}
 	il_role_thread_stop(&R.io);
 	il_role_thread_stop(&R.main);
 	il_role_thread_stop(&R.comp);
@@ -121,12 +158,24 @@ static void render_stop(struct il_child *c, cJSON *stats)
 
 int main(int argc, char **argv)
 {
-	static const struct il_child_hooks hooks = { .stop = render_stop };
-	struct il_child *c = il_child_init(argc, argv, "render-sim", &hooks);
+	static const struct il_child_hooks hooks = { .option = render_option,
+						     .start = render_start,
+						     .stop = render_stop };
+	struct il_child *c;
+	char err[256];
+
+	R.hog_cfg.task_ns = 200000000;
+	R.hog_cfg.gap_ns = 50000000;
+	R.hog_cfg.pin = true;
+	R.hog_cfg.hold = true;
+	c = il_child_init(argc, argv, "render-sim", &hooks);
 
 	il_child_start_thread(c, &R.comp, IL_ROLE_COMPOSITOR, "render:comp", comp_setup, comp_teardown);
 	il_child_start_thread(c, &R.main, IL_ROLE_MAIN, "render:main", main_setup, main_teardown);
 	il_child_start_thread(c, &R.io, IL_ROLE_IO, "render:io", io_setup, NULL);
+	if (R.hog_cfg.threads &&
+	    il_hog_start(&R.hog_cfg, il_child_thread_init, c, &R.hog, err, sizeof(err)) < 0)
+		il_child_fail(c, "%s", err);
 	il_child_ready(c);
 	return il_child_run(c);
 }
