@@ -643,8 +643,10 @@ static int build_configs(const struct opts *o, struct config *cfg)
 				cfg[n++] = (struct config){ (enum placement)p, (enum hog)h };
 	if (o->quick) {
 		/* The hog rows where on-CPU awareness matters most: a preempted holder. */
-		cfg[n++] = (struct config){ PL_ONE_PER_CPU, HOG_CFS };
-		cfg[n++] = (struct config){ PL_ONE_PER_CPU, HOG_FIFO };
+		if (!(o->hog_mask >> HOG_CFS & 1) || !(o->pl_mask & 1))
+			cfg[n++] = (struct config){ PL_ONE_PER_CPU, HOG_CFS };
+		if (!(o->hog_mask >> HOG_FIFO & 1) || !(o->pl_mask & 1))
+			cfg[n++] = (struct config){ PL_ONE_PER_CPU, HOG_FIFO };
 	}
 	return n;
 }

@@ -95,7 +95,7 @@ static void ui_cb(void *ctx, struct il_msg *m)
 
 static int ui_setup(struct il_role_thread *t)
 {
-	return il_queue_init(&B.ui_q, &t->loop, QUEUE_CAP, ui_cb, NULL);
+	return il_queue_init(&B.ui_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), ui_cb, NULL);
 }
 
 static void ui_teardown(struct il_role_thread *t)
@@ -124,7 +124,7 @@ static void feedback_eof_cb(void *ctx, int status)
 
 static int io_setup(struct il_role_thread *t)
 {
-	int rc = il_queue_init(&B.io_q, &t->loop, QUEUE_CAP, io_cb, NULL);
+	int rc = il_queue_init(&B.io_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), io_cb, NULL);
 
 	if (rc < 0)
 		return rc;

@@ -32,7 +32,7 @@ struct il_child {
 	struct il_child_hooks hooks;
 	struct il_policy *policy;
 	char builtin_dir[512];
-	char lock[32];
+	enum il_lock_kind lock;
 	char runaway[16];
 	uint64_t rttime_us;
 	struct work_entry work[MAX_WORK];
@@ -113,7 +113,11 @@ static int parse_common(struct il_child *c, const char *name, const char *v, pid
 		return 0;
 	}
 	if (strcmp(name, "lock") == 0) {
-		snprintf(c->lock, sizeof(c->lock), "%s", v);
+		int k = il_lock_kind_parse(v);
+
+		if (k < 0)
+			return -EINVAL;
+		c->lock = (enum il_lock_kind)k;
 		return 0;
 	}
 	return 1; /* not a common option */
@@ -159,6 +163,7 @@ static void ctl_frame_cb(void *ctx, const struct il_frame *f, const struct il_ms
 		if (c->hooks.stop)
 			c->hooks.stop(c, stats);
 		cJSON_AddNumberToObject(stats, "rss_kib", (double)il_rss_peak_kib());
+		cJSON_AddStringToObject(stats, "lock", il_lock_kind_name(c->lock));
 		ctl_send_or_exit(c, stats);
 		cJSON_Delete(stats);
 		il_frame_reader_free(c->reader);
@@ -195,7 +200,7 @@ struct il_child *il_child_init(int argc, char **argv, const char *process,
 	signal(SIGINT, SIG_IGN);
 	c->process = process;
 	c->hooks = *hooks;
-	snprintf(c->lock, sizeof(c->lock), "pthread");
+	c->lock = IL_LOCK_PTHREAD;
 	pthread_mutex_init(&c->threads_lock, NULL);
 	c->threads = cJSON_CreateArray();
 
@@ -238,6 +243,13 @@ struct il_child *il_child_init(int argc, char **argv, const char *process,
 	if (policy)
 		parse_common(c, "policy", policy, &parent);
 
+	/* The owner-aware lock needs its on-CPU source; without it the lock
+	 * would silently be a different one, so that is an error. */
+	if (c->lock == IL_LOCK_IL_BPF && il_spin_init(IL_SPIN_SOURCE_BPF, NULL) < 0) {
+		fprintf(stderr, "%s: --lock il-bpf: BPF on-CPU source unavailable: %s\n", process,
+			il_spin_source_reason());
+		exit(2);
+	}
 	if (c->policy && il_policy_uses_rt(c->policy)) {
 		struct sched_param sp = { .sched_priority = CHILD_CONTROL_PRIO };
 
@@ -273,7 +285,7 @@ uint64_t il_child_work_us(const struct il_child *c, const char *thread_name)
 	return 0;
 }
 
-const char *il_child_lock(const struct il_child *c)
+enum il_lock_kind il_child_lock(const struct il_child *c)
 {
 	return c->lock;
 }

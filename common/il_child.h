@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "il_lock.h"
 #include "il_role.h"
 
 struct il_child;
@@ -67,8 +68,8 @@ struct il_child *il_child_init(int argc, char **argv, const char *process,
 /* The work configured for a thread name (0 when none). */
 uint64_t il_child_work_us(const struct il_child *c, const char *thread_name);
 
-/* The lock kind name for hop queues (--lock), "pthread" by default. */
-const char *il_child_lock(const struct il_child *c);
+/* The lock guarding the hop queues (--lock), pthread by default. */
+enum il_lock_kind il_child_lock(const struct il_child *c);
 
 /* The process's main loop (control channel). */
 uv_loop_t *il_child_loop(struct il_child *c);

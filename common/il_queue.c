@@ -12,19 +12,20 @@ static void queue_async_cb(uv_async_t *a)
 	/* uv_async_send coalesces wakes, so drain everything that is there.
 	 * The message is copied out so the lock is never held across the handler. */
 	for (;;) {
-		pthread_mutex_lock(&q->lock);
+		il_lock_lock(&q->lock);
 		if (q->head == q->tail) {
-			pthread_mutex_unlock(&q->lock);
+			il_lock_unlock(&q->lock);
 			return;
 		}
 		m = q->ring[q->tail & (q->cap - 1)];
 		q->tail++;
-		pthread_mutex_unlock(&q->lock);
+		il_lock_unlock(&q->lock);
 		q->cb(q->ctx, &m);
 	}
 }
 
-int il_queue_init(struct il_queue *q, uv_loop_t *consumer, unsigned cap, il_queue_cb cb, void *ctx)
+int il_queue_init(struct il_queue *q, uv_loop_t *consumer, unsigned cap, enum il_lock_kind lock,
+		  il_queue_cb cb, void *ctx)
 {
 	unsigned c = 1;
 	int rc;
@@ -35,7 +36,7 @@ int il_queue_init(struct il_queue *q, uv_loop_t *consumer, unsigned cap, il_queu
 	q->ring = calloc(c, sizeof(*q->ring));
 	if (!q->ring)
 		return -ENOMEM;
-	rc = -pthread_mutex_init(&q->lock, NULL);
+	rc = il_lock_init(&q->lock, lock);
 	if (rc < 0)
 		goto err_ring;
 	q->cap = c;
@@ -47,7 +48,7 @@ int il_queue_init(struct il_queue *q, uv_loop_t *consumer, unsigned cap, il_queu
 	q->async.data = q;
 	return 0;
 err_lock:
-	pthread_mutex_destroy(&q->lock);
+	il_lock_destroy(&q->lock);
 err_ring:
 	free(q->ring);
 	q->ring = NULL;
@@ -56,15 +57,15 @@ err_ring:
 
 int il_queue_push(struct il_queue *q, const struct il_msg *m)
 {
-	pthread_mutex_lock(&q->lock);
+	il_lock_lock(&q->lock);
 	if (q->head - q->tail >= q->cap) {
 		q->dropped++;
-		pthread_mutex_unlock(&q->lock);
+		il_lock_unlock(&q->lock);
 		return -ENOBUFS;
 	}
 	q->ring[q->head & (q->cap - 1)] = *m;
 	q->head++;
-	pthread_mutex_unlock(&q->lock);
+	il_lock_unlock(&q->lock);
 	return uv_async_send(&q->async);
 }
 
@@ -72,7 +73,7 @@ static void queue_closed_cb(uv_handle_t *h)
 {
 	struct il_queue *q = h->data;
 
-	pthread_mutex_destroy(&q->lock);
+	il_lock_destroy(&q->lock);
 	free(q->ring);
 	q->ring = NULL;
 }

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include <pthread.h>
+#include "il_lock.h"
 #include "il_msg.h"
 
 typedef void (*il_queue_cb)(void *ctx, struct il_msg *m);
@@ -19,7 +19,7 @@ typedef void (*il_queue_cb)(void *ctx, struct il_msg *m);
 struct il_queue {
 	/* The producer-written fields share a cache line with the lock so a
 	 * hop touches as few lines as possible; the async handle sits apart. */
-	_Alignas(64) pthread_mutex_t lock;
+	_Alignas(64) struct il_lock lock;
 	uint32_t head, tail, cap;
 	uint64_t dropped;
 	struct il_msg *ring;
@@ -30,10 +30,12 @@ struct il_queue {
 
 /*
  * Initialises q on the consumer's loop (call from the consumer thread
- * before any producer runs). cap is rounded up to a power of two.
- * Returns 0, -ENOMEM or a libuv error.
+ * before any producer runs). cap is rounded up to a power of two; lock is
+ * the kind of mutex guarding the ring (--lock). Returns 0, -ENOMEM, -EINVAL
+ * or a libuv error.
  */
-int il_queue_init(struct il_queue *q, uv_loop_t *consumer, unsigned cap, il_queue_cb cb, void *ctx);
+int il_queue_init(struct il_queue *q, uv_loop_t *consumer, unsigned cap, enum il_lock_kind lock,
+		  il_queue_cb cb, void *ctx);
 
 /* Copies m into the ring and wakes the consumer. Any thread. -ENOBUFS when full. */
 int il_queue_push(struct il_queue *q, const struct il_msg *m);

@@ -17,6 +17,7 @@
 #include "il_fds.h"
 #include "il_paths.h"
 #include "il_sched.h"
+#include "il_spin.h"
 #include "il_thread.h"
 #include "il_watchdog.h"
 #include "il_work.h"
@@ -665,6 +666,15 @@ int il_cmd_run(int argc, char **argv)
 	    il_present_check(&o.present, err, sizeof(err)) < 0) {
 		fprintf(stderr, "inputlat run: %s\n", err);
 		return 2;
+	}
+	if (strcmp(o.lock, "il-bpf") == 0) {
+		/* Each child loads the on-CPU source itself; check here that it can. */
+		if (il_spin_init(IL_SPIN_SOURCE_BPF, NULL) < 0) {
+			fprintf(stderr, "inputlat run: --lock il-bpf: BPF on-CPU source unavailable: %s\n",
+				il_spin_source_reason());
+			return 2;
+		}
+		il_spin_close();
 	}
 	if (il_paths_children(r.children_dir, sizeof(r.children_dir), err, sizeof(err)) < 0) {
 		fprintf(stderr, "inputlat run: %s\n", err);

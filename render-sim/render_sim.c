@@ -84,7 +84,7 @@ static void comp_cb(void *ctx, struct il_msg *m)
 
 static int comp_setup(struct il_role_thread *t)
 {
-	int rc = il_queue_init(&R.comp_q, &t->loop, QUEUE_CAP, comp_cb, NULL);
+	int rc = il_queue_init(&R.comp_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), comp_cb, NULL);
 
 	if (rc < 0)
 		return rc;
@@ -107,7 +107,7 @@ static void main_cb(void *ctx, struct il_msg *m)
 
 static int main_setup(struct il_role_thread *t)
 {
-	return il_queue_init(&R.main_q, &t->loop, QUEUE_CAP, main_cb, NULL);
+	return il_queue_init(&R.main_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), main_cb, NULL);
 }
 
 static void main_teardown(struct il_role_thread *t)

@@ -114,14 +114,18 @@ set yrange [0:1.02]
 set key bottom right box opaque
 plot {', '.join(plots)}""")
 
-    best = min(pols, key=lambda p: cells[(p, scenario)]["proc_p50_us"])
+    # The same ratios as summary.md (mean of per-round p50s over cfs's).
+    ratios = [f"{p} {c['p50_ratio']:.2f}×" + (" (no clear difference)" if c["p50_lo"] is not None
+                                               and c["p50_lo"] <= 1 <= c["p50_hi"] else "")
+              for p in pols if p != "cfs" and (c := cells[(p, scenario)]).get("p50_ratio") is not None]
     worst = max(pols, key=lambda p: cells[(p, scenario)]["proc_p99_us"])
-    b = cells[(best, scenario)]
-    reading = f"under {scenario}, {best} has the lowest p50 ({human_us(b['proc_p50_us'])}"
-    if b.get("p50_ratio") is not None and best != "cfs":
-        reading += f", {b['p50_ratio']:.2f}× cfs"
-    reading += (f"); {worst} has the highest p99 "
-                f"({human_us(cells[(worst, scenario)]['proc_p99_us'])}).")
+    reading = f"under {scenario}, "
+    if ratios:
+        reading += f"p50 relative to cfs: {', '.join(ratios)}; "
+    else:
+        best = min(pols, key=lambda p: cells[(p, scenario)]["proc_p50_us"])
+        reading += f"lowest p50: {best} ({human_us(cells[(best, scenario)]['proc_p50_us'])}); "
+    reading += f"highest p99: {worst} ({human_us(cells[(worst, scenario)]['proc_p99_us'])})."
     return name, f"Processing latency CDF, {scenario}", reading
 
 

@@ -169,11 +169,21 @@ static int open_bpf(const struct il_spin_opts *opts, struct il_oncpu **out)
 		return -EXDEV;
 	}
 	r = il_oncpu_open_pinned(opts ? opts->pin_dir : NULL, &o);
-	if (r == -ENOENT && !(opts && opts->no_load))
+	if (r < 0 && r != -ENOENT) {
+		snprintf(reason, sizeof(reason), "source none: cannot open the pinned map under %s (%s)",
+			 opts && opts->pin_dir ? opts->pin_dir : IL_ONCPU_PIN_DIR, strerror(-r));
+		return r;
+	}
+	if (r == -ENOENT && opts && opts->no_load) {
+		snprintf(reason, sizeof(reason),
+			 "source none: nothing pinned (run ilspin-oncpu as root) and loading is disabled");
+		return r;
+	}
+	if (r == -ENOENT)
 		r = il_oncpu_load(&o);
 	if (r < 0) {
 		snprintf(reason, sizeof(reason),
-			 "source none: no pinned map and cannot load the BPF program (%s); run ilspin-oncpu as root",
+			 "source none: nothing pinned and cannot load the BPF program (%s); run ilspin-oncpu as root",
 			 strerror(-r));
 		return r;
 	}

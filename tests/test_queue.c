@@ -74,7 +74,7 @@ static void test_queue_order_and_no_loss(void **state)
 
 	memset(&c, 0, sizeof(c));
 	assert_int_equal(uv_loop_init(&c.loop), 0);
-	assert_int_equal(il_queue_init(&c.q, &c.loop, 64, on_msg, &c), 0);
+	assert_int_equal(il_queue_init(&c.q, &c.loop, 64, IL_LOCK_PTHREAD, on_msg, &c), 0);
 	assert_int_equal(c.q.cap, 64);
 	uv_async_init(&c.loop, &c.done, done_cb);
 	for (unsigned i = 0; i < PRODUCERS; i++) {
@@ -99,7 +99,7 @@ static void test_queue_full_reports_enobufs(void **state)
 
 	memset(&m, 0, sizeof(m));
 	uv_loop_init(&loop);
-	assert_int_equal(il_queue_init(&q, &loop, 5, on_msg, NULL), 0);
+	assert_int_equal(il_queue_init(&q, &loop, 5, IL_LOCK_PTHREAD, on_msg, NULL), 0);
 	assert_int_equal(q.cap, 8); /* rounded up to a power of two */
 	for (int i = 0; i < 8; i++)
 		assert_int_equal(il_queue_push(&q, &m), 0);

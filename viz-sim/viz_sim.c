@@ -67,7 +67,7 @@ static void done_cb(void *ctx, struct il_msg *m)
 
 static int io_setup(struct il_role_thread *t)
 {
-	int rc = il_queue_init(&V.done_q, &t->loop, QUEUE_CAP, done_cb, NULL);
+	int rc = il_queue_init(&V.done_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), done_cb, NULL);
 
 	if (rc < 0)
 		return rc;
@@ -97,7 +97,7 @@ static void comp_cb(void *ctx, struct il_msg *m)
 
 static int comp_setup(struct il_role_thread *t)
 {
-	return il_queue_init(&V.comp_q, &t->loop, QUEUE_CAP, comp_cb, NULL);
+	return il_queue_init(&V.comp_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), comp_cb, NULL);
 }
 
 static void comp_teardown(struct il_role_thread *t)
@@ -115,7 +115,7 @@ static void gpu_cb(void *ctx, struct il_msg *m)
 
 static int gpu_setup(struct il_role_thread *t)
 {
-	return il_queue_init(&V.gpu_q, &t->loop, QUEUE_CAP, gpu_cb, NULL);
+	return il_queue_init(&V.gpu_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), gpu_cb, NULL);
 }
 
 static void gpu_teardown(struct il_role_thread *t)
@@ -154,7 +154,7 @@ static void flip_done_cb(void *ctx, uint64_t flip_ns, uint64_t seq)
 static int drm_setup(struct il_role_thread *t)
 {
 	char err[256];
-	int rc = il_queue_init(&V.drm_q, &t->loop, QUEUE_CAP, drm_cb, NULL);
+	int rc = il_queue_init(&V.drm_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), drm_cb, NULL);
 
 	if (rc < 0)
 		return rc;
