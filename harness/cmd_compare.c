@@ -219,7 +219,7 @@ static void print_row(const char *label, double a, double b, const char *fmt)
 		snprintf(sb, sizeof(sb), fmt, b);
 	if (!isnan(a) && !isnan(b) && a != 0)
 		snprintf(sr, sizeof(sr), "%.2f", b / a);
-	printf("%-28s %12s %12s %8s\n", label, sa, sb, sr);
+	printf("%-38s %12s %12s %8s\n", label, sa, sb, sr);
 }
 
 static const char *policy_of(const cJSON *root)
@@ -254,7 +254,7 @@ static void print_comparison(const struct report *a, const struct report *b, uns
 
 	printf("# inputlat compare\n# A = %s (policy %s)\n# B = %s (policy %s)\n", a->path,
 	       policy_of(a->root), b->path, policy_of(b->root));
-	printf("%-28s %12s %12s %8s\n", "#", "A", "B", "B/A");
+	printf("%-38s %12s %12s %8s\n", "#", "A", "B", "B/A");
 	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
 		print_row(ev[i][1], jnum(a->root, ev[i][0]), jnum(b->root, ev[i][0]), "%.0f");
 	for (int lat = 0; lat < 2; lat++)

@@ -141,6 +141,70 @@ static inline int cas_acquire(struct il_spin_mutex *m, uint32_t *expect, uint32_
 						     memory_order_relaxed);
 }
 
+static void slot_release(struct handoff_slot *s)
+{
+	atomic_store_explicit(&s->mutex, 0, memory_order_release);
+}
+
+/*
+ * Waits for the unlocker to grant the lock. A spinner keeps spinning
+ * while the owner is on a CPU, within the budget; then, like a sleeper,
+ * it sleeps on the slot's own futex word, not on the lock word.
+ */
+static void wait_granted(struct il_spin_mutex *m, struct handoff_slot *s, enum il_spin_source src,
+			 uint32_t spin)
+{
+	/* Acquire pairs with the unlocker's release: its section is ours now. */
+	while (atomic_load_explicit(&s->granted, memory_order_acquire) == 0) {
+		uint32_t w = atomic_load_explicit(&m->word, memory_order_relaxed);
+
+		if (spin && il_spin_owner_state(src, w & IL_SPIN_TID_MASK) == 1) {
+			spin--;
+			cpu_relax();
+			continue;
+		}
+		futex_wait(&s->granted, 0, NULL);
+	}
+}
+
+/*
+ * Asks the next unlock to pass the lock straight to this thread. `wbit`
+ * is W when the caller has slept on the word (others may sleep too, so W
+ * must survive), else 0. `spin` bounds how long to spin for the grant.
+ * Returns 1 with the lock held, 0 if the slot is busy (keep waiting).
+ */
+static int request_handoff(struct il_spin_mutex *m, uint32_t tid, uint32_t wbit,
+			   enum il_spin_source src, uint32_t spin)
+{
+	struct handoff_slot *s = slot_of(m);
+	uintptr_t free_slot = 0;
+	uint32_t w;
+
+	if (!atomic_compare_exchange_strong_explicit(&s->mutex, &free_slot, (uintptr_t)m,
+						     memory_order_acquire, memory_order_relaxed))
+		return 0;
+	atomic_store_explicit(&s->tid, tid, memory_order_relaxed);
+	atomic_store_explicit(&s->granted, 0, memory_order_relaxed);
+	w = atomic_load_explicit(&m->word, memory_order_relaxed);
+	for (;;) {
+		if (w == 0) {
+			if (cas_acquire(m, &w, tid | wbit)) {
+				slot_release(s);
+				return 1;
+			}
+			continue;
+		}
+		/* Only the slot holder sets H, so another H means a bug elsewhere. */
+		/* Release: the unlocker that sees H must see the slot contents. */
+		if (atomic_compare_exchange_weak_explicit(&m->word, &w, w | wbit | H, memory_order_release,
+							  memory_order_relaxed))
+			break;
+	}
+	wait_granted(m, s, src, spin);
+	slot_release(s);
+	return 1;
+}
+
 /*
  * Spins while spinning can pay: the owner is on a CPU (source bpf or the
  * test hook), or, without owner information, for the adaptive count.
@@ -151,11 +215,12 @@ static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_sourc
 {
 	uint32_t adaptive = 2 * tls_spins + 10;
 	int aware = il_spin_source_aware(src);
-	uint32_t limit, i, w, backoff = 1;
+	uint32_t limit, i, w, backoff = 1, fair, asked = 0;
 
 	if (adaptive > IL_SPIN_NONE_MAX)
 		adaptive = IL_SPIN_NONE_MAX;
 	limit = aware ? atomic_load_explicit(&il_spin_g.budget_iters, memory_order_relaxed) : adaptive;
+	fair = atomic_load_explicit(&il_spin_g.fair_iters, memory_order_relaxed);
 	w = atomic_load_explicit(&m->word, memory_order_relaxed);
 	for (i = 0; i < limit; i++) {
 		if (w == 0) {
@@ -177,6 +242,17 @@ static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_sourc
 				return 0;
 			if (st < 0 && limit > adaptive)
 				limit = adaptive; /* TID beyond the map: behave as none */
+			/*
+			 * Spinning this long means we keep missing the short
+			 * window between the owner's unlock and its next lock:
+			 * ask for the lock to be handed over, spending what is
+			 * left of the budget waiting for it.
+			 */
+			if (i >= fair && st > 0 && !asked) {
+				asked = 1;
+				if (request_handoff(m, want & IL_SPIN_TID_MASK, want & W, src, limit - i))
+					return 1;
+			}
 		}
 		/*
 		 * Exponential backoff between reads: every read pulls the line
@@ -195,53 +271,17 @@ static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_sourc
 	return 0;
 }
 
-static void slot_release(struct handoff_slot *s)
-{
-	atomic_store_explicit(&s->mutex, 0, memory_order_release);
-}
-
-/*
- * Asks the next unlock to pass the lock straight to this thread.
- * Returns 1 with the lock held, 0 if the slot is busy (keep waiting).
- */
-static int request_handoff(struct il_spin_mutex *m, uint32_t tid)
-{
-	struct handoff_slot *s = slot_of(m);
-	uintptr_t free_slot = 0;
-	uint32_t w;
-
-	if (!atomic_compare_exchange_strong_explicit(&s->mutex, &free_slot, (uintptr_t)m,
-						     memory_order_acquire, memory_order_relaxed))
-		return 0;
-	atomic_store_explicit(&s->tid, tid, memory_order_relaxed);
-	atomic_store_explicit(&s->granted, 0, memory_order_relaxed);
-	w = atomic_load_explicit(&m->word, memory_order_relaxed);
-	for (;;) {
-		if (w == 0) {
-			if (cas_acquire(m, &w, tid | W)) {
-				slot_release(s);
-				return 1;
-			}
-			continue;
-		}
-		/* Release: the unlocker that sees H must see the slot contents. */
-		if (atomic_compare_exchange_weak_explicit(&m->word, &w, w | W | H, memory_order_release,
-							  memory_order_relaxed))
-			break;
-	}
-	/* Acquire pairs with the unlocker's release: its section is ours now. */
-	while (atomic_load_explicit(&s->granted, memory_order_acquire) == 0)
-		futex_wait(&s->granted, 0, NULL);
-	slot_release(s);
-	return 1;
-}
-
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t il_ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
 }
 
 static int lock_slow(struct il_spin_mutex *m, uint32_t tid, enum il_spin_source src,
@@ -262,7 +302,7 @@ static int lock_slow(struct il_spin_mutex *m, uint32_t tid, enum il_spin_source 
 			continue;
 		}
 		if (woken && !abs && !(w & H) && mono_ns() - t0 > IL_SPIN_HANDOFF_NS &&
-		    request_handoff(m, tid))
+		    request_handoff(m, tid, W, src, 0))
 			return 0;
 		if (!(w & W)) {
 			if (!atomic_compare_exchange_weak_explicit(&m->word, &w, w | W, memory_order_relaxed,
@@ -272,6 +312,9 @@ static int lock_slow(struct il_spin_mutex *m, uint32_t tid, enum il_spin_source 
 		}
 		if (!t0)
 			t0 = mono_ns();
+		/* A word that keeps changing would otherwise let us overrun the deadline. */
+		if (abs && mono_ns() >= il_ts_ns(abs))
+			return -ETIMEDOUT;
 		r = futex_wait(&m->word, w, abs);
 		if (r == -ETIMEDOUT)
 			return -ETIMEDOUT;
@@ -339,8 +382,10 @@ int il_spin_mutex_unlock(struct il_spin_mutex *m)
 		if (w & H) {
 			/* The acquire load that saw H makes the slot contents visible. */
 			s = slot_of(m);
+			/* W moves with the lock: sleepers on the word still need a wake. */
 			if (!atomic_compare_exchange_weak_explicit(
-				    &m->word, &w, atomic_load_explicit(&s->tid, memory_order_relaxed) | W,
+				    &m->word, &w,
+				    atomic_load_explicit(&s->tid, memory_order_relaxed) | (w & W),
 				    memory_order_acq_rel, memory_order_acquire))
 				continue;
 			atomic_store_explicit(&s->granted, 1, memory_order_release);

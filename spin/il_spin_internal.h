@@ -16,6 +16,8 @@ struct il_spin_global {
 	void *_Atomic test_data;
 	/* Spin budget converted to loop iterations, so the loop reads no clock. */
 	_Atomic uint32_t budget_iters;
+	/* Spin iterations after which a spinner asks for a handoff. */
+	_Atomic uint32_t fair_iters;
 	_Atomic uint64_t budget_ns;
 	/* Measured cost of one spin iteration (pause + record load), in ps. */
 	_Atomic uint64_t iter_ps;

@@ -14,6 +14,14 @@
 
 struct il_spin_global il_spin_g;
 
+/*
+ * A spinner that has not got the lock after this long asks for a direct
+ * handoff (see il_spin.c). With a ~100 ns critical section that is some
+ * ten missed release windows: long enough not to tax the common case,
+ * short enough to keep two threads on two CPUs near-fair.
+ */
+#define IL_SPIN_FAIR_NS 2000u
+
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static char reason[160] = "source none: il_spin_init() not called";
 static pthread_once_t calibrate_once = PTHREAD_ONCE_INIT;
@@ -35,6 +43,8 @@ static void set_budget_iters(uint64_t ns)
 		it = UINT32_MAX;
 	atomic_store(&il_spin_g.budget_ns, ns);
 	atomic_store(&il_spin_g.budget_iters, (uint32_t)it);
+	it = ps ? (uint64_t)IL_SPIN_FAIR_NS * 1000 / ps : IL_SPIN_FAIR_NS / 10;
+	atomic_store(&il_spin_g.fair_iters, it > UINT32_MAX ? UINT32_MAX : (uint32_t)it);
 }
 
 /*
