@@ -476,7 +476,12 @@ int il_report_trace(const struct il_run *r, const char *path)
 	for (uint64_t id = 1; id <= r->nsent; id++)
 		if (r->state[id] == IL_EV_COMPLETED)
 			msgs[nmsgs++] = r->msgs[id];
-	rc = il_trace_write(path, msgs, nmsgs, th, (size_t)i, NULL, 0, r->o->trace_events);
+	{
+		size_t nctr;
+		const struct il_trace_counter *ctr = il_sampler_counters(r->sampler, &nctr);
+
+		rc = il_trace_write(path, msgs, nmsgs, th, (size_t)i, ctr, nctr, r->o->trace_events);
+	}
 	if (rc < 0)
 		fprintf(stderr, "inputlat: cannot write trace %s: %s\n", path, strerror(-rc));
 	free(th);

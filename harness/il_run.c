@@ -118,6 +118,11 @@ static void on_all_ready(struct il_run *r)
 {
 	r->phase = IL_PH_RUNNING;
 	r->measure_start_ns = il_now_ns();
+	if (r->o->trace_path) {
+		r->sampler = il_sampler_new(r->threads, r->nr_cpus, 100000);
+		il_sampler_tick(r->sampler, r->measure_start_ns);
+		r->last_sample_ns = r->measure_start_ns;
+	}
 	send_all(r, "start");
 	/* A short settle before the first event so "start" is handled everywhere. */
 	if (r->inj && r->o->events)
@@ -334,6 +339,10 @@ static void tick_cb(uv_timer_t *t)
 		break;
 	case IL_PH_RUNNING:
 	case IL_PH_DRAINING:
+		if (r->sampler && now - r->last_sample_ns >= il_ms_to_ns(IL_SAMPLER_PERIOD_MS)) {
+			il_sampler_tick(r->sampler, now);
+			r->last_sample_ns = now;
+		}
 		expire_events(r, now);
 		check_liveness(r, now);
 		if (r->phase == IL_PH_RUNNING && r->o->input.kind == IL_INPUT_EVDEV &&
@@ -618,6 +627,7 @@ static void run_free(struct il_run *r)
 	free(r->state);
 	free(r->msgs);
 	cJSON_Delete(r->threads);
+	il_sampler_free(r->sampler);
 	for (int i = 0; i < r->nprocs; i++)
 		il_proc_free_msgs(&r->procs[i]);
 	free(r->cmdline);

@@ -16,6 +16,7 @@
 #include "il_knobs.h"
 #include "il_policy.h"
 #include "il_run_opts.h"
+#include "il_sampler.h"
 #include "il_spawn.h"
 
 enum il_proc_id { IL_P_BROWSER, IL_P_RENDER, IL_P_VIZ, IL_P_WORKLOAD, IL_P_COUNT };
@@ -67,6 +68,8 @@ struct il_run {
 	bool interrupted;
 	char fail_msg[512];
 	cJSON *threads; /* every thread's ready report, owned */
+	struct il_sampler *sampler; /* trace counters, NULL without --trace */
+	uint64_t last_sample_ns;
 	pid_t self_tid;
 };
 

@@ -405,14 +405,16 @@ static pid_t find_thread(pid_t pid, const char *name)
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	d = opendir(path);
 	while (d && !tid && (e = readdir(d))) {
-		char p[128];
+		char p[96];
+		long t;
 
 		if (e->d_name[0] < '0' || e->d_name[0] > '9')
 			continue;
-		snprintf(p, sizeof(p), "/proc/%d/task/%s/comm", (int)pid, e->d_name);
+		t = strtol(e->d_name, NULL, 10);
+		snprintf(p, sizeof(p), "/proc/%d/task/%ld/comm", (int)pid, t);
 		read_knob(p, comm, sizeof(comm));
 		if (strcmp(comm, name) == 0)
-			tid = (pid_t)strtol(e->d_name, NULL, 10);
+			tid = (pid_t)t;
 	}
 	if (d)
 		closedir(d);

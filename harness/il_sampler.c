@@ -1,0 +1,123 @@
+#include "il_sampler.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TRACKED 64
+
+static const char CANARY_WAIT[] = "canary run-queue wait (ms per 100 ms)";
+static const char HOG_SHARE[] = "hog CPU share (%)";
+
+struct tracked {
+	int pid, tid;
+	int is_canary;
+	uint64_t on_cpu_ns, wait_ns;
+};
+
+struct il_sampler {
+	struct tracked t[MAX_TRACKED];
+	int n, nhogs, nr_cpus;
+	uint64_t last_ns;
+	struct il_trace_counter *ctr;
+	size_t nctr, cap;
+};
+
+static int read_schedstat(const struct tracked *t, uint64_t *on_cpu, uint64_t *wait)
+{
+	char path[96];
+	unsigned long long a, b;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", t->pid, t->tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%llu %llu", &a, &b) == 2;
+	fclose(f);
+	if (!ok)
+		return -1;
+	*on_cpu = a;
+	*wait = b;
+	return 0;
+}
+
+struct il_sampler *il_sampler_new(const cJSON *threads, int nr_cpus, size_t max_samples)
+{
+	struct il_sampler *s = calloc(1, sizeof(*s));
+	const cJSON *t;
+
+	if (!s)
+		return NULL;
+	s->nr_cpus = nr_cpus > 0 ? nr_cpus : 1;
+	cJSON_ArrayForEach(t, threads) {
+		const char *role = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "role"));
+
+		if (!role || s->n >= MAX_TRACKED || (strcmp(role, "canary") && strcmp(role, "js")))
+			continue;
+		s->t[s->n].pid = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "pid"));
+		s->t[s->n].tid = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "tid"));
+		s->t[s->n].is_canary = strcmp(role, "canary") == 0;
+		s->nhogs += !s->t[s->n].is_canary;
+		read_schedstat(&s->t[s->n], &s->t[s->n].on_cpu_ns, &s->t[s->n].wait_ns);
+		s->n++;
+	}
+	s->cap = max_samples;
+	s->ctr = calloc(s->cap, sizeof(*s->ctr));
+	if (!s->n || !s->ctr) {
+		il_sampler_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void il_sampler_free(struct il_sampler *s)
+{
+	if (!s)
+		return;
+	free(s->ctr);
+	free(s);
+}
+
+static void add(struct il_sampler *s, uint64_t ts, const char *name, double v)
+{
+	if (s->nctr < s->cap)
+		s->ctr[s->nctr++] = (struct il_trace_counter){ .ts_ns = ts, .name = name, .value = v };
+}
+
+void il_sampler_tick(struct il_sampler *s, uint64_t now_ns)
+{
+	uint64_t hog_cpu = 0, canary_wait = 0, wall = now_ns - s->last_ns;
+	int have_canary = 0;
+
+	if (!s)
+		return;
+	for (int i = 0; i < s->n; i++) {
+		uint64_t on, wait;
+
+		if (read_schedstat(&s->t[i], &on, &wait) < 0)
+			continue;
+		if (s->t[i].is_canary) {
+			canary_wait += wait - s->t[i].wait_ns;
+			have_canary = 1;
+		} else {
+			hog_cpu += on - s->t[i].on_cpu_ns;
+		}
+		s->t[i].on_cpu_ns = on;
+		s->t[i].wait_ns = wait;
+	}
+	if (s->last_ns && wall) {
+		if (have_canary)
+			add(s, now_ns, CANARY_WAIT, (double)canary_wait / 1e6 * (1e8 / (double)wall));
+		if (s->nhogs)
+			add(s, now_ns, HOG_SHARE, 100.0 * (double)hog_cpu / ((double)wall * s->nr_cpus));
+	}
+	s->last_ns = now_ns;
+}
+
+const struct il_trace_counter *il_sampler_counters(const struct il_sampler *s, size_t *n)
+{
+	*n = s ? s->nctr : 0;
+	return s ? s->ctr : NULL;
+}
