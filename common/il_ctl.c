@@ -1,6 +1,7 @@
 #include "il_ctl.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,8 @@ struct il_frame_reader {
 	il_frame_eof_cb eof_cb;
 	void *ctx;
 	uint64_t invalid;
+	bool dispatching; /* inside a callback: a free must wait for it to return */
+	bool dead;
 	size_t len;
 	/* Room for one maximal frame plus a read's worth of the next. */
 	uint8_t buf[2 * IL_FRAME_MAX_LEN];
@@ -23,11 +26,13 @@ static void reader_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	buf->len = sizeof(r->buf) - r->len;
 }
 
-static void reader_consume(struct il_frame_reader *r)
+/* Returns false when a callback freed the reader (it is gone then). */
+static bool reader_consume(struct il_frame_reader *r)
 {
 	size_t off = 0;
 
-	while (off < r->len) {
+	r->dispatching = true;
+	while (off < r->len && !r->dead) {
 		struct il_frame f;
 		int rc = il_frame_decode(r->buf + off, r->len - off, &f);
 
@@ -38,7 +43,7 @@ static void reader_consume(struct il_frame_reader *r)
 			 * count it and drop what is buffered. */
 			r->invalid++;
 			r->len = 0;
-			return;
+			break;
 		}
 		off += f.frame_len;
 		if (f.type == IL_FRAME_EVENT) {
@@ -57,13 +62,17 @@ static void reader_consume(struct il_frame_reader *r)
 				r->invalid++;
 			cJSON_Delete(json);
 		}
-		/* The callback may have stopped and freed us through il_frame_reader_free
-		 * only via the eof path; keep going on the local copy of the state. */
 	}
-	if (off) {
+	r->dispatching = false;
+	if (r->dead) {
+		free(r);
+		return false;
+	}
+	if (off && off <= r->len) {
 		memmove(r->buf, r->buf + off, r->len - off);
 		r->len -= off;
 	}
+	return true;
 }
 
 static void reader_read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
@@ -76,7 +85,7 @@ static void reader_read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		return;
 	}
 	r->len += (size_t)nread;
-	reader_consume(r);
+	(void)reader_consume(r);
 }
 
 int il_frame_reader_start(uv_stream_t *stream, il_frame_cb cb, il_frame_eof_cb eof_cb, void *ctx,
@@ -112,6 +121,10 @@ void il_frame_reader_free(struct il_frame_reader *r)
 		return;
 	if (r->stream && !uv_is_closing((uv_handle_t *)r->stream))
 		uv_read_stop(r->stream);
+	if (r->dispatching) {
+		r->dead = true; /* reader_consume frees it when the callback returns */
+		return;
+	}
 	free(r);
 }
 

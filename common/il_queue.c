@@ -3,20 +3,31 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
-static void queue_async_cb(uv_async_t *a)
+static void queue_readable_cb(uv_poll_t *h, int status, int events)
 {
-	struct il_queue *q = a->data;
+	struct il_queue *q = h->data;
 	struct il_msg m;
+	uint64_t n;
 
-	/* uv_async_send coalesces wakes, so drain everything that is there.
-	 * The message is copied out so the lock is never held across the handler. */
+	/*
+	 * Reset the eventfd, then clear the flag, then drain: a producer that
+	 * saw the flag set pushed before we clear it, so the drain below finds
+	 * its message; one that pushes after finds the flag clear and writes
+	 * the eventfd again (at worst one empty wake-up).
+	 */
+	if (read(q->efd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return;
+	atomic_store(&q->wake_pending, 0);
 	for (;;) {
 		il_lock_lock(&q->lock);
 		if (q->head == q->tail) {
 			il_lock_unlock(&q->lock);
 			return;
 		}
+		/* Copied out so the lock is never held across the handler. */
 		m = q->ring[q->tail & (q->cap - 1)];
 		q->tail++;
 		il_lock_unlock(&q->lock);
@@ -33,20 +44,34 @@ int il_queue_init(struct il_queue *q, uv_loop_t *consumer, unsigned cap, enum il
 	while (c < cap)
 		c <<= 1;
 	memset(q, 0, sizeof(*q));
+	q->efd = -1;
 	q->ring = calloc(c, sizeof(*q->ring));
 	if (!q->ring)
 		return -ENOMEM;
 	rc = il_lock_init(&q->lock, lock);
 	if (rc < 0)
 		goto err_ring;
+	q->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (q->efd < 0) {
+		rc = -errno;
+		goto err_lock;
+	}
 	q->cap = c;
 	q->cb = cb;
 	q->ctx = ctx;
-	rc = uv_async_init(consumer, &q->async, queue_async_cb);
+	rc = uv_poll_init(consumer, &q->poll, q->efd);
 	if (rc < 0)
-		goto err_lock;
-	q->async.data = q;
+		goto err_fd;
+	q->poll.data = q;
+	rc = uv_poll_start(&q->poll, UV_READABLE, queue_readable_cb);
+	if (rc < 0) {
+		/* The handle exists now: it is released through close. */
+		il_queue_close(q);
+		return rc;
+	}
 	return 0;
+err_fd:
+	close(q->efd);
 err_lock:
 	il_lock_destroy(&q->lock);
 err_ring:
@@ -57,6 +82,8 @@ err_ring:
 
 int il_queue_push(struct il_queue *q, const struct il_msg *m)
 {
+	static const uint64_t one = 1;
+
 	il_lock_lock(&q->lock);
 	if (q->head - q->tail >= q->cap) {
 		q->dropped++;
@@ -66,7 +93,10 @@ int il_queue_push(struct il_queue *q, const struct il_msg *m)
 	q->ring[q->head & (q->cap - 1)] = *m;
 	q->head++;
 	il_lock_unlock(&q->lock);
-	return uv_async_send(&q->async);
+	/* One write per wake-up, however many messages it covers. */
+	if (atomic_exchange(&q->wake_pending, 1) == 0 && write(q->efd, &one, sizeof(one)) < 0)
+		return -errno;
+	return 0;
 }
 
 static void queue_closed_cb(uv_handle_t *h)
@@ -74,12 +104,13 @@ static void queue_closed_cb(uv_handle_t *h)
 	struct il_queue *q = h->data;
 
 	il_lock_destroy(&q->lock);
+	close(q->efd);
 	free(q->ring);
 	q->ring = NULL;
 }
 
 void il_queue_close(struct il_queue *q)
 {
-	if (q->ring && !uv_is_closing((uv_handle_t *)&q->async))
-		uv_close((uv_handle_t *)&q->async, queue_closed_cb);
+	if (q->ring && !uv_is_closing((uv_handle_t *)&q->poll))
+		uv_close((uv_handle_t *)&q->poll, queue_closed_cb);
 }

@@ -1,13 +1,24 @@
 /*
  * The in-process hop: a preallocated ring of messages guarded by a short
- * lock, plus uv_async_send to wake the consumer's loop. Producers copy a
- * message in and release the lock before the wake; the consumer's loop
- * drains the ring and calls the handler once per message. No allocation
- * after il_queue_init.
+ * lock, and a wake-up of the consumer's uv_loop. Producers copy a message
+ * in and release the lock before the wake; the consumer's loop drains the
+ * ring and calls the handler once per message. No allocation after
+ * il_queue_init.
+ *
+ * Why not uv_async_send: in libuv up to 1.44 (Debian 12's), the receiving
+ * loop busy-waits (uv__async_spin, with sched_yield) while a sender is
+ * between its two atomic steps. Under SCHED_FIFO a consumer of higher
+ * priority than the producer, woken by the producer's own write on the same
+ * CPU, preempts it inside that window and spins forever: sched_yield never
+ * lets a lower priority run. The chain hands work to higher priorities at
+ * nearly every hop, so this livelocked `--policy rt` runs. The wake here
+ * is the same one system call (an eventfd write, coalesced by a flag),
+ * polled by the consumer's loop, with no waiting on the producer at all.
  */
 #ifndef IL_QUEUE_H
 #define IL_QUEUE_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <uv.h>
 
@@ -17,22 +28,24 @@
 typedef void (*il_queue_cb)(void *ctx, struct il_msg *m);
 
 struct il_queue {
-	/* The producer-written fields share a cache line with the lock so a
-	 * hop touches as few lines as possible; the async handle sits apart. */
+	/* Producer-side state shares a cache line with the lock so a hop
+	 * touches as few lines as possible; the consumer's handle sits apart. */
 	_Alignas(64) struct il_lock lock;
 	uint32_t head, tail, cap;
+	_Atomic int wake_pending; /* an eventfd write is outstanding */
+	int efd;
 	uint64_t dropped;
 	struct il_msg *ring;
 	il_queue_cb cb;
 	void *ctx;
-	_Alignas(64) uv_async_t async;
+	_Alignas(64) uv_poll_t poll;
 };
 
 /*
  * Initialises q on the consumer's loop (call from the consumer thread
  * before any producer runs). cap is rounded up to a power of two; lock is
- * the kind of mutex guarding the ring (--lock). Returns 0, -ENOMEM, -EINVAL
- * or a libuv error.
+ * the kind of mutex guarding the ring (--lock). Returns 0, -ENOMEM,
+ * -EINVAL, -errno of eventfd or a libuv error.
  */
 int il_queue_init(struct il_queue *q, uv_loop_t *consumer, unsigned cap, enum il_lock_kind lock,
 		  il_queue_cb cb, void *ctx);
@@ -40,7 +53,7 @@ int il_queue_init(struct il_queue *q, uv_loop_t *consumer, unsigned cap, enum il
 /* Copies m into the ring and wakes the consumer. Any thread. -ENOBUFS when full. */
 int il_queue_push(struct il_queue *q, const struct il_msg *m);
 
-/* Closes the async handle (consumer thread); the ring is freed in close_cb's wake. */
+/* Closes the consumer's handle (consumer thread); the ring is freed once it is closed. */
 void il_queue_close(struct il_queue *q);
 
 #endif

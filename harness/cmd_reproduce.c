@@ -94,7 +94,7 @@ static void usage(FILE *f)
 /* Scenario sizes: long enough to see whole 1 s fair-server / RT periods. */
 static void setup_scenarios(struct repro *r, unsigned ncpu)
 {
-	uint64_t e1 = r->quick ? 100 : 500;
+	uint64_t e1 = r->quick ? 60 : 500;
 	uint64_t e2 = r->quick ? 10 : 30;
 	uint64_t d2 = r->quick ? 2000 : 4000;
 	uint64_t d34 = r->quick ? 2000 : 5000;
@@ -185,7 +185,7 @@ static double jnum(const cJSON *root, const char *path)
 
 struct argv_buf {
 	char *v[48];
-	char store[48][64];
+	char store[48][256];
 	int n;
 };
 

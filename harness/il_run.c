@@ -169,9 +169,16 @@ static void proc_exited(struct il_proc *p)
 	struct il_run *r = proc_run(p);
 	char how[128];
 
+	il_proc_describe_exit(p, how, sizeof(how));
 	if (r->phase < IL_PH_STOPPING) {
-		il_proc_describe_exit(p, how, sizeof(how));
 		run_fail(r, "%s died (%s); stopping the run", p->name, how);
+	} else if (!r->exit_code && r->phase == IL_PH_STOPPING &&
+		   (p->term_signal || p->exit_status != 0)) {
+		/* A child that fails on its way out (a sanitizer report, a crash in
+		 * teardown) fails the run: its results may be wrong too. */
+		fprintf(stderr, "inputlat: %s failed while stopping (%s)\n", p->name, how);
+		snprintf(r->fail_msg, sizeof(r->fail_msg), "%s failed while stopping (%s)", p->name, how);
+		r->exit_code = 1;
 	}
 }
 

@@ -31,7 +31,7 @@ struct replay_injector {
 	struct il_injector *synth;
 	struct replay_click *clicks;
 	size_t n_clicks;
-	size_t next;             /* index of the click the next press plays */
+	size_t pressed;          /* presses made so far; the last one played clicks[pressed - 1] */
 };
 
 void il_evemu_free(struct il_evemu *rec)
@@ -290,6 +290,9 @@ static int replay_press(struct il_injector *inj, uint64_t *stamp0_ns)
 {
 	struct replay_injector *r = (struct replay_injector *)inj;
 
+	if (r->pressed >= r->n_clicks)
+		return -ENODATA; /* next_delay already said the replay is done */
+	r->pressed++;
 	/* The synthetic injector takes stamp 0 right before its write. */
 	return il_injector_press(r->synth, stamp0_ns);
 }
@@ -300,28 +303,27 @@ static int replay_release(struct il_injector *inj)
 }
 
 /*
- * Press-to-press spacing as recorded. The first press waits default_ns
- * (the harness's settle time); after the last, the replay is done. Each
- * call moves on to the next click, whose hold hold_ns then returns.
+ * Called after a press (as the harness does): the recorded press-to-press
+ * spacing to the next click, false after the last one. Before the first
+ * press the harness's own default_ns applies.
  */
 static bool replay_next_delay(struct il_injector *inj, uint64_t default_ns, uint64_t *delay_ns)
 {
 	struct replay_injector *r = (struct replay_injector *)inj;
+	size_t k = r->pressed;
 
-	if (r->next >= r->n_clicks)
+	if (k >= r->n_clicks)
 		return false;
-	if (r->next == 0)
-		*delay_ns = default_ns;
-	else
-		*delay_ns = (r->clicks[r->next].press_us - r->clicks[r->next - 1].press_us) * 1000ull;
-	r->next++;
+	*delay_ns = k == 0 ? default_ns
+			   : (r->clicks[k].press_us - r->clicks[k - 1].press_us) * 1000ull;
 	return true;
 }
 
+/* The recorded hold of the click pressed last (the first before any press). */
 static uint64_t replay_hold_ns(struct il_injector *inj)
 {
 	struct replay_injector *r = (struct replay_injector *)inj;
-	size_t i = r->next ? r->next - 1 : 0;
+	size_t i = r->pressed ? r->pressed - 1 : 0;
 
 	return r->clicks[i].hold_us * 1000ull;
 }

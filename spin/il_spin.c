@@ -5,7 +5,7 @@
  *   0               unlocked
  *   tid             locked by tid, nobody asleep
  *   tid|W           locked, some thread may sleep in FUTEX_WAIT
- *   tid|W|H         locked, and one starving waiter waits for a handoff
+ *   tid[|W]|H       locked, and one waiter is promised the lock next
  *
  * Memory ordering. Ownership moves only through compare-and-swap on the
  * word. Every successful acquire CAS is memory_order_acquire and every
@@ -14,7 +14,8 @@
  * happens-before the next owner's. The spin and wait loops read the word
  * relaxed: what they read only decides whether to try a CAS or sleep,
  * and the CAS re-checks it atomically. The on-CPU record is a relaxed
- * hint and never orders anything.
+ * hint and never orders anything, so a stale or lying record can cost
+ * time (a useless spin, a needless sleep) but never correctness.
  *
  * No lost wake-up. A waiter sleeps only via FUTEX_WAIT(word, v) with W
  * set in v; the kernel compares the word with v under the futex bucket
@@ -25,19 +26,24 @@
  * acquires with tid|W, keeping the next unlock's wake (as Drepper's
  * "Futexes Are Tricky" mutex 2): at worst one spare FUTEX_WAKE.
  *
- * Anti-starvation handoff. A thread that has slept, been woken and still
- * lost the race, for longer than IL_SPIN_HANDOFF_NS in total, claims
- * the handoff slot of this mutex (a static table hashed by address),
- * writes its TID there and sets H (release). While H is set nobody can
- * take the lock by CAS from 0, because unlock never stores 0: it reads
- * the slot (after an acquire load that saw H) and moves the word straight
- * to waiter_tid|W, then sets the slot's `granted` (release) and wakes it,
- * like the kernel mutex's MUTEX_FLAG_HANDOFF. W stays set, so sleepers on
- * the word are woken by the new owner's unlock. The slots are static, so
- * a late FUTEX_WAKE on a slot that was already reused is only a spurious
+ * Handoff (anti-starvation). Two kinds of waiter ask for it: a sleeper
+ * that was woken and still lost the race, once it has waited longer than
+ * IL_SPIN_HANDOFF_NS in total (as the kernel mutex's MUTEX_FLAG_HANDOFF),
+ * and a spinner that has spun IL_SPIN_FAIR_NS (il_spin_source.c) without getting in (it
+ * keeps missing the short window between the owner's unlock and its next
+ * lock). The waiter claims the handoff slot of this mutex (a static
+ * table hashed by address), writes its TID there and sets H (release).
+ * While H is set nobody can take the lock by CAS from 0, because unlock
+ * never stores 0: it reads the slot (after an acquire load that saw H),
+ * moves the word straight to waiter_tid, keeping W, then sets the slot's
+ * `granted` (release) and wakes the slot's futex. W moves with the lock,
+ * so sleepers on the word are woken by the new owner's unlock; a waiter
+ * that slept sets W together with H for the same reason. Spinners that
+ * see H stop competing and sleep. The slots are static, so a late
+ * FUTEX_WAKE on a slot that was already reused is only a spurious
  * wake-up, which every wait loop tolerates. If the slot is held by a
  * colliding mutex, the waiter just keeps waiting normally and asks again
- * after its next wake-up.
+ * later. Timed waiters never ask: they could not withdraw the promise.
  */
 #include <errno.h>
 #include <limits.h>
@@ -53,7 +59,7 @@
 #define W IL_SPIN_WAITERS
 #define H IL_SPIN_HANDOFF
 
-/* A waiter asks for a handoff after this much waiting (parking_lot: 0.5 ms). */
+/* A woken sleeper asks for a handoff after this much waiting (parking_lot: 0.5 ms). */
 #define IL_SPIN_HANDOFF_NS 1000000ull
 
 /*
@@ -66,9 +72,9 @@
 
 /*
  * Cap of the exponential backoff between reads of the word while
- * spinning, in pause instructions. lock-bench on the 2-CPU VM: 1 (no
- * backoff) cost ~20% throughput at 2 threads, 32 and more lost the
- * release window too often; 8 was best.
+ * spinning, in pause instructions. In (noisy) lock-bench runs on the
+ * 2-CPU VM, 1 (no backoff) cost ~20% throughput at 2 threads, 32 and
+ * more lost the release window too often; 4 to 16 did best.
  */
 #define IL_SPIN_BACKOFF_MAX 8u
 
@@ -194,7 +200,6 @@ static int request_handoff(struct il_spin_mutex *m, uint32_t tid, uint32_t wbit,
 			}
 			continue;
 		}
-		/* Only the slot holder sets H, so another H means a bug elsewhere. */
 		/* Release: the unlocker that sees H must see the slot contents. */
 		if (atomic_compare_exchange_weak_explicit(&m->word, &w, w | wbit | H, memory_order_release,
 							  memory_order_relaxed))
@@ -257,7 +262,7 @@ static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_sourc
 		/*
 		 * Exponential backoff between reads: every read pulls the line
 		 * into our cache and makes the owner's unlock pay to take it
-		 * back (glibc's ADAPTIVE_NP does the same since 2.36).
+		 * back (glibc's ADAPTIVE_NP backs off exponentially too).
 		 */
 		for (uint32_t b = 0; b < backoff; b++)
 			cpu_relax();

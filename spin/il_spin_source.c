@@ -20,7 +20,9 @@ struct il_spin_global il_spin_g;
  * ten missed release windows: long enough not to tax the common case,
  * short enough to keep two threads on two CPUs near-fair.
  */
+#ifndef IL_SPIN_FAIR_NS
 #define IL_SPIN_FAIR_NS 2000u
+#endif
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static char reason[160] = "source none: il_spin_init() not called";

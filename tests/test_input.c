@@ -189,19 +189,25 @@ static void test_input_replay_timing(void **state)
 	assert_int_equal(il_injector_open(&spec, pfd[1], &inj, err, sizeof(err)), 0);
 	assert_int_equal(il_input_reader_open(&spec, pfd[0], &r, err, sizeof(err)), 0);
 
-	const uint64_t want_delay[] = { 5000, 599738000ull, 600000000ull };
+	/* The harness's order: press, hold, release, then the delay to the next. */
 	const uint64_t want_hold[] = { 80965000ull, 65000000ull, 100000000ull };
+	const uint64_t want_delay[] = { 599738000ull, 600000000ull };
+	assert_true(il_injector_next_delay(inj, 5000, &delay)); /* before any press */
+	assert_int_equal(delay, 5000);
 	for (int i = 0; i < 3; i++) {
-		assert_true(il_injector_next_delay(inj, 5000, &delay));
-		assert_int_equal(delay, want_delay[i]);
-		assert_int_equal(il_injector_hold_ns(inj), want_hold[i]);
 		assert_int_equal(il_injector_press(inj, &stamp0), 0);
+		assert_int_equal(il_injector_hold_ns(inj), want_hold[i]);
 		assert_int_equal(il_input_reader_dispatch(r, count_cb, &c), 0);
 		assert_int_equal(c.presses, i + 1);
 		assert_int_equal(il_injector_release(inj), 0);
+		if (i < 2) {
+			assert_true(il_injector_next_delay(inj, 5000, &delay));
+			assert_int_equal(delay, want_delay[i]);
+		}
 	}
 	/* The right-button click is not a press; after three, the replay ends. */
 	assert_false(il_injector_next_delay(inj, 5000, &delay));
+	assert_int_equal(il_injector_press(inj, &stamp0), -ENODATA);
 	assert_int_equal(il_input_reader_dispatch(r, count_cb, &c), 0);
 	assert_int_equal(c.presses, 3);
 	assert_int_equal(il_input_reader_invalid_events(r), 0);

@@ -77,6 +77,8 @@ static const char *const builtins[] = { "cfs", "cfs-chrome", "eevdf-slice", "rt"
 					"rt-throttled", "rt-fair-server", "deadline" };
 
 static char tmpdir[256];
+/* il_test_build_path returns one static buffer: keep our own copies. */
+static char inputlat[PATH_MAX], policy_dir[PATH_MAX];
 static char orig_runtime[32], orig_group[32];
 static char state_file[PATH_MAX];
 /* The run this file started and has not reaped yet (0: none). */
@@ -151,7 +153,7 @@ static bool knobs_wait_free(int timeout_ms)
  */
 static void put_back(void)
 {
-	char *argv[] = { (char *)il_test_build_path("inputlat"), "restore", NULL };
+	char *argv[] = { inputlat, "restore", NULL };
 	struct il_test_result *res;
 
 	if (!orig_runtime[0] || geteuid() != 0)
@@ -226,11 +228,21 @@ static bool procs_gone(const pid_t *pids, const char *const *comms, int n, int t
 	}
 }
 
-static bool file_has(const char *path, const char *needle)
+/*
+ * True when a run was refused because another run holds the knobs: at
+ * start (exit 1) or, in a race with that run, when applying them (exit 2).
+ * Reads the file path, or text when path is NULL.
+ */
+static bool knobs_held_msg(const char *path, const char *text)
 {
 	static char buf[65536];
 
-	return il_test_read_file(path, buf, sizeof(buf)) >= 0 && strstr(buf, needle);
+	if (path) {
+		if (il_test_read_file(path, buf, sizeof(buf)) < 0)
+			return false;
+		text = buf;
+	}
+	return strstr(text, "holds the system knobs") || strstr(text, "system knobs are held by");
 }
 
 /*
@@ -277,9 +289,7 @@ static pid_t start_run(char *const argv[], const char *out, const char *err, pid
 			usleep(1000);
 		}
 		live_run = 0;
-		if (!(WIFEXITED(*status) && WEXITSTATUS(*status) == 1 &&
-		      file_has(err, "holds the system knobs")) ||
-		    now_s() > deadline)
+		if (!(WIFEXITED(*status) && knobs_held_msg(err, NULL)) || now_s() > deadline)
 			return pid;
 		print_message("another inputlat run holds the system knobs; waiting for it\n");
 	}
@@ -293,8 +303,7 @@ static void run_retry(char *const argv[], int timeout_ms, struct il_test_result 
 	for (;;) {
 		assert_true(knobs_wait_free(KNOBS_WAIT_MS));
 		assert_int_equal(il_test_run(argv, timeout_ms, res), 0);
-		if (!(res->exit_code == 1 && strstr(res->err, "holds the system knobs")) ||
-		    now_s() > deadline)
+		if (!knobs_held_msg(NULL, res->err) || now_s() > deadline)
 			return;
 		print_message("another inputlat run holds the system knobs; waiting for it\n");
 	}
@@ -430,36 +439,44 @@ static pid_t find_thread(pid_t pid, const char *name)
 static bool live_check(pid_t run, const pid_t kids[NCHAIN], const struct il_policy *pol,
 		       pid_t tids[NPIPE], char *why, size_t len, int timeout_ms)
 {
+	bool mismatch_seen = false;
 	double t0 = now_s();
 
+	snprintf(why, len, "the run ended before its threads were seen");
 	for (;;) {
+		char w[400];
+		bool mismatch = false;
 		int ok = 0;
 
-		snprintf(why, len, "run ended first");
 		for (int i = 0; i < NPIPE; i++) {
 			const struct pipe_thread *pt = &pipeline[i];
 			struct live_attrs got;
-			char w[200];
+			char d[200];
 
 			tids[i] = find_thread(kids[pt->proc], pt->name);
 			if (!tids[i]) {
-				snprintf(why, len, "no thread %s in %s pid %d", pt->name,
+				snprintf(w, sizeof(w), "no thread %s in %s pid %d", pt->name,
 					 chain_procs[pt->proc], (int)kids[pt->proc]);
 				break;
 			}
 			if (read_live(kids[pt->proc], tids[i], &got) < 0) {
-				snprintf(why, len, "cannot read %s tid %d", pt->name, (int)tids[i]);
+				snprintf(w, sizeof(w), "cannot read %s tid %d", pt->name, (int)tids[i]);
 				break;
 			}
-			if (!live_matches(il_policy_role(pol, pt->role), &got, w, sizeof(w))) {
-				snprintf(why, len, "%s (role %s) tid %d: %s", pt->name,
-					 il_role_name(pt->role), (int)tids[i], w);
+			if (!live_matches(il_policy_role(pol, pt->role), &got, d, sizeof(d))) {
+				snprintf(w, sizeof(w), "%s (role %s) tid %d: %s", pt->name,
+					 il_role_name(pt->role), (int)tids[i], d);
+				mismatch = true;
 				break;
 			}
 			ok++;
 		}
 		if (ok == NPIPE)
 			return true;
+		/* A thread seen with the wrong attributes says more than one not started yet. */
+		if (mismatch || !mismatch_seen)
+			snprintf(why, len, "%s", w);
+		mismatch_seen |= mismatch;
 		if (!proc_alive(run, "inputlat") || (now_s() - t0) * 1000 > timeout_ms)
 			return false;
 		usleep(2000);
@@ -551,6 +568,8 @@ static int group_setup(void **state)
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/il-test-policy-run.XXXXXX");
 	if (!mkdtemp(tmpdir))
 		return -1;
+	snprintf(inputlat, sizeof(inputlat), "%s", il_test_build_path("inputlat"));
+	snprintf(policy_dir, sizeof(policy_dir), "%s", il_test_build_path("policies"));
 	snprintf(state_file, sizeof(state_file), "%s/" IL_KNOBS_STATE_FILE, il_knobs_state_dir());
 	/* A value another run set for itself must not become our original. */
 	if (!knobs_wait_free(KNOBS_WAIT_MS)) {
@@ -560,7 +579,7 @@ static int group_setup(void **state)
 	}
 	if (access(state_file, F_OK) == 0) {
 		/* A dead run's leftovers: restore before reading the originals. */
-		char *argv[] = { (char *)il_test_build_path("inputlat"), "restore", NULL };
+		char *argv[] = { inputlat, "restore", NULL };
 		struct il_test_result *res = malloc(sizeof(*res));
 
 		if (res)
@@ -602,11 +621,10 @@ static int kernel_at_least(int major, int minor)
 
 static struct il_policy *load_builtin(const char *name)
 {
-	char dir[PATH_MAX], err[512] = "";
+	char err[512] = "";
 	struct il_policy *p = NULL;
 
-	snprintf(dir, sizeof(dir), "%s", il_test_build_path("policies"));
-	if (il_policy_load(name, dir, &p, err, sizeof(err)) < 0)
+	if (il_policy_load(name, policy_dir, &p, err, sizeof(err)) < 0)
 		fail_msg("loading %s: %s", name, err);
 	return p;
 }
@@ -618,13 +636,13 @@ static void test_policy_run_builtins(void **state)
 	struct il_policy *pol = load_builtin(name);
 	const struct il_knob_settings *k = il_policy_knobs(pol);
 	char json[300], out[300], err[300], why[400], buf[4096], rp1[PATH_MAX], rp2[PATH_MAX];
-	char *argv[] = { (char *)il_test_build_path("inputlat"), "run", "--policy", (char *)name,
+	char *argv[] = { inputlat, "run", "--policy", (char *)name,
 			 "--events", "100", "--interval-ms", "10", "--json", json, NULL };
 	const char *comms[NCHAIN + 1] = { chain_procs[0], chain_procs[1], chain_procs[2], "inputlat" };
 	pid_t kids[NCHAIN + 1], tids[NPIPE], pid;
 	bool needs_slice = false, live_ok;
 	int status;
-	cJSON *root, *threads, *t, *fs;
+	cJSON *root, *threads, *t, *fs, *ev;
 
 	/* Only what this machine truly cannot do is skipped. */
 	for (int r = 0; r < IL_ROLE_COUNT; r++)
@@ -680,7 +698,14 @@ static void test_policy_run_builtins(void **state)
 	/* After it: the report says the same, thread by thread. */
 	root = load_json(json);
 	assert_non_null(root);
-	assert_int_equal(num(cJSON_GetObjectItemCaseSensitive(root, "events"), "completed"), 100);
+	ev = cJSON_GetObjectItemCaseSensitive(root, "events");
+	if (num(ev, "completed") != 100) {
+		char *text = cJSON_PrintUnformatted(ev);
+
+		snprintf(buf, sizeof(buf), "%s", text ? text : "?");
+		free(text);
+		fail_msg("policy %s: events %s, want 100 completed", name, buf);
+	}
 	assert_string_equal(str(root, "policy"), il_policy_name(pol));
 	assert_non_null(realpath(str(root, "policy_file"), rp1));
 	assert_non_null(realpath(il_policy_path(pol), rp2));
@@ -753,12 +778,12 @@ static void test_policy_run_builtins(void **state)
 /* Writes rt-throttled with sched_rt_runtime_us = KNOB_TEST_VALUE to path. */
 static void write_knob_policy(const char *path)
 {
-	char src[PATH_MAX], line[512], err[512] = "";
+	char src[PATH_MAX + 32], line[512], err[512] = "";
 	struct il_policy *p = NULL;
 	FILE *in, *out;
 	int replaced = 0;
 
-	snprintf(src, sizeof(src), "%s/rt-throttled.policy", il_test_build_path("policies"));
+	snprintf(src, sizeof(src), "%s/rt-throttled.policy", policy_dir);
 	in = fopen(src, "r");
 	assert_non_null(in);
 	out = fopen(path, "w");
@@ -797,7 +822,7 @@ static void need_knobs(void)
 static pid_t start_knob_run(const char *tag, char *json, size_t jlen, pid_t kids[NCHAIN])
 {
 	static char policy[300], out[300], err[300];
-	char *argv[] = { (char *)il_test_build_path("inputlat"), "run", "--policy", policy,
+	char *argv[] = { inputlat, "run", "--policy", policy,
 			 "--events", "100000", "--interval-ms", "10", "--json", json, NULL };
 	char buf[4096];
 	pid_t pid;
@@ -828,7 +853,7 @@ static pid_t start_knob_run(const char *tag, char *json, size_t jlen, pid_t kids
 static void test_policy_run_knob_sigkill(void **state)
 {
 	char json[300], needle[64], buf[4096];
-	char *check[] = { (char *)il_test_build_path("inputlat"), "check", NULL };
+	char *check[] = { inputlat, "check", NULL };
 	const char *comms[NCHAIN] = { chain_procs[0], chain_procs[1], chain_procs[2] };
 	struct il_test_result *res;
 	pid_t kids[NCHAIN], pid;
@@ -910,7 +935,7 @@ static void test_policy_run_knob_sigint(void **state)
 static void test_policy_run_rttime(void **state)
 {
 	char json[300], out[300], err[300], buf[8192];
-	char *argv[] = { (char *)il_test_build_path("inputlat"), "run", "--policy", "rt",
+	char *argv[] = { inputlat, "run", "--policy", "rt",
 			 "--rttime-ms", "300", "--test-runaway", "render:main", "--events", "100",
 			 "--json", json, NULL };
 	pid_t kids[NCHAIN], pids[16];
@@ -988,7 +1013,7 @@ static void test_policy_run_bad(void **state)
 		{ "[policy]\nname = bad\n[ui]\nclass = fast\n", 4, "fast" },
 		{ "[ui]\nclass = fifo\npriority = 0\n", 3, "priority" },
 	};
-	char *argv[] = { (char *)il_test_build_path("inputlat"), "run", "--policy", "nope",
+	char *argv[] = { inputlat, "run", "--policy", "nope",
 			 "--events", "10", NULL };
 	struct il_test_result *res = malloc(sizeof(*res));
 	char path[300], where[320];

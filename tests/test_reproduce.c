@@ -4,7 +4,9 @@
  * has the keys scripts read. Which way the verdicts go is the machine's
  * business, not this test's.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <regex.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -50,11 +52,40 @@ static int read_rt_runtime(void)
 	return v;
 }
 
+/* Another inputlat (someone else's run on a shared machine) may hold and
+ * change the knobs meanwhile; then their value proves nothing about us. */
+static bool other_inputlat_running(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (e = readdir(d))) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && strcmp(comm, "inputlat\n") == 0)
+			found = true;
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
 static void test_reproduce_quick(void **state)
 {
 	const char *build = getenv("IL_BUILD_DIR");
 	char exe[4096], cmd[8192], json_path[] = "/tmp/il-test-reproduce-XXXXXX";
 	int fd, status, rt_before = read_rt_runtime();
+	bool shared = other_inputlat_running();
 	regex_t line_re, num_re;
 	char *out, *text;
 	cJSON *root, *claims;
@@ -150,8 +181,11 @@ static void test_reproduce_quick(void **state)
 	}
 	cJSON_Delete(root);
 
-	/* Every knob is back where it was. */
-	assert_int_equal(read_rt_runtime(), rt_before);
+	/* Every knob is back where it was (our children are gone by now). */
+	if (shared || other_inputlat_running())
+		print_message("another inputlat ran meanwhile: knob check skipped\n");
+	else
+		assert_int_equal(read_rt_runtime(), rt_before);
 }
 
 int main(void)

@@ -186,7 +186,7 @@ static void test_spin_trylock_busy_and_eperm(void **state)
 static void test_spin_timedlock_times_out(void **state)
 {
 	struct il_spin_mutex m = IL_SPIN_MUTEX_INITIALIZER;
-	struct holder h = { .m = &m, .hold_ns = 400000000 };
+	struct holder h = { .m = &m, .hold_ns = 600000000 };
 	struct timespec dl, bad = { 0, 1000000000L };
 	uint64_t t0, el;
 	pthread_t t;
@@ -201,7 +201,13 @@ static void test_spin_timedlock_times_out(void **state)
 	assert_int_equal(il_spin_mutex_timedlock(&m, &dl), -ETIMEDOUT);
 	el = now_ns() - t0;
 	assert_true(el >= 50000000);
-	assert_true(el < 50000000 + 40000000); /* on time: at most 40 ms late */
+	/*
+	 * On time: the wait ends at the deadline, not when the holder lets
+	 * go (600 ms). The slack is for a loaded shared 2-CPU machine.
+	 */
+	if (el > 50000000 + 20000000)
+		print_message("timedlock returned %.1f ms after its deadline\n", (el - 50000000) / 1e6);
+	assert_true(el < 50000000 + 250000000);
 	pthread_join(t, NULL);
 	assert_int_equal(m.word, 0);
 }

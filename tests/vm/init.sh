@@ -4,6 +4,7 @@
 # one VMTEST line per program and the verdict, then power off. The host
 # (tests/vm/run) reads the verdict from the serial console.
 /bin/busybox --install -s /bin
+echo # end the firmware's last line, so VMTEST lines start at column 0
 export PATH=/opt/with:/opt/with/bin:/bin:/tests
 # Shared libraries of dynamic --with programs (there is no ld.so.cache).
 export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu
