@@ -26,6 +26,7 @@
 #include <cjson/cJSON.h>
 
 #include "il_cmds_policy.h"
+#include "il_present.h"
 #include "il_knobs.h"
 #include "il_parse.h"
 #include "il_sched.h"
@@ -244,14 +245,15 @@ static void check_uinput(struct checks *cs)
 
 static void check_drm(struct checks *cs)
 {
-	glob_t g;
-	if (glob("/dev/dri/card*", 0, NULL, &g) == 0) {
-		add(cs, "DRM KMS devices", true, "%s%s", g.gl_pathv[0],
-		    g.gl_pathc > 1 ? " and more" : "");
-		globfree(&g);
-	} else {
-		add(cs, "DRM KMS devices", false, "no /dev/dri/card*: page flips are simulated");
-	}
+	/* The same probe `run --present drm` makes: a card with KMS resources
+	 * and dumb buffers (render-only nodes such as vgem do not count). */
+	struct il_present_spec spec = { .kind = IL_PRESENT_DRM };
+	char err[256];
+
+	if (il_present_check(&spec, err, sizeof(err)) == 0)
+		add(cs, "DRM KMS devices", true, "a KMS-capable card under /dev/dri (--present drm works)");
+	else
+		add(cs, "DRM KMS devices", false, "%s: page flips are simulated", err);
 }
 
 static void check_bpf(struct checks *cs)

@@ -17,6 +17,13 @@ if(TARGET il_common)
               LIBS il_common PkgConfig::CJSON Threads::Threads LABELS root TIMEOUT 60)
   target_include_directories(test_canary PRIVATE ${CMAKE_SOURCE_DIR}/harness)
 
+  # The child program over a socketpair on fd 3, as `inputlat run` uses it.
+  if(TARGET il-workload)
+    il_add_test(test_workload SOURCES test_workload.c LIBS il_common PkgConfig::CJSON
+                LABELS unit TIMEOUT 60)
+    add_dependencies(test_workload il-workload)
+  endif()
+
   # The whole story on the real harness: about 60 s, root.
   il_add_test(test_reproduce SOURCES test_reproduce.c LIBS PkgConfig::CJSON
               LABELS root TIMEOUT 180)
