@@ -127,6 +127,8 @@ static void on_all_ready(struct il_run *r)
 	/* A short settle before the first event so "start" is handled everywhere. */
 	if (r->inj && r->o->events)
 		uv_timer_start(&r->inject_timer, inject_cb, 20, 0);
+	else if (r->o->input.kind != IL_INPUT_EVDEV)
+		r->phase = IL_PH_DRAINING; /* nothing to inject: just run for --duration-ms */
 }
 
 static void proc_control(struct il_proc *p, cJSON *msg)
