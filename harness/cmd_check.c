@@ -26,6 +26,8 @@
 #include <cjson/cJSON.h>
 
 #include "il_cmds_policy.h"
+#include "il_paths.h"
+#include "il_policy.h"
 #include "il_present.h"
 #include "il_knobs.h"
 #include "il_parse.h"
@@ -303,12 +305,86 @@ static void check_stale(struct checks *cs, const char *state_dir)
 	snprintf(msg, sizeof(msg), "%s", strncmp(text, "inputlat: ", 10) == 0 ? text + 10 : text);
 	msg[strcspn(msg, "\n")] = '\0';
 	if (r == 0 && *msg)
-		add(cs, "stale knobs", true, "%s", msg);
+		add(cs, "stale knobs found", true, "%s", msg);
 	else if (r == 0)
-		add(cs, "stale knobs", false, "nothing left by a dead run");
+		add(cs, "stale knobs found", false, "nothing left by a dead run");
 	else
-		add(cs, "stale knobs", false, "%s", *msg ? msg : strerror(-r));
+		add(cs, "stale knobs found", false, "%s", *msg ? msg : strerror(-r));
 	free(log);
+}
+
+static bool answer(const struct checks *cs, const char *name)
+{
+	for (size_t i = 0; i < cs->n; i++)
+		if (strcmp(cs->c[i].name, name) == 0)
+			return cs->c[i].ok;
+	return false;
+}
+
+/*
+ * Whether a policy can run here, from the checks above: what it needs
+ * (an RT class, deadline, a custom slice, RT knobs, the fair server) against
+ * what this machine said yes to. why names the first missing piece.
+ */
+static bool policy_can_run(const struct checks *cs, const struct il_policy *p, char *why, size_t len)
+{
+	const struct il_knob_settings *k = il_policy_knobs(p);
+	bool rt = false, dl = false, slice = false;
+
+	for (int r = 0; r < IL_ROLE_COUNT; r++) {
+		const struct il_role_attrs *a = il_policy_role(p, (enum il_role)r);
+
+		rt |= a->sched_class == SCHED_FIFO || a->sched_class == SCHED_RR;
+		dl |= a->sched_class == SCHED_DEADLINE;
+		slice |= a->slice_ns != 0;
+	}
+	snprintf(why, len, "everything it needs is here");
+	if (rt && !answer(cs, "root or CAP_SYS_NICE") && !answer(cs, "RLIMIT_RTPRIO"))
+		snprintf(why, len, "SCHED_FIFO needs CAP_SYS_NICE or RLIMIT_RTPRIO");
+	else if (dl && !answer(cs, "SCHED_DEADLINE admission"))
+		snprintf(why, len, "SCHED_DEADLINE is not admitted here");
+	else if (slice && !answer(cs, "EEVDF custom slice"))
+		snprintf(why, len, "EEVDF custom slices need Linux 6.12+");
+	else if ((k->has_rt_runtime || k->has_rt_period) && !answer(cs, "sched_rt_runtime_us"))
+		snprintf(why, len, "sched_rt_runtime_us is not writable");
+	else if (k->has_fair_server && !answer(cs, "fair server present"))
+		snprintf(why, len, "fair server not present: kernel older than 6.12");
+	else
+		return true;
+	return false;
+}
+
+/* Text: one line per built-in; JSON: policies[{name, can_run, why}]. */
+static void check_policies(const struct checks *cs, cJSON *arr)
+{
+	char dir[4096], err[512], why[128];
+	char **names = NULL;
+	size_t n = 0;
+
+	il_paths_policies(dir, sizeof(dir));
+	if (il_policy_list(dir, &names, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct il_policy *p = NULL;
+		bool ok = false;
+
+		if (il_policy_load(names[i], dir, &p, err, sizeof(err)) < 0)
+			snprintf(why, sizeof(why), "does not load: %.100s", err);
+		else
+			ok = policy_can_run(cs, p, why, sizeof(why));
+		il_policy_free(p);
+		if (arr) {
+			cJSON *o = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(o, "name", names[i]);
+			cJSON_AddBoolToObject(o, "can_run", ok);
+			cJSON_AddStringToObject(o, "why", why);
+			cJSON_AddItemToArray(arr, o);
+		} else {
+			printf("policy %s: %s (%s)\n", names[i], ok ? "yes" : "no", why);
+		}
+	}
+	il_policy_list_free(names, n);
 }
 
 static int print_json(const struct checks *cs, const struct il_fair_server *fs,
@@ -342,6 +418,16 @@ static int print_json(const struct checks *cs, const struct il_fair_server *fs,
 		cJSON_AddNullToObject(jfs, "runtime_ns");
 		cJSON_AddNullToObject(jfs, "period_ns");
 	}
+	{
+		char v[32];
+
+		/* The value in force, plain, for scripts (the checks say it in words). */
+		if (read_line(RT_RUNTIME, v, sizeof(v)) == 0)
+			cJSON_AddNumberToObject(kernel, "sched_rt_runtime_us", atof(v));
+		else
+			cJSON_AddNullToObject(kernel, "sched_rt_runtime_us");
+	}
+	check_policies(cs, cJSON_AddArrayToObject(root, "policies"));
 	cJSON *arr = cJSON_AddArrayToObject(root, "checks");
 	for (size_t i = 0; i < cs->n; i++) {
 		cJSON *c = cJSON_CreateObject();
@@ -371,7 +457,8 @@ int il_cmd_check(int argc, char **argv, const char *state_dir)
 			printf("Usage: inputlat check [--json]\n"
 			       "  --json   print the checks as a JSON object instead of lines\n"
 			       "Restores system knobs left by a dead run, then prints one line per\n"
-			       "capability: \"name: yes|no (why)\". Always exits 0.\n");
+			       "capability: \"name: yes|no (why)\", then one per built-in policy: can it\n"
+			       "run here. Always exits 0.\n");
 			return 0;
 		} else {
 			fprintf(stderr, "inputlat check: unknown option '%s' (want --json or "
@@ -401,10 +488,12 @@ int il_cmd_check(int argc, char **argv, const char *state_dir)
 	int rc = 0;
 	if (json)
 		rc = print_json(cs, &fs, argc, argv);
-	else
+	else {
 		for (size_t i = 0; i < cs->n; i++)
 			printf("%s: %s (%s)\n", cs->c[i].name, cs->c[i].ok ? "yes" : "no",
 			       cs->c[i].why);
+		check_policies(cs, NULL);
+	}
 	free(cs);
 	return rc;
 }

@@ -722,17 +722,25 @@ int il_cmd_run(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &r.start_wall);
 	r.start_ns = il_now_ns();
 	r.loops_per_us = il_work_calibrate();
-	r.rt_runtime_us = read_rt_runtime_us();
 
 	/* Knobs: originals go to the state file before anything changes. */
 	rc = il_knobs_apply(il_policy_knobs(r.policy), il_knobs_state_dir(), &r.knobs, err, sizeof(err));
+	if (rc == -EBUSY) {
+		/* Another run took the knobs since the check above: not the user's mistake. */
+		fprintf(stderr, "inputlat run: another inputlat run holds the system knobs (state in %s); wait for it to end\n",
+			il_knobs_state_dir());
+		run_free(&r);
+		return 1;
+	}
 	if (rc < 0) {
 		fprintf(stderr, "inputlat run: policy %s: %s\n", il_policy_name(r.policy), err);
 		run_free(&r);
 		return 2;
 	}
-	r.knobs_applied = true;
 	r.fs = r.knobs.fs;
+	/* The report gives the value in force during the run; the one before it
+	 * is in knobs[].original. */
+	r.rt_runtime_us = read_rt_runtime_us();
 
 	bound_ns = il_ms_to_ns(READY_TIMEOUT_MS + o.duration_ms + o.timeout_ms + 10000) +
 		   il_ms_to_ns(o.events * o.interval_ms * 11 / 10);

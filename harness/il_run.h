@@ -35,7 +35,6 @@ struct il_run {
 	uint64_t start_ns, measure_start_ns, end_ns;
 	double loops_per_us;
 	struct il_knob_report knobs;
-	bool knobs_applied;
 	struct il_fair_server fs;
 	long long rt_runtime_us; /* at start; LLONG_MIN when unreadable */
 	int nr_cpus;

@@ -53,16 +53,18 @@ struct il_spin_opts {
 
 /*
  * Default spin budget. Spin-then-sleep wastes at most twice the optimum
- * when the spin lasts as long as a sleep costs; lock-bench measures the
- * futex sleep/wake round trip at 3.5 us on the 2-CPU test VM, and the
- * budget allows ~3 of them since the sleeper also pays the waker's
- * syscall and a cold cache afterwards.
+ * when the spin lasts as long as a sleep costs. lock-bench measures the
+ * futex sleep/wake round trip on the 2-CPU test VM at ~3.7 us while both
+ * CPUs are busy but ~55 us once the sleeper's vCPU idles (the wake-up
+ * then exits HLT in the host). In interleaved lock-bench runs (one-per-cpu,
+ * over4, over8) 3 us was clearly worse, 10 and 30 us were within noise
+ * of each other (30 slightly ahead at 2 threads), 60 us worse again.
  */
-#define IL_SPIN_DEFAULT_BUDGET_NS 10000u
+#define IL_SPIN_DEFAULT_BUDGET_NS 30000u
 
 /*
  * Chooses the process-wide on-CPU source. For bpf/auto it opens the map
- * pinned by `ilspin-oncpu` (read-only), else, with privilege and unless
+ * pinned by `ilspin-oncpu` and maps it read-only, else, with privilege and unless
  * opts->no_load, loads the program in this process. The source is checked
  * by reading the calling thread's own record as on-CPU. opts may be NULL.
  * Returns 0 (auto always succeeds, possibly with source none), or for an

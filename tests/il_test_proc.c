@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +30,13 @@ const char *il_test_build_path(const char *name)
 	return buf;
 }
 
+/* Orphans of the programs we start come to us, so "nothing left" can be
+ * checked among our own descendants, whatever else runs on the machine. */
+static void become_subreaper(void)
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
+
 int il_test_run(char *const argv[], int timeout_ms, struct il_test_result *res)
 {
 	int out[2], err[2];
@@ -38,6 +46,7 @@ int il_test_run(char *const argv[], int timeout_ms, struct il_test_result *res)
 	int status;
 
 	memset(res, 0, sizeof(*res));
+	become_subreaper();
 	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
 		return -errno;
 	pid = fork();
@@ -103,7 +112,10 @@ int il_test_run(char *const argv[], int timeout_ms, struct il_test_result *res)
 
 pid_t il_test_spawn(char *const argv[], const char *out_path, const char *err_path)
 {
-	pid_t pid = fork();
+	pid_t pid;
+
+	become_subreaper();
+	pid = fork();
 
 	if (pid == 0) {
 		int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -191,24 +203,21 @@ int il_test_count_project_procs(void)
 	struct dirent *e;
 	int n = 0;
 
+	/* Our descendants only: orphans are reparented to us (subreaper), so a
+	 * leftover shows up here as our child. Zombies are not leftovers. */
 	while (d && (e = readdir(d))) {
-		char c[64], state[600];
+		char c[64], status[300], buf[2048];
 		pid_t pp;
 
 		if (e->d_name[0] < '0' || e->d_name[0] > '9')
 			continue;
-		if (read_stat(e->d_name, c, sizeof(c), &pp) < 0)
+		if (read_stat(e->d_name, c, sizeof(c), &pp) < 0 || pp != getpid())
 			continue;
-		/* Zombies not yet reaped by a test's own waitpid do not count. */
-		snprintf(state, sizeof(state), "/proc/%s/status", e->d_name);
+		snprintf(status, sizeof(status), "/proc/%s/status", e->d_name);
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (strcmp(c, names[i]) == 0) {
-				char buf[2048];
-				ssize_t len = il_test_read_file(state, buf, sizeof(buf));
-
-				if (len > 0 && !strstr(buf, "State:\tZ"))
-					n++;
-			}
+			if (strcmp(c, names[i]) == 0 && il_test_read_file(status, buf, sizeof(buf)) > 0 &&
+			    !strstr(buf, "State:\tZ"))
+				n++;
 	}
 	if (d)
 		closedir(d);

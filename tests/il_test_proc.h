@@ -32,7 +32,10 @@ int il_test_wait(pid_t pid, int timeout_ms, double *elapsed_s);
 /* The pids whose parent is ppid and whose comm equals comm (0 if none). */
 pid_t il_test_find_child(pid_t ppid, const char *comm);
 
-/* Number of live processes whose comm is one of the project's programs. */
+/*
+ * Live processes of the project's programs among this test's descendants
+ * (the test is their subreaper once it has started one).
+ */
 int il_test_count_project_procs(void);
 
 /* Reads a whole small file into buf; returns length or -errno. */

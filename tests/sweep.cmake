@@ -1,17 +1,9 @@
 # Sweep, statistics and trace area (issue 6).
 find_package(Python3 COMPONENTS Interpreter)
 
-if(TARGET il_common)
-  il_add_test(test_bootstrap SOURCES test_bootstrap.c LIBS il_common m LABELS unit TIMEOUT 60)
-
-  il_add_test(test_trace SOURCES test_trace.c ${CMAKE_SOURCE_DIR}/harness/il_trace.c
-              LIBS il_common PkgConfig::CJSON LABELS unit TIMEOUT 60)
-  target_include_directories(test_trace PRIVATE ${CMAKE_SOURCE_DIR}/harness)
-
-  il_add_test(test_compare SOURCES test_compare.c ${CMAKE_SOURCE_DIR}/harness/cmd_compare.c
-              LIBS il_common PkgConfig::CJSON m LABELS unit TIMEOUT 60)
-  target_include_directories(test_compare PRIVATE ${CMAKE_SOURCE_DIR}/harness)
-endif()
+il_add_test(test_bootstrap SOURCES test_bootstrap.c LIBS il_common m LABELS unit TIMEOUT 60)
+il_add_test(test_trace SOURCES test_trace.c LIBS il_harness LABELS unit TIMEOUT 60)
+il_add_test(test_compare SOURCES test_compare.c LIBS il_harness m LABELS unit TIMEOUT 60)
 
 if(Python3_Interpreter_FOUND)
   # scripts/policy-sweep against tests/fake-inputlat: no root, no real runs.
