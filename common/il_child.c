@@ -174,6 +174,13 @@ static void ctl_frame_cb(void *ctx, const struct il_frame *f, const struct il_ms
 	}
 }
 
+static void ctl_invalid_cb(void *ctx, int err)
+{
+	/* The control channel carries the run's protocol: garbage there means
+	 * the two ends no longer agree, and no result could be trusted. */
+	il_child_fail(ctx, "invalid frame on the control channel (%s)", il_frame_strerror(err));
+}
+
 static void ctl_eof_cb(void *ctx, int status)
 {
 	/* The orchestrator is gone (or closed us): nothing left to measure for.
@@ -274,6 +281,7 @@ struct il_child *il_child_init(int argc, char **argv, const char *process,
 		fprintf(stderr, "%s: control channel: %s\n", process, uv_strerror(rc));
 		exit(1);
 	}
+	il_frame_reader_on_invalid(c->reader, ctl_invalid_cb);
 	return c;
 }
 

@@ -9,6 +9,7 @@ struct il_frame_reader {
 	uv_stream_t *stream;
 	il_frame_cb cb;
 	il_frame_eof_cb eof_cb;
+	il_frame_invalid_cb invalid_cb;
 	void *ctx;
 	uint64_t invalid;
 	bool dispatching; /* inside a callback: a free must wait for it to return */
@@ -26,6 +27,13 @@ static void reader_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	buf->len = sizeof(r->buf) - r->len;
 }
 
+static void count_invalid(struct il_frame_reader *r, int err)
+{
+	r->invalid++;
+	if (r->invalid_cb)
+		r->invalid_cb(r->ctx, err);
+}
+
 /* Returns false when a callback freed the reader (it is gone then). */
 static bool reader_consume(struct il_frame_reader *r)
 {
@@ -41,8 +49,8 @@ static bool reader_consume(struct il_frame_reader *r)
 		if (rc < 0) {
 			/* A stream cannot be resynchronised after a bad header:
 			 * count it and drop what is buffered. */
-			r->invalid++;
 			r->len = 0;
+			count_invalid(r, rc);
 			break;
 		}
 		off += f.frame_len;
@@ -52,14 +60,14 @@ static bool reader_consume(struct il_frame_reader *r)
 			if (il_frame_event_payload(&f, &m) == 0)
 				r->cb(r->ctx, &f, &m, NULL);
 			else
-				r->invalid++;
+				count_invalid(r, IL_FRAME_BAD_LENGTH);
 		} else {
 			cJSON *json = cJSON_ParseWithLength((const char *)f.payload, f.payload_len);
 
 			if (json && cJSON_IsObject(json))
 				r->cb(r->ctx, &f, NULL, json);
 			else
-				r->invalid++;
+				count_invalid(r, IL_FRAME_BAD_PAYLOAD);
 			cJSON_Delete(json);
 		}
 	}
@@ -108,6 +116,11 @@ int il_frame_reader_start(uv_stream_t *stream, il_frame_cb cb, il_frame_eof_cb e
 	}
 	*out = r;
 	return 0;
+}
+
+void il_frame_reader_on_invalid(struct il_frame_reader *r, il_frame_invalid_cb cb)
+{
+	r->invalid_cb = cb;
 }
 
 uint64_t il_frame_reader_invalid(const struct il_frame_reader *r)

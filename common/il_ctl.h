@@ -41,6 +41,11 @@ typedef void (*il_frame_eof_cb)(void *ctx, int status);
 int il_frame_reader_start(uv_stream_t *stream, il_frame_cb cb, il_frame_eof_cb eof_cb, void *ctx,
 			  struct il_frame_reader **out);
 uint64_t il_frame_reader_invalid(const struct il_frame_reader *r);
+
+/* Called after each malformed frame is counted (err: enum il_frame_err). */
+typedef void (*il_frame_invalid_cb)(void *ctx, int err);
+/* Where a malformed frame is fatal (the control channel), say so here. */
+void il_frame_reader_on_invalid(struct il_frame_reader *r, il_frame_invalid_cb cb);
 /* Stops reading and frees the reader (the stream stays open). */
 void il_frame_reader_free(struct il_frame_reader *r);
 

@@ -162,6 +162,8 @@ const char *il_frame_strerror(int err)
 		return "bad frame version";
 	case IL_FRAME_BAD_TYPE:
 		return "bad frame type";
+	case IL_FRAME_BAD_PAYLOAD:
+		return "bad frame payload";
 	default:
 		return "unknown frame error";
 	}

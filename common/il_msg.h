@@ -62,6 +62,7 @@ enum il_frame_err {
 	IL_FRAME_BAD_LENGTH = -1,
 	IL_FRAME_BAD_VERSION = -2,
 	IL_FRAME_BAD_TYPE = -3,
+	IL_FRAME_BAD_PAYLOAD = -4, /* a CONTROL frame that is not a JSON object */
 };
 
 /* Encodes an EVENT frame into buf (IL_FRAME_EVENT_LEN bytes). */

@@ -189,11 +189,30 @@ static void proc_control_eof(struct il_proc *p)
 	/* The exit callback tells what happened; nothing to do here. */
 }
 
+static void proc_invalid(struct il_proc *p, int err)
+{
+	run_fail(proc_run(p), "%s sent an invalid control frame (%s); stopping the run", p->name,
+		 il_frame_strerror(err));
+}
+
 static const struct il_proc_events proc_events = {
 	.control = proc_control,
 	.exited = proc_exited,
 	.control_eof = proc_control_eof,
+	.invalid = proc_invalid,
 };
+
+/* Test hook (--test-garbage CHILD): bytes that are no frame, on its control channel. */
+static void send_garbage(struct il_run *r)
+{
+	static const char junk[16] = "\xff\xff\xff\x7fgarbage!!!!!";
+	uv_buf_t b = uv_buf_init((char *)junk, sizeof(junk));
+
+	r->garbage_sent = true;
+	for (int i = 0; i < r->nprocs; i++)
+		if (strcmp(r->procs[i].name, r->o->garbage) == 0 && !r->procs[i].exited)
+			uv_try_write((uv_stream_t *)&r->procs[i].ctl, &b, 1);
+}
 
 /* --- records from viz -------------------------------------------------- */
 static void record_frame_cb(void *ctx, const struct il_frame *f, const struct il_msg *m, cJSON *json)
@@ -354,6 +373,8 @@ static void tick_cb(uv_timer_t *t)
 		}
 		expire_events(r, now);
 		check_liveness(r, now);
+		if (r->o->garbage[0] && !r->garbage_sent && now - r->measure_start_ns > il_ms_to_ns(300))
+			send_garbage(r);
 		if (r->phase == IL_PH_RUNNING && r->o->input.kind == IL_INPUT_EVDEV &&
 		    r->nsent >= r->o->events)
 			r->phase = IL_PH_DRAINING;

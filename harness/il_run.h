@@ -65,6 +65,7 @@ struct il_run {
 	uint64_t phase_deadline_ns;
 	int exit_code;
 	bool interrupted;
+	bool garbage_sent;
 	char fail_msg[512];
 	cJSON *threads; /* every thread's ready report, owned */
 	struct il_sampler *sampler; /* trace counters, NULL without --trace */

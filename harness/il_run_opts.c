@@ -74,6 +74,7 @@ static void print_help(void)
 	       "  --timeout-ms MS       an event not presented by then is timed out (default 1000)\n"
 	       "  --trace FILE          Chrome trace-event JSON (opens in Perfetto)\n"
 	       "  --trace-events N      mouse-downs in the trace (default 200)\n"
+	       "  --test-garbage CHILD  test hook: CHILD (e.g. render-sim) gets a garbage control frame\n"
 	       "  --test-runaway THREAD test hook: THREAD (e.g. render:main) spins forever\n"
 	       "  --work ROLE=US        CPU work per handler in us; ROLE is a role (ui, io, compositor,\n"
 	       "                        main, gpu, drm, evdev) or a thread (viz:comp); `--work none` zeroes all\n"
@@ -125,7 +126,7 @@ static int num(const char *opt, const char *v, uint64_t min, uint64_t max, uint6
 enum {
 	OPT_DURATION = 256, OPT_EVENTS, OPT_HIST, OPT_HIST_CSV, OPT_HIST_MAX, OPT_HOG,
 	OPT_HOG_GAP, OPT_HOG_MODE, OPT_HOG_TASK, OPT_INPUT, OPT_INTERVAL, OPT_JSON, OPT_LOAD,
-	OPT_LOCK, OPT_POLICY, OPT_PRESENT, OPT_QUIET, OPT_RECORDS, OPT_RTTIME, OPT_RUNAWAY, OPT_SEED, OPT_TIMEOUT, OPT_TRACE,
+	OPT_LOCK, OPT_POLICY, OPT_PRESENT, OPT_QUIET, OPT_RECORDS, OPT_RTTIME, OPT_RUNAWAY, OPT_GARBAGE, OPT_SEED, OPT_TIMEOUT, OPT_TRACE,
 	OPT_TRACE_EVENTS, OPT_WORK, OPT_HELP,
 };
 
@@ -153,6 +154,7 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 		{ "records", required_argument, NULL, OPT_RECORDS },
 		{ "rttime-ms", required_argument, NULL, OPT_RTTIME },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "test-garbage", required_argument, NULL, OPT_GARBAGE },
 		{ "test-runaway", required_argument, NULL, OPT_RUNAWAY },
 		{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
 		{ "trace", required_argument, NULL, OPT_TRACE },
@@ -271,6 +273,14 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 				snprintf(o->runaway, sizeof(o->runaway), "%s", optarg);
 			break;
 		}
+		case OPT_GARBAGE:
+			if (strcmp(optarg, "browser-sim") && strcmp(optarg, "render-sim") &&
+			    strcmp(optarg, "viz-sim") && strcmp(optarg, "il-workload"))
+				rc = usage_error("--test-garbage: unknown child '%s' (browser-sim, render-sim, viz-sim or il-workload)",
+						 optarg);
+			else
+				snprintf(o->garbage, sizeof(o->garbage), "%s", optarg);
+			break;
 		case OPT_SEED:
 			rc = num("seed", optarg, 0, UINT64_MAX, &o->seed);
 			break;

@@ -51,6 +51,7 @@ struct il_run_opts {
 	uint64_t load_threads;
 	char lock[32];
 	char runaway[16]; /* test hook: this thread spins forever */
+	char garbage[16]; /* test hook: this child gets a garbage control frame */
 	uint64_t rttime_ms; /* RLIMIT_RTTIME; 0: the run's time bound */
 	bool quiet;
 };

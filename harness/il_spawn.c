@@ -32,6 +32,14 @@ static void proc_eof_cb(void *ctx, int status)
 		p->ev->control_eof(p);
 }
 
+static void proc_invalid_cb(void *ctx, int err)
+{
+	struct il_proc *p = ctx;
+
+	if (p->ev->invalid)
+		p->ev->invalid(p, err);
+}
+
 int il_proc_spawn(uv_loop_t *loop, struct il_proc *p, const char *dir, const char *name,
 		  char *const *args, const int *fds, int nfds, int ctl_fd,
 		  const struct il_proc_events *ev, void *data)
@@ -82,6 +90,8 @@ int il_proc_spawn(uv_loop_t *loop, struct il_proc *p, const char *dir, const cha
 	if (rc == 0)
 		rc = il_frame_reader_start((uv_stream_t *)&p->ctl, proc_frame_cb, proc_eof_cb, p,
 					   &p->reader);
+	if (rc == 0)
+		il_frame_reader_on_invalid(p->reader, proc_invalid_cb);
 	return rc;
 }
 

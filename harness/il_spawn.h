@@ -21,6 +21,8 @@ struct il_proc_events {
 	void (*control)(struct il_proc *p, cJSON *msg);
 	void (*exited)(struct il_proc *p);
 	void (*control_eof)(struct il_proc *p);
+	/* A malformed frame on the control channel (err: enum il_frame_err). */
+	void (*invalid)(struct il_proc *p, int err);
 };
 
 struct il_proc {
