@@ -12,3 +12,8 @@ add_executable(overhead ${CMAKE_CURRENT_LIST_DIR}/overhead.c)
 target_link_libraries(overhead PRIVATE il_floor PkgConfig::CJSON)
 set_target_properties(overhead PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
 add_dependencies(overhead inputlat)
+
+# Instructions per hop under callgrind (see hop-cost.c).
+add_executable(hop-cost ${CMAKE_CURRENT_LIST_DIR}/hop-cost.c)
+target_link_libraries(hop-cost PRIVATE il_common)
+set_target_properties(hop-cost PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
