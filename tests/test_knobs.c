@@ -410,7 +410,7 @@ static void test_knobs_check_restores_after_kill(void **state)
 	char out[8192];
 	assert_int_equal(run_cmd(il_cmd_check, "check", out, sizeof(out)), 0);
 	assert_string_equal(knob(RT_RUNTIME), orig_runtime);
-	assert_true(strncmp(out, "stale knobs: yes (restored ", 27) == 0);
+	assert_true(strncmp(out, "stale knobs found: yes (restored ", 33) == 0);
 	assert_non_null(strstr(out, "\nsched_rt_runtime_us: yes ("));
 
 	assert_int_equal(run_cmd(il_cmd_restore, "restore", out, sizeof(out)), 0);
