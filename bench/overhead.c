@@ -36,6 +36,7 @@ static const char *const policies[] = { "cfs", "rt" };
 
 struct cell {
 	double floor_p50[MAX_ROUNDS], floor_p99[MAX_ROUNDS];
+	double xcpu_p50[MAX_ROUNDS]; /* the same primitive pinned cross-CPU */
 	double harness_p50[MAX_ROUNDS], harness_p99[MAX_ROUNDS];
 	int n_floor, n_harness;
 };
@@ -214,7 +215,13 @@ int main(int argc, char **argv)
 					break;
 				}
 				cl->floor_p50[cl->n_floor] = fr.p50_ns / 1e3;
-				cl->floor_p99[cl->n_floor++] = fr.p99_ns / 1e3;
+				cl->floor_p99[cl->n_floor] = fr.p99_ns / 1e3;
+				/* Unpinned, the scheduler may co-locate sender and receiver;
+				 * the chain's threads mostly wake across CPUs. Both are shown. */
+				cfg.cpu_a = 0;
+				cfg.cpu_b = 1;
+				cl->xcpu_p50[cl->n_floor++] =
+					il_floor_measure(&cfg, &fr, err, sizeof(err)) == 0 ? fr.p50_ns / 1e3 : 0;
 			}
 			if (p && !rt_ok)
 				continue;
@@ -239,12 +246,13 @@ int main(int argc, char **argv)
 	cJSON_AddNumberToObject(root, "rounds", (double)rounds);
 	printf("# harness per-hop cost vs the bare primitive, medians of %llu interleaved rounds\n",
 	       (unsigned long long)rounds);
-	printf("%-14s %-6s %12s %14s %9s %12s %14s %9s\n", "hop_type", "policy", "floor_p50_us",
-	       "harness_p50_us", "p50_ratio", "floor_p99_us", "harness_p99_us", "p99_ratio");
+	printf("%-14s %-6s %12s %14s %9s %12s %14s %9s %12s %10s\n", "hop_type", "policy",
+	       "floor_p50_us", "harness_p50_us", "p50_ratio", "floor_p99_us", "harness_p99_us",
+	       "p99_ratio", "xcpu_p50_us", "xcpu_ratio");
 	for (int p = 0; p < NPOL; p++)
 		for (int t = 0; t < HT_COUNT; t++) {
 			struct cell *cl = &cells[p][t];
-			double f50, f99, h50, h99;
+			double f50, f99, h50, h99, x50;
 			cJSON *o;
 
 			if (!cl->n_floor || !cl->n_harness)
@@ -253,8 +261,10 @@ int main(int argc, char **argv)
 			f99 = median(cl->floor_p99, cl->n_floor);
 			h50 = median(cl->harness_p50, cl->n_harness);
 			h99 = median(cl->harness_p99, cl->n_harness);
-			printf("%-14s %-6s %12.1f %14.1f %9.2f %12.1f %14.1f %9.2f\n", hop_type_names[t],
-			       policies[p], f50, h50, h50 / f50, f99, h99, h99 / f99);
+			x50 = median(cl->xcpu_p50, cl->n_floor);
+			printf("%-14s %-6s %12.1f %14.1f %9.2f %12.1f %14.1f %9.2f %12.1f %10.2f\n",
+			       hop_type_names[t], policies[p], f50, h50, h50 / f50, f99, h99, h99 / f99, x50,
+			       x50 > 0 ? h50 / x50 : 0);
 			o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "hop_type", hop_type_names[t]);
 			cJSON_AddStringToObject(o, "policy", policies[p]);
@@ -264,6 +274,7 @@ int main(int argc, char **argv)
 			cJSON_AddNumberToObject(o, "floor_p99_us", f99);
 			cJSON_AddNumberToObject(o, "harness_p99_us", h99);
 			cJSON_AddNumberToObject(o, "p99_ratio", h99 / f99);
+			cJSON_AddNumberToObject(o, "floor_cross_cpu_p50_us", x50);
 			cJSON_AddItemToArray(ratios, o);
 		}
 	if (rss) {
