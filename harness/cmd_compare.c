@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "il_bootstrap.h"
+#include "il_file.h"
 #include "il_parse.h"
 
 #define IL_COMPARE_MAX_FILE (256u << 20)
@@ -37,72 +38,6 @@ static void usage(FILE *f)
 		   "  -r, --resamples N    bootstrap resamples for the 95%% interval (default 2000)\n");
 }
 
-/* Looks up a dotted path ("latency_us.processing.p50"); NULL when absent. */
-static const cJSON *jget(const cJSON *root, const char *path)
-{
-	char key[64];
-	const cJSON *o = root;
-
-	while (o && *path) {
-		size_t len = strcspn(path, ".");
-
-		if (len >= sizeof(key))
-			return NULL;
-		memcpy(key, path, len);
-		key[len] = '\0';
-		o = cJSON_GetObjectItemCaseSensitive(o, key);
-		path += len + (path[len] == '.');
-	}
-	return o;
-}
-
-/* A number, or NAN for JSON null (a statistic with no events behind it). */
-static double jnum(const cJSON *root, const char *path)
-{
-	const cJSON *o = jget(root, path);
-
-	return cJSON_IsNumber(o) ? o->valuedouble : NAN;
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (n == cap) {
-			char *nb;
-
-			if (cap >= IL_COMPARE_MAX_FILE) {
-				errno = EFBIG;
-				goto fail;
-			}
-			cap = cap ? cap * 2 : 65536;
-			nb = realloc(buf, cap + 1);
-			if (!nb)
-				goto fail;
-			buf = nb;
-		}
-		n += fread(buf + n, 1, cap - n, f);
-		if (ferror(f))
-			goto fail;
-		if (feof(f))
-			break;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-fail:
-	free(buf);
-	fclose(f);
-	return NULL;
-}
-
-/* One (value, count) pair: a per-event sample counts once, a bucket count times. */
 static bool sample_pair(const cJSON *it, bool per_event, double *value, double *count)
 {
 	const cJSON *v = per_event ? it : cJSON_GetArrayItem(it, 0);
@@ -122,12 +57,12 @@ static bool sample_pair(const cJSON *it, bool per_event, double *value, double *
  */
 static int load_samples(struct report *r)
 {
-	const cJSON *arr = jget(r->root, "samples_us.processing"), *it;
+	const cJSON *arr = il_json_get(r->root, "samples_us.processing"), *it;
 	bool per_event = cJSON_IsArray(arr) && cJSON_GetArraySize(arr) > 0;
 	double total = 0, seen = 0, value, count, keep;
 
 	if (!per_event)
-		arr = jget(r->root, "histogram.buckets");
+		arr = il_json_get(r->root, "histogram.buckets");
 	if (!cJSON_IsArray(arr))
 		return 0;
 	r->sample_source = per_event ? "per-event samples" : "histogram buckets";
@@ -168,7 +103,7 @@ static int load_report(struct report *r, const char *path)
 	char *text;
 
 	r->path = path;
-	text = read_file(path, &len);
+	text = il_file_read(path, IL_COMPARE_MAX_FILE, &len);
 	if (!text) {
 		fprintf(stderr, "compare: %s: %s\n", path, strerror(errno));
 		return -1;
@@ -184,7 +119,7 @@ static int load_report(struct report *r, const char *path)
 	free(text);
 
 	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++)
-		if (!cJSON_IsNumber(jget(r->root, required[i]))) {
+		if (!cJSON_IsNumber(il_json_get(r->root, required[i]))) {
 			fprintf(stderr, "compare: %s: missing key %s (is it an inputlat run --json report?)\n",
 				path, required[i]);
 			return -1;
@@ -195,7 +130,7 @@ static int load_report(struct report *r, const char *path)
 
 			snprintf(key, sizeof(key), "latency_us.%s.%s",
 				 lat ? "presentation" : "processing", stat_keys[i]);
-			o = jget(r->root, key);
+			o = il_json_get(r->root, key);
 			if (!cJSON_IsNumber(o) && !cJSON_IsNull(o)) {
 				fprintf(stderr, "compare: %s: missing key %s (is it an inputlat run --json report?)\n",
 					path, key);
@@ -224,7 +159,7 @@ static void print_row(const char *label, double a, double b, const char *fmt)
 
 static const char *policy_of(const cJSON *root)
 {
-	const cJSON *p = jget(root, "policy");
+	const cJSON *p = il_json_get(root, "policy");
 
 	return cJSON_IsString(p) ? p->valuestring : "?";
 }
@@ -232,7 +167,7 @@ static const char *policy_of(const cJSON *root)
 /* Hop k's entry in hops[], matched by its index key, or NULL. */
 static const cJSON *hop_of(const cJSON *root, int k)
 {
-	const cJSON *hops = jget(root, "hops"), *h;
+	const cJSON *hops = il_json_get(root, "hops"), *h;
 
 	cJSON_ArrayForEach(h, hops) {
 		const cJSON *idx = cJSON_GetObjectItemCaseSensitive(h, "index");
@@ -256,14 +191,14 @@ static void print_comparison(const struct report *a, const struct report *b, uns
 	       policy_of(a->root), b->path, policy_of(b->root));
 	printf("%-38s %12s %12s %8s\n", "#", "A", "B", "B/A");
 	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
-		print_row(ev[i][1], jnum(a->root, ev[i][0]), jnum(b->root, ev[i][0]), "%.0f");
+		print_row(ev[i][1], il_json_num(a->root, ev[i][0]), il_json_num(b->root, ev[i][0]), "%.0f");
 	for (int lat = 0; lat < 2; lat++)
 		for (size_t i = 0; i < NSTATS; i++) {
 			const char *what = lat ? "presentation" : "processing";
 
 			snprintf(key, sizeof(key), "latency_us.%s.%s", what, stat_keys[i]);
 			snprintf(label, sizeof(label), "%s %s (us)", what, stat_keys[i]);
-			print_row(label, jnum(a->root, key), jnum(b->root, key), "%.1f");
+			print_row(label, il_json_num(a->root, key), il_json_num(b->root, key), "%.1f");
 		}
 	for (int k = 1; k <= 12; k++) {
 		const cJSON *ha = hop_of(a->root, k), *hb = hop_of(b->root, k);
@@ -273,7 +208,7 @@ static void print_comparison(const struct report *a, const struct report *b, uns
 			continue;
 		snprintf(label, sizeof(label), "hop %2d %s p50 (us)", k,
 			 cJSON_IsString(name) ? name->valuestring : "");
-		print_row(label, jnum(ha, "p50_us"), jnum(hb, "p50_us"), "%.1f");
+		print_row(label, il_json_num(ha, "p50_us"), il_json_num(hb, "p50_us"), "%.1f");
 	}
 
 	if (!a->nsamples || !b->nsamples) {

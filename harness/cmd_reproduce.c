@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "il_clock.h"
+#include "il_file.h"
 #include "il_parse.h"
 
 extern char **environ;
@@ -113,41 +114,10 @@ static void setup_scenarios(struct repro *r, unsigned ncpu)
 	r->sc[C4_FS] = (struct scenario){ "c4-rt-fair-server", 4, "rt-fair-server", ncpu, ncpu, 2, d34 / 2, 1000, d34 };
 }
 
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (cap - n < 4096) {
-			char *nb = cap < (64u << 20) ? realloc(buf, cap ? cap * 2 : 65536) : NULL;
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-			cap = cap ? cap * 2 : 65536;
-		}
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-
-		n += got;
-		if (got == 0)
-			break;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	return buf;
-}
-
 /* The first non-empty line of a file, for error reasons. */
 static void first_line(const char *path, char *out, size_t len)
 {
-	char *text = read_text(path), *p;
+	char *text = il_file_read(path, 1 << 20, NULL), *p;
 
 	out[0] = '\0';
 	if (!text)
@@ -156,31 +126,6 @@ static void first_line(const char *path, char *out, size_t len)
 		;
 	snprintf(out, len, "%.*s", (int)strcspn(p, "\n"), p);
 	free(text);
-}
-
-static const cJSON *jget(const cJSON *root, const char *path)
-{
-	char key[64];
-	const cJSON *o = root;
-
-	while (o && *path) {
-		size_t len = strcspn(path, ".");
-
-		if (len >= sizeof(key))
-			return NULL;
-		memcpy(key, path, len);
-		key[len] = '\0';
-		o = cJSON_GetObjectItemCaseSensitive(o, key);
-		path += len + (path[len] == '.');
-	}
-	return o;
-}
-
-static double jnum(const cJSON *root, const char *path)
-{
-	const cJSON *o = jget(root, path);
-
-	return cJSON_IsNumber(o) ? o->valuedouble : NAN;
 }
 
 struct argv_buf {
@@ -244,7 +189,6 @@ static void run_one(struct repro *r, const struct scenario *s, unsigned round, s
 	posix_spawn_file_actions_t fa;
 	uint64_t bound_ms;
 	pid_t pid;
-	char *text;
 	int ret;
 
 	snprintf(json, sizeof(json), "%s/%s.%u.json", r->tmpdir, s->id, round);
@@ -296,10 +240,11 @@ static void run_one(struct repro *r, const struct scenario *s, unsigned round, s
 			snprintf(out->err, sizeof(out->err), "inputlat run %s", out->exit_code < 0 ?
 								    "was killed or timed out" : "failed");
 	}
-	text = read_text(json);
-	if (text) {
-		out->report = cJSON_Parse(text);
-		free(text);
+	{
+		char err[256];
+
+		if (il_json_load(json, &out->report, err, sizeof(err)) < 0)
+			out->report = NULL;
 	}
 	if (out->exit_code == 0 && !out->report) {
 		snprintf(out->err, sizeof(out->err), "inputlat run wrote no readable %s", json);
@@ -346,7 +291,7 @@ static double median(const struct repro *r, int sc, const char *path)
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < r->rounds; i++) {
-		double x = jnum(r->res[sc][i].report, path);
+		double x = il_json_num(r->res[sc][i].report, path);
 
 		if (r->res[sc][i].exit_code == 0 && !isnan(x))
 			v[n++] = x;
@@ -363,7 +308,7 @@ static double sum(const struct repro *r, int sc, const char *path)
 	bool any = false;
 
 	for (unsigned i = 0; i < r->rounds; i++) {
-		double x = jnum(r->res[sc][i].report, path);
+		double x = il_json_num(r->res[sc][i].report, path);
 
 		if (r->res[sc][i].exit_code == 0 && !isnan(x)) {
 			s += x;
@@ -573,7 +518,7 @@ static void claim4(struct repro *r, struct claim *c)
 	if (!check_runs(r, c, scs, 1))
 		return;
 	for (unsigned i = 0; i < r->rounds && !present; i++)
-		present = jget(r->res[C4_FS][i].report, "kernel.fair_server.present");
+		present = il_json_get(r->res[C4_FS][i].report, "kernel.fair_server.present");
 	if (cJSON_IsFalse(present)) {
 		c->verdict = "not testable";
 		snprintf(c->reason, sizeof(c->reason),
@@ -624,25 +569,6 @@ static cJSON *fallback_kernel(void)
 	if (k && uname(&u) == 0)
 		cJSON_AddStringToObject(k, "release", u.release);
 	return k;
-}
-
-static int write_json(const char *path, cJSON *root)
-{
-	char *text = cJSON_Print(root);
-	FILE *f;
-	int ok;
-
-	if (!text)
-		return -ENOMEM;
-	f = fopen(path, "we");
-	if (!f) {
-		free(text);
-		return -errno;
-	}
-	ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-	ok = (fclose(f) == 0) && ok;
-	free(text);
-	return ok ? 0 : -EIO;
 }
 
 static int parse_args(int argc, char **argv, struct repro *r, const char **json_path)
@@ -764,7 +690,7 @@ int il_cmd_reproduce(int argc, char **argv, const char *self_exe)
 				fprintf(stderr, "%sinputlat reproduce: %s round %u: %s\n",
 					r.tty ? "\n" : "", r.sc[s].id, round + 1, x->err);
 			if (!r.kernel && x->report)
-				r.kernel = cJSON_Duplicate(jget(x->report, "kernel"), 1);
+				r.kernel = cJSON_Duplicate(il_json_get(x->report, "kernel"), 1);
 		}
 	}
 	if (r.tty)
@@ -801,7 +727,7 @@ int il_cmd_reproduce(int argc, char **argv, const char *self_exe)
 	fflush(stdout);
 	ret = r.run_failed ? 1 : 0;
 	if (json_path) {
-		int w = write_json(json_path, root);
+		int w = il_json_write(json_path, root);
 
 		if (w < 0) {
 			fprintf(stderr, "inputlat reproduce: cannot write %s: %s\n", json_path,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "il_clock.h"
+#include "il_file.h"
 #include "il_hist.h"
 #include "il_rss.h"
 #include "il_run.h"
@@ -54,20 +55,6 @@ static int hists_build(const struct il_run *r, struct run_hists *h)
 fail:
 	hists_free(h);
 	return -ENOMEM;
-}
-
-FILE *il_report_open(const char *path)
-{
-	/* Root writes these: never through a symlink, never world-writable. */
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	FILE *f;
-
-	if (fd < 0)
-		return NULL;
-	f = fdopen(fd, "w");
-	if (!f)
-		close(fd);
-	return f;
 }
 
 static int report_close(FILE *f, const char *path)
@@ -351,7 +338,7 @@ int il_report_json(const struct il_run *r, const char *path)
 	cJSON_Delete(root);
 	if (!text)
 		return -ENOMEM;
-	f = il_report_open(path);
+	f = il_file_create(path);
 	if (!f) {
 		rc = -errno;
 		fprintf(stderr, "inputlat: cannot write %s: %s\n", path, strerror(errno));
@@ -392,7 +379,7 @@ int il_report_hist(const struct il_run *r, const char *path)
 				over[c]++;
 		}
 	}
-	f = il_report_open(path);
+	f = il_file_create(path);
 	if (!f) {
 		fprintf(stderr, "inputlat: cannot write %s: %s\n", path, strerror(errno));
 		free(cnt);
@@ -428,7 +415,7 @@ int il_report_hist_csv(const struct il_run *r, const char *path)
 
 	if (hists_build(r, &h) < 0)
 		return -ENOMEM;
-	f = il_report_open(path);
+	f = il_file_create(path);
 	if (!f) {
 		fprintf(stderr, "inputlat: cannot write %s: %s\n", path, strerror(errno));
 		hists_free(&h);
@@ -492,7 +479,7 @@ int il_report_trace(const struct il_run *r, const char *path)
 int il_report_records(const struct il_run *r, const char *path)
 {
 	static const char *const state_names[] = { "unsent", "pending", "completed", "timed_out" };
-	FILE *f = il_report_open(path);
+	FILE *f = il_file_create(path);
 
 	if (!f) {
 		fprintf(stderr, "inputlat: cannot write %s: %s\n", path, strerror(errno));

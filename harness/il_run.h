@@ -84,10 +84,4 @@ int il_report_hist_csv(const struct il_run *r, const char *path);
 int il_report_trace(const struct il_run *r, const char *path);
 int il_report_records(const struct il_run *r, const char *path);
 
-/*
- * Opens an output file for writing as root would safely: never through a
- * symlink, created 0644, truncated. Returns a FILE or NULL with errno set.
- */
-FILE *il_report_open(const char *path);
-
 #endif
