@@ -1,5 +1,9 @@
 #include "il_thread.h"
 
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 pid_t il_gettid(void)
@@ -10,4 +14,27 @@ pid_t il_gettid(void)
 	if (!tid)
 		tid = gettid();
 	return tid;
+}
+
+int il_thread_pin_init(int cpu, il_thread_init_fn init, void *init_ctx, enum il_role role,
+		       const char *name, char *err, size_t errlen)
+{
+	int ret;
+
+	if (cpu >= 0) {
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "%s: cannot pin to CPU %d: %s", name, cpu, strerror(errno));
+			return ret;
+		}
+	}
+	err[0] = '\0';
+	ret = init(init_ctx, role, name, err, errlen);
+	if (ret < 0 && !err[0])
+		snprintf(err, errlen, "%s: thread init failed", name);
+	return ret;
 }

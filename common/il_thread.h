@@ -19,6 +19,15 @@
 typedef int (*il_thread_init_fn)(void *ctx, enum il_role role, const char *name, char *err,
 				 size_t errlen);
 
+/*
+ * What every extra thread (hog, load, canary) does first: pin itself to
+ * cpu (when cpu >= 0), then run init for its role. Pinning comes first so
+ * that an affinity the policy sets for the role overrides it. Returns 0 or
+ * -errno with one line in err.
+ */
+int il_thread_pin_init(int cpu, il_thread_init_fn init, void *init_ctx, enum il_role role,
+		       const char *name, char *err, size_t errlen);
+
 /* The calling thread's kernel tid (cached per thread). */
 pid_t il_gettid(void);
 

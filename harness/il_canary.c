@@ -99,22 +99,8 @@ static void *canary_main(void *arg)
 	int ret = 0;
 
 	atomic_store(&c->tid, il_gettid());
-	if (c->cfg.cpu >= 0) {
-		cpu_set_t one;
-
-		CPU_ZERO(&one);
-		CPU_SET(c->cfg.cpu, &one);
-		if (sched_setaffinity(0, sizeof(one), &one) < 0) {
-			ret = -errno;
-			snprintf(err, sizeof(err), "%s: cannot pin to CPU %d: %s", IL_CANARY_NAME,
-				 c->cfg.cpu, strerror(errno));
-		}
-	}
-	if (ret == 0) {
-		ret = c->init(c->init_ctx, IL_ROLE_CANARY, IL_CANARY_NAME, err, sizeof(err));
-		if (ret < 0 && !err[0])
-			snprintf(err, sizeof(err), "%s: init failed", IL_CANARY_NAME);
-	}
+	ret = il_thread_pin_init(c->cfg.cpu, c->init, c->init_ctx, IL_ROLE_CANARY, IL_CANARY_NAME, err,
+				 sizeof(err));
 	/* The default 50 us timer slack would read as lateness. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 

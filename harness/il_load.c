@@ -134,22 +134,9 @@ static void *load_main(void *arg)
 	int ret;
 
 	atomic_store(&t->tid, il_gettid());
-	if (t->cpu >= 0) {
-		cpu_set_t one;
-
-		CPU_ZERO(&one);
-		CPU_SET(t->cpu, &one);
-		if (sched_setaffinity(0, sizeof(one), &one) < 0) {
-			ret = -errno;
-			snprintf(err, sizeof(err), "%s: cannot pin to CPU %d: %s", t->name, t->cpu,
-				 strerror(errno));
-			fail(l, ret, err);
-			return NULL;
-		}
-	}
-	ret = l->init(l->init_ctx, IL_ROLE_LOAD, t->name, err, sizeof(err));
+	ret = il_thread_pin_init(t->cpu, l->init, l->init_ctx, IL_ROLE_LOAD, t->name, err, sizeof(err));
 	if (ret < 0) {
-		fail(l, ret, err[0] ? err : "load thread init failed");
+		fail(l, ret, err);
 		return NULL;
 	}
 	atomic_store(&t->cpu_ns, il_thread_cpu_ns());

@@ -160,22 +160,9 @@ static void *hog_main(void *arg)
 	int ret;
 
 	atomic_store(&t->tid, il_gettid());
-	if (t->cpu >= 0) {
-		cpu_set_t one;
-
-		CPU_ZERO(&one);
-		CPU_SET(t->cpu, &one);
-		if (sched_setaffinity(0, sizeof(one), &one) < 0) {
-			ret = -errno;
-			snprintf(err, sizeof(err), "%s: cannot pin to CPU %d: %s", t->name, t->cpu,
-				 strerror(errno));
-			fail(h, ret, err);
-			return NULL;
-		}
-	}
-	ret = h->init(h->init_ctx, IL_ROLE_JS, t->name, err, sizeof(err));
+	ret = il_thread_pin_init(t->cpu, h->init, h->init_ctx, IL_ROLE_JS, t->name, err, sizeof(err));
 	if (ret < 0) {
-		fail(h, ret, err[0] ? err : "hog thread init failed");
+		fail(h, ret, err);
 		return NULL;
 	}
 	publish(t, 0);
