@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "il_clock.h"
+#include "il_group.h"
 
 /* Compile-job shape; see the header. */
 #define SLICE_MIN_NS 2000000ull
@@ -17,21 +18,6 @@
 #define SLEEP_MAX_NS 2000000ull
 #define SLEEP_ONE_IN 4
 
-
-/*
- * New threads start as SCHED_OTHER whatever the creator is (a child's
- * control thread is SCHED_FIFO under RT policies): until init applies
- * the role's attributes, nothing runs at a priority nobody asked for.
- */
-static void plain_thread_attr(pthread_attr_t *a)
-{
-	struct sched_param sp = { .sched_priority = 0 };
-
-	pthread_attr_init(a);
-	pthread_attr_setinheritsched(a, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(a, SCHED_OTHER);
-	pthread_attr_setschedparam(a, &sp);
-}
 
 struct load_thread {
 	struct il_load *l;
@@ -48,15 +34,8 @@ struct load_thread {
 struct il_load {
 	il_thread_init_fn init;
 	void *init_ctx;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	unsigned ready;
-	int first_err;
-	char err[256];
-	bool go;
-	atomic_bool stop;
+	struct il_group g; /* start gate, stop flag, the CPUs in use */
 	uint64_t mark_ns;
-	cpu_set_t cpus;
 	unsigned nthreads;
 	struct load_thread t[];
 };
@@ -93,11 +72,11 @@ static void run_load(struct load_thread *t)
 	uint64_t rng = 0x2545f4914f6cdd1dull * (t->index + 1), x = rng, slices = 0;
 	volatile uint64_t sink;
 
-	while (!atomic_load_explicit(&l->stop, memory_order_relaxed)) {
+	while (!il_group_stopping(&l->g)) {
 		uint64_t start = il_thread_cpu_ns(), want = uniform(&rng, SLICE_MIN_NS, SLICE_MAX_NS);
 		uint64_t now = start;
 
-		while (now - start < want && !atomic_load_explicit(&l->stop, memory_order_relaxed)) {
+		while (now - start < want && !il_group_stopping(&l->g)) {
 			x = spin_chunk(x);
 			now = il_thread_cpu_ns();
 			atomic_store_explicit(&t->cpu_ns, now, memory_order_relaxed);
@@ -113,71 +92,34 @@ static void run_load(struct load_thread *t)
 	(void)sink;
 }
 
-static void fail(struct il_load *l, int ret, const char *msg)
-{
-	pthread_mutex_lock(&l->lock);
-	if (!l->first_err) {
-		l->first_err = ret;
-		snprintf(l->err, sizeof(l->err), "%s", msg);
-	}
-	l->ready++;
-	pthread_cond_broadcast(&l->cond);
-	pthread_mutex_unlock(&l->lock);
-}
-
 static void *load_main(void *arg)
 {
 	struct load_thread *t = arg;
 	struct il_load *l = t->l;
 	char err[256] = "";
-	cpu_set_t mine;
 	int ret;
 
 	atomic_store(&t->tid, il_gettid());
 	ret = il_thread_pin_init(t->cpu, l->init, l->init_ctx, IL_ROLE_LOAD, t->name, err, sizeof(err));
 	if (ret < 0) {
-		fail(l, ret, err);
+		il_group_member_failed(&l->g, ret, err);
 		return NULL;
 	}
 	atomic_store(&t->cpu_ns, il_thread_cpu_ns());
 
-	pthread_mutex_lock(&l->lock);
-	if (sched_getaffinity(0, sizeof(mine), &mine) == 0)
-		CPU_OR(&l->cpus, &l->cpus, &mine);
-	l->ready++;
-	pthread_cond_broadcast(&l->cond);
-	while (!l->go && !atomic_load(&l->stop))
-		pthread_cond_wait(&l->cond, &l->lock);
-	pthread_mutex_unlock(&l->lock);
+	il_group_member_ready(&l->g);
 
 	run_load(t);
 	return NULL;
 }
 
-static int nth_allowed_cpu(const cpu_set_t *allowed, unsigned i)
-{
-	int count = CPU_COUNT(allowed), want;
-
-	if (count <= 0)
-		return -1;
-	want = (int)(i % (unsigned)count);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, allowed) && want-- == 0)
-			return c;
-	return -1;
-}
-
 static void load_free(struct il_load *l)
 {
-	atomic_store(&l->stop, true);
-	pthread_mutex_lock(&l->lock);
-	pthread_cond_broadcast(&l->cond);
-	pthread_mutex_unlock(&l->lock);
+	il_group_stop(&l->g);
 	for (unsigned i = 0; i < l->nthreads; i++)
 		if (l->t[i].created)
 			pthread_join(l->t[i].th, NULL);
-	pthread_cond_destroy(&l->cond);
-	pthread_mutex_destroy(&l->lock);
+	il_group_destroy(&l->g);
 	free(l);
 }
 
@@ -185,7 +127,6 @@ int il_load_start(const struct il_load_config *c, il_thread_init_fn init, void *
 		  struct il_load **out, char *err, size_t errlen)
 {
 	struct il_load *l;
-	pthread_attr_t attr;
 	cpu_set_t allowed;
 	unsigned created = 0;
 	int ret = 0;
@@ -208,19 +149,15 @@ int il_load_start(const struct il_load_config *c, il_thread_init_fn init, void *
 	l->init = init;
 	l->init_ctx = init_ctx;
 	l->nthreads = c->threads;
-	CPU_ZERO(&l->cpus);
-	pthread_mutex_init(&l->lock, NULL);
-	pthread_cond_init(&l->cond, NULL);
-
-	plain_thread_attr(&attr);
+	il_group_init(&l->g);
 	for (unsigned i = 0; i < c->threads; i++) {
 		struct load_thread *t = &l->t[i];
 
 		t->l = l;
 		t->index = i;
-		t->cpu = c->pin ? nth_allowed_cpu(&allowed, i) : -1;
+		t->cpu = c->pin ? il_cpu_nth(&allowed, i) : -1;
 		snprintf(t->name, sizeof(t->name), "il:load%hu", (unsigned short)i);
-		ret = -pthread_create(&t->th, &attr, load_main, t);
+		ret = il_group_spawn(&l->g, &t->th, load_main, t);
 		if (ret < 0) {
 			snprintf(err, errlen, "cannot start %s: %s", t->name, strerror(-ret));
 			break;
@@ -228,21 +165,16 @@ int il_load_start(const struct il_load_config *c, il_thread_init_fn init, void *
 		t->created = true;
 		created++;
 	}
-	pthread_attr_destroy(&attr);
+	{
+		int member_err = il_group_wait_ready(&l->g, created, ret ? NULL : err, ret ? 0 : errlen);
 
-	pthread_mutex_lock(&l->lock);
-	while (l->ready < created)
-		pthread_cond_wait(&l->cond, &l->lock);
-	if (ret == 0 && l->first_err) {
-		ret = l->first_err;
-		snprintf(err, errlen, "%s", l->err);
+		if (ret == 0)
+			ret = member_err;
 	}
 	if (ret == 0) {
 		l->mark_ns = il_now_ns();
-		l->go = true;
-		pthread_cond_broadcast(&l->cond);
+		il_group_open(&l->g);
 	}
-	pthread_mutex_unlock(&l->lock);
 	if (ret < 0) {
 		load_free(l);
 		return ret;
@@ -272,7 +204,7 @@ static uint64_t thread_cpu(const struct load_thread *t)
 double il_load_cpu_share(const struct il_load *l, uint64_t wall_ns)
 {
 	uint64_t sum = 0;
-	int ncpu = CPU_COUNT(&l->cpus);
+	int ncpu = CPU_COUNT(&l->g.cpus);
 
 	if (!wall_ns)
 		wall_ns = il_now_ns() - l->mark_ns;
@@ -293,7 +225,7 @@ cJSON *il_load_stats_json(const struct il_load *l, uint64_t wall_ns)
 	if (!wall_ns)
 		wall_ns = il_now_ns() - l->mark_ns;
 	cJSON_AddNumberToObject(o, "threads", l->nthreads);
-	cJSON_AddNumberToObject(o, "cpus", CPU_COUNT(&l->cpus));
+	cJSON_AddNumberToObject(o, "cpus", CPU_COUNT(&l->g.cpus));
 	cJSON_AddNumberToObject(o, "wall_ns", (double)wall_ns);
 	arr = cJSON_AddArrayToObject(o, "per_thread");
 	for (unsigned i = 0; i < l->nthreads; i++) {

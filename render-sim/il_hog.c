@@ -10,22 +10,8 @@
 
 #include "il_clock.h"
 #include "il_cpustat.h"
+#include "il_group.h"
 
-
-/*
- * New threads start as SCHED_OTHER whatever the creator is (a child's
- * control thread is SCHED_FIFO under RT policies): until init applies
- * the role's attributes, nothing runs at a priority nobody asked for.
- */
-static void plain_thread_attr(pthread_attr_t *a)
-{
-	struct sched_param sp = { .sched_priority = 0 };
-
-	pthread_attr_init(a);
-	pthread_attr_setinheritsched(a, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(a, SCHED_OTHER);
-	pthread_attr_setschedparam(a, &sp);
-}
 
 struct hog_thread {
 	struct il_hog *h;
@@ -46,17 +32,10 @@ struct il_hog {
 	il_thread_init_fn init;
 	void *init_ctx;
 
-	pthread_mutex_t lock;
-	pthread_cond_t cond; /* CLOCK_MONOTONIC; ready, go, stop and gap sleeps */
-	unsigned ready;
-	int first_err;
-	char err[256];
-	bool go;
-	atomic_bool stop;
+	struct il_group g; /* start gate, stop flag, gap sleeps, the CPUs in use */
 
 	uint64_t mark_ns;
 	struct il_cpustat *mark_stat; /* /proc/stat at the mark, NULL if unreadable */
-	cpu_set_t cpus; /* union of the hogs' affinity masks */
 	unsigned nthreads;
 	struct hog_thread t[];
 };
@@ -97,25 +76,13 @@ static void publish(struct hog_thread *t, uint64_t iterations)
 	atomic_store_explicit(&t->iterations, iterations, memory_order_relaxed);
 }
 
-/* Sleeps until abs_ns or until stop; a stop never waits for a gap. */
-static void gap_sleep(struct il_hog *h, uint64_t abs_ns)
-{
-	struct timespec ts = il_ns_to_ts(abs_ns);
-
-	pthread_mutex_lock(&h->lock);
-	while (!atomic_load(&h->stop) && il_now_ns() < abs_ns)
-		if (pthread_cond_timedwait(&h->cond, &h->lock, &ts) == ETIMEDOUT)
-			break;
-	pthread_mutex_unlock(&h->lock);
-}
-
 static void run_hog(struct hog_thread *t)
 {
 	struct il_hog *h = t->h;
 	uint64_t iterations = 0, x = 0x9e3779b97f4a7c15ull + t->index;
 	volatile uint64_t sink;
 
-	while (!atomic_load_explicit(&h->stop, memory_order_relaxed)) {
+	while (!il_group_stopping(&h->g)) {
 		if (h->cfg.mode == IL_HOG_BUSY) {
 			x = hog_work(x);
 			publish(t, ++iterations);
@@ -125,7 +92,7 @@ static void run_hog(struct hog_thread *t)
 		 * preemption stretches it, as it would stretch real script. */
 		uint64_t task_start = il_thread_cpu_ns();
 
-		while (!atomic_load_explicit(&h->stop, memory_order_relaxed)) {
+		while (!il_group_stopping(&h->g)) {
 			x = hog_work(x);
 			publish(t, ++iterations);
 			if (atomic_load_explicit(&t->cpu_ns, memory_order_relaxed) - task_start >=
@@ -133,22 +100,10 @@ static void run_hog(struct hog_thread *t)
 				break;
 		}
 		if (h->cfg.gap_ns)
-			gap_sleep(h, il_now_ns() + h->cfg.gap_ns);
+			il_group_sleep_until(&h->g, il_now_ns() + h->cfg.gap_ns); /* a stop never waits */
 	}
 	sink = x;
 	(void)sink;
-}
-
-static void fail(struct il_hog *h, int ret, const char *msg)
-{
-	pthread_mutex_lock(&h->lock);
-	if (!h->first_err) {
-		h->first_err = ret;
-		snprintf(h->err, sizeof(h->err), "%s", msg);
-	}
-	h->ready++;
-	pthread_cond_broadcast(&h->cond);
-	pthread_mutex_unlock(&h->lock);
 }
 
 static void *hog_main(void *arg)
@@ -156,52 +111,25 @@ static void *hog_main(void *arg)
 	struct hog_thread *t = arg;
 	struct il_hog *h = t->h;
 	char err[256] = "";
-	cpu_set_t mine;
 	int ret;
 
 	atomic_store(&t->tid, il_gettid());
 	ret = il_thread_pin_init(t->cpu, h->init, h->init_ctx, IL_ROLE_JS, t->name, err, sizeof(err));
 	if (ret < 0) {
-		fail(h, ret, err);
+		il_group_member_failed(&h->g, ret, err);
 		return NULL;
 	}
 	publish(t, 0);
 
-	pthread_mutex_lock(&h->lock);
-	/* The policy may have set its own affinity for js: count what is
-	 * actually in force. */
-	if (sched_getaffinity(0, sizeof(mine), &mine) == 0)
-		CPU_OR(&h->cpus, &h->cpus, &mine);
-	h->ready++;
-	pthread_cond_broadcast(&h->cond);
-	while (!h->go && !atomic_load(&h->stop))
-		pthread_cond_wait(&h->cond, &h->lock);
-	pthread_mutex_unlock(&h->lock);
+	il_group_member_ready(&h->g);
 
 	run_hog(t);
 	return NULL;
 }
 
-/* The i-th CPU of the caller's affinity mask, mod the mask's size. */
-static int nth_allowed_cpu(const cpu_set_t *allowed, unsigned i)
-{
-	int count = CPU_COUNT(allowed), want;
-
-	if (count <= 0)
-		return -1;
-	want = (int)(i % (unsigned)count);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, allowed) && want-- == 0)
-			return c;
-	return -1;
-}
-
 static void join_all(struct il_hog *h)
 {
-	atomic_store(&h->stop, true);
-	pthread_mutex_lock(&h->lock);
-	pthread_cond_broadcast(&h->cond);
-	pthread_mutex_unlock(&h->lock);
+	il_group_stop(&h->g);
 	for (unsigned i = 0; i < h->nthreads; i++)
 		if (h->t[i].created)
 			pthread_join(h->t[i].th, NULL);
@@ -210,8 +138,7 @@ static void join_all(struct il_hog *h)
 static void hog_free(struct il_hog *h)
 {
 	il_cpustat_free(h->mark_stat);
-	pthread_cond_destroy(&h->cond);
-	pthread_mutex_destroy(&h->lock);
+	il_group_destroy(&h->g);
 	free(h);
 }
 
@@ -219,8 +146,6 @@ int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *in
 		 struct il_hog **out, char *err, size_t errlen)
 {
 	struct il_hog *h;
-	pthread_condattr_t ca;
-	pthread_attr_t attr;
 	cpu_set_t allowed;
 	unsigned created = 0;
 	int ret = 0;
@@ -246,22 +171,15 @@ int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *in
 	h->init = init;
 	h->init_ctx = init_ctx;
 	h->nthreads = c->threads;
-	CPU_ZERO(&h->cpus);
-	pthread_mutex_init(&h->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&h->cond, &ca);
-	pthread_condattr_destroy(&ca);
-
-	plain_thread_attr(&attr);
+	il_group_init(&h->g);
 	for (unsigned i = 0; i < c->threads; i++) {
 		struct hog_thread *t = &h->t[i];
 
 		t->h = h;
 		t->index = i;
-		t->cpu = c->pin ? nth_allowed_cpu(&allowed, i) : -1;
+		t->cpu = c->pin ? il_cpu_nth(&allowed, i) : -1;
 		snprintf(t->name, sizeof(t->name), "render:js%hu", (unsigned short)i);
-		ret = -pthread_create(&t->th, &attr, hog_main, t);
+		ret = il_group_spawn(&h->g, &t->th, hog_main, t);
 		if (ret < 0) {
 			snprintf(err, errlen, "cannot start hog thread %s: %s", t->name,
 				 strerror(-ret));
@@ -270,18 +188,14 @@ int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *in
 		t->created = true;
 		created++;
 	}
-	pthread_attr_destroy(&attr);
-
 	/* Every hog waits at the gate until all are set up, so an RT hog
 	 * cannot starve the creation of the next one. */
-	pthread_mutex_lock(&h->lock);
-	while (h->ready < created)
-		pthread_cond_wait(&h->cond, &h->lock);
-	if (ret == 0 && h->first_err) {
-		ret = h->first_err;
-		snprintf(err, errlen, "%s", h->err);
+	{
+		int member_err = il_group_wait_ready(&h->g, created, ret ? NULL : err, ret ? 0 : errlen);
+
+		if (ret == 0)
+			ret = member_err;
 	}
-	pthread_mutex_unlock(&h->lock);
 	if (ret < 0) {
 		join_all(h);
 		hog_free(h);
@@ -290,12 +204,8 @@ int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *in
 
 	il_cpustat_read(&h->mark_stat);
 	h->mark_ns = il_now_ns();
-	if (!c->hold) {
-		pthread_mutex_lock(&h->lock);
-		h->go = true;
-		pthread_cond_broadcast(&h->cond);
-		pthread_mutex_unlock(&h->lock);
-	}
+	if (!c->hold)
+		il_group_open(&h->g);
 	*out = h;
 	return 0;
 }
@@ -307,7 +217,7 @@ void il_hog_mark_start(struct il_hog *h)
 	/* Read before taking the lock and before releasing held hogs: once
 	 * RT hogs spin, this thread may not run again for a while. */
 	il_cpustat_read(&snap);
-	pthread_mutex_lock(&h->lock);
+	pthread_mutex_lock(&h->g.lock);
 	il_cpustat_free(h->mark_stat);
 	h->mark_stat = snap;
 	for (unsigned i = 0; i < h->nthreads; i++) {
@@ -317,9 +227,8 @@ void il_hog_mark_start(struct il_hog *h)
 		t->base_iterations = atomic_load_explicit(&t->iterations, memory_order_relaxed);
 	}
 	h->mark_ns = il_now_ns();
-	h->go = true;
-	pthread_cond_broadcast(&h->cond);
-	pthread_mutex_unlock(&h->lock);
+	pthread_mutex_unlock(&h->g.lock);
+	il_group_open(&h->g);
 }
 
 void il_hog_stop(struct il_hog *h)
@@ -345,7 +254,7 @@ static uint64_t wall_since_mark(const struct il_hog *h, uint64_t wall_ns)
 double il_hog_cpu_share(const struct il_hog *h, uint64_t wall_ns)
 {
 	uint64_t sum = 0;
-	int ncpu = CPU_COUNT(&h->cpus);
+	int ncpu = CPU_COUNT(&h->g.cpus);
 
 	wall_ns = wall_since_mark(h, wall_ns);
 	for (unsigned i = 0; i < h->nthreads; i++)
@@ -357,7 +266,7 @@ double il_hog_cpu_share(const struct il_hog *h, uint64_t wall_ns)
 
 const cpu_set_t *il_hog_cpus(const struct il_hog *h)
 {
-	return &h->cpus;
+	return &h->g.cpus;
 }
 
 double il_hog_idle_waste_pct(const struct il_hog *h)
@@ -367,7 +276,7 @@ double il_hog_idle_waste_pct(const struct il_hog *h)
 
 	if (!h->mark_stat || il_cpustat_read(&now) < 0)
 		return -1;
-	pct = il_cpustat_idle_pct(h->mark_stat, now, &h->cpus);
+	pct = il_cpustat_idle_pct(h->mark_stat, now, &h->g.cpus);
 	il_cpustat_free(now);
 	return pct;
 }
@@ -384,10 +293,10 @@ cJSON *il_hog_stats_json(const struct il_hog *h, uint64_t wall_ns)
 	wall_ns = wall_since_mark(h, wall_ns);
 	cJSON_AddNumberToObject(o, "threads", h->nthreads);
 	cJSON_AddStringToObject(o, "mode", il_hog_mode_name(h->cfg.mode));
-	cJSON_AddNumberToObject(o, "cpus", CPU_COUNT(&h->cpus));
+	cJSON_AddNumberToObject(o, "cpus", CPU_COUNT(&h->g.cpus));
 	arr = cJSON_AddArrayToObject(o, "cpu_set");
 	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &h->cpus))
+		if (CPU_ISSET(c, &h->g.cpus))
 			cJSON_AddItemToArray(arr, cJSON_CreateNumber(c));
 	if (idle >= 0)
 		cJSON_AddNumberToObject(o, "idle_waste_pct", idle);
