@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define JSON_MAX_BYTES (256u << 20)
@@ -58,10 +59,20 @@ fail:
 FILE *il_file_create(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	struct stat st;
 	FILE *f;
 
 	if (fd < 0)
 		return NULL;
+	/* An existing file keeps its mode through O_TRUNC: make it 0644, and
+	 * write only regular files (not a FIFO or device someone left there). */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || fchmod(fd, 0644) < 0) {
+		int e = S_ISREG(st.st_mode) ? errno : EINVAL;
+
+		close(fd);
+		errno = e;
+		return NULL;
+	}
 	f = fdopen(fd, "w");
 	if (!f)
 		close(fd);

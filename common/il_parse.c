@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int il_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
@@ -56,6 +57,9 @@ int il_parse_double(const char *s, double min, double max, double *out)
 	if (*d == '-')
 		d++;
 	if (!isdigit((unsigned char)*d) && *d != '.')
+		return -EINVAL;
+	/* strtod also reads hexadecimal ("0x1p3"): numbers here are decimal. */
+	if (d[strspn(d, "0123456789.eE+-")] != '\0')
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "il_clock.h"
@@ -281,6 +282,12 @@ static void inject_cb(uv_timer_t *t)
 	r->stamp0_end[id] = il_now_ns();
 	if (rc < 0) {
 		r->inject_errors++;
+		if (rc == -EPIPE) {
+			/* browser-sim is gone: its exit callback (moments away) names it
+			 * and the signal; the tick fails the run if that never comes. */
+			r->inject_epipe_ns = il_now_ns();
+			return;
+		}
 		if (rc != -EAGAIN) {
 			run_fail(r, "injecting mouse-down %llu: %s", (unsigned long long)id, strerror(-rc));
 			return;
@@ -370,6 +377,10 @@ static void tick_cb(uv_timer_t *t)
 		if (r->sampler && now - r->last_sample_ns >= il_ms_to_ns(IL_SAMPLER_PERIOD_MS)) {
 			il_sampler_tick(r->sampler, now);
 			r->last_sample_ns = now;
+		}
+		if (r->inject_epipe_ns && now - r->inject_epipe_ns > il_ms_to_ns(500)) {
+			run_fail(r, "browser-sim closed its input pipe; stopping the run");
+			return;
 		}
 		expire_events(r, now);
 		check_liveness(r, now);
@@ -595,6 +606,43 @@ out:
 	return rc;
 }
 
+/* Whether this process may use SCHED_FIFO/RR at priority prio at all. */
+static bool may_use_rt(int prio)
+{
+	struct rlimit rl;
+	char line[256];
+	FILE *f;
+	bool cap = false;
+
+	if (geteuid() == 0)
+		return true;
+	f = fopen("/proc/self/status", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long eff;
+
+		/* CAP_SYS_NICE is capability 23. */
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			cap = eff & (1ull << 23);
+	}
+	if (f)
+		fclose(f);
+	return cap || (getrlimit(RLIMIT_RTPRIO, &rl) == 0 && (rl.rlim_cur == RLIM_INFINITY ||
+							    rl.rlim_cur >= (rlim_t)prio));
+}
+
+static int policy_max_rt_prio(const struct il_policy *p)
+{
+	int max = 0;
+
+	for (int i = 0; i < IL_ROLE_COUNT; i++) {
+		const struct il_role_attrs *a = il_policy_role(p, (enum il_role)i);
+
+		if ((a->sched_class == SCHED_FIFO || a->sched_class == SCHED_RR) && a->priority > max)
+			max = a->priority;
+	}
+	return max;
+}
+
 static bool policy_sets_knobs(const struct il_policy *p)
 {
 	const struct il_knob_settings *k = il_policy_knobs(p);
@@ -667,18 +715,23 @@ static void run_free(struct il_run *r)
 	il_policy_free(r->policy);
 }
 
-static void write_outputs(struct il_run *r)
+/* Writes every output asked for; returns the first error (each printed one line). */
+static int write_outputs(struct il_run *r)
 {
-	if (r->o->json_path)
-		il_report_json(r, r->o->json_path);
-	if (r->o->hist_path)
-		il_report_hist(r, r->o->hist_path);
-	if (r->o->hist_csv_path)
-		il_report_hist_csv(r, r->o->hist_csv_path);
-	if (r->o->trace_path)
-		il_report_trace(r, r->o->trace_path);
-	if (r->o->records_path)
-		il_report_records(r, r->o->records_path);
+	int rc = 0;
+
+#define IL_OUT(path, fn)                                                                           \
+	do {                                                                                       \
+		if ((path) && fn(r, (path)) < 0 && rc == 0)                                        \
+			rc = -EIO;                                                                 \
+	} while (0)
+	IL_OUT(r->o->json_path, il_report_json);
+	IL_OUT(r->o->hist_path, il_report_hist);
+	IL_OUT(r->o->hist_csv_path, il_report_hist_csv);
+	IL_OUT(r->o->trace_path, il_report_trace);
+	IL_OUT(r->o->records_path, il_report_records);
+#undef IL_OUT
+	return rc;
 }
 
 int il_cmd_run(int argc, char **argv)
@@ -725,11 +778,16 @@ int il_cmd_run(int argc, char **argv)
 		fprintf(stderr, "inputlat run: %s\n", err);
 		return 2;
 	}
+	if (policy_max_rt_prio(r.policy) && !may_use_rt(policy_max_rt_prio(r.policy))) {
+		fprintf(stderr, "inputlat run: policy %s needs CAP_SYS_NICE or RLIMIT_RTPRIO >= %d (run as root)\n",
+			il_policy_name(r.policy), policy_max_rt_prio(r.policy));
+		il_policy_free(r.policy);
+		return 2;
+	}
 	/* A crashed run's knobs are put back first. A live run's knobs are left
 	 * alone, and only a policy that needs knobs of its own must wait for it. */
-	if (il_knobs_recover_stale(il_knobs_state_dir(), stderr) == -EBUSY && policy_sets_knobs(r.policy)) {
-		fprintf(stderr, "inputlat run: another inputlat run holds the system knobs (state in %s); wait for it to end\n",
-			il_knobs_state_dir());
+	if (il_knobs_recover_stale(il_knobs_state_dir(), stderr) < 0 && policy_sets_knobs(r.policy)) {
+		/* Its one line (held by a live run, or an untrustworthy state file) is printed. */
 		il_policy_free(r.policy);
 		return 1;
 	}
@@ -828,7 +886,9 @@ int il_cmd_run(int argc, char **argv)
 
 	if (r.knobs.n && il_knobs_restore(il_knobs_state_dir(), NULL, err, sizeof(err)) < 0)
 		fprintf(stderr, "inputlat: restoring system knobs: %s\n", err);
-	write_outputs(&r);
+	/* An output that could not be written fails the run: its results are lost. */
+	if (write_outputs(&r) < 0 && r.exit_code == 0)
+		r.exit_code = 1;
 	if (r.exit_code == 0 || r.completed)
 		il_report_summary(&r);
 	il_watchdog_stop();

@@ -66,6 +66,7 @@ struct il_run {
 	int exit_code;
 	bool interrupted;
 	bool garbage_sent;
+	uint64_t inject_epipe_ns; /* the input pipe broke: browser-sim died */
 	char fail_msg[512];
 	cJSON *threads; /* every thread's ready report, owned */
 	struct il_sampler *sampler; /* trace counters, NULL without --trace */

@@ -181,7 +181,9 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 		o->work_us[t] = threads[t].default_us;
 
 	opterr = 0;
-	optind = 1;
+	/* 0, not 1: glibc then also forgets an unfinished short-option group of an
+	 * earlier parse in this process (found by fuzzing). */
+	optind = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_DURATION:

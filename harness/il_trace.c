@@ -1,5 +1,7 @@
 #include "il_trace.h"
 
+#include "il_file.h"
+
 #include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -307,16 +309,21 @@ int il_trace_write(const char *path, const struct il_msg *msgs, size_t n,
 	if (!text)
 		goto out;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		r = -errno;
-		goto out;
+	{
+		/* The project's one safe way to create an output (no symlinks, 0644). */
+		FILE *f = il_file_create(path);
+
+		if (!f) {
+			r = -errno;
+			goto out;
+		}
+		fd = fileno(f);
+		r = write_all(fd, text, strlen(text));
+		if (r == 0)
+			r = write_all(fd, "\n", 1);
+		if (fclose(f) != 0 && r == 0)
+			r = -errno;
 	}
-	r = write_all(fd, text, strlen(text));
-	if (r == 0)
-		r = write_all(fd, "\n", 1);
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
 out:
 	cJSON_free(text);
 	cJSON_Delete(root);

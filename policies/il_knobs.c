@@ -752,6 +752,31 @@ out:
 	return r;
 }
 
+/*
+ * A run killed while writing its state file leaves ".knobs.state.PID"
+ * (nothing was changed yet then: the originals are written before any
+ * knob). Remove those whose writer is dead.
+ */
+static void remove_dead_temps(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *end;
+		long pid;
+
+		if (strncmp(e->d_name, ".knobs.state.", 13) != 0)
+			continue;
+		pid = strtol(e->d_name + 13, &end, 10);
+		if (*end || pid <= 0 || (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+			continue;
+		unlinkat(dirfd(d), e->d_name, 0);
+	}
+	if (d)
+		closedir(d);
+}
+
 int il_knobs_recover_stale(const char *state_dir, FILE *log)
 {
 	const char *dir = state_dir ? state_dir : il_knobs_state_dir();
@@ -760,6 +785,7 @@ int il_knobs_recover_stale(const char *state_dir, FILE *log)
 	int dfd = -1, r;
 	if (!st)
 		return -ENOMEM;
+	remove_dead_temps(dir);
 	r = open_and_load(dir, &dfd, st, err, sizeof(err));
 	if (r == 1) {
 		r = 0;

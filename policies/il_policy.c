@@ -272,6 +272,8 @@ static int parse_cpus(const char *s, cpu_set_t *out)
 		for (uint64_t cpu = lo; cpu <= hi; cpu++)
 			CPU_SET((int)cpu, &set);
 	}
+	if (CPU_COUNT(&set) == 0)
+		return -EINVAL; /* "cpus = ,": an empty set is no affinity */
 	*out = set;
 	return 0;
 }

@@ -1,0 +1,112 @@
+/*
+ * Fuzz target: the policy-file parser. The input becomes the contents of a
+ * memfd that il_policy_load opens through /proc/self/fd/N (a path with a
+ * '/', so it is read as a file, never as a built-in name). On success every
+ * role and the knobs must satisfy the rules the loader promises; on failure
+ * the error is one non-empty line.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "il_fuzz.h"
+#include "il_policy.h"
+#include "il_role.h"
+
+static int check_policy(const struct il_policy *p)
+{
+	const struct il_knob_settings *k = il_policy_knobs(p);
+	bool rt = false;
+
+	IL_FUZZ_CHECK(il_policy_name(p) && il_policy_name(p)[0]);
+	IL_FUZZ_CHECK(il_policy_path(p) && il_policy_description(p));
+	IL_FUZZ_CHECK(il_policy_role(p, IL_ROLE_COUNT) == NULL);
+	IL_FUZZ_CHECK(il_policy_role(p, (enum il_role)-1) == NULL);
+	for (int i = 0; i < IL_ROLE_COUNT; i++) {
+		const struct il_role_attrs *a = il_policy_role(p, (enum il_role)i);
+		int cls;
+
+		IL_FUZZ_CHECK(a != NULL);
+		cls = a->sched_class;
+		IL_FUZZ_CHECK(il_sched_class_name(cls) != NULL);
+		IL_FUZZ_CHECK(il_sched_class_parse(il_sched_class_name(cls)) == cls);
+		if (cls == SCHED_FIFO || cls == SCHED_RR) {
+			IL_FUZZ_CHECK(a->priority >= 1 && a->priority <= 99);
+			rt = true;
+		} else {
+			IL_FUZZ_CHECK(a->priority == 0);
+		}
+		IL_FUZZ_CHECK(a->nice >= -20 && a->nice <= 19);
+		if (a->nice || a->slice_ns)
+			IL_FUZZ_CHECK(cls == SCHED_OTHER || cls == SCHED_BATCH);
+		if (cls == SCHED_DEADLINE) {
+			IL_FUZZ_CHECK(a->dl_runtime_ns > 0);
+			IL_FUZZ_CHECK(a->dl_runtime_ns <= a->dl_deadline_ns);
+			IL_FUZZ_CHECK(a->dl_deadline_ns <= a->dl_period_ns);
+			IL_FUZZ_CHECK(!a->has_cpus);
+			rt = true;
+		} else {
+			IL_FUZZ_CHECK(!a->dl_runtime_ns && !a->dl_deadline_ns && !a->dl_period_ns);
+		}
+		if (a->has_cpus)
+			IL_FUZZ_CHECK(CPU_COUNT(&a->cpus) > 0);
+	}
+	IL_FUZZ_CHECK(il_policy_uses_rt(p) == rt);
+	if (k->has_rt_runtime && k->has_rt_period)
+		IL_FUZZ_CHECK(k->rt_runtime_us <= k->rt_period_us);
+	if (k->has_rt_runtime)
+		IL_FUZZ_CHECK(k->rt_runtime_us >= -1);
+	if (k->has_fair_server)
+		IL_FUZZ_CHECK(k->fs_runtime_ns <= k->fs_period_ns);
+	return 0;
+}
+
+int il_fuzz_policy(const uint8_t *data, size_t size)
+{
+	/* One memfd for the whole process: a file per input would be slow. */
+	static int fd = -1;
+	static char path[64];
+	struct il_policy *p = NULL;
+	char err[512];
+	int rc, ret = 0;
+
+	if (size > IL_FUZZ_MAX_INPUT)
+		size = IL_FUZZ_MAX_INPUT;
+	if (fd < 0) {
+		fd = memfd_create("il-fuzz-policy", MFD_CLOEXEC);
+		if (fd < 0)
+			return 0;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+		return 0;
+	err[0] = '\0';
+	rc = il_policy_load(path, "/nonexistent", &p, err, sizeof(err));
+	if (rc == 0) {
+		IL_FUZZ_CHECK(p != NULL);
+		ret = check_policy(p);
+		il_policy_free(p);
+		return ret;
+	}
+	IL_FUZZ_CHECK(p == NULL);
+	IL_FUZZ_CHECK(rc == -EINVAL || rc == -ENOMEM || rc == -EIO);
+	if (rc == -EINVAL) {
+		IL_FUZZ_CHECK(err[0] != '\0');
+		IL_FUZZ_CHECK(strchr(err, '\n') == NULL);
+	}
+	return 0;
+}
+
+#ifdef IL_FUZZ
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (il_fuzz_policy(data, size) < 0)
+		abort();
+	return 0;
+}
+#endif

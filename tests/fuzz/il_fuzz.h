@@ -1,0 +1,44 @@
+/*
+ * The per-target logic of the libFuzzer targets (issue 8), shared with the
+ * regression test: tests/test_fuzz_regress.c replays the checked-in corpora
+ * and every crash input through exactly these functions, built with gcc and
+ * without libFuzzer. Each fuzz_<name>.c defines LLVMFuzzerTestOneInput only
+ * when IL_FUZZ is defined (tests/fuzz/fuzz.cmake does that).
+ *
+ * Each function feeds one input to a decoder or parser and checks what the
+ * caller relies on. It returns 0, or -1 after printing one line to stderr
+ * when a check failed (the libFuzzer wrapper then aborts, so the input is
+ * saved as a crash). Memory errors, UB and leaks are the sanitizers' job.
+ */
+#ifndef IL_FUZZ_H
+#define IL_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* IPC frames: il_frame_decode over a stream as il_ctl.c's reader does. */
+int il_fuzz_frame(const uint8_t *data, size_t size);
+
+/* Policy files: il_policy_load on the input as the file's contents. */
+int il_fuzz_policy(const uint8_t *data, size_t size);
+
+/* Synthetic evdev records: il_input_reader_dispatch on a pipe. */
+int il_fuzz_evdev(const uint8_t *data, size_t size);
+
+/* CLI numbers, --input/--present specs and `inputlat run` options. */
+int il_fuzz_cli(const uint8_t *data, size_t size);
+
+/* Inputs larger than this are cut: no target gains from more. */
+#define IL_FUZZ_MAX_INPUT 32768
+
+#define IL_FUZZ_CHECK(cond)                                                              \
+	do {                                                                             \
+		if (!(cond)) {                                                           \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
+				#cond);                                                  \
+			return -1;                                                       \
+		}                                                                        \
+	} while (0)
+
+#endif

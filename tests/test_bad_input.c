@@ -1,0 +1,527 @@
+/*
+ * Bad input (issue 8): a table of mistakes a user can make on the command
+ * line, in a policy file, in a state file left for `inputlat restore` and
+ * in the JSON given to `inputlat compare`. Each one must end in its exit
+ * code with exactly one line on stderr that starts with the pinned words,
+ * nothing on stdout, no signal, no hang and no system knob changed.
+ *
+ * Also here: outputs never follow symlinks, and files the harness writes
+ * are 0644 whatever the umask or a file left in their place.
+ *
+ * Inputs live in tests/data/bad/ (@D in the table); what cannot be checked
+ * in (directories, symlinks, modes, owners) is made in a temporary
+ * directory (@T). State-file cases point IL_STATE_DIR at their own
+ * directory, so the machine's /run/inputlat is never touched.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "il_knobs.h"
+#include "il_test_proc.h"
+
+#define RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
+#define CASE_TIMEOUT_MS 10000
+#define MAX_ARGS 12
+
+#define skip_why(...)                                   \
+	do {                                            \
+		print_message("skipped: " __VA_ARGS__); \
+		print_message("\n");                    \
+		skip();                                 \
+	} while (0)
+
+/* What a case needs made before it runs, beyond the files in @D. */
+enum prep {
+	PREP_NONE,
+	PREP_DIR,	  /* @T/dir.policy is a directory */
+	PREP_STATE,	  /* @T/<case>/knobs.state = @D/<file>, mode 0600 */
+	PREP_STATE_0666,  /* the same, mode 0666 */
+	PREP_STATE_OWNER, /* the same, owned by nobody (needs root) */
+	PREP_STATE_LINK,  /* @T/<case>/knobs.state -> @T/<case>/target */
+	PREP_STATE_EMPTY, /* an empty knobs.state */
+	PREP_STATE_DIR_0777, /* the state directory itself is world-writable */
+};
+
+struct bad_case {
+	const char *name;
+	const char *argv[MAX_ARGS]; /* after "inputlat"; @D, @T and @S are expanded */
+	enum prep prep;
+	const char *file; /* the @D file PREP_STATE* copies */
+	int exit_code;
+	const char *first; /* the exact start of the one stderr line, expanded too */
+};
+
+/*
+ * The messages are pinned as the harness prints them today; a case whose
+ * message should change says so in a comment and in the report.
+ */
+static const struct bad_case cases[] = {
+	/* --- run: command-line options ----------------------------------- */
+	{ "run --events abc", { "run", "--events", "abc" }, PREP_NONE, NULL, 2,
+	  "inputlat run: --events: 'abc' is not a number" },
+	/* Arguably "-1 is out of range (0..10000000)": it is a number. */
+	{ "run --events -1", { "run", "--events", "-1" }, PREP_NONE, NULL, 2,
+	  "inputlat run: --events: '-1' is not a number" },
+	{ "run --events 2^66", { "run", "--events", "99999999999999999999" }, PREP_NONE, NULL, 2,
+	  "inputlat run: --events: 99999999999999999999 is out of range (0..10000000)" },
+	{ "run --interval-ms 0", { "run", "--interval-ms", "0" }, PREP_NONE, NULL, 2,
+	  "inputlat run: --interval-ms: 0 is out of range (1..600000)" },
+	{ "run --timeout-ms x", { "run", "--timeout-ms", "x" }, PREP_NONE, NULL, 2,
+	  "inputlat run: --timeout-ms: 'x' is not a number" },
+	{ "run --work nope=1", { "run", "--work", "nope=1" }, PREP_NONE, NULL, 2,
+	  "inputlat run: --work: unknown role 'nope' (use evdev, ui, io, compositor, main, gpu, drm" },
+	{ "run --work ui=-5", { "run", "--work", "ui=-5" }, PREP_NONE, NULL, 2,
+	  "inputlat run: --work: '-5' is not a number of microseconds (0..1000000)" },
+	{ "run --work ui", { "run", "--work", "ui" }, PREP_NONE, NULL, 2,
+	  "inputlat run: --work: expected ROLE=US or none, got 'ui'" },
+	{ "run --hog-mode lazy", { "run", "--hog-mode", "lazy" }, PREP_NONE, NULL, 2,
+	  "inputlat run: --hog-mode: unknown mode 'lazy' (use busy or bursty)" },
+	{ "run --hog 0", { "run", "--hog", "0" }, PREP_NONE, NULL, 2,
+	  "inputlat run: --hog: 0 is out of range (1..1024)" },
+	{ "run --load abc", { "run", "--load", "abc" }, PREP_NONE, NULL, 2,
+	  "inputlat run: --load: 'abc' is not a number" },
+	{ "run --input bogus", { "run", "--input", "bogus" }, PREP_NONE, NULL, 2,
+	  "inputlat run: --input: unknown source 'bogus' (use synthetic, uinput, "
+	  "evdev:/dev/input/eventN or replay:FILE)" },
+	{ "run --input evdev:", { "run", "--input", "evdev:" }, PREP_NONE, NULL, 2,
+	  "inputlat run: --input: 'evdev:' needs a path after the colon" },
+	{ "run --present vga", { "run", "--present", "vga" }, PREP_NONE, NULL, 2,
+	  "inputlat run: --present: unknown back end 'vga' (use sim or drm[:/dev/dri/cardN])" },
+	{ "run --policy nope", { "run", "--policy", "nope" }, PREP_NONE, NULL, 2,
+	  "inputlat run: unknown policy 'nope' (built-ins: cfs, cfs-chrome, deadline, eevdf-slice, "
+	  "rt, rt-fair-server, rt-throttled)" },
+	{ "run --lock spin", { "run", "--lock", "spin" }, PREP_NONE, NULL, 2,
+	  "inputlat run: --lock: unknown lock 'spin' (use pthread, adaptive-np, il-none or il-bpf)" },
+	{ "run --bogus", { "run", "--bogus" }, PREP_NONE, NULL, 2,
+	  "inputlat run: unknown option '--bogus' (see inputlat run --help)" },
+	{ "run extra", { "run", "--events", "5", "extra" }, PREP_NONE, NULL, 2,
+	  "inputlat run: unexpected argument 'extra'" },
+	/* --- other commands ---------------------------------------------- */
+	{ "frobnicate", { "frobnicate" }, PREP_NONE, NULL, 2,
+	  "inputlat: unknown command 'frobnicate' (see inputlat --help)" },
+	{ "policies show nope", { "policies", "show", "nope" }, PREP_NONE, NULL, 2,
+	  "inputlat policies: unknown policy 'nope' (built-ins: cfs," },
+	{ "check --frob", { "check", "--frob" }, PREP_NONE, NULL, 2,
+	  "inputlat check: unknown option '--frob' (want --json or --help)" },
+	{ "restore extra", { "restore", "extra" }, PREP_NONE, NULL, 2,
+	  "inputlat restore: unexpected 'extra' (restore takes no arguments)" },
+	/* --- run: policy files ------------------------------------------- */
+	{ "policy unknown role", { "run", "--policy", "@D/unknown-role.policy" }, PREP_NONE, NULL, 2,
+	  "inputlat run: @D/unknown-role.policy:4: unknown section [render] (want a role:" },
+	{ "policy unknown key", { "run", "--policy", "@D/unknown-key.policy" }, PREP_NONE, NULL, 2,
+	  "inputlat run: @D/unknown-key.policy:6: unknown key 'bogus' in [ui] (want class," },
+	{ "policy bad class", { "run", "--policy", "@D/bad-class.policy" }, PREP_NONE, NULL, 2,
+	  "inputlat run: @D/bad-class.policy:3: unknown class 'fast' (want other, batch, idle, "
+	  "fifo, rr or deadline)" },
+	{ "policy fifo priority 0", { "run", "--policy", "@D/fifo-prio0.policy" }, PREP_NONE, NULL, 2,
+	  "inputlat run: @D/fifo-prio0.policy:4: priority 0 out of range for fifo (want 1..99)" },
+	{ "policy runtime > period", { "run", "--policy", "@D/runtime-over-period.policy" }, PREP_NONE,
+	  NULL, 2,
+	  "inputlat run: @D/runtime-over-period.policy:4: runtime_us 2000 > period_us 1000 (want "
+	  "runtime <= deadline <= period)" },
+	{ "policy duplicate section", { "run", "--policy", "@D/duplicate-section.policy" }, PREP_NONE,
+	  NULL, 2,
+	  "inputlat run: @D/duplicate-section.policy:4: duplicate section [ui] (first at line 2)" },
+	{ "policy nice abc", { "run", "--policy", "@D/nice-nan.policy" }, PREP_NONE, NULL, 2,
+	  "inputlat run: @D/nice-nan.policy:4: bad number 'abc' for nice (want an integer -20..19)" },
+	{ "policy nice 99", { "run", "--policy", "@D/nice-99.policy" }, PREP_NONE, NULL, 2,
+	  "inputlat run: @D/nice-99.policy:4: nice 99 out of range -20..19" },
+	{ "policy only garbage", { "run", "--policy", "@D/garbage.policy" }, PREP_NONE, NULL, 2,
+	  "inputlat run: @D/garbage.policy:1: syntax error (want '[section]', 'key = value' or a # "
+	  "comment)" },
+	/* Would say more as "is a directory, want a policy file". */
+	{ "policy is a directory", { "run", "--policy", "@T/dir.policy" }, PREP_DIR, NULL, 2,
+	  "inputlat run: @T/dir.policy: read error" },
+	/* --- restore: state files (IL_STATE_DIR = @S) --------------------- */
+	{ "state garbage JSON", { "restore" }, PREP_STATE, "garbage.state", 1,
+	  "inputlat restore: @S/knobs.state: unreadable or not an inputlat state file; check the "
+	  "knobs and remove it by hand" },
+	{ "state names a forbidden file", { "restore" }, PREP_STATE, "forbidden-path.state", 1,
+	  "inputlat restore: @S/knobs.state: unreadable or not an inputlat state file" },
+	{ "state mode 0666", { "restore" }, PREP_STATE_0666, "valid.state", 1,
+	  "inputlat restore: @S/knobs.state: not a regular file owned by root or us, or writable by "
+	  "others: refusing it" },
+	{ "state owned by nobody", { "restore" }, PREP_STATE_OWNER, "valid.state", 1,
+	  "inputlat restore: @S/knobs.state: not a regular file owned by root or us, or writable by "
+	  "others: refusing it" },
+	{ "state is a symlink", { "restore" }, PREP_STATE_LINK, NULL, 1,
+	  "inputlat restore: @S/knobs.state: Too many levels of symbolic links (refusing a symlink)" },
+	/* An empty file gets the owner/mode message: misleading, see the report. */
+	{ "state empty", { "restore" }, PREP_STATE_EMPTY, NULL, 1, "inputlat restore: @S/knobs.state: " },
+	{ "state dir 0777", { "restore" }, PREP_STATE_DIR_0777, "valid.state", 1,
+	  "inputlat restore: state directory @S is writable by others or not owned by root or us: "
+	  "refusing it" },
+	/* --- compare: JSON files (the prefix lacks "inputlat ", see the report) */
+	{ "compare missing file", { "compare", "@T/good.json", "@T/missing.json" }, PREP_NONE, NULL, 2,
+	  "compare: @T/missing.json: No such file or directory" },
+	{ "compare not JSON", { "compare", "@T/good.json", "@D/not-json.json" }, PREP_NONE, NULL, 2,
+	  "compare: @D/not-json.json: not a JSON object" },
+	{ "compare without latency_us", { "compare", "@T/good.json", "@D/no-latency.json" }, PREP_NONE,
+	  NULL, 2,
+	  "compare: @D/no-latency.json: missing key latency_us.processing.min (is it an inputlat run "
+	  "--json report?)" },
+	{ "compare an array", { "compare", "@D/array.json", "@T/good.json" }, PREP_NONE, NULL, 2,
+	  "compare: @D/array.json: not a JSON object" },
+	{ "compare a directory", { "compare", "@T/good.json", "@T" }, PREP_NONE, NULL, 2,
+	  "compare: @T: Is a directory" },
+	{ "compare one file", { "compare", "@T/good.json" }, PREP_NONE, NULL, 2,
+	  "compare: expected two report files, got 1" },
+};
+
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+static char tmpdir[256], datadir[PATH_MAX], inputlat[PATH_MAX];
+/* The machine's knobs state file: another user's run may hold the knobs. */
+static char state_file[PATH_MAX];
+
+/* --- helpers ----------------------------------------------------------- */
+static void read_knob(char *buf, size_t len)
+{
+	if (il_test_read_file(RT_RUNTIME, buf, len) <= 0)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* Copies in with @D, @T and @S (the case's state directory) expanded. */
+static void expand(const char *in, const char *sdir, char *out, size_t len)
+{
+	size_t n = 0;
+
+	while (*in && n + 1 < len) {
+		const char *rep = NULL;
+
+		if (in[0] == '@' && in[1] == 'D')
+			rep = datadir;
+		else if (in[0] == '@' && in[1] == 'T')
+			rep = tmpdir;
+		else if (in[0] == '@' && in[1] == 'S')
+			rep = sdir;
+		if (rep) {
+			n += (size_t)snprintf(out + n, len - n, "%s", rep);
+			if (n >= len)
+				n = len - 1;
+			in += 2;
+		} else {
+			out[n++] = *in++;
+		}
+	}
+	out[n] = '\0';
+}
+
+static void copy_file(const char *from, const char *to, mode_t mode)
+{
+	static char buf[65536];
+	ssize_t n = il_test_read_file(from, buf, sizeof(buf));
+	int fd;
+
+	assert_true(n >= 0);
+	fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, (size_t)n), n);
+	assert_int_equal(fchmod(fd, mode), 0);
+	assert_int_equal(close(fd), 0);
+}
+
+/* Makes what the case needs; returns false (with why) when it cannot here. */
+static bool prepare(const struct bad_case *c, const char *sdir, char *why, size_t len)
+{
+	char src[PATH_MAX + 64], dst[PATH_MAX + 64], target[PATH_MAX + 64];
+	struct passwd *pw;
+
+	snprintf(dst, sizeof(dst), "%s/knobs.state", sdir);
+	if (c->file)
+		snprintf(src, sizeof(src), "%s/%s", datadir, c->file);
+	switch (c->prep) {
+	case PREP_NONE:
+		break;
+	case PREP_DIR:
+		snprintf(dst, sizeof(dst), "%s/dir.policy", tmpdir);
+		assert_true(mkdir(dst, 0755) == 0 || errno == EEXIST);
+		break;
+	case PREP_STATE:
+	case PREP_STATE_0666:
+	case PREP_STATE_OWNER:
+	case PREP_STATE_LINK:
+	case PREP_STATE_EMPTY:
+	case PREP_STATE_DIR_0777:
+		assert_int_equal(mkdir(sdir, 0700), 0);
+		if (c->prep == PREP_STATE_LINK) {
+			snprintf(target, sizeof(target), "%s/target", sdir);
+			copy_file(il_test_build_path("policies/cfs.policy"), target, 0600);
+			assert_int_equal(symlink(target, dst), 0);
+		} else if (c->prep == PREP_STATE_EMPTY) {
+			int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL, 0600);
+
+			assert_true(fd >= 0);
+			close(fd);
+		} else {
+			copy_file(src, dst, c->prep == PREP_STATE_0666 ? 0666 : 0600);
+		}
+		if (c->prep == PREP_STATE_DIR_0777)
+			assert_int_equal(chmod(sdir, 0777), 0);
+		if (c->prep == PREP_STATE_OWNER) {
+			pw = getpwnam("nobody");
+			if (geteuid() != 0 || !pw) {
+				snprintf(why, len, "chown to nobody needs root and a user nobody");
+				return false;
+			}
+			assert_int_equal(chown(dst, pw->pw_uid, pw->pw_gid), 0);
+		}
+		break;
+	}
+	return true;
+}
+
+/* Exactly one line, starting with want: says what was wrong when not. */
+static bool one_line_starting(const char *err, const char *want)
+{
+	const char *nl = strchr(err, '\n');
+
+	return nl && nl[1] == '\0' && strncmp(err, want, strlen(want)) == 0;
+}
+
+/* --- the table --------------------------------------------------------- */
+static void test_bad_input_table(void **state)
+{
+	struct il_test_result *res = malloc(sizeof(*res));
+	char knob_before[32], knob_after[32];
+	int failed = 0, skipped = 0;
+
+	assert_non_null(res);
+	assert_true(NCASES >= 25);
+	for (size_t i = 0; i < NCASES; i++) {
+		const struct bad_case *c = &cases[i];
+		char args[MAX_ARGS + 1][PATH_MAX + 64], first[1024], sdir[PATH_MAX], why[200];
+		char *argv[MAX_ARGS + 2];
+		int n = 0;
+
+		snprintf(sdir, sizeof(sdir), "%s/state%zu", tmpdir, i);
+		if (!prepare(c, sdir, why, sizeof(why))) {
+			print_message("[ SKIP ] %-30s %s\n", c->name, why);
+			skipped++;
+			continue;
+		}
+		argv[n++] = inputlat;
+		for (int a = 0; a < MAX_ARGS && c->argv[a]; a++) {
+			expand(c->argv[a], sdir, args[a], sizeof(args[a]));
+			argv[n++] = args[a];
+		}
+		argv[n] = NULL;
+		expand(c->first, sdir, first, sizeof(first));
+		if (c->prep >= PREP_STATE)
+			setenv("IL_STATE_DIR", sdir, 1);
+		read_knob(knob_before, sizeof(knob_before));
+		assert_int_equal(il_test_run(argv, CASE_TIMEOUT_MS, res), 0);
+		read_knob(knob_after, sizeof(knob_after));
+		unsetenv("IL_STATE_DIR");
+
+		/* A knob that moved while another run holds them was not moved by us. */
+		if (strcmp(knob_before, knob_after) != 0 && access(state_file, F_OK) == 0) {
+			print_message("%s: sched_rt_runtime_us %s -> %s while %s exists: another "
+				      "run's change, not checked\n",
+				      c->name, knob_before, knob_after, state_file);
+			snprintf(knob_after, sizeof(knob_after), "%s", knob_before);
+		}
+		if (res->timed_out || res->term_signal || res->exit_code != c->exit_code ||
+		    !one_line_starting(res->err, first) || res->out[0] ||
+		    strcmp(knob_before, knob_after) != 0) {
+			print_error("[ FAIL ] %s: exit %d signal %d%s in %.2f s, sched_rt_runtime_us "
+				    "%s -> %s\n  want exit %d and one line starting\n    %s\n  stderr:\n%s"
+				    "  stdout:\n%s\n",
+				    c->name, res->exit_code, res->term_signal,
+				    res->timed_out ? " (timed out)" : "", res->elapsed_s, knob_before,
+				    knob_after, c->exit_code, first, res->err, res->out);
+			failed++;
+		} else {
+			print_message("[  OK  ] %-30s exit %d: %s", c->name, res->exit_code, res->err);
+		}
+		/* No project process may outlive a refused command. */
+		assert_int_equal(il_test_count_project_procs(), 0);
+	}
+	print_message("%zu bad inputs: %zu rejected as pinned, %d failed, %d skipped\n", NCASES,
+		      NCASES - (size_t)failed - (size_t)skipped, failed, skipped);
+	free(res);
+	assert_int_equal(failed, 0);
+}
+
+/* --- outputs: no symlinks, 0644 ---------------------------------------- */
+static void assert_untouched(const char *path, const char *want)
+{
+	static char buf[65536];
+
+	assert_true(il_test_read_file(path, buf, sizeof(buf)) >= 0);
+	assert_string_equal(buf, want);
+}
+
+/*
+ * HARNESS BUG (see report): `inputlat run --json LINK` refuses the symlink
+ * but only after the whole run, prints the summary on stdout anyway and
+ * exits 0. A user who asked for an output that was not written must get a
+ * non-zero exit; this case asserts that and fails until il_run.c's
+ * write_outputs() passes its errors on.
+ */
+static void test_bad_input_no_symlink_outputs(void **state)
+{
+	static const char *const opts[] = { "--json", "--hist", "--hist-csv", "--records", "--trace" };
+	struct il_test_result *res = malloc(sizeof(*res));
+	char dir[PATH_MAX], link[PATH_MAX + 32], target[PATH_MAX + 32];
+	int exit0 = 0;
+
+	assert_non_null(res);
+	snprintf(dir, sizeof(dir), "%s/links", tmpdir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(target, sizeof(target), "%s/target", dir);
+	copy_file(il_test_build_path("policies/cfs.policy"), target, 0644);
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		char *argv[] = { inputlat, "run", "--events", "5", "--quiet", (char *)opts[i], link, NULL };
+		char want[PATH_MAX + 64], before[65536];
+
+		snprintf(link, sizeof(link), "%s/out%zu", dir, i);
+		assert_int_equal(symlink(target, link), 0);
+		assert_true(il_test_read_file(target, before, sizeof(before)) > 0);
+		assert_int_equal(il_test_run(argv, 30000, res), 0);
+		assert_false(res->timed_out);
+		assert_int_equal(res->term_signal, 0);
+		assert_untouched(target, before);
+		/* The symlink itself is still there, still a symlink. */
+		{
+			struct stat st;
+
+			assert_int_equal(lstat(link, &st), 0);
+			assert_true(S_ISLNK(st.st_mode));
+		}
+		snprintf(want, sizeof(want), "inputlat: cannot write %s%s: ",
+			 strcmp(opts[i], "--trace") == 0 ? "trace " : "", link);
+		if (!one_line_starting(res->err, want))
+			fail_msg("%s LINK: want one line starting '%s', got:\n%s", opts[i], want, res->err);
+		print_message("%s %s: exit %d: %s", opts[i], link, res->exit_code, res->err);
+		/* HARNESS BUG: exits 0 today. */
+		if (res->exit_code == 0) {
+			print_error("%s %s was not written (symlink refused) but inputlat exited 0\n",
+				    opts[i], link);
+			exit0++;
+		}
+	}
+	free(res);
+	assert_int_equal(exit0, 0);
+}
+
+static void assert_mode(const char *path, mode_t want)
+{
+	struct stat st;
+
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	if ((st.st_mode & 07777) != want)
+		fail_msg("%s has mode %04o, want %04o", path, (unsigned)(st.st_mode & 07777),
+			 (unsigned)want);
+}
+
+static void test_bad_input_output_modes(void **state)
+{
+	static const char *const opts[] = { "--json", "--hist", "--hist-csv", "--records", "--trace" };
+	struct il_test_result *res = malloc(sizeof(*res));
+	char paths[5][PATH_MAX + 32];
+	char *argv[16] = { inputlat, "run", "--events", "5", "--quiet" };
+	int n = 5;
+	mode_t old;
+
+	assert_non_null(res);
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(paths[i], sizeof(paths[i]), "%s/mode%zu.out", tmpdir, i);
+		argv[n++] = (char *)opts[i];
+		argv[n++] = paths[i];
+	}
+	argv[n] = NULL;
+	/* Even with no umask to help, nothing is group- or world-writable. */
+	old = umask(0);
+	assert_int_equal(il_test_run(argv, 30000, res), 0);
+	umask(old);
+	if (res->exit_code != 0)
+		fail_msg("inputlat exited %d: %s", res->exit_code, res->err);
+	for (size_t i = 0; i < 5; i++)
+		assert_mode(paths[i], 0644);
+
+	/*
+	 * HARNESS BUG (see report): a file already there keeps its mode:
+	 * il_file_create() opens with O_TRUNC and never fchmod()s, so a
+	 * world-writable leftover stays world-writable once root has written
+	 * the report into it.
+	 */
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(chmod(paths[i], 0666), 0);
+	assert_int_equal(il_test_run(argv, 30000, res), 0);
+	if (res->exit_code != 0)
+		fail_msg("inputlat exited %d: %s", res->exit_code, res->err);
+	for (size_t i = 0; i < 5; i++)
+		assert_mode(paths[i], 0644);
+	free(res);
+}
+
+/* --- fixtures ---------------------------------------------------------- */
+static int group_setup(void **state)
+{
+	const char *src = getenv("IL_SOURCE_DIR");
+	struct il_test_result *res;
+	char good[300];
+	int ok;
+
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/il-test-bad-input.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	chmod(tmpdir, 0755);
+	snprintf(datadir, sizeof(datadir), "%s/tests/data/bad", src ? src : "..");
+	snprintf(inputlat, sizeof(inputlat), "%s", il_test_build_path("inputlat"));
+	snprintf(state_file, sizeof(state_file), "%s/" IL_KNOBS_STATE_FILE, il_knobs_state_dir());
+	if (access(datadir, R_OK) != 0) {
+		print_error("%s: %s (IL_SOURCE_DIR not set?)\n", datadir, strerror(errno));
+		return -1;
+	}
+	/* A real report for the other side of `compare`. */
+	snprintf(good, sizeof(good), "%s/good.json", tmpdir);
+	res = malloc(sizeof(*res));
+	if (!res)
+		return -1;
+	{
+		char *argv[] = { inputlat, "run", "--events", "5", "--quiet", "--json", good, NULL };
+
+		ok = il_test_run(argv, 30000, res) == 0 && res->exit_code == 0;
+	}
+	if (!ok)
+		print_error("inputlat run for good.json failed: %s\n", res->err);
+	free(res);
+	return ok ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_input_table),
+		cmocka_unit_test(test_bad_input_no_symlink_outputs),
+		cmocka_unit_test(test_bad_input_output_modes),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,343 @@
+/*
+ * Non-root (issue 8): inputlat as an unprivileged user. `run --policy cfs`
+ * works, a policy that needs SCHED_FIFO fails with one line that names
+ * the missing privilege (CAP_SYS_NICE / RLIMIT_RTPRIO) and changes no
+ * system knob, and `inputlat check` says the privilege is missing.
+ *
+ * Needs root to become the user: it uses il-test-user, created here
+ * (useradd -r -M) and removed at the end when it did not exist, or nobody
+ * when useradd is not available. The programs are started through this
+ * binary itself ("--il-run-as UID GID PROG ARGS"), which drops groups, gid
+ * and uid and sets RLIMIT_RTPRIO to 0 before it execs, so that il_test_run
+ * bounds and captures them as usual.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "il_test_proc.h"
+
+#define RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
+#define TEST_USER "il-test-user"
+#define RUN_AS "--il-run-as"
+
+#define skip_why(...)                                   \
+	do {                                            \
+		print_message("skipped: " __VA_ARGS__); \
+		print_message("\n");                    \
+		skip();                                 \
+	} while (0)
+
+static char tmpdir[256], inputlat[PATH_MAX], self[PATH_MAX], user[64];
+static uid_t uid;
+static gid_t gid;
+static bool have_user, created_user;
+static char no_user_why[256];
+static char orig_runtime[32];
+
+static void read_knob(char *buf, size_t len)
+{
+	if (il_test_read_file(RT_RUNTIME, buf, len) <= 0)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* The re-exec'd helper: becomes uid/gid with no groups and no RT limit, then execs. */
+static int run_as_main(int argc, char **argv)
+{
+	struct rlimit rl = { 0, 0 };
+	uid_t u;
+	gid_t g;
+
+	if (argc < 5)
+		return 127;
+	u = (uid_t)strtoul(argv[2], NULL, 10);
+	g = (gid_t)strtoul(argv[3], NULL, 10);
+	if (setgroups(0, NULL) != 0 || setgid(g) != 0 || setuid(u) != 0) {
+		perror("il-run-as");
+		return 126;
+	}
+	/* Never root again, and no RT priority by rlimit either. */
+	if (setuid(0) == 0 || setrlimit(RLIMIT_RTPRIO, &rl) != 0) {
+		fprintf(stderr, "il-run-as: could not drop privileges\n");
+		return 126;
+	}
+	execv(argv[4], argv + 4);
+	perror(argv[4]);
+	return 127;
+}
+
+/* Runs prog args... as the test user, bounded and captured. */
+static void run_user(char *const args[], int timeout_ms, struct il_test_result *res)
+{
+	char su[16], sg[16];
+	char *argv[24] = { self, RUN_AS, su, sg };
+	int n = 4;
+
+	snprintf(su, sizeof(su), "%u", (unsigned)uid);
+	snprintf(sg, sizeof(sg), "%u", (unsigned)gid);
+	for (int i = 0; args[i] && n < 23; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	assert_int_equal(il_test_run(argv, timeout_ms, res), 0);
+	assert_false(res->timed_out);
+	if (res->exit_code == 126 || res->exit_code == 127)
+		fail_msg("could not run %s as %s: %s", args[0], user, res->err);
+}
+
+/* Can uid reach and run what a run needs? why says what not. */
+static bool user_can_run(char *why, size_t len)
+{
+	static const char *const progs[] = { "inputlat", "browser-sim", "render-sim", "viz-sim",
+					     "il-workload", "policies/cfs.policy" };
+	char path[PATH_MAX];
+	pid_t pid;
+	int status;
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		snprintf(path, sizeof(path), "%s", il_test_build_path(progs[i]));
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			if (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0)
+				_exit(2);
+			_exit(access(path, i == 5 ? R_OK : X_OK) == 0 ? 0 : 1);
+		}
+		waitpid(pid, &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			snprintf(why, len, "user %s cannot %s %.300s (the build tree must be readable and "
+				 "searchable by others)", user, i == 5 ? "read" : "execute", path);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void need_user(void)
+{
+	char why[PATH_MAX + 128];
+
+	if (geteuid() != 0)
+		skip_why("becoming another user needs root");
+	if (!have_user)
+		skip_why("%s", no_user_why);
+	if (!user_can_run(why, sizeof(why)))
+		skip_why("%s", why);
+}
+
+static bool one_line(const char *err)
+{
+	const char *nl = strchr(err, '\n');
+
+	return nl && nl[1] == '\0';
+}
+
+static void assert_knob_unchanged(void)
+{
+	char now[32];
+
+	read_knob(now, sizeof(now));
+	assert_string_equal(now, orig_runtime);
+}
+
+/* --- 1. cfs works ------------------------------------------------------ */
+static void test_nonroot_cfs(void **state)
+{
+	static char buf[1 << 20];
+	char json[300];
+	char *args[] = { inputlat, "run", "--policy", "cfs", "--events", "50", "--quiet",
+			 "--json", json, NULL };
+	struct il_test_result *res = malloc(sizeof(*res));
+	const cJSON *c;
+	struct stat st;
+	cJSON *root;
+
+	need_user();
+	assert_non_null(res);
+	snprintf(json, sizeof(json), "%s/cfs.json", tmpdir);
+	run_user(args, 60000, res);
+	print_message("as %s (uid %u): cfs: exit %d: %s%s", user, (unsigned)uid, res->exit_code,
+		      res->out, res->err);
+	if (res->exit_code != 0)
+		fail_msg("inputlat run --policy cfs as %s: exit %d: %s", user, res->exit_code,
+			 res->err);
+	/* It really ran as the user: the report is the user's, and not world-writable. */
+	assert_int_equal(stat(json, &st), 0);
+	assert_int_equal(st.st_uid, uid);
+	assert_int_equal(st.st_mode & 0022, 0);
+	assert_true(il_test_read_file(json, buf, sizeof(buf)) > 0);
+	root = cJSON_Parse(buf);
+	assert_non_null(root);
+	c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "events"),
+					     "completed");
+	assert_true(cJSON_IsNumber(c));
+	assert_int_equal((int)c->valuedouble, 50);
+	cJSON_Delete(root);
+	assert_int_equal(il_test_count_project_procs(), 0);
+	assert_knob_unchanged();
+	free(res);
+}
+
+/*
+ * --- 2. RT policies name the missing privilege ----------------------------
+ * HARNESS BUG (see report), policy rt: rt sets sched_rt_runtime_us = -1,
+ * and the knob write is tried before the privilege check, so the one line
+ * is "inputlat run: policy rt: /proc/sys/kernel/sched_rt_runtime_us:
+ * writing -1: Permission denied (originals put back)" (exit 2): it names
+ * neither CAP_SYS_NICE nor RLIMIT_RTPRIO. rt-throttled, whose knob values
+ * equal the kernel defaults, gets the right line from browser-sim. This
+ * case fails for rt until il_run.c checks the privilege before the knobs.
+ */
+static void test_nonroot_rt(void **state)
+{
+	static const char *const policies[] = { "rt", "rt-throttled" };
+	struct il_test_result *res = malloc(sizeof(*res));
+	int failed = 0;
+
+	need_user();
+	assert_non_null(res);
+	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
+		char *args[] = { inputlat, "run", "--policy", (char *)policies[i], "--events", "10",
+				 "--quiet", NULL };
+		bool names;
+
+		run_user(args, 60000, res);
+		print_message("as %s: %s: exit %d: %s", user, policies[i], res->exit_code, res->err);
+		names = strstr(res->err, "CAP_SYS_NICE") || strstr(res->err, "RLIMIT_RTPRIO");
+		if (res->exit_code != 2 || !one_line(res->err) || !names || res->term_signal) {
+			print_error("policy %s as %s: want exit 2 and one line naming CAP_SYS_NICE or "
+				    "RLIMIT_RTPRIO; got exit %d, stderr:\n%s",
+				    policies[i], user, res->exit_code, res->err);
+			failed++;
+		}
+		assert_int_equal(il_test_count_project_procs(), 0);
+		assert_knob_unchanged();
+	}
+	free(res);
+	assert_int_equal(failed, 0);
+}
+
+/* --- 3. check says so --------------------------------------------------- */
+static void test_nonroot_check(void **state)
+{
+	char *args[] = { inputlat, "check", NULL };
+	struct il_test_result *res = malloc(sizeof(*res));
+	const char *line;
+
+	need_user();
+	assert_non_null(res);
+	run_user(args, 30000, res);
+	line = strstr(res->out, "root or CAP_SYS_NICE: ");
+	print_message("as %s: check: exit %d: %.*s\n", user, res->exit_code,
+		      line ? (int)strcspn(line, "\n") : 0, line ? line : "");
+	assert_int_equal(res->exit_code, 0);
+	if (!line || strncmp(line, "root or CAP_SYS_NICE: no", 24) != 0)
+		fail_msg("check as %s does not say 'root or CAP_SYS_NICE: no':\n%s", user, res->out);
+	assert_non_null(strstr(res->out, "policy rt: no"));
+	free(res);
+}
+
+/* --- fixtures ---------------------------------------------------------- */
+static bool sh(const char *const argv[])
+{
+	struct il_test_result *res = malloc(sizeof(*res));
+	bool ok;
+
+	if (!res)
+		return false;
+	ok = il_test_run((char *const *)argv, 30000, res) == 0 && res->exit_code == 0;
+	if (!ok)
+		print_error("%s: %s", argv[0], res->err);
+	free(res);
+	return ok;
+}
+
+static void find_user(void)
+{
+	static const char *const add[] = { "/usr/sbin/useradd", "-r", "-M", "-s", "/usr/sbin/nologin",
+					   TEST_USER, NULL };
+	struct passwd *pw = getpwnam(TEST_USER);
+
+	if (!pw && geteuid() == 0 && access(add[0], X_OK) == 0 && sh(add)) {
+		created_user = true;
+		pw = getpwnam(TEST_USER);
+	}
+	if (!pw)
+		pw = getpwnam("nobody");
+	if (!pw || pw->pw_uid == 0) {
+		snprintf(no_user_why, sizeof(no_user_why), "no unprivileged user (%s or nobody)",
+			 TEST_USER);
+		return;
+	}
+	snprintf(user, sizeof(user), "%s", pw->pw_name);
+	uid = pw->pw_uid;
+	gid = pw->pw_gid;
+	have_user = true;
+}
+
+static int group_setup(void **state)
+{
+	char sdir[300];
+
+	snprintf(inputlat, sizeof(inputlat), "%s", il_test_build_path("inputlat"));
+	if (!realpath("/proc/self/exe", self))
+		return -1;
+	read_knob(orig_runtime, sizeof(orig_runtime));
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/il-test-nonroot.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	if (geteuid() != 0)
+		return 0;
+	find_user();
+	if (!have_user)
+		return 0;
+	/* The user's own state directory: /run/inputlat is root's. */
+	if (chown(tmpdir, uid, gid) != 0 || chmod(tmpdir, 0700) != 0)
+		return -1;
+	snprintf(sdir, sizeof(sdir), "%s/state", tmpdir);
+	setenv("IL_STATE_DIR", sdir, 1);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	static const char *const del[] = { "/usr/sbin/userdel", TEST_USER, NULL };
+	char cmd[512];
+	int rc = 0;
+
+	unsetenv("IL_STATE_DIR");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		rc = -1;
+	if (created_user && !sh(del))
+		rc = -1;
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nonroot_cfs),
+		cmocka_unit_test(test_nonroot_rt),
+		cmocka_unit_test(test_nonroot_check),
+	};
+
+	if (argc > 1 && strcmp(argv[1], RUN_AS) == 0)
+		return run_as_main(argc, argv);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
