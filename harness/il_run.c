@@ -496,12 +496,8 @@ static int spawn_children(struct il_run *r, uint64_t rttime_us, char *err, size_
 	for (int i = 0; i < IL_P_COUNT; i++)
 		ctl[i][0] = ctl[i][1] = -1;
 	br[0] = br[1] = rv[0] = rv[1] = vb[0] = vb[1] = vo[0] = vo[1] = -1;
-	{
-		char p[4200];
-
-		snprintf(p, sizeof(p), "%s/il-workload", r->children_dir);
-		r->nprocs = access(p, X_OK) == 0 ? IL_P_COUNT : IL_P_VIZ + 1;
-	}
+	/* The canary (in il-workload) is always on: a missing program is an error below. */
+	r->nprocs = IL_P_COUNT;
 	for (int i = 0; i < r->nprocs && rc == 0; i++)
 		rc = socket_pair(ctl[i]);
 	if (rc == 0)
