@@ -34,6 +34,7 @@
 #include "il_clock.h"
 #include "il_lock.h"
 #include "il_oncpu.h"
+#include "il_header.h"
 #include "il_parse.h"
 #include "il_spin.h"
 
@@ -695,22 +696,6 @@ static void bpf_source_open(const struct il_spin_opts *so)
 	snprintf(bpf_reason, sizeof(bpf_reason), "%s", il_spin_source_reason());
 }
 
-static char *cmdline_of(int argc, char **argv)
-{
-	size_t len = 1;
-	char *s;
-
-	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = calloc(1, len);
-	for (int i = 0; s && i < argc; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
 int main(int argc, char **argv)
 {
 	static struct result res[MAX_CONFIGS][IL_LOCK_KIND_COUNT];
@@ -721,9 +706,9 @@ int main(int argc, char **argv)
 	const char *why = "";
 	double cost = NAN, base_switch = NAN, rtt;
 	int ncfg, progress = isatty(2), cells = 0, total_cells;
-	char start_time[32], *cmdline;
-	time_t now = time(NULL);
+	struct timespec start_wall;
 	struct utsname un;
+	char *cmdline;
 	cpu_set_t set;
 	cJSON *root, *arr;
 
@@ -732,9 +717,9 @@ int main(int argc, char **argv)
 		o.seconds = 0.8;
 		o.rounds = 2;
 	}
-	strftime(start_time, sizeof(start_time), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	clock_gettime(CLOCK_REALTIME, &start_wall);
 	uname(&un);
-	cmdline = cmdline_of(argc, argv);
+	cmdline = il_cmdline_join(argv[0], argc - 1, argv + 1);
 
 	sched_getaffinity(0, sizeof(set), &set);
 	for (int i = 0; i < CPU_SETSIZE && ncpu < MAX_THREADS; i++)
@@ -790,11 +775,7 @@ int main(int argc, char **argv)
 	printf("%-12s %4s %-5s %-12s %12s %6s %8s %9s %10s %6s %9s\n", "#placement", "thr", "hog",
 	       "lock", "ops/s", "ratio", "p50_ns", "p99_ns", "max_ns", "fair", "ctxsw");
 
-	root = cJSON_CreateObject();
-	cJSON_AddNumberToObject(root, "file_version", 1);
-	cJSON_AddStringToObject(root, "cmdline", cmdline ? cmdline : "");
-	cJSON_AddStringToObject(root, "start_time", start_time);
-	cJSON_AddStringToObject(root, "kernel", un.release);
+	root = il_header_new(2, cmdline, &start_wall);
 	cJSON_AddNumberToObject(root, "cpus", ncpu);
 	cJSON_AddStringToObject(root, "il_bpf_source", bpf_source);
 	cJSON_AddStringToObject(root, "il_bpf_source_reason", bpf_reason);

@@ -4,9 +4,11 @@
  * harness, ...) so machine drift affects both alike. For each policy
  * (cfs, rt) and hop type it prints harness p50 / floor p50 and p99 / p99.
  *
- * In-process hops (2, 3, 5, 6, 7, 9, 10, 11) are compared with uv_async_send
- * between two loops; cross-process hops (4, 8) with a Unix stream socket.
- * The harness runs with `--work none`, so a hop is queueing + wake-up only.
+ * Which hop is of which type comes from the chain's table (il_chain): an
+ * in-process hop is a queue push plus an eventfd wake-up polled by the
+ * receiver's loop; a cross-process hop is a framed write on a Unix stream
+ * socket. The harness runs with `--work none`, so a hop is queueing +
+ * wake-up only.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -21,15 +23,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "il_chain.h"
 #include "il_floor.h"
 #include "il_parse.h"
 
 #define MAX_ROUNDS 20
 
-static const int in_process_hops[] = { 2, 3, 5, 6, 7, 9, 10, 11 };
-static const int cross_process_hops[] = { 4, 8 };
-
 enum { HT_IN, HT_CROSS, HT_COUNT };
+static const enum il_hop_kind hop_type_kind[HT_COUNT] = { IL_HOP_IN_PROCESS, IL_HOP_CROSS_PROCESS };
 static const char *const hop_type_names[HT_COUNT] = { "in-process", "cross-process" };
 static const char *const policies[] = { "cfs", "rt" };
 #define NPOL 2
@@ -104,15 +105,16 @@ static int run_harness(const char *inputlat, const char *policy, unsigned events
 		return -1;
 	hops = cJSON_GetObjectItem(root, "hops");
 	for (int t = 0; t < HT_COUNT; t++) {
-		const int *idx = t == HT_IN ? in_process_hops : cross_process_hops;
-		int n = t == HT_IN ? 8 : 2;
-		double a[8], b[8];
+		double a[IL_NHOPS], b[IL_NHOPS];
+		int n = 0;
 
-		for (int i = 0; i < n; i++) {
-			cJSON *h = cJSON_GetArrayItem(hops, idx[i] - 1);
+		for (int k = 1; k <= IL_NHOPS; k++) {
+			cJSON *h = cJSON_GetArrayItem(hops, k - 1);
 
-			a[i] = cJSON_GetNumberValue(cJSON_GetObjectItem(h, "p50_us"));
-			b[i] = cJSON_GetNumberValue(cJSON_GetObjectItem(h, "p99_us"));
+			if (il_chain_hop(k)->kind != hop_type_kind[t])
+				continue;
+			a[n] = cJSON_GetNumberValue(cJSON_GetObjectItem(h, "p50_us"));
+			b[n++] = cJSON_GetNumberValue(cJSON_GetObjectItem(h, "p99_us"));
 		}
 		/* The typical hop of the type: median across its hops. */
 		p50[t] = median(a, n);

@@ -9,7 +9,6 @@
 
 #include "il_child.h"
 #include "il_ctl.h"
-#include "il_fds.h"
 #include "il_hop.h"
 #include "il_input.h"
 #include "il_queue.h"
@@ -38,16 +37,16 @@ struct browser {
 
 static struct browser B;
 
-/* --- evdev thread: hop 1 ---------------------------------------------- */
+/* --- evdev thread: hop 1 (IL_STAMP_EVDEV) ---------------------------------------------- */
 static void evdev_press_cb(void *ctx, uint64_t kernel_ns)
 {
 	struct il_msg m = { 0 };
 
 	m.event_id = ++B.next_event_id;
 	m.kernel_ns = kernel_ns;
-	m.stamp_ns[1] = B.press_stamp_ns;
-	m.tid[1] = (uint32_t)il_gettid();
-	il_hop_end(&m, 1, B.evdev.work_us);
+	m.stamp_ns[IL_STAMP_EVDEV] = B.press_stamp_ns;
+	m.tid[IL_STAMP_EVDEV] = (uint32_t)il_gettid();
+	il_hop_end(&m, IL_STAMP_EVDEV, B.evdev.work_us);
 	il_queue_push(&B.ui_q, &m);
 }
 
@@ -69,7 +68,7 @@ static int evdev_setup(struct il_role_thread *t)
 
 	if (B.input_node[0])
 		snprintf(B.input.arg, sizeof(B.input.arg), "%s", B.input_node);
-	rc = il_input_reader_open(&B.input, IL_FD_BROWSER_INPUT, &B.reader, err, sizeof(err));
+	rc = il_input_reader_open(&B.input, il_child_fd(t->child, IL_CH_INPUT), &B.reader, err, sizeof(err));
 	if (rc < 0) {
 		snprintf(t->errmsg, sizeof(t->errmsg), "%s", err);
 		return rc;
@@ -88,8 +87,8 @@ static void evdev_teardown(struct il_role_thread *t)
 /* --- ui thread: hop 2 ------------------------------------------------- */
 static void ui_cb(void *ctx, struct il_msg *m)
 {
-	il_hop_begin(m, 2);
-	il_hop_end(m, 2, B.ui.work_us);
+	il_hop_begin(m, IL_STAMP_UI);
+	il_hop_end(m, IL_STAMP_UI, B.ui.work_us);
 	il_queue_push(&B.io_q, m);
 }
 
@@ -106,8 +105,8 @@ static void ui_teardown(struct il_role_thread *t)
 /* --- io thread: hop 3, and presentation feedback ---------------------- */
 static void io_cb(void *ctx, struct il_msg *m)
 {
-	il_hop_begin(m, 3);
-	il_hop_end(m, 3, B.io.work_us);
+	il_hop_begin(m, IL_STAMP_BROWSER_IO);
+	il_hop_end(m, IL_STAMP_BROWSER_IO, B.io.work_us);
 	if (il_frame_send_event((uv_stream_t *)&B.to_render, m) < 0)
 		B.send_errors++;
 }
@@ -129,11 +128,11 @@ static int io_setup(struct il_role_thread *t)
 	if (rc < 0)
 		return rc;
 	uv_pipe_init(&t->loop, &B.to_render, 0);
-	rc = uv_pipe_open(&B.to_render, IL_FD_BROWSER_TO_RENDER);
+	rc = uv_pipe_open(&B.to_render, il_child_fd(t->child, IL_CH_BROWSER_RENDER));
 	if (rc < 0)
 		return rc;
 	uv_pipe_init(&t->loop, &B.feedback, 0);
-	rc = uv_pipe_open(&B.feedback, IL_FD_BROWSER_FEEDBACK);
+	rc = uv_pipe_open(&B.feedback, il_child_fd(t->child, IL_CH_FEEDBACK));
 	if (rc < 0)
 		return rc;
 	return il_frame_reader_start((uv_stream_t *)&B.feedback, feedback_cb, feedback_eof_cb, NULL,
@@ -176,12 +175,12 @@ static void browser_stop(struct il_child *c, cJSON *stats)
 int main(int argc, char **argv)
 {
 	static const struct il_child_hooks hooks = { .option = browser_option, .stop = browser_stop };
-	struct il_child *c = il_child_init(argc, argv, "browser-sim", &hooks);
+	struct il_child *c = il_child_init(argc, argv, IL_PROC_BROWSER, &hooks);
 
 	/* Consumers first, so a producer never posts to a queue that is not there. */
-	il_child_start_thread(c, &B.io, IL_ROLE_IO, "browser:io", io_setup, io_teardown);
-	il_child_start_thread(c, &B.ui, IL_ROLE_UI, "browser:ui", ui_setup, ui_teardown);
-	il_child_start_thread(c, &B.evdev, IL_ROLE_EVDEV, "browser:evdev", evdev_setup, evdev_teardown);
+	il_child_start_thread(c, &B.io, IL_T_BROWSER_IO, io_setup, io_teardown);
+	il_child_start_thread(c, &B.ui, IL_T_BROWSER_UI, ui_setup, ui_teardown);
+	il_child_start_thread(c, &B.evdev, IL_T_BROWSER_EVDEV, evdev_setup, evdev_teardown);
 	il_child_ready(c);
 	return il_child_run(c);
 }

@@ -25,16 +25,18 @@
 
 #include <cjson/cJSON.h>
 
-#include "il_cmds_policy.h"
+#include "il_cmd.h"
 #include "il_paths.h"
 #include "il_policy.h"
 #include "il_present.h"
 #include "il_knobs.h"
 #include "il_parse.h"
 #include "il_sched.h"
+#include "il_sysinfo.h"
+#include "il_header.h"
 
-#define RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
-#define RT_PERIOD "/proc/sys/kernel/sched_rt_period_us"
+#define RT_RUNTIME IL_SYSINFO_RT_RUNTIME
+#define RT_PERIOD IL_SYSINFO_RT_PERIOD
 /* The highest RT priority a built-in policy uses (rt.policy, evdev). */
 #define BUILTIN_MAX_RTPRIO 60
 
@@ -65,23 +67,9 @@ static void add(struct checks *cs, const char *name, bool ok, const char *fmt, .
 	va_end(ap);
 }
 
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	int r = fgets(buf, (int)len, f) ? 0 : -EIO;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return r;
-}
-
 static void check_privilege(struct checks *cs)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2] = { 0 };
-	bool nice_cap = syscall(SYS_capget, &hdr, data) == 0 &&
-			(data[CAP_SYS_NICE / 32].effective & (1u << (CAP_SYS_NICE % 32)));
+	bool nice_cap = il_sysinfo_cap_effective(CAP_SYS_NICE);
 	if (geteuid() == 0)
 		add(cs, "root or CAP_SYS_NICE", true, "euid 0%s", nice_cap ? "" :
 		    ", but CAP_SYS_NICE is not effective");
@@ -160,12 +148,12 @@ static void check_slice(struct checks *cs)
 static void check_rt_runtime(struct checks *cs)
 {
 	char runtime[32], period[32] = "?";
-	int r = read_line(RT_RUNTIME, runtime, sizeof(runtime));
+	int r = il_sysinfo_read_value(RT_RUNTIME, runtime, sizeof(runtime));
 	if (r) {
 		add(cs, "sched_rt_runtime_us", false, RT_RUNTIME ": %s", strerror(-r));
 		return;
 	}
-	read_line(RT_PERIOD, period, sizeof(period));
+	il_sysinfo_read_value(RT_PERIOD, period, sizeof(period));
 	/* Writing the value in force back proves writability and changes nothing. */
 	int e = 0;
 	int fd = open(RT_RUNTIME, O_WRONLY | O_CLOEXEC);
@@ -194,41 +182,27 @@ static void check_fair_server(struct checks *cs, struct il_fair_server *fs)
 			: "kernel older than 6.12");
 }
 
-/* RT group scheduling shows as cpu.rt_runtime_us in a cgroup-v1 cpu
- * hierarchy; the kernel config is the fallback witness. */
+/* RT group scheduling: the same probe the knobs use, so `check` and `run`
+ * agree; the kernel config is the fallback witness. */
 static void check_rt_group(struct checks *cs)
 {
-	FILE *f = fopen("/proc/self/mounts", "re");
-	char line[512];
-	while (f && fgets(line, sizeof(line), f)) {
-		char dev[128], mnt[256], type[32], opts[256], path[300];
-		if (sscanf(line, "%127s %255s %31s %255s", dev, mnt, type, opts) != 4 ||
-		    (strcmp(type, "cgroup") != 0 && strcmp(type, "cgroup2") != 0))
-			continue;
-		snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", mnt);
-		char v[32];
-		if (read_line(path, v, sizeof(v)) == 0) {
-			add(cs, "RT_GROUP_SCHED", true, "%s = %s; inputlat lowers it along with "
-			    "sched_rt_runtime_us", path, v);
-			fclose(f);
-			return;
-		}
+	char dir[256], v[32], cfg[8];
+
+	if (il_sysinfo_rt_group_root(dir, sizeof(dir)) == 0) {
+		char path[300];
+
+		snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", dir);
+		if (il_sysinfo_read_value(path, v, sizeof(v)) < 0)
+			snprintf(v, sizeof(v), "unreadable");
+		add(cs, "RT_GROUP_SCHED", true,
+		    "%s = %s; inputlat lowers it along with sched_rt_runtime_us", path, v);
+	} else if (il_sysinfo_kconfig("CONFIG_RT_GROUP_SCHED", cfg, sizeof(cfg)) == 0 &&
+		   strcmp(cfg, "y") == 0) {
+		add(cs, "RT_GROUP_SCHED", true,
+		    "kernel config says y, but no cgroup-v1 cpu hierarchy exposes cpu.rt_runtime_us");
+	} else {
+		add(cs, "RT_GROUP_SCHED", false, "no cpu.rt_runtime_us in any mounted cgroup-v1 cpu hierarchy");
 	}
-	if (f)
-		fclose(f);
-	struct utsname u;
-	char cfg[300], l[256];
-	uname(&u);
-	snprintf(cfg, sizeof(cfg), "/boot/config-%s", u.release);
-	FILE *c = fopen(cfg, "re");
-	bool y = false;
-	while (c && fgets(l, sizeof(l), c))
-		y |= strcmp(l, "CONFIG_RT_GROUP_SCHED=y\n") == 0;
-	if (c)
-		fclose(c);
-	add(cs, "RT_GROUP_SCHED", y, y ? "%s says y, but no cgroup hierarchy exposes "
-	    "cpu.rt_runtime_us" : "no cpu.rt_runtime_us in any mounted cgroup hierarchy%s",
-	    y ? cfg : "");
 }
 
 static void check_uinput(struct checks *cs)
@@ -334,7 +308,7 @@ static bool policy_can_run(const struct checks *cs, const struct il_policy *p, c
 	for (int r = 0; r < IL_ROLE_COUNT; r++) {
 		const struct il_role_attrs *a = il_policy_role(p, (enum il_role)r);
 
-		rt |= a->sched_class == SCHED_FIFO || a->sched_class == SCHED_RR;
+		rt |= il_sched_class_is_rt(a->sched_class);
 		dl |= a->sched_class == SCHED_DEADLINE;
 		slice |= a->slice_ns != 0;
 	}
@@ -390,23 +364,12 @@ static void check_policies(const struct checks *cs, cJSON *arr)
 static int print_json(const struct checks *cs, const struct il_fair_server *fs,
 		      int argc, char **argv)
 {
-	cJSON *root = cJSON_CreateObject();
-	struct utsname u;
-	char cmdline[512] = "inputlat", when[32] = "";
-	time_t now = time(NULL);
-	struct tm tm;
-	uname(&u);
-	for (int i = 0; i < argc; i++) {
-		size_t off = strlen(cmdline);
-		snprintf(cmdline + off, sizeof(cmdline) - off, " %s", argv[i]);
-	}
-	if (gmtime_r(&now, &tm))
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	cJSON_AddNumberToObject(root, "file_version", 1);
-	cJSON_AddStringToObject(root, "cmdline", cmdline);
-	cJSON_AddStringToObject(root, "start_time", when);
-	cJSON *kernel = cJSON_AddObjectToObject(root, "kernel");
-	cJSON_AddStringToObject(kernel, "release", u.release);
+	char *cmdline = il_cmdline_join("inputlat", argc, argv);
+	cJSON *root = il_header_new(1, cmdline, NULL);
+	free(cmdline);
+	if (!root)
+		return 1;
+	cJSON *kernel = cJSON_GetObjectItemCaseSensitive(root, "kernel");
 	cJSON *jfs = cJSON_AddObjectToObject(kernel, "fair_server");
 	cJSON_AddBoolToObject(jfs, "present", fs->present);
 	cJSON_AddBoolToObject(jfs, "readable", fs->readable);
@@ -419,11 +382,11 @@ static int print_json(const struct checks *cs, const struct il_fair_server *fs,
 		cJSON_AddNullToObject(jfs, "period_ns");
 	}
 	{
-		char v[32];
+		int64_t v;
 
 		/* The value in force, plain, for scripts (the checks say it in words). */
-		if (read_line(RT_RUNTIME, v, sizeof(v)) == 0)
-			cJSON_AddNumberToObject(kernel, "sched_rt_runtime_us", atof(v));
+		if (il_sysinfo_rt_runtime_us(&v) == 0)
+			cJSON_AddNumberToObject(kernel, "sched_rt_runtime_us", (double)v);
 		else
 			cJSON_AddNullToObject(kernel, "sched_rt_runtime_us");
 	}
@@ -447,7 +410,7 @@ static int print_json(const struct checks *cs, const struct il_fair_server *fs,
 	return 0;
 }
 
-int il_cmd_check(int argc, char **argv, const char *state_dir)
+int il_cmd_check(int argc, char **argv)
 {
 	bool json = false;
 	for (int i = 1; i < argc; i++) {
@@ -472,7 +435,7 @@ int il_cmd_check(int argc, char **argv, const char *state_dir)
 		fprintf(stderr, "inputlat check: out of memory\n");
 		return 1;
 	}
-	check_stale(cs, state_dir);
+	check_stale(cs, il_knobs_state_dir());
 	check_privilege(cs);
 	check_rtprio(cs);
 	check_deadline(cs);

@@ -1,5 +1,5 @@
 /* `inputlat compare A.json B.json`: a quick A/B check of two run reports. */
-#include "il_cmds_sweep.h"
+#include "il_cmd.h"
 
 #include <cJSON.h>
 #include <errno.h>

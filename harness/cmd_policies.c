@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "il_cmds_policy.h"
+#include "il_cmd.h"
+#include "il_paths.h"
 #include "il_policy.h"
 #include "il_sched.h"
 
@@ -85,8 +86,8 @@ static int show(const char *what, const char *builtin_dir)
 	       "slice_us", "runtime_us", "deadline_us", "period_us", "cpus");
 	for (int r = 0; r < IL_ROLE_COUNT; r++) {
 		const struct il_role_attrs *a = il_policy_role(p, (enum il_role)r);
-		bool fair = a->sched_class == SCHED_OTHER || a->sched_class == SCHED_BATCH;
-		bool rt = a->sched_class == SCHED_FIFO || a->sched_class == SCHED_RR;
+		bool fair = il_sched_class_is_fair(a->sched_class);
+		bool rt = il_sched_class_is_rt(a->sched_class);
 		bool dl = a->sched_class == SCHED_DEADLINE;
 		char b[6][24], cpus[64] = "all";
 		if (a->has_cpus)
@@ -106,8 +107,11 @@ static int show(const char *what, const char *builtin_dir)
 	return 0;
 }
 
-int il_cmd_policies(int argc, char **argv, const char *builtin_dir)
+int il_cmd_policies(int argc, char **argv)
 {
+	char builtin_dir[4096];
+
+	il_paths_policies(builtin_dir, sizeof(builtin_dir));
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		usage(stdout);
 		return 0;

@@ -10,7 +10,9 @@
  * of the machine (thermal, other tenants) hits both policies alike; each
  * figure is the median over the rounds (timeouts are summed).
  */
-#include "il_cmds_workload.h"
+#include "il_cmd.h"
+#include "il_header.h"
+#include "il_paths.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -265,8 +267,7 @@ static void run_scenario(struct repro *r, const struct scenario *s, unsigned rou
 {
 	for (int i = 0;; i++) {
 		run_one(r, s, round, out);
-		if (out->exit_code == 0 || i >= BUSY_RETRIES || interrupted ||
-		    !strstr(out->err, "held by running inputlat"))
+		if (out->exit_code != IL_EXIT_KNOBS_BUSY || i >= BUSY_RETRIES || interrupted)
 			return;
 		cJSON_Delete(out->report);
 		out->report = NULL;
@@ -547,28 +548,9 @@ static void claim4(struct repro *r, struct claim *c)
 		 share, want, load, stall, gap_ms);
 }
 
-static void now_iso(char *buf, size_t len)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	return remove(path);
-}
-
-static cJSON *fallback_kernel(void)
-{
-	struct utsname u;
-	cJSON *k = cJSON_CreateObject();
-
-	if (k && uname(&u) == 0)
-		cJSON_AddStringToObject(k, "release", u.release);
-	return k;
 }
 
 static int parse_args(int argc, char **argv, struct repro *r, const char **json_path)
@@ -622,14 +604,16 @@ static int parse_args(int argc, char **argv, struct repro *r, const char **json_
 	return -1;
 }
 
-int il_cmd_reproduce(int argc, char **argv, const char *self_exe)
+int il_cmd_reproduce(int argc, char **argv)
 {
+	char self_exe[4096];
 	struct repro r = { .self_exe = self_exe, .rounds = 3 };
 	struct claim claims[4] = { { .id = 1 }, { .id = 2 }, { .id = 3 }, { .id = 4 } };
 	void (*const judge[4])(struct repro *, struct claim *) = { claim1, claim2, claim3, claim4 };
 	const char *json_path = NULL;
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
-	char start_time[32], cmdline[1024] = "";
+	char start_time[32], *cmdline;
+	struct timespec start_wall;
 	cpu_set_t allowed;
 	unsigned ncpu, step = 0, nsteps;
 	bool sa_set = false;
@@ -639,16 +623,16 @@ int il_cmd_reproduce(int argc, char **argv, const char *self_exe)
 	ret = parse_args(argc, argv, &r, &json_path);
 	if (ret >= 0)
 		return ret;
+	if (il_paths_self(self_exe, sizeof(self_exe)) < 0) {
+		fprintf(stderr, "inputlat reproduce: cannot find my own executable\n");
+		return 1;
+	}
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0 || CPU_COUNT(&allowed) < 1)
 		CPU_SET(0, &allowed);
 	ncpu = (unsigned)CPU_COUNT(&allowed);
 	setup_scenarios(&r, ncpu);
-	for (int i = 0; i < argc; i++) {
-		size_t l = strlen(cmdline);
-
-		snprintf(cmdline + l, sizeof(cmdline) - l, "%s%s", i ? " " : "inputlat ", argv[i]);
-	}
-	now_iso(start_time, sizeof(start_time));
+	clock_gettime(CLOCK_REALTIME, &start_wall);
+	il_time_iso(&start_wall, start_time, sizeof(start_time));
 	r.tty = isatty(STDERR_FILENO);
 
 	snprintf(r.tmpdir, sizeof(r.tmpdir), "/tmp/inputlat-reproduce.XXXXXX");
@@ -701,11 +685,14 @@ int il_cmd_reproduce(int argc, char **argv, const char *self_exe)
 		goto out;
 	}
 
-	root = cJSON_CreateObject();
-	cJSON_AddNumberToObject(root, "file_version", FILE_VERSION);
-	cJSON_AddStringToObject(root, "cmdline", cmdline);
-	cJSON_AddStringToObject(root, "start_time", start_time);
-	cJSON_AddItemToObject(root, "kernel", r.kernel ? r.kernel : fallback_kernel());
+	cmdline = il_cmdline_join("inputlat", argc, argv);
+	root = il_header_new(FILE_VERSION, cmdline, &start_wall);
+	free(cmdline);
+	/* The runs' own kernel object says more (scheduler facts) than the header's. */
+	if (root && r.kernel)
+		cJSON_ReplaceItemInObjectCaseSensitive(root, "kernel", r.kernel);
+	else
+		cJSON_Delete(r.kernel);
 	r.kernel = NULL;
 	cJSON_AddNumberToObject(root, "rounds", r.rounds);
 	cJSON_AddBoolToObject(root, "quick", r.quick);

@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "il_cmds_policy.h"
+#include "il_cmd.h"
 #include "il_knobs.h"
 
-int il_cmd_restore(int argc, char **argv, const char *state_dir)
+int il_cmd_restore(int argc, char **argv)
 {
-	const char *dir = state_dir ? state_dir : il_knobs_state_dir();
+	const char *dir = il_knobs_state_dir();
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		printf("Usage: inputlat restore\n"
 		       "Writes back the system knobs (sched_rt_runtime_us, fair server, ...)\n"

@@ -6,15 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "il_clock.h"
 #include "il_file.h"
+#include "il_header.h"
 #include "il_hist.h"
 #include "il_rss.h"
-#include "il_run.h"
+#include "il_result.h"
 #include "il_trace.h"
 
 #define IL_JSON_FILE_VERSION 1
@@ -33,7 +33,7 @@ static void hists_free(struct run_hists *h)
 		il_hist_free(h->hop[k]);
 }
 
-static int hists_build(const struct il_run *r, struct run_hists *h)
+static int hists_build(const struct il_result *r, struct run_hists *h)
 {
 	memset(h, 0, sizeof(*h));
 	if (il_hist_new(&h->processing) < 0 || il_hist_new(&h->presentation) < 0)
@@ -46,8 +46,8 @@ static int hists_build(const struct il_run *r, struct run_hists *h)
 
 		if (r->state[id] != IL_EV_COMPLETED)
 			continue;
-		il_hist_add(h->processing, m->stamp_ns[11] - m->stamp_ns[0]);
-		il_hist_add(h->presentation, m->stamp_ns[12] - m->stamp_ns[0]);
+		il_hist_add(h->processing, m->stamp_ns[IL_STAMP_PROCESSED] - m->stamp_ns[IL_STAMP_INJECT]);
+		il_hist_add(h->presentation, m->stamp_ns[IL_STAMP_PRESENTED] - m->stamp_ns[IL_STAMP_INJECT]);
 		for (int k = 1; k <= IL_NHOPS; k++)
 			il_hist_add(h->hop[k], m->stamp_ns[k] - m->stamp_ns[k - 1]);
 	}
@@ -71,7 +71,7 @@ static double us(uint64_t ns)
 	return il_ns_to_us(ns);
 }
 
-void il_report_summary(const struct il_run *r)
+void il_report_summary(const struct il_result *r)
 {
 	struct run_hists h;
 
@@ -107,14 +107,11 @@ static cJSON *latency_json(const struct il_hist *h)
 	return o;
 }
 
-static cJSON *kernel_json(const struct il_run *r)
+/* The scheduler facts of the run, added to the header's kernel object. */
+static void kernel_json(const struct il_result *r, cJSON *k)
 {
-	struct utsname u;
-	cJSON *k = cJSON_CreateObject(), *fs = cJSON_CreateObject();
+	cJSON *fs = cJSON_CreateObject();
 
-	uname(&u);
-	cJSON_AddStringToObject(k, "release", u.release);
-	cJSON_AddNumberToObject(k, "nr_cpus", r->nr_cpus);
 	if (r->rt_runtime_us == LLONG_MIN)
 		cJSON_AddNullToObject(k, "sched_rt_runtime_us");
 	else
@@ -132,10 +129,9 @@ static cJSON *kernel_json(const struct il_run *r)
 		cJSON_AddNullToObject(fs, "period_ns");
 	cJSON_AddStringToObject(fs, "why", r->fs.why);
 	cJSON_AddItemToObject(k, "fair_server", fs);
-	return k;
 }
 
-static cJSON *scenario_json(const struct il_run *r)
+static cJSON *scenario_json(const struct il_result *r)
 {
 	const struct il_run_opts *o = r->o;
 	cJSON *s = cJSON_CreateObject(), *w = cJSON_CreateObject();
@@ -150,12 +146,12 @@ static cJSON *scenario_json(const struct il_run *r)
 	il_present_spec_format(&o->present, text, sizeof(text));
 	cJSON_AddStringToObject(s, "present", text);
 	for (int t = 0; t < IL_T_COUNT; t++)
-		cJSON_AddNumberToObject(w, il_thread_name(t), (double)o->work_us[t]);
+		cJSON_AddNumberToObject(w, il_chain_thread(t)->name, (double)o->work_us[t]);
 	cJSON_AddItemToObject(s, "work_us", w);
 	cJSON_AddNumberToObject(s, "hog_threads", (double)o->hog_threads);
 	cJSON_AddStringToObject(s, "hog_mode", o->hog_threads ? (o->hog_mode == IL_HOG_MODE_BURSTY ? "bursty" : "busy") : "none");
 	cJSON_AddNumberToObject(s, "load_threads", (double)o->load_threads);
-	cJSON_AddStringToObject(s, "lock", o->lock);
+	cJSON_AddStringToObject(s, "lock", il_lock_kind_name(o->lock));
 	return s;
 }
 
@@ -164,13 +160,14 @@ static cJSON *hops_json(const struct run_hists *h)
 	cJSON *a = cJSON_CreateArray();
 
 	for (int k = 1; k <= IL_NHOPS; k++) {
-		const struct il_hop_desc *d = il_hop_get(k);
+		const struct il_hop_desc *d = il_chain_hop(k);
 		cJSON *o = cJSON_CreateObject();
 
 		cJSON_AddNumberToObject(o, "index", k);
 		cJSON_AddStringToObject(o, "name", d->name);
-		cJSON_AddStringToObject(o, "from", d->from);
-		cJSON_AddStringToObject(o, "to", d->to);
+		cJSON_AddStringToObject(o, "kind", il_hop_kind_name(d->kind));
+		cJSON_AddStringToObject(o, "from", il_chain_hop_from(d));
+		cJSON_AddStringToObject(o, "to", il_chain_hop_to(d));
 		cJSON_AddNumberToObject(o, "p50_us", us(il_hist_percentile(h->hop[k], 50)));
 		cJSON_AddNumberToObject(o, "p99_us", us(il_hist_percentile(h->hop[k], 99)));
 		cJSON_AddNumberToObject(o, "max_us", us(il_hist_max(h->hop[k])));
@@ -179,7 +176,7 @@ static cJSON *hops_json(const struct run_hists *h)
 	return a;
 }
 
-static cJSON *threads_json(const struct il_run *r)
+static cJSON *threads_json(const struct il_result *r)
 {
 	cJSON *a = cJSON_CreateArray(), *t;
 
@@ -197,16 +194,16 @@ static cJSON *threads_json(const struct il_run *r)
 	return a;
 }
 
-static cJSON *knobs_json(const struct il_run *r)
+static cJSON *knobs_json(const struct il_result *r)
 {
 	cJSON *a = cJSON_CreateArray();
 
-	for (size_t i = 0; i < r->knobs.n; i++) {
+	for (size_t i = 0; i < r->knobs->n; i++) {
 		cJSON *o = cJSON_CreateObject();
 
-		cJSON_AddStringToObject(o, "path", r->knobs.changes[i].path);
-		cJSON_AddStringToObject(o, "original", r->knobs.changes[i].original);
-		cJSON_AddStringToObject(o, "applied", r->knobs.changes[i].applied);
+		cJSON_AddStringToObject(o, "path", r->knobs->changes[i].path);
+		cJSON_AddStringToObject(o, "original", r->knobs->changes[i].original);
+		cJSON_AddStringToObject(o, "applied", r->knobs->changes[i].applied);
 		cJSON_AddBoolToObject(o, "restored", true);
 		cJSON_AddItemToArray(a, o);
 	}
@@ -234,7 +231,7 @@ static cJSON *histogram_json(const struct il_hist *h)
 	return o;
 }
 
-static cJSON *samples_json(const struct il_run *r)
+static cJSON *samples_json(const struct il_result *r)
 {
 	cJSON *o = cJSON_CreateObject(), *p = cJSON_CreateArray(), *q = cJSON_CreateArray();
 	size_t n = 0;
@@ -244,8 +241,10 @@ static cJSON *samples_json(const struct il_run *r)
 
 		if (r->state[id] != IL_EV_COMPLETED)
 			continue;
-		cJSON_AddItemToArray(p, cJSON_CreateNumber(us(m->stamp_ns[11] - m->stamp_ns[0])));
-		cJSON_AddItemToArray(q, cJSON_CreateNumber(us(m->stamp_ns[12] - m->stamp_ns[0])));
+		cJSON_AddItemToArray(p, cJSON_CreateNumber(us(m->stamp_ns[IL_STAMP_PROCESSED] -
+								  m->stamp_ns[IL_STAMP_INJECT])));
+		cJSON_AddItemToArray(q, cJSON_CreateNumber(us(m->stamp_ns[IL_STAMP_PRESENTED] -
+								  m->stamp_ns[IL_STAMP_INJECT])));
 		n++;
 	}
 	cJSON_AddItemToObject(o, "processing", p);
@@ -254,9 +253,9 @@ static cJSON *samples_json(const struct il_run *r)
 }
 
 /* Copies one key of a child's stats message into the report (or null). */
-static void add_child_stat(cJSON *root, const struct il_run *r, enum il_proc_id p, const char *key)
+static void add_child_stat(cJSON *root, const struct il_result *r, enum il_proc_id p, const char *key)
 {
-	const cJSON *s = (int)p < r->nprocs ? r->procs[p].stats_msg : NULL;
+	const cJSON *s = r->stats[p];
 	const cJSON *v = s ? cJSON_GetObjectItemCaseSensitive(s, key) : NULL;
 
 	if (v)
@@ -265,26 +264,29 @@ static void add_child_stat(cJSON *root, const struct il_run *r, enum il_proc_id 
 		cJSON_AddNullToObject(root, key);
 }
 
-int il_report_json(const struct il_run *r, const char *path)
+const char *il_event_state_name(enum il_event_state s)
+{
+	static const char *const names[] = { "unsent", "pending", "completed", "timed_out" };
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+int il_report_json(const struct il_result *r, const char *path)
 {
 	struct run_hists h;
 	cJSON *root, *ev, *lat, *procs;
-	char start[64];
-	struct tm tm;
 	char *text;
 	FILE *f;
 	int rc;
 
 	if (hists_build(r, &h) < 0)
 		return -ENOMEM;
-	root = cJSON_CreateObject();
-	/* STYLE: machine output starts with file_version, cmdline, start_time, kernel. */
-	cJSON_AddNumberToObject(root, "file_version", IL_JSON_FILE_VERSION);
-	cJSON_AddStringToObject(root, "cmdline", r->cmdline);
-	gmtime_r(&r->start_wall.tv_sec, &tm);
-	strftime(start, sizeof(start), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	cJSON_AddStringToObject(root, "start_time", start);
-	cJSON_AddItemToObject(root, "kernel", kernel_json(r));
+	root = il_header_new(IL_JSON_FILE_VERSION, r->cmdline, &r->start_wall);
+	if (!root) {
+		hists_free(&h);
+		return -ENOMEM;
+	}
+	kernel_json(r, cJSON_GetObjectItemCaseSensitive(root, "kernel"));
 	cJSON_AddStringToObject(root, "policy", il_policy_name(r->policy));
 	cJSON_AddStringToObject(root, "policy_file", il_policy_path(r->policy));
 	cJSON_AddItemToObject(root, "scenario", scenario_json(r));
@@ -310,26 +312,26 @@ int il_report_json(const struct il_run *r, const char *path)
 	cJSON_AddItemToObject(root, "threads", threads_json(r));
 	cJSON_AddItemToObject(root, "knobs", knobs_json(r));
 	cJSON_AddNumberToObject(root, "loops_per_us", r->loops_per_us);
-	add_child_stat(root, r, IL_P_WORKLOAD, "canary");
-	add_child_stat(root, r, IL_P_RENDER, "hog");
-	add_child_stat(root, r, IL_P_WORKLOAD, "load");
+	add_child_stat(root, r, IL_PROC_WORKLOAD, "canary");
+	add_child_stat(root, r, IL_PROC_RENDER, "hog");
+	add_child_stat(root, r, IL_PROC_WORKLOAD, "load");
 	{
 		cJSON *rss = cJSON_AddObjectToObject(root, "rss_kib");
 
 		/* Peak RSS per process (VmHWM), as each process read it at its end. */
 		cJSON_AddNumberToObject(rss, "inputlat", (double)il_rss_peak_kib());
-		for (int i = 0; i < r->nprocs; i++) {
-			const cJSON *s = r->procs[i].stats_msg;
+		for (int i = 0; i < IL_PROC_COUNT; i++) {
+			const cJSON *s = r->stats[i];
 			const cJSON *v = s ? cJSON_GetObjectItemCaseSensitive(s, "rss_kib") : NULL;
 
 			if (cJSON_IsNumber(v))
-				cJSON_AddNumberToObject(rss, r->procs[i].name, v->valuedouble);
+				cJSON_AddNumberToObject(rss, il_chain_proc(i)->program, v->valuedouble);
 		}
 	}
 	procs = cJSON_AddObjectToObject(root, "processes");
-	for (int i = 0; i < r->nprocs; i++)
-		if (r->procs[i].stats_msg)
-			cJSON_AddItemToObject(procs, r->procs[i].name, cJSON_Duplicate(r->procs[i].stats_msg, 1));
+	for (int i = 0; i < IL_PROC_COUNT; i++)
+		if (r->stats[i])
+			cJSON_AddItemToObject(procs, il_chain_proc(i)->program, cJSON_Duplicate(r->stats[i], 1));
 	cJSON_AddItemToObject(root, "histogram", histogram_json(h.processing));
 	cJSON_AddItemToObject(root, "samples_us", samples_json(r));
 	hists_free(&h);
@@ -351,7 +353,7 @@ int il_report_json(const struct il_run *r, const char *path)
 	return report_close(f, path);
 }
 
-int il_report_hist(const struct il_run *r, const char *path)
+int il_report_hist(const struct il_result *r, const char *path)
 {
 	uint64_t max_us = r->o->hist_max_us;
 	uint64_t *cnt = calloc(2 * max_us, sizeof(*cnt));
@@ -369,8 +371,8 @@ int il_report_hist(const struct il_run *r, const char *path)
 
 		if (r->state[id] != IL_EV_COMPLETED)
 			continue;
-		v[0] = (m->stamp_ns[11] - m->stamp_ns[0]) / 1000;
-		v[1] = (m->stamp_ns[12] - m->stamp_ns[0]) / 1000;
+		v[0] = (m->stamp_ns[IL_STAMP_PROCESSED] - m->stamp_ns[IL_STAMP_INJECT]) / 1000;
+		v[1] = (m->stamp_ns[IL_STAMP_PRESENTED] - m->stamp_ns[IL_STAMP_INJECT]) / 1000;
 		total++;
 		for (int c = 0; c < 2; c++) {
 			if (v[c] < max_us)
@@ -408,7 +410,7 @@ int il_report_hist(const struct il_run *r, const char *path)
 	return report_close(f, path);
 }
 
-int il_report_hist_csv(const struct il_run *r, const char *path)
+int il_report_hist_csv(const struct il_result *r, const char *path)
 {
 	struct run_hists h;
 	FILE *f;
@@ -434,7 +436,7 @@ int il_report_hist_csv(const struct il_run *r, const char *path)
 	return report_close(f, path);
 }
 
-int il_report_trace(const struct il_run *r, const char *path)
+int il_report_trace(const struct il_result *r, const char *path)
 {
 	int n = cJSON_GetArraySize(r->threads), i = 0, rc;
 	struct il_trace_thread *th = calloc((size_t)n + 1, sizeof(*th));
@@ -455,7 +457,7 @@ int il_report_trace(const struct il_run *r, const char *path)
 		i++;
 	}
 	/* The injector is the orchestrator's own thread. */
-	th[i].pid = getpid();
+	th[i].pid = r->self_pid;
 	th[i].tid = r->self_tid;
 	th[i].process = "inputlat";
 	th[i].thread = "inputlat";
@@ -463,12 +465,8 @@ int il_report_trace(const struct il_run *r, const char *path)
 	for (uint64_t id = 1; id <= r->nsent; id++)
 		if (r->state[id] == IL_EV_COMPLETED)
 			msgs[nmsgs++] = r->msgs[id];
-	{
-		size_t nctr;
-		const struct il_trace_counter *ctr = il_sampler_counters(r->sampler, &nctr);
-
-		rc = il_trace_write(path, msgs, nmsgs, th, (size_t)i, ctr, nctr, r->o->trace_events);
-	}
+	rc = il_trace_write(path, msgs, nmsgs, th, (size_t)i, r->counters, r->ncounters,
+			    r->o->trace_events);
 	if (rc < 0)
 		fprintf(stderr, "inputlat: cannot write trace %s: %s\n", path, strerror(-rc));
 	free(th);
@@ -476,9 +474,8 @@ int il_report_trace(const struct il_run *r, const char *path)
 	return rc;
 }
 
-int il_report_records(const struct il_run *r, const char *path)
+int il_report_records(const struct il_result *r, const char *path)
 {
-	static const char *const state_names[] = { "unsent", "pending", "completed", "timed_out" };
 	FILE *f = il_file_create(path);
 
 	if (!f) {
@@ -493,10 +490,10 @@ int il_report_records(const struct il_run *r, const char *path)
 		char *text;
 
 		cJSON_AddNumberToObject(o, "id", (double)id);
-		cJSON_AddStringToObject(o, "state", state_names[r->state[id]]);
+		cJSON_AddStringToObject(o, "state", il_event_state_name(r->state[id]));
 		cJSON_AddNumberToObject(o, "kernel_ns", (double)m->kernel_ns);
 		for (int k = 0; k < IL_NSTAMPS; k++) {
-			cJSON_AddItemToArray(st, cJSON_CreateNumber((double)(k ? m->stamp_ns[k] : r->stamp0[id])));
+			cJSON_AddItemToArray(st, cJSON_CreateNumber((double)m->stamp_ns[k]));
 			cJSON_AddItemToArray(en, cJSON_CreateNumber((double)m->end_ns[k]));
 			cJSON_AddItemToArray(ti, cJSON_CreateNumber((double)m->tid[k]));
 		}

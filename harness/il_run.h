@@ -1,7 +1,12 @@
 /*
- * One `inputlat run`: the orchestrator's state from start to report.
- * il_run.c drives the run on a libuv loop; il_report.c turns the state
- * into the summary line, JSON, histograms and the trace.
+ * One `inputlat run`, inside the harness. The run goes through stages,
+ * each in a file of its own:
+ *   options    il_run_opts.c  what the user asked for, checked
+ *   preflight  il_preflight.c everything a user can get wrong, before any change
+ *   wiring     il_wiring.c    sockets and pipes from il_chain, the children spawned
+ *   loop       il_orch.c      ready, start, inject, records, liveness, stop
+ *   result     il_run.c       the struct il_result the report reads
+ * il_run.c runs them in order with one cleanup path.
  */
 #ifndef IL_RUN_H
 #define IL_RUN_H
@@ -12,21 +17,19 @@
 #include <time.h>
 #include <uv.h>
 
+#include "il_chain.h"
 #include "il_input.h"
 #include "il_knobs.h"
 #include "il_policy.h"
+#include "il_result.h"
 #include "il_run_opts.h"
 #include "il_sampler.h"
 #include "il_spawn.h"
 
-enum il_proc_id { IL_P_BROWSER, IL_P_RENDER, IL_P_VIZ, IL_P_WORKLOAD, IL_P_COUNT };
-
-enum il_event_state { IL_EV_UNSENT, IL_EV_PENDING, IL_EV_COMPLETED, IL_EV_TIMED_OUT };
-
 enum il_phase { IL_PH_STARTING, IL_PH_RUNNING, IL_PH_DRAINING, IL_PH_STOPPING, IL_PH_DONE };
 
 struct il_run {
-	struct il_run_opts *o;
+	const struct il_run_opts *o;
 	struct il_policy *policy;
 	char policy_dir[4096];
 	char children_dir[4096];
@@ -34,14 +37,14 @@ struct il_run {
 	struct timespec start_wall;
 	uint64_t start_ns, measure_start_ns, end_ns;
 	double loops_per_us;
+	uint64_t rttime_us; /* RLIMIT_RTTIME of every RT thread of the run */
 	struct il_knob_report knobs;
-	struct il_fair_server fs;
-	long long rt_runtime_us; /* at start; LLONG_MIN when unreadable */
+	long long rt_runtime_us; /* in force during the run; LLONG_MIN when unreadable */
 	int nr_cpus;
 
 	uv_loop_t loop;
-	struct il_proc procs[IL_P_COUNT];
-	int nprocs;
+	bool loop_open;
+	struct il_proc procs[IL_PROC_COUNT];
 	uv_pipe_t records;
 	struct il_frame_reader *records_reader;
 	struct il_injector *inj;
@@ -56,7 +59,7 @@ struct il_run {
 	uint64_t oldest_pending;
 	uint64_t *stamp0;
 	uint64_t *stamp0_end;
-	uint8_t *state;
+	uint8_t *state; /* enum il_event_state */
 	struct il_msg *msgs;
 	uint64_t completed, timed_out, late, stray, inject_errors;
 	uint64_t invalid_frames;
@@ -74,15 +77,29 @@ struct il_run {
 	pid_t self_tid;
 };
 
-/* `inputlat run`: returns the process exit code (0, 1 or 2). */
-int il_cmd_run(int argc, char **argv);
+/*
+ * Preflight: checks input, presenter, lock, child programs, the policy
+ * and the privilege it needs, and repairs knobs a crashed run left. Fills
+ * r->policy, r->policy_dir, r->children_dir. Returns 0 or the exit code,
+ * after one line on stderr.
+ */
+int il_preflight(struct il_run *r);
 
-/* Outputs (il_report.c). Each returns 0 or -errno after printing one line. */
-void il_report_summary(const struct il_run *r);
-int il_report_json(const struct il_run *r, const char *path);
-int il_report_hist(const struct il_run *r, const char *path);
-int il_report_hist_csv(const struct il_run *r, const char *path);
-int il_report_trace(const struct il_run *r, const char *path);
-int il_report_records(const struct il_run *r, const char *path);
+/*
+ * Wiring: creates the channels of il_chain, opens the injector, spawns
+ * every child with its fds and options, and starts reading the records.
+ * Returns 0 or a negative errno with one line in err.
+ */
+int il_wiring_start(struct il_run *r, char *err, size_t errlen);
+
+/* The loop: timers and signals on r->loop, then run until the run ends
+ * and every handle is closed. il_orch_fail stops the run with a message. */
+void il_orch_init(struct il_run *r);
+void il_orch_run(struct il_run *r);
+void il_orch_fail(struct il_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* What the loop calls back into, for the wiring to hand to the children. */
+extern const struct il_proc_events il_orch_proc_events;
+int il_orch_records_start(struct il_run *r, int fd);
 
 #endif

@@ -10,29 +10,6 @@
 #include "il_parse.h"
 #include "il_role.h"
 
-static const struct {
-	const char *name;
-	enum il_role role;
-	uint64_t default_us;
-} threads[IL_T_COUNT] = {
-	/* Defaults modelled on Chrome (issue 2); evdev decoding is a few us. */
-	[IL_T_BROWSER_EVDEV] = { "browser:evdev", IL_ROLE_EVDEV, 10 },
-	[IL_T_BROWSER_UI] = { "browser:ui", IL_ROLE_UI, 100 },
-	[IL_T_BROWSER_IO] = { "browser:io", IL_ROLE_IO, 20 },
-	[IL_T_RENDER_IO] = { "render:io", IL_ROLE_IO, 20 },
-	[IL_T_RENDER_COMP] = { "render:comp", IL_ROLE_COMPOSITOR, 150 },
-	[IL_T_RENDER_MAIN] = { "render:main", IL_ROLE_MAIN, 400 },
-	[IL_T_VIZ_IO] = { "viz:io", IL_ROLE_IO, 20 },
-	[IL_T_VIZ_COMP] = { "viz:comp", IL_ROLE_COMPOSITOR, 200 },
-	[IL_T_VIZ_GPU] = { "viz:gpu", IL_ROLE_GPU, 300 },
-	[IL_T_VIZ_DRM] = { "viz:drm", IL_ROLE_DRM, 50 },
-};
-
-const char *il_thread_name(enum il_thread_id t)
-{
-	return (unsigned)t < IL_T_COUNT ? threads[t].name : NULL;
-}
-
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static int usage_error(const char *fmt, ...)
@@ -100,7 +77,9 @@ static int parse_work(struct il_run_opts *o, const char *v)
 		return usage_error("--work: '%s' is not a number of microseconds (0..1000000)", eq + 1);
 	role = il_role_parse(name);
 	for (int t = 0; t < IL_T_COUNT; t++) {
-		if (strcmp(name, threads[t].name) == 0 || (role >= 0 && threads[t].role == (enum il_role)role)) {
+		const struct il_thread_desc *d = il_chain_thread(t);
+
+		if (strcmp(name, d->name) == 0 || (role >= 0 && d->role == (enum il_role)role)) {
 			o->work_us[t] = us;
 			matched = 1;
 		}
@@ -176,9 +155,10 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	o->hog_gap_ms = 50;
 	o->seed = 0;
 	snprintf(o->policy, sizeof(o->policy), "cfs");
-	snprintf(o->lock, sizeof(o->lock), "pthread");
+	o->lock = IL_LOCK_PTHREAD;
+	o->test.runaway_thread = o->test.garbage_proc = -1;
 	for (int t = 0; t < IL_T_COUNT; t++)
-		o->work_us[t] = threads[t].default_us;
+		o->work_us[t] = il_chain_thread(t)->default_work_us;
 
 	opterr = 0;
 	/* 0, not 1: glibc then also forgets an unfinished short-option group of an
@@ -237,14 +217,17 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 		case OPT_LOAD:
 			rc = num("load", optarg, 0, 1024, &o->load_threads);
 			break;
-		case OPT_LOCK:
-			if (strcmp(optarg, "pthread") && strcmp(optarg, "adaptive-np") &&
-			    strcmp(optarg, "il-none") && strcmp(optarg, "il-bpf"))
+		case OPT_LOCK: {
+			int k = il_lock_kind_parse(optarg);
+
+			/* tas is lock-bench's baseline, not a lock for the chain's queues. */
+			if (k < 0 || k == IL_LOCK_TAS)
 				rc = usage_error("--lock: unknown lock '%s' (use pthread, adaptive-np, il-none or il-bpf)",
 						 optarg);
 			else
-				snprintf(o->lock, sizeof(o->lock), "%s", optarg);
+				o->lock = (enum il_lock_kind)k;
 			break;
+		}
 		case OPT_POLICY:
 			if (!*optarg || strlen(optarg) >= sizeof(o->policy))
 				rc = usage_error("--policy: expected a policy name or file path");
@@ -265,24 +248,24 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			rc = num("rttime-ms", optarg, 10, 3600000, &o->rttime_ms);
 			break;
 		case OPT_RUNAWAY: {
-			int found = 0;
+			int t = il_chain_thread_parse(optarg);
 
-			for (int t = 0; t < IL_T_COUNT; t++)
-				found |= strcmp(optarg, threads[t].name) == 0;
-			if (!found)
+			if (t < 0)
 				rc = usage_error("--test-runaway: unknown thread '%s' (e.g. render:main)", optarg);
 			else
-				snprintf(o->runaway, sizeof(o->runaway), "%s", optarg);
+				o->test.runaway_thread = t;
 			break;
 		}
-		case OPT_GARBAGE:
-			if (strcmp(optarg, "browser-sim") && strcmp(optarg, "render-sim") &&
-			    strcmp(optarg, "viz-sim") && strcmp(optarg, "il-workload"))
+		case OPT_GARBAGE: {
+			int p = il_chain_proc_parse(optarg);
+
+			if (p < 0)
 				rc = usage_error("--test-garbage: unknown child '%s' (browser-sim, render-sim, viz-sim or il-workload)",
 						 optarg);
 			else
-				snprintf(o->garbage, sizeof(o->garbage), "%s", optarg);
+				o->test.garbage_proc = p;
 			break;
+		}
 		case OPT_SEED:
 			rc = num("seed", optarg, 0, UINT64_MAX, &o->seed);
 			break;

@@ -5,26 +5,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "il_chain.h"
 #include "il_input.h"
+#include "il_lock.h"
 #include "il_present.h"
 
-/* The ten pipeline threads, in hop order of their first stamp. */
-enum il_thread_id {
-	IL_T_BROWSER_EVDEV,
-	IL_T_BROWSER_UI,
-	IL_T_BROWSER_IO,
-	IL_T_RENDER_IO,
-	IL_T_RENDER_COMP,
-	IL_T_RENDER_MAIN,
-	IL_T_VIZ_IO,
-	IL_T_VIZ_COMP,
-	IL_T_VIZ_GPU,
-	IL_T_VIZ_DRM,
-	IL_T_COUNT
+/* Test hooks, never set by a normal run; gathered here so that the
+ * production path shows where they act. */
+struct il_test_hooks {
+	int runaway_thread; /* enum il_thread_id that spins forever, or -1 */
+	int garbage_proc;   /* enum il_proc_id that gets a garbage control frame, or -1 */
 };
-
-/* "browser:ui", ... */
-const char *il_thread_name(enum il_thread_id t);
 
 enum il_hog_mode { IL_HOG_MODE_BUSY, IL_HOG_MODE_BURSTY };
 
@@ -49,9 +40,8 @@ struct il_run_opts {
 	enum il_hog_mode hog_mode;
 	uint64_t hog_task_ms, hog_gap_ms;
 	uint64_t load_threads;
-	char lock[32];
-	char runaway[16]; /* test hook: this thread spins forever */
-	char garbage[16]; /* test hook: this child gets a garbage control frame */
+	enum il_lock_kind lock;
+	struct il_test_hooks test;
 	uint64_t rttime_ms; /* RLIMIT_RTTIME; 0: the run's time bound */
 	bool quiet;
 };

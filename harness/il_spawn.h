@@ -10,9 +10,8 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "il_chain.h"
 #include "il_ctl.h"
-
-#define IL_CHILD_MAX_FDS 7
 
 struct il_proc;
 

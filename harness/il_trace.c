@@ -90,7 +90,7 @@ static const char *hop_name(int k)
 
 	if (k == 0)
 		return "inject";
-	d = il_hop_get(k);
+	d = il_chain_hop(k);
 	return d && d->name ? d->name : "hop";
 }
 
@@ -188,7 +188,7 @@ static void write_message(struct builder *b, const struct il_msg *m,
 		ts = rel_us(b, m->stamp_ns[k]);
 		dur = m->end_ns[k] > m->stamp_ns[k] ? (double)(m->end_ns[k] - m->stamp_ns[k]) / 1e3 : 0;
 		/* The flip is an instant; a tiny slice keeps it visible and flow-bindable. */
-		if (k == IL_NSTAMPS - 1 && dur == 0)
+		if (k == IL_STAMP_PRESENTED && dur == 0)
 			dur = 1;
 
 		e = event_add(b, "X", hop_name(k), pid, tid);

@@ -30,7 +30,7 @@ struct il_trace_counter {
  * Writes the trace of the first `max_events` messages of msgs (0 = all)
  * to `path`. Time is in microseconds since the earliest stamp or counter
  * sample written. For every message: a slice "inject" (hop 0) on the
- * injector's thread, a slice per hop 1..12 named after il_hop_get(k) on
+ * injector's thread, a slice per hop 1..12 named after il_chain_hop(k) on
  * the thread that ran it (args event_id, hop, queue_us), and a flow with
  * id = event_id through them in hop order. Hops never reached (stamp 0)
  * are left out. Counters go on the calling process's counter tracks.

@@ -58,7 +58,7 @@ static void *watchdog_main(void *arg)
 	return NULL;
 }
 
-int il_watchdog_start(uint64_t bound_ns, const struct il_knob_report *knobs, bool *rt_prio_out)
+int il_watchdog_start(uint64_t bound_ns, const struct il_knob_report *knobs)
 {
 	pthread_condattr_t ca;
 	pthread_attr_t attr;
@@ -81,7 +81,6 @@ int il_watchdog_start(uint64_t bound_ns, const struct il_knob_report *knobs, boo
 	pthread_attr_setschedparam(&attr, &sp);
 	rc = pthread_create(&wd.th, &attr, watchdog_main, NULL);
 	pthread_attr_destroy(&attr);
-	*rt_prio_out = rc == 0;
 	if (rc == EPERM)
 		rc = pthread_create(&wd.th, NULL, watchdog_main, NULL);
 	if (rc)

@@ -17,10 +17,11 @@
 
 /*
  * Starts the watchdog; the run must end within bound_ns from now. knobs
- * (may be NULL) must stay valid until il_watchdog_stop. Returns 0 or
- * -errno. *rt_prio_out tells whether it runs at FIFO priority.
+ * (may be NULL) must stay valid until il_watchdog_stop. Without the
+ * privilege for FIFO it runs as SCHED_OTHER: then no RT work of ours can
+ * exist to starve it either. Returns 0 or -errno.
  */
-int il_watchdog_start(uint64_t bound_ns, const struct il_knob_report *knobs, bool *rt_prio_out);
+int il_watchdog_start(uint64_t bound_ns, const struct il_knob_report *knobs);
 
 /* Registers a child pid to kill on expiry (up to 8). */
 void il_watchdog_add_pid(pid_t pid);

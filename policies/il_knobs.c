@@ -22,11 +22,11 @@
 #include <unistd.h>
 
 #include "il_parse.h"
+#include "il_sysinfo.h"
 
-#define RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
-#define RT_PERIOD "/proc/sys/kernel/sched_rt_period_us"
-#define DEBUGFS "/sys/kernel/debug"
-#define FS_DIR DEBUGFS "/sched/fair_server"
+#define RT_RUNTIME IL_SYSINFO_RT_RUNTIME
+#define RT_PERIOD IL_SYSINFO_RT_PERIOD
+#define FS_DIR IL_SYSINFO_FAIR_SERVER
 #define STATE_VERSION 1
 #define STATE_MAX_BYTES 65536
 
@@ -44,130 +44,14 @@ const char *il_knobs_state_dir(void)
 	return d && *d ? d : IL_KNOBS_STATE_DIR;
 }
 
-/* Reads a one-line sysfs/procfs value without its newline. */
-static int read_value(const char *path, char *buf, size_t len)
+/* The one message for "another run holds the knobs": callers and scripts
+ * tell it by the -EBUSY / exit code 75 it comes with, never by its text. */
+static void busy_msg(char *err, size_t errlen, long pid, const char *dir)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t n = read(fd, buf, len - 1);
-	int e = errno;
-	close(fd);
-	if (n < 0)
-		return -e;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
-/* Only open/write/close: also used from il_knobs_restore_signal_safe. */
-static int write_value(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t len = strlen(val);
-	ssize_t n = write(fd, val, len);
-	int e = errno;
-	if (close(fd) != 0 && n >= 0)
-		return -errno;
-	if (n < 0)
-		return -e;
-	return (size_t)n == len ? 0 : -EIO;
-}
-
-static int read_i64(const char *path, int64_t *out)
-{
-	char buf[32];
-	int r = read_value(path, buf, sizeof(buf));
-	if (r)
-		return r;
-	return il_parse_i64(buf, INT64_MIN, INT64_MAX, out);
-}
-
-/* Linux major.minor from uname, for "does this kernel have X". */
-static bool kernel_at_least(unsigned major, unsigned minor)
-{
-	struct utsname u;
-	if (uname(&u) != 0)
-		return false;
-	char part[2][16] = { "", "" };
-	const char *s = u.release;
-	for (int i = 0; i < 2; i++) {
-		size_t n = strspn(s, "0123456789");
-		if (n == 0 || n >= sizeof(part[i]))
-			return false;
-		memcpy(part[i], s, n);
-		s += n + (s[n] == '.');
-	}
-	uint64_t ma, mi;
-	if (il_parse_u64(part[0], 0, 1000, &ma) || il_parse_u64(part[1], 0, 1000, &mi))
-		return false;
-	return ma > major || (ma == major && mi >= minor);
-}
-
-static bool debugfs_mounted(void)
-{
-	FILE *f = fopen("/proc/self/mounts", "re");
-	char line[512];
-	bool found = false;
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char dev[128], dir[256], type[64];
-		if (sscanf(line, "%127s %255s %63s", dev, dir, type) == 3 &&
-		    strcmp(dir, DEBUGFS) == 0 && strcmp(type, "debugfs") == 0)
-			found = true;
-	}
-	fclose(f);
-	return found;
-}
-
-int il_fair_server_probe(struct il_fair_server *out)
-{
-	struct il_fair_server fs = { .runtime_ns = -1, .period_ns = -1 };
-	struct stat st;
-
-	if (stat(FS_DIR, &st) == 0) {
-		fs.present = true;
-		int64_t rt, per;
-		int r = read_i64(FS_DIR "/cpu0/runtime", &rt);
-		if (r == 0)
-			r = read_i64(FS_DIR "/cpu0/period", &per);
-		if (r == 0) {
-			fs.readable = true;
-			fs.runtime_ns = rt;
-			fs.period_ns = per;
-			/* Opening for write without writing tells us whether
-			 * lockdown or permissions would let us tune it. */
-			int fd = open(FS_DIR "/cpu0/runtime", O_WRONLY | O_CLOEXEC);
-			fs.tunable = fd >= 0;
-			if (fd >= 0)
-				close(fd);
-			snprintf(fs.why, sizeof(fs.why), "%s " FS_DIR,
-				 fs.tunable ? "read and writable:" : "read, not writable:");
-		} else {
-			snprintf(fs.why, sizeof(fs.why), FS_DIR "/cpu0: %s", strerror(-r));
-		}
-	} else if (kernel_at_least(6, 12)) {
-		/* The fair server is built into every 6.12+ kernel; only its
-		 * debugfs view is missing. We do not mount debugfs ourselves:
-		 * that would change the machine behind the admin's back. */
-		fs.present = true;
-		if (errno == EPERM || errno == EACCES)
-			snprintf(fs.why, sizeof(fs.why), "debugfs locked (%s); kernel 6.12+ "
-				 "defaults assumed", strerror(errno));
-		else if (!debugfs_mounted())
-			snprintf(fs.why, sizeof(fs.why), "debugfs not mounted at " DEBUGFS
-				 "; kernel 6.12+ defaults assumed");
-		else
-			snprintf(fs.why, sizeof(fs.why), FS_DIR " missing from debugfs "
-				 "(locked down?); kernel 6.12+ defaults assumed");
-	} else {
-		snprintf(fs.why, sizeof(fs.why), "kernel older than 6.12");
-	}
-	*out = fs;
-	return 0;
+	snprintf(err, errlen,
+		 "system knobs are held by running inputlat pid %ld (state in %s/" IL_KNOBS_STATE_FILE
+		 "); wait for it to end, or run 'inputlat restore' if it is gone",
+		 pid, dir);
 }
 
 /* --- state file ----------------------------------------------------- */
@@ -178,7 +62,7 @@ static int pid_start_ticks(long pid, uint64_t *out)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	int r = read_value(path, buf, sizeof(buf));
+	int r = il_sysinfo_read_value(path, buf, sizeof(buf));
 	if (r)
 		return r;
 	/* Field 22; fields after the last ')' never contain spaces. */
@@ -405,9 +289,7 @@ static int write_state(int dfd, const char *dir, const struct il_knob_change *ch
 			struct state other;
 			char e2[8];
 			long pid = load_state(dfd, dir, &other, e2, sizeof(e2)) == 0 ? other.pid : 0;
-			snprintf(err, errlen, "system knobs are held by inputlat pid %ld (state "
-				 "file %s/" IL_KNOBS_STATE_FILE "); if that run is gone, run "
-				 "'inputlat restore'", pid, dir);
+			busy_msg(err, errlen, pid, dir);
 			r = -EBUSY;
 		} else {
 			snprintf(err, errlen, "%s/" IL_KNOBS_STATE_FILE ": %s", dir, strerror(-r));
@@ -460,39 +342,6 @@ static int plan_pair(struct plan *p, const char *rpath, const char *ppath, int64
 	return r;
 }
 
-/*
- * With CONFIG_RT_GROUP_SCHED on a cgroup-v1 cpu hierarchy the root group
- * has its own RT runtime, which the kernel requires to stay within the
- * global sched_rt_runtime_us/sched_rt_period_us ratio (EINVAL otherwise),
- * and which is what actually throttles RT tasks of the root group. Finds
- * that root's directory.
- */
-static int rt_group_root(char *dir, size_t len)
-{
-	FILE *f = fopen("/proc/self/mounts", "re");
-	char line[512];
-	int r = -ENOENT;
-	if (!f)
-		return -errno;
-	while (r && fgets(line, sizeof(line), f)) {
-		char dev[128], mnt[256], type[32], opts[256], path[300];
-		if (sscanf(line, "%127s %255s %31s %255s", dev, mnt, type, opts) != 4 ||
-		    strcmp(type, "cgroup") != 0)
-			continue;
-		char *save = NULL;
-		bool cpu = false;
-		for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
-			cpu |= strcmp(o, "cpu") == 0;
-		snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", mnt);
-		if (cpu && access(path, F_OK) == 0 && strlen(mnt) < len) {
-			strcpy(dir, mnt);
-			r = 0;
-		}
-	}
-	fclose(f);
-	return r;
-}
-
 /* The group runtime giving the same ratio as runtime/period. */
 static int64_t group_share(int64_t runtime, int64_t period, int64_t group_period)
 {
@@ -505,7 +354,7 @@ static int plan_rt(const struct il_knob_settings *k, struct plan *p, char *err, 
 {
 	int64_t cur_r, cur_p;
 	int r;
-	if ((r = read_i64(RT_RUNTIME, &cur_r)) || (r = read_i64(RT_PERIOD, &cur_p))) {
+	if ((r = il_sysinfo_read_i64(RT_RUNTIME, &cur_r)) || (r = il_sysinfo_read_i64(RT_PERIOD, &cur_p))) {
 		snprintf(err, errlen, "cannot read " RT_RUNTIME " or " RT_PERIOD ": %s",
 			 strerror(-r));
 		return r;
@@ -525,11 +374,11 @@ static int plan_rt(const struct il_knob_settings *k, struct plan *p, char *err, 
 	 * off altogether, groups included, and constrains nothing. */
 	char dir[200], gpath[256], gper_path[256];
 	int64_t g_cur = 0, g_per = 0;
-	bool group = want_r >= 0 && rt_group_root(dir, sizeof(dir)) == 0;
+	bool group = want_r >= 0 && il_sysinfo_rt_group_root(dir, sizeof(dir)) == 0;
 	if (group) {
 		snprintf(gpath, sizeof(gpath), "%s/cpu.rt_runtime_us", dir);
 		snprintf(gper_path, sizeof(gper_path), "%s/cpu.rt_period_us", dir);
-		group = read_i64(gpath, &g_cur) == 0 && read_i64(gper_path, &g_per) == 0;
+		group = il_sysinfo_read_i64(gpath, &g_cur) == 0 && il_sysinfo_read_i64(gper_path, &g_per) == 0;
 	}
 	if (!group)
 		return plan_pair(p, RT_RUNTIME, RT_PERIOD, cur_r, cur_p, want_r, want_p);
@@ -569,7 +418,7 @@ static int plan_fair_server(const struct il_knob_settings *k, struct plan *p,
 		int64_t cur_r, cur_p;
 		snprintf(rpath, sizeof(rpath), FS_DIR "/cpu%" PRIu64 "/runtime", cpu);
 		snprintf(ppath, sizeof(ppath), FS_DIR "/cpu%" PRIu64 "/period", cpu);
-		if ((r = read_i64(rpath, &cur_r)) || (r = read_i64(ppath, &cur_p))) {
+		if ((r = il_sysinfo_read_i64(rpath, &cur_r)) || (r = il_sysinfo_read_i64(ppath, &cur_p))) {
 			snprintf(err, errlen, "%s: %s", rpath, strerror(-r));
 			break;
 		}
@@ -588,7 +437,7 @@ static int undo(const struct il_knob_change *ch, size_t n, size_t *failed)
 {
 	int first = 0;
 	for (size_t i = n; i-- > 0;) {
-		int r = write_value(ch[i].path, ch[i].original);
+		int r = il_sysinfo_write_value(ch[i].path, ch[i].original);
 		if (r && !first) {
 			first = r;
 			if (failed)
@@ -612,7 +461,7 @@ int il_knobs_apply(const struct il_knob_settings *k, const char *state_dir,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	out->rt_runtime_us_before = read_i64(RT_RUNTIME, &v) == 0 ? (int)v : INT32_MIN;
+	out->rt_runtime_us_before = il_sysinfo_read_i64(RT_RUNTIME, &v) == 0 ? (int)v : INT32_MIN;
 	il_fair_server_probe(&out->fs);
 
 	if ((k->has_rt_runtime || k->has_rt_period) && (r = plan_rt(k, p, err, errlen)))
@@ -639,7 +488,7 @@ int il_knobs_apply(const struct il_knob_settings *k, const char *state_dir,
 		goto out;
 	snprintf(out->state_path, sizeof(out->state_path), "%s/" IL_KNOBS_STATE_FILE, dir);
 	for (size_t i = 0; i < p->n; i++) {
-		r = write_value(p->ch[i].path, p->ch[i].applied);
+		r = il_sysinfo_write_value(p->ch[i].path, p->ch[i].applied);
 		if (r == 0)
 			continue;
 		int u = undo(p->ch, i, NULL);
@@ -739,8 +588,7 @@ int il_knobs_restore(const char *state_dir, struct il_knob_report *restored,
 	if (r)
 		goto out;
 	if (st->pid != getpid() && state_owner_alive(st)) {
-		snprintf(err, errlen, "system knobs are held by running inputlat pid %ld; stop "
-			 "it first (it restores them itself)", st->pid);
+		busy_msg(err, errlen, st->pid, dir);
 		r = -EBUSY;
 		goto out;
 	}
@@ -798,8 +646,7 @@ int il_knobs_recover_stale(const char *state_dir, FILE *log)
 		goto out;
 	}
 	if (state_owner_alive(st)) {
-		snprintf(err, sizeof(err), "system knobs are held by running inputlat pid %ld",
-			 st->pid);
+		busy_msg(err, sizeof(err), st->pid, dir);
 		r = -EBUSY;
 		goto out;
 	}

@@ -13,24 +13,12 @@
 #include <stdio.h>
 
 #include "il_policy.h"
+#include "il_sysinfo.h"
 
 /* Used when state_dir is NULL and IL_STATE_DIR is not set. */
 #define IL_KNOBS_STATE_DIR "/run/inputlat"
 #define IL_KNOBS_STATE_FILE "knobs.state"
 #define IL_KNOBS_MAX_CHANGES 64
-
-/* The fair server defaults (kernel/sched/core.c, Linux 6.12+). */
-#define IL_FAIR_SERVER_DEFAULT_RUNTIME_NS 50000000ll
-#define IL_FAIR_SERVER_DEFAULT_PERIOD_NS 1000000000ll
-
-struct il_fair_server {
-	bool present;		/* the kernel has one (6.12+) */
-	bool readable;		/* debugfs sched/fair_server can be read */
-	bool tunable;		/* ... and opened for writing */
-	int64_t runtime_ns;	/* CPU 0's values; -1 when unreadable */
-	int64_t period_ns;
-	char why[160];		/* how we know, or why not: one phrase */
-};
 
 struct il_knob_change {
 	char path[128];
@@ -48,14 +36,6 @@ struct il_knob_report {
 
 /* The state directory: $IL_STATE_DIR, else IL_KNOBS_STATE_DIR. */
 const char *il_knobs_state_dir(void);
-
-/*
- * Looks at the fair server. present: sched/fair_server exists in debugfs,
- * or the kernel is 6.12+ and debugfs is not mounted or locked down (then
- * readable = tunable = false and the values are -1: the defaults
- * IL_FAIR_SERVER_DEFAULT_* are assumed). Always returns 0.
- */
-int il_fair_server_probe(struct il_fair_server *out);
 
 /*
  * Applies the knob settings k. Knobs already at the wanted value are left

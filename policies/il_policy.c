@@ -105,16 +105,6 @@ int il_sched_class_parse(const char *s)
 	return -EINVAL;
 }
 
-static bool is_rt(int cls)
-{
-	return cls == SCHED_FIFO || cls == SCHED_RR || cls == SCHED_DEADLINE;
-}
-
-static bool is_fair(int cls)
-{
-	return cls == SCHED_OTHER || cls == SCHED_BATCH;
-}
-
 /* Records the first error only: later ones are usually consequences. */
 __attribute__((format(printf, 3, 4)))
 static void fail(struct parse_ctx *c, int line, const char *fmt, ...)
@@ -431,7 +421,7 @@ static void check_role(struct parse_ctx *c, int role)
 	const char *rname = il_role_name((enum il_role)role);
 	const char *cname = il_sched_class_name(a->sched_class);
 
-	if (a->sched_class == SCHED_FIFO || a->sched_class == SCHED_RR) {
+	if (il_sched_class_is_rt(a->sched_class)) {
 		if (!kl[RK_PRIORITY])
 			fail(c, c->section_line[role], "[%s]: class %s needs priority = 1..99",
 			     rname, cname);
@@ -444,9 +434,9 @@ static void check_role(struct parse_ctx *c, int role)
 		fail(c, kl[RK_PRIORITY], "priority applies only to fifo and rr, not %s "
 		     "(use nice for other/batch)", cname);
 	}
-	if (kl[RK_NICE] && !is_fair(a->sched_class))
+	if (kl[RK_NICE] && !il_sched_class_is_fair(a->sched_class))
 		fail(c, kl[RK_NICE], "nice applies only to other and batch, not %s", cname);
-	if (kl[RK_SLICE] && !is_fair(a->sched_class))
+	if (kl[RK_SLICE] && !il_sched_class_is_fair(a->sched_class))
 		fail(c, kl[RK_SLICE], "slice_us applies only to other and batch, not %s",
 		     cname);
 
@@ -721,7 +711,7 @@ const struct il_knob_settings *il_policy_knobs(const struct il_policy *p)
 bool il_policy_uses_rt(const struct il_policy *p)
 {
 	for (int i = 0; i < IL_ROLE_COUNT; i++)
-		if (is_rt(p->roles[i].sched_class))
+		if (il_sched_class_needs_rttime(p->roles[i].sched_class))
 			return true;
 	return false;
 }

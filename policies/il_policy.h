@@ -87,4 +87,21 @@ const char *il_sched_class_name(int cls);
 /* The SCHED_* value for a class name, or -EINVAL. */
 int il_sched_class_parse(const char *s);
 
+/* Class predicates. fifo/rr have a priority; other/batch a nice and a
+ * slice; fifo/rr/deadline are what RLIMIT_RTTIME and the watchdog guard. */
+static inline bool il_sched_class_is_rt(int cls)
+{
+	return cls == SCHED_FIFO || cls == SCHED_RR;
+}
+
+static inline bool il_sched_class_is_fair(int cls)
+{
+	return cls == SCHED_OTHER || cls == SCHED_BATCH;
+}
+
+static inline bool il_sched_class_needs_rttime(int cls)
+{
+	return il_sched_class_is_rt(cls) || cls == SCHED_DEADLINE;
+}
+
 #endif

@@ -4,6 +4,7 @@
  * a private copy of the kernel's layout and syscall() directly.
  */
 #include "il_sched.h"
+#include "il_sysinfo.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -43,16 +44,6 @@ static int sys_sched_getattr(pid_t tid, struct il_sched_attr *attr)
 	return (int)syscall(SYS_sched_getattr, tid, attr, (unsigned)sizeof(*attr), 0u);
 }
 
-static bool class_is_fair(int cls)
-{
-	return cls == SCHED_OTHER || cls == SCHED_BATCH;
-}
-
-static bool class_is_fifo_rr(int cls)
-{
-	return cls == SCHED_FIFO || cls == SCHED_RR;
-}
-
 void il_cpuset_format(const cpu_set_t *set, char *buf, size_t len)
 {
 	size_t off = 0;
@@ -87,7 +78,7 @@ int il_sched_read(pid_t tid, struct il_sched_state *out)
 		return -errno;
 
 	struct il_sched_state s = { .sched_class = (int)attr.sched_policy };
-	if (class_is_fifo_rr(s.sched_class)) {
+	if (il_sched_class_is_rt(s.sched_class)) {
 		s.priority = (int)attr.sched_priority;
 	} else if (s.sched_class == SCHED_DEADLINE) {
 		s.dl_runtime_ns = attr.sched_runtime;
@@ -108,9 +99,9 @@ bool il_sched_matches(const struct il_role_attrs *want, const struct il_sched_st
 {
 	if (want->sched_class != got->sched_class)
 		return false;
-	if (class_is_fifo_rr(want->sched_class) && want->priority != got->priority)
+	if (il_sched_class_is_rt(want->sched_class) && want->priority != got->priority)
 		return false;
-	if (class_is_fair(want->sched_class)) {
+	if (il_sched_class_is_fair(want->sched_class)) {
 		if (want->nice != got->nice)
 			return false;
 		if (want->slice_ns && want->slice_ns != got->slice_ns)
@@ -130,24 +121,13 @@ bool il_sched_matches(const struct il_role_attrs *want, const struct il_sched_st
 	return true;
 }
 
-static void read_knob(const char *path, char *buf, size_t len)
-{
-	snprintf(buf, len, "?");
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(buf, (int)len, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-}
-
 /* One line saying what was refused and what would make it work. */
 static void explain(int e, const struct il_role_attrs *a, char *err, size_t errlen)
 {
 	const char *cname = il_sched_class_name(a->sched_class);
 	struct rlimit rl = { 0 };
 
-	if (e == EPERM && class_is_fifo_rr(a->sched_class)) {
+	if (e == EPERM && il_sched_class_is_rt(a->sched_class)) {
 		getrlimit(RLIMIT_RTPRIO, &rl);
 		snprintf(err, errlen, "%s priority %d needs CAP_SYS_NICE or RLIMIT_RTPRIO >= %d "
 			 "(RLIMIT_RTPRIO is %llu)", cname, a->priority, a->priority,
@@ -161,8 +141,10 @@ static void explain(int e, const struct il_role_attrs *a, char *err, size_t errl
 			 (unsigned long long)rl.rlim_cur);
 	} else if (e == EBUSY && a->sched_class == SCHED_DEADLINE) {
 		char rt_runtime[32], rt_period[32];
-		read_knob("/proc/sys/kernel/sched_rt_runtime_us", rt_runtime, sizeof(rt_runtime));
-		read_knob("/proc/sys/kernel/sched_rt_period_us", rt_period, sizeof(rt_period));
+		if (il_sysinfo_read_value(IL_SYSINFO_RT_RUNTIME, rt_runtime, sizeof(rt_runtime)) < 0)
+			snprintf(rt_runtime, sizeof(rt_runtime), "unreadable");
+		if (il_sysinfo_read_value(IL_SYSINFO_RT_PERIOD, rt_period, sizeof(rt_period)) < 0)
+			snprintf(rt_period, sizeof(rt_period), "unreadable");
 		snprintf(err, errlen, "SCHED_DEADLINE admission refused: runtime %" PRIu64
 			 " us per %" PRIu64 " us does not fit the free deadline bandwidth "
 			 "(sched_rt_runtime_us=%s of sched_rt_period_us=%s per CPU)",
@@ -187,7 +169,7 @@ int il_sched_apply_self(const struct il_role_attrs *a, char *err, size_t errlen)
 			 "needs the affinity of its whole root domain");
 		return -EINVAL;
 	}
-	if (class_is_fifo_rr(a->sched_class)) {
+	if (il_sched_class_is_rt(a->sched_class)) {
 		struct rlimit rl;
 		if (getrlimit(RLIMIT_RTTIME, &rl) != 0 || rl.rlim_max == RLIM_INFINITY) {
 			snprintf(err, errlen, "refusing %s without RLIMIT_RTTIME: call "
@@ -201,7 +183,7 @@ int il_sched_apply_self(const struct il_role_attrs *a, char *err, size_t errlen)
 		.size = sizeof(attr),
 		.sched_policy = (uint32_t)a->sched_class,
 	};
-	if (class_is_fifo_rr(a->sched_class)) {
+	if (il_sched_class_is_rt(a->sched_class)) {
 		attr.sched_priority = (uint32_t)a->priority;
 		attr.sched_flags = SCHED_FLAG_RESET_ON_FORK;
 	} else if (a->sched_class == SCHED_DEADLINE) {
@@ -210,7 +192,7 @@ int il_sched_apply_self(const struct il_role_attrs *a, char *err, size_t errlen)
 		attr.sched_period = a->dl_period_ns;
 		/* A deadline task may only fork with reset-on-fork set. */
 		attr.sched_flags = SCHED_FLAG_RESET_ON_FORK;
-	} else if (class_is_fair(a->sched_class)) {
+	} else if (il_sched_class_is_fair(a->sched_class)) {
 		attr.sched_nice = a->nice;
 		/* 0 asks for the default slice, dropping any custom one. */
 		attr.sched_runtime = a->slice_ns;

@@ -10,7 +10,6 @@
 
 #include "il_child.h"
 #include "il_ctl.h"
-#include "il_fds.h"
 #include "il_hog.h"
 #include "il_hop.h"
 #include "il_parse.h"
@@ -44,8 +43,8 @@ static void io_frame_cb(void *ctx, const struct il_frame *f, const struct il_msg
 	if (!ev)
 		return;
 	m = *ev;
-	il_hop_begin(&m, 4);
-	il_hop_end(&m, 4, R.io.work_us);
+	il_hop_begin(&m, IL_STAMP_RENDER_IO);
+	il_hop_end(&m, IL_STAMP_RENDER_IO, R.io.work_us);
 	il_queue_push(&R.comp_q, &m);
 }
 
@@ -58,7 +57,7 @@ static int io_setup(struct il_role_thread *t)
 	int rc;
 
 	uv_pipe_init(&t->loop, &R.from_browser, 0);
-	rc = uv_pipe_open(&R.from_browser, IL_FD_RENDER_FROM_BROWSER);
+	rc = uv_pipe_open(&R.from_browser, il_child_fd(t->child, IL_CH_BROWSER_RENDER));
 	if (rc < 0)
 		return rc;
 	return il_frame_reader_start((uv_stream_t *)&R.from_browser, io_frame_cb, io_eof_cb, NULL,
@@ -68,16 +67,16 @@ static int io_setup(struct il_role_thread *t)
 /* --- compositor thread: hops 5 and 7 ---------------------------------- */
 static void comp_cb(void *ctx, struct il_msg *m)
 {
-	if (!m->stamp_ns[6]) {
+	if (!m->stamp_ns[IL_STAMP_MAIN]) {
 		/* Input handling: forward to the main thread (Blink dispatch). */
-		il_hop_begin(m, 5);
-		il_hop_end(m, 5, R.comp.work_us);
+		il_hop_begin(m, IL_STAMP_RENDER_INPUT);
+		il_hop_end(m, IL_STAMP_RENDER_INPUT, R.comp.work_us);
 		il_queue_push(&R.main_q, m);
 		return;
 	}
 	/* Commit: the main thread's result becomes a compositor frame for viz. */
-	il_hop_begin(m, 7);
-	il_hop_end(m, 7, R.comp.work_us);
+	il_hop_begin(m, IL_STAMP_COMMIT);
+	il_hop_end(m, IL_STAMP_COMMIT, R.comp.work_us);
 	if (il_frame_send_event((uv_stream_t *)&R.to_viz, m) < 0)
 		R.send_errors++;
 }
@@ -89,7 +88,7 @@ static int comp_setup(struct il_role_thread *t)
 	if (rc < 0)
 		return rc;
 	uv_pipe_init(&t->loop, &R.to_viz, 0);
-	return uv_pipe_open(&R.to_viz, IL_FD_RENDER_TO_VIZ);
+	return uv_pipe_open(&R.to_viz, il_child_fd(t->child, IL_CH_RENDER_VIZ));
 }
 
 static void comp_teardown(struct il_role_thread *t)
@@ -100,8 +99,8 @@ static void comp_teardown(struct il_role_thread *t)
 /* --- main thread: hop 6 ----------------------------------------------- */
 static void main_cb(void *ctx, struct il_msg *m)
 {
-	il_hop_begin(m, 6);
-	il_hop_end(m, 6, R.main.work_us);
+	il_hop_begin(m, IL_STAMP_MAIN);
+	il_hop_end(m, IL_STAMP_MAIN, R.main.work_us);
 	il_queue_push(&R.comp_q, m);
 }
 
@@ -168,11 +167,11 @@ int main(int argc, char **argv)
 	R.hog_cfg.gap_ns = 50000000;
 	R.hog_cfg.pin = true;
 	R.hog_cfg.hold = true;
-	c = il_child_init(argc, argv, "render-sim", &hooks);
+	c = il_child_init(argc, argv, IL_PROC_RENDER, &hooks);
 
-	il_child_start_thread(c, &R.comp, IL_ROLE_COMPOSITOR, "render:comp", comp_setup, comp_teardown);
-	il_child_start_thread(c, &R.main, IL_ROLE_MAIN, "render:main", main_setup, main_teardown);
-	il_child_start_thread(c, &R.io, IL_ROLE_IO, "render:io", io_setup, NULL);
+	il_child_start_thread(c, &R.comp, IL_T_RENDER_COMP, comp_setup, comp_teardown);
+	il_child_start_thread(c, &R.main, IL_T_RENDER_MAIN, main_setup, main_teardown);
+	il_child_start_thread(c, &R.io, IL_T_RENDER_IO, io_setup, NULL);
 	if (R.hog_cfg.threads &&
 	    il_hog_start(&R.hog_cfg, il_child_thread_init, c, &R.hog, err, sizeof(err)) < 0)
 		il_child_fail(c, "%s", err);

@@ -1,15 +1,13 @@
 # Replays the fuzz corpora and every crash input the fuzzers found
 # (tests/fuzz/corpus/<target>/, tests/fuzz/regress/<target>/) through the
 # fuzz targets' own logic, without libFuzzer: part of the normal suite.
-if(TARGET il_harness)
-  il_add_test(test_fuzz_regress
-    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_fuzz_regress.c
-            ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_frame.c
-            ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_policy.c
-            ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_evdev.c
-            ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_cli.c
-    LIBS il_harness LABELS unit TIMEOUT 60)
-  target_include_directories(test_fuzz_regress PRIVATE ${CMAKE_CURRENT_LIST_DIR}/fuzz)
-  target_compile_definitions(test_fuzz_regress PRIVATE
-    IL_FUZZ_TREE="${CMAKE_CURRENT_LIST_DIR}/fuzz")
-endif()
+il_add_test(test_fuzz_regress
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_fuzz_regress.c
+          ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_frame.c
+          ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_policy.c
+          ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_evdev.c
+          ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_cli.c
+  LIBS il_harness LABELS unit TIMEOUT 60)
+target_include_directories(test_fuzz_regress PRIVATE ${CMAKE_CURRENT_LIST_DIR}/fuzz)
+target_compile_definitions(test_fuzz_regress PRIVATE
+  IL_FUZZ_TREE="${CMAKE_CURRENT_LIST_DIR}/fuzz")

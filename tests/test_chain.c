@@ -108,7 +108,7 @@ static void test_chain_end_to_end(void **state)
 			const char *name = thread_name_of(threads, cJSON_GetNumberValue(cJSON_GetArrayItem(ti, k)));
 
 			assert_non_null(name);
-			assert_string_equal(name, il_hop_get(k)->to);
+			assert_string_equal(name, il_chain_hop_to(il_chain_hop(k)));
 		}
 		/* The flip is learned on the drm thread. */
 		assert_string_equal(thread_name_of(threads, cJSON_GetNumberValue(cJSON_GetArrayItem(ti, 12))),

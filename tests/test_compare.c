@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "il_cmds_sweep.h"
+#include "il_cmd.h"
 
 static char dir[64];
 static char out_text[1 << 16], err_text[1 << 12];

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "il_cmds_policy.h"
+#include "il_cmd.h"
 #include "il_knobs.h"
 
 #define RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
@@ -158,7 +158,7 @@ static void test_knobs_apply_restore(void **state)
 	assert_int_equal(rep2.n, 0);
 	k.rt_runtime_us = 800000;
 	assert_int_equal(il_knobs_apply(&k, NULL, &rep2, err, sizeof(err)), -EBUSY);
-	assert_non_null(strstr(err, "system knobs are held by inputlat pid"));
+	assert_non_null(strstr(err, "system knobs are held by running inputlat pid"));
 	assert_string_equal(knob(RT_RUNTIME), "900000");
 
 	struct il_knob_report restored;
@@ -365,7 +365,7 @@ static void test_knobs_fair_server(void **state)
 }
 
 /* Runs an inputlat subcommand with stdout going to a string. */
-static int run_cmd(int (*fn)(int, char **, const char *), char *verb, char *out, size_t len)
+static int run_cmd(int (*fn)(int, char **), char *verb, char *out, size_t len)
 {
 	char path[sizeof(state_dir) + 16];
 	char *argv[] = { verb, NULL };
@@ -373,7 +373,7 @@ static int run_cmd(int (*fn)(int, char **, const char *), char *verb, char *out,
 	fflush(stdout);
 	int saved = dup(1), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	dup2(fd, 1);
-	int rc = fn(1, argv, NULL);
+	int rc = fn(1, argv);
 	fflush(stdout);
 	dup2(saved, 1);
 	close(saved);

@@ -117,26 +117,12 @@ static void test_msg_bad_type(void **state)
 	assert_string_equal(il_frame_strerror(IL_FRAME_BAD_TYPE), "bad frame type");
 }
 
-static void test_msg_hop_table(void **state)
-{
-	assert_null(il_hop_get(0));
-	assert_null(il_hop_get(13));
-	for (int k = 1; k <= IL_NHOPS; k++) {
-		assert_non_null(il_hop_get(k));
-		assert_int_equal(il_hop_get(k)->index, k);
-	}
-	/* Each hop starts where the previous one ended. */
-	for (int k = 2; k <= IL_NHOPS; k++)
-		assert_string_equal(il_hop_get(k)->from, il_hop_get(k - 1)->to);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_msg_event_round_trip), cmocka_unit_test(test_msg_control_round_trip),
 		cmocka_unit_test(test_msg_incomplete),	     cmocka_unit_test(test_msg_bad_length),
 		cmocka_unit_test(test_msg_bad_version),	     cmocka_unit_test(test_msg_bad_type),
-		cmocka_unit_test(test_msg_hop_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

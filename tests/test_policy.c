@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "il_cmds_policy.h"
+#include "il_cmd.h"
 #include "il_policy.h"
 
 static char builtin_dir[4096];
@@ -22,6 +22,8 @@ static int setup(void **state)
 {
 	const char *b = getenv("IL_BUILD_DIR");
 	snprintf(builtin_dir, sizeof(builtin_dir), "%s/policies", b ? b : ".");
+	/* The subcommands find the built-ins the way the program does. */
+	setenv("IL_POLICY_DIR", builtin_dir, 1);
 	return mkdtemp(tmp_dir) ? 0 : -1;
 }
 
@@ -266,7 +268,7 @@ static void test_policy_class_names(void **state)
 }
 
 /* Runs fn with stdout and stderr going to files; returns its exit code. */
-static int capture(int (*fn)(int, char **, const char *), int argc, char **argv,
+static int capture(int (*fn)(int, char **), int argc, char **argv,
 		   char *out, size_t outlen, char *errout, size_t errlen)
 {
 	char opath[4200], epath[4200];
@@ -279,7 +281,7 @@ static int capture(int (*fn)(int, char **, const char *), int argc, char **argv,
 	int fe = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	dup2(fo, 1);
 	dup2(fe, 2);
-	int rc = fn(argc, argv, builtin_dir);
+	int rc = fn(argc, argv);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(so, 1);

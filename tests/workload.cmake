@@ -6,7 +6,7 @@ il_add_test(test_hog SOURCES test_hog.c LIBS il_hog LABELS unit TIMEOUT 60)
 il_add_test(test_canary SOURCES test_canary.c LIBS il_workload_mods LABELS root TIMEOUT 60)
 
 # The child program over a socketpair on fd 3, as `inputlat run` uses it.
-il_add_test(test_workload SOURCES test_workload.c LIBS il_common PkgConfig::CJSON
+il_add_test(test_workload SOURCES test_workload.c LIBS il_wire PkgConfig::CJSON
             LABELS unit TIMEOUT 60)
 add_dependencies(test_workload il-workload)
 

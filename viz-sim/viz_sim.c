@@ -10,7 +10,6 @@
 
 #include "il_child.h"
 #include "il_ctl.h"
-#include "il_fds.h"
 #include "il_hop.h"
 #include "il_present.h"
 #include "il_queue.h"
@@ -47,8 +46,8 @@ static void io_frame_cb(void *ctx, const struct il_frame *f, const struct il_msg
 	if (!ev)
 		return;
 	m = *ev;
-	il_hop_begin(&m, 8);
-	il_hop_end(&m, 8, V.io.work_us);
+	il_hop_begin(&m, IL_STAMP_VIZ_IO);
+	il_hop_end(&m, IL_STAMP_VIZ_IO, V.io.work_us);
 	il_queue_push(&V.comp_q, &m);
 }
 
@@ -74,9 +73,9 @@ static int io_setup(struct il_role_thread *t)
 	uv_pipe_init(&t->loop, &V.feedback, 0);
 	uv_pipe_init(&t->loop, &V.records, 0);
 	uv_pipe_init(&t->loop, &V.from_render, 0);
-	if ((rc = uv_pipe_open(&V.feedback, IL_FD_VIZ_FEEDBACK)) < 0 ||
-	    (rc = uv_pipe_open(&V.records, IL_FD_VIZ_RECORDS)) < 0 ||
-	    (rc = uv_pipe_open(&V.from_render, IL_FD_VIZ_FROM_RENDER)) < 0)
+	if ((rc = uv_pipe_open(&V.feedback, il_child_fd(t->child, IL_CH_FEEDBACK))) < 0 ||
+	    (rc = uv_pipe_open(&V.records, il_child_fd(t->child, IL_CH_RECORDS))) < 0 ||
+	    (rc = uv_pipe_open(&V.from_render, il_child_fd(t->child, IL_CH_RENDER_VIZ))) < 0)
 		return rc;
 	return il_frame_reader_start((uv_stream_t *)&V.from_render, io_frame_cb, io_eof_cb, NULL,
 				     &V.reader);
@@ -90,8 +89,8 @@ static void io_teardown(struct il_role_thread *t)
 /* --- compositor thread: hop 9 ----------------------------------------- */
 static void comp_cb(void *ctx, struct il_msg *m)
 {
-	il_hop_begin(m, 9);
-	il_hop_end(m, 9, V.comp.work_us);
+	il_hop_begin(m, IL_STAMP_VIZ_COMP);
+	il_hop_end(m, IL_STAMP_VIZ_COMP, V.comp.work_us);
 	il_queue_push(&V.gpu_q, m);
 }
 
@@ -108,8 +107,8 @@ static void comp_teardown(struct il_role_thread *t)
 /* --- gpu thread: hop 10 ----------------------------------------------- */
 static void gpu_cb(void *ctx, struct il_msg *m)
 {
-	il_hop_begin(m, 10);
-	il_hop_end(m, 10, V.gpu.work_us);
+	il_hop_begin(m, IL_STAMP_GPU);
+	il_hop_end(m, IL_STAMP_GPU, V.gpu.work_us);
 	il_queue_push(&V.drm_q, m);
 }
 
@@ -126,8 +125,8 @@ static void gpu_teardown(struct il_role_thread *t)
 /* --- drm thread: hops 11 and 12 --------------------------------------- */
 static void drm_cb(void *ctx, struct il_msg *m)
 {
-	il_hop_begin(m, 11);
-	il_hop_end(m, 11, V.drm.work_us);
+	il_hop_begin(m, IL_STAMP_DRM);
+	il_hop_end(m, IL_STAMP_DRM, V.drm.work_us);
 	if (V.pending_head - V.pending_tail >= MAX_PENDING_FLIPS) {
 		V.flip_overflows++;
 		return;
@@ -144,9 +143,9 @@ static void flip_done_cb(void *ctx, uint64_t flip_ns, uint64_t seq)
 	if (V.pending_tail == V.pending_head)
 		return;
 	m = &V.pending[V.pending_tail++ % MAX_PENDING_FLIPS];
-	m->stamp_ns[12] = flip_ns;
-	m->tid[12] = (uint32_t)il_gettid();
-	m->end_ns[12] = il_now_ns();
+	m->stamp_ns[IL_STAMP_FLIP] = flip_ns;
+	m->tid[IL_STAMP_FLIP] = (uint32_t)il_gettid();
+	m->end_ns[IL_STAMP_FLIP] = il_now_ns();
 	V.last_flip_seq = seq;
 	il_queue_push(&V.done_q, m);
 }
@@ -197,12 +196,12 @@ static void viz_stop(struct il_child *c, cJSON *stats)
 int main(int argc, char **argv)
 {
 	static const struct il_child_hooks hooks = { .option = viz_option, .stop = viz_stop };
-	struct il_child *c = il_child_init(argc, argv, "viz-sim", &hooks);
+	struct il_child *c = il_child_init(argc, argv, IL_PROC_VIZ, &hooks);
 
-	il_child_start_thread(c, &V.io, IL_ROLE_IO, "viz:io", io_setup, io_teardown);
-	il_child_start_thread(c, &V.drm, IL_ROLE_DRM, "viz:drm", drm_setup, drm_teardown);
-	il_child_start_thread(c, &V.gpu, IL_ROLE_GPU, "viz:gpu", gpu_setup, gpu_teardown);
-	il_child_start_thread(c, &V.comp, IL_ROLE_COMPOSITOR, "viz:comp", comp_setup, comp_teardown);
+	il_child_start_thread(c, &V.io, IL_T_VIZ_IO, io_setup, io_teardown);
+	il_child_start_thread(c, &V.drm, IL_T_VIZ_DRM, drm_setup, drm_teardown);
+	il_child_start_thread(c, &V.gpu, IL_T_VIZ_GPU, gpu_setup, gpu_teardown);
+	il_child_start_thread(c, &V.comp, IL_T_VIZ_COMP, comp_setup, comp_teardown);
 	il_child_ready(c);
 	return il_child_run(c);
 }

@@ -33,7 +33,7 @@ static int check_policy(const struct il_policy *p)
 		cls = a->sched_class;
 		IL_FUZZ_CHECK(il_sched_class_name(cls) != NULL);
 		IL_FUZZ_CHECK(il_sched_class_parse(il_sched_class_name(cls)) == cls);
-		if (cls == SCHED_FIFO || cls == SCHED_RR) {
+		if (il_sched_class_is_rt(cls)) {
 			IL_FUZZ_CHECK(a->priority >= 1 && a->priority <= 99);
 			rt = true;
 		} else {
@@ -41,7 +41,7 @@ static int check_policy(const struct il_policy *p)
 		}
 		IL_FUZZ_CHECK(a->nice >= -20 && a->nice <= 19);
 		if (a->nice || a->slice_ns)
-			IL_FUZZ_CHECK(cls == SCHED_OTHER || cls == SCHED_BATCH);
+			IL_FUZZ_CHECK(il_sched_class_is_fair(cls));
 		if (cls == SCHED_DEADLINE) {
 			IL_FUZZ_CHECK(a->dl_runtime_ns > 0);
 			IL_FUZZ_CHECK(a->dl_runtime_ns <= a->dl_deadline_ns);

@@ -28,6 +28,7 @@ struct work_entry {
 };
 
 struct il_child {
+	enum il_proc_id proc;
 	const char *process;
 	struct il_child_hooks hooks;
 	struct il_policy *policy;
@@ -188,9 +189,10 @@ static void ctl_eof_cb(void *ctx, int status)
 	_exit(0);
 }
 
-struct il_child *il_child_init(int argc, char **argv, const char *process,
+struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 			       const struct il_child_hooks *hooks)
 {
+	const char *process = il_chain_proc(proc)->program;
 	struct il_child *c = calloc(1, sizeof(*c));
 	pid_t parent = 0;
 	int rc;
@@ -205,6 +207,7 @@ struct il_child *il_child_init(int argc, char **argv, const char *process,
 	signal(SIGPIPE, SIG_IGN);
 	/* Ctrl-C reaches the whole process group; the orchestrator leads the stop. */
 	signal(SIGINT, SIG_IGN);
+	c->proc = proc;
 	c->process = process;
 	c->hooks = *hooks;
 	c->lock = IL_LOCK_PTHREAD;
@@ -252,10 +255,13 @@ struct il_child *il_child_init(int argc, char **argv, const char *process,
 
 	/* The owner-aware lock needs its on-CPU source; without it the lock
 	 * would silently be a different one, so that is an error. */
-	if (c->lock == IL_LOCK_IL_BPF && il_spin_init(IL_SPIN_SOURCE_BPF, NULL) < 0) {
-		fprintf(stderr, "%s: --lock il-bpf: BPF on-CPU source unavailable: %s\n", process,
-			il_spin_source_reason());
-		exit(2);
+	{
+		char why[256];
+
+		if (il_lock_kind_prepare(c->lock, why, sizeof(why)) < 0) {
+			fprintf(stderr, "%s: --lock %s\n", process, why);
+			exit(2);
+		}
 	}
 	if (c->policy && il_policy_uses_rt(c->policy)) {
 		struct sched_param sp = { .sched_priority = CHILD_CONTROL_PRIO };
@@ -283,6 +289,11 @@ struct il_child *il_child_init(int argc, char **argv, const char *process,
 	}
 	il_frame_reader_on_invalid(c->reader, ctl_invalid_cb);
 	return c;
+}
+
+int il_child_fd(const struct il_child *c, enum il_channel ch)
+{
+	return il_chain_fd(ch, c->proc);
 }
 
 uint64_t il_child_work_us(const struct il_child *c, const char *thread_name)
@@ -383,7 +394,7 @@ static void *role_thread_main(void *arg)
 	return NULL;
 }
 
-int il_role_thread_start(struct il_child *c, struct il_role_thread *t)
+static int role_thread_start(struct il_child *c, struct il_role_thread *t)
 {
 	int rc;
 
@@ -404,14 +415,17 @@ int il_role_thread_start(struct il_child *c, struct il_role_thread *t)
 	return 0;
 }
 
-void il_child_start_thread(struct il_child *c, struct il_role_thread *t, enum il_role role,
-			   const char *name, il_role_setup_fn setup, il_role_teardown_fn teardown)
+void il_child_start_thread(struct il_child *c, struct il_role_thread *t, enum il_thread_id id,
+			   il_role_setup_fn setup, il_role_teardown_fn teardown)
 {
-	t->role = role;
-	snprintf(t->name, sizeof(t->name), "%s", name);
+	const struct il_thread_desc *d = il_chain_thread(id);
+
+	t->id = id;
+	t->role = d->role;
+	snprintf(t->name, sizeof(t->name), "%s", d->name);
 	t->setup = setup;
 	t->teardown = teardown;
-	if (il_role_thread_start(c, t) < 0)
+	if (role_thread_start(c, t) < 0)
 		il_child_fail(c, "%s", t->errmsg);
 }
 

@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 	const struct il_child_hooks hooks = {
 		.start = wl_start, .stop = wl_stop, .option = wl_option, .data = &w,
 	};
-	struct il_child *c = il_child_init(argc, argv, PROG, &hooks);
+	struct il_child *c = il_child_init(argc, argv, IL_PROC_WORKLOAD, &hooks);
 	char err[256] = "";
 	int ret;
 

@@ -1,6 +1,7 @@
 #include "il_lock.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const names[IL_LOCK_KIND_COUNT] = {
@@ -22,12 +23,47 @@ const char *il_lock_kind_name(enum il_lock_kind k)
 	return (unsigned)k < IL_LOCK_KIND_COUNT ? names[k] : "?";
 }
 
+int il_lock_kind_built(enum il_lock_kind k)
+{
+#ifdef IL_HAVE_SPIN
+	return (unsigned)k < IL_LOCK_KIND_COUNT;
+#else
+	return k == IL_LOCK_PTHREAD || k == IL_LOCK_ADAPTIVE_NP || k == IL_LOCK_TAS;
+#endif
+}
+
+int il_lock_kind_prepare(enum il_lock_kind k, char *why, size_t len)
+{
+	if (!il_lock_kind_built(k)) {
+		snprintf(why, len, "%s: built without spin/ (IL_WITH_SPIN=OFF)", il_lock_kind_name(k));
+		return -ENOTSUP;
+	}
+#ifdef IL_HAVE_SPIN
+	if (k == IL_LOCK_IL_BPF && il_spin_init(IL_SPIN_SOURCE_BPF, NULL) < 0) {
+		snprintf(why, len, "%s: BPF on-CPU source unavailable: %s", il_lock_kind_name(k),
+			 il_spin_source_reason());
+		return -ENOTSUP;
+	}
+#endif
+	return 0;
+}
+
+void il_lock_kind_release(enum il_lock_kind k)
+{
+#ifdef IL_HAVE_SPIN
+	if (k == IL_LOCK_IL_BPF)
+		il_spin_close();
+#endif
+}
+
 int il_lock_init(struct il_lock *l, enum il_lock_kind k)
 {
 	pthread_mutexattr_t a;
 	int r;
 
 	memset(l, 0, sizeof(*l));
+	if (!il_lock_kind_built(k))
+		return -ENOTSUP;
 	l->kind = k;
 	switch (k) {
 	case IL_LOCK_PTHREAD:
@@ -64,12 +100,17 @@ void il_lock_lock(struct il_lock *l)
 			while (atomic_load_explicit(&l->u.tas, memory_order_relaxed))
 				__builtin_ia32_pause();
 		}
+#ifdef IL_HAVE_SPIN
 	case IL_LOCK_IL_NONE:
 		il_spin_mutex_lock_source(&l->u.sm, IL_SPIN_SOURCE_NONE);
 		return;
 	case IL_LOCK_IL_BPF:
 		il_spin_mutex_lock_source(&l->u.sm, IL_SPIN_SOURCE_BPF);
 		return;
+#else
+	default:
+		return; /* refused by il_lock_init */
+#endif
 	}
 }
 
@@ -83,10 +124,15 @@ void il_lock_unlock(struct il_lock *l)
 	case IL_LOCK_TAS:
 		atomic_store_explicit(&l->u.tas, 0, memory_order_release);
 		return;
+#ifdef IL_HAVE_SPIN
 	case IL_LOCK_IL_NONE:
 	case IL_LOCK_IL_BPF:
 		il_spin_mutex_unlock(&l->u.sm);
 		return;
+#else
+	default:
+		return;
+#endif
 	}
 }
 

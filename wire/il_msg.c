@@ -4,28 +4,6 @@
 #include <errno.h>
 #include <string.h>
 
-static const struct il_hop_desc hops[IL_NHOPS] = {
-	{ 1, "inject->evdev", "inject", "browser:evdev" },
-	{ 2, "evdev->ui", "browser:evdev", "browser:ui" },
-	{ 3, "ui->io", "browser:ui", "browser:io" },
-	{ 4, "browser-io->render-io", "browser:io", "render:io" },
-	{ 5, "io->compositor", "render:io", "render:comp" },
-	{ 6, "compositor->main", "render:comp", "render:main" },
-	{ 7, "main->compositor", "render:main", "render:comp" },
-	{ 8, "render-comp->viz-io", "render:comp", "viz:io" },
-	{ 9, "io->viz-compositor", "viz:io", "viz:comp" },
-	{ 10, "compositor->gpu", "viz:comp", "viz:gpu" },
-	{ 11, "gpu->drm", "viz:gpu", "viz:drm" },
-	{ 12, "drm->flip", "viz:drm", "display" },
-};
-
-const struct il_hop_desc *il_hop_get(int index)
-{
-	if (index < 1 || index > IL_NHOPS)
-		return NULL;
-	return &hops[index - 1];
-}
-
 /*
  * Little-endian field access: the frame is a wire format, not a memcpy of
  * a struct, but on a little-endian host each helper compiles to one move

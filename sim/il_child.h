@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "il_chain.h"
 #include "il_lock.h"
 #include "il_role.h"
 
@@ -27,6 +28,7 @@ typedef void (*il_role_teardown_fn)(struct il_role_thread *t);
 
 struct il_role_thread {
 	struct il_child *child;
+	enum il_thread_id id; /* its row in il_chain */
 	enum il_role role;
 	char name[16]; /* "browser:ui"; at most 15 characters */
 	il_role_setup_fn setup;
@@ -60,10 +62,14 @@ struct il_child_hooks {
  * --rttime-us, --parent-pid, --work NAME=US, --lock) and hands others of
  * the form --name=value to hooks->option. Ties the process's life to the
  * orchestrator, loads the policy and opens the control channel (fd 3).
- * On failure prints one line and exits 2 (bad options) or 1.
+ * proc names the process (il_chain). On failure prints one line and
+ * exits 2 (bad options) or 1.
  */
-struct il_child *il_child_init(int argc, char **argv, const char *process,
+struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 			       const struct il_child_hooks *hooks);
+
+/* The fd this process holds for a channel of the chain (il_chain_fd). */
+int il_child_fd(const struct il_child *c, enum il_channel ch);
 
 /* The work configured for a thread name (0 when none). */
 uint64_t il_child_work_us(const struct il_child *c, const char *thread_name);
@@ -77,17 +83,12 @@ uv_loop_t *il_child_loop(struct il_child *c);
 void *il_child_data(const struct il_child *c);
 
 /*
- * Starts a role thread and waits until its setup ran. Returns 0 or -errno
- * (t->errmsg holds one line). Fill role, name, setup, teardown, data first.
+ * Starts chain thread `id` (its name and role from il_chain) in t, and
+ * waits until its setup ran on it. On failure reports the error to the
+ * orchestrator and exits (il_child_fail).
  */
-int il_role_thread_start(struct il_child *c, struct il_role_thread *t);
-
-/*
- * Fills t and starts it with il_role_thread_start; on failure reports the
- * error to the orchestrator and exits (il_child_fail).
- */
-void il_child_start_thread(struct il_child *c, struct il_role_thread *t, enum il_role role,
-			   const char *name, il_role_setup_fn setup, il_role_teardown_fn teardown);
+void il_child_start_thread(struct il_child *c, struct il_role_thread *t, enum il_thread_id id,
+			   il_role_setup_fn setup, il_role_teardown_fn teardown);
 
 /* Tells the thread to run its teardown and joins it. Main thread only. */
 void il_role_thread_stop(struct il_role_thread *t);

@@ -1,6 +1,7 @@
 /*
  * One interface over the locks the project compares, so lock-bench and the
- * harness's hop queues can switch lock by name.
+ * harness's hop queues can switch lock by name. The il-* kinds are spin/'s
+ * mutex; a build without spin/ (IL_WITH_SPIN=OFF) refuses them by name.
  */
 #ifndef IL_LOCK_H
 #define IL_LOCK_H
@@ -9,7 +10,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#ifdef IL_HAVE_SPIN
 #include "il_spin.h"
+#endif
 
 enum il_lock_kind {
 	IL_LOCK_PTHREAD,     /* "pthread": pthread_mutex_t, default type */
@@ -26,7 +29,9 @@ struct il_lock {
 	union {
 		pthread_mutex_t pm;
 		_Atomic uint32_t tas;
+#ifdef IL_HAVE_SPIN
 		struct il_spin_mutex sm;
+#endif
 	} u;
 };
 
@@ -36,11 +41,24 @@ int il_lock_kind_parse(const char *s);
 /* Kind to its name above; "?" for an invalid value. */
 const char *il_lock_kind_name(enum il_lock_kind k);
 
+/* True when this build has the kind (the il-* kinds need spin/). */
+int il_lock_kind_built(enum il_lock_kind k);
+
+/*
+ * Makes kind k usable in this process: il-bpf loads its BPF on-CPU source
+ * (il_spin_init). Returns 0, or -ENOTSUP with one phrase in why ("built
+ * without spin/ ...", "BPF on-CPU source unavailable: ..."). Pair with
+ * il_lock_kind_release.
+ */
+int il_lock_kind_prepare(enum il_lock_kind k, char *why, size_t len);
+void il_lock_kind_release(enum il_lock_kind k);
+
 /*
  * Initialises l as kind k. For IL_LOCK_IL_BPF the BPF records come from
  * il_spin_init(), which the program calls once beforehand (a harness
  * reports il_spin_source_get()/il_spin_source_reason()); without them the
- * lock behaves as il-none. Returns 0 or a negative errno.
+ * lock behaves as il-none. Returns 0 or a negative errno (-ENOTSUP for a
+ * kind this build does not have).
  */
 int il_lock_init(struct il_lock *l, enum il_lock_kind k);
 void il_lock_lock(struct il_lock *l);

@@ -8,13 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Stamps 0..12: stamp 0 is the injector's write, stamp k the start of hop k. */
-#define IL_NSTAMPS 13
-#define IL_NHOPS 12
+#include "il_chain.h"
 
 struct il_msg {
 	uint64_t event_id;
-	/* CLOCK_MONOTONIC ns when hop k's handler started (0 = not reached). */
+	/* CLOCK_MONOTONIC ns when hop k's handler started (0 = not reached);
+	 * indexed by enum il_stamp. */
 	uint64_t stamp_ns[IL_NSTAMPS];
 	/* CLOCK_MONOTONIC ns when hop k's handler finished its work. */
 	uint64_t end_ns[IL_NSTAMPS];
@@ -23,17 +22,6 @@ struct il_msg {
 	/* Kernel timestamp of the input event (evdev time), 0 if unknown. */
 	uint64_t kernel_ns;
 };
-
-/* One row of DESIGN.md's hop table. */
-struct il_hop_desc {
-	int index;
-	const char *name; /* short, e.g. "ui->io" */
-	const char *from;
-	const char *to;
-};
-
-/* Hop k (1..12), or NULL when out of range. */
-const struct il_hop_desc *il_hop_get(int index);
 
 /*
  * Frames. Every cross-process message is

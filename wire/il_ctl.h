@@ -23,9 +23,6 @@
 
 #include "il_msg.h"
 
-/* The fds a child inherits (see harness/il_spawn.c). */
-#define IL_FD_CONTROL 3
-
 struct il_frame_reader;
 
 /* Called per valid frame; json is parsed for CONTROL frames (NULL for EVENT). */

@@ -1,0 +1,29 @@
+/*
+ * The header every machine-readable output of the project starts with
+ * (STYLE.md): file_version, cmdline, start_time, kernel. One writer, so
+ * the run report, `check --json`, `reproduce --json` and the benchmarks
+ * cannot drift apart.
+ */
+#ifndef IL_HEADER_H
+#define IL_HEADER_H
+
+#include <cjson/cJSON.h>
+#include <time.h>
+
+/* prog and argv[0..argc) joined with spaces ("inputlat run --events 5").
+ * Caller frees; NULL when out of memory. */
+char *il_cmdline_join(const char *prog, int argc, char *const *argv);
+
+/* start as ISO 8601 UTC ("2026-12-03T08:49:25Z") into buf (>= 21 bytes);
+ * the current time when start is NULL. */
+void il_time_iso(const struct timespec *start, char *buf, size_t len);
+
+/*
+ * A new object whose first keys are file_version, cmdline, start_time
+ * (start, or now when NULL) and kernel {release, version, machine,
+ * nr_cpus}. Callers add their own keys, to it and to "kernel". NULL when
+ * out of memory; the caller owns the object.
+ */
+cJSON *il_header_new(int file_version, const char *cmdline, const struct timespec *start);
+
+#endif

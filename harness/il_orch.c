@@ -1,0 +1,492 @@
+/*
+ * The run's loop, on the orchestrator's thread: children report ready, the
+ * run starts, mouse-downs are injected on a jittered timer, finished
+ * records come back from viz-sim, a tick expires events and pings the
+ * children, and a stop collects every child's stats and exit.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "il_clock.h"
+#include "il_ctl.h"
+#include "il_run.h"
+
+#define TICK_MS 20
+#define READY_TIMEOUT_MS 10000
+#define STOP_TIMEOUT_MS 1500
+#define PING_INTERVAL_MS 250
+#define PING_DEAD_MS 1500
+
+static void run_stop(struct il_run *r);
+static void inject_cb(uv_timer_t *t);
+
+/* --- small helpers ----------------------------------------------------- */
+static uint64_t rng_next(struct il_run *r)
+{
+	/* splitmix64: good enough for pacing jitter, reproducible with --seed. */
+	uint64_t z = (r->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void send_all(struct il_run *r, const char *type)
+{
+	for (int i = 0; i < IL_PROC_COUNT; i++)
+		if (r->procs[i].spawned && !r->procs[i].exited)
+			il_ctl_send_type((uv_stream_t *)&r->procs[i].ctl, type);
+}
+
+static void kill_all(struct il_run *r)
+{
+	for (int i = 0; i < IL_PROC_COUNT; i++)
+		il_proc_kill(&r->procs[i]);
+}
+
+/* --- failure and stop -------------------------------------------------- */
+void il_orch_fail(struct il_run *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->phase >= IL_PH_STOPPING && r->exit_code)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->fail_msg, sizeof(r->fail_msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "inputlat: %s\n", r->fail_msg);
+	r->exit_code = 1;
+	/* A failed run does not wait for goodbyes: the children are ours, by pid. */
+	kill_all(r);
+	uv_timer_stop(&r->inject_timer);
+	r->phase = IL_PH_STOPPING;
+	r->phase_deadline_ns = il_now_ns() + il_ms_to_ns(STOP_TIMEOUT_MS);
+}
+
+static bool all_exited(const struct il_run *r)
+{
+	for (int i = 0; i < IL_PROC_COUNT; i++)
+		if (r->procs[i].spawned && !r->procs[i].exited)
+			return false;
+	return true;
+}
+
+static void run_finish(struct il_run *r)
+{
+	r->phase = IL_PH_DONE;
+	r->end_ns = il_now_ns();
+	uv_timer_stop(&r->inject_timer);
+	uv_timer_stop(&r->release_timer);
+	uv_timer_stop(&r->tick_timer);
+	uv_stop(&r->loop);
+}
+
+static void run_stop(struct il_run *r)
+{
+	if (r->phase >= IL_PH_STOPPING)
+		return;
+	uv_timer_stop(&r->inject_timer);
+	r->phase = IL_PH_STOPPING;
+	r->phase_deadline_ns = il_now_ns() + il_ms_to_ns(STOP_TIMEOUT_MS);
+	send_all(r, "stop");
+}
+
+/* --- children ---------------------------------------------------------- */
+static struct il_run *proc_run(struct il_proc *p)
+{
+	return p->data;
+}
+
+static void on_all_ready(struct il_run *r)
+{
+	r->phase = IL_PH_RUNNING;
+	r->measure_start_ns = il_now_ns();
+	if (r->o->trace_path) {
+		r->sampler = il_sampler_new(r->threads, r->nr_cpus, 100000);
+		il_sampler_tick(r->sampler, r->measure_start_ns);
+		r->last_sample_ns = r->measure_start_ns;
+	}
+	send_all(r, "start");
+	/* A short settle before the first event so "start" is handled everywhere. */
+	if (r->inj && r->o->events)
+		uv_timer_start(&r->inject_timer, inject_cb, 20, 0);
+	else if (r->o->input.kind != IL_INPUT_EVDEV)
+		r->phase = IL_PH_DRAINING; /* nothing to inject: just run for --duration-ms */
+}
+
+static void proc_control(struct il_proc *p, cJSON *msg)
+{
+	struct il_run *r = proc_run(p);
+	const cJSON *type = cJSON_GetObjectItemCaseSensitive(msg, "type");
+
+	if (!cJSON_IsString(type))
+		return;
+	if (strcmp(type->valuestring, "ready") == 0 && !p->ready) {
+		const cJSON *t;
+
+		p->ready = true;
+		cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(msg, "threads"))
+			cJSON_AddItemToArray(r->threads, cJSON_Duplicate(t, 1));
+		for (int i = 0; i < IL_PROC_COUNT; i++)
+			if (!r->procs[i].ready)
+				return;
+		if (r->phase == IL_PH_STARTING)
+			on_all_ready(r);
+	} else if (strcmp(type->valuestring, "pong") == 0) {
+		p->pong_ns = il_now_ns();
+		p->ping_sent_ns = 0;
+	} else if (strcmp(type->valuestring, "stats") == 0) {
+		cJSON_Delete(p->stats_msg);
+		p->stats_msg = cJSON_Duplicate(msg, 1);
+		p->stats_received = true;
+	} else if (strcmp(type->valuestring, "error") == 0) {
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "message");
+
+		il_orch_fail(r, "%s: %s", p->name, cJSON_IsString(m) ? m->valuestring : "failed");
+		/* A policy that cannot be applied is the user's to fix: exit 2. */
+		if (r->phase_deadline_ns && !p->ready)
+			r->exit_code = 2;
+	}
+}
+
+static void proc_exited(struct il_proc *p)
+{
+	struct il_run *r = proc_run(p);
+	char how[128];
+
+	il_proc_describe_exit(p, how, sizeof(how));
+	if (r->phase < IL_PH_STOPPING) {
+		il_orch_fail(r, "%s died (%s); stopping the run", p->name, how);
+	} else if (!r->exit_code && r->phase == IL_PH_STOPPING &&
+		   (p->term_signal || p->exit_status != 0)) {
+		/* A child that fails on its way out (a sanitizer report, a crash in
+		 * teardown) fails the run: its results may be wrong too. */
+		fprintf(stderr, "inputlat: %s failed while stopping (%s)\n", p->name, how);
+		snprintf(r->fail_msg, sizeof(r->fail_msg), "%s failed while stopping (%s)", p->name, how);
+		r->exit_code = 1;
+	}
+}
+
+static void proc_control_eof(struct il_proc *p)
+{
+	/* The exit callback tells what happened; nothing to do here. */
+}
+
+static void proc_invalid(struct il_proc *p, int err)
+{
+	il_orch_fail(proc_run(p), "%s sent an invalid control frame (%s); stopping the run", p->name,
+		 il_frame_strerror(err));
+}
+
+const struct il_proc_events il_orch_proc_events = {
+	.control = proc_control,
+	.exited = proc_exited,
+	.control_eof = proc_control_eof,
+	.invalid = proc_invalid,
+};
+
+/* Test hook (--test-garbage CHILD): bytes that are no frame, on its control channel. */
+static void send_garbage(struct il_run *r)
+{
+	static const char junk[16] = "\xff\xff\xff\x7fgarbage!!!!!";
+	uv_buf_t b = uv_buf_init((char *)junk, sizeof(junk));
+
+	r->garbage_sent = true;
+	for (int i = 0; i < IL_PROC_COUNT; i++)
+		if (i == r->o->test.garbage_proc && !r->procs[i].exited)
+			uv_try_write((uv_stream_t *)&r->procs[i].ctl, &b, 1);
+}
+
+/* --- records from viz -------------------------------------------------- */
+static void record_frame_cb(void *ctx, const struct il_frame *f, const struct il_msg *m, cJSON *json)
+{
+	struct il_run *r = ctx;
+	uint64_t id;
+
+	if (!m)
+		return;
+	id = m->event_id;
+	if (r->o->input.kind == IL_INPUT_EVDEV && id >= 1 && id <= r->capacity &&
+	    r->state[id] == IL_EV_UNSENT) {
+		/* A physical mouse: the kernel's timestamp of the press is stamp 0. */
+		r->stamp0[id] = r->stamp0_end[id] = m->kernel_ns;
+		r->state[id] = IL_EV_PENDING;
+		if (id > r->nsent)
+			r->nsent = id;
+	}
+	if (id < 1 || id > r->nsent) {
+		r->stray++;
+		return;
+	}
+	if (r->state[id] != IL_EV_PENDING) {
+		r->late++;
+		return;
+	}
+	r->msgs[id] = *m;
+	r->msgs[id].stamp_ns[IL_STAMP_INJECT] = r->stamp0[id];
+	r->msgs[id].end_ns[IL_STAMP_INJECT] = r->stamp0_end[id];
+	r->msgs[id].tid[IL_STAMP_INJECT] = (uint32_t)r->self_tid;
+	if (m->stamp_ns[IL_STAMP_PRESENTED] - r->stamp0[id] > il_ms_to_ns(r->o->timeout_ms)) {
+		r->state[id] = IL_EV_TIMED_OUT;
+		r->timed_out++;
+	} else {
+		r->state[id] = IL_EV_COMPLETED;
+		r->completed++;
+	}
+}
+
+static void record_eof_cb(void *ctx, int status)
+{
+}
+
+/* --- injection --------------------------------------------------------- */
+static void release_cb(uv_timer_t *t)
+{
+	struct il_run *r = t->data;
+
+	il_injector_release(r->inj);
+}
+
+static void inject_cb(uv_timer_t *t)
+{
+	struct il_run *r = t->data;
+	uint64_t id, base_ns, delay_ns, jitter;
+	int rc;
+
+	if (r->phase != IL_PH_RUNNING)
+		return;
+	if (r->nsent >= r->o->events || r->nsent >= r->capacity) {
+		r->phase = IL_PH_DRAINING;
+		return;
+	}
+	id = r->nsent + 1;
+	rc = il_injector_press(r->inj, &r->stamp0[id]);
+	r->stamp0_end[id] = il_now_ns();
+	if (rc < 0) {
+		r->inject_errors++;
+		if (rc == -EPIPE) {
+			/* browser-sim is gone: its exit callback (moments away) names it
+			 * and the signal; the tick fails the run if that never comes. */
+			r->inject_epipe_ns = il_now_ns();
+			return;
+		}
+		if (rc != -EAGAIN) {
+			il_orch_fail(r, "injecting mouse-down %llu: %s", (unsigned long long)id, strerror(-rc));
+			return;
+		}
+	} else {
+		r->nsent = id;
+		r->state[id] = IL_EV_PENDING;
+		uv_timer_start(&r->release_timer, release_cb, il_injector_hold_ns(r->inj) / 1000000 + 1, 0);
+	}
+	/* +-10% jitter so the pacing never phase-locks with the 60 Hz vblank. */
+	base_ns = il_ms_to_ns(r->o->interval_ms);
+	if (!il_injector_next_delay(r->inj, base_ns, &delay_ns)) {
+		r->phase = IL_PH_DRAINING;
+		return;
+	}
+	if (delay_ns == base_ns) {
+		jitter = rng_next(r) % (base_ns / 5 + 1);
+		delay_ns = base_ns - base_ns / 10 + jitter;
+	}
+	if (r->nsent >= r->o->events) {
+		r->phase = IL_PH_DRAINING;
+		return;
+	}
+	uv_timer_start(&r->inject_timer, inject_cb, (delay_ns + 500000) / 1000000, 0);
+}
+
+/* --- the periodic tick: timeouts, liveness, phase changes -------------- */
+static void expire_events(struct il_run *r, uint64_t now)
+{
+	uint64_t limit = il_ms_to_ns(r->o->timeout_ms);
+
+	while (r->oldest_pending < r->nsent) {
+		uint64_t id = r->oldest_pending + 1;
+
+		if (r->state[id] == IL_EV_PENDING) {
+			if (now - r->stamp0[id] <= limit)
+				break;
+			r->state[id] = IL_EV_TIMED_OUT;
+			r->timed_out++;
+		}
+		r->oldest_pending = id;
+	}
+}
+
+static void check_liveness(struct il_run *r, uint64_t now)
+{
+	for (int i = 0; i < IL_PROC_COUNT; i++) {
+		struct il_proc *p = &r->procs[i];
+
+		if (!p->spawned || p->exited)
+			continue;
+		if (p->ping_sent_ns && now - p->ping_sent_ns > il_ms_to_ns(PING_DEAD_MS)) {
+			il_orch_fail(r, "%s stopped answering (no reply for %d ms); stopping the run", p->name,
+				 PING_DEAD_MS);
+			return;
+		}
+		if (!p->ping_sent_ns && now - p->pong_ns > il_ms_to_ns(PING_INTERVAL_MS)) {
+			cJSON *o = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(o, "type", "ping");
+			cJSON_AddNumberToObject(o, "seq", (double)++p->ping_seq);
+			il_ctl_send((uv_stream_t *)&p->ctl, o);
+			cJSON_Delete(o);
+			p->ping_sent_ns = now;
+		}
+	}
+}
+
+static void tick_cb(uv_timer_t *t)
+{
+	struct il_run *r = t->data;
+	uint64_t now = il_now_ns();
+
+	switch (r->phase) {
+	case IL_PH_STARTING:
+		if (now > r->phase_deadline_ns) {
+			for (int i = 0; i < IL_PROC_COUNT; i++)
+				if (!r->procs[i].ready) {
+					il_orch_fail(r, "%s did not report ready within %d ms", r->procs[i].name,
+						 READY_TIMEOUT_MS);
+					return;
+				}
+		}
+		break;
+	case IL_PH_RUNNING:
+	case IL_PH_DRAINING:
+		if (r->sampler && now - r->last_sample_ns >= il_ms_to_ns(IL_SAMPLER_PERIOD_MS)) {
+			il_sampler_tick(r->sampler, now);
+			r->last_sample_ns = now;
+		}
+		if (r->inject_epipe_ns && now - r->inject_epipe_ns > il_ms_to_ns(500)) {
+			il_orch_fail(r, "browser-sim closed its input pipe; stopping the run");
+			return;
+		}
+		expire_events(r, now);
+		check_liveness(r, now);
+		if (r->o->test.garbage_proc >= 0 && !r->garbage_sent &&
+		    now - r->measure_start_ns > il_ms_to_ns(300))
+			send_garbage(r);
+		if (r->phase == IL_PH_RUNNING && r->o->input.kind == IL_INPUT_EVDEV &&
+		    r->nsent >= r->o->events)
+			r->phase = IL_PH_DRAINING;
+		if (r->phase == IL_PH_RUNNING && !r->inj && r->o->input.kind != IL_INPUT_EVDEV)
+			r->phase = IL_PH_DRAINING;
+		if (r->phase == IL_PH_DRAINING && r->oldest_pending >= r->nsent &&
+		    now - r->measure_start_ns >= il_ms_to_ns(r->o->duration_ms))
+			run_stop(r);
+		break;
+	case IL_PH_STOPPING:
+		/* Children send their stats and exit; we wait for every exit. */
+		if (all_exited(r)) {
+			run_finish(r);
+		} else if (now > r->phase_deadline_ns) {
+			for (int i = 0; i < IL_PROC_COUNT; i++)
+				if (r->procs[i].spawned && !r->procs[i].exited && !r->exit_code)
+					fprintf(stderr, "inputlat: %s did not exit after stop; killing it\n",
+						r->procs[i].name);
+			kill_all(r);
+			if (now > r->phase_deadline_ns + il_ms_to_ns(500))
+				run_finish(r);
+		}
+		break;
+	case IL_PH_DONE:
+		break;
+	}
+}
+
+static void signal_cb(uv_signal_t *s, int signum)
+{
+	struct il_run *r = s->data;
+
+	if (r->phase >= IL_PH_STOPPING) {
+		/* A second signal: no more waiting. */
+		kill_all(r);
+		run_finish(r);
+		return;
+	}
+	fprintf(stderr, "inputlat: %s: stopping, writing results for the events so far\n",
+		strsignal(signum));
+	r->interrupted = true;
+	run_stop(r);
+}
+
+int il_orch_records_start(struct il_run *r, int fd)
+{
+	int rc;
+
+	uv_pipe_init(&r->loop, &r->records, 0);
+	rc = uv_pipe_open(&r->records, fd);
+	if (rc == 0)
+		rc = il_frame_reader_start((uv_stream_t *)&r->records, record_frame_cb, record_eof_cb, r,
+					   &r->records_reader);
+	return rc;
+}
+
+static void walk_close_cb(uv_handle_t *h, void *arg)
+{
+	if (!uv_is_closing(h))
+		uv_close(h, NULL);
+}
+
+void il_orch_init(struct il_run *r)
+{
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+
+	uv_loop_init(&r->loop);
+	r->loop_open = true;
+	uv_timer_init(&r->loop, &r->inject_timer);
+	uv_timer_init(&r->loop, &r->release_timer);
+	uv_timer_init(&r->loop, &r->tick_timer);
+	r->inject_timer.data = r->release_timer.data = r->tick_timer.data = r;
+	for (int i = 0; i < 3; i++) {
+		uv_signal_init(&r->loop, &r->sig[i]);
+		r->sig[i].data = r;
+		uv_signal_start(&r->sig[i], signal_cb, sigs[i]);
+	}
+	signal(SIGPIPE, SIG_IGN);
+	r->phase = IL_PH_STARTING;
+	r->phase_deadline_ns = il_now_ns() + il_ms_to_ns(READY_TIMEOUT_MS);
+}
+
+void il_orch_run(struct il_run *r)
+{
+	uv_timer_start(&r->tick_timer, tick_cb, TICK_MS, TICK_MS);
+	uv_run(&r->loop, UV_RUN_DEFAULT);
+
+	/* Close everything, then let the loop deliver the close callbacks. */
+	for (int i = 0; i < IL_PROC_COUNT; i++)
+		il_proc_close(&r->procs[i]);
+	r->invalid_frames = il_frame_reader_invalid(r->records_reader);
+	il_frame_reader_free(r->records_reader);
+	r->records_reader = NULL;
+	uv_walk(&r->loop, walk_close_cb, NULL);
+	uv_run(&r->loop, UV_RUN_DEFAULT);
+	uv_loop_close(&r->loop);
+	r->loop_open = false;
+
+	for (int i = 0; i < IL_PROC_COUNT; i++) {
+		const cJSON *s = r->procs[i].stats_msg;
+		const cJSON *inv = s ? cJSON_GetObjectItemCaseSensitive(s, "invalid_frames") : NULL;
+
+		if (cJSON_IsNumber(inv))
+			r->invalid_frames += (uint64_t)inv->valuedouble;
+	}
+	if (r->end_ns == 0)
+		r->end_ns = il_now_ns();
+	/* Events that never came back keep their injection stamp for the records. */
+	for (uint64_t id = 1; id <= r->nsent; id++) {
+		if (r->state[id] == IL_EV_COMPLETED)
+			continue;
+		r->msgs[id].event_id = id;
+		r->msgs[id].stamp_ns[IL_STAMP_INJECT] = r->stamp0[id];
+		r->msgs[id].end_ns[IL_STAMP_INJECT] = r->stamp0_end[id];
+		r->msgs[id].tid[IL_STAMP_INJECT] = (uint32_t)r->self_tid;
+	}
+}

@@ -1,0 +1,78 @@
+/*
+ * What this machine's scheduler is and lets a run do, read in one place:
+ * procfs/sysfs values, the kernel version, the privilege RT needs, RT
+ * group scheduling and the fair server. `run`, `check`, the knobs and the
+ * per-thread scheduling code all ask here, so they cannot disagree.
+ */
+#ifndef IL_SYSINFO_H
+#define IL_SYSINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define IL_SYSINFO_RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
+#define IL_SYSINFO_RT_PERIOD "/proc/sys/kernel/sched_rt_period_us"
+#define IL_SYSINFO_DEBUGFS "/sys/kernel/debug"
+#define IL_SYSINFO_FAIR_SERVER IL_SYSINFO_DEBUGFS "/sched/fair_server"
+
+/* The fair server defaults (kernel/sched/core.c, Linux 6.12+). */
+#define IL_FAIR_SERVER_DEFAULT_RUNTIME_NS 50000000ll
+#define IL_FAIR_SERVER_DEFAULT_PERIOD_NS 1000000000ll
+
+/* Reads a one-line procfs/sysfs value without its newline. 0 or -errno. */
+int il_sysinfo_read_value(const char *path, char *buf, size_t len);
+
+/* Writes a value with open/write/close only (async-signal-safe). 0 or -errno. */
+int il_sysinfo_write_value(const char *path, const char *val);
+
+/* A value that must be a decimal integer. 0, -errno or -EINVAL. */
+int il_sysinfo_read_i64(const char *path, int64_t *out);
+
+/* sched_rt_runtime_us and sched_rt_period_us in force. 0 or -errno. */
+int il_sysinfo_rt_runtime_us(int64_t *out);
+int il_sysinfo_rt_period_us(int64_t *out);
+
+/* True when the running kernel is at least major.minor (from uname). */
+bool il_sysinfo_kernel_at_least(unsigned major, unsigned minor);
+
+/* True when capability cap (CAP_SYS_NICE, ...) is effective. */
+bool il_sysinfo_cap_effective(int cap);
+
+/* True when this process may use SCHED_FIFO/RR at priority prio: root,
+ * CAP_SYS_NICE, or RLIMIT_RTPRIO >= prio. */
+bool il_sysinfo_may_use_rt(int prio);
+
+/*
+ * RT group scheduling: with CONFIG_RT_GROUP_SCHED on a cgroup-v1 cpu
+ * hierarchy the root group has its own RT runtime (cpu.rt_runtime_us),
+ * which must stay within the global ratio. Writes the root group's
+ * directory into dir. 0, or -ENOENT when no hierarchy exposes one.
+ */
+int il_sysinfo_rt_group_root(char *dir, size_t len);
+
+/*
+ * A kernel config option as the boot config file says it (/boot/config-
+ * RELEASE): "y", "m" or "n" (for "is not set") in val. 0, -ENOENT when
+ * the option is absent, or -errno of opening the file.
+ */
+int il_sysinfo_kconfig(const char *option, char *val, size_t len);
+
+struct il_fair_server {
+	bool present;	   /* the kernel has one (6.12+) */
+	bool readable;	   /* debugfs sched/fair_server can be read */
+	bool tunable;	   /* ... and opened for writing */
+	int64_t runtime_ns; /* CPU 0's values; -1 when unreadable */
+	int64_t period_ns;
+	char why[160];	   /* how we know, or why not: one phrase */
+};
+
+/*
+ * Looks at the fair server. present: sched/fair_server exists in debugfs,
+ * or the kernel is 6.12+ and debugfs is not mounted or locked down (then
+ * readable = tunable = false and the values are -1: the defaults
+ * IL_FAIR_SERVER_DEFAULT_* are in force). Always returns 0.
+ */
+int il_fair_server_probe(struct il_fair_server *out);
+
+#endif
