@@ -24,6 +24,7 @@ struct browser {
 	uv_poll_t poll;
 	uint64_t next_event_id;
 	uint64_t press_stamp_ns;
+	uint32_t press_cpu;
 	/* ui thread */
 	struct il_queue ui_q;
 	/* io thread */
@@ -46,6 +47,7 @@ static void evdev_press_cb(void *ctx, uint64_t kernel_ns)
 	m.kernel_ns = kernel_ns;
 	m.stamp_ns[IL_STAMP_EVDEV] = B.press_stamp_ns;
 	m.tid[IL_STAMP_EVDEV] = (uint32_t)il_gettid();
+	m.cpu[IL_STAMP_EVDEV] = B.press_cpu;
 	il_hop_end(&m, IL_STAMP_EVDEV, B.evdev.work_us);
 	il_queue_push(&B.ui_q, &m);
 }
@@ -56,6 +58,7 @@ static void evdev_poll_cb(uv_poll_t *h, int status, int events)
 
 	/* Hop 1 starts when the evdev thread wakes to read. */
 	B.press_stamp_ns = il_now_ns();
+	B.press_cpu = il_cpu_now();
 	rc = il_input_reader_dispatch(B.reader, evdev_press_cb, NULL);
 	if (rc == -EPIPE || (rc < 0 && rc != -EAGAIN))
 		uv_poll_stop(h); /* input closed: the run is ending */

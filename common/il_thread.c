@@ -16,6 +16,13 @@ pid_t il_gettid(void)
 	return tid;
 }
 
+uint32_t il_cpu_now(void)
+{
+	int cpu = sched_getcpu();
+
+	return cpu < 0 ? UINT32_MAX : (uint32_t)cpu;
+}
+
 int il_thread_pin_init(int cpu, il_thread_init_fn init, void *init_ctx, enum il_role role,
 		       const char *name, char *err, size_t errlen)
 {

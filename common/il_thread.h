@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "il_role.h"
@@ -30,5 +31,9 @@ int il_thread_pin_init(int cpu, il_thread_init_fn init, void *init_ctx, enum il_
 
 /* The calling thread's kernel tid (cached per thread). */
 pid_t il_gettid(void);
+
+/* The CPU the calling thread runs on (sched_getcpu: vDSO/rseq, no system
+ * call); UINT32_MAX when the kernel cannot say. */
+uint32_t il_cpu_now(void);
 
 #endif

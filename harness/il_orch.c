@@ -14,6 +14,7 @@
 #include "il_clock.h"
 #include "il_ctl.h"
 #include "il_run.h"
+#include "il_thread.h"
 
 #define TICK_MS 20
 #define READY_TIMEOUT_MS 10000
@@ -214,6 +215,7 @@ static void record_frame_cb(void *ctx, const struct il_frame *f, const struct il
 	    r->state[id] == IL_EV_UNSENT) {
 		/* A physical mouse: the kernel's timestamp of the press is stamp 0. */
 		r->stamp0[id] = r->stamp0_end[id] = m->kernel_ns;
+		r->stamp0_cpu[id] = UINT32_MAX; /* the kernel's IRQ, CPU not reported */
 		r->state[id] = IL_EV_PENDING;
 		if (id > r->nsent)
 			r->nsent = id;
@@ -230,6 +232,7 @@ static void record_frame_cb(void *ctx, const struct il_frame *f, const struct il
 	r->msgs[id].stamp_ns[IL_STAMP_INJECT] = r->stamp0[id];
 	r->msgs[id].end_ns[IL_STAMP_INJECT] = r->stamp0_end[id];
 	r->msgs[id].tid[IL_STAMP_INJECT] = (uint32_t)r->self_tid;
+	r->msgs[id].cpu[IL_STAMP_INJECT] = r->stamp0_cpu[id];
 	if (m->stamp_ns[IL_STAMP_PRESENTED] - r->stamp0[id] > il_ms_to_ns(r->o->timeout_ms)) {
 		r->state[id] = IL_EV_TIMED_OUT;
 		r->timed_out++;
@@ -264,6 +267,7 @@ static void inject_cb(uv_timer_t *t)
 		return;
 	}
 	id = r->nsent + 1;
+	r->stamp0_cpu[id] = il_cpu_now();
 	rc = il_injector_press(r->inj, &r->stamp0[id]);
 	r->stamp0_end[id] = il_now_ns();
 	if (rc < 0) {
@@ -488,5 +492,7 @@ void il_orch_run(struct il_run *r)
 		r->msgs[id].stamp_ns[IL_STAMP_INJECT] = r->stamp0[id];
 		r->msgs[id].end_ns[IL_STAMP_INJECT] = r->stamp0_end[id];
 		r->msgs[id].tid[IL_STAMP_INJECT] = (uint32_t)r->self_tid;
+		r->msgs[id].cpu[IL_STAMP_INJECT] = r->stamp0_cpu[id];
+	r->msgs[id].cpu[IL_STAMP_INJECT] = r->stamp0_cpu[id];
 	}
 }

@@ -486,7 +486,7 @@ int il_report_records(const struct il_result *r, const char *path)
 	for (uint64_t id = 1; id <= r->nsent; id++) {
 		const struct il_msg *m = &r->msgs[id];
 		cJSON *o = cJSON_CreateObject(), *st = cJSON_CreateArray(), *en = cJSON_CreateArray(),
-		      *ti = cJSON_CreateArray();
+		      *ti = cJSON_CreateArray(), *cpu = cJSON_CreateArray(), *wk = cJSON_CreateArray();
 		char *text;
 
 		cJSON_AddNumberToObject(o, "id", (double)id);
@@ -496,10 +496,17 @@ int il_report_records(const struct il_result *r, const char *path)
 			cJSON_AddItemToArray(st, cJSON_CreateNumber((double)m->stamp_ns[k]));
 			cJSON_AddItemToArray(en, cJSON_CreateNumber((double)m->end_ns[k]));
 			cJSON_AddItemToArray(ti, cJSON_CreateNumber((double)m->tid[k]));
+			if (m->cpu[k] == UINT32_MAX || !m->stamp_ns[k])
+				cJSON_AddItemToArray(cpu, cJSON_CreateNull());
+			else
+				cJSON_AddItemToArray(cpu, cJSON_CreateNumber(m->cpu[k]));
+			cJSON_AddItemToArray(wk, cJSON_CreateNumber(m->work_cpu_ns[k]));
 		}
 		cJSON_AddItemToObject(o, "stamp_ns", st);
 		cJSON_AddItemToObject(o, "end_ns", en);
 		cJSON_AddItemToObject(o, "tid", ti);
+		cJSON_AddItemToObject(o, "cpu", cpu);
+		cJSON_AddItemToObject(o, "work_cpu_ns", wk);
 		text = cJSON_PrintUnformatted(o);
 		cJSON_Delete(o);
 		if (text) {

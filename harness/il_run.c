@@ -33,16 +33,18 @@ static int events_alloc(struct il_run *r)
 	r->capacity = r->o->events;
 	r->stamp0 = calloc(r->capacity + 1, sizeof(*r->stamp0));
 	r->stamp0_end = calloc(r->capacity + 1, sizeof(*r->stamp0_end));
+	r->stamp0_cpu = calloc(r->capacity + 1, sizeof(*r->stamp0_cpu));
 	r->state = calloc(r->capacity + 1, sizeof(*r->state));
 	r->msgs = calloc(r->capacity + 1, sizeof(*r->msgs));
 	r->threads = cJSON_CreateArray();
-	return r->stamp0 && r->stamp0_end && r->state && r->msgs && r->threads ? 0 : -ENOMEM;
+	return r->stamp0 && r->stamp0_end && r->stamp0_cpu && r->state && r->msgs && r->threads ? 0 : -ENOMEM;
 }
 
 static void run_free(struct il_run *r)
 {
 	free(r->stamp0);
 	free(r->stamp0_end);
+	free(r->stamp0_cpu);
 	free(r->state);
 	free(r->msgs);
 	cJSON_Delete(r->threads);

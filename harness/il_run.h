@@ -59,6 +59,7 @@ struct il_run {
 	uint64_t oldest_pending;
 	uint64_t *stamp0;
 	uint64_t *stamp0_end;
+	uint32_t *stamp0_cpu;
 	uint8_t *state; /* enum il_event_state */
 	struct il_msg *msgs;
 	uint64_t completed, timed_out, late, stray, inject_errors;

@@ -7,17 +7,29 @@
 #include "il_thread.h"
 #include "il_work.h"
 
-/* First thing in the handler of hop k: its stamp and the thread that ran it. */
-static inline void il_hop_begin(struct il_msg *m, int k)
+/* First thing in the handler of hop k: its stamp, the thread that ran it
+ * and the CPU it ran on (sched_getcpu reads it without a system call). */
+static inline void il_hop_begin(struct il_msg *m, enum il_stamp k)
 {
 	m->stamp_ns[k] = il_now_ns();
 	m->tid[k] = (uint32_t)il_gettid();
+	m->cpu[k] = il_cpu_now();
 }
 
-/* The handler's CPU work, then the time it finished (before posting on). */
-static inline void il_hop_end(struct il_msg *m, int k, uint64_t work_us)
+/*
+ * The handler's CPU work, then the time it finished (before posting on).
+ * The work's own thread CPU time is measured (two clock reads, only when
+ * there is work), so a report can say whether "400 us of work" was.
+ */
+static inline void il_hop_end(struct il_msg *m, enum il_stamp k, uint64_t work_us)
 {
-	il_work_us(work_us);
+	if (work_us) {
+		uint64_t t0 = il_thread_cpu_ns(), dt;
+
+		il_work_us(work_us);
+		dt = il_thread_cpu_ns() - t0;
+		m->work_cpu_ns[k] = dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt;
+	}
 	m->end_ns[k] = il_now_ns();
 }
 

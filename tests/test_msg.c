@@ -99,7 +99,7 @@ static void test_msg_bad_version(void **state)
 
 	fill(&m);
 	il_frame_encode_event(&m, buf);
-	buf[4] = 2;
+	buf[4] = IL_FRAME_VERSION + 1;
 	assert_int_equal(il_frame_decode(buf, sizeof(buf), &f), IL_FRAME_BAD_VERSION);
 	assert_string_equal(il_frame_strerror(IL_FRAME_BAD_VERSION), "bad frame version");
 }

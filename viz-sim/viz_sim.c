@@ -145,6 +145,7 @@ static void flip_done_cb(void *ctx, uint64_t flip_ns, uint64_t seq)
 	m = &V.pending[V.pending_tail++ % MAX_PENDING_FLIPS];
 	m->stamp_ns[IL_STAMP_FLIP] = flip_ns;
 	m->tid[IL_STAMP_FLIP] = (uint32_t)il_gettid();
+	m->cpu[IL_STAMP_FLIP] = il_cpu_now();
 	m->end_ns[IL_STAMP_FLIP] = il_now_ns();
 	V.last_flip_seq = seq;
 	il_queue_push(&V.done_q, m);

@@ -72,6 +72,10 @@ void il_frame_encode_event(const struct il_msg *m, uint8_t *buf)
 		put_u64(p, m->end_ns[i]);
 	for (int i = 0; i < IL_NSTAMPS; i++, p += 4)
 		put_u32(p, m->tid[i]);
+	for (int i = 0; i < IL_NSTAMPS; i++, p += 4)
+		put_u32(p, m->cpu[i]);
+	for (int i = 0; i < IL_NSTAMPS; i++, p += 4)
+		put_u32(p, m->work_cpu_ns[i]);
 }
 
 int il_frame_encode_control(const char *json, size_t len, uint8_t *buf, size_t cap)
@@ -132,6 +136,10 @@ int il_frame_event_payload(const struct il_frame *f, struct il_msg *m)
 		m->end_ns[i] = get_u64(p);
 	for (int i = 0; i < IL_NSTAMPS; i++, p += 4)
 		m->tid[i] = get_u32(p);
+	for (int i = 0; i < IL_NSTAMPS; i++, p += 4)
+		m->cpu[i] = get_u32(p);
+	for (int i = 0; i < IL_NSTAMPS; i++, p += 4)
+		m->work_cpu_ns[i] = get_u32(p);
 	return 0;
 }
 

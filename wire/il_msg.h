@@ -19,6 +19,12 @@ struct il_msg {
 	uint64_t end_ns[IL_NSTAMPS];
 	/* Thread that ran hop k (kernel tid). */
 	uint32_t tid[IL_NSTAMPS];
+	/* CPU the handler of hop k started on (sched_getcpu), UINT32_MAX unknown. */
+	uint32_t cpu[IL_NSTAMPS];
+	/* Thread CPU time (CLOCK_THREAD_CPUTIME_ID) the handler of hop k spent
+	 * on its configured work, 0 when it had none: configured work is CPU
+	 * work, and this says how much it really was. */
+	uint32_t work_cpu_ns[IL_NSTAMPS];
 	/* Kernel timestamp of the input event (evdev time), 0 if unknown. */
 	uint64_t kernel_ns;
 };
@@ -30,7 +36,7 @@ struct il_msg {
  * all little-endian. EVENT frames carry an il_msg; CONTROL frames carry
  * UTF-8 JSON text (not NUL-terminated).
  */
-#define IL_FRAME_VERSION 1
+#define IL_FRAME_VERSION 2
 #define IL_FRAME_HDR_LEN 16
 #define IL_FRAME_MAX_LEN 65536
 
@@ -40,7 +46,7 @@ enum il_frame_type {
 };
 
 /* Fixed payload size of an EVENT frame. */
-#define IL_FRAME_EVENT_PAYLOAD (8 + IL_NSTAMPS * 8 * 2 + IL_NSTAMPS * 4)
+#define IL_FRAME_EVENT_PAYLOAD (8 + IL_NSTAMPS * 8 * 2 + IL_NSTAMPS * 4 * 3)
 #define IL_FRAME_EVENT_LEN (IL_FRAME_HDR_LEN + IL_FRAME_EVENT_PAYLOAD)
 
 /* Distinct decode errors, so a reader can count each kind. */

@@ -1,7 +1,7 @@
 /*
  * Writes the binary seeds of tests/fuzz/corpus/ (frame, evdev) with the
  * project's own encoders, so the seeds follow the wire formats:
- *   cc -D_GNU_SOURCE -Icommon tests/fuzz/mkseeds.c common/il_msg.c -o /tmp/mkseeds
+ *   cc -D_GNU_SOURCE -Icommon -Iwire tests/fuzz/mkseeds.c wire/il_msg.c -o /tmp/mkseeds
  *   /tmp/mkseeds tests/fuzz/corpus
  * Text seeds (policy, cli) are plain files, edited by hand.
  */
