@@ -4,7 +4,8 @@
  *
  * Protocol (the "type" key):
  *   child -> orchestrator  {"type":"ready","process":NAME,"pid":N,"threads":[THREAD...]}
- *                          {"type":"pong","seq":N}
+ *                          {"type":"started"}  answer to "start", counters reset
+                          {"type":"pong","seq":N}
  *                          {"type":"stats", ...process-specific keys...}
  *                          {"type":"error","message":"one line"}
  *   orchestrator -> child  {"type":"start"}   measurement begins (reset counters)
