@@ -32,7 +32,7 @@ struct il_proc {
 	const struct il_proc_events *ev;
 	void *data;
 	int pid;
-	bool spawned, exited, ready, stats_received;
+	bool spawned, exited, ready, started, stats_received;
 	int64_t exit_status;
 	int term_signal;
 	cJSON *ready_msg; /* owned */
