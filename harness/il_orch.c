@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "il_clock.h"
@@ -24,7 +25,38 @@
 #define PING_DEAD_MS 1500
 
 static void run_stop(struct il_run *r);
-static void inject_cb(uv_timer_t *t);
+static void inject(struct il_run *r);
+
+/* Arms the injection timer delay_ns from now (0: at once). */
+static void inject_arm(struct il_run *r, uint64_t delay_ns)
+{
+	struct itimerspec its;
+
+	memset(&its, 0, sizeof(its));
+	/* A zero it_value disarms: "at once" is 1 ns. */
+	its.it_value = il_ns_to_ts(delay_ns ? delay_ns : 1);
+	if (timerfd_settime(r->inject_tfd, 0, &its, NULL) < 0)
+		il_orch_fail(r, "arming the injection timer: %s", strerror(errno));
+}
+
+static void inject_stop(struct il_run *r)
+{
+	struct itimerspec its;
+
+	memset(&its, 0, sizeof(its));
+	if (r->inject_tfd >= 0)
+		timerfd_settime(r->inject_tfd, 0, &its, NULL);
+}
+
+static void inject_poll_cb(uv_poll_t *h, int status, int events)
+{
+	struct il_run *r = h->data;
+	uint64_t expirations;
+
+	if (read(r->inject_tfd, &expirations, sizeof(expirations)) != sizeof(expirations))
+		return;
+	inject(r);
+}
 
 /* --- small helpers ----------------------------------------------------- */
 static uint64_t rng_next(struct il_run *r)
@@ -64,7 +96,7 @@ void il_orch_fail(struct il_run *r, const char *fmt, ...)
 	r->exit_code = 1;
 	/* A failed run does not wait for goodbyes: the children are ours, by pid. */
 	kill_all(r);
-	uv_timer_stop(&r->inject_timer);
+	inject_stop(r);
 	r->phase = IL_PH_STOPPING;
 	r->phase_deadline_ns = il_now_ns() + il_ms_to_ns(STOP_TIMEOUT_MS);
 }
@@ -81,7 +113,7 @@ static void run_finish(struct il_run *r)
 {
 	r->phase = IL_PH_DONE;
 	r->end_ns = il_now_ns();
-	uv_timer_stop(&r->inject_timer);
+	inject_stop(r);
 	uv_timer_stop(&r->release_timer);
 	uv_timer_stop(&r->tick_timer);
 	uv_stop(&r->loop);
@@ -91,7 +123,7 @@ static void run_stop(struct il_run *r)
 {
 	if (r->phase >= IL_PH_STOPPING)
 		return;
-	uv_timer_stop(&r->inject_timer);
+	inject_stop(r);
 	r->phase = IL_PH_STOPPING;
 	r->stop_ns = il_now_ns();
 	r->phase_deadline_ns = r->stop_ns + il_ms_to_ns(STOP_TIMEOUT_MS);
@@ -99,6 +131,17 @@ static void run_stop(struct il_run *r)
 }
 
 /* --- children ---------------------------------------------------------- */
+static void send_ping(struct il_proc *p, uint64_t now)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "type", "ping");
+	cJSON_AddNumberToObject(o, "seq", (double)++p->ping_seq);
+	il_ctl_send((uv_stream_t *)&p->ctl, o);
+	cJSON_Delete(o);
+	p->ping_sent_ns = now;
+}
+
 static struct il_run *proc_run(struct il_proc *p)
 {
 	return p->data;
@@ -127,8 +170,20 @@ static void on_all_ready(struct il_run *r)
 		il_orch_fail(r, "cannot start the run's outputs");
 		return;
 	}
-	/* The first event goes out once every child answered "started". */
+	/*
+	 * The first event goes out once every child handled "start": a ping
+	 * follows it on each control channel, which a child handles in order,
+	 * so its pong says the start is marked (no fixed settle time).
+	 */
 	send_all(r, "start");
+	for (int i = 0; i < IL_PROC_COUNT; i++) {
+		struct il_proc *p = &r->procs[i];
+
+		if (p->spawned && !p->exited) {
+			send_ping(p, r->measure_start_ns);
+			p->start_seq = p->ping_seq;
+		}
+	}
 	if (!(r->inj && r->o->events) && r->o->input.kind != IL_INPUT_EVDEV)
 		r->phase = IL_PH_DRAINING; /* nothing to inject: just run for --duration-ms */
 }
@@ -136,7 +191,7 @@ static void on_all_ready(struct il_run *r)
 static void on_all_started(struct il_run *r)
 {
 	if (r->phase == IL_PH_RUNNING && r->inj && r->o->events)
-		uv_timer_start(&r->inject_timer, inject_cb, 0, 0);
+		inject_arm(r, 0);
 }
 
 static void proc_control(struct il_proc *p, cJSON *msg)
@@ -157,15 +212,19 @@ static void proc_control(struct il_proc *p, cJSON *msg)
 				return;
 		if (r->phase == IL_PH_STARTING)
 			on_all_ready(r);
-	} else if (strcmp(type->valuestring, "started") == 0 && !p->started) {
-		p->started = true;
-		for (int i = 0; i < IL_PROC_COUNT; i++)
-			if (!r->procs[i].started)
-				return;
-		on_all_started(r);
 	} else if (strcmp(type->valuestring, "pong") == 0) {
+		const cJSON *seq = cJSON_GetObjectItemCaseSensitive(msg, "seq");
+
 		p->pong_ns = il_now_ns();
 		p->ping_sent_ns = 0;
+		if (!p->started && p->start_seq && cJSON_IsNumber(seq) &&
+		    (uint64_t)seq->valuedouble >= p->start_seq) {
+			p->started = true;
+			for (int i = 0; i < IL_PROC_COUNT; i++)
+				if (!r->procs[i].started)
+					return;
+			on_all_started(r);
+		}
 	} else if (strcmp(type->valuestring, "stats") == 0) {
 		cJSON_Delete(p->stats_msg);
 		p->stats_msg = cJSON_Duplicate(msg, 1);
@@ -277,9 +336,8 @@ static void release_cb(uv_timer_t *t)
 	il_injector_release(r->inj);
 }
 
-static void inject_cb(uv_timer_t *t)
+static void inject(struct il_run *r)
 {
-	struct il_run *r = t->data;
 	uint64_t id, base_ns, delay_ns, jitter;
 	struct il_msg *m;
 	int rc;
@@ -319,7 +377,7 @@ static void inject_cb(uv_timer_t *t)
 		uv_timer_start(&r->release_timer, release_cb, il_injector_hold_ns(r->inj) / 1000000 + 1, 0);
 	}
 	/* +-10% jitter so the pacing never phase-locks with the 60 Hz vblank. */
-	base_ns = il_ms_to_ns(r->o->interval_ms);
+	base_ns = il_us_to_ns(r->o->interval_us);
 	if (!il_injector_next_delay(r->inj, base_ns, &delay_ns)) {
 		r->phase = IL_PH_DRAINING;
 		return;
@@ -332,7 +390,7 @@ static void inject_cb(uv_timer_t *t)
 		r->phase = IL_PH_DRAINING;
 		return;
 	}
-	uv_timer_start(&r->inject_timer, inject_cb, (delay_ns + 500000) / 1000000, 0);
+	inject_arm(r, delay_ns);
 }
 
 /* --- the periodic tick: timeouts, liveness, phase changes -------------- */
@@ -353,15 +411,8 @@ static void check_liveness(struct il_run *r, uint64_t now)
 				 PING_DEAD_MS);
 			return;
 		}
-		if (!p->ping_sent_ns && now - p->pong_ns > il_ms_to_ns(PING_INTERVAL_MS)) {
-			cJSON *o = cJSON_CreateObject();
-
-			cJSON_AddStringToObject(o, "type", "ping");
-			cJSON_AddNumberToObject(o, "seq", (double)++p->ping_seq);
-			il_ctl_send((uv_stream_t *)&p->ctl, o);
-			cJSON_Delete(o);
-			p->ping_sent_ns = now;
-		}
+		if (!p->ping_sent_ns && now - p->pong_ns > il_ms_to_ns(PING_INTERVAL_MS))
+			send_ping(p, now);
 	}
 }
 
@@ -464,10 +515,16 @@ void il_orch_init(struct il_run *r)
 
 	uv_loop_init(&r->loop);
 	r->loop_open = true;
-	uv_timer_init(&r->loop, &r->inject_timer);
 	uv_timer_init(&r->loop, &r->release_timer);
 	uv_timer_init(&r->loop, &r->tick_timer);
-	r->inject_timer.data = r->release_timer.data = r->tick_timer.data = r;
+	r->release_timer.data = r->tick_timer.data = r;
+	r->inject_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (r->inject_tfd < 0 || uv_poll_init(&r->loop, &r->inject_poll, r->inject_tfd) < 0) {
+		il_orch_fail(r, "cannot create the injection timer: %s", strerror(errno));
+	} else {
+		r->inject_poll.data = r;
+		uv_poll_start(&r->inject_poll, UV_READABLE, inject_poll_cb);
+	}
 	for (int i = 0; i < 3; i++) {
 		uv_signal_init(&r->loop, &r->sig[i]);
 		r->sig[i].data = r;

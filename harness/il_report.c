@@ -98,7 +98,7 @@ static cJSON *scenario_json(const struct il_result *r)
 	char text[300];
 
 	cJSON_AddNumberToObject(s, "events", (double)o->events);
-	cJSON_AddNumberToObject(s, "interval_ms", (double)o->interval_ms);
+	cJSON_AddNumberToObject(s, "interval_ms", (double)o->interval_us / 1e3);
 	cJSON_AddNumberToObject(s, "timeout_ms", (double)o->timeout_ms);
 	cJSON_AddNumberToObject(s, "duration_ms", (double)o->duration_ms);
 	il_input_spec_format(&o->input, text, sizeof(text));

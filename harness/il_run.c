@@ -74,7 +74,7 @@ static int sinks_build(struct il_run *r)
 static int events_alloc(struct il_run *r)
 {
 	const struct il_run_opts *o = r->o;
-	uint64_t hint = (o->timeout_ms + WINDOW_SLACK_MS) * 10 / (9 * o->interval_ms) + 64;
+	uint64_t hint = (o->timeout_ms + WINDOW_SLACK_MS) * 1000 * 10 / (9 * o->interval_us) + 64;
 
 	r->threads = cJSON_CreateArray();
 	if (!r->threads)
@@ -96,6 +96,8 @@ static void run_free(struct il_run *r)
 	il_injector_free(r->inj);
 	if (r->input_wfd >= 0)
 		close(r->input_wfd);
+	if (r->inject_tfd >= 0)
+		close(r->inject_tfd);
 	il_policy_free(r->policy);
 }
 
@@ -103,7 +105,7 @@ static void run_free(struct il_run *r)
 static uint64_t run_bound_ns(const struct il_run_opts *o)
 {
 	return il_ms_to_ns(READY_BOUND_MS + o->duration_ms + o->timeout_ms + SLACK_BOUND_MS) +
-	       il_ms_to_ns(o->events * o->interval_ms * 11 / 10);
+	       il_us_to_ns(o->events * o->interval_us * 11 / 10);
 }
 
 static void result_of(const struct il_run *r, struct il_result *res)
@@ -194,6 +196,7 @@ int il_cmd_run(int argc, char **argv)
 	r.enter_ns = il_now_ns();
 	r.o = &o;
 	r.input_wfd = -1;
+	r.inject_tfd = -1;
 	r.self_tid = il_gettid();
 	r.nr_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 

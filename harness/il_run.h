@@ -56,7 +56,10 @@ struct il_run {
 	struct il_frame_reader *records_reader;
 	struct il_injector *inj;
 	int input_wfd;
-	uv_timer_t inject_timer, release_timer, tick_timer;
+	/* Injection is paced by a timerfd (ns resolution; uv timers have ms). */
+	uv_poll_t inject_poll;
+	int inject_tfd;
+	uv_timer_t release_timer, tick_timer;
 	uv_signal_t sig[3];
 	uint64_t rng;
 

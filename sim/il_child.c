@@ -155,8 +155,6 @@ static void ctl_frame_cb(void *ctx, const struct il_frame *f, const struct il_ms
 	} else if (strcmp(type->valuestring, "start") == 0) {
 		if (c->hooks.start)
 			c->hooks.start(c);
-		/* The orchestrator injects once every child has marked the start. */
-		il_ctl_send_type((uv_stream_t *)&c->ctl, "started");
 	} else if (strcmp(type->valuestring, "stop") == 0) {
 		cJSON *stats = cJSON_CreateObject();
 

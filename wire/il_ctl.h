@@ -4,8 +4,7 @@
  *
  * Protocol (the "type" key):
  *   child -> orchestrator  {"type":"ready","process":NAME,"pid":N,"threads":[THREAD...]}
- *                          {"type":"started"}  answer to "start", counters reset
-                          {"type":"pong","seq":N}
+ *                          {"type":"pong","seq":N}
  *                          {"type":"stats", ...process-specific keys...}
  *                          {"type":"error","message":"one line"}
  *   orchestrator -> child  {"type":"start"}   measurement begins (reset counters)
