@@ -79,7 +79,7 @@ static const struct bad_case cases[] = {
 	{ "run --events 2^66", { "run", "--events", "99999999999999999999" }, PREP_NONE, NULL, 2,
 	  "inputlat run: --events: 99999999999999999999 is out of range (0..10000000)" },
 	{ "run --interval-ms 0", { "run", "--interval-ms", "0" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --interval-ms: 0 is out of range (1..600000)" },
+	  "inputlat run: --interval-ms: 0 is out of range (0.1..600000)" },
 	{ "run --timeout-ms x", { "run", "--timeout-ms", "x" }, PREP_NONE, NULL, 2,
 	  "inputlat run: --timeout-ms: 'x' is not a number" },
 	{ "run --work nope=1", { "run", "--work", "nope=1" }, PREP_NONE, NULL, 2,
