@@ -23,6 +23,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "il_test.h"
 #include "il_test_proc.h"
 
 #define EVENTS	  100000
