@@ -39,6 +39,51 @@ double il_test_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+int il_test_schedstat(pid_t tid, uint64_t *cpu_ns, uint64_t *wait_ns)
+{
+	unsigned long long cpu, wait;
+	char path[64], buf[128];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)tid);
+	n = il_test_read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	if (sscanf(buf, "%llu %llu", &cpu, &wait) != 2)
+		return -EINVAL;
+	*cpu_ns = cpu;
+	*wait_ns = wait;
+	return 0;
+}
+
+int il_test_cpu_busy_ns(int cpu, uint64_t *busy_ns)
+{
+	static char buf[1 << 16];
+	unsigned long long v[8] = {0};
+	char want[16], *line;
+	ssize_t n = il_test_read_file("/proc/stat", buf, sizeof(buf));
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (n < 0)
+		return (int)n;
+	snprintf(want, sizeof(want), "\ncpu%d ", cpu);
+	line = strstr(buf, want);
+	/* user nice system idle iowait irq softirq steal */
+	if (!line || hz <= 0 ||
+	    sscanf(line + strlen(want), "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+		   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 7)
+		return -EINVAL;
+	*busy_ns = (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) * (1000000000ull / (uint64_t)hz);
+	return 0;
+}
+
+double il_test_others_share(uint64_t busy0_ns, uint64_t busy1_ns, uint64_t own_ns, uint64_t wall_ns)
+{
+	double others = (double)busy1_ns - (double)busy0_ns - (double)own_ns;
+
+	return wall_ns && others > 0 ? others / (double)wall_ns : 0.0;
+}
+
 ssize_t il_test_read_file(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -67,6 +67,32 @@ bool il_test_kernel_at_least(int major, int minor);
 /* CLOCK_MONOTONIC in seconds: what the tests' bounds and elapsed times use. */
 double il_test_now_s(void);
 
+/*
+ * What the kernel accounted to thread tid (of any process) in
+ * /proc/TID/schedstat: its CPU time and the time it spent runnable but
+ * waiting for a CPU (run_delay; a wait still under way is not in it yet),
+ * in ns. Returns 0 or -errno.
+ */
+int il_test_schedstat(pid_t tid, uint64_t *cpu_ns, uint64_t *wait_ns);
+
+/*
+ * How busy CPU cpu has been since boot, from /proc/stat: the time it was
+ * neither idle nor waiting for I/O (steal counts as busy: the hypervisor
+ * had it), in ns, at the tick's resolution. Returns 0 or -errno.
+ */
+int il_test_cpu_busy_ns(int cpu, uint64_t *busy_ns);
+
+/*
+ * For a test of a physical bound on one CPU (a share, a stall): the
+ * share, 0..1, of the window wall_ns that tasks other than the test's own
+ * used on CPU cpu, from the CPU's busy time (il_test_cpu_busy_ns) before
+ * and after and the test's own CPU time on it, own_ns. When the bound
+ * fails and this is large, the machine was busy, not the code wrong: the
+ * test says so and skips (never passes, never fails on that account).
+ */
+double il_test_others_share(uint64_t busy0_ns, uint64_t busy1_ns, uint64_t own_ns,
+			    uint64_t wall_ns);
+
 /* Reads a whole small file into buf, NUL-terminated; returns length or -errno. */
 ssize_t il_test_read_file(const char *path, char *buf, size_t len);
 

@@ -633,6 +633,33 @@ int il_test_chain_start(struct il_test_chain *c, char *const argv[], const char 
 	}
 }
 
+bool il_test_chain_wait_events(struct il_test_chain *c, int events, int timeout_ms)
+{
+	const struct il_thread_desc *gpu = il_chain_thread(IL_T_VIZ_GPU);
+	uint64_t want_ns = (uint64_t)events * gpu->default_work_us * 1000, cpu_ns = 0, wait_ns;
+	double t0 = il_test_now_s();
+	pid_t tid = 0;
+
+	for (;;) {
+		il_test_chain_look(c);
+		if (!tid && c->kids[gpu->proc])
+			tid = il_test_find_thread(c->kids[gpu->proc], gpu->name);
+		if (tid && il_test_schedstat(tid, &cpu_ns, &wait_ns) == 0 && cpu_ns >= want_ns)
+			return true;
+		if (il_test_chain_ended(c))
+			return false;
+		if ((il_test_now_s() - t0) * 1000 > timeout_ms) {
+			il_test_kill_started();
+			fail_msg(
+			    "%d events did not go through the chain within %d ms: %s %s %.2f ms "
+			    "of CPU, want %.2f ms",
+			    events, timeout_ms, gpu->name, tid ? "used" : "not seen;",
+			    (double)cpu_ns / 1e6, (double)want_ns / 1e6);
+		}
+		usleep(1000);
+	}
+}
+
 void il_test_chain_assert_up(const struct il_test_chain *c, int rc)
 {
 	char buf[4096];

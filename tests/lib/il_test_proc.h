@@ -175,6 +175,20 @@ int il_test_chain_start(struct il_test_chain *c, char *const argv[], const char 
  */
 void il_test_chain_assert_up(const struct il_test_chain *c, int rc);
 
+/*
+ * Waits up to timeout_ms until at least `events` events have gone through
+ * the chain of a run with the default --work, before a test signals it
+ * "mid-run" and then counts on completed events in its report. Completions
+ * cannot be watched from outside (the outputs are written at the end or
+ * in large blocks), but the work each event costs on its way can: this
+ * waits until viz:gpu (hop 10, the last one with much work) has used
+ * `events` events' worth of CPU time. Pick events to span several vblanks
+ * (16.7 ms), so that the first of them has been presented. Returns false
+ * when inputlat ended first; fails the test at the bound, saying how far
+ * the run got.
+ */
+bool il_test_chain_wait_events(struct il_test_chain *c, int events, int timeout_ms);
+
 /* True once c's inputlat has ended: reaps it (c->status, c->reaped) without waiting. */
 bool il_test_chain_ended(struct il_test_chain *c);
 
