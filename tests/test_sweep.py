@@ -36,10 +36,47 @@ def sweep(out, *args, env=None, inputlat=None, timeout=240):
 
 
 def logged_runs(log):
+    """The runs the fake logged; a line still being written is not one yet."""
     if not os.path.exists(log):
         return []
     with open(log) as f:
-        return [json.loads(line) for line in f]
+        return [json.loads(line) for line in f if line.endswith("\n")]
+
+
+def wait_for(cond, what, timeout=60):
+    """Polls cond until it holds; fails naming what did not happen within timeout s."""
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} within {timeout} s")
+        time.sleep(0.02)
+
+
+def blocked_in_poll(pid):
+    """True when pid sleeps in poll(2), as subprocess.communicate() does; None
+    when /proc/PID/syscall cannot be read here."""
+    try:
+        with open(f"/proc/{pid}/syscall") as f:
+            return f.read().split()[0] == "7"  # __NR_poll on x86_64
+    except (OSError, IndexError):
+        return None
+
+
+def fake_running(pid):
+    """True while pid (a pid a fake run logged) still runs the fake."""
+    try:
+        with open(f"/proc/{int(pid)}/cmdline", "rb") as f:
+            return b"fake-inputlat" in f.read()
+    except (OSError, TypeError, ValueError):
+        return False
+
+
+def end_fakes(log):
+    """Ends fake runs of this test that are still there: by the pids they
+    logged, and only while they still run the fake."""
+    for run in logged_runs(log):
+        if fake_running(run.get("pid")):
+            os.kill(run["pid"], signal.SIGKILL)
 
 
 def round_of(run):
@@ -96,6 +133,7 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.log = os.path.join(self.tmp.name, "runs.log")
 
     def tearDown(self):
+        end_fakes(self.log)
         self.tmp.cleanup()
 
     def test_sweep_outputs(self):
@@ -112,23 +150,37 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertEqual(run[run.index("--events") + 1], "50")
 
     def test_sweep_resumes_after_interrupt(self):
-        env = {"FAKE_INPUTLAT_LOG": self.log, "FAKE_INPUTLAT_SLEEP": "0.7"}
+        # The first run finishes; the second one waits until it is
+        # interrupted, so the SIGTERM lands while a run is under way however
+        # fast or slow this machine is, and exactly one cell is done.
+        env = {"FAKE_INPUTLAT_LOG": self.log, "FAKE_INPUTLAT_BLOCK_AFTER": "1"}
         proc = subprocess.Popen([sys.executable, SWEEP, "--inputlat", FAKE, "--out", self.out, *SMALL],
                                 env=dict(os.environ, **env), stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while not glob.glob(os.path.join(self.out, "cells", "*", "round-*.json")):
-            self.assertLess(time.monotonic(), deadline, "first cell never finished")
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)
+        cells = os.path.join(self.out, "cells")
+        try:
+            wait_for(lambda: glob.glob(os.path.join(cells, "*", "round-*.json"))
+                     and len(logged_runs(self.log)) == 2, "the first cell done, the second started")
+            # The sweep waits for the second run (poll(2) in communicate()),
+            # past starting it: a signal there is the interrupt of a run.
+            if blocked_in_poll(proc.pid) is not None:
+                wait_for(lambda: blocked_in_poll(proc.pid), "the sweep waiting for its run")
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
         self.assertEqual(proc.returncode, 130, err)
         self.assertIn("run the same command again to resume", err)
         first = logged_runs(self.log)
-        done = {os.path.relpath(p, os.path.join(self.out, "cells"))[:-len(".json")]
-                for p in glob.glob(os.path.join(self.out, "cells", "*", "round-*.json"))}
-        self.assertGreaterEqual(len(done), 1)
-        self.assertLess(len(done), 4)
+        self.assertEqual(len(first), 2)
+        done = {os.path.relpath(p, cells)[:-len(".json")]
+                for p in glob.glob(os.path.join(cells, "*", "round-*.json"))}
+        self.assertEqual(len(done), 1)
         self.assertFalse(os.path.exists(os.path.join(self.out, "summary.md")))
+        # The interrupted run was stopped, not left running.
+        wait_for(lambda: not any(fake_running(r["pid"]) for r in first),
+                 "the interrupted run ended", timeout=10)
 
         r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -206,6 +258,53 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertEqual((r.returncode, len(r.stderr.splitlines())), (2, 1))
 
 
+# The knob fixture's suite lock (tests/lib/il_test_knobs.c): the suites
+# whose runs change the system knobs take turns.
+SUITE_LOCK = "/tmp/il-test-policy-run.lock"
+SUITE_LOCK_WAIT_S = 120
+
+
+def flock_holder(path):
+    """The pid holding a flock on path, from /proc/locks; None if not found."""
+    try:
+        st = os.stat(path)
+        with open("/proc/locks") as f:
+            for line in f:
+                fields = line.split()
+                if "->" in fields or len(fields) < 6 or fields[1] != "FLOCK":
+                    continue
+                maj, mnr, ino = fields[5].split(":")
+                if (int(ino) == st.st_ino and int(maj, 16) == os.major(st.st_dev)
+                        and int(mnr, 16) == os.minor(st.st_dev)):
+                    return int(fields[4])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def lock_suite():
+    """Takes SUITE_LOCK for the life of this process, waiting (bounded, saying
+    for whom) while another suite that changes the knobs holds it."""
+    import fcntl
+    fd = os.open(SUITE_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    said, deadline = None, time.monotonic() + SUITE_LOCK_WAIT_S
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            holder = flock_holder(SUITE_LOCK)
+            if time.monotonic() > deadline:
+                print(f"{SUITE_LOCK}: held by pid {holder} for {SUITE_LOCK_WAIT_S} s (another "
+                      "test suite that changes the system knobs)", file=sys.stderr)
+                sys.exit(1)
+            if holder != said:
+                print(f"{SUITE_LOCK} is held by pid {holder} (another test suite that changes "
+                      f"the system knobs); waiting up to {SUITE_LOCK_WAIT_S} s", file=sys.stderr)
+                said = holder
+            time.sleep(0.1)
+
+
 class RealSweep(unittest.TestCase, Outputs):
     def test_sweep_real(self):
         with tempfile.TemporaryDirectory(prefix="il-sweep-real-") as tmp:
@@ -230,6 +329,7 @@ if __name__ == "__main__":
             print("skip: the real sweep needs root (policies set RT classes and knobs)",
                   file=sys.stderr)
             sys.exit(77)
+        lock_fd = lock_suite()  # noqa: F841 (held until exit)
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(RealSweep)
     else:
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(FakeSweep)
