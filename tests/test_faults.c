@@ -17,7 +17,9 @@
 #include "il_test.h"
 #include "il_test_proc.h"
 
-#define START_TIMEOUT_MS 10000
+/* Bounds on a hang, not expectations: a loaded machine may take long. */
+#define START_TIMEOUT_MS  20000
+#define EVENTS_TIMEOUT_MS 30000
 /* The orchestrator pings every 250 ms and gives up after 1.5 s. */
 #define HANG_LIMIT_S 2.5
 #define FAULT_LIMIT_S 2.0
@@ -72,9 +74,9 @@ static void signal_child(int child, int sig, int round)
 	snprintf(out, sizeof(out), "%s/%s-%d-%d.out", il_test_suite.tmpdir, name, sig, round);
 	snprintf(err, sizeof(err), "%s/%s-%d-%d.err", il_test_suite.tmpdir, name, sig, round);
 	il_test_chain_assert_up(&c, il_test_chain_start(&c, argv, out, err, START_TIMEOUT_MS));
-	/* Let events flow so there is something to report. */
-	usleep(600000);
-	assert_true(il_test_proc_alive(c.pid, "inputlat"));
+	/* Events through the chain (50 at 1 ms, three vblanks), so that the
+	 * report has completed ones to show. */
+	assert_true(il_test_chain_wait_events(&c, 50, EVENTS_TIMEOUT_MS));
 	t_sig = il_test_now_s();
 	assert_int_equal(kill(c.kids[child], sig), 0);
 	status = il_test_chain_wait(&c, 10000);
@@ -143,6 +145,9 @@ static void test_faults_garbage(void **state)
 			NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 	struct il_test_chain none = {.reaped = true};
+	const cJSON *first;
+	double after_fault;
+	cJSON *root;
 
 	assert_non_null(res);
 	snprintf(why, sizeof(why), "garbage frame to %s", name);
@@ -152,11 +157,23 @@ static void test_faults_garbage(void **state)
 	assert_false(res->timed_out);
 	if (res->exit_code != 1)
 		fail_msg("%s: exit %d (signal %d), want 1", why, res->exit_code, res->term_signal);
-	/* 1000 events take 20 s: an exit this early is the fault's. */
-	if (res->elapsed_s > FAULT_LIMIT_S)
-		fail_msg("%s: exit after %.2f s, want < %.1f s", why, res->elapsed_s, FAULT_LIMIT_S);
 	need_text(res->err, name, "invalid frame", why);
 	check_partial_json(json, name, why);
+	/*
+	 * The frame goes out 300 ms after the measurement starts (1000 events
+	 * would take 20 s): the exit must follow it within the limit. Timed
+	 * from the fault, not from the command: the start-up before it is
+	 * the machine's pace, not the fault handling's.
+	 */
+	root = il_test_json_load(json);
+	first = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(root, "startup_ms"), "to_first_event");
+	after_fault = res->elapsed_s - (cJSON_IsNumber(first) ? first->valuedouble + 300 : 0) / 1e3;
+	cJSON_Delete(root);
+	print_message("  %s: exit %.2f s after the garbage frame\n", why, after_fault);
+	if (after_fault > FAULT_LIMIT_S)
+		fail_msg("%s: exit %.2f s after the garbage frame, want < %.1f s", why, after_fault,
+			 FAULT_LIMIT_S);
 	assert_nothing_left(&none, why);
 	free(res);
 }

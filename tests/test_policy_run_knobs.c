@@ -42,9 +42,9 @@ static void start_knob_run(struct il_test_chain *c, const char *tag, char *json,
 	assert_string_equal(il_test_knob(IL_TEST_RT_RUNTIME), KNOB_TEST_VALUE);
 	if (orig_group[0])
 		assert_true(atoll(il_test_knob(IL_TEST_RT_GROUP)) <= atoll(KNOB_TEST_VALUE));
-	/* Let events flow so the signal lands mid-run. */
-	usleep(500000);
-	assert_true(il_test_proc_alive(c->pid, "inputlat"));
+	/* Events through the chain (10 at 10 ms), so that the signal lands
+	 * mid-run and the report has completed ones. */
+	assert_true(il_test_chain_wait_events(c, 10, 30000));
 }
 
 static void assert_knobs_back(pid_t ours)
