@@ -23,6 +23,7 @@
 #include "il_canary.h"
 #include "il_clock.h"
 #include "il_load.h"
+#include "il_test.h"
 
 #define HOG_NS il_ms_to_ns(2000)
 
@@ -107,21 +108,39 @@ static void test_canary_quiet_cpu(void **state)
 {
 	struct il_canary *c = NULL;
 	struct il_canary_stats s;
+	int cpu = pick_cpu();
+	uint64_t busy0, busy1;
+	double others;
 	char err[256] = "";
 
-	assert_int_equal(il_canary_start(&(struct il_canary_config){ .cpu = pick_cpu() },
-					 name_only_init, NULL, &c, err, sizeof(err)),
+	assert_int_equal(il_canary_start(&(struct il_canary_config){.cpu = cpu}, name_only_init,
+					 NULL, &c, err, sizeof(err)),
 			 0);
+	assert_int_equal(il_test_cpu_busy_ns(cpu, &busy0), 0);
 	il_canary_mark_start(c);
 	usleep(1000000);
 	il_canary_get(c, &s);
+	assert_int_equal(il_test_cpu_busy_ns(cpu, &busy1), 0);
 	il_canary_stop(c);
-	print_message("quiet: max_stall %.2f ms, cpu_share %.3f, wakeups %llu of %llu\n",
+	others = il_test_others_share(busy0, busy1, s.cpu_ns, s.wall_ns);
+	print_message("quiet: max_stall %.2f ms, cpu_share %.3f, wakeups %llu of %llu; other tasks "
+		      "used %.0f%% of CPU %d\n",
 		      s.max_stall_ms, s.cpu_share, (unsigned long long)s.wakeups,
-		      (unsigned long long)s.expected_wakeups);
+		      (unsigned long long)s.expected_wakeups, others * 100, cpu);
+	/*
+	 * On a quiet CPU the canary is served at once. Other tenants of the
+	 * machine delay it a little, never for long; when they held the CPU
+	 * (another run's RT threads, a CPU load) the premise does not hold
+	 * and the figures say nothing about the canary: skip, saying so.
+	 */
+	if (!(s.max_stall_ms < 50.0 && s.wakeups > s.expected_wakeups * 8 / 10 &&
+	      s.cpu_share > 0.5) &&
+	    others > 0.1)
+		IL_TEST_SKIP("CPU %d was not quiet: other tasks used %.0f%% of it (canary: max "
+			     "stall %.1f ms, cpu_share %.3f)",
+			     cpu, others * 100, s.max_stall_ms, s.cpu_share);
 	assert_true(s.max_stall_ms < 50.0);
 	assert_true(s.wakeups > s.expected_wakeups * 8 / 10);
-	/* Other tenants of the machine delay it a little, never for long. */
 	assert_true(s.cpu_share > 0.5 && s.cpu_share <= 1.0);
 }
 
@@ -153,7 +172,7 @@ static void test_canary_fifo_hog_stalls(void **state)
 	if (ret == EPERM) {
 		il_canary_stop(c);
 		setrlimit(RLIMIT_RTTIME, &old);
-		print_message("SCHED_FIFO needs CAP_SYS_NICE or RLIMIT_RTPRIO\n");
+		print_message("skipped: SCHED_FIFO needs CAP_SYS_NICE or RLIMIT_RTPRIO\n");
 		skip();
 	}
 	assert_int_equal(ret, 0);

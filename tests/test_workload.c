@@ -44,7 +44,7 @@ static void spawn(struct child *c, const char *const *extra)
 	snprintf(dir, sizeof(dir), "%s/policies", build);
 	snprintf(ppid, sizeof(ppid), "%d", (int)getpid());
 	if (access(exe, X_OK) != 0) {
-		print_message("%s not built\n", exe);
+		print_message("skipped: %s not built\n", exe);
 		skip();
 	}
 	argv[n++] = exe;
@@ -84,10 +84,11 @@ static void send_json(struct child *c, const char *json)
 	assert_int_equal(write(c->fd, frame, (size_t)len), len);
 }
 
-/* The next CONTROL frame as JSON; NULL at end of file. 5 s at most. */
+/* The next CONTROL frame as JSON; NULL at end of file. 20 s at most (a
+ * bound on a hang, not an expectation). */
 static cJSON *recv_json(struct child *c)
 {
-	uint64_t deadline = il_now_ns() + il_ms_to_ns(5000);
+	uint64_t deadline = il_now_ns() + il_ms_to_ns(20000);
 
 	for (;;) {
 		struct il_frame f;
@@ -153,6 +154,8 @@ static void test_workload_protocol(void **state)
 	static const char *const extra[] = { "--load", "2", NULL };
 	struct child c;
 	cJSON *j, *t, *canary, *load;
+	uint64_t t_start, t_stats;
+	double wall_ms;
 	int names = 0;
 
 	spawn(&c, extra);
@@ -184,22 +187,33 @@ static void test_workload_protocol(void **state)
 	assert_int_equal((int)num(j, "seq"), 42);
 	cJSON_Delete(j);
 
+	t_start = il_now_ns();
 	send_json(&c, "{\"type\":\"start\"}");
 	usleep(300000);
 	send_json(&c, "{\"type\":\"stop\"}");
 	j = recv_json(&c);
+	t_stats = il_now_ns();
 	assert_non_null(j);
 	assert_string_equal(str(j, "type"), "stats");
 	canary = cJSON_GetObjectItem(j, "canary");
 	load = cJSON_GetObjectItem(j, "load");
-	/* Counted from "start": about 300 wake-ups, not the set-up time. */
-	assert_true(num(canary, "wakeups") > 50 && num(canary, "wakeups") < 400);
+	/*
+	 * Counted from "start", not from the set-up: the canary's window fits
+	 * between our sending "start" and reading the stats, however long
+	 * that took here, and it woke about once a millisecond of it (fewer
+	 * when other tasks delay it, never more).
+	 */
+	wall_ms = num(canary, "wall_ms");
+	print_message("canary: %.0f wake-ups in a %.1f ms window; start to stats took %.1f ms\n",
+		      num(canary, "wakeups"), wall_ms, il_ns_to_ms(t_stats - t_start));
+	assert_true(wall_ms > 0 && wall_ms <= il_ns_to_ms(t_stats - t_start));
+	assert_true(num(canary, "wakeups") > 50 && num(canary, "wakeups") <= wall_ms + 1);
 	assert_true(num(canary, "max_stall_ms") > 0);
 	assert_true(num(canary, "cpu_share") > 0 && num(canary, "cpu_share") <= 1);
 	assert_int_equal((int)num(load, "threads"), 2);
 	assert_true(num(load, "cpu_share") > 0 && num(load, "cpu_share") <= 1.05);
 	cJSON_Delete(j);
-	assert_int_equal(wait_exit(&c, 3000), 0);
+	assert_int_equal(wait_exit(&c, 10000), 0);
 	close(c.fd);
 }
 
@@ -213,8 +227,9 @@ static void test_workload_eof_exits(void **state)
 	assert_non_null(j);
 	cJSON_Delete(j);
 	close(c.fd);
-	/* No orchestrator, no reason to live: well within a second. */
-	assert_int_equal(wait_exit(&c, 1000), 0);
+	/* No orchestrator, no reason to live: it exits (the bound is for a
+	 * child that never does, not a timing claim). */
+	assert_int_equal(wait_exit(&c, 10000), 0);
 }
 
 static void test_workload_bad_option(void **state)
@@ -223,7 +238,7 @@ static void test_workload_bad_option(void **state)
 	struct child c;
 
 	spawn(&c, extra);
-	assert_int_equal(wait_exit(&c, 2000), 2);
+	assert_int_equal(wait_exit(&c, 10000), 2);
 	close(c.fd);
 }
 
