@@ -221,8 +221,10 @@ static void test_knob_kill_state_file_mode(void **state)
 		il_test_knobs_need_free();
 		il_test_chain_spawn(&c, argv, out, err);
 		assert_true(c.pid > 0);
-		for (int i = 0;
-		     i < 500 && il_test_knobs_state_pid() != c.pid && !il_test_chain_ended(&c); i++)
+		/* The state file comes after preflight and calibration: a bound on
+		 * a hang, however slow this machine is today. */
+		for (t0 = il_test_now_s(); il_test_knobs_state_pid() != c.pid &&
+					   !il_test_chain_ended(&c) && il_test_now_s() - t0 < 20;)
 			usleep(2000);
 		if (il_test_knobs_state_pid() == c.pid)
 			break;
@@ -243,8 +245,8 @@ static void test_knob_kill_state_file_mode(void **state)
 	 */
 	t0 = il_test_now_s();
 	while (il_test_chain_look(&c) < IL_TEST_NKIDS && !il_test_chain_ended(&c)) {
-		if (il_test_now_s() - t0 > 10)
-			fail_msg("inputlat did not start its chain within 10 s");
+		if (il_test_now_s() - t0 > 20)
+			fail_msg("inputlat did not start its chain within 20 s");
 		usleep(1000);
 	}
 	kill(c.pid, SIGINT);
@@ -264,7 +266,7 @@ static void test_knob_kill_state_file_mode(void **state)
  */
 static void test_knob_kill_state_symlink(void **state)
 {
-	char sdir[PATH_MAX], link[PATH_MAX + 32], target[PATH_MAX + 32], after[4096];
+	char sdir[PATH_MAX], link[PATH_MAX + 32], target[PATH_MAX + 32], after[4096], now[32];
 	char *argv[] = {
 	    il_test_suite.inputlat, "run", "--policy", policy, "--events", "5", "--quiet", NULL};
 	struct il_test_result *res;
@@ -289,9 +291,12 @@ static void test_knob_kill_state_symlink(void **state)
 	assert_string_equal(after, "not to be touched\n");
 	assert_int_equal(res->term_signal, 0);
 	assert_int_equal(res->exit_code, 1);
-	if (!il_test_knobs_holder())
-		assert_string_equal(il_test_knob(IL_TEST_RT_RUNTIME),
-				    il_test_knob_orig(IL_TEST_RT_RUNTIME));
+	/* Read before asking for a holder: a run that takes the knobs in
+	 * between holds them when asked, and its value is not ours. */
+	snprintf(now, sizeof(now), "%s", il_test_knob(IL_TEST_RT_RUNTIME));
+	if (strcmp(now, il_test_knob_orig(IL_TEST_RT_RUNTIME)) != 0 && !il_test_knobs_holder())
+		fail_msg("sched_rt_runtime_us is %s after the refused run, want %s", now,
+			 il_test_knob_orig(IL_TEST_RT_RUNTIME));
 	if (!strstr(res->err, link) || !il_test_one_line(res->err))
 		fail_msg("want one line naming %s, got:\n%s", link, res->err);
 	free(res);
