@@ -22,9 +22,10 @@ echo "VMTEST kernel $(uname -r), $(nproc) CPUs"
 while read -r ko <&3; do
 	insmod "/lib/modules/$ko" || echo "VMTEST insmod $ko FAILED"
 done 3< /etc/modules.order
-# The uinput node and the DRM cards appear asynchronously.
+# The uinput node and the DRM cards appear asynchronously: waited for,
+# up to 30 s (TCG on a loaded host is slow; this is a bound, not a pace).
 i=0
-while [ $i -lt 50 ] && ! { [ -e /dev/uinput ] && ls /dev/dri/card* >/dev/null 2>&1; }; do
+while [ $i -lt 300 ] && ! { [ -e /dev/uinput ] && ls /dev/dri/card* >/dev/null 2>&1; }; do
 	sleep 0.1
 	i=$((i + 1))
 done

@@ -29,10 +29,11 @@ static void press_cb(void *ctx, uint64_t kernel_ns)
 	r->n++;
 }
 
-/* Waits up to 1 s for the reader to become readable and dispatches. */
+/* Waits until `want` presses were read, up to 10 s (a bound on a lost
+ * event, not a pace: TCG on a busy host is slow), dispatching. */
 static int pump(struct il_input_reader *rd, struct reads *r, unsigned want)
 {
-	uint64_t end = il_now_ns() + il_ms_to_ns(1000);
+	uint64_t end = il_now_ns() + il_ms_to_ns(10000);
 
 	while (r->n < want && il_now_ns() < end) {
 		struct pollfd pfd = { .fd = rd->ops->fd(rd), .events = POLLIN };
