@@ -116,9 +116,20 @@ static void need_user(void)
 		IL_TEST_SKIP("%s", why);
 }
 
+/*
+ * The user's runs left sched_rt_runtime_us alone. The machine is shared:
+ * a value another live run set (it holds the knobs, in the machine's state
+ * file) is not the user's doing. The knob is read before the holder, so a
+ * run that takes the knobs in between is seen holding them.
+ */
 static void assert_knob_unchanged(void)
 {
-	assert_string_equal(il_test_knob(IL_TEST_RT_RUNTIME), orig_runtime);
+	char now[32];
+
+	snprintf(now, sizeof(now), "%s", il_test_knob(IL_TEST_RT_RUNTIME));
+	if (strcmp(now, orig_runtime) != 0 && !il_test_knobs_holder())
+		fail_msg("sched_rt_runtime_us is %s, was %s before the user's runs", now,
+			 orig_runtime);
 }
 
 /* --- 1. cfs works ------------------------------------------------------ */
@@ -132,6 +143,9 @@ static void test_nonroot_cfs(void **state)
 			"cfs",
 			"--events",
 			"50",
+			/* All 50 must complete: latency is not what this checks. */
+			"--timeout-ms",
+			"20000",
 			"--quiet",
 			"--json",
 			json,
@@ -273,6 +287,15 @@ static int group_setup(void **state)
 
 	if (!realpath("/proc/self/exe", self) || il_test_suite_setup(state) < 0)
 		return -1;
+	/* The original is read while no run holds the knobs (a value a run set
+	 * for itself is not the machine's), from the machine's state file: the
+	 * fixture keeps the path it sees first, before IL_STATE_DIR below. */
+	if (!il_test_knobs_wait_free(IL_TEST_KNOBS_WAIT_MS)) {
+		print_error("inputlat pid %d held the system knobs (%s) for %d s\n",
+			    (int)il_test_knobs_holder(), il_test_knobs_state_file(),
+			    IL_TEST_KNOBS_WAIT_MS / 1000);
+		return -1;
+	}
 	snprintf(orig_runtime, sizeof(orig_runtime), "%s", il_test_knob(IL_TEST_RT_RUNTIME));
 	if (geteuid() != 0)
 		return 0;

@@ -329,8 +329,21 @@ static void test_policy_run_builtins(void **state)
 	struct il_policy *pol = load_builtin(name);
 	const struct il_knob_settings *k = il_policy_knobs(pol);
 	char json[300], out[300], err[300], why[400], buf[4096], rp1[PATH_MAX], rp2[PATH_MAX];
-	char *argv[] = {il_test_suite.inputlat, "run", "--policy", (char *)name, "--events", "100",
-			"--interval-ms",	"10",  "--json",   json,	 NULL};
+	/* Every event must complete: what is checked is the policy, not latency,
+	 * so a loaded machine gets 20 s per event before it times out. */
+	char *argv[] = {il_test_suite.inputlat,
+			"run",
+			"--policy",
+			(char *)name,
+			"--events",
+			"100",
+			"--interval-ms",
+			"10",
+			"--timeout-ms",
+			"20000",
+			"--json",
+			json,
+			NULL};
 	const char *orig_runtime = il_test_knob_orig(IL_TEST_RT_RUNTIME);
 	struct il_test_chain c;
 	pid_t tids[IL_T_COUNT];
