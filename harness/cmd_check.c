@@ -104,12 +104,12 @@ struct probe {
 static void *probe_main(void *arg)
 {
 	struct probe *p = arg;
-	p->r = il_sched_apply_self(&p->a, p->err, sizeof(p->err));
+	p->r = il_sched_apply_self(&p->a, NULL, p->err, sizeof(p->err));
 	if (p->r == 0)
 		il_sched_read(0, &p->got);
 	struct il_role_attrs other = { .sched_class = SCHED_OTHER };
 	char e[64];
-	il_sched_apply_self(&other, e, sizeof(e));
+	il_sched_apply_self(&other, NULL, e, sizeof(e));
 	return NULL;
 }
 
@@ -143,6 +143,17 @@ static void check_slice(struct checks *cs)
 		add(cs, "EEVDF custom slice", true, "1000 us slice read back on a test thread");
 	else
 		add(cs, "EEVDF custom slice", false, "%s", p.err);
+}
+
+/* uclamp is the one feature a policy may mark optional: a missing one is
+ * listed again under "optional features missing". */
+static void check_uclamp(struct checks *cs)
+{
+	char why[160];
+	int u = il_sysinfo_uclamp(why, sizeof(why));
+
+	add(cs, "uclamp", u == 1, "%s%s", why,
+	    u == 0 ? "; policies run without their optional uclamp_min/uclamp_max" : "");
 }
 
 static void check_rt_runtime(struct checks *cs)
@@ -303,16 +314,22 @@ static bool answer(const struct checks *cs, const char *name)
 static bool policy_can_run(const struct checks *cs, const struct il_policy *p, char *why, size_t len)
 {
 	const struct il_knob_settings *k = il_policy_knobs(p);
-	bool rt = false, dl = false, slice = false;
+	const struct il_role_attrs *a;
+	bool rt = false, dl = false, slice = false, clamp = false, clamp_required = false;
 
-	for (int r = 0; r < IL_ROLE_COUNT; r++) {
-		const struct il_role_attrs *a = il_policy_role(p, (enum il_role)r);
+	for (size_t i = 0; (a = il_policy_attrs_at(p, i, NULL)); i++) {
+		unsigned clamps = (a->has_uclamp_min ? IL_OPT_UCLAMP_MIN : 0u) |
+				  (a->has_uclamp_max ? IL_OPT_UCLAMP_MAX : 0u);
 
 		rt |= il_sched_class_is_rt(a->sched_class);
 		dl |= a->sched_class == SCHED_DEADLINE;
 		slice |= a->slice_ns != 0;
+		clamp |= clamps != 0;
+		clamp_required |= (clamps & ~a->optional) != 0;
 	}
 	snprintf(why, len, "everything it needs is here");
+	if (clamp && !answer(cs, "uclamp"))
+		snprintf(why, len, "without its optional uclamp: the kernel has none");
 	if (rt && !answer(cs, "root or CAP_SYS_NICE") && !answer(cs, "RLIMIT_RTPRIO"))
 		snprintf(why, len, "SCHED_FIFO needs CAP_SYS_NICE or RLIMIT_RTPRIO");
 	else if (dl && !answer(cs, "SCHED_DEADLINE admission"))
@@ -323,15 +340,46 @@ static bool policy_can_run(const struct checks *cs, const struct il_policy *p, c
 		snprintf(why, len, "sched_rt_runtime_us is not writable");
 	else if (k->has_fair_server && !answer(cs, "fair server present"))
 		snprintf(why, len, "fair server not present: kernel older than 6.12");
+	else if (clamp_required && !answer(cs, "uclamp"))
+		snprintf(why, len, "uclamp_min/uclamp_max not marked optional, and the kernel "
+			 "has no uclamp");
 	else
 		return true;
 	return false;
 }
 
+/* The features a policy may mark optional that this kernel lacks. Text:
+ * one line, "optional features missing: uclamp (why)" or "...: none";
+ * JSON: optional_missing[{feature, why}]. */
+static void optional_missing(const struct checks *cs, cJSON *arr)
+{
+	static const char *const optional[] = { "uclamp" };
+	char line[512] = "";
+	size_t off = 0;
+
+	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++)
+		for (size_t j = 0; j < cs->n; j++) {
+			if (strcmp(cs->c[j].name, optional[i]) != 0 || cs->c[j].ok)
+				continue;
+			if (arr) {
+				cJSON *o = cJSON_CreateObject();
+
+				cJSON_AddStringToObject(o, "feature", optional[i]);
+				cJSON_AddStringToObject(o, "why", cs->c[j].why);
+				cJSON_AddItemToArray(arr, o);
+			} else if (off < sizeof(line)) {
+				off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%s (%s)",
+							off ? ", " : "", optional[i], cs->c[j].why);
+			}
+		}
+	if (!arr)
+		printf("optional features missing: %s\n", off ? line : "none");
+}
+
 /* Text: one line per built-in; JSON: policies[{name, can_run, why}]. */
 static void check_policies(const struct checks *cs, cJSON *arr)
 {
-	char dir[4096], err[512], why[128];
+	char dir[4096], err[512], why[160];
 	char **names = NULL;
 	size_t n = 0;
 
@@ -391,6 +439,7 @@ static int print_json(const struct checks *cs, const struct il_fair_server *fs,
 			cJSON_AddNullToObject(kernel, "sched_rt_runtime_us");
 	}
 	check_policies(cs, cJSON_AddArrayToObject(root, "policies"));
+	optional_missing(cs, cJSON_AddArrayToObject(root, "optional_missing"));
 	cJSON *arr = cJSON_AddArrayToObject(root, "checks");
 	for (size_t i = 0; i < cs->n; i++) {
 		cJSON *c = cJSON_CreateObject();
@@ -442,6 +491,7 @@ int il_cmd_check(int argc, char **argv)
 	check_rt_runtime(cs);
 	check_fair_server(cs, &fs);
 	check_slice(cs);
+	check_uclamp(cs);
 	check_rt_group(cs);
 	check_uinput(cs);
 	check_drm(cs);
@@ -455,6 +505,7 @@ int il_cmd_check(int argc, char **argv)
 		for (size_t i = 0; i < cs->n; i++)
 			printf("%s: %s (%s)\n", cs->c[i].name, cs->c[i].ok ? "yes" : "no",
 			       cs->c[i].why);
+		optional_missing(cs, NULL);
 		check_policies(cs, NULL);
 	}
 	free(cs);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,6 +274,38 @@ const char *il_event_state_name(enum il_event_state s)
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
+void il_warn(struct il_warnings *w, const char *fmt, ...)
+{
+	char msg[sizeof(w->msg[0])];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "inputlat run: warning: %s\n", msg);
+	if (w->n < IL_WARNINGS_MAX)
+		memcpy(w->msg[w->n++], msg, sizeof(msg));
+	else
+		w->dropped++;
+}
+
+/* warnings[]: every warning of the run, [] when there were none. */
+static cJSON *warnings_json(const struct il_result *r)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; r->warnings && i < r->warnings->n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(r->warnings->msg[i]));
+	if (r->warnings && r->warnings->dropped) {
+		char msg[80];
+
+		snprintf(msg, sizeof(msg), "%zu more warnings (printed on stderr)",
+			 r->warnings->dropped);
+		cJSON_AddItemToArray(a, cJSON_CreateString(msg));
+	}
+	return a;
+}
+
 int il_report_json(const struct il_result *r, const char *path)
 {
 	struct run_hists h;
@@ -297,6 +330,7 @@ int il_report_json(const struct il_result *r, const char *path)
 	if (r->fail_msg[0])
 		cJSON_AddStringToObject(root, "error", r->fail_msg);
 	cJSON_AddBoolToObject(root, "interrupted", r->interrupted);
+	cJSON_AddItemToObject(root, "warnings", warnings_json(r));
 
 	ev = cJSON_AddObjectToObject(root, "events");
 	cJSON_AddNumberToObject(ev, "sent", (double)r->nsent);

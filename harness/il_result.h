@@ -24,6 +24,25 @@ enum il_event_state { IL_EV_UNSENT, IL_EV_PENDING, IL_EV_COMPLETED, IL_EV_TIMED_
 /* "unsent", "pending", "completed", "timed_out". */
 const char *il_event_state_name(enum il_event_state s);
 
+/*
+ * What the reader of a run must know that did not fail it: a setting the
+ * kernel could not apply and the policy allowed to go, work not done as
+ * configured. One sentence each. Any stage appends with il_warn; the
+ * report writes them once, as warnings[].
+ */
+#define IL_WARNINGS_MAX 16
+
+struct il_warnings {
+	size_t n;	/* entries in msg; at most IL_WARNINGS_MAX */
+	size_t dropped; /* warnings beyond IL_WARNINGS_MAX, counted */
+	char msg[IL_WARNINGS_MAX][400];
+};
+
+/* Appends one warning and prints it as one line on stderr,
+ * "inputlat run: warning: ...". Never fails: past IL_WARNINGS_MAX the
+ * warning is printed and counted in dropped. */
+void il_warn(struct il_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 struct il_result {
 	/* What was asked for. */
 	const struct il_run_opts *o;
@@ -37,6 +56,7 @@ struct il_result {
 	struct il_fair_server fs;
 	const struct il_knob_report *knobs;
 	double loops_per_us;
+	const struct il_warnings *warnings;
 
 	/* Time (CLOCK_MONOTONIC ns). */
 	uint64_t start_ns, measure_start_ns, end_ns;

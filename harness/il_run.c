@@ -79,6 +79,7 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->fs = r->knobs.fs;
 	res->knobs = &r->knobs;
 	res->loops_per_us = r->loops_per_us;
+	res->warnings = &r->warnings;
 	res->start_ns = r->start_ns;
 	res->measure_start_ns = r->measure_start_ns;
 	res->end_ns = r->end_ns;

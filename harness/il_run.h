@@ -41,6 +41,7 @@ struct il_run {
 	struct il_knob_report knobs;
 	long long rt_runtime_us; /* in force during the run; LLONG_MIN when unreadable */
 	int nr_cpus;
+	struct il_warnings warnings;
 
 	uv_loop_t loop;
 	bool loop_open;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -10,8 +11,10 @@
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "il_parse.h"
+#include "il_sched_attr.h"
 
 int il_sysinfo_read_value(const char *path, char *buf, size_t len)
 {
@@ -140,33 +143,117 @@ int il_sysinfo_rt_group_root(char *dir, size_t len)
 	return r;
 }
 
-int il_sysinfo_kconfig(const char *option, char *val, size_t len)
+/* The config files il_sysinfo_kconfig tries, in order. */
+static void kconfig_paths(char boot[300])
 {
 	struct utsname u;
+
+	if (uname(&u) == 0)
+		snprintf(boot, 300, "/boot/config-%s", u.release);
+	else
+		boot[0] = '\0';
+}
+
+#define PROC_CONFIG_GZ "/proc/config.gz"
+
+int il_sysinfo_kconfig_source(char *path, size_t len)
+{
+	char boot[300];
+
+	kconfig_paths(boot);
+	if (boot[0] && access(boot, R_OK) == 0) {
+		snprintf(path, len, "%s", boot);
+		return 0;
+	}
+	if (access(PROC_CONFIG_GZ, R_OK) == 0) {
+		snprintf(path, len, "%s", PROC_CONFIG_GZ);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int il_sysinfo_kconfig(const char *option, char *val, size_t len)
+{
 	char path[300], line[512], unset[300];
 	size_t olen = strlen(option);
-	FILE *f;
+	gzFile f;
 	int r = -ENOENT;
 
-	if (uname(&u) != 0)
-		return -errno;
-	snprintf(path, sizeof(path), "/boot/config-%s", u.release);
-	f = fopen(path, "re");
+	/* zlib reads a plain file as it is, so one reader serves both. */
+	if (il_sysinfo_kconfig_source(path, sizeof(path)) < 0)
+		return -ENOENT;
+	f = gzopen(path, "rb");
 	if (!f)
-		return -errno;
+		return errno ? -errno : -ENOMEM;
 	snprintf(unset, sizeof(unset), "# %s is not set", option);
-	while (r && fgets(line, sizeof(line), f)) {
+	while (r && gzgets(f, line, sizeof(line))) {
 		line[strcspn(line, "\n")] = '\0';
 		if (strncmp(line, option, olen) == 0 && line[olen] == '=') {
-			snprintf(val, len, "%s", line + olen + 1);
+			const char *v = line + olen + 1;
+			size_t vlen = strlen(v);
+
+			/* CONFIG_X="text": the text. */
+			if (vlen >= 2 && v[0] == '"' && v[vlen - 1] == '"')
+				snprintf(val, len, "%.*s", (int)(vlen - 2), v + 1);
+			else
+				snprintf(val, len, "%s", v);
 			r = 0;
 		} else if (strcmp(line, unset) == 0) {
 			snprintf(val, len, "n");
 			r = 0;
 		}
 	}
-	fclose(f);
+	gzclose(f);
 	return r;
+}
+
+static struct {
+	pthread_once_t once;
+	int supported;
+	char why[160];
+} uclamp = { .once = PTHREAD_ONCE_INIT };
+
+static void uclamp_probe(void)
+{
+	/* KEEP_POLICY/KEEP_PARAMS leave the class alone; both came with
+	 * uclamp in 5.3, and an older kernel would call them invalid (EINVAL,
+	 * the answer that means "supported" below). */
+	struct il_sched_attr a = {
+		.size = sizeof(a),
+		.sched_flags = SCHED_FLAG_KEEP_POLICY | SCHED_FLAG_KEEP_PARAMS |
+			       SCHED_FLAG_UTIL_CLAMP_MIN,
+		.sched_util_min = 1025,
+	};
+	int e;
+
+	if (!il_sysinfo_kernel_at_least(5, 3)) {
+		uclamp.supported = 0;
+		snprintf(uclamp.why, sizeof(uclamp.why), "kernel older than 5.3 (no uclamp)");
+		return;
+	}
+	e = il_sys_sched_setattr(0, &a) == 0 ? 0 : errno;
+	if (e == EINVAL) {
+		uclamp.supported = 1;
+		snprintf(uclamp.why, sizeof(uclamp.why),
+			 "sched_setattr checks utilization clamps (CONFIG_UCLAMP_TASK)");
+	} else if (e == EOPNOTSUPP) {
+		uclamp.supported = 0;
+		snprintf(uclamp.why, sizeof(uclamp.why), "kernel built without CONFIG_UCLAMP_TASK");
+	} else {
+		/* 0 cannot happen for an out-of-range value; anything else is
+		 * a filter between us and the scheduler. */
+		uclamp.supported = e ? -e : -EIO;
+		snprintf(uclamp.why, sizeof(uclamp.why), "uclamp probe: sched_setattr: %s",
+			 e ? strerror(e) : "accepted util_min 1025");
+	}
+}
+
+int il_sysinfo_uclamp(char *why, size_t len)
+{
+	pthread_once(&uclamp.once, uclamp_probe);
+	if (why && len)
+		snprintf(why, len, "%s", uclamp.why);
+	return uclamp.supported;
 }
 
 static bool debugfs_mounted(void)

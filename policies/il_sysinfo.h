@@ -52,11 +52,27 @@ bool il_sysinfo_may_use_rt(int prio);
 int il_sysinfo_rt_group_root(char *dir, size_t len);
 
 /*
- * A kernel config option as the boot config file says it (/boot/config-
- * RELEASE): "y", "m" or "n" (for "is not set") in val. 0, -ENOENT when
- * the option is absent, or -errno of opening the file.
+ * A kernel config option as the running kernel's config says it: "y",
+ * "m", "n" (for "is not set"), or the value as written, in val. Reads
+ * /boot/config-RELEASE, else /proc/config.gz (CONFIG_IKCONFIG_PROC).
+ * 0, -ENOENT when the option is absent, or -errno of opening the files.
  */
 int il_sysinfo_kconfig(const char *option, char *val, size_t len);
+
+/* Which kernel config il_sysinfo_kconfig reads, into path. 0, or -errno
+ * (-ENOENT: neither /boot/config-RELEASE nor /proc/config.gz). */
+int il_sysinfo_kconfig_source(char *path, size_t len);
+
+/*
+ * Whether the kernel clamps utilization (uclamp, CONFIG_UCLAMP_TASK):
+ * 1 yes, 0 no, or -errno when the probe itself was refused (seccomp, an
+ * LSM). why gets how we know, one phrase: for 0 "kernel built without
+ * CONFIG_UCLAMP_TASK" or "kernel older than 5.3". The probe is a
+ * sched_setattr that the kernel refuses either way and that changes
+ * nothing: util_min 1025 is out of range, so a kernel with uclamp answers
+ * EINVAL, one without EOPNOTSUPP. The answer is cached for the process.
+ */
+int il_sysinfo_uclamp(char *why, size_t len);
 
 struct il_fair_server {
 	bool present;	   /* the kernel has one (6.12+) */

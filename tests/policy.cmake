@@ -8,3 +8,9 @@ il_add_test(test_knobs SOURCES test_knobs.c
             LIBS il_harness Threads::Threads LABELS root TIMEOUT 60)
 add_dependencies(test_policy il_policy_files)
 add_dependencies(test_sched il_policy_files)
+# Chrome's own policies (issues 15, 20): chromeos and chromeos-rt run for
+# real, every thread read back live and from the report; the optional
+# uclamp path where the kernel has none. Needs root for the runs.
+il_add_test(test_policy_chromeos SOURCES test_policy_chromeos.c
+            LIBS il_test_proc il_policy il_common PkgConfig::CJSON LABELS root TIMEOUT 240)
+add_dependencies(test_policy_chromeos inputlat browser-sim render-sim viz-sim il-workload)

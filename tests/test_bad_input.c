@@ -102,8 +102,8 @@ static const struct bad_case cases[] = {
 	{ "run --present vga", { "run", "--present", "vga" }, PREP_NONE, NULL, 2,
 	  "inputlat run: --present: unknown back end 'vga' (use sim or drm[:/dev/dri/cardN])" },
 	{ "run --policy nope", { "run", "--policy", "nope" }, PREP_NONE, NULL, 2,
-	  "inputlat run: unknown policy 'nope' (built-ins: cfs, cfs-chrome, deadline, eevdf-slice, "
-	  "rt, rt-fair-server, rt-throttled)" },
+	  "inputlat run: unknown policy 'nope' (built-ins: cfs, cfs-chrome, chromeos, chromeos-rt, "
+	  "deadline, eevdf-slice, rt, rt-fair-server, rt-throttled)" },
 	{ "run --lock spin", { "run", "--lock", "spin" }, PREP_NONE, NULL, 2,
 	  "inputlat run: --lock: unknown lock 'spin' (use pthread, adaptive-np, il-none or il-bpf)" },
 	{ "run --bogus", { "run", "--bogus" }, PREP_NONE, NULL, 2,
@@ -128,7 +128,7 @@ static const struct bad_case cases[] = {
 	  "inputlat run: @D/bad-class.policy:3: unknown class 'fast' (want other, batch, idle, "
 	  "fifo, rr or deadline)" },
 	{ "policy fifo priority 0", { "run", "--policy", "@D/fifo-prio0.policy" }, PREP_NONE, NULL, 2,
-	  "inputlat run: @D/fifo-prio0.policy:4: priority 0 out of range for fifo (want 1..99)" },
+	  "inputlat run: @D/fifo-prio0.policy:4: priority 0 out of range for fifo (want 1..89)" },
 	{ "policy runtime > period", { "run", "--policy", "@D/runtime-over-period.policy" }, PREP_NONE,
 	  NULL, 2,
 	  "inputlat run: @D/runtime-over-period.policy:4: runtime_us 2000 > period_us 1000 (want "
