@@ -34,6 +34,7 @@
 #include "il_sched.h"
 #include "il_sysinfo.h"
 #include "il_header.h"
+#include "il_cpustat.h"
 
 #define RT_RUNTIME IL_SYSINFO_RT_RUNTIME
 #define RT_PERIOD IL_SYSINFO_RT_PERIOD
@@ -409,6 +410,97 @@ static void check_policies(const struct checks *cs, cJSON *arr)
 	il_policy_list_free(names, n);
 }
 
+/* Steal time since boot over every CPU, from one /proc/stat snapshot. */
+static void steal_since_boot(cJSON *sys)
+{
+	struct il_cpustat *s = NULL;
+	uint64_t steal = 0, total = 0;
+	int r = il_cpustat_read(&s);
+
+	if (r < 0) {
+		char why[120];
+
+		snprintf(why, sizeof(why), "unreadable: /proc/stat: %s", strerror(-r));
+		cJSON_AddStringToObject(sys, "steal_since_boot_pct", why);
+		return;
+	}
+	for (unsigned i = 0; i < il_cpustat_ncpu(s); i++) {
+		const struct il_cpustat_cpu *c = il_cpustat_cpu(s, i);
+
+		if (c->present) {
+			steal += c->steal;
+			total += il_cpustat_total(c);
+		}
+	}
+	il_cpustat_free(s);
+	if (total)
+		cJSON_AddNumberToObject(sys, "steal_since_boot_pct", 100.0 * (double)steal / (double)total);
+	else
+		cJSON_AddStringToObject(sys, "steal_since_boot_pct", "unreadable: no CPU time in /proc/stat");
+}
+
+/* What this kernel and machine are (the facts every report carries), into
+ * root's kernel and a new system object. */
+static void add_facts(cJSON *root)
+{
+	cJSON *sys = cJSON_AddObjectToObject(root, "system");
+
+	il_sysinfo_kernel_facts(cJSON_GetObjectItemCaseSensitive(root, "kernel"));
+	il_sysinfo_system_facts(sys);
+	steal_since_boot(sys);
+}
+
+/* One "name: value" line per fact, nested keys joined with dots. */
+static void print_fact(const char *prefix, const cJSON *v)
+{
+	char name[128];
+	const cJSON *c;
+
+	if (cJSON_IsObject(v)) {
+		cJSON_ArrayForEach(c, v) {
+			snprintf(name, sizeof(name), "%s.%s", prefix, c->string);
+			print_fact(name, c);
+		}
+		return;
+	}
+	printf("%s: ", prefix);
+	if (cJSON_IsString(v)) {
+		printf("%s\n", v->valuestring);
+	} else if (cJSON_IsBool(v)) {
+		printf("%s\n", cJSON_IsTrue(v) ? "yes" : "no");
+	} else if (cJSON_IsArray(v)) {
+		/* [{cpu, runtime_ns, period_ns}]: "cpu0 50000000/1000000000 ns, ..." */
+		cJSON_ArrayForEach(c, v)
+			printf("%scpu%g %g/%g ns", c == v->child ? "" : ", ",
+			       cJSON_GetNumberValue(cJSON_GetObjectItem(c, "cpu")),
+			       cJSON_GetNumberValue(cJSON_GetObjectItem(c, "runtime_ns")),
+			       cJSON_GetNumberValue(cJSON_GetObjectItem(c, "period_ns")));
+		printf("\n");
+	} else {
+		char *t = cJSON_PrintUnformatted(v);
+
+		printf("%s\n", t ? t : "?");
+		cJSON_free(t);
+	}
+}
+
+/* Text: the facts of the header and add_facts, "# kernel and machine" first. */
+static void print_facts(void)
+{
+	cJSON *root = il_header_new(1, "", NULL), *c;
+
+	if (!root)
+		return;
+	add_facts(root);
+	printf("# kernel and machine (what a report records)\n");
+	printf("tool_version: %s\n", il_version());
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(root, "kernel"))
+		print_fact(c->string, c);
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(root, "system"))
+		print_fact(c->string, c);
+	cJSON_Delete(root);
+}
+
 static int print_json(const struct checks *cs, const struct il_fair_server *fs,
 		      int argc, char **argv)
 {
@@ -438,6 +530,7 @@ static int print_json(const struct checks *cs, const struct il_fair_server *fs,
 		else
 			cJSON_AddNullToObject(kernel, "sched_rt_runtime_us");
 	}
+	add_facts(root);
 	check_policies(cs, cJSON_AddArrayToObject(root, "policies"));
 	optional_missing(cs, cJSON_AddArrayToObject(root, "optional_missing"));
 	cJSON *arr = cJSON_AddArrayToObject(root, "checks");
@@ -507,6 +600,7 @@ int il_cmd_check(int argc, char **argv)
 			       cs->c[i].why);
 		optional_missing(cs, NULL);
 		check_policies(cs, NULL);
+		print_facts();
 	}
 	free(cs);
 	return rc;

@@ -112,6 +112,7 @@ static cJSON *latency_json(const struct il_hist *h)
 static void kernel_json(const struct il_result *r, cJSON *k)
 {
 	cJSON *fs = cJSON_CreateObject();
+	const cJSON *f;
 
 	if (r->rt_runtime_us == LLONG_MIN)
 		cJSON_AddNullToObject(k, "sched_rt_runtime_us");
@@ -130,6 +131,26 @@ static void kernel_json(const struct il_result *r, cJSON *k)
 		cJSON_AddNullToObject(fs, "period_ns");
 	cJSON_AddStringToObject(fs, "why", r->fs.why);
 	cJSON_AddItemToObject(k, "fair_server", fs);
+	/* preempt, sched_features, servers per CPU, RT groups, uclamp, sched_ext. */
+	cJSON_ArrayForEach(f, r->kernel_facts)
+		cJSON_AddItemToObject(k, f->string, cJSON_Duplicate(f, 1));
+}
+
+/* The machine: CPU model, hypervisor, and steal during the run. */
+static cJSON *system_json(const struct il_result *r)
+{
+	cJSON *s = r->system_facts ? cJSON_Duplicate(r->system_facts, 1) : cJSON_CreateObject();
+
+	if (!r->system_facts) {
+		cJSON_AddStringToObject(s, "cpu_model", "unreadable: the run ended before it was read");
+		cJSON_AddStringToObject(s, "hypervisor", "unreadable: the run ended before it was read");
+	}
+	if (r->steal_pct >= 0)
+		cJSON_AddNumberToObject(s, "steal_pct", r->steal_pct);
+	else
+		cJSON_AddStringToObject(s, "steal_pct", r->steal_why && r->steal_why[0] ? r->steal_why
+					: "unreadable: the run ended before it was measured");
+	return s;
 }
 
 static cJSON *scenario_json(const struct il_result *r)
@@ -322,6 +343,17 @@ int il_report_json(const struct il_result *r, const char *path)
 		return -ENOMEM;
 	}
 	kernel_json(r, cJSON_GetObjectItemCaseSensitive(root, "kernel"));
+	cJSON_AddItemToObject(root, "system", system_json(r));
+	/* A double holds integers up to 2^53 exactly; a bigger seed is written
+	 * as its decimal string so that --seed can repeat it. */
+	if (r->seed <= (1ull << 53)) {
+		cJSON_AddNumberToObject(root, "seed", (double)r->seed);
+	} else {
+		char seed[24];
+
+		snprintf(seed, sizeof(seed), "%llu", (unsigned long long)r->seed);
+		cJSON_AddStringToObject(root, "seed", seed);
+	}
 	cJSON_AddStringToObject(root, "policy", il_policy_name(r->policy));
 	cJSON_AddStringToObject(root, "policy_file", il_policy_path(r->policy));
 	cJSON_AddItemToObject(root, "scenario", scenario_json(r));

@@ -57,6 +57,14 @@ struct il_result {
 	const struct il_knob_report *knobs;
 	double loops_per_us;
 	const struct il_warnings *warnings;
+	/* What the run measured on (il_sysinfo): facts for the header's
+	 * kernel object and the system object, read once the policy's knobs
+	 * were in force; steal during the run, -1 with steal_why when
+	 * unreadable; the seed of the interval jitter. */
+	const cJSON *kernel_facts, *system_facts;
+	double steal_pct;
+	const char *steal_why;
+	uint64_t seed;
 
 	/* Time (CLOCK_MONOTONIC ns). */
 	uint64_t start_ns, measure_start_ns, end_ns;

@@ -42,6 +42,11 @@ struct il_run {
 	long long rt_runtime_us; /* in force during the run; LLONG_MIN when unreadable */
 	int nr_cpus;
 	struct il_warnings warnings;
+	uint64_t seed;		   /* of the interval jitter, given or from the clock */
+	cJSON *facts;		   /* {kernel, system}: il_sysinfo facts in force, owned */
+	struct il_cpustat *stat_start; /* /proc/stat when the chain starts, for steal */
+	double steal_pct;	   /* during the run; -1 unreadable (steal_why says why) */
+	char steal_why[128];
 
 	uv_loop_t loop;
 	bool loop_open;

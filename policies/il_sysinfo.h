@@ -91,4 +91,37 @@ struct il_fair_server {
  */
 int il_fair_server_probe(struct il_fair_server *out);
 
+struct cJSON;
+
+/*
+ * What scheduler configuration a measurement was taken under (issue 15),
+ * read now and added to a report's "kernel" object:
+ *   preempt {model, source}     none | voluntary | full | lazy | rt, and how we
+ *                               know: debugfs sched/preempt, else the boot
+ *                               command line, the kernel config, uname -v
+ *   sched_features              debugfs sched/features
+ *   fair_server_per_cpu         [{cpu, runtime_ns, period_ns}] (6.12+)
+ *   ext_server_per_cpu          the same for the sched_ext server (7.0+)
+ *   rt_group_sched {config, root_rt_runtime_us}
+ *   uclamp {supported, why}
+ *   sched_ext {state, scheduler}
+ *   config                      the kernel config file that was read
+ * A value that cannot be read is the string "unreadable: why", one that
+ * this kernel cannot have "absent: why"; nothing is inferred and presented
+ * as read.
+ */
+void il_sysinfo_kernel_facts(struct cJSON *kernel);
+
+/* The machine, added to a report's "system" object: cpu_model and
+ * hypervisor {present, vendor}, each read or "unreadable: why". */
+void il_sysinfo_system_facts(struct cJSON *system);
+
+/* The preemption model in force and how we know it (see above): model is
+ * "none", "voluntary", "full", "lazy", "rt" or "unreadable: why". */
+void il_sysinfo_preempt(char *model, size_t mlen, char *source, size_t slen);
+
+/* The mode in parentheses of debugfs sched/preempt ("none (voluntary) full
+ * lazy" -> "voluntary"). 0, or -EINVAL when the text has none. */
+int il_sysinfo_preempt_parse(const char *text, char *model, size_t len);
+
 #endif

@@ -14,3 +14,8 @@ add_dependencies(test_sched il_policy_files)
 il_add_test(test_policy_chromeos SOURCES test_policy_chromeos.c
             LIBS il_test_proc il_policy il_common PkgConfig::CJSON LABELS root TIMEOUT 240)
 add_dependencies(test_policy_chromeos inputlat browser-sim render-sim viz-sim il-workload)
+# What every report says it measured (issue 15): kernel and machine facts
+# from il_sysinfo, in check --json and in a run's JSON.
+il_add_test(test_sysinfo SOURCES test_sysinfo.c
+            LIBS il_test_proc il_policy il_common PkgConfig::CJSON LABELS unit TIMEOUT 120)
+add_dependencies(test_sysinfo inputlat browser-sim render-sim viz-sim il-workload)

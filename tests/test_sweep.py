@@ -55,7 +55,10 @@ class Outputs:
     def check_outputs(self, out, policies=("cfs", "rt"), scenario="idle", rounds=2, events=50):
         with open(os.path.join(out, "summary.md")) as f:
             md = f.read()
-        for head in ("- kernel: ", " CPUs", "- fair server: ", "- date: ", "- command: `"):
+        for head in ("- kernel: ", " CPUs", "- fair server: ", "- date: ", "- command: `",
+                     "- preemption: ", "- uclamp: ", "- sched_ext: ", "- RT group scheduling: ",
+                     "- ext server: ", "- scheduler features: ", "- CPU: ", "steal during the runs: ",
+                     " version "):
             self.assertIn(head, md)
         for p in policies:
             self.assertRegex(md, rf"\n\| {p} \| {scenario} \| {rounds} \| {rounds * events} \|")
