@@ -6,8 +6,11 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "il_cmd.h"
+#include "il_js.h"
 #include "il_lock.h"
 #include "il_paths.h"
 #include "il_present.h"
@@ -23,6 +26,44 @@ static int policy_max_rt_prio(const struct il_policy *p)
 		if (il_sched_class_is_rt(a->sched_class) && a->priority > max)
 			max = a->priority;
 	return max;
+}
+
+/*
+ * The JS hog's script compiles, here, before any thread starts: a syntax
+ * error is one line, exit 2. Only compiled: its top level runs in
+ * render-sim (il_hog_start), under the run's bounds, so a script that
+ * loops there cannot hang the orchestrator; an error there, or a missing
+ * tick(), fails the run with one line. r->hog_script gets its absolute
+ * path for render-sim.
+ */
+static int check_hog_script(struct il_run *r)
+{
+	const struct il_run_opts *o = r->o;
+	char path[4096], err[600], *src = NULL;
+	int rc;
+
+	if (!o->hog_threads || !il_hog_mode_is_js(o->hog_mode))
+		return 0;
+	if (o->hog_script) {
+		snprintf(path, sizeof(path), "%s", o->hog_script);
+	} else {
+		il_paths_js(path, sizeof(path));
+		snprintf(path + strlen(path), sizeof(path) - strlen(path), "/miner.js");
+	}
+	rc = il_js_read_file(path, &src, err, sizeof(err));
+	if (rc == 0)
+		rc = il_js_check(src, path, err, sizeof(err));
+	free(src);
+	if (rc < 0) {
+		fprintf(stderr, "inputlat run: --hog-script %s%s\n", err,
+			o->hog_script ? "" : " (the default script; --hog-mode busy needs none)");
+		return 2;
+	}
+	if (!realpath(path, r->hog_script)) {
+		fprintf(stderr, "inputlat run: --hog-script %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	return 0;
 }
 
 /*
@@ -107,6 +148,9 @@ int il_preflight(struct il_run *r)
 		return 2;
 	}
 	rc = check_uclamp(r);
+	if (rc)
+		return rc;
+	rc = check_hog_script(r);
 	if (rc)
 		return rc;
 	prio = policy_max_rt_prio(r->policy);

@@ -33,6 +33,7 @@ struct il_run {
 	struct il_policy *policy;
 	char policy_dir[4096];
 	char children_dir[4096];
+	char hog_script[4096]; /* the JS hog's script, resolved by preflight */
 	char *cmdline;
 	struct timespec start_wall;
 	uint64_t start_ns, measure_start_ns, end_ns;

@@ -89,7 +89,7 @@ static const struct bad_case cases[] = {
 	{ "run --work ui", { "run", "--work", "ui" }, PREP_NONE, NULL, 2,
 	  "inputlat run: --work: expected ROLE=US or none, got 'ui'" },
 	{ "run --hog-mode lazy", { "run", "--hog-mode", "lazy" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --hog-mode: unknown mode 'lazy' (use busy or bursty)" },
+	  "inputlat run: --hog-mode: unknown mode 'lazy' (use js, js-bursty, busy or bursty)" },
 	{ "run --hog 0", { "run", "--hog", "0" }, PREP_NONE, NULL, 2,
 	  "inputlat run: --hog: 0 is out of range (1..1024)" },
 	{ "run --load abc", { "run", "--load", "abc" }, PREP_NONE, NULL, 2,
@@ -119,6 +119,16 @@ static const struct bad_case cases[] = {
 	  "inputlat check: unknown option '--frob' (want --json or --help)" },
 	{ "restore extra", { "restore", "extra" }, PREP_NONE, NULL, 2,
 	  "inputlat restore: unexpected 'extra' (restore takes no arguments)" },
+	/* --- run: the JS hog's script ------------------------------------- */
+	{ "hog script syntax error", { "run", "--hog", "1", "--hog-script", "@D/syntax-error.js" },
+	  PREP_NONE, NULL, 2,
+	  "inputlat run: --hog-script @D/syntax-error.js:3: SyntaxError: unexpected token in "
+	  "expression: ';'" },
+	{ "hog script missing", { "run", "--hog", "1", "--hog-script", "@D/no-such.js" }, PREP_NONE,
+	  NULL, 2, "inputlat run: --hog-script @D/no-such.js: No such file or directory" },
+	{ "hog script, busy", { "run", "--hog-mode", "busy", "--hog-script", "@D/syntax-error.js" },
+	  PREP_NONE, NULL, 2,
+	  "inputlat run: --hog-script needs --hog-mode js or js-bursty (the mode is busy)" },
 	/* --- run: policy files ------------------------------------------- */
 	{ "policy unknown role", { "run", "--policy", "@D/unknown-role.policy" }, PREP_NONE, NULL, 2,
 	  "inputlat run: @D/unknown-role.policy:4: unknown section [render] (want a role:" },

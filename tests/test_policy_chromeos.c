@@ -224,13 +224,16 @@ static int count_lines(const char *text, const char *needle)
 	return n;
 }
 
-/* One built-in, run with a hog and a load thread so js and load report too. */
+/* One built-in, run with a JavaScript hog and a load thread so js and load
+ * report too: js-bursty under chromeos, the never-blocking miner under
+ * chromeos-rt (issue 15's acceptance: its js thread stays on CFS). */
 static void run_builtin(const char *name, bool rt)
 {
 	char json[300], out[300], err[300], why[400];
 	char *argv[] = { inputlat,  "run",	   "--policy", (char *)name, "--events", "100",
-			 "--interval-ms", "10",	   "--hog",    "1",	     "--hog-mode", "bursty",
-			 "--load",	"1",	   "--quiet",  "--json",     json,	   NULL };
+			 "--interval-ms", "10",	   "--hog",    "1",	     "--hog-mode",
+			 rt ? "js" : "js-bursty",  "--load",   "1",	     "--quiet",	"--json",
+			 json,	    NULL };
 	static char text[65536];
 	char ureason[160];
 	bool uclamp;
@@ -313,6 +316,12 @@ static void run_builtin(const char *name, bool rt)
 	}
 	/* The chain's ten, one hog, one load, the canary. */
 	assert_int_equal(nthreads, NCHAIN_THREADS + 3);
+	/* The hog ran the miner. */
+	w = cJSON_GetObjectItemCaseSensitive(root, "hog");
+	assert_string_equal(str(w, "mode"), rt ? "js" : "js-bursty");
+	assert_non_null(strstr(str(w, "script"), "miner.js"));
+	assert_int_equal(num(w, "js_errors"), 0);
+	assert_true(num(cJSON_GetArrayItem(cJSON_GetObjectItem(w, "per_thread"), 0), "iterations") > 0);
 	cJSON_Delete(root);
 	assert_int_equal(il_test_count_project_procs(), 0);
 }
