@@ -13,12 +13,6 @@
  * events) and leave no process behind: the test is their subreaper and
  * kills only the pid it started.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -36,14 +30,9 @@
 #include "il_policy.h"
 #include "il_sched.h"
 #include "il_sysinfo.h"
+#include "il_test.h"
 #include "il_test_proc.h"
 
-#define skip_why(...)                                   \
-	do {                                            \
-		print_message("skipped: " __VA_ARGS__); \
-		print_message("\n");                    \
-		skip();                                 \
-	} while (0)
 
 #define NCHAIN_THREADS 10 /* the named rows of chromeos_threads[] */
 #define EVENTS 100
@@ -241,7 +230,7 @@ static void run_builtin(const char *name, bool rt)
 	cJSON *root, *t, *w;
 
 	if (geteuid() != 0)
-		skip_why("policy %s needs root (negative nice%s)", name, rt ? ", SCHED_RR" : "");
+		IL_TEST_SKIP("policy %s needs root (negative nice%s)", name, rt ? ", SCHED_RR" : "");
 	uclamp = il_sysinfo_uclamp(ureason, sizeof(ureason)) == 1;
 	snprintf(json, sizeof(json), "%s/%s.json", tmpdir, name);
 	snprintf(out, sizeof(out), "%s/%s.out", tmpdir, name);
@@ -348,7 +337,7 @@ static void test_policy_chromeos_required_uclamp(void **state)
 	assert_non_null(res);
 	if (il_sysinfo_uclamp(why, sizeof(why)) != 0) {
 		free(res);
-		skip_why("this kernel has uclamp (%s): a required clamp is applied", why);
+		IL_TEST_SKIP("this kernel has uclamp (%s): a required clamp is applied", why);
 	}
 	snprintf(path, sizeof(path), "%s/required.policy", tmpdir);
 	f = fopen(path, "w");

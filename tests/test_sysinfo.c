@@ -6,12 +6,6 @@
  * value. The values themselves depend on the machine, so the test checks
  * their form and, where this process can read the truth itself, the value.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -22,6 +16,7 @@
 #include <unistd.h>
 
 #include "il_sysinfo.h"
+#include "il_test.h"
 #include "il_test_proc.h"
 
 static bool starts(const char *s, const char *prefix)
@@ -173,10 +168,8 @@ static void test_sysinfo_kconfig(void **state)
 {
 	char path[300], v[64];
 
-	if (il_sysinfo_kconfig_source(path, sizeof(path)) < 0) {
-		print_message("skipped: no /boot/config-RELEASE and no /proc/config.gz\n");
-		skip();
-	}
+	IL_TEST_NEED(il_sysinfo_kconfig_source(path, sizeof(path)) == 0,
+		     "no /boot/config-RELEASE and no /proc/config.gz");
 	/* Every x86/arm kernel config has CONFIG_SMP or says it is not set. */
 	assert_int_equal(il_sysinfo_kconfig("CONFIG_SMP", v, sizeof(v)), 0);
 	assert_true(strcmp(v, "y") == 0 || strcmp(v, "n") == 0);
