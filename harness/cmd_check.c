@@ -25,6 +25,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "il_background.h"
 #include "il_cmd.h"
 #include "il_paths.h"
 #include "il_policy.h"
@@ -296,6 +297,28 @@ static void check_stale(struct checks *cs, const char *state_dir)
 		add(cs, "stale knobs found", false, "nothing left by a dead run");
 	else
 		add(cs, "stale knobs found", false, "%s", *msg ? msg : strerror(-r));
+	free(log);
+}
+
+/* A background load a SIGKILLed run left running is stopped here too. */
+static void check_stale_background(struct checks *cs, const char *state_dir)
+{
+	char *log = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&log, &len);
+	int n = il_background_recover_stale(state_dir, mem);
+
+	if (mem)
+		fclose(mem);
+	if (log && *log)
+		fputs(log, stderr); /* one line per group killed */
+	if (n > 0)
+		add(cs, "stale background load found", true, "killed %d process group%s a dead run "
+		    "left running", n, n == 1 ? "" : "s");
+	else if (n == 0 || n == -ENOENT)
+		add(cs, "stale background load found", false, "nothing left by a dead run");
+	else
+		add(cs, "stale background load found", false, "%s: %s", state_dir, strerror(-n));
 	free(log);
 }
 
@@ -578,6 +601,7 @@ int il_cmd_check(int argc, char **argv)
 		return 1;
 	}
 	check_stale(cs, il_knobs_state_dir());
+	check_stale_background(cs, il_knobs_state_dir());
 	check_privilege(cs);
 	check_rtprio(cs);
 	check_deadline(cs);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "il_background.h"
 #include "il_cmd.h"
 #include "il_js.h"
 #include "il_lock.h"
@@ -160,6 +161,9 @@ int il_preflight(struct il_run *r)
 			il_policy_name(r->policy), prio);
 		return 2;
 	}
+	/* A SIGKILLed run's background load is stopped first (it may be the
+	 * load this run would otherwise measure under). */
+	il_background_recover_stale(il_knobs_state_dir(), stderr);
 	/* A crashed run's knobs are put back first. A live run's knobs are left
 	 * alone, and only a policy that needs knobs of its own must wait for it. */
 	rc = il_knobs_recover_stale(il_knobs_state_dir(), stderr);

@@ -133,6 +133,10 @@ static cJSON *scenario_json(const struct il_result *r)
 	cJSON_AddNumberToObject(s, "hog_threads", (double)o->hog_threads);
 	cJSON_AddStringToObject(s, "hog_mode", o->hog_threads ? il_hog_mode_name_of(o->hog_mode) : "none");
 	cJSON_AddNumberToObject(s, "load_threads", (double)o->load_threads);
+	if (o->background)
+		cJSON_AddStringToObject(s, "background", o->background);
+	else
+		cJSON_AddNullToObject(s, "background");
 	cJSON_AddStringToObject(s, "lock", il_lock_kind_name(o->lock));
 	return s;
 }
@@ -380,6 +384,10 @@ int il_report_json(const struct il_result *r, const char *path)
 		cJSON_AddStringToObject(root, "error", r->fail_msg);
 	cJSON_AddBoolToObject(root, "interrupted", r->interrupted);
 	cJSON_AddItemToObject(root, "warnings", warnings_json(r));
+	if (r->background)
+		cJSON_AddItemToObject(root, "background", cJSON_Duplicate(r->background, 1));
+	else
+		cJSON_AddNullToObject(root, "background");
 
 	ev = cJSON_AddObjectToObject(root, "events");
 	cJSON_AddNumberToObject(ev, "sent", (double)r->nsent);

@@ -63,6 +63,7 @@ struct il_result {
 	double steal_pct;
 	const char *steal_why;
 	uint64_t seed;
+	const cJSON *background; /* --background's stats, NULL without one */
 
 	/* Time (CLOCK_MONOTONIC ns). */
 	uint64_t start_ns, measure_start_ns, end_ns;

@@ -92,6 +92,8 @@ static void run_free(struct il_run *r)
 	cJSON_Delete(r->threads);
 	cJSON_Delete(r->facts);
 	il_cpustat_free(r->stat_start);
+	il_background_stop(r->background);
+	cJSON_Delete(r->background_stats);
 	il_sampler_free(r->sampler);
 	for (int i = 0; i < IL_PROC_COUNT; i++)
 		il_proc_free_msgs(&r->procs[i]);
@@ -131,6 +133,7 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->steal_pct = r->steal_pct;
 	res->steal_why = r->steal_why;
 	res->seed = r->seed;
+	res->background = r->background_stats;
 	res->start_ns = r->start_ns;
 	res->enter_ns = r->enter_ns;
 	res->preflight_ns = r->preflight_ns;
@@ -292,8 +295,25 @@ int il_cmd_run(int argc, char **argv)
 	if (rc < 0)
 		snprintf(r.steal_why, sizeof(r.steal_why), "unreadable: /proc/stat: %s", strerror(-rc));
 	il_orch_init(&r);
+	/* Stage 3a: the background load, in its own process group, for the
+	 * length of the run; the watchdog kills the group if the run hangs.
+	 * After il_orch_init, so that a Ctrl-C from here on is the loop's
+	 * orderly stop, which stops the load too. */
+	if (o.background) {
+		rc = il_background_start(o.background, il_knobs_state_dir(), &r.background, err,
+					 sizeof(err));
+		if (rc < 0) {
+			il_orch_fail(&r, "%s", err);
+			if (rc == -ECHILD)
+				r.exit_code = 2; /* the user's command: not there, or ends at once */
+		} else {
+			il_watchdog_add_pid(-il_background_pgid(r.background));
+		}
+	}
+
 	r.knobs_ns = il_now_ns();
-	rc = il_wiring_start(&r, err, sizeof(err));
+	/* A run that failed already starts no child. */
+	rc = r.exit_code ? 0 : il_wiring_start(&r, err, sizeof(err));
 	r.spawned_ns = il_now_ns();
 	if (rc < 0) {
 		il_orch_fail(&r, "%s", err);
@@ -302,6 +322,11 @@ int il_cmd_run(int argc, char **argv)
 	}
 	il_orch_run(&r);
 	steal_measure(&r);
+	if (r.background) {
+		r.background_stats = il_background_stats_json(r.background);
+		il_background_stop(r.background);
+		r.background = NULL;
+	}
 
 	/* Stage 5: the result, handed to the outputs. */
 	if (r.knobs.n && il_knobs_restore(il_knobs_state_dir(), NULL, err, sizeof(err)) < 0)

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <uv.h>
 
+#include "il_background.h"
 #include "il_chain.h"
 #include "il_event_sink.h"
 #include "il_event_window.h"
@@ -55,6 +56,8 @@ struct il_run {
 	struct il_cpustat *stat_start; /* /proc/stat when the chain starts, for steal */
 	double steal_pct;	   /* during the run; -1 unreadable (steal_why says why) */
 	char steal_why[128];
+	struct il_background *background; /* --background, NULL when none */
+	cJSON *background_stats;	   /* its CPU share, taken before it stops */
 
 	uv_loop_t loop;
 	bool loop_open;

@@ -28,6 +28,8 @@ static void print_help(void)
 {
 	printf("Usage: inputlat run [OPTION]...\n"
 	       "Pass mouse-downs through the browser/render/viz hop chain and measure latency.\n\n"
+	       "  --background CMD      run sh -c CMD (a load generator, e.g. \"stress-ng --cpu 2\")\n"
+	       "                        for the length of the run, in its own process group\n"
 	       "  --duration-ms MS      keep the run going at least this long (default 0: until --events are done)\n"
 	       "  --events N            mouse-downs to inject (default 100)\n"
 	       "  --hist FILE           text histogram, cyclictest layout, 1 us buckets\n"
@@ -107,6 +109,7 @@ static int num(const char *opt, const char *v, uint64_t min, uint64_t max, uint6
 }
 
 enum {
+	OPT_BACKGROUND = 255,
 	OPT_DURATION = 256, OPT_EVENTS, OPT_HIST, OPT_HIST_CSV, OPT_HIST_MAX, OPT_HOG,
 	OPT_HOG_GAP, OPT_HOG_MODE, OPT_HOG_SCRIPT, OPT_HOG_TASK, OPT_INPUT, OPT_INTERVAL, OPT_JSON, OPT_LOAD,
 	OPT_LOCK, OPT_POLICY, OPT_PRESENT, OPT_QUIET, OPT_RECORDS, OPT_RTTIME, OPT_RUNAWAY, OPT_GARBAGE, OPT_SEED, OPT_TIMEOUT, OPT_TRACE,
@@ -123,6 +126,7 @@ const char *il_hog_mode_name_of(enum il_hog_mode m)
 int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 {
 	static const struct option longopts[] = {
+		{ "background", required_argument, NULL, OPT_BACKGROUND },
 		{ "duration-ms", required_argument, NULL, OPT_DURATION },
 		{ "events", required_argument, NULL, OPT_EVENTS },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -180,6 +184,11 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	optind = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
+		case OPT_BACKGROUND:
+			if (!*optarg)
+				rc = usage_error("--background needs a command (e.g. \"stress-ng --cpu 2\")");
+			o->background = optarg;
+			break;
 		case OPT_DURATION:
 			rc = num("duration-ms", optarg, 0, 3600000, &o->duration_ms);
 			break;

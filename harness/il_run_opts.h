@@ -50,6 +50,7 @@ struct il_run_opts {
 	enum il_hog_mode hog_mode;
 	uint64_t hog_task_ms, hog_gap_ms;
 	const char *hog_script; /* --hog-script FILE; NULL: the default miner.js */
+	const char *background; /* --background CMD: sh -c CMD for the run; NULL: none */
 	uint64_t load_threads;
 	enum il_lock_kind lock;
 	struct il_test_hooks test;
