@@ -307,6 +307,14 @@ static void run_builtin(const char *name, bool rt)
 	assert_int_equal(nthreads, NCHAIN_THREADS + 3);
 	/* The hog ran the miner. */
 	w = cJSON_GetObjectItemCaseSensitive(root, "hog");
+	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(w, "mode"))) {
+		/* Say what the report had instead: render-sim's final stats. */
+		char *t = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(root, "processes"), "render-sim"));
+
+		fail_msg("%s: report's hog has no mode; hog is %s, render-sim's stats: %s", name,
+			 cJSON_IsNull(w) ? "null" : w ? "an object" : "missing", t ? t : "missing");
+	}
 	assert_string_equal(str(w, "mode"), rt ? "js" : "js-bursty");
 	assert_non_null(strstr(str(w, "script"), "miner.js"));
 	assert_int_equal(num(w, "js_errors"), 0);
