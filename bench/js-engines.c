@@ -109,8 +109,9 @@ static char *slurp(const char *path)
 }
 
 static const char bad_script[] = "function tick() {\n  var x = 1;\n  return x +;\n}\n";
-static const char runaway[] = "var keep = [];\n"
-			      "function tick() { for (var i = 0; i < 1000; i++) keep.push({ i: i, s: 'x' + i }); }\n";
+static const char runaway[] =
+    "var keep = [];\n"
+    "function tick() { for (var i = 0; i < 1000; i++) keep.push({ i: i, s: 'x' + i }); }\n";
 
 /* --- mujs ------------------------------------------------------------- */
 static int mujs_tick(js_State *J)
@@ -127,7 +128,7 @@ static int mujs_tick(js_State *J)
 
 static void bench_mujs(const char *src, long ticks)
 {
-	struct heap h = { .cap = CAP_BYTES };
+	struct heap h = {.cap = CAP_BYTES};
 	uint64_t t0 = now_ns(), t1, t2;
 	js_State *J = js_newstate(mujs_alloc, &h, JS_STRICT);
 
@@ -160,7 +161,7 @@ static void bench_mujs(const char *src, long ticks)
 		printf("mujs syntax error: %s\n", js_trystring(J, -1, "?"));
 	js_freestate(J);
 
-	struct heap cap = { .cap = CAP_BYTES };
+	struct heap cap = {.cap = CAP_BYTES};
 	J = js_newstate(mujs_alloc, &cap, JS_STRICT);
 	if (!js_ploadstring(J, "runaway.js", runaway) && (js_pushundefined(J), !js_pcall(J, 0))) {
 		long i = 0;
@@ -189,10 +190,10 @@ static int duk_tick(duk_context *ctx)
 
 static void bench_duktape(const char *src, long ticks)
 {
-	struct heap h = { .cap = CAP_BYTES };
+	struct heap h = {.cap = CAP_BYTES};
 	uint64_t t0 = now_ns(), t1, t2, t3;
 	duk_context *ctx =
-		duk_create_heap(duk_alloc_fn, duk_realloc_fn, duk_free_fn, &h, duk_fatal_fn);
+	    duk_create_heap(duk_alloc_fn, duk_realloc_fn, duk_free_fn, &h, duk_fatal_fn);
 
 	duk_push_string(ctx, "miner.js");
 	if (duk_pcompile_string_filename(ctx, 0, src) || duk_pcall(ctx, 0)) {
@@ -225,7 +226,7 @@ static void bench_duktape(const char *src, long ticks)
 		printf("duktape syntax error: %s\n", duk_safe_to_string(ctx, -1));
 	duk_destroy_heap(ctx);
 
-	struct heap cap = { .cap = CAP_BYTES };
+	struct heap cap = {.cap = CAP_BYTES};
 	ctx = duk_create_heap(duk_alloc_fn, duk_realloc_fn, duk_free_fn, &cap, duk_fatal_fn);
 	duk_push_string(ctx, "runaway.js");
 	if (!duk_pcompile_string_filename(ctx, 0, runaway) && !duk_pcall(ctx, 0)) {

@@ -57,9 +57,11 @@ static int read_proc_stat(pid_t pid, struct proc_stat *ps)
 	buf[n] = '\0';
 	/* The command name may hold spaces and ')': fields start after the last ')'. */
 	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 2, "%*c %*d %lld %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu "
-			 "%*d %*d %*d %*d %llu", &ps->pgrp, &ps->utime, &ps->stime, &ps->cutime,
-			 &ps->cstime, &ps->start) != 6)
+	if (!p ||
+	    sscanf(p + 2,
+		   "%*c %*d %lld %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu "
+		   "%*d %*d %*d %*d %llu",
+		   &ps->pgrp, &ps->utime, &ps->stime, &ps->cutime, &ps->cstime, &ps->start) != 6)
 		return -EINVAL;
 	return 0;
 }
@@ -144,7 +146,7 @@ static int write_state(const char *dir, const char *path, pid_t pgid, unsigned l
 /* In the child, between fork and exec: async-signal-safe calls only. */
 static void child_exec(const char *cmd, int gate)
 {
-	struct sched_param sp = { 0 };
+	struct sched_param sp = {0};
 	char go;
 	int null;
 
@@ -177,7 +179,7 @@ int il_background_start(const char *cmd, const char *state_dir, struct il_backgr
 {
 	struct il_background *b = calloc(1, sizeof(*b));
 	struct proc_stat ps;
-	int gate[2] = { -1, -1 }, r;
+	int gate[2] = {-1, -1}, r;
 	pid_t pid;
 
 	if (!b || !(b->cmd = strdup(cmd))) {
@@ -233,12 +235,17 @@ int il_background_start(const char *cmd, const char *state_dir, struct il_backgr
 			b->reaped = true;
 			r = -ECHILD;
 			if (WIFEXITED(b->status))
-				snprintf(err, errlen, "--background '%s': exited with status %d before "
-					 "the run started%s", cmd, WEXITSTATUS(b->status),
-					 WEXITSTATUS(b->status) == 127 ? " (command not found?)" : "");
+				snprintf(err, errlen,
+					 "--background '%s': exited with status %d before "
+					 "the run started%s",
+					 cmd, WEXITSTATUS(b->status),
+					 WEXITSTATUS(b->status) == 127 ? " (command not found?)"
+								       : "");
 			else
-				snprintf(err, errlen, "--background '%s': killed by signal %d before "
-					 "the run started", cmd, WTERMSIG(b->status));
+				snprintf(err, errlen,
+					 "--background '%s': killed by signal %d before "
+					 "the run started",
+					 cmd, WTERMSIG(b->status));
 			break;
 		}
 		usleep(10000);
@@ -282,11 +289,13 @@ cJSON *il_background_stats_json(const struct il_background *b)
 		cpu = cpu > b->cpu_start_ns ? cpu - b->cpu_start_ns : 0;
 		cJSON_AddNumberToObject(o, "cpu_ns", (double)cpu);
 		cJSON_AddNumberToObject(o, "cpu_share",
-					wall && ncpu > 0 ? (double)cpu / (double)wall / (double)ncpu : 0);
+					wall && ncpu > 0 ? (double)cpu / (double)wall / (double)ncpu
+							 : 0);
 		cJSON_AddBoolToObject(o, "exited_early", false);
 	} else {
 		cJSON_AddStringToObject(o, "cpu_ns", "unreadable: the command's process is gone");
-		cJSON_AddStringToObject(o, "cpu_share", "unreadable: the command's process is gone");
+		cJSON_AddStringToObject(o, "cpu_share",
+					"unreadable: the command's process is gone");
 		cJSON_AddBoolToObject(o, "exited_early", true);
 	}
 	return o;
@@ -364,8 +373,10 @@ static int recover_one(const char *path, FILE *log)
 	if (!reused && group_scan((pid_t)pgid, (unsigned long long)pgid_start, NULL, 0) > 0) {
 		group_scan((pid_t)pgid, (unsigned long long)pgid_start, NULL, SIGKILL);
 		if (log)
-			fprintf(log, "inputlat: killed the background load '%s' (process group %d) "
-				"that a dead run left running\n", cmd ? cmd : "?", (int)pgid);
+			fprintf(log,
+				"inputlat: killed the background load '%s' (process group %d) "
+				"that a dead run left running\n",
+				cmd ? cmd : "?", (int)pgid);
 		killed = 1;
 	}
 	unlink(path);
@@ -382,7 +393,8 @@ int il_background_recover_stale(const char *state_dir, FILE *log)
 	if (!d)
 		return -errno;
 	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name), plen = strlen(STATE_PREFIX), slen = strlen(STATE_SUFFIX);
+		size_t len = strlen(e->d_name), plen = strlen(STATE_PREFIX),
+		       slen = strlen(STATE_SUFFIX);
 		char path[4400];
 
 		if (len <= plen + slen || strncmp(e->d_name, STATE_PREFIX, plen) != 0 ||

@@ -99,8 +99,10 @@ int il_js_new(const char *src, const char *name, size_t heap_max, struct il_js *
 	js_pop(js->J, 1);
 	js_getglobal(js->J, "tick");
 	if (!js_iscallable(js->J, -1)) {
-		snprintf(err, errlen, "%s: defines no function tick() (the hog calls tick() over "
-			 "and over; see render-sim/js/miner.js)", name);
+		snprintf(err, errlen,
+			 "%s: defines no function tick() (the hog calls tick() over "
+			 "and over; see render-sim/js/miner.js)",
+			 name);
 		goto fail;
 	}
 	js_pop(js->J, 1);
@@ -113,7 +115,7 @@ fail:
 
 int il_js_check(const char *src, const char *name, char *err, size_t errlen)
 {
-	struct il_js js = { .cap = IL_JS_HEAP_MAX };
+	struct il_js js = {.cap = IL_JS_HEAP_MAX};
 	int r = 0;
 
 	js.J = js_newstate(js_alloc_cb, &js, JS_STRICT);
@@ -216,10 +218,11 @@ int il_js_read_file(const char *path, char **out, char *err, size_t errlen)
 }
 
 #define IL_STR2(x) #x
-#define IL_STR(x) IL_STR2(x)
+#define IL_STR(x)  IL_STR2(x)
 
 const char *il_js_engine(void)
 {
 	/* The headers it was built against. */
-	return "mujs " IL_STR(JS_VERSION_MAJOR) "." IL_STR(JS_VERSION_MINOR) "." IL_STR(JS_VERSION_PATCH);
+	return "mujs " IL_STR(JS_VERSION_MAJOR) "." IL_STR(JS_VERSION_MINOR) "." IL_STR(
+	    JS_VERSION_PATCH);
 }

@@ -45,7 +45,8 @@ static int group_size(pid_t pgid)
 		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
 		if (il_test_read_file(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
 			continue;
-		if (sscanf(p + 2, "%c %*d %lld", &state, &pgrp) == 2 && pgrp == pgid && state != 'Z')
+		if (sscanf(p + 2, "%c %*d %lld", &state, &pgrp) == 2 && pgrp == pgid &&
+		    state != 'Z')
 			n++;
 	}
 	if (d)
@@ -95,8 +96,8 @@ static bool group_running(pid_t pgid)
 static pid_t start_long(const char *cmd, pid_t *pgid)
 {
 	char out[300], err[300];
-	char *argv[] = { inputlat, "run", "--events", "100000", "--interval-ms", "10", "--quiet",
-			 "--background", (char *)cmd, NULL };
+	char *argv[] = {inputlat, "run",     "--events",     "100000",	  "--interval-ms",
+			"10",	  "--quiet", "--background", (char *)cmd, NULL};
 
 	snprintf(out, sizeof(out), "%s/long.out", tmpdir);
 	snprintf(err, sizeof(err), "%s/long.err", tmpdir);
@@ -112,8 +113,18 @@ static pid_t start_long(const char *cmd, pid_t *pgid)
 static void test_background_normal_end(void **state)
 {
 	char json[300], text[1 << 20];
-	char *argv[] = { inputlat,  "run",     "--events", "50",	 "--interval-ms", "10",
-			 "--quiet", "--background", "while :; do :; done", "--json", json, NULL };
+	char *argv[] = {inputlat,
+			"run",
+			"--events",
+			"50",
+			"--interval-ms",
+			"10",
+			"--quiet",
+			"--background",
+			"while :; do :; done",
+			"--json",
+			json,
+			NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 	cJSON *root, *bg;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -131,7 +142,7 @@ static void test_background_normal_end(void **state)
 	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(bg, "command")),
 			    "while :; do :; done");
 	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(
-				    cJSON_GetObjectItem(root, "scenario"), "background")),
+				cJSON_GetObjectItem(root, "scenario"), "background")),
 			    "while :; do :; done");
 	/* A busy shell loop is one CPU of ncpu, give or take the VM's noise. */
 	double share = cJSON_GetNumberValue(cJSON_GetObjectItem(bg, "cpu_share"));
@@ -163,7 +174,7 @@ static void test_background_sigint(void **state)
 static void test_background_sigkill_then_check(void **state)
 {
 	pid_t pgid, run = start_long("sleep 300 & sleep 300; wait", &pgid);
-	char *argv[] = { inputlat, "check", NULL };
+	char *argv[] = {inputlat, "check", NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 
 	assert_non_null(res);
@@ -175,7 +186,8 @@ static void test_background_sigkill_then_check(void **state)
 	assert_true(state_pgid(run) == pgid);
 	assert_int_equal(il_test_run(argv, 60000, res), 0);
 	assert_int_equal(res->exit_code, 0);
-	assert_non_null(strstr(res->out, "stale background load found: yes (killed 1 process group "));
+	assert_non_null(
+	    strstr(res->out, "stale background load found: yes (killed 1 process group "));
 	assert_non_null(strstr(res->err, "inputlat: killed the background load 'sleep 300 & sleep "
 					 "300; wait' (process group "));
 	free(res);
@@ -185,15 +197,16 @@ static void test_background_sigkill_then_check(void **state)
 
 static void test_background_not_found(void **state)
 {
-	char *argv[] = { inputlat, "run", "--events", "5", "--background", "no-such-load-generator",
-			 NULL };
+	char *argv[] = {inputlat, "run", "--events", "5", "--background", "no-such-load-generator",
+			NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 
 	assert_non_null(res);
 	assert_int_equal(il_test_run(argv, 20000, res), 0);
 	assert_int_equal(res->exit_code, 2);
-	assert_string_equal(res->err, "inputlat: --background 'no-such-load-generator': exited "
-				      "with status 127 before the run started (command not found?)\n");
+	assert_string_equal(res->err,
+			    "inputlat: --background 'no-such-load-generator': exited "
+			    "with status 127 before the run started (command not found?)\n");
 	free(res);
 	assert_int_equal(il_test_count_project_procs(), 0);
 }
@@ -215,7 +228,7 @@ static int teardown(void **state)
 		waitpid(live_run, NULL, 0);
 		live_run = 0;
 		/* What it left, by its state file. */
-		char *argv[] = { inputlat, "check", NULL };
+		char *argv[] = {inputlat, "check", NULL};
 		struct il_test_result *res = malloc(sizeof(*res));
 
 		if (res)
@@ -237,10 +250,10 @@ static int group_teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_background_not_found, teardown),
-		cmocka_unit_test_teardown(test_background_normal_end, teardown),
-		cmocka_unit_test_teardown(test_background_sigint, teardown),
-		cmocka_unit_test_teardown(test_background_sigkill_then_check, teardown),
+	    cmocka_unit_test_teardown(test_background_not_found, teardown),
+	    cmocka_unit_test_teardown(test_background_normal_end, teardown),
+	    cmocka_unit_test_teardown(test_background_sigint, teardown),
+	    cmocka_unit_test_teardown(test_background_sigkill_then_check, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

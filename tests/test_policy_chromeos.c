@@ -33,11 +33,10 @@
 #include "il_test.h"
 #include "il_test_proc.h"
 
-
 #define NCHAIN_THREADS 10 /* the named rows of chromeos_threads[] */
-#define EVENTS 100
+#define EVENTS	       100
 
-static const char *const chain_procs[] = { "browser-sim", "render-sim", "viz-sim" };
+static const char *const chain_procs[] = {"browser-sim", "render-sim", "viz-sim"};
 static char tmpdir[256], inputlat[PATH_MAX];
 static pid_t live_run;
 
@@ -120,7 +119,7 @@ static const struct chromeos_attrs *want_of(const struct chromeos_thread *t, boo
 static bool live_check(pid_t run, bool rt, bool uclamp, char *why, size_t len)
 {
 	double t0 = now_s();
-	pid_t kids[3] = { 0 };
+	pid_t kids[3] = {0};
 
 	snprintf(why, len, "the run ended before its threads were seen");
 	while (now_s() - t0 < 15) {
@@ -219,10 +218,10 @@ static int count_lines(const char *text, const char *needle)
 static void run_builtin(const char *name, bool rt)
 {
 	char json[300], out[300], err[300], why[400];
-	char *argv[] = { inputlat,  "run",	   "--policy", (char *)name, "--events", "100",
-			 "--interval-ms", "10",	   "--hog",    "1",	     "--hog-mode",
-			 rt ? "js" : "js-bursty",  "--load",   "1",	     "--quiet",	"--json",
-			 json,	    NULL };
+	char *argv[] = {
+	    inputlat,	     "run", "--policy", (char *)name, "--events",   "100",
+	    "--interval-ms", "10",  "--hog",	"1",	      "--hog-mode", rt ? "js" : "js-bursty",
+	    "--load",	     "1",   "--quiet",	"--json",     json,	    NULL};
 	static char text[65536];
 	char ureason[160];
 	bool uclamp;
@@ -230,7 +229,8 @@ static void run_builtin(const char *name, bool rt)
 	cJSON *root, *t, *w;
 
 	if (geteuid() != 0)
-		IL_TEST_SKIP("policy %s needs root (negative nice%s)", name, rt ? ", SCHED_RR" : "");
+		IL_TEST_SKIP("policy %s needs root (negative nice%s)", name,
+			     rt ? ", SCHED_RR" : "");
 	uclamp = il_sysinfo_uclamp(ureason, sizeof(ureason)) == 1;
 	snprintf(json, sizeof(json), "%s/%s.json", tmpdir, name);
 	snprintf(out, sizeof(out), "%s/%s.out", tmpdir, name);
@@ -252,7 +252,8 @@ static void run_builtin(const char *name, bool rt)
 	if (!uclamp) {
 		char line[512];
 
-		snprintf(line, sizeof(line), "inputlat run: warning: policy %s: optional uclamp_min "
+		snprintf(line, sizeof(line),
+			 "inputlat run: warning: policy %s: optional uclamp_min "
 			 "and uclamp_max not applied to evdev, ui, compositor, gpu, drm, %s: %s\n",
 			 name, rt ? "render:comp, viz:io" : "viz:io", ureason);
 		if (!strstr(text, line))
@@ -262,7 +263,8 @@ static void run_builtin(const char *name, bool rt)
 	assert_true(il_test_read_file(json, text, sizeof(text)) > 0);
 	root = cJSON_Parse(text);
 	assert_non_null(root);
-	assert_int_equal(num(cJSON_GetObjectItemCaseSensitive(root, "events"), "completed"), EVENTS);
+	assert_int_equal(num(cJSON_GetObjectItemCaseSensitive(root, "events"), "completed"),
+			 EVENTS);
 	w = cJSON_GetObjectItemCaseSensitive(root, "warnings");
 	assert_true(cJSON_IsArray(w));
 	assert_int_equal(cJSON_GetArraySize(w), uclamp ? 0 : 1);
@@ -273,7 +275,8 @@ static void run_builtin(const char *name, bool rt)
 		assert_non_null(strstr(msg, "optional uclamp_min and uclamp_max not applied"));
 		assert_non_null(strstr(msg, ureason));
 	}
-	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(root, "threads")) {
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(root, "threads"))
+	{
 		const struct chromeos_thread *row = NULL;
 		const char *tname = str(t, "name");
 		int role = il_role_parse(str(t, "role"));
@@ -310,15 +313,19 @@ static void run_builtin(const char *name, bool rt)
 	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(w, "mode"))) {
 		/* Say what the report had instead: render-sim's final stats. */
 		char *t = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(
-			cJSON_GetObjectItemCaseSensitive(root, "processes"), "render-sim"));
+		    cJSON_GetObjectItemCaseSensitive(root, "processes"), "render-sim"));
 
 		fail_msg("%s: report's hog has no mode; hog is %s, render-sim's stats: %s", name,
-			 cJSON_IsNull(w) ? "null" : w ? "an object" : "missing", t ? t : "missing");
+			 cJSON_IsNull(w) ? "null"
+			 : w		 ? "an object"
+					 : "missing",
+			 t ? t : "missing");
 	}
 	assert_string_equal(str(w, "mode"), rt ? "js" : "js-bursty");
 	assert_non_null(strstr(str(w, "script"), "miner.js"));
 	assert_int_equal(num(w, "js_errors"), 0);
-	assert_true(num(cJSON_GetArrayItem(cJSON_GetObjectItem(w, "per_thread"), 0), "iterations") > 0);
+	assert_true(num(cJSON_GetArrayItem(cJSON_GetObjectItem(w, "per_thread"), 0), "iterations") >
+		    0);
 	cJSON_Delete(root);
 	assert_int_equal(il_test_count_project_procs(), 0);
 }
@@ -338,7 +345,7 @@ static void test_policy_chromeos_rt(void **state)
 static void test_policy_chromeos_required_uclamp(void **state)
 {
 	char path[300], why[160], want[512];
-	char *argv[] = { inputlat, "run", "--policy", path, "--events", "5", NULL };
+	char *argv[] = {inputlat, "run", "--policy", path, "--events", "5", NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 	FILE *f;
 
@@ -353,8 +360,10 @@ static void test_policy_chromeos_required_uclamp(void **state)
 	fputs("[policy]\nname = required\n[ui]\nclass = other\nuclamp_min = 20\n", f);
 	assert_int_equal(fclose(f), 0);
 	assert_int_equal(il_test_run(argv, 20000, res), 0);
-	snprintf(want, sizeof(want), "inputlat run: policy required: [ui] uclamp_min = 20 needs "
-		 "uclamp: %s (write 'optional uclamp_min = 20' to run without it)\n", why);
+	snprintf(want, sizeof(want),
+		 "inputlat run: policy required: [ui] uclamp_min = 20 needs "
+		 "uclamp: %s (write 'optional uclamp_min = 20' to run without it)\n",
+		 why);
 	assert_int_equal(res->exit_code, 2);
 	assert_string_equal(res->err, want);
 	assert_string_equal(res->out, "");
@@ -393,9 +402,9 @@ static int group_teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_policy_chromeos_required_uclamp, teardown),
-		cmocka_unit_test_teardown(test_policy_chromeos_shipped, teardown),
-		cmocka_unit_test_teardown(test_policy_chromeos_rt, teardown),
+	    cmocka_unit_test_teardown(test_policy_chromeos_required_uclamp, teardown),
+	    cmocka_unit_test_teardown(test_policy_chromeos_shipped, teardown),
+	    cmocka_unit_test_teardown(test_policy_chromeos_rt, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -64,7 +64,8 @@ static void check_per_cpu(const cJSON *k, const char *key)
 		return;
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0)
 		fail_msg("kernel.%s is neither per-CPU values nor a reason", key);
-	cJSON_ArrayForEach(c, v) {
+	cJSON_ArrayForEach(c, v)
+	{
 		assert_true(cJSON_IsNumber(cJSON_GetObjectItem(c, "cpu")));
 		assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(c, "runtime_ns")) >= 0);
 		assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(c, "period_ns")) > 0);
@@ -73,8 +74,8 @@ static void check_per_cpu(const cJSON *k, const char *key)
 
 static void check_kernel(const cJSON *k)
 {
-	static const char *const models[] = { "none", "voluntary", "full", "lazy", "rt", NULL };
-	static const char *const yn[] = { "y", "n", NULL };
+	static const char *const models[] = {"none", "voluntary", "full", "lazy", "rt", NULL};
+	static const char *const yn[] = {"y", "n", NULL};
 	const cJSON *o;
 	char why[160];
 
@@ -106,7 +107,7 @@ static void check_kernel(const cJSON *k)
 	 * found instead (command line, config, uname). */
 	if (access("/sys/kernel/debug/sched/preempt", R_OK) != 0)
 		assert_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(
-					   cJSON_GetObjectItem(k, "preempt"), "source")),
+				       cJSON_GetObjectItem(k, "preempt"), "source")),
 				   "/sched/preempt: "));
 }
 
@@ -124,7 +125,7 @@ static void check_system(const cJSON *s, bool run)
 	check_leaf(s, "system", run ? "steal_pct" : "steal_since_boot_pct", NULL);
 	if (cJSON_IsNumber(cJSON_GetObjectItem(s, run ? "steal_pct" : "steal_since_boot_pct"))) {
 		double v = cJSON_GetNumberValue(
-			cJSON_GetObjectItem(s, run ? "steal_pct" : "steal_since_boot_pct"));
+		    cJSON_GetObjectItem(s, run ? "steal_pct" : "steal_since_boot_pct"));
 
 		assert_true(v >= 0 && v <= 100);
 	}
@@ -193,7 +194,7 @@ static cJSON *run_json(char *const argv[], const char *what)
 static void test_sysinfo_check_json(void **state)
 {
 	char inputlat[PATH_MAX];
-	char *argv[] = { inputlat, "check", "--json", NULL };
+	char *argv[] = {inputlat, "check", "--json", NULL};
 	cJSON *root;
 
 	snprintf(inputlat, sizeof(inputlat), "%s", il_test_build_path("inputlat"));
@@ -212,8 +213,8 @@ static void test_sysinfo_run_json(void **state)
 	char inputlat[PATH_MAX], json[] = "/tmp/il-test-sysinfo.XXXXXX";
 	static char text[1 << 20];
 	int fd = mkstemp(json);
-	char *argv[] = { inputlat, "run", "--events", "5", "--interval-ms", "5", "--seed", "7",
-			 "--quiet", "--json", json, NULL };
+	char *argv[] = {inputlat,  "run",    "--events", "5", "--interval-ms", "5", "--seed", "7",
+			"--quiet", "--json", json,	 NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 	cJSON *root;
 
@@ -240,11 +241,9 @@ static void test_sysinfo_run_json(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sysinfo_facts),
-		cmocka_unit_test(test_sysinfo_preempt_parse),
-		cmocka_unit_test(test_sysinfo_kconfig),
-		cmocka_unit_test(test_sysinfo_check_json),
-		cmocka_unit_test(test_sysinfo_run_json),
+	    cmocka_unit_test(test_sysinfo_facts),    cmocka_unit_test(test_sysinfo_preempt_parse),
+	    cmocka_unit_test(test_sysinfo_kconfig),  cmocka_unit_test(test_sysinfo_check_json),
+	    cmocka_unit_test(test_sysinfo_run_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
