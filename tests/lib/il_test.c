@@ -66,7 +66,10 @@ int il_test_cpu_busy_ns(int cpu, uint64_t *busy_ns)
 
 	if (n < 0)
 		return (int)n;
-	snprintf(want, sizeof(want), "\ncpu%d ", cpu);
+	if (cpu < 0)
+		snprintf(want, sizeof(want), "cpu ");
+	else
+		snprintf(want, sizeof(want), "\ncpu%d ", cpu);
 	line = strstr(buf, want);
 	/* user nice system idle iowait irq softirq steal */
 	if (!line || hz <= 0 ||
@@ -82,6 +85,25 @@ double il_test_others_share(uint64_t busy0_ns, uint64_t busy1_ns, uint64_t own_n
 	double others = (double)busy1_ns - (double)busy0_ns - (double)own_ns;
 
 	return wall_ns && others > 0 ? others / (double)wall_ns : 0.0;
+}
+
+void il_test_assert_prompt(const char *what, uint64_t took_ns, uint64_t limit_ns, uint64_t busy0_ns)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t busy1_ns = busy0_ns;
+	double busy;
+
+	if (took_ns < limit_ns)
+		return;
+	il_test_cpu_busy_ns(-1, &busy1_ns);
+	busy = ncpu > 0 ? il_test_others_share(busy0_ns, busy1_ns, 0, took_ns) / (double)ncpu : 0;
+	if (busy > 0.5)
+		IL_TEST_SKIP(
+		    "%s took %.1f ms (want < %.0f ms) while other tasks kept %.0f%% of the "
+		    "CPUs busy: it cannot show here",
+		    what, (double)took_ns / 1e6, (double)limit_ns / 1e6, busy * 100);
+	fail_msg("%s took %.1f ms, want < %.0f ms (the CPUs were %.0f%% busy meanwhile)", what,
+		 (double)took_ns / 1e6, (double)limit_ns / 1e6, busy * 100);
 }
 
 ssize_t il_test_read_file(const char *path, char *buf, size_t len)

@@ -76,11 +76,21 @@ double il_test_now_s(void);
 int il_test_schedstat(pid_t tid, uint64_t *cpu_ns, uint64_t *wait_ns);
 
 /*
- * How busy CPU cpu has been since boot, from /proc/stat: the time it was
- * neither idle nor waiting for I/O (steal counts as busy: the hypervisor
- * had it), in ns, at the tick's resolution. Returns 0 or -errno.
+ * How busy CPU cpu (-1: all CPUs together) has been since boot, from
+ * /proc/stat: the time it was neither idle nor waiting for I/O (steal
+ * counts as busy: the hypervisor had it), in ns, at the tick's
+ * resolution. Returns 0 or -errno.
  */
 int il_test_cpu_busy_ns(int cpu, uint64_t *busy_ns);
+
+/*
+ * A bound on how long something that needs a CPU took (a stop, a start):
+ * over limit_ns fails the test, unless other tasks kept more than half of
+ * the machine's CPUs busy meanwhile (busy0_ns: il_test_cpu_busy_ns(-1)
+ * read just before it began); then the test skips, saying so.
+ */
+void il_test_assert_prompt(const char *what, uint64_t took_ns, uint64_t limit_ns,
+			   uint64_t busy0_ns);
 
 /*
  * For a test of a physical bound on one CPU (a share, a stall): the
