@@ -218,10 +218,28 @@ static int count_lines(const char *text, const char *needle)
 static void run_builtin(const char *name, bool rt)
 {
 	char json[300], out[300], err[300], why[400];
-	char *argv[] = {
-	    inputlat,	     "run", "--policy", (char *)name, "--events",   "100",
-	    "--interval-ms", "10",  "--hog",	"1",	      "--hog-mode", rt ? "js" : "js-bursty",
-	    "--load",	     "1",   "--quiet",	"--json",     json,	    NULL};
+	/* Every event must complete: what is checked is the policy, not
+	 * latency, so a loaded machine gets 20 s per event (--timeout-ms). */
+	char *argv[] = {inputlat,
+			"run",
+			"--policy",
+			(char *)name,
+			"--events",
+			"100",
+			"--interval-ms",
+			"10",
+			"--timeout-ms",
+			"20000",
+			"--hog",
+			"1",
+			"--hog-mode",
+			rt ? "js" : "js-bursty",
+			"--load",
+			"1",
+			"--quiet",
+			"--json",
+			json,
+			NULL};
 	static char text[65536];
 	char ureason[160];
 	bool uclamp;
