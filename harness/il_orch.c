@@ -103,8 +103,14 @@ void il_orch_fail(struct il_run *r, const char *fmt, ...)
 
 static bool all_exited(const struct il_run *r)
 {
+	/*
+	 * Gone means exited AND its control channel read to the end: SIGCHLD
+	 * can be handled before the last bytes the child wrote (its stats,
+	 * sent right before it exits) are read, and a run that finished then
+	 * reported that child with no stats (1 run in 30 here).
+	 */
 	for (int i = 0; i < IL_PROC_COUNT; i++)
-		if (r->procs[i].spawned && !r->procs[i].exited)
+		if (r->procs[i].spawned && (!r->procs[i].exited || !r->procs[i].ctl_eof))
 			return false;
 	return true;
 }
@@ -261,7 +267,12 @@ static void proc_exited(struct il_proc *p)
 
 static void proc_control_eof(struct il_proc *p)
 {
-	/* The exit callback tells what happened; nothing to do here. */
+	struct il_run *r = proc_run(p);
+
+	/* The last child's stats read ends the run, when its exit came first. */
+	p->ctl_eof = true;
+	if (r->phase == IL_PH_STOPPING && all_exited(r))
+		run_finish(r);
 }
 
 static void proc_invalid(struct il_proc *p, int err)
@@ -356,6 +367,15 @@ static void inject(struct il_run *r)
 	id = m->event_id;
 	m->tid[IL_STAMP_INJECT] = (uint32_t)r->self_tid;
 	m->cpu[IL_STAMP_INJECT] = il_cpu_now();
+	/*
+	 * A click still held (its release timer late on a busy loop, or a hold
+	 * longer than the interval) is released first: a press on a button
+	 * already down is dropped by evdev, and that event would time out.
+	 */
+	if (uv_is_active((uv_handle_t *)&r->release_timer)) {
+		uv_timer_stop(&r->release_timer);
+		il_injector_release(r->inj);
+	}
 	rc = il_injector_press(r->inj, &m->stamp_ns[IL_STAMP_INJECT]);
 	m->end_ns[IL_STAMP_INJECT] = il_now_ns();
 	if (rc < 0) {
