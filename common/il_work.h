@@ -11,7 +11,8 @@
 /*
  * Measures loop iterations per microsecond on this CPU (best of several
  * short trials, so a preemption during calibration does not shrink work).
- * Takes about 30 ms.
+ * Timed on the calling thread's CPU clock (CLOCK_THREAD_CPUTIME_ID), so
+ * preemption by other tasks does not shrink it. Takes about 10 ms.
  */
 double il_work_calibrate(void);
 
