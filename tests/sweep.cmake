@@ -1,7 +1,7 @@
 # Sweep, statistics and trace area (issue 6).
 find_package(Python3 COMPONENTS Interpreter)
 
-il_add_test(test_bootstrap SOURCES test_bootstrap.c LIBS il_common m LABELS unit TIMEOUT 60)
+il_add_test(test_stats SOURCES test_stats.c LIBS il_common m LABELS unit TIMEOUT 120)
 il_add_test(test_trace SOURCES test_trace.c LIBS il_harness LABELS unit TIMEOUT 60)
 il_add_test(test_compare SOURCES test_compare.c LIBS il_harness m LABELS unit TIMEOUT 60)
 
