@@ -234,10 +234,10 @@ static void record_frame_cb(void *ctx, const struct il_frame *f, const struct il
 	r->msgs[id].cpu[IL_STAMP_INJECT] = r->stamp0_cpu[id];
 	if (m->stamp_ns[IL_STAMP_PRESENTED] - r->stamp0[id] > il_ms_to_ns(r->o->timeout_ms)) {
 		r->state[id] = IL_EV_TIMED_OUT;
-		r->timed_out++;
+		(*(il_run_is_warmup(r, id) ? &r->warmup_timed_out : &r->timed_out))++;
 	} else {
 		r->state[id] = IL_EV_COMPLETED;
-		r->completed++;
+		(*(il_run_is_warmup(r, id) ? &r->warmup_completed : &r->completed))++;
 	}
 }
 
@@ -261,7 +261,7 @@ static void inject_cb(uv_timer_t *t)
 
 	if (r->phase != IL_PH_RUNNING)
 		return;
-	if (r->nsent >= r->o->events || r->nsent >= r->capacity) {
+	if (r->nsent >= il_run_opts_total_events(r->o) || r->nsent >= r->capacity) {
 		r->phase = IL_PH_DRAINING;
 		return;
 	}
@@ -296,7 +296,7 @@ static void inject_cb(uv_timer_t *t)
 		jitter = rng_next(r) % (base_ns / 5 + 1);
 		delay_ns = base_ns - base_ns / 10 + jitter;
 	}
-	if (r->nsent >= r->o->events) {
+	if (r->nsent >= il_run_opts_total_events(r->o)) {
 		r->phase = IL_PH_DRAINING;
 		return;
 	}
@@ -315,7 +315,7 @@ static void expire_events(struct il_run *r, uint64_t now)
 			if (now - r->stamp0[id] <= limit)
 				break;
 			r->state[id] = IL_EV_TIMED_OUT;
-			r->timed_out++;
+			(*(il_run_is_warmup(r, id) ? &r->warmup_timed_out : &r->timed_out))++;
 		}
 		r->oldest_pending = id;
 	}
@@ -377,7 +377,7 @@ static void tick_cb(uv_timer_t *t)
 		    now - r->measure_start_ns > il_ms_to_ns(300))
 			send_garbage(r);
 		if (r->phase == IL_PH_RUNNING && r->o->input.kind == IL_INPUT_EVDEV &&
-		    r->nsent >= r->o->events)
+		    r->nsent >= il_run_opts_total_events(r->o))
 			r->phase = IL_PH_DRAINING;
 		if (r->phase == IL_PH_RUNNING && !r->inj && r->o->input.kind != IL_INPUT_EVDEV)
 			r->phase = IL_PH_DRAINING;

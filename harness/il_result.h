@@ -37,6 +37,7 @@ struct il_result {
 	struct il_fair_server fs;
 	const struct il_knob_report *knobs;
 	double loops_per_us;
+	uint64_t clock_overhead_ns; /* part of each handler's measured work */
 
 	/* Time (CLOCK_MONOTONIC ns). */
 	uint64_t start_ns, measure_start_ns, end_ns;
@@ -47,6 +48,9 @@ struct il_result {
 	const uint8_t *state; /* enum il_event_state */
 	const struct il_msg *msgs;
 	uint64_t completed, timed_out, late, stray, inject_errors, invalid_frames;
+	/* Events 1..warmup are warm-up: kept in the records, flagged, and out
+	 * of every statistic and count above. */
+	uint64_t warmup, warmup_completed, warmup_timed_out;
 
 	/* How it ended. */
 	int exit_code;
@@ -57,6 +61,12 @@ struct il_result {
 	 * when the child sent none). */
 	const cJSON *threads;
 	const cJSON *stats[IL_PROC_COUNT];
+
+	/* Hygiene: "" when the orchestrator's memory is locked, else why not;
+	 * /dev/cpu_dma_latency held at 0 for the run, else why not. */
+	const char *memlock_why;
+	bool dma_held;
+	const char *dma_why;
 
 	/* The orchestrator itself (the injector's thread in the trace). */
 	int self_pid, self_tid;
@@ -73,5 +83,14 @@ int il_report_hist(const struct il_result *r, const char *path);
 int il_report_hist_csv(const struct il_result *r, const char *path);
 int il_report_trace(const struct il_result *r, const char *path);
 int il_report_records(const struct il_result *r, const char *path);
+
+/*
+ * What makes this run's figures doubtful, one sentence each (a handler
+ * that did not do its configured work, memory that could not be locked),
+ * as a JSON array of strings the caller owns. il_report_warn prints each
+ * on stderr ("inputlat: warning: ...").
+ */
+cJSON *il_report_warnings(const struct il_result *r);
+void il_report_warn(const struct il_result *r);
 
 #endif

@@ -5,6 +5,7 @@
 #include "il_run.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -16,6 +17,7 @@
 #include "il_clock.h"
 #include "il_cmd.h"
 #include "il_header.h"
+#include "il_memlock.h"
 #include "il_sched.h"
 #include "il_sysinfo.h"
 #include "il_thread.h"
@@ -30,7 +32,7 @@
 
 static int events_alloc(struct il_run *r)
 {
-	r->capacity = r->o->events;
+	r->capacity = il_run_opts_total_events(r->o);
 	r->stamp0 = calloc(r->capacity + 1, sizeof(*r->stamp0));
 	r->stamp0_end = calloc(r->capacity + 1, sizeof(*r->stamp0_end));
 	r->stamp0_cpu = calloc(r->capacity + 1, sizeof(*r->stamp0_cpu));
@@ -56,13 +58,45 @@ static void run_free(struct il_run *r)
 	if (r->input_wfd >= 0)
 		close(r->input_wfd);
 	il_policy_free(r->policy);
+	if (r->dma_fd >= 0)
+		close(r->dma_fd);
 }
 
 /* The wall-clock bound of the whole run: start, every event, a drain. */
 static uint64_t run_bound_ns(const struct il_run_opts *o)
 {
 	return il_ms_to_ns(READY_BOUND_MS + o->duration_ms + o->timeout_ms + SLACK_BOUND_MS) +
-	       il_ms_to_ns(o->events * o->interval_ms * 11 / 10);
+	       il_ms_to_ns(il_run_opts_total_events(o) * o->interval_ms * 11 / 10);
+}
+
+/*
+ * cyclictest's /dev/cpu_dma_latency trick: while the file is held open
+ * with 0 written to it, PM QoS keeps every CPU out of deep idle states,
+ * whose exit latency would otherwise land in the first hop after an idle
+ * gap. Closing it (or dying) ends the request.
+ */
+static void dma_latency_hold(struct il_run *r)
+{
+	static const char path[] = "/dev/cpu_dma_latency";
+	int32_t zero = 0;
+
+	r->dma_fd = -1;
+	if (r->o->no_dma_latency) {
+		snprintf(r->dma_why, sizeof(r->dma_why), "not held: --no-dma-latency");
+		return;
+	}
+	r->dma_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (r->dma_fd < 0) {
+		snprintf(r->dma_why, sizeof(r->dma_why), "%s: %s", path,
+			 errno == ENOENT ? "absent (kernel without CONFIG_PM_QOS device)"
+					 : strerror(errno));
+		return;
+	}
+	if (write(r->dma_fd, &zero, sizeof(zero)) != (ssize_t)sizeof(zero)) {
+		snprintf(r->dma_why, sizeof(r->dma_why), "%s: writing 0: %s", path, strerror(errno));
+		close(r->dma_fd);
+		r->dma_fd = -1;
+	}
 }
 
 static void result_of(const struct il_run *r, struct il_result *res)
@@ -79,6 +113,7 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->fs = r->knobs.fs;
 	res->knobs = &r->knobs;
 	res->loops_per_us = r->loops_per_us;
+	res->clock_overhead_ns = r->clock_overhead_ns;
 	res->start_ns = r->start_ns;
 	res->measure_start_ns = r->measure_start_ns;
 	res->end_ns = r->end_ns;
@@ -87,6 +122,12 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->msgs = r->msgs;
 	res->completed = r->completed;
 	res->timed_out = r->timed_out;
+	res->warmup = r->o->warmup < r->nsent ? r->o->warmup : r->nsent;
+	res->warmup_completed = r->warmup_completed;
+	res->warmup_timed_out = r->warmup_timed_out;
+	res->memlock_why = r->memlock_why;
+	res->dma_held = r->dma_fd >= 0;
+	res->dma_why = r->dma_why;
 	res->late = r->late;
 	res->stray = r->stray;
 	res->inject_errors = r->inject_errors;
@@ -145,6 +186,7 @@ int il_cmd_run(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
 	r.input_wfd = -1;
+	r.dma_fd = -1;
 	r.self_tid = il_gettid();
 	r.nr_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -161,7 +203,14 @@ int il_cmd_run(int argc, char **argv)
 	r.rng = o.seed ? o.seed : il_now_ns();
 	clock_gettime(CLOCK_REALTIME, &r.start_wall);
 	r.start_ns = il_now_ns();
-	r.loops_per_us = il_work_calibrate();
+	/* Hygiene before anything is measured: memory locked, this thread's
+	 * stack present, deep idle states off. The children do their own. */
+	if (il_memlock_all(r.memlock_why, sizeof(r.memlock_why)) == 0)
+		r.memlock_why[0] = '\0';
+	il_memlock_prefault_stack();
+	dma_latency_hold(&r);
+	r.loops_per_us = il_work_calibrate() * o.test.work_scale;
+	r.clock_overhead_ns = il_work_clock_overhead_ns();
 
 	/* Knobs: originals go to the state file before anything changes. */
 	rc = il_knobs_apply(il_policy_knobs(r.policy), il_knobs_state_dir(), &r.knobs, err, sizeof(err));
@@ -212,6 +261,7 @@ int il_cmd_run(int argc, char **argv)
 		r.exit_code = 1;
 	if (r.exit_code == 0 || r.completed)
 		il_report_summary(&res);
+	il_report_warn(&res);
 	exit_code = r.exit_code;
 	il_watchdog_stop();
 	goto out_free;

@@ -37,6 +37,7 @@ struct il_run {
 	struct timespec start_wall;
 	uint64_t start_ns, measure_start_ns, end_ns;
 	double loops_per_us;
+	uint64_t clock_overhead_ns; /* in each handler's measured work (il_work.h) */
 	uint64_t rttime_us; /* RLIMIT_RTTIME of every RT thread of the run */
 	struct il_knob_report knobs;
 	long long rt_runtime_us; /* in force during the run; LLONG_MIN when unreadable */
@@ -62,7 +63,8 @@ struct il_run {
 	uint32_t *stamp0_cpu;
 	uint8_t *state; /* enum il_event_state */
 	struct il_msg *msgs;
-	uint64_t completed, timed_out, late, stray, inject_errors;
+	uint64_t completed, timed_out, late, stray, inject_errors; /* measured events */
+	uint64_t warmup_completed, warmup_timed_out;
 	uint64_t invalid_frames;
 
 	enum il_phase phase;
@@ -76,7 +78,18 @@ struct il_run {
 	struct il_sampler *sampler; /* trace counters, NULL without --trace */
 	uint64_t last_sample_ns;
 	pid_t self_tid;
+
+	/* Hygiene (il_run.c): memory locked, /dev/cpu_dma_latency held. */
+	char memlock_why[192]; /* "" when the orchestrator's memory is locked */
+	int dma_fd;	       /* held open for the run, -1 when not */
+	char dma_why[192];     /* why it is not held */
 };
+
+/* Is event id one of the warm-up mouse-downs (kept out of every statistic)? */
+static inline bool il_run_is_warmup(const struct il_run *r, uint64_t id)
+{
+	return id <= r->o->warmup;
+}
 
 /*
  * Preflight: checks input, presenter, lock, child programs, the policy
