@@ -42,19 +42,31 @@ struct group {
 	char policy[128];
 };
 
-/* What is compared: latency_us.<latency>.<stat>, quantile q (or the mean). */
+/*
+ * What is compared: latency_us.<latency>.<stat>, quantile q (or the mean),
+ * or with --metric any number in the reports (`key`) on its scale.
+ */
 struct stat_row {
 	const char *latency, *stat;
 	double q;
+	const char *key; /* --metric: the dotted key; NULL for a latency row */
+	enum il_stats_scale scale;
 };
 
-static const struct stat_row stat_rows[] = {
-    {"processing", "p50", 0.50},   {"processing", "p90", 0.90},
-    {"processing", "p99", 0.99},   {"processing", "mean", IL_STATS_MEAN},
-    {"presentation", "p50", 0.50}, {"presentation", "p90", 0.90},
-    {"presentation", "p99", 0.99}, {"presentation", "mean", IL_STATS_MEAN},
+/* clang-format off */
+static const struct stat_row latency_rows[] = {
+	{ "processing", "p50", 0.50, NULL, IL_STATS_RATIO },
+	{ "processing", "p90", 0.90, NULL, IL_STATS_RATIO },
+	{ "processing", "p99", 0.99, NULL, IL_STATS_RATIO },
+	{ "processing", "mean", IL_STATS_MEAN, NULL, IL_STATS_RATIO },
+	{ "presentation", "p50", 0.50, NULL, IL_STATS_RATIO },
+	{ "presentation", "p90", 0.90, NULL, IL_STATS_RATIO },
+	{ "presentation", "p99", 0.99, NULL, IL_STATS_RATIO },
+	{ "presentation", "mean", IL_STATS_MEAN, NULL, IL_STATS_RATIO },
 };
-#define NROWS (sizeof(stat_rows) / sizeof(stat_rows[0]))
+/* clang-format on */
+#define NLATENCY_ROWS (sizeof(latency_rows) / sizeof(latency_rows[0]))
+#define MAX_ROWS      32
 
 /* One statistic of group `b` against the reference group `a`. */
 struct row_result {
@@ -64,11 +76,16 @@ struct row_result {
 	size_t na, nb;
 };
 
+enum unit { UNIT_AUTO, UNIT_ROUND, UNIT_EVENT };
+
 struct opts {
 	double alpha;
 	uint64_t seed;
 	unsigned resamples;
 	const char *json_path;
+	enum unit unit;
+	struct stat_row rows[MAX_ROWS];
+	size_t nrows;
 };
 
 static void usage(FILE *f)
@@ -226,25 +243,41 @@ static double events_of(const cJSON *r, const char *lat)
 	return isnan(n) ? il_json_num(r, "events.completed") : n;
 }
 
-/* Per-round values of one statistic (rounds where it is null are left out). */
+/* Per-round values of one statistic: rounds where it is null are left out,
+ * and on the ratio scale rounds where it is not above 0. */
 static size_t round_values(const struct group *g, const struct stat_row *s, double *v,
 			   double *fewest)
 {
-	char key[64];
+	char key[160];
 	size_t n = 0;
 
-	snprintf(key, sizeof(key), "latency_us.%s.%s", s->latency, s->stat);
+	if (s->key)
+		snprintf(key, sizeof(key), "%s", s->key);
+	else
+		snprintf(key, sizeof(key), "latency_us.%s.%s", s->latency, s->stat);
 	for (size_t i = 0; i < g->n; i++) {
-		double x = il_json_num(g->reports[i], key),
-		       e = events_of(g->reports[i], s->latency);
+		double x = il_json_num(g->reports[i], key);
 
-		if (isnan(x) || x <= 0)
+		if (isnan(x) || (s->scale == IL_STATS_RATIO && x <= 0))
 			continue;
 		v[n++] = x;
-		if (!isnan(e) && e < *fewest)
-			*fewest = e;
+		if (!s->key) {
+			double e = events_of(g->reports[i], s->latency);
+
+			if (!isnan(e) && e < *fewest)
+				*fewest = e;
+		}
 	}
 	return n;
+}
+
+static double mean_of(const double *v, size_t n)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += v[i];
+	return n ? s / (double)n : NAN;
 }
 
 static double geomean(const double *v, size_t n)
@@ -276,19 +309,28 @@ static void compare_rounds(const struct group *a, const struct group *b, const s
 	uint64_t need = il_stats_min_events(s->q);
 	int rc;
 
+	bool ratio = s->scale == IL_STATS_RATIO;
+
 	r->na = round_values(a, s, r->a_rounds, &fewest);
 	r->nb = round_values(b, s, r->b_rounds, &fewest);
-	r->a = geomean(r->a_rounds, r->na);
-	r->b = geomean(r->b_rounds, r->nb);
-	r->cmp = (struct il_stats_cmp){.estimate = r->b / r->a, .seed = o->seed};
+	/* Each side's centre, the one the estimate compares: the geometric
+	 * mean over the rounds on the ratio scale, the mean on the other. */
+	r->a = ratio ? geomean(r->a_rounds, r->na) : mean_of(r->a_rounds, r->na);
+	r->b = ratio ? geomean(r->b_rounds, r->nb) : mean_of(r->b_rounds, r->nb);
+	r->cmp =
+	    (struct il_stats_cmp){.estimate = ratio ? r->b / r->a : r->b - r->a, .seed = o->seed};
 	if (!r->na || !r->nb) {
-		not_enough(r, "not enough data: no round of %s completed an event",
-			   !r->na ? "A" : "B");
+		if (s->key)
+			not_enough(r, "not enough data: no report of %s has a%s number at %s",
+				   !r->na ? "A" : "B", ratio ? " positive" : "", s->key);
+		else
+			not_enough(r, "not enough data: no round of %s completed an event",
+				   !r->na ? "A" : "B");
 		r->cmp.estimate = NAN;
 		return;
 	}
-	rc = il_stats_rounds(r->a_rounds, r->na, r->b_rounds, r->nb, IL_STATS_RATIO, o->alpha,
-			     o->seed, &r->cmp);
+	rc = il_stats_rounds(r->a_rounds, r->na, r->b_rounds, r->nb, s->scale, o->alpha, o->seed,
+			     &r->cmp);
 	if (rc < 0) {
 		not_enough(r, "no comparison: %s", strerror(-rc));
 		return;
@@ -315,8 +357,11 @@ static double *event_values(const cJSON *report, const char *lat, size_t *n)
 	v = malloc(sizeof(*v) * (size_t)cJSON_GetArraySize(arr));
 	if (!v)
 		return NULL;
-	cJSON_ArrayForEach(it, arr) if (cJSON_IsNumber(it) && it->valuedouble > 0) v[(*n)++] =
-	    it->valuedouble;
+	cJSON_ArrayForEach(it, arr)
+	{
+		if (cJSON_IsNumber(it) && it->valuedouble > 0)
+			v[(*n)++] = it->valuedouble;
+	}
 	return v;
 }
 
@@ -350,11 +395,22 @@ static void compare_runs(const struct group *a, const struct group *b, const str
 			 const struct opts *o, struct row_result *r)
 {
 	size_t na, nb;
-	double *va = event_values(a->reports[0], s->latency, &na);
-	double *vb = event_values(b->reports[0], s->latency, &nb);
+	double *va, *vb;
 	int rc;
 
 	r->cmp = (struct il_stats_cmp){.seed = o->seed};
+	if (s->key) {
+		/* One number per run: nothing to resample. */
+		r->a = il_json_num(a->reports[0], s->key);
+		r->b = il_json_num(b->reports[0], s->key);
+		r->cmp.estimate = s->scale == IL_STATS_RATIO ? r->b / r->a : r->b - r->a;
+		not_enough(r,
+			   "not enough data: one value per run; needs at least %u rounds of each",
+			   il_stats_min_rounds(o->alpha));
+		return;
+	}
+	va = event_values(a->reports[0], s->latency, &na);
+	vb = event_values(b->reports[0], s->latency, &nb);
 	r->a = va ? stat_of_events(va, na, s->q) : NAN;
 	r->b = vb ? stat_of_events(vb, nb, s->q) : NAN;
 	r->cmp.estimate = r->b / r->a;
@@ -394,10 +450,13 @@ static void print_verdict_row(const struct stat_row *s, const struct row_result 
 {
 	char label[64], sa[32], sb[32], sr[32], ci[48];
 
-	snprintf(label, sizeof(label), "%s %s (us)", s->latency, s->stat);
+	if (s->key)
+		snprintf(label, sizeof(label), "%s", s->key);
+	else
+		snprintf(label, sizeof(label), "%s %s (us)", s->latency, s->stat);
 	fmt_num(sa, sizeof(sa), r->a, "%.1f");
 	fmt_num(sb, sizeof(sb), r->b, "%.1f");
-	fmt_num(sr, sizeof(sr), r->cmp.estimate, "%.3f");
+	fmt_num(sr, sizeof(sr), r->cmp.estimate, s->scale == IL_STATS_RATIO ? "%.3f" : "%+.3f");
 	if (isnan(r->cmp.lo))
 		snprintf(ci, sizeof(ci), "-");
 	else
@@ -437,13 +496,33 @@ static double group_extreme(const struct group *g, const char *key, bool max)
 	return best;
 }
 
+static void print_header(const struct group *a, const struct group *b, bool rounds,
+			 const struct opts *o, const struct row_result *res, const char *head);
+static void print_latencies(const struct group *a, const struct group *b, const struct opts *o,
+			    const struct row_result *res);
+
 static void print_text(const struct group *a, const struct group *b, bool rounds,
 		       const struct opts *o, const struct row_result *res)
+{
+	const char *head =
+	    o->nrows && o->rows[0].key && o->rows[0].scale == IL_STATS_DIFF ? "B-A" : "B/A";
+	bool metrics = o->nrows && o->rows[0].key;
+
+	print_header(a, b, rounds, o, res, head);
+	if (metrics) {
+		for (size_t i = 0; i < o->nrows; i++)
+			print_verdict_row(&o->rows[i], &res[i]);
+		return;
+	}
+	print_latencies(a, b, o, res);
+}
+
+static void print_header(const struct group *a, const struct group *b, bool rounds,
+			 const struct opts *o, const struct row_result *res, const char *head)
 {
 	static const char *const ev[][2] = {{"events.sent", "events sent"},
 					    {"events.completed", "completed"},
 					    {"events.timed_out", "timed out"}};
-	char key[64], label[64];
 
 	printf("# inputlat compare\n# A = %s (%zu run%s, policy %s)\n# B = %s (%zu run%s, policy "
 	       "%s)\n",
@@ -453,7 +532,8 @@ static void print_text(const struct group *a, const struct group *b, bool rounds
 	       res[0].cmp.method[0] ? res[0].cmp.method : "-", 100 * (1 - o->alpha),
 	       (unsigned long long)o->seed);
 	if (rounds)
-		printf("# A and B columns: geometric mean over the rounds of each round's value\n");
+		printf("# A and B columns: %s over the rounds of each round's value\n",
+		       strcmp(head, "B/A") == 0 ? "geometric mean" : "mean");
 	else
 		printf(
 		    "# one run each: the intervals cover the variation within a run only (blocked\n"
@@ -461,11 +541,18 @@ static void print_text(const struct group *a, const struct group *b, bool rounds
 		    "# rounds a side (a directory or a comma-separated list) for verdicts that "
 		    "hold\n"
 		    "# their error rate\n");
-	printf("%-40s %12s %12s %7s %13s  %s\n", "#", "A", "B", "B/A", "interval", "verdict");
+	printf("%-40s %12s %12s %7s %13s  %s\n", "#", "A", "B", head, "interval", "verdict");
 	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
 		print_info_row(ev[i][1], group_sum(a, ev[i][0]), group_sum(b, ev[i][0]), "%.0f");
-	for (size_t i = 0; i < NROWS; i++)
-		print_verdict_row(&stat_rows[i], &res[i]);
+}
+
+static void print_latencies(const struct group *a, const struct group *b, const struct opts *o,
+			    const struct row_result *res)
+{
+	char key[64], label[64];
+
+	for (size_t i = 0; i < o->nrows; i++)
+		print_verdict_row(&o->rows[i], &res[i]);
 	for (int lat = 0; lat < 2; lat++) {
 		const char *what = lat ? "presentation" : "processing";
 
@@ -541,11 +628,20 @@ static cJSON *row_json(const struct stat_row *s, const struct row_result *r, siz
 	cJSON *o = cJSON_CreateObject(), *ra = cJSON_CreateArray(), *rb = cJSON_CreateArray();
 
 	cJSON_AddNumberToObject(o, "group", (double)group);
-	cJSON_AddStringToObject(o, "latency", s->latency);
-	cJSON_AddStringToObject(o, "stat", s->stat);
+	if (s->key) {
+		cJSON_AddNullToObject(o, "latency");
+		cJSON_AddStringToObject(o, "stat", s->key);
+	} else {
+		cJSON_AddStringToObject(o, "latency", s->latency);
+		cJSON_AddStringToObject(o, "stat", s->stat);
+	}
+	cJSON_AddStringToObject(o, "scale", s->scale == IL_STATS_RATIO ? "ratio" : "diff");
 	cJSON_AddItemToObject(o, "a", num_or_null(r->a));
 	cJSON_AddItemToObject(o, "b", num_or_null(r->b));
-	cJSON_AddItemToObject(o, "ratio", num_or_null(r->cmp.estimate));
+	cJSON_AddItemToObject(o, "estimate", num_or_null(r->cmp.estimate));
+	/* B/A on the ratio scale; null for a difference. */
+	cJSON_AddItemToObject(o, "ratio",
+			      num_or_null(s->scale == IL_STATS_RATIO ? r->cmp.estimate : NAN));
 	cJSON_AddItemToObject(o, "lo", num_or_null(r->cmp.lo));
 	cJSON_AddItemToObject(o, "hi", num_or_null(r->cmp.hi));
 	cJSON_AddStringToObject(o, "verdict", il_verdict_name(r->cmp.verdict));
@@ -571,16 +667,18 @@ static cJSON *row_json(const struct stat_row *s, const struct row_result *r, siz
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-	    {"alpha", required_argument, NULL, 'a'}, {"help", no_argument, NULL, 'h'},
-	    {"json", required_argument, NULL, 'j'},  {"resamples", required_argument, NULL, 'r'},
-	    {"seed", required_argument, NULL, 's'},  {NULL, 0, NULL, 0}};
+	    {"alpha", required_argument, NULL, 'a'},	 {"help", no_argument, NULL, 'h'},
+	    {"json", required_argument, NULL, 'j'},	 {"metric", required_argument, NULL, 'm'},
+	    {"resamples", required_argument, NULL, 'r'}, {"seed", required_argument, NULL, 's'},
+	    {"unit", required_argument, NULL, 'u'},	 {NULL, 0, NULL, 0},
+	};
 	uint64_t v;
 	char what[300];
 	int c;
 
 	optind = 0; /* glibc: rescan from argv[1] whatever main parsed before. */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:a:hj:r:s:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:a:hj:m:r:s:u:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			if (il_parse_double(optarg, 1e-6, 0.5, &o->alpha) < 0) {
@@ -597,6 +695,31 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'j':
 			o->json_path = optarg;
 			break;
+		case 'm': {
+			struct stat_row *m = &o->rows[o->nrows];
+			const char *key = strchr(optarg, ':');
+
+			if (o->nrows >= MAX_ROWS || !key || !key[1] ||
+			    (strncmp(optarg, "ratio:", 6) && strncmp(optarg, "diff:", 5))) {
+				snprintf(
+				    what, sizeof(what),
+				    "--metric '%s': expected ratio:KEY or diff:KEY (at most %d)",
+				    optarg, MAX_ROWS);
+				usage_line(what);
+				return 2;
+			}
+			*m = (struct stat_row){.key = key + 1,
+					       .q = IL_STATS_MEAN,
+					       .scale = optarg[0] == 'r' ? IL_STATS_RATIO
+									 : IL_STATS_DIFF};
+			if (o->nrows && o->rows[0].scale != m->scale) {
+				usage_line(
+				    "--metric: use one scale (all ratio: or all diff:) per call");
+				return 2;
+			}
+			o->nrows++;
+			break;
+		}
 		case 'r':
 			if (il_parse_u64(optarg, 1, 1000000, &v) < 0) {
 				snprintf(
@@ -612,6 +735,20 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (il_parse_u64(optarg, 0, UINT64_MAX, &o->seed) < 0) {
 				snprintf(what, sizeof(what), "--seed '%s': expected a whole number",
 					 optarg);
+				usage_line(what);
+				return 2;
+			}
+			break;
+		case 'u':
+			if (strcmp(optarg, "auto") == 0)
+				o->unit = UNIT_AUTO;
+			else if (strcmp(optarg, "round") == 0)
+				o->unit = UNIT_ROUND;
+			else if (strcmp(optarg, "event") == 0)
+				o->unit = UNIT_EVENT;
+			else {
+				snprintf(what, sizeof(what),
+					 "--unit '%s': expected round, event or auto", optarg);
 				usage_line(what);
 				return 2;
 			}
@@ -643,6 +780,10 @@ int il_cmd_compare(int argc, char **argv)
 	rc = parse_opts(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	if (!o.nrows) {
+		memcpy(o.rows, latency_rows, sizeof(latency_rows));
+		o.nrows = NLATENCY_ROWS;
+	}
 	ngroups = (size_t)(argc - optind);
 	if (ngroups < 2 || ngroups > MAX_GROUPS) {
 		char what[96];
@@ -653,7 +794,7 @@ int il_cmd_compare(int argc, char **argv)
 		return 2;
 	}
 	groups = calloc(ngroups, sizeof(*groups));
-	res = calloc(NROWS * ngroups, sizeof(*res));
+	res = calloc(o.nrows * ngroups, sizeof(*res));
 	if (!groups || !res) {
 		fprintf(stderr, "compare: out of memory\n");
 		rc = 1;
@@ -665,24 +806,37 @@ int il_cmd_compare(int argc, char **argv)
 			rc = 2;
 	if (rc)
 		goto out;
+	/* The unit of replication is the round unless every group is one run. */
 	for (size_t i = 0; i < ngroups; i++)
 		rounds |= groups[i].n > 1;
+	if (o.unit != UNIT_AUTO)
+		rounds = o.unit == UNIT_ROUND;
+	if (!rounds)
+		for (size_t i = 0; i < ngroups; i++)
+			if (groups[i].n > 1) {
+				fprintf(stderr,
+					"compare: --unit event compares one run a group; "
+					"%s has %zu\n",
+					groups[i].label, groups[i].n);
+				rc = 2;
+				goto out;
+			}
 
 	for (size_t g = 1; g < ngroups; g++)
-		for (size_t i = 0; i < NROWS; i++) {
+		for (size_t i = 0; i < o.nrows; i++) {
 			if (rounds)
-				compare_rounds(&groups[0], &groups[g], &stat_rows[i], &o,
-					       &res[g * NROWS + i]);
+				compare_rounds(&groups[0], &groups[g], &o.rows[i], &o,
+					       &res[g * o.nrows + i]);
 			else
-				compare_runs(&groups[0], &groups[g], &stat_rows[i], &o,
-					     &res[g * NROWS + i]);
+				compare_runs(&groups[0], &groups[g], &o.rows[i], &o,
+					     &res[g * o.nrows + i]);
 		}
 
 	if (!o.json_path || strcmp(o.json_path, "-") != 0)
 		for (size_t g = 1; g < ngroups; g++) {
 			if (g > 1)
 				printf("\n");
-			print_text(&groups[0], &groups[g], rounds, &o, &res[g * NROWS]);
+			print_text(&groups[0], &groups[g], rounds, &o, &res[g * o.nrows]);
 		}
 	if (o.json_path) {
 		char *cmdline = il_cmdline_join("inputlat", argc, argv);
@@ -703,9 +857,9 @@ int il_cmd_compare(int argc, char **argv)
 			cJSON_AddItemToArray(arr, group_json(&groups[g]));
 		arr = cJSON_AddArrayToObject(root, "comparisons");
 		for (size_t g = 1; g < ngroups; g++)
-			for (size_t i = 0; i < NROWS; i++)
+			for (size_t i = 0; i < o.nrows; i++)
 				cJSON_AddItemToArray(
-				    arr, row_json(&stat_rows[i], &res[g * NROWS + i], g));
+				    arr, row_json(&o.rows[i], &res[g * o.nrows + i], g));
 		if (strcmp(o.json_path, "-") == 0) {
 			char *text = cJSON_Print(root);
 

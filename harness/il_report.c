@@ -206,6 +206,11 @@ static cJSON *hops_json(const struct run_hists *h)
 		cJSON_AddItemToObject(o, "max_us", il_hist_count(h->hop[k])
 							   ? cJSON_CreateNumber(us(il_hist_max(h->hop[k])))
 							   : cJSON_CreateNull());
+		/* Exact, so the means of hops 1..11 add up to the processing mean
+		 * (per-hop medians do not add up to anything). */
+		cJSON_AddItemToObject(o, "mean_us", il_hist_count(h->hop[k])
+							    ? cJSON_CreateNumber(il_hist_mean(h->hop[k]) / 1e3)
+							    : cJSON_CreateNull());
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
