@@ -53,7 +53,13 @@ static void fixture_build(struct fixture *fx, double main_ratio, uint64_t comple
 	assert_int_equal(il_run_opts_parse(1, (char *[]){"run", NULL}, &fx->o), 0);
 	fx->o.warmup = WARMUP;
 	fx->o.hist_max_us = 1500;
-	snprintf(policies, sizeof(policies), "%s/policies", src ? src : "..");
+	if (src) {
+		snprintf(policies, sizeof(policies), "%s/policies", src);
+	} else {
+		/* Run by hand: the source tree that holds this file. */
+		snprintf(policies, sizeof(policies), "%s", __FILE__);
+		snprintf(strrchr(policies, '/'), 16, "/../policies");
+	}
 	assert_int_equal(il_policy_load("cfs", policies, &fx->policy, err, sizeof(err)), 0);
 	fx->threads = cJSON_CreateArray();
 	for (uint64_t id = 1; id <= NEV; id++) {
