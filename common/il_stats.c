@@ -214,29 +214,17 @@ static int check_values(const double *v, size_t n, bool positive)
 }
 
 /* --- permutation test over rounds --------------------------------------- */
-struct edge {
-	double at;
-	int step; /* +1 an accepting interval opens, -1 it closes */
-};
-
-static int cmp_edge(const void *pa, const void *pb)
-{
-	const struct edge *a = pa, *b = pb;
-
-	if (a->at != b->at)
-		return (a->at > b->at) - (a->at < b->at);
-	/* Closed intervals: an opening at x counts at x before a closing at x. */
-	return b->step - a->step;
-}
-
 struct perm {
 	const double *y; /* pooled: A's rounds then B's, on the test's scale */
 	unsigned na, nb;
-	double d;	/* observed mean(B) - mean(A) */
-	double total;	/* sum of y */
-	uint64_t bmask; /* which pooled items are B's */
-	struct edge *edges;
-	size_t nedges;
+	double d;	      /* observed mean(B) - mean(A) */
+	double total;	      /* sum of y */
+	uint64_t bmask;	      /* which pooled items are B's */
+	double *lows, *highs; /* each partition's interval of shifts it counts for */
+	size_t nint;
+	/* Per k (B's rounds among the nb playing B): c and 1 / (1 -+ c). */
+	double c[64], inv_minus[64], inv_plus[64];
+	double inv_na, inv_nb;
 	uint64_t always;  /* partitions that accept every shift */
 	uint64_t at_zero; /* partitions that accept shift 0 */
 	uint64_t count;
@@ -247,25 +235,25 @@ struct perm {
  * its statistic is a - t c, against the observed d - t; it counts toward
  * the p-value of t when |a - t c| >= |d - t|, which (|c| <= 1) holds on
  * the closed interval between (d - a) / (1 - c) and (d + a) / (1 + c),
- * or for every t when c = +-1 (the observed split and its mirror).
+ * or for every t when c = +-1 (the observed split and its mirror). Every
+ * such interval contains d: at t = d the observed statistic is 0.
  */
 static void perm_visit(struct perm *p, uint64_t s)
 {
-	double sum_s = 0, a, c, r1, r2;
+	double sum_s = 0, a, r1, r2;
 	unsigned k = (unsigned)__builtin_popcountll(s & p->bmask);
 
 	for (uint64_t m = s; m; m &= m - 1)
 		sum_s += p->y[__builtin_ctzll(m)];
-	a = sum_s / p->nb - (p->total - sum_s) / p->na;
-	c = (double)k / p->nb - (double)(p->nb - k) / p->na;
+	a = sum_s * p->inv_nb - (p->total - sum_s) * p->inv_na;
 	p->count++;
 	if (k == p->nb || (k == 0 && p->na == p->nb)) {
 		p->always++;
 		p->at_zero++;
 		return;
 	}
-	r1 = (p->d - a) / (1 - c);
-	r2 = (p->d + a) / (1 + c);
+	r1 = (p->d - a) * p->inv_minus[k];
+	r2 = (p->d + a) * p->inv_plus[k];
 	if (r1 > r2) {
 		double t = r1;
 
@@ -274,8 +262,8 @@ static void perm_visit(struct perm *p, uint64_t s)
 	}
 	if (r1 <= 0 && 0 <= r2)
 		p->at_zero++;
-	p->edges[p->nedges++] = (struct edge){r1, +1};
-	p->edges[p->nedges++] = (struct edge){r2, -1};
+	p->lows[p->nint] = r1;
+	p->highs[p->nint++] = r2;
 }
 
 /* The next larger integer with as many bits set (Gosper's hack). */
@@ -293,8 +281,8 @@ int il_stats_rounds(const double *a, size_t na, const double *b, size_t nb,
 	struct il_stats_cmp res = {.verdict = IL_VERDICT_NOT_ENOUGH, .seed = seed};
 	bool ratio = scale == IL_STATS_RATIO;
 	struct perm p = {0};
-	double y[64], sa = 0, sb = 0, npart, thr, lo = NAN, hi = NAN;
-	size_t n = na + nb, cap;
+	double y[64], sa = 0, sb = 0, npart, lo, hi;
+	size_t n = na + nb, need;
 	uint64_t count;
 	int rc;
 
@@ -316,6 +304,13 @@ int il_stats_rounds(const double *a, size_t na, const double *b, size_t nb,
 	p.d = sb / (double)nb - sa / (double)na;
 	p.total = sa + sb;
 	p.bmask = ((1ull << nb) - 1) << na;
+	p.inv_na = 1.0 / (double)na;
+	p.inv_nb = 1.0 / (double)nb;
+	for (size_t k = 0; k <= nb; k++) {
+		p.c[k] = (double)k / (double)nb - (double)(nb - k) / (double)na;
+		p.inv_minus[k] = 1 / (1 - p.c[k]);
+		p.inv_plus[k] = 1 / (1 + p.c[k]);
+	}
 	npart = choose((unsigned)n, (unsigned)nb);
 	res.exact = npart <= IL_STATS_MAX_EXACT;
 	count = res.exact ? (uint64_t)npart : IL_STATS_MC_PERMUTATIONS + 1;
@@ -337,10 +332,13 @@ int il_stats_rounds(const double *a, size_t na, const double *b, size_t nb,
 		return 0;
 	}
 
-	cap = 2 * (size_t)count;
-	p.edges = malloc(sizeof(*p.edges) * cap);
-	if (!p.edges)
+	p.lows = malloc(sizeof(*p.lows) * (size_t)count);
+	p.highs = malloc(sizeof(*p.highs) * (size_t)count);
+	if (!p.lows || !p.highs) {
+		free(p.lows);
+		free(p.highs);
 		return -ENOMEM;
+	}
 	if (res.exact) {
 		uint64_t s = (1ull << nb) - 1, end = 1ull << n;
 
@@ -352,12 +350,13 @@ int il_stats_rounds(const double *a, size_t na, const double *b, size_t nb,
 
 		rng_seed(&rng, seed);
 		perm_visit(&p, p.bmask);
+		for (unsigned j = 0; j < n; j++)
+			idx[j] = j;
 		for (uint64_t i = 1; i < count; i++) {
 			uint64_t s = 0;
 
-			/* A random nb-subset: the first nb of a partial Fisher-Yates shuffle. */
-			for (unsigned j = 0; j < n; j++)
-				idx[j] = j;
+			/* A random nb-subset: the first nb of a partial Fisher-Yates
+			 * shuffle, which is uniform whatever order idx was left in. */
 			for (unsigned j = 0; j < nb; j++) {
 				unsigned r = j + (unsigned)rng_below(&rng, n - j), t = idx[j];
 
@@ -369,36 +368,28 @@ int il_stats_rounds(const double *a, size_t na, const double *b, size_t nb,
 		}
 	}
 
-	/* Sweep the accepting intervals: t is in the interval when more than
-	 * alpha of all partitions count for it (p-value(t) > alpha). */
-	thr = alpha * (double)p.count;
-	qsort(p.edges, p.nedges, sizeof(*p.edges), cmp_edge);
-	{
-		double open = (double)p.always;
-
-		for (size_t i = 0; i < p.nedges;) {
-			double at = p.edges[i].at, here = open;
-			size_t j = i;
-
-			for (; j < p.nedges && p.edges[j].at == at; j++)
-				if (p.edges[j].step > 0)
-					here++;
-			for (size_t k = i; k < j; k++)
-				open += p.edges[k].step;
-			if (here > thr) {
-				if (isnan(lo))
-					lo = at;
-				hi = at;
-			}
-			i = j;
-		}
-	}
-	free(p.edges);
-	res.p_value = (double)p.at_zero / (double)p.count;
-	if (isnan(lo)) {
-		/* Cannot happen: the estimate itself is accepted by every partition. */
+	/*
+	 * A shift t is accepted when more than alpha of all partitions count
+	 * for it (p-value(t) > alpha). Every partition's interval holds d, so
+	 * below d the count is `always` plus the intervals that have opened,
+	 * rising with t: the interval starts at the need-th smallest lower end
+	 * and, above d, ends at the need-th largest upper end, where need is
+	 * how many more than alpha N - always it takes. Exact, and one interval.
+	 */
+	/* The 1e-9: a p-value of exactly alpha rejects, whatever the rounding. */
+	need = (size_t)fmax(0, floor(alpha * (double)p.count + 1e-9 - (double)p.always)) + 1;
+	if (need > p.nint) {
+		/* Only with alpha near 1: nothing but d itself is accepted. */
 		lo = hi = p.d;
+	} else {
+		select_kth(p.lows, p.nint, need - 1);
+		lo = p.lows[need - 1];
+		select_kth(p.highs, p.nint, p.nint - need);
+		hi = p.highs[p.nint - need];
 	}
+	free(p.lows);
+	free(p.highs);
+	res.p_value = (double)p.at_zero / (double)p.count;
 	res.lo = ratio ? exp(lo) : lo;
 	res.hi = ratio ? exp(hi) : hi;
 	res.verdict = hi < 0 ? IL_VERDICT_LOWER : lo > 0 ? IL_VERDICT_HIGHER : IL_VERDICT_NONE;

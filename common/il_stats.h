@@ -41,7 +41,7 @@
 /* Up to this many partitions of the rounds are enumerated exactly;
  * beyond it, IL_STATS_MC_PERMUTATIONS random ones (seeded). */
 #define IL_STATS_MAX_EXACT	 200000u
-#define IL_STATS_MC_PERMUTATIONS 20000u
+#define IL_STATS_MC_PERMUTATIONS 10000u
 #define IL_STATS_RESAMPLES	 2000u
 #define IL_STATS_SEED		 1u
 /* il_stats_runs_blocked's q for "the mean", not a quantile. */
@@ -89,8 +89,10 @@ struct il_stats_cmp {
  * otherwise IL_STATS_MC_PERMUTATIONS random ones drawn with `seed` plus
  * the observed one. The interval is the set of shifts d for which "B
  * shifted by d is exchangeable with A" is not rejected at alpha, found
- * exactly (each partition accepts d on one closed interval); its hull is
- * reported. Verdict: lower/higher when the interval excludes no change.
+ * exactly: each partition counts for the shifts of one closed interval
+ * around the estimate, so the set is one interval, found by selection in
+ * time linear in the partitions. Verdict: lower/higher when the interval
+ * excludes no change.
  *
  * Not enough data (verdict IL_VERDICT_NOT_ENOUGH, why filled, return 0)
  * when no arrangement of the rounds could reach alpha: fewer than 4

@@ -243,6 +243,141 @@ static void test_stats_median_interval(void **state)
 	assert_float_equal(cov, 1 - 2.0 / 32, 1e-12);
 }
 
+/* --- calibration on this machine's round-to-round variance ------------- */
+
+#define MAX_FIXTURE 64
+/* The sweep's and the quick sweep's rounds a side. */
+#define DEFAULT_ROUNDS 16
+#define QUICK_ROUNDS   4
+#define SIMS	       500
+
+struct config {
+	char name[32];
+	double p50[MAX_FIXTURE], p99[MAX_FIXTURE]; /* log of each usable round's value */
+	size_t n;
+};
+
+/* tests/data/round-variance.csv: the rounds whose work was within 10%. */
+static size_t load_fixture(struct config *cfg, size_t max)
+{
+	const char *src = getenv("IL_SOURCE_DIR");
+	char path[512], line[512], name[32], session[32];
+	size_t ncfg = 0;
+	FILE *f;
+
+	if (src) {
+		snprintf(path, sizeof(path), "%s/tests/data/round-variance.csv", src);
+	} else {
+		snprintf(path, sizeof(path), "%s", __FILE__);
+		snprintf(strrchr(path, '/'), 40, "/data/round-variance.csv");
+	}
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		double p50, p90, p99, mean, work;
+		int round, events;
+		size_t i;
+
+		if (line[0] == '#' ||
+		    sscanf(line, "%31[^,],%31[^,],%d,%d,%lf,%lf,%lf,%lf,%lf", name, session, &round,
+			   &events, &p50, &p90, &p99, &mean, &work) != 9)
+			continue;
+		if (fabs(work - 1) > 0.10)
+			continue;
+		for (i = 0; i < ncfg && strcmp(cfg[i].name, name); i++)
+			;
+		if (i == ncfg) {
+			assert_true(ncfg < max);
+			memset(&cfg[ncfg], 0, sizeof(cfg[0]));
+			snprintf(cfg[ncfg++].name, sizeof(cfg[0].name), "%s", name);
+		}
+		assert_true(cfg[i].n < MAX_FIXTURE);
+		cfg[i].p50[cfg[i].n] = log(p50);
+		cfg[i].p99[cfg[i].n++] = log(p99);
+	}
+	fclose(f);
+	return ncfg;
+}
+
+/* One simulated round: a real round's deviation from its configuration's
+ * mean (on log scale), drawn with replacement, around 1000 us. */
+static double draw(const double *logs, size_t n, double mean, uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return 1000.0 * exp(logs[(*s >> 33) % n] - mean);
+}
+
+/*
+ * Rejection rate of il_stats_rounds on simulated sweeps with `rounds` a
+ * side, B shifted by `shift` (1: A/A). A rejection is a verdict other than
+ * "no clear difference"; with a shift only the right direction counts.
+ */
+static double reject_rate(const double *logs, size_t n, unsigned rounds, double shift,
+			  uint64_t seed)
+{
+	double mean = 0, a[32], b[32];
+	unsigned hits = 0;
+
+	for (size_t i = 0; i < n; i++)
+		mean += logs[i] / (double)n;
+	for (int sim = 0; sim < SIMS; sim++) {
+		struct il_stats_cmp c;
+
+		for (unsigned i = 0; i < rounds; i++) {
+			a[i] = draw(logs, n, mean, &seed);
+			b[i] = shift * draw(logs, n, mean, &seed);
+		}
+		assert_int_equal(il_stats_rounds(a, rounds, b, rounds, IL_STATS_RATIO, 0.05, 1, &c),
+				 0);
+		if (shift == 1.0 ? c.verdict == IL_VERDICT_LOWER || c.verdict == IL_VERDICT_HIGHER
+				 : c.verdict == (shift > 1 ? IL_VERDICT_HIGHER : IL_VERDICT_LOWER))
+			hits++;
+	}
+	return (double)hits / SIMS;
+}
+
+static double sd_of(const double *v, size_t n)
+{
+	double m = 0, s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		m += v[i] / (double)n;
+	for (size_t i = 0; i < n; i++)
+		s += (v[i] - m) * (v[i] - m);
+	return sqrt(s / (double)(n - 1));
+}
+
+static void test_stats_calibrated_on_this_machine(void **state)
+{
+	struct config cfg[8];
+	size_t ncfg;
+	/* An A/A rate at most 5% plus twice its simulation error. */
+	const double fpr_max = 0.05 + 2 * sqrt(0.05 * 0.95 / SIMS);
+
+	(void)state;
+	ncfg = load_fixture(cfg, 8);
+	assert_int_equal(ncfg, 3);
+	for (size_t i = 0; i < ncfg; i++) {
+		double aa50 = reject_rate(cfg[i].p50, cfg[i].n, DEFAULT_ROUNDS, 1.0, 11 + i);
+		double aa99 = reject_rate(cfg[i].p99, cfg[i].n, DEFAULT_ROUNDS, 1.0, 21 + i);
+		double aaq = reject_rate(cfg[i].p50, cfg[i].n, QUICK_ROUNDS, 1.0, 31 + i);
+		/* The test is symmetric: a shift down is found as often as up. */
+		double up = reject_rate(cfg[i].p50, cfg[i].n, DEFAULT_ROUNDS, 1.10, 41 + i);
+
+		print_message("%-9s %2zu rounds, sd(log p50) %.3f sd(log p99) %.3f: A/A p50 %.3f "
+			      "p99 %.3f (%u rounds) p50 %.3f (%u rounds); power for p50 x1.10 %.3f "
+			      "(%u rounds)\n",
+			      cfg[i].name, cfg[i].n, sd_of(cfg[i].p50, cfg[i].n),
+			      sd_of(cfg[i].p99, cfg[i].n), aa50, aa99, DEFAULT_ROUNDS, aaq,
+			      QUICK_ROUNDS, up, DEFAULT_ROUNDS);
+		assert_true(cfg[i].n >= 8);
+		assert_true(aa50 <= fpr_max);
+		assert_true(aa99 <= fpr_max);
+		assert_true(aaq <= fpr_max);
+		assert_true(up >= 0.80);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +389,7 @@ int main(void)
 	    cmocka_unit_test(test_stats_errors),
 	    cmocka_unit_test(test_stats_blocked_same_run_and_scaled_run),
 	    cmocka_unit_test(test_stats_median_interval),
+	    cmocka_unit_test(test_stats_calibrated_on_this_machine),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
