@@ -129,8 +129,12 @@ static void test_reproduce_quick(void **state)
 		int id = l[m[1].rm_so] - '0';
 
 		seen[id]++;
-		if (strncmp(l + m[2].rm_so, "not testable", 12) != 0)
+		if (strncmp(l + m[2].rm_so, "not testable", 12) != 0) {
 			assert_int_equal(regexec(&num_re, l + m[3].rm_so, 0, NULL, 0), 0);
+			/* Every verdict comes with its interval and the article's figure. */
+			assert_non_null(strstr(l, "interval"));
+			assert_non_null(strstr(l, "article: "));
+		}
 	}
 	for (int i = 1; i <= 4; i++)
 		assert_int_equal(seen[i], 1);
@@ -153,12 +157,13 @@ static void test_reproduce_quick(void **state)
 	claims = cJSON_GetObjectItem(root, "claims");
 	assert_int_equal(cJSON_GetArraySize(claims), 4);
 
-	static const char *const keys[4][6] = {
-		{ "cfs_p50_us", "rt_p50_us", "cfs_p99_us", "rt_p99_us", "p50_ratio", "p99_ratio" },
+	static const char *const keys[4][10] = {
+		{ "cfs_p50_us", "rt_p50_us", "cfs_p99_us", "rt_p99_us", "p50_ratio", "p99_ratio",
+		  "p50_ratio_lo", "p50_ratio_hi", "reduction_pct", "article_reduction_pct" },
 		{ "rt_canary_max_stall_ms", "cfs_canary_max_stall_ms", "rt_timed_out",
-		  "cfs_timed_out" },
-		{ "throttled_idle_waste_pct", "fair_server_idle_waste_pct" },
-		{ "cfs_share_pct", "canary_max_stall_ms" },
+		  "cfs_timed_out", "rt_canary_max_stall_ms_lo", "stall_ratio" },
+		{ "throttled_idle_waste_pct", "fair_server_idle_waste_pct", "waste_difference_pct" },
+		{ "cfs_share_pct", "canary_max_stall_ms", "cfs_share_pct_lo", "cfs_share_pct_hi" },
 	};
 	for (int i = 0; i < 4; i++) {
 		cJSON *c = cJSON_GetArrayItem(claims, i);
@@ -171,13 +176,25 @@ static void test_reproduce_quick(void **state)
 		assert_non_null(verdict);
 		assert_true(strcmp(verdict, "holds") == 0 || strcmp(verdict, "does not hold") == 0 ||
 			    strcmp(verdict, "not testable") == 0);
-		for (int k = 0; k < 6 && keys[i][k]; k++) {
+		for (int k = 0; k < 10 && keys[i][k]; k++) {
 			cJSON *v = cJSON_GetObjectItem(figs, keys[i][k]);
 
 			assert_non_null(v);
+			/* A claim that is judged has its figures and intervals. */
 			if (strcmp(verdict, "not testable") != 0)
 				assert_true(cJSON_IsNumber(v));
 		}
+	}
+	/* Claim 1 holds exactly when the interval of its p50 ratio is below 1. */
+	{
+		cJSON *c1 = cJSON_GetArrayItem(claims, 0);
+		const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(c1, "verdict"));
+		cJSON *f = cJSON_GetObjectItem(c1, "figures");
+
+		assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItem(f, "article_reduction_pct")), 32);
+		if (strcmp(v, "not testable") != 0)
+			assert_int_equal(strcmp(v, "holds") == 0,
+					 cJSON_GetNumberValue(cJSON_GetObjectItem(f, "p50_ratio_hi")) < 1);
 	}
 	cJSON_Delete(root);
 
