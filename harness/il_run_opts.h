@@ -21,9 +21,9 @@ struct il_test_hooks {
 enum il_hog_mode { IL_HOG_MODE_BUSY, IL_HOG_MODE_BURSTY };
 
 struct il_run_opts {
-	uint64_t events;      /* measured mouse-downs */
-	uint64_t warmup;      /* mouse-downs before them, kept out of every statistic */
-	uint64_t interval_ms;
+	uint64_t events; /* measured mouse-downs */
+	uint64_t warmup; /* mouse-downs before them, kept out of every statistic */
+	uint64_t interval_us; /* --interval-ms, which takes decimals down to 0.1 */
 	uint64_t timeout_ms;
 	uint64_t duration_ms; /* run at least this long (0: until the events are done) */
 	uint64_t seed;

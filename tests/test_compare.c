@@ -2,23 +2,17 @@
  * `inputlat compare`: verdicts on single runs and on groups of rounds,
  * its JSON for the sweep, one-line errors.
  */
-#include <cjson/cJSON.h>
-#include <fcntl.h>
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
 
 #include "il_cmd.h"
 #include "il_file.h"
 #include "il_stats.h"
+#include "il_test.h"
 
 #define NEVENTS 2000
 
@@ -33,13 +27,9 @@ static void path_of(char *buf, size_t len, const char *name)
 static void write_text(const char *name, const char *text)
 {
 	char p[128];
-	FILE *f;
 
 	path_of(p, sizeof(p), name);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	il_test_write_file(p, text);
 }
 
 static double gauss(uint64_t *s)
@@ -125,32 +115,8 @@ static void write_report(const char *name, const char *policy, double median_us,
 /* Runs compare with stdout and stderr captured; returns its exit code. */
 static int run_compare_argv(int argc, char **argv)
 {
-	char po[128], pe[128];
-	int so = dup(1), se = dup(2), fo, fe, rc;
-	ssize_t n;
-
-	path_of(po, sizeof(po), "stdout");
-	path_of(pe, sizeof(pe), "stderr");
-	fflush(stdout);
-	fflush(stderr);
-	fo = open(po, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	fe = open(pe, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	dup2(fo, 1);
-	dup2(fe, 2);
-	rc = il_cmd_compare(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	close(so);
-	close(se);
-	n = pread(fo, out_text, sizeof(out_text) - 1, 0);
-	out_text[n > 0 ? n : 0] = '\0';
-	n = pread(fe, err_text, sizeof(err_text) - 1, 0);
-	err_text[n > 0 ? n : 0] = '\0';
-	close(fo);
-	close(fe);
-	return rc;
+	return il_test_capture(il_cmd_compare, argc, argv, out_text, sizeof(out_text), err_text,
+			       sizeof(err_text));
 }
 
 /* "x,y" -> "DIR/x,DIR/y": every report of a group lives in the test's directory. */

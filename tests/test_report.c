@@ -5,22 +5,20 @@
  * meaning. Then two real runs: a quiet one does its configured work, and
  * one with --test-work-scale 0.5 is warned about.
  */
-#include <cjson/cJSON.h>
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "il_event_sink.h"
 #include "il_file.h"
 #include "il_knobs.h"
+#include "il_outputs.h"
 #include "il_result.h"
 #include "il_run_opts.h"
+#include "il_run_stats.h"
+#include "il_test.h"
 #include "il_test_proc.h"
 
 #define NEV    40
@@ -32,11 +30,27 @@ struct fixture {
 	struct il_run_opts o;
 	struct il_policy *policy;
 	struct il_knob_report knobs;
-	uint8_t state[NEV + 1];
 	struct il_msg msgs[NEV + 1];
+	enum il_event_state state[NEV + 1];
+	struct il_run_stats *stats;
+	struct il_event_sinks sinks;
 	cJSON *threads;
 	struct il_result r;
 };
+
+/* Hands every event to the run's statistics and to `extra` (a sink, or NULL). */
+static void fixture_stream(struct fixture *fx, struct il_event_sink *extra)
+{
+	for (uint64_t id = 1; id <= NEV; id++) {
+		struct il_event ev = {
+		    .id = id, .state = fx->state[id], .msg = &fx->msgs[id], .warmup = id <= WARMUP};
+
+		il_run_stats_add(fx->stats, &ev);
+		if (extra)
+			assert_int_equal(extra->event(extra->ctx, &ev), 0);
+	}
+	il_run_stats_samples_sort(fx->stats);
+}
 
 /*
  * NEV events 1 ms apart: processing latency 1000 + 10 id us, presentation
@@ -61,6 +75,7 @@ static void fixture_build(struct fixture *fx, double main_ratio, uint64_t comple
 		snprintf(strrchr(policies, '/'), 16, "/../policies");
 	}
 	assert_int_equal(il_policy_load("cfs", policies, &fx->policy, err, sizeof(err)), 0);
+	assert_int_equal(il_run_stats_new(fx->o.hist_max_us, &fx->stats), 0);
 	fx->threads = cJSON_CreateArray();
 	for (uint64_t id = 1; id <= NEV; id++) {
 		struct il_msg *m = &fx->msgs[id];
@@ -88,9 +103,9 @@ static void fixture_build(struct fixture *fx, double main_ratio, uint64_t comple
 	    .nr_cpus = 2,
 	    .knobs = &fx->knobs,
 	    .loops_per_us = 3000,
-	    .nsent = NEV,
-	    .state = fx->state,
-	    .msgs = fx->msgs,
+	    .nsent = NEV - WARMUP,
+	    .run_stats = fx->stats,
+	    .sinks = &fx->sinks,
 	    .warmup = WARMUP,
 	    .memlock_why = "",
 	    .dma_why = "/dev/cpu_dma_latency: absent",
@@ -109,6 +124,7 @@ static void fixture_build(struct fixture *fx, double main_ratio, uint64_t comple
 
 static void fixture_free(struct fixture *fx)
 {
+	il_run_stats_free(fx->stats);
 	il_policy_free(fx->policy);
 	cJSON_Delete(fx->threads);
 }
@@ -150,6 +166,7 @@ static void test_report_warmup_excluded_and_flagged(void **state)
 
 	(void)state;
 	fixture_build(fx, 1.0, 1);
+	fixture_stream(fx, NULL);
 	root = write_and_load(&fx->r, "warm.json");
 	/* The 50 ms warm-up events are in no statistic: max is event 40's 1400 us. */
 	assert_float_equal(il_json_num(root, "latency_us.processing.max"), 1400, 1e-9);
@@ -169,7 +186,16 @@ static void test_report_warmup_excluded_and_flagged(void **state)
 
 	/* Kept in the records, flagged. */
 	snprintf(path, sizeof(path), "%s/warm.records", dir);
-	assert_int_equal(il_report_records(&fx->r, path), 0);
+	{
+		struct il_event_sink rec;
+
+		fixture_free(fx);
+		fixture_build(fx, 1.0, 1);
+		assert_int_equal(il_records_sink_new(path, &rec), 0);
+		fixture_stream(fx, &rec);
+		assert_int_equal(rec.finish(rec.ctx, &fx->r), 0);
+		rec.free(rec.ctx);
+	}
 	f = fopen(path, "r");
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
@@ -197,6 +223,7 @@ static void test_report_work_accuracy_and_warning(void **state)
 
 	(void)state;
 	fixture_build(fx, 1.0, 1);
+	fixture_stream(fx, NULL);
 	root = write_and_load(&fx->r, "work-ok.json");
 	assert_true(cJSON_IsTrue(il_json_get(root, "work_accuracy.ok")));
 	assert_float_equal(il_json_num(root, "work_accuracy.threads.render:main.ratio"), 1.0,
@@ -214,6 +241,7 @@ static void test_report_work_accuracy_and_warning(void **state)
 
 	/* render:main at 67% of its work: warned, by name, in the JSON. */
 	fixture_build(fx, 0.67, 1);
+	fixture_stream(fx, NULL);
 	root = write_and_load(&fx->r, "work-bad.json");
 	assert_true(cJSON_IsFalse(il_json_get(root, "work_accuracy.ok")));
 	assert_string_equal(cJSON_GetStringValue(il_json_get(root, "work_accuracy.worst_thread")),
@@ -234,6 +262,7 @@ static void test_report_nothing_completed_gives_null(void **state)
 
 	(void)state;
 	fixture_build(fx, 1.0, NEV + 1); /* every event timed out */
+	fixture_stream(fx, NULL);
 	root = write_and_load(&fx->r, "none.json");
 	assert_float_equal(il_json_num(root, "events.timed_out"), NEV - WARMUP, 0);
 	assert_true(cJSON_IsNull(il_json_get(root, "latency_us.processing.p50")));
@@ -255,6 +284,7 @@ static void test_report_hist_like_cyclictest(void **state)
 
 	(void)state;
 	fixture_build(fx, 1.0, 1);
+	fixture_stream(fx, NULL);
 	snprintf(path, sizeof(path), "%s/h.hist", dir);
 	assert_int_equal(il_report_hist(&fx->r, path), 0);
 	text = il_file_read(path, 1 << 20, NULL);

@@ -5,16 +5,12 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
 #include "il_stats.h"
+#include "il_test.h"
 
 /* Deterministic normal draws (Box-Muller on a 64-bit LCG): tests only. */
 static double gauss(uint64_t *s)
