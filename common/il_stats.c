@@ -218,6 +218,7 @@ struct perm {
 	const double *y; /* pooled: A's rounds then B's, on the test's scale */
 	unsigned na, nb;
 	double d;	      /* observed mean(B) - mean(A) */
+	double eps;	      /* rounding of the sums: ties closer than this are ties */
 	double total;	      /* sum of y */
 	uint64_t bmask;	      /* which pooled items are B's */
 	double *lows, *highs; /* each partition's interval of shifts it counts for */
@@ -260,7 +261,9 @@ static void perm_visit(struct perm *p, uint64_t s)
 		r1 = r2;
 		r2 = t;
 	}
-	if (r1 <= 0 && 0 <= r2)
+	/* A partition as extreme as the observed one counts (>=): exact ties
+	 * (rounds of equal value) must not be lost to rounding. */
+	if (r1 <= p->eps && -p->eps <= r2)
 		p->at_zero++;
 	p->lows[p->nint] = r1;
 	p->highs[p->nint++] = r2;
@@ -302,6 +305,9 @@ int il_stats_rounds(const double *a, size_t na, const double *b, size_t nb,
 	p.na = (unsigned)na;
 	p.nb = (unsigned)nb;
 	p.d = sb / (double)nb - sa / (double)na;
+	for (size_t i = 0; i < n; i++)
+		p.eps = fmax(p.eps, fabs(y[i]));
+	p.eps = 1e-9 * (1 + p.eps);
 	p.total = sa + sb;
 	p.bmask = ((1ull << nb) - 1) << na;
 	p.inv_na = 1.0 / (double)na;
@@ -392,7 +398,10 @@ int il_stats_rounds(const double *a, size_t na, const double *b, size_t nb,
 	res.p_value = (double)p.at_zero / (double)p.count;
 	res.lo = ratio ? exp(lo) : lo;
 	res.hi = ratio ? exp(hi) : hi;
-	res.verdict = hi < 0 ? IL_VERDICT_LOWER : lo > 0 ? IL_VERDICT_HIGHER : IL_VERDICT_NONE;
+	/* An end within rounding of 0 is 0: the interval then holds "no change". */
+	res.verdict = hi < -p.eps  ? IL_VERDICT_LOWER
+		      : lo > p.eps ? IL_VERDICT_HIGHER
+				   : IL_VERDICT_NONE;
 	*out = res;
 	return 0;
 }
