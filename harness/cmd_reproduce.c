@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -70,6 +71,7 @@ enum { C1_CFS, C1_RT, C2_RT, C2_CFS, C3_THR, C3_FS, C4_FS };
 
 struct repro {
 	const char *self_exe;
+	const char *lock_path; /* --lock: held (flock) during each run */
 	char tmpdir[64];
 	unsigned rounds;       /* of claim 1 */
 	unsigned other_rounds; /* of claims 2-4: min(rounds, OTHER_ROUNDS) */
@@ -94,6 +96,8 @@ static void usage(FILE *f)
 		   "Measures the four claims of the scheduling story on this machine (needs root).\n"
 		   "  -h, --help        this text\n"
 		   "  -j, --json FILE   write the verdicts and figures as JSON\n"
+		   "  -l, --lock FILE   hold this lock file (flock) during each run, not between runs,\n"
+		   "                    so a shared machine's other measurements interleave\n"
 		   "  -q, --quick       4 rounds of short runs, about 90 s in all (default: 16 rounds of\n"
 		   "                    claim 1 and 6 of the others, about 8 minutes)\n"
 		   "  -r, --rounds R    rounds of claim 1, 1..%d (default 16, quick 4); claims 2-4 run\n"
@@ -197,6 +201,7 @@ static int wait_run(pid_t pid, uint64_t bound_ns)
 
 static void run_one(struct repro *r, const struct scenario *s, unsigned round, struct result *out)
 {
+	int lock_fd = -1;
 	char json[128], outp[128], errp[128];
 	struct argv_buf a = { .n = 0 };
 	posix_spawn_file_actions_t fa;
@@ -241,6 +246,16 @@ static void run_one(struct repro *r, const struct scenario *s, unsigned round, s
 	arg(&a, "%s", json);
 
 	*out = (struct result){ .exit_code = -1 };
+	if (r->lock_path) {
+		lock_fd = open(r->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		while (lock_fd >= 0 && flock(lock_fd, LOCK_EX) < 0 && errno == EINTR && !interrupted)
+			;
+		if (lock_fd < 0) {
+			snprintf(out->err, sizeof(out->err), "--lock %s: %s", r->lock_path,
+				 strerror(errno));
+			return;
+		}
+	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -248,11 +263,15 @@ static void run_one(struct repro *r, const struct scenario *s, unsigned round, s
 	posix_spawn_file_actions_destroy(&fa);
 	if (ret != 0) {
 		snprintf(out->err, sizeof(out->err), "cannot start %s: %s", r->self_exe, strerror(ret));
+		if (lock_fd >= 0)
+			close(lock_fd);
 		return;
 	}
 	/* Its own length, plus start-up and a starved shutdown, plus slack. */
 	bound_ms = s->events * s->interval_ms + s->timeout_ms + s->duration_ms + 30000;
 	out->exit_code = wait_run(pid, il_ms_to_ns(bound_ms));
+	if (lock_fd >= 0)
+		close(lock_fd); /* releases the lock */
 	if (out->exit_code != 0) {
 		first_line(errp, out->err, sizeof(out->err));
 		if (!out->err[0])
@@ -758,6 +777,7 @@ static int parse_args(int argc, char **argv, struct repro *r, const char **json_
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "lock", required_argument, NULL, 'l' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "rounds", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
@@ -767,13 +787,16 @@ static int parse_args(int argc, char **argv, struct repro *r, const char **json_
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hj:qr:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hj:l:qr:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
 			return 0;
 		case 'j':
 			*json_path = optarg;
+			break;
+		case 'l':
+			r->lock_path = optarg;
 			break;
 		case 'q':
 			r->quick = true;
