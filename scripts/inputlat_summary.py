@@ -131,6 +131,12 @@ def summarize(inputlat, a, cells, policies, cannot, head, reference="cfs"):
     if per_round and per_round < 500:
         missing.append(f"p99 verdicts: a round's p99 needs 500 measured events, these rounds "
                        f"have {per_round} (run without --quick, or with --events 500)")
+    off = sum(c.get("work_off_rounds") or 0 for c in cells.values())
+    if off:
+        total = sum(c.get("rounds") or 0 for c in cells.values())
+        missing.append(f"a clean CPU in {off} of {total} rounds: a handler's measured work was more "
+                       "than 10% off its configured work (the host ran the CPU at another speed "
+                       "than at calibration); kept, and counted in the 'work off' column")
     if a.rounds < 4:
         missing.append(f"every verdict: {a.rounds} rounds a cell; the permutation test needs 4 "
                        "or more a side to reach 5%")
