@@ -279,7 +279,7 @@ static cJSON *histogram_json(const struct il_hist *h)
  * as cJSON nodes would cost ~8 MB for a moment, as text ~1 MB. */
 static cJSON *samples_array(const uint64_t *ns, size_t n)
 {
-	size_t cap = 2 + n * 24, len = 0;
+	size_t cap = 3 + n * 24, len = 0; /* "[", the numbers, "]", NUL */
 	char *text = malloc(cap);
 	cJSON *a;
 
