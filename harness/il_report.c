@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,7 @@ static cJSON *latency_json(const struct il_hist *h)
 static void kernel_json(const struct il_result *r, cJSON *k)
 {
 	cJSON *fs = cJSON_CreateObject();
+	const cJSON *f;
 
 	if (r->rt_runtime_us == LLONG_MIN)
 		cJSON_AddNullToObject(k, "sched_rt_runtime_us");
@@ -118,6 +120,26 @@ static void kernel_json(const struct il_result *r, cJSON *k)
 		cJSON_AddNullToObject(fs, "period_ns");
 	cJSON_AddStringToObject(fs, "why", r->fs.why);
 	cJSON_AddItemToObject(k, "fair_server", fs);
+	/* preempt, sched_features, servers per CPU, RT groups, uclamp, sched_ext. */
+	cJSON_ArrayForEach(f, r->kernel_facts)
+		cJSON_AddItemToObject(k, f->string, cJSON_Duplicate(f, 1));
+}
+
+/* The machine: CPU model, hypervisor, and steal during the run. */
+static cJSON *system_json(const struct il_result *r)
+{
+	cJSON *s = r->system_facts ? cJSON_Duplicate(r->system_facts, 1) : cJSON_CreateObject();
+
+	if (!r->system_facts) {
+		cJSON_AddStringToObject(s, "cpu_model", "unreadable: the run ended before it was read");
+		cJSON_AddStringToObject(s, "hypervisor", "unreadable: the run ended before it was read");
+	}
+	if (r->steal_pct >= 0)
+		cJSON_AddNumberToObject(s, "steal_pct", r->steal_pct);
+	else
+		cJSON_AddStringToObject(s, "steal_pct", r->steal_why && r->steal_why[0] ? r->steal_why
+					: "unreadable: the run ended before it was measured");
+	return s;
 }
 
 static cJSON *scenario_json(const struct il_result *r)
@@ -138,8 +160,12 @@ static cJSON *scenario_json(const struct il_result *r)
 		cJSON_AddNumberToObject(w, il_chain_thread(t)->name, (double)o->work_us[t]);
 	cJSON_AddItemToObject(s, "work_us", w);
 	cJSON_AddNumberToObject(s, "hog_threads", (double)o->hog_threads);
-	cJSON_AddStringToObject(s, "hog_mode", o->hog_threads ? (o->hog_mode == IL_HOG_MODE_BURSTY ? "bursty" : "busy") : "none");
+	cJSON_AddStringToObject(s, "hog_mode", o->hog_threads ? il_hog_mode_name_of(o->hog_mode) : "none");
 	cJSON_AddNumberToObject(s, "load_threads", (double)o->load_threads);
+	if (o->background)
+		cJSON_AddStringToObject(s, "background", o->background);
+	else
+		cJSON_AddNullToObject(s, "background");
 	cJSON_AddStringToObject(s, "lock", il_lock_kind_name(o->lock));
 	return s;
 }
@@ -437,52 +463,65 @@ static cJSON *hygiene_json(const struct il_result *r)
 	return o;
 }
 
-cJSON *il_report_warnings(const struct il_result *r)
+void il_report_check(const struct il_result *r, struct il_warnings *w)
 {
 	struct work_acc acc[IL_T_COUNT];
-	cJSON *a = cJSON_CreateArray();
-	char text[512];
 
 	work_accuracy(r, acc);
 	for (int t = 0; t < IL_T_COUNT; t++) {
 		if (isnan(acc[t].ratio) || fabs(acc[t].ratio - 1) <= WORK_TOLERANCE)
 			continue;
-		snprintf(text, sizeof(text),
-			 "work: %s did %.0f%% of its configured work (%.0f us of CPU per handler, "
-			 "p50 over %llu handlers, for %.0f us configured): the CPU's speed during the "
-			 "run did not match the calibration (%.0f loops/us), so this run's latencies "
-			 "are not comparable with other runs",
-			 il_chain_thread(t)->name, 100 * acc[t].ratio, acc[t].p50_us,
-			 (unsigned long long)acc[t].handlers, acc[t].configured_us, r->loops_per_us);
-		cJSON_AddItemToArray(a, cJSON_CreateString(text));
+		il_warn(w,
+			"work: %s did %.0f%% of its configured work (%.0f us of CPU per handler, "
+			"p50 over %llu handlers, for %.0f us configured): the CPU's speed during the "
+			"run did not match the calibration (%.0f loops/us), so this run's latencies "
+			"are not comparable with other runs",
+			il_chain_thread(t)->name, 100 * acc[t].ratio, acc[t].p50_us,
+			(unsigned long long)acc[t].handlers, acc[t].configured_us, r->loops_per_us);
 	}
-	if (r->memlock_why && r->memlock_why[0]) {
-		snprintf(text, sizeof(text), "memory: inputlat could not lock its memory: %s",
-			 r->memlock_why);
-		cJSON_AddItemToArray(a, cJSON_CreateString(text));
-	}
+	if (r->memlock_why && r->memlock_why[0])
+		il_warn(w, "memory: inputlat could not lock its memory: %s", r->memlock_why);
 	for (int i = 0; i < IL_PROC_COUNT; i++) {
 		const cJSON *ml =
 			r->stats[i] ? cJSON_GetObjectItemCaseSensitive(r->stats[i], "memlock") : NULL;
 		const cJSON *why = cJSON_GetObjectItemCaseSensitive(ml, "why");
 
-		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(ml, "locked"))) {
-			snprintf(text, sizeof(text), "memory: %s could not lock its memory: %s",
-				 il_chain_proc(i)->program,
-				 cJSON_IsString(why) ? why->valuestring : "?");
-			cJSON_AddItemToArray(a, cJSON_CreateString(text));
-		}
+		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(ml, "locked")))
+			il_warn(w, "memory: %s could not lock its memory: %s", il_chain_proc(i)->program,
+				cJSON_IsString(why) ? why->valuestring : "?");
 	}
-	return a;
 }
 
-void il_report_warn(const struct il_result *r)
+void il_warn(struct il_warnings *w, const char *fmt, ...)
 {
-	cJSON *a = il_report_warnings(r), *w;
+	char msg[sizeof(w->msg[0])];
+	va_list ap;
 
-	cJSON_ArrayForEach(w, a)
-		fprintf(stderr, "inputlat: warning: %s\n", w->valuestring);
-	cJSON_Delete(a);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "inputlat run: warning: %s\n", msg);
+	if (w->n < IL_WARNINGS_MAX)
+		memcpy(w->msg[w->n++], msg, sizeof(msg));
+	else
+		w->dropped++;
+}
+
+/* warnings[]: every warning of the run, [] when there were none. */
+static cJSON *warnings_json(const struct il_result *r)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; r->warnings && i < r->warnings->n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(r->warnings->msg[i]));
+	if (r->warnings && r->warnings->dropped) {
+		char msg[80];
+
+		snprintf(msg, sizeof(msg), "%zu more warnings (printed on stderr)",
+			 r->warnings->dropped);
+		cJSON_AddItemToArray(a, cJSON_CreateString(msg));
+	}
+	return a;
 }
 
 int il_report_json(const struct il_result *r, const char *path)
@@ -497,6 +536,17 @@ int il_report_json(const struct il_result *r, const char *path)
 	if (!root)
 		return -ENOMEM;
 	kernel_json(r, cJSON_GetObjectItemCaseSensitive(root, "kernel"));
+	cJSON_AddItemToObject(root, "system", system_json(r));
+	/* A double holds integers up to 2^53 exactly; a bigger seed is written
+	 * as its decimal string so that --seed can repeat it. */
+	if (r->seed <= (1ull << 53)) {
+		cJSON_AddNumberToObject(root, "seed", (double)r->seed);
+	} else {
+		char seed[24];
+
+		snprintf(seed, sizeof(seed), "%llu", (unsigned long long)r->seed);
+		cJSON_AddStringToObject(root, "seed", seed);
+	}
 	cJSON_AddStringToObject(root, "policy", il_policy_name(r->policy));
 	cJSON_AddStringToObject(root, "policy_file", il_policy_path(r->policy));
 	cJSON_AddItemToObject(root, "scenario", scenario_json(r));
@@ -506,6 +556,11 @@ int il_report_json(const struct il_result *r, const char *path)
 	if (r->fail_msg[0])
 		cJSON_AddStringToObject(root, "error", r->fail_msg);
 	cJSON_AddBoolToObject(root, "interrupted", r->interrupted);
+	cJSON_AddItemToObject(root, "warnings", warnings_json(r));
+	if (r->background)
+		cJSON_AddItemToObject(root, "background", cJSON_Duplicate(r->background, 1));
+	else
+		cJSON_AddNullToObject(root, "background");
 
 	ev = cJSON_AddObjectToObject(root, "events");
 	cJSON_AddNumberToObject(ev, "sent", (double)r->nsent);
@@ -533,7 +588,6 @@ int il_report_json(const struct il_result *r, const char *path)
 	cJSON_AddNumberToObject(root, "loops_per_us", r->loops_per_us);
 	cJSON_AddItemToObject(root, "work_accuracy", work_accuracy_json(r));
 	cJSON_AddItemToObject(root, "hygiene", hygiene_json(r));
-	cJSON_AddItemToObject(root, "warnings", il_report_warnings(r));
 	add_child_stat(root, r, IL_PROC_WORKLOAD, "canary");
 	add_child_stat(root, r, IL_PROC_RENDER, "hog");
 	add_child_stat(root, r, IL_PROC_WORKLOAD, "load");

@@ -218,12 +218,16 @@ static void test_report_warmup_excluded_and_flagged(void **state)
 static void test_report_work_accuracy_and_warning(void **state)
 {
 	struct fixture *fx = malloc(sizeof(*fx));
+	struct il_warnings *warn = calloc(1, sizeof(*warn));
 	cJSON *root;
 	const cJSON *w;
 
 	(void)state;
 	fixture_build(fx, 1.0, 1);
 	fixture_stream(fx, NULL);
+	/* What il_cmd_run does once the run is over. */
+	il_report_check(&fx->r, warn);
+	fx->r.warnings = warn;
 	root = write_and_load(&fx->r, "work-ok.json");
 	assert_true(cJSON_IsTrue(il_json_get(root, "work_accuracy.ok")));
 	assert_float_equal(il_json_num(root, "work_accuracy.threads.render:main.ratio"), 1.0,
@@ -242,6 +246,8 @@ static void test_report_work_accuracy_and_warning(void **state)
 	/* render:main at 67% of its work: warned, by name, in the JSON. */
 	fixture_build(fx, 0.67, 1);
 	fixture_stream(fx, NULL);
+	il_report_check(&fx->r, warn);
+	fx->r.warnings = warn;
 	root = write_and_load(&fx->r, "work-bad.json");
 	assert_true(cJSON_IsFalse(il_json_get(root, "work_accuracy.ok")));
 	assert_string_equal(cJSON_GetStringValue(il_json_get(root, "work_accuracy.worst_thread")),
@@ -253,6 +259,7 @@ static void test_report_work_accuracy_and_warning(void **state)
 	cJSON_Delete(root);
 	fixture_free(fx);
 	free(fx);
+	free(warn);
 }
 
 static void test_report_nothing_completed_gives_null(void **state)
@@ -358,7 +365,7 @@ static void test_report_real_work_accuracy(void **state)
 	/* Every handler's loop scaled to half: the run says so, on stderr too. */
 	worst = real_worst_ratio("--test-work-scale", err, sizeof(err));
 	assert_true(worst < 0.6);
-	assert_non_null(strstr(err, "inputlat: warning: work: "));
+	assert_non_null(strstr(err, "inputlat run: warning: work: "));
 	assert_non_null(strstr(err, "of its configured work"));
 	assert_int_equal(il_test_count_project_procs(), 0);
 }
