@@ -185,8 +185,11 @@ void il_test_chain_assert_up(const struct il_test_chain *c, int rc);
  * `events` events' worth of CPU time. Pick events to span several vblanks
  * (16.7 ms), so that the first of them has been presented. Returns false
  * when inputlat ended first; fails the test at the bound, saying how far
- * the run got.
+ * the run got. `events` are measured ones: the run's default warm-up
+ * (IL_TEST_RUN_WARMUP mouse-downs, left out of the report's counts) is
+ * waited for on top of them.
  */
+#define IL_TEST_RUN_WARMUP 10 /* inputlat run's default --warmup */
 bool il_test_chain_wait_events(struct il_test_chain *c, int events, int timeout_ms);
 
 /* True once c's inputlat has ended: reaps it (c->status, c->reaped) without waiting. */
