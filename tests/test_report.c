@@ -2,13 +2,15 @@
  * The run report from a result built by hand: warm-up events out of every
  * statistic and flagged in the records, work accuracy and its warning,
  * null percentiles when nothing completed, and --hist with cyclictest's
- * meaning. Then two real runs: a quiet one does its configured work, and
- * one with --test-work-scale 0.5 is warned about.
+ * meaning. Then real runs, in pairs: a quiet one does its configured work,
+ * and one with --test-work-scale 0.5 does half its neighbour's and is
+ * warned about.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "il_event_sink.h"
@@ -312,10 +314,25 @@ static void test_report_hist_like_cyclictest(void **state)
 	free(fx);
 }
 
-/* Real runs: a quiet one does its configured work; a mis-calibrated one is warned. */
-static double real_worst_ratio(const char *extra, char *err_out, size_t errlen)
+/* One real run's work accuracy, as its report and stderr tell it. */
+struct real_run {
+	double worst;  /* work_accuracy.worst_ratio */
+	double median; /* the median of the ten threads' ratios */
+	bool ok;       /* work_accuracy.ok */
+	bool warned;   /* a work-accuracy warning on stderr */
+};
+
+static int cmp_double(const void *a, const void *b)
 {
-	char json[128], err[256];
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Real runs: a quiet one does its configured work; a mis-calibrated one is warned. */
+static void real_run(double scale, struct real_run *out)
+{
+	char json[128], err[256], scale_text[32];
 	char *argv[] = {(char *)il_test_build_path("inputlat"),
 			"run",
 			"--events",
@@ -324,50 +341,123 @@ static double real_worst_ratio(const char *extra, char *err_out, size_t errlen)
 			"10",
 			"--json",
 			json,
-			(char *)extra,
-			(char *)(extra ? "0.5" : NULL),
+			"--test-work-scale",
+			scale_text,
 			NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
+	const cJSON *t;
+	double ratios[IL_T_COUNT];
+	int n = 0;
 	cJSON *root;
-	double worst;
 
 	snprintf(json, sizeof(json), "%s/real.json", dir);
+	snprintf(scale_text, sizeof(scale_text), "%g", scale);
+	assert_non_null(res);
 	assert_int_equal(il_test_run(argv, 60000, res), 0);
-	assert_int_equal(res->exit_code, 0);
-	snprintf(err_out, errlen, "%s", res->err);
+	if (res->exit_code != 0)
+		fail_msg("inputlat run --test-work-scale %s: exit %d: %s", scale_text,
+			 res->exit_code, res->err);
+	out->warned = strstr(res->err, "inputlat run: warning: work: ") &&
+		      strstr(res->err, "of its configured work");
 	free(res);
 	assert_int_equal(il_json_load(json, &root, err, sizeof(err)), 0);
-	worst = il_json_num(root, "work_accuracy.worst_ratio");
-	/* The report says how the run was kept tidy, process by process. */
-	assert_non_null(il_json_get(root, "hygiene.memlock.render-sim.locked"));
+	out->worst = il_json_num(root, "work_accuracy.worst_ratio");
+	out->ok = cJSON_IsTrue(il_json_get(root, "work_accuracy.ok"));
+	cJSON_ArrayForEach(t, il_json_get(root, "work_accuracy.threads"))
+	{
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(t, "ratio");
+
+		if (cJSON_IsNumber(r) && n < IL_T_COUNT)
+			ratios[n++] = r->valuedouble;
+	}
+	assert_true(n > 0);
+	qsort(ratios, (size_t)n, sizeof(ratios[0]), cmp_double);
+	out->median = n % 2 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
+	/* The report says how the run was kept tidy, process by process: each
+	 * child's stats (read to their end before the run ends) carry it. */
+	for (int i = 0; i < IL_PROC_COUNT; i++) {
+		char key[96];
+
+		snprintf(key, sizeof(key), "hygiene.memlock.%s.locked", il_chain_proc(i)->program);
+		if (!cJSON_IsBool(il_json_get(root, key)))
+			fail_msg("report lacks %s (that child's stats did not arrive)", key);
+	}
 	assert_non_null(il_json_get(root, "hygiene.cpu_dma_latency.held"));
 	cJSON_Delete(root);
-	return worst;
 }
+
+static uint64_t children_cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+}
+
+/*
+ * Interleaved pairs of runs, an unscaled one and one with every handler's
+ * loop scaled to 0.5, until each arm has held once (ATTEMPTS pairs at
+ * most). This shared VM sometimes runs every handler at ~2x its calibrated
+ * time for a whole run (all ten threads at 175-200% in one run, 1.0 in the
+ * next), and under competing load all the time:
+ * - the scaled arm holds when its run's median thread ratio is below 3/4
+ *   of the unscaled run's just before it (0.5 expected, 1 when the scale
+ *   did nothing: a uniform slowdown of both runs cancels out), the report
+ *   says not ok, and stderr warns;
+ * - the unscaled arm holds when a run is quiet: every thread within 10% of
+ *   its configured work, and no warning. None quiet while other tasks
+ *   kept the CPUs more than half busy: it cannot show here, and says so.
+ */
+#define ATTEMPTS 4
 
 static void test_report_real_work_accuracy(void **state)
 {
-	static char err[65536];
-	double worst = NAN;
+	struct real_run u, s;
+	bool quiet = false, scaled = false;
+	uint64_t busy0 = 0, busy1 = 0, own0 = children_cpu_ns();
+	double t0 = il_test_now_s(), busy;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 	(void)state;
-	/* A shared VM is not always quiet: a run counts as quiet when its
-	 * CPU ran at the calibrated speed; three tries to find one. */
-	for (int i = 0; i < 3; i++) {
-		worst = real_worst_ratio(NULL, err, sizeof(err));
-		print_message("run %d: worst work ratio %.3f\n", i + 1, worst);
-		if (fabs(worst - 1) <= 0.10)
-			break;
+	il_test_cpu_busy_ns(-1, &busy0);
+	for (int i = 1; i <= ATTEMPTS && !(quiet && scaled); i++) {
+		real_run(1.0, &u);
+		if (fabs(u.worst - 1) <= 0.10) {
+			/* Quiet: the report says ok, and stderr has no warning. */
+			if (!u.ok || u.warned)
+				fail_msg("a quiet run (worst ratio %.3f) says ok %d, warned %d",
+					 u.worst, u.ok, u.warned);
+			quiet = true;
+		}
+		real_run(0.5, &s);
+		print_message("pair %d: unscaled worst %.3f median %.3f; scaled 0.5 worst %.3f "
+			      "median %.3f (%.2f of the unscaled), ok %d, warned %d\n",
+			      i, u.worst, u.median, s.worst, s.median, s.median / u.median, s.ok,
+			      s.warned);
+		if (s.median < 0.75 * u.median && !s.ok && s.warned)
+			scaled = true;
 	}
-	assert_true(fabs(worst - 1) <= 0.10);
-	assert_null(strstr(err, "warning: work:"));
-
-	/* Every handler's loop scaled to half: the run says so, on stderr too. */
-	worst = real_worst_ratio("--test-work-scale", err, sizeof(err));
-	assert_true(worst < 0.6);
-	assert_non_null(strstr(err, "inputlat run: warning: work: "));
-	assert_non_null(strstr(err, "of its configured work"));
+	if (!scaled)
+		fail_msg("in %d pairs of runs, no --test-work-scale 0.5 run did under 3/4 of its "
+			 "unscaled neighbour's work and was warned about (figures above)",
+			 ATTEMPTS);
 	assert_int_equal(il_test_count_project_procs(), 0);
+	if (!quiet) {
+		il_test_cpu_busy_ns(-1, &busy1);
+		busy = ncpu > 0 ? il_test_others_share(busy0, busy1, children_cpu_ns() - own0,
+						       (uint64_t)((il_test_now_s() - t0) * 1e9)) /
+				      (double)ncpu
+				: 0;
+		if (busy > 0.5)
+			IL_TEST_SKIP("the scaled arm held, but no quiet run in %d (every thread "
+				     "within 10%% of its work) while other tasks kept %.0f%% of "
+				     "the CPUs busy: it cannot show here",
+				     ATTEMPTS, busy * 100);
+		fail_msg("no quiet run in %d (every thread within 10%% of its work; figures "
+			 "above), with the CPUs %.0f%% busy with other tasks",
+			 ATTEMPTS, busy * 100);
+	}
 }
 
 int main(void)
