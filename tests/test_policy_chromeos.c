@@ -196,6 +196,11 @@ static void json_state(const cJSON *t, struct il_sched_state *s)
 	}
 }
 
+/* How a work-accuracy warning begins in the report's warnings[], and on
+ * stderr (harness/il_report.c, il_report_check). */
+#define WORK_PREFIX  "work: "
+#define WORK_WARNING "warning: " WORK_PREFIX
+
 /* Lines of text containing needle. */
 static int count_lines(const char *text, const char *needle)
 {
@@ -243,7 +248,7 @@ static void run_builtin(const char *name, bool rt)
 	static char text[65536];
 	char ureason[160];
 	bool uclamp;
-	int status, nthreads = 0;
+	int status, nthreads = 0, nwork;
 	cJSON *root, *t, *w;
 
 	if (geteuid() != 0)
@@ -265,8 +270,17 @@ static void run_builtin(const char *name, bool rt)
 	if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0))
 		fail_msg("%s: status 0x%x: %s", name, status, text);
 
-	/* stderr: exactly one warning, the uclamp one, where uclamp is missing. */
-	assert_int_equal(count_lines(text, "warning:"), uclamp ? 0 : 1);
+	/*
+	 * stderr: exactly one warning, the uclamp one, where uclamp is missing,
+	 * besides work-accuracy ones: those say the host ran slower than its
+	 * calibration during the run (seen here: 2 and 11 lines on a busy
+	 * host), which is true of the host, not of the policy checked here.
+	 */
+	nwork = count_lines(text, WORK_WARNING);
+	if (nwork)
+		print_message("%s: %d work-accuracy warning(s), not counted (a slow host)\n", name,
+			      nwork);
+	assert_int_equal(count_lines(text, "warning:") - nwork, uclamp ? 0 : 1);
 	if (!uclamp) {
 		char line[512];
 
@@ -283,15 +297,32 @@ static void run_builtin(const char *name, bool rt)
 	assert_non_null(root);
 	assert_int_equal(num(cJSON_GetObjectItemCaseSensitive(root, "events"), "completed"),
 			 EVENTS);
+	/* The report's warnings: the same, the work-accuracy ones aside. */
 	w = cJSON_GetObjectItemCaseSensitive(root, "warnings");
 	assert_true(cJSON_IsArray(w));
-	assert_int_equal(cJSON_GetArraySize(w), uclamp ? 0 : 1);
-	if (!uclamp) {
-		const char *msg = cJSON_GetStringValue(cJSON_GetArrayItem(w, 0));
+	{
+		const char *other = NULL;
+		int nother = 0, nwork_json = 0;
 
-		assert_non_null(msg);
-		assert_non_null(strstr(msg, "optional uclamp_min and uclamp_max not applied"));
-		assert_non_null(strstr(msg, ureason));
+		cJSON_ArrayForEach(t, w)
+		{
+			const char *msg = cJSON_GetStringValue(t);
+
+			assert_non_null(msg);
+			if (strncmp(msg, WORK_PREFIX, strlen(WORK_PREFIX)) == 0) {
+				nwork_json++;
+			} else {
+				other = msg;
+				nother++;
+			}
+		}
+		assert_int_equal(nwork_json, nwork);
+		assert_int_equal(nother, uclamp ? 0 : 1);
+		if (!uclamp) {
+			assert_non_null(
+			    strstr(other, "optional uclamp_min and uclamp_max not applied"));
+			assert_non_null(strstr(other, ureason));
+		}
 	}
 	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(root, "threads"))
 	{
