@@ -270,7 +270,18 @@ static void test_sched_read_gone(void **state)
 	struct job j = { .a = { .sched_class = SCHED_OTHER } };
 	run_job(&j, NULL);
 	struct il_sched_state s = { .nice = 42 };
-	/* The tid is gone after the join (tids are not reused this fast). */
+	char task[64];
+
+	/*
+	 * pthread_join returns at the thread's CLONE_CHILD_CLEARTID wake-up,
+	 * which the kernel sends before it releases the task: for a moment
+	 * the tid still answered sched_getattr (a failure under load). Gone
+	 * is when /proc no longer lists it (bounded; tids are not reused
+	 * this fast).
+	 */
+	snprintf(task, sizeof(task), "/proc/self/task/%d", (int)j.tid);
+	for (int i = 0; i < 5000 && access(task, F_OK) == 0; i++)
+		usleep(1000);
 	assert_int_equal(il_sched_read(j.tid, &s), -ESRCH);
 	assert_int_equal(s.nice, 42);
 }
