@@ -15,6 +15,7 @@
 
 #include "il_clock.h"
 #include "il_cmd.h"
+#include "il_ctxsw.h"
 #include "il_header.h"
 #include "il_outputs.h"
 #include "il_run_stats.h"
@@ -90,6 +91,7 @@ static void run_free(struct il_run *r)
 	il_event_window_free(r->events);
 	cJSON_Delete(r->threads);
 	il_sampler_free(r->sampler);
+	il_ctxsw_free(r->ctxsw);
 	for (int i = 0; i < IL_PROC_COUNT; i++)
 		il_proc_free_msgs(&r->procs[i]);
 	free(r->cmdline);
@@ -151,6 +153,7 @@ static void result_of(const struct il_run *r, struct il_result *res)
 		res->stats[p] = r->procs[p].stats_msg;
 	res->self_pid = getpid();
 	res->self_tid = r->self_tid;
+	res->ctxsw = r->ctxsw;
 	res->counters = il_sampler_counters(r->sampler, &nctr);
 	res->ncounters = nctr;
 }
