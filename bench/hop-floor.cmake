@@ -2,7 +2,7 @@
 # own per-hop cost measured against it (issue 9).
 add_library(il_floor STATIC ${CMAKE_CURRENT_LIST_DIR}/il_floor.c)
 target_include_directories(il_floor PUBLIC ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(il_floor PUBLIC il_common PkgConfig::UV)
+target_link_libraries(il_floor PUBLIC il_wire il_common PkgConfig::UV)
 
 add_executable(hop-floor ${CMAKE_CURRENT_LIST_DIR}/hop-floor.c)
 target_link_libraries(hop-floor PRIVATE il_floor)
