@@ -330,9 +330,21 @@ static int measure_socket(const struct il_floor_cfg *c, struct il_hist *h, char 
 int il_floor_measure_into(const struct il_floor_cfg *c, struct il_hist *h, char *err,
 			  size_t errlen)
 {
+	cpu_set_t saved;
+	int have = sched_getaffinity(0, sizeof(saved), &saved) == 0, rc;
+
 	if (c->prim == IL_FLOOR_UNIX_SOCKET || c->prim == IL_FLOOR_UNIX_SOCKET_UV)
-		return measure_socket(c, h, err, errlen);
-	return measure_threads(c, h, err, errlen);
+		rc = measure_socket(c, h, err, errlen);
+	else
+		rc = measure_threads(c, h, err, errlen);
+	/*
+	 * The sender is the calling thread: give it back the CPUs it had, or
+	 * whatever it starts next (bench/overhead's harness runs) inherits the
+	 * pinning and runs on one CPU.
+	 */
+	if (have)
+		sched_setaffinity(0, sizeof(saved), &saved);
+	return rc;
 }
 
 int il_floor_measure(const struct il_floor_cfg *c, struct il_floor_result *out, char *err,
