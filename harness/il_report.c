@@ -144,6 +144,17 @@ static cJSON *hops_json(const struct il_run_stats *h)
 						(double)h->same_cpu[k] / (double)known);
 		else
 			cJSON_AddNullToObject(o, "same_cpu_fraction");
+		/* The hop's latency by placement (null when it never had it). */
+		if (h->same_cpu[k])
+			cJSON_AddNumberToObject(o, "same_cpu_p50_us",
+						us(il_hist_percentile(h->hop_same_cpu[k], 50)));
+		else
+			cJSON_AddNullToObject(o, "same_cpu_p50_us");
+		if (h->cross_cpu[k])
+			cJSON_AddNumberToObject(o, "cross_cpu_p50_us",
+						us(il_hist_percentile(h->hop_cross_cpu[k], 50)));
+		else
+			cJSON_AddNullToObject(o, "cross_cpu_p50_us");
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
