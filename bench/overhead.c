@@ -15,12 +15,15 @@
  * wake-up on a shared CPU). The harness runs with `--work none`, so a hop
  * is queueing plus wake-up only, and its report says per hop how often
  * sender and receiver ran on the same CPU (hops[].same_cpu_fraction) and
- * the threads' priorities: each hop's matching floor is the mixture of the
- * floors in that proportion, and its p50 the p50 of that mixture.
+ * the threads' priorities, and its p50 on each placement
+ * (hops[].same_cpu_p50_us, cross_cpu_p50_us): each hop is compared with
+ * the floor of each placement, and its ratio weighs the two by how often
+ * the chain had each.
  *
- * Per policy (cfs, rt) and hop type it prints the harness p50 (median over
- * the type's hops), the matching floor p50 and the ratio, the placement
- * used, p99s, and the chain's context switches per event.
+ * Per policy (cfs, rt) and hop type it prints the harness p50 and the
+ * matching floor p50 (placement-weighted, median over the type's hops),
+ * the ratio, the placement used, the same-CPU and cross-CPU ratios, p99s,
+ * and the chain's context switches per event.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -63,7 +66,9 @@ static const char *const floor_names[FL_COUNT] = { "same_cpu", "same_cpu_receive
 
 struct hop_acc {
 	double p50[MAX_ROUNDS], p99[MAX_ROUNDS], same[MAX_ROUNDS];
-	int n;
+	/* The hop's p50 when sender and receiver shared a CPU, and when not. */
+	double same_p50[MAX_ROUNDS], cross_p50[MAX_ROUNDS];
+	int n, nsame, ncross;
 	bool receiver_higher;
 };
 
@@ -186,6 +191,10 @@ static int run_harness(const char *inputlat, const char *policy, unsigned events
 		ha->p99[ha->n] = json_num(h, "p99_us");
 		ha->same[ha->n] = json_num(h, "same_cpu_fraction");
 		ha->n++;
+		if (!isnan(json_num(h, "same_cpu_p50_us")))
+			ha->same_p50[ha->nsame++] = json_num(h, "same_cpu_p50_us");
+		if (!isnan(json_num(h, "cross_cpu_p50_us")))
+			ha->cross_p50[ha->ncross++] = json_num(h, "cross_cpu_p50_us");
 		ha->receiver_higher =
 			thread_prio(cJSON_GetObjectItemCaseSensitive(root, "threads"),
 				    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(h, "to"))) >
@@ -208,8 +217,15 @@ static int run_harness(const char *inputlat, const char *policy, unsigned events
 	return 0;
 }
 
-/* One round of floors for policy p: every hop type and placement. */
-static int measure_floors(struct pol_acc *a, int p, unsigned samples, int ncpu)
+/*
+ * One round of floors for policy p: every hop type and placement. The
+ * floor's messages are as far apart as the harness's events: how long a
+ * thread and its CPU slept before a hop changes what the hop costs (an
+ * idle vCPU wakes slowly; on this VM a same-CPU eventfd hop takes ~4 us
+ * 200 us after the last one and ~15 us 5 ms after it), so the floor sleeps
+ * as the chain's threads do.
+ */
+static int measure_floors(struct pol_acc *a, int p, unsigned samples, uint64_t gap_us, int ncpu)
 {
 	for (int t = 0; t < HT_COUNT; t++)
 		for (int fl = 0; fl < FL_COUNT; fl++) {
@@ -220,7 +236,7 @@ static int measure_floors(struct pol_acc *a, int p, unsigned samples, int ncpu)
 				.cpu_b = fl == FL_CROSS && ncpu > 1 ? 1 : 0,
 				.prio_delta = fl == FL_SAME_HIGHER ? 2 : 0,
 				.samples = samples,
-				.gap_us = 200,
+				.gap_us = gap_us,
 			};
 
 			/* Under CFS every pipeline thread is nice 0: no "higher". */
@@ -233,48 +249,95 @@ static int measure_floors(struct pol_acc *a, int p, unsigned samples, int ncpu)
 }
 
 struct type_row {
-	double harness_p50, floor_p50, harness_p99, floor_p99, same_fraction;
+	double harness_p50, floor_p50, ratio;		 /* placement-weighted */
+	double harness_same, floor_same, harness_cross, floor_cross; /* per placement */
+	double harness_p99, floor_p99, mix_floor_p50, harness_all_p50;
+	double same_fraction;
 	int nhops, nhigher;
 };
 
-/* Aggregates policy p, hop type t; adds per-hop detail to hops_json. */
+/* f * a + (1 - f) * b, with a side that never happened left out. */
+static double weigh(double f, double a, double b)
+{
+	if (isnan(a))
+		return b;
+	if (isnan(b))
+		return a;
+	return f * a + (1 - f) * b;
+}
+
+/*
+ * Aggregates policy p, hop type t; adds per-hop detail to hops_json. A
+ * same-CPU hop and a cross-CPU hop are different primitives (the second
+ * wakes another CPU), so each is compared with its own floor, and the
+ * hop's ratio weighs the two by how often the chain had each placement.
+ * (The p50 of the whole hop is also given against the p50 of the mixed
+ * floors, but a mixture of two modes has a fragile median.)
+ */
 static struct type_row type_row(const struct pol_acc *a, int t, bool fifo, cJSON *hops_json)
 {
-	double h50[IL_NSTAMPS], f50[IL_NSTAMPS], h99[IL_NSTAMPS], f99[IL_NSTAMPS], same[IL_NSTAMPS];
+	double hw[IL_NSTAMPS], fw[IL_NSTAMPS], hs[IL_NSTAMPS], fs[IL_NSTAMPS], hc[IL_NSTAMPS],
+		fc[IL_NSTAMPS], h99[IL_NSTAMPS], f99[IL_NSTAMPS], same[IL_NSTAMPS], fmix[IL_NSTAMPS],
+		hall[IL_NSTAMPS];
+	int ns = 0, nc = 0;
 	struct type_row row = { 0 };
 	int n = 0;
 
 	for (int k = 1; k <= IL_NHOPS; k++) {
 		const struct hop_acc *ha = &a->hop[k];
-		const struct il_hist *same_h;
+		const struct il_hist *same_h, *cross_h = a->floor[t][FL_CROSS];
+		double h_same, h_cross, f_same, f_cross;
 		cJSON *o;
 
 		if (il_chain_hop(k)->kind != hop_type_kind[t] || !ha->n)
 			continue;
 		same_h = a->floor[t][fifo && ha->receiver_higher ? FL_SAME_HIGHER : FL_SAME];
-		h50[n] = median(ha->p50, ha->n);
-		h99[n] = median(ha->p99, ha->n);
 		same[n] = mean(ha->same, ha->n);
-		f50[n] = mixture_pct_us(same_h, a->floor[t][FL_CROSS], same[n], 50);
-		f99[n] = mixture_pct_us(same_h, a->floor[t][FL_CROSS], same[n], 99);
+		h_same = median(ha->same_p50, ha->nsame);
+		h_cross = median(ha->cross_p50, ha->ncross);
+		f_same = il_hist_percentile(same_h, 50) / 1e3;
+		f_cross = il_hist_percentile(cross_h, 50) / 1e3;
+		hw[n] = weigh(same[n], h_same, h_cross);
+		fw[n] = weigh(same[n], isnan(h_same) ? NAN : f_same, isnan(h_cross) ? NAN : f_cross);
+		if (!isnan(h_same))
+			hs[ns] = h_same, fs[ns++] = f_same;
+		if (!isnan(h_cross))
+			hc[nc] = h_cross, fc[nc++] = f_cross;
+		hall[n] = median(ha->p50, ha->n);
+		h99[n] = median(ha->p99, ha->n);
+		fmix[n] = mixture_pct_us(same_h, cross_h, same[n], 50);
+		f99[n] = mixture_pct_us(same_h, cross_h, same[n], 99);
 		row.nhigher += fifo && ha->receiver_higher;
 		o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "index", k);
 		cJSON_AddStringToObject(o, "name", il_chain_hop(k)->name);
-		cJSON_AddNumberToObject(o, "harness_p50_us", h50[n]);
-		cJSON_AddNumberToObject(o, "floor_p50_us", f50[n]);
-		cJSON_AddNumberToObject(o, "ratio", h50[n] / f50[n]);
 		cJSON_AddNumberToObject(o, "same_cpu_fraction", same[n]);
 		cJSON_AddBoolToObject(o, "receiver_higher_priority", fifo && ha->receiver_higher);
+		cJSON_AddNumberToObject(o, "harness_p50_us", hw[n]);
+		cJSON_AddNumberToObject(o, "floor_p50_us", fw[n]);
+		cJSON_AddNumberToObject(o, "ratio", hw[n] / fw[n]);
+		cJSON_AddNumberToObject(o, "harness_same_cpu_p50_us", h_same);
+		cJSON_AddNumberToObject(o, "floor_same_cpu_p50_us", f_same);
+		cJSON_AddNumberToObject(o, "harness_cross_cpu_p50_us", h_cross);
+		cJSON_AddNumberToObject(o, "floor_cross_cpu_p50_us", f_cross);
+		cJSON_AddNumberToObject(o, "harness_all_p50_us", hall[n]);
+		cJSON_AddNumberToObject(o, "floor_mixture_p50_us", fmix[n]);
 		cJSON_AddItemToArray(hops_json, o);
 		n++;
 	}
 	row.nhops = n;
 	/* The typical hop of the type: medians across its hops. */
-	row.harness_p50 = median(h50, n);
-	row.floor_p50 = median(f50, n);
+	row.harness_p50 = median(hw, n);
+	row.floor_p50 = median(fw, n);
+	row.ratio = row.harness_p50 / row.floor_p50;
+	row.harness_same = median(hs, ns);
+	row.floor_same = median(fs, ns);
+	row.harness_cross = median(hc, nc);
+	row.floor_cross = median(fc, nc);
 	row.harness_p99 = median(h99, n);
 	row.floor_p99 = median(f99, n);
+	row.mix_floor_p50 = median(fmix, n);
+	row.harness_all_p50 = median(hall, n);
 	row.same_fraction = mean(same, n);
 	return row;
 }
@@ -283,11 +346,11 @@ static void usage(FILE *f)
 {
 	fprintf(f, "Usage: overhead [OPTION]...\n"
 		   "  --events N        harness events per run (default 1000)\n"
-		   "  --interval-ms MS  harness event spacing (default 5)\n"
+		   "  --interval-ms MS  harness event spacing, and the floor's (default 2)\n"
 		   "  --json FILE       results as JSON\n"
-		   "  --quick           3 rounds, 1500 floor samples, 400 events\n"
+		   "  --quick           3 rounds, 500 floor samples, 400 events\n"
 		   "  --rounds N        interleaved rounds (default 5, at most %d)\n"
-		   "  --samples N       floor samples per placement and round (default 2000)\n",
+		   "  --samples N       floor samples per placement and round (default 1000)\n",
 		MAX_ROUNDS);
 }
 
@@ -303,14 +366,14 @@ int main(int argc, char **argv)
 		{ "samples", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t rounds = 5, samples = 2000, events = 1000;
-	const char *json_path = NULL, *interval = "5";
+	uint64_t rounds = 5, samples = 1000, events = 1000;
+	const char *json_path = NULL, *interval = "2";
 	static struct pol_acc acc[NPOL];
 	struct rlimit rl = { .rlim_cur = 2000000, .rlim_max = 3000000 };
 	char self[4096], inputlat[4200], tmpdir[] = "/tmp/il-overhead.XXXXXX", tmpjson[4200];
 	struct timespec start_wall;
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), c, rc = 0;
-	double dummy;
+	double interval_ms = 2;
 	cJSON *rss = NULL, *root, *results, *cs;
 	char *cmdline;
 	ssize_t n;
@@ -324,13 +387,13 @@ int main(int argc, char **argv)
 			break;
 		case 'i':
 			interval = optarg;
-			bad = il_parse_double(optarg, 0.1, 1000, &dummy) < 0;
+			bad = il_parse_double(optarg, 0.1, 1000, &interval_ms) < 0;
 			break;
 		case 'j':
 			json_path = optarg;
 			break;
 		case 'q':
-			rounds = 3, samples = 1500, events = 400;
+			rounds = 3, samples = 500, events = 400;
 			break;
 		case 'r':
 			bad = il_parse_u64(optarg, 1, MAX_ROUNDS, &rounds) < 0;
@@ -376,7 +439,7 @@ int main(int argc, char **argv)
 
 			if (a->skipped)
 				continue;
-			if (measure_floors(a, p, (unsigned)samples, ncpu) < 0) {
+			if (measure_floors(a, p, (unsigned)samples, (uint64_t)(interval_ms * 1000), ncpu) < 0) {
 				fprintf(stderr, "overhead: %s; skipping %s\n", a->why, policies[p]);
 				a->skipped = true;
 				continue;
@@ -395,15 +458,16 @@ int main(int argc, char **argv)
 	cJSON_AddNumberToObject(root, "rounds", (double)rounds);
 	cJSON_AddNumberToObject(root, "floor_samples_per_round", (double)samples);
 	cJSON_AddNumberToObject(root, "harness_events_per_run", (double)events);
-	cJSON_AddStringToObject(root, "harness_interval_ms", interval);
+	cJSON_AddNumberToObject(root, "harness_interval_ms", interval_ms);
+	cJSON_AddNumberToObject(root, "floor_gap_us", interval_ms * 1000);
 	results = cJSON_AddArrayToObject(root, "ratios");
 	cs = cJSON_AddObjectToObject(root, "context_switches");
 	printf("# harness per-hop p50 vs the floor of the same primitive, placed as the chain's threads"
 	       " were; medians of %llu interleaved rounds\n",
 	       (unsigned long long)rounds);
-	printf("%-14s %-4s %6s %10s %8s %6s %10s %8s %6s %9s %9s %9s\n", "hop_type", "pol", "hops",
-	       "harness_us", "floor_us", "ratio", "h_p99_us", "f_p99_us", "ratio", "same_cpu",
-	       "fl_same", "fl_cross");
+	printf("%-14s %-4s %4s %8s %7s %7s %6s | %6s %6s %6s | %6s %6s %6s | %7s %7s\n",
+	       "hop_type", "pol", "hops", "harness", "floor", "ratio", "same", "h_same", "f_same",
+	       "ratio", "h_xcpu", "f_xcpu", "ratio", "h_p99", "f_p99");
 	for (int p = 0; p < NPOL; p++) {
 		struct pol_acc *a = &acc[p];
 		cJSON *pc;
@@ -420,26 +484,34 @@ int main(int argc, char **argv)
 		for (int t = 0; t < HT_COUNT; t++) {
 			cJSON *o = cJSON_CreateObject(), *hops = cJSON_CreateArray(), *pl;
 			struct type_row row = type_row(a, t, p == 1, hops);
-			int same_fl = p == 1 && row.nhigher * 2 > row.nhops ? FL_SAME_HIGHER : FL_SAME;
-			double fs = il_hist_percentile(a->floor[t][same_fl], 50) / 1e3;
-			double fc = il_hist_percentile(a->floor[t][FL_CROSS], 50) / 1e3;
 
-			printf("%-14s %-4s %6d %10.1f %8.1f %6.2f %10.1f %8.1f %6.2f %9.2f %9.1f %9.1f\n",
+			printf("%-14s %-4s %4d %8.1f %7.1f %7.2f %6.2f | %6.1f %6.1f %6.2f | %6.1f %6.1f "
+			       "%6.2f | %7.1f %7.1f\n",
 			       hop_type_names[t], policies[p], row.nhops, row.harness_p50, row.floor_p50,
-			       row.harness_p50 / row.floor_p50, row.harness_p99, row.floor_p99,
-			       row.harness_p99 / row.floor_p99, row.same_fraction, fs, fc);
+			       row.ratio, row.same_fraction, row.harness_same, row.floor_same,
+			       row.harness_same / row.floor_same, row.harness_cross, row.floor_cross,
+			       row.harness_cross / row.floor_cross, row.harness_p99, row.floor_p99);
 			cJSON_AddStringToObject(o, "policy", policies[p]);
 			cJSON_AddStringToObject(o, "hop_type", hop_type_names[t]);
 			cJSON_AddStringToObject(o, "floor_primitive", il_floor_prim_name(hop_type_prim[t]));
 			cJSON_AddNumberToObject(o, "harness_p50_us", row.harness_p50);
 			cJSON_AddNumberToObject(o, "floor_p50_us", row.floor_p50);
-			cJSON_AddNumberToObject(o, "ratio", row.harness_p50 / row.floor_p50);
-			cJSON_AddNumberToObject(o, "harness_p99_us", row.harness_p99);
-			cJSON_AddNumberToObject(o, "floor_p99_us", row.floor_p99);
-			cJSON_AddNumberToObject(o, "p99_ratio", row.harness_p99 / row.floor_p99);
+			cJSON_AddNumberToObject(o, "ratio", row.ratio);
 			pl = cJSON_AddObjectToObject(o, "placement");
 			cJSON_AddNumberToObject(pl, "same_cpu_fraction", row.same_fraction);
 			cJSON_AddNumberToObject(pl, "hops_receiver_higher_priority", row.nhigher);
+			cJSON_AddNumberToObject(pl, "harness_same_cpu_p50_us", row.harness_same);
+			cJSON_AddNumberToObject(pl, "floor_same_cpu_p50_us", row.floor_same);
+			cJSON_AddNumberToObject(pl, "same_cpu_ratio", row.harness_same / row.floor_same);
+			cJSON_AddNumberToObject(pl, "harness_cross_cpu_p50_us", row.harness_cross);
+			cJSON_AddNumberToObject(pl, "floor_cross_cpu_p50_us", row.floor_cross);
+			cJSON_AddNumberToObject(pl, "cross_cpu_ratio", row.harness_cross / row.floor_cross);
+			cJSON_AddNumberToObject(o, "harness_all_p50_us", row.harness_all_p50);
+			cJSON_AddNumberToObject(o, "floor_mixture_p50_us", row.mix_floor_p50);
+			cJSON_AddNumberToObject(o, "mixture_ratio", row.harness_all_p50 / row.mix_floor_p50);
+			cJSON_AddNumberToObject(o, "harness_p99_us", row.harness_p99);
+			cJSON_AddNumberToObject(o, "floor_p99_us", row.floor_p99);
+			cJSON_AddNumberToObject(o, "p99_ratio", row.harness_p99 / row.floor_p99);
 			for (int fl = 0; fl < FL_COUNT; fl++)
 				if (il_hist_count(a->floor[t][fl])) {
 					char key[64];
