@@ -77,6 +77,36 @@ static int map_records(int fd, struct il_oncpu *o)
 	return 0;
 }
 
+int il_oncpu_open_fd(int map_fd, struct il_oncpu **out)
+{
+	struct il_oncpu *o;
+	int fd, r;
+
+	/* Our own descriptor: the caller keeps (and closes) theirs. */
+	fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	o = calloc(1, sizeof(*o));
+	if (!o) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r = map_records(fd, o);
+	if (r < 0) {
+		close(fd);
+		free(o);
+		return r;
+	}
+	o->program = "shared";
+	*out = o;
+	return 0;
+}
+
+const char *il_oncpu_program(const struct il_oncpu *o)
+{
+	return o && o->program ? o->program : "?";
+}
+
 int il_oncpu_open_pinned(const char *pin_dir, struct il_oncpu **out)
 {
 	char path[PATH_MAX];
@@ -105,6 +135,7 @@ int il_oncpu_open_pinned(const char *pin_dir, struct il_oncpu **out)
 		free(o);
 		return r;
 	}
+	o->program = "pinned";
 	*out = o;
 	return 0;
 }
@@ -202,8 +233,26 @@ static int attach_switch(struct il_oncpu_bpf *skel)
 	return 0;
 }
 
-/* Opens, sizes and loads the skeleton; attaches when attach is set. */
-static int load_skel(struct il_oncpu_bpf **out, int do_attach)
+static int attach_raw(struct il_oncpu_bpf *skel)
+{
+	struct bpf_link *link =
+		bpf_program__attach_raw_tracepoint(skel->progs.il_oncpu_switch_raw, "sched_switch");
+
+	if (!link)
+		return errno ? -errno : -EINVAL;
+	skel->links.il_oncpu_switch_raw = link;
+	return 0;
+}
+
+/* The link of whichever program is attached. */
+static struct bpf_link *skel_link(const struct il_oncpu_bpf *skel)
+{
+	return skel->links.il_oncpu_switch_raw ? skel->links.il_oncpu_switch_raw
+					       : skel->links.il_oncpu_switch;
+}
+
+/* Opens, sizes and loads one of the two programs; attaches when asked. */
+static int load_variant(struct il_oncpu_bpf **out, int do_attach, int raw)
 {
 	struct il_oncpu_bpf *skel;
 	int r;
@@ -213,13 +262,17 @@ static int load_skel(struct il_oncpu_bpf **out, int do_attach)
 	if (!skel)
 		return errno ? -errno : -EINVAL;
 	r = bpf_map__set_max_entries(skel->maps.oncpu, wanted_entries());
+	if (r == 0)
+		r = bpf_program__set_autoload(skel->progs.il_oncpu_switch_raw, raw);
+	if (r == 0)
+		r = bpf_program__set_autoload(skel->progs.il_oncpu_switch, !raw);
 	if (r < 0)
 		goto fail;
 	r = il_oncpu_bpf__load(skel);
 	if (r < 0)
 		goto fail;
 	if (do_attach) {
-		r = attach_switch(skel);
+		r = raw ? attach_raw(skel) : attach_switch(skel);
 		if (r < 0)
 			goto fail;
 	}
@@ -230,7 +283,27 @@ fail:
 	return r;
 }
 
+/*
+ * The raw tracepoint first: it costs a context switch about half of what
+ * the classic one does (no trace record is built). A kernel that refuses
+ * it (no BTF to relocate against, kernel reads locked down) gets the
+ * classic one.
+ */
+static int load_skel(struct il_oncpu_bpf **out, int do_attach)
+{
+	int r = load_variant(out, do_attach, 1);
+
+	if (r < 0)
+		r = load_variant(out, do_attach, 0);
+	return r;
+}
+
 int il_oncpu_load(struct il_oncpu **out)
+{
+	return il_oncpu_load_prog(IL_ONCPU_PROG_AUTO, out);
+}
+
+int il_oncpu_load_prog(enum il_oncpu_prog prog, struct il_oncpu **out)
 {
 	struct il_oncpu *o;
 	int r, fd;
@@ -238,7 +311,10 @@ int il_oncpu_load(struct il_oncpu **out)
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return -ENOMEM;
-	r = load_skel(&o->skel, 1);
+	if (prog == IL_ONCPU_PROG_AUTO)
+		r = load_skel(&o->skel, 1);
+	else
+		r = load_variant(&o->skel, 1, prog == IL_ONCPU_PROG_RAW_TP);
 	if (r < 0) {
 		free(o);
 		return r;
@@ -254,6 +330,7 @@ int il_oncpu_load(struct il_oncpu **out)
 		close(fd);
 		goto fail;
 	}
+	o->program = o->skel->links.il_oncpu_switch_raw ? "raw_tp" : "tracepoint";
 	*out = o;
 	return 0;
 fail:
@@ -314,7 +391,7 @@ int il_oncpu_publish(const char *pin_dir)
 	r = bpf_map__pin(skel->maps.oncpu, map_path);
 	if (r < 0)
 		goto fail;
-	r = bpf_link__pin(skel->links.il_oncpu_switch, link_path);
+	r = bpf_link__pin(skel_link(skel), link_path);
 	if (r < 0)
 		goto fail;
 	/* Pins are created with the umask; the design asks for owner-only. */

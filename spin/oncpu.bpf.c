@@ -1,12 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Publishes, per TID, whether the thread is on a CPU, for the adaptive
- * spinning lock in il_spin.c. Classic tracepoint program: the context is
- * the raw trace record, laid out as in
- * /sys/kernel/tracing/events/sched/sched_switch/format. We do not use
- * tp_btf: under kernel lockdown its pointer reads return 0.
+ * spinning lock in il_spin.c. Two programs, one loaded:
+ *
+ * il_oncpu_switch_raw, a raw tracepoint: it gets the tracepoint's own
+ * arguments, so no trace record is built on every context switch (the
+ * classic tracepoint's perf record cost most of the ~200 ns a switch paid).
+ * prev is the current task at sched_switch, so its TID comes from
+ * bpf_get_current_pid_tgid(); next's TID is read with a CO-RE probe read
+ * (relocated against the kernel's BTF).
+ *
+ * il_oncpu_switch, a classic tracepoint, where raw tracepoints or kernel
+ * reads are refused: the context is the raw trace record, laid out as in
+ * /sys/kernel/tracing/events/sched/sched_switch/format. Not tp_btf: under
+ * kernel lockdown its pointer reads return 0.
  */
 #include <linux/bpf.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
 #include "il_oncpu_state.h"
@@ -56,6 +66,25 @@ static __always_inline void record(__u32 tid, __u64 on, __u64 cpu)
 	 */
 	*(volatile __u64 *)v = on | ((cpu & IL_ONCPU_CPU_MASK) << IL_ONCPU_CPU_SHIFT) |
 			       ((old + 1) & IL_ONCPU_SEQ_MASK);
+}
+
+/* Only the field we read; libbpf relocates its offset from the kernel's BTF. */
+struct task_struct {
+	int pid;
+} __attribute__((preserve_access_index));
+
+SEC("raw_tp/sched_switch")
+int il_oncpu_switch_raw(__u64 *ctx)
+{
+	/* TP_PROTO(bool preempt, struct task_struct *prev, struct task_struct *next, ...) */
+	struct task_struct *next = (struct task_struct *)ctx[2];
+	__u64 cpu = bpf_get_smp_processor_id();
+	__u32 next_pid = 0;
+
+	record((__u32)bpf_get_current_pid_tgid(), 0, cpu);
+	if (bpf_core_read(&next_pid, sizeof(next_pid), &next->pid) == 0)
+		record(next_pid, IL_ONCPU_FLAG, cpu);
+	return 0;
 }
 
 SEC("tracepoint/sched/sched_switch")
