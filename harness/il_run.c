@@ -101,6 +101,8 @@ static void run_free(struct il_run *r)
 	if (r->inject_tfd >= 0)
 		close(r->inject_tfd);
 	il_policy_free(r->policy);
+	if (r->lock_prepared)
+		il_lock_kind_release(r->o->lock);
 }
 
 /* The wall-clock bound of the whole run: start, every event, a drain. */
