@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,7 @@ static cJSON *latency_json(const struct il_hist *h)
 static void kernel_json(const struct il_result *r, cJSON *k)
 {
 	cJSON *fs = cJSON_CreateObject();
+	const cJSON *f;
 
 	if (r->rt_runtime_us == LLONG_MIN)
 		cJSON_AddNullToObject(k, "sched_rt_runtime_us");
@@ -90,6 +92,26 @@ static void kernel_json(const struct il_result *r, cJSON *k)
 		cJSON_AddNullToObject(fs, "period_ns");
 	cJSON_AddStringToObject(fs, "why", r->fs.why);
 	cJSON_AddItemToObject(k, "fair_server", fs);
+	/* preempt, sched_features, servers per CPU, RT groups, uclamp, sched_ext. */
+	cJSON_ArrayForEach(f, r->kernel_facts)
+		cJSON_AddItemToObject(k, f->string, cJSON_Duplicate(f, 1));
+}
+
+/* The machine: CPU model, hypervisor, and steal during the run. */
+static cJSON *system_json(const struct il_result *r)
+{
+	cJSON *s = r->system_facts ? cJSON_Duplicate(r->system_facts, 1) : cJSON_CreateObject();
+
+	if (!r->system_facts) {
+		cJSON_AddStringToObject(s, "cpu_model", "unreadable: the run ended before it was read");
+		cJSON_AddStringToObject(s, "hypervisor", "unreadable: the run ended before it was read");
+	}
+	if (r->steal_pct >= 0)
+		cJSON_AddNumberToObject(s, "steal_pct", r->steal_pct);
+	else
+		cJSON_AddStringToObject(s, "steal_pct", r->steal_why && r->steal_why[0] ? r->steal_why
+					: "unreadable: the run ended before it was measured");
+	return s;
 }
 
 static cJSON *scenario_json(const struct il_result *r)
@@ -110,8 +132,12 @@ static cJSON *scenario_json(const struct il_result *r)
 		cJSON_AddNumberToObject(w, il_chain_thread(t)->name, (double)o->work_us[t]);
 	cJSON_AddItemToObject(s, "work_us", w);
 	cJSON_AddNumberToObject(s, "hog_threads", (double)o->hog_threads);
-	cJSON_AddStringToObject(s, "hog_mode", o->hog_threads ? (o->hog_mode == IL_HOG_MODE_BURSTY ? "bursty" : "busy") : "none");
+	cJSON_AddStringToObject(s, "hog_mode", o->hog_threads ? il_hog_mode_name_of(o->hog_mode) : "none");
 	cJSON_AddNumberToObject(s, "load_threads", (double)o->load_threads);
+	if (o->background)
+		cJSON_AddStringToObject(s, "background", o->background);
+	else
+		cJSON_AddNullToObject(s, "background");
 	cJSON_AddStringToObject(s, "lock", il_lock_kind_name(o->lock));
 	return s;
 }
@@ -305,6 +331,38 @@ static void add_child_stat(cJSON *root, const struct il_result *r, enum il_proc_
 		cJSON_AddNullToObject(root, key);
 }
 
+void il_warn(struct il_warnings *w, const char *fmt, ...)
+{
+	char msg[sizeof(w->msg[0])];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "inputlat run: warning: %s\n", msg);
+	if (w->n < IL_WARNINGS_MAX)
+		memcpy(w->msg[w->n++], msg, sizeof(msg));
+	else
+		w->dropped++;
+}
+
+/* warnings[]: every warning of the run, [] when there were none. */
+static cJSON *warnings_json(const struct il_result *r)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; r->warnings && i < r->warnings->n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(r->warnings->msg[i]));
+	if (r->warnings && r->warnings->dropped) {
+		char msg[80];
+
+		snprintf(msg, sizeof(msg), "%zu more warnings (printed on stderr)",
+			 r->warnings->dropped);
+		cJSON_AddItemToArray(a, cJSON_CreateString(msg));
+	}
+	return a;
+}
+
 int il_report_json(const struct il_result *r, const char *path)
 {
 	const struct il_run_stats *h = r->run_stats;
@@ -317,6 +375,17 @@ int il_report_json(const struct il_result *r, const char *path)
 	if (!root)
 		return -ENOMEM;
 	kernel_json(r, cJSON_GetObjectItemCaseSensitive(root, "kernel"));
+	cJSON_AddItemToObject(root, "system", system_json(r));
+	/* A double holds integers up to 2^53 exactly; a bigger seed is written
+	 * as its decimal string so that --seed can repeat it. */
+	if (r->seed <= (1ull << 53)) {
+		cJSON_AddNumberToObject(root, "seed", (double)r->seed);
+	} else {
+		char seed[24];
+
+		snprintf(seed, sizeof(seed), "%llu", (unsigned long long)r->seed);
+		cJSON_AddStringToObject(root, "seed", seed);
+	}
 	cJSON_AddStringToObject(root, "policy", il_policy_name(r->policy));
 	cJSON_AddStringToObject(root, "policy_file", il_policy_path(r->policy));
 	cJSON_AddItemToObject(root, "scenario", scenario_json(r));
@@ -332,6 +401,11 @@ int il_report_json(const struct il_result *r, const char *path)
 	if (r->fail_msg[0])
 		cJSON_AddStringToObject(root, "error", r->fail_msg);
 	cJSON_AddBoolToObject(root, "interrupted", r->interrupted);
+	cJSON_AddItemToObject(root, "warnings", warnings_json(r));
+	if (r->background)
+		cJSON_AddItemToObject(root, "background", cJSON_Duplicate(r->background, 1));
+	else
+		cJSON_AddNullToObject(root, "background");
 
 	ev = cJSON_AddObjectToObject(root, "events");
 	cJSON_AddNumberToObject(ev, "sent", (double)r->nsent);

@@ -22,6 +22,25 @@
 
 struct il_run_stats;
 
+/*
+ * What the reader of a run must know that did not fail it: a setting the
+ * kernel could not apply and the policy allowed to go, work not done as
+ * configured. One sentence each. Any stage appends with il_warn; the
+ * report writes them once, as warnings[].
+ */
+#define IL_WARNINGS_MAX 16
+
+struct il_warnings {
+	size_t n;	/* entries in msg; at most IL_WARNINGS_MAX */
+	size_t dropped; /* warnings beyond IL_WARNINGS_MAX, counted */
+	char msg[IL_WARNINGS_MAX][400];
+};
+
+/* Appends one warning and prints it as one line on stderr,
+ * "inputlat run: warning: ...". Never fails: past IL_WARNINGS_MAX the
+ * warning is printed and counted in dropped. */
+void il_warn(struct il_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 struct il_result {
 	/* What was asked for. */
 	const struct il_run_opts *o;
@@ -35,6 +54,16 @@ struct il_result {
 	struct il_fair_server fs;
 	const struct il_knob_report *knobs;
 	double loops_per_us;
+	const struct il_warnings *warnings;
+	/* What the run measured on (il_sysinfo): facts for the header's
+	 * kernel object and the system object, read once the policy's knobs
+	 * were in force; steal during the run, -1 with steal_why when
+	 * unreadable; the seed of the interval jitter. */
+	const cJSON *kernel_facts, *system_facts;
+	double steal_pct;
+	const char *steal_why;
+	uint64_t seed;
+	const cJSON *background; /* --background's stats, NULL without one */
 
 	/* Time (CLOCK_MONOTONIC ns). */
 	uint64_t start_ns, measure_start_ns, end_ns;

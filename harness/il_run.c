@@ -15,6 +15,7 @@
 
 #include "il_clock.h"
 #include "il_cmd.h"
+#include "il_cpustat.h"
 #include "il_ctxsw.h"
 #include "il_header.h"
 #include "il_outputs.h"
@@ -90,6 +91,10 @@ static void run_free(struct il_run *r)
 	il_run_stats_free(r->stats);
 	il_event_window_free(r->events);
 	cJSON_Delete(r->threads);
+	cJSON_Delete(r->facts);
+	il_cpustat_free(r->stat_start);
+	il_background_stop(r->background);
+	cJSON_Delete(r->background_stats);
 	il_sampler_free(r->sampler);
 	il_ctxsw_free(r->ctxsw);
 	for (int i = 0; i < IL_PROC_COUNT; i++)
@@ -126,6 +131,13 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->fs = r->knobs.fs;
 	res->knobs = &r->knobs;
 	res->loops_per_us = r->loops_per_us;
+	res->warnings = &r->warnings;
+	res->kernel_facts = cJSON_GetObjectItemCaseSensitive(r->facts, "kernel");
+	res->system_facts = cJSON_GetObjectItemCaseSensitive(r->facts, "system");
+	res->steal_pct = r->steal_pct;
+	res->steal_why = r->steal_why;
+	res->seed = r->seed;
+	res->background = r->background_stats;
 	res->start_ns = r->start_ns;
 	res->enter_ns = r->enter_ns;
 	res->preflight_ns = r->preflight_ns;
@@ -158,6 +170,29 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->ctxsw = r->ctxsw;
 	res->counters = il_sampler_counters(r->sampler, &nctr);
 	res->ncounters = nctr;
+}
+
+/* Steal time from the chain's start to its end (the hypervisor running
+ * someone else on our virtual CPUs: latency we did not cause). */
+static void steal_measure(struct il_run *r)
+{
+	struct il_cpustat *end = NULL;
+	int rc;
+
+	r->steal_pct = -1;
+	if (!r->stat_start)
+		return; /* steal_why says why */
+	rc = il_cpustat_read(&end);
+	if (rc < 0) {
+		snprintf(r->steal_why, sizeof(r->steal_why), "unreadable: /proc/stat: %s",
+			 strerror(-rc));
+		return;
+	}
+	r->steal_pct = il_cpustat_steal_pct(r->stat_start, end);
+	if (r->steal_pct < 0)
+		snprintf(r->steal_why, sizeof(r->steal_why),
+			 "unreadable: no CPU time passed in /proc/stat");
+	il_cpustat_free(end);
 }
 
 /* Writes every output asked for; returns the first error (each printed one line). */
@@ -220,7 +255,7 @@ int il_cmd_run(int argc, char **argv)
 		exit_code = 1;
 		goto out_free;
 	}
-	r.rng = o.seed ? o.seed : il_now_ns();
+	r.rng = r.seed = o.seed ? o.seed : il_now_ns();
 	clock_gettime(CLOCK_REALTIME, &r.start_wall);
 	r.start_ns = il_now_ns();
 	r.loops_per_us = il_work_calibrate();
@@ -242,6 +277,10 @@ int il_cmd_run(int argc, char **argv)
 	/* The report gives the value in force during the run; the one before it
 	 * is in knobs[].original. */
 	r.rt_runtime_us = il_sysinfo_rt_runtime_us(&rt_runtime) == 0 ? rt_runtime : LLONG_MIN;
+	/* The configuration the run measures, with the policy's knobs in force. */
+	r.facts = cJSON_CreateObject();
+	il_sysinfo_kernel_facts(cJSON_AddObjectToObject(r.facts, "kernel"));
+	il_sysinfo_system_facts(cJSON_AddObjectToObject(r.facts, "system"));
 
 	r.rttime_us = o.rttime_ms ? o.rttime_ms * 1000 : run_bound_ns(&o) / 1000;
 	if (il_watchdog_start(run_bound_ns(&o), &r.knobs) < 0) {
@@ -257,9 +296,29 @@ int il_cmd_run(int argc, char **argv)
 	}
 
 	/* Stages 3 and 4: wiring, then the loop until every child is gone. */
+	rc = il_cpustat_read(&r.stat_start);
+	if (rc < 0)
+		snprintf(r.steal_why, sizeof(r.steal_why), "unreadable: /proc/stat: %s", strerror(-rc));
 	il_orch_init(&r);
+	/* Stage 3a: the background load, in its own process group, for the
+	 * length of the run; the watchdog kills the group if the run hangs.
+	 * After il_orch_init, so that a Ctrl-C from here on is the loop's
+	 * orderly stop, which stops the load too. */
+	if (o.background) {
+		rc = il_background_start(o.background, il_knobs_state_dir(), &r.background, err,
+					 sizeof(err));
+		if (rc < 0) {
+			il_orch_fail(&r, "%s", err);
+			if (rc == -ECHILD)
+				r.exit_code = 2; /* the user's command: not there, or ends at once */
+		} else {
+			il_watchdog_add_pid(-il_background_pgid(r.background));
+		}
+	}
+
 	r.knobs_ns = il_now_ns();
-	rc = il_wiring_start(&r, err, sizeof(err));
+	/* A run that failed already starts no child. */
+	rc = r.exit_code ? 0 : il_wiring_start(&r, err, sizeof(err));
 	r.spawned_ns = il_now_ns();
 	if (rc < 0) {
 		il_orch_fail(&r, "%s", err);
@@ -267,6 +326,12 @@ int il_cmd_run(int argc, char **argv)
 			r.exit_code = 2;
 	}
 	il_orch_run(&r);
+	steal_measure(&r);
+	if (r.background) {
+		r.background_stats = il_background_stats_json(r.background);
+		il_background_stop(r.background);
+		r.background = NULL;
+	}
 
 	/* Stage 5: the result, handed to the outputs. */
 	if (r.knobs.n && il_knobs_restore(il_knobs_state_dir(), NULL, err, sizeof(err)) < 0)

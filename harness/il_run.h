@@ -17,6 +17,7 @@
 #include <time.h>
 #include <uv.h>
 
+#include "il_background.h"
 #include "il_chain.h"
 #include "il_event_sink.h"
 #include "il_event_window.h"
@@ -35,6 +36,7 @@ struct il_run {
 	struct il_policy *policy;
 	char policy_dir[4096];
 	char children_dir[4096];
+	char hog_script[4096]; /* the JS hog's script, resolved by preflight */
 	char *cmdline;
 	struct timespec start_wall;
 	uint64_t start_ns, measure_start_ns, end_ns;
@@ -48,6 +50,14 @@ struct il_run {
 	struct il_knob_report knobs;
 	long long rt_runtime_us; /* in force during the run; LLONG_MIN when unreadable */
 	int nr_cpus;
+	struct il_warnings warnings;
+	uint64_t seed;		   /* of the interval jitter, given or from the clock */
+	cJSON *facts;		   /* {kernel, system}: il_sysinfo facts in force, owned */
+	struct il_cpustat *stat_start; /* /proc/stat when the chain starts, for steal */
+	double steal_pct;	   /* during the run; -1 unreadable (steal_why says why) */
+	char steal_why[128];
+	struct il_background *background; /* --background, NULL when none */
+	cJSON *background_stats;	   /* its CPU share, taken before it stops */
 
 	uv_loop_t loop;
 	bool loop_open;

@@ -28,6 +28,8 @@ static void print_help(void)
 {
 	printf("Usage: inputlat run [OPTION]...\n"
 	       "Pass mouse-downs through the browser/render/viz hop chain and measure latency.\n\n"
+	       "  --background CMD      run sh -c CMD (a load generator, e.g. \"stress-ng --cpu 2\")\n"
+	       "                        for the length of the run, in its own process group\n"
 	       "  --duration-ms MS      keep the run going at least this long (default 0: until --events are done)\n"
 	       "  --events N            mouse-downs to inject (default 100)\n"
 	       "  --hist FILE           text histogram, cyclictest layout, 1 us buckets\n"
@@ -35,7 +37,10 @@ static void print_help(void)
 	       "  --hist-max-us US      last 1 us bucket of --hist (default 20000)\n"
 	       "  --hog [N]             N JS-like hog threads in render-sim (default N = CPUs)\n"
 	       "  --hog-gap-ms MS       bursty hog: sleep between long tasks (default 50)\n"
-	       "  --hog-mode MODE       busy (never blocks, default) or bursty\n"
+	       "  --hog-mode MODE       js (JavaScript that never blocks, default), js-bursty\n"
+	       "                        (JavaScript in long tasks), busy or bursty (a register loop)\n"
+	       "  --hog-script FILE     JavaScript for the js modes: defines tick(), one bounded\n"
+	       "                        piece of work (default: the crypto miner, js/miner.js)\n"
 	       "  --hog-task-ms MS      bursty hog: length of one long task (default 200)\n"
 	       "  --input SRC           synthetic (default), uinput, evdev:/dev/input/eventN, replay:FILE\n"
 	       "  --interval-ms MS      mean time between mouse-downs, +-10%% jitter (default 20;\n"
@@ -104,15 +109,24 @@ static int num(const char *opt, const char *v, uint64_t min, uint64_t max, uint6
 }
 
 enum {
+	OPT_BACKGROUND = 255,
 	OPT_DURATION = 256, OPT_EVENTS, OPT_HIST, OPT_HIST_CSV, OPT_HIST_MAX, OPT_HOG,
-	OPT_HOG_GAP, OPT_HOG_MODE, OPT_HOG_TASK, OPT_INPUT, OPT_INTERVAL, OPT_JSON, OPT_LOAD,
+	OPT_HOG_GAP, OPT_HOG_MODE, OPT_HOG_SCRIPT, OPT_HOG_TASK, OPT_INPUT, OPT_INTERVAL, OPT_JSON, OPT_LOAD,
 	OPT_LOCK, OPT_POLICY, OPT_PRESENT, OPT_QUIET, OPT_RECORDS, OPT_RTTIME, OPT_RUNAWAY, OPT_GARBAGE, OPT_SEED, OPT_TIMEOUT, OPT_TRACE,
 	OPT_TRACE_EVENTS, OPT_WORK, OPT_HELP,
 };
 
+const char *il_hog_mode_name_of(enum il_hog_mode m)
+{
+	static const char *const names[] = { "busy", "bursty", "js", "js-bursty" };
+
+	return (unsigned)m < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
+}
+
 int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 {
 	static const struct option longopts[] = {
+		{ "background", required_argument, NULL, OPT_BACKGROUND },
 		{ "duration-ms", required_argument, NULL, OPT_DURATION },
 		{ "events", required_argument, NULL, OPT_EVENTS },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -122,6 +136,7 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 		{ "hog", optional_argument, NULL, OPT_HOG },
 		{ "hog-gap-ms", required_argument, NULL, OPT_HOG_GAP },
 		{ "hog-mode", required_argument, NULL, OPT_HOG_MODE },
+		{ "hog-script", required_argument, NULL, OPT_HOG_SCRIPT },
 		{ "hog-task-ms", required_argument, NULL, OPT_HOG_TASK },
 		{ "input", required_argument, NULL, OPT_INPUT },
 		{ "interval-ms", required_argument, NULL, OPT_INTERVAL },
@@ -154,6 +169,8 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	o->trace_events = 200;
 	o->hog_task_ms = 200;
 	o->hog_gap_ms = 50;
+	/* A page's script is the threat the story is about: JavaScript by default. */
+	o->hog_mode = IL_HOG_MODE_JS;
 	o->seed = 0;
 	snprintf(o->policy, sizeof(o->policy), "cfs");
 	o->lock = IL_LOCK_PTHREAD;
@@ -167,6 +184,11 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	optind = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
+		case OPT_BACKGROUND:
+			if (!*optarg)
+				rc = usage_error("--background needs a command (e.g. \"stress-ng --cpu 2\")");
+			o->background = optarg;
+			break;
 		case OPT_DURATION:
 			rc = num("duration-ms", optarg, 0, 3600000, &o->duration_ms);
 			break;
@@ -194,13 +216,21 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 		case OPT_HOG_GAP:
 			rc = num("hog-gap-ms", optarg, 0, 600000, &o->hog_gap_ms);
 			break;
-		case OPT_HOG_MODE:
-			if (strcmp(optarg, "busy") == 0)
-				o->hog_mode = IL_HOG_MODE_BUSY;
-			else if (strcmp(optarg, "bursty") == 0)
-				o->hog_mode = IL_HOG_MODE_BURSTY;
+		case OPT_HOG_MODE: {
+			int m = -1;
+
+			for (int i = IL_HOG_MODE_BUSY; i <= IL_HOG_MODE_JS_BURSTY; i++)
+				if (strcmp(optarg, il_hog_mode_name_of((enum il_hog_mode)i)) == 0)
+					m = i;
+			if (m < 0)
+				rc = usage_error("--hog-mode: unknown mode '%s' (use js, js-bursty, busy "
+						 "or bursty)", optarg);
 			else
-				rc = usage_error("--hog-mode: unknown mode '%s' (use busy or bursty)", optarg);
+				o->hog_mode = (enum il_hog_mode)m;
+			break;
+		}
+		case OPT_HOG_SCRIPT:
+			o->hog_script = optarg;
 			break;
 		case OPT_HOG_TASK:
 			rc = num("hog-task-ms", optarg, 1, 600000, &o->hog_task_ms);
@@ -307,5 +337,8 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 		rc = usage_error("unexpected argument '%s'", argv[optind]);
 	if (rc == 0 && o->events == 0 && o->duration_ms == 0)
 		rc = usage_error("--events 0 needs --duration-ms");
+	if (rc == 0 && o->hog_script && !il_hog_mode_is_js(o->hog_mode))
+		rc = usage_error("--hog-script needs --hog-mode js or js-bursty (the mode is %s)",
+				 il_hog_mode_name_of(o->hog_mode));
 	return rc;
 }

@@ -17,7 +17,17 @@ struct il_test_hooks {
 	int garbage_proc;   /* enum il_proc_id that gets a garbage control frame, or -1 */
 };
 
-enum il_hog_mode { IL_HOG_MODE_BUSY, IL_HOG_MODE_BURSTY };
+/* The hog's work and pattern: a register loop or JavaScript (a script's
+ * tick(), libmujs), never blocking or in long tasks with gaps. */
+enum il_hog_mode { IL_HOG_MODE_BUSY, IL_HOG_MODE_BURSTY, IL_HOG_MODE_JS, IL_HOG_MODE_JS_BURSTY };
+
+/* "busy", "bursty", "js", "js-bursty". */
+const char *il_hog_mode_name_of(enum il_hog_mode m);
+
+static inline bool il_hog_mode_is_js(enum il_hog_mode m)
+{
+	return m == IL_HOG_MODE_JS || m == IL_HOG_MODE_JS_BURSTY;
+}
 
 struct il_run_opts {
 	uint64_t events;
@@ -39,6 +49,8 @@ struct il_run_opts {
 	uint64_t hog_threads; /* 0: no hog */
 	enum il_hog_mode hog_mode;
 	uint64_t hog_task_ms, hog_gap_ms;
+	const char *hog_script; /* --hog-script FILE; NULL: the default miner.js */
+	const char *background; /* --background CMD: sh -c CMD for the run; NULL: none */
 	uint64_t load_threads;
 	enum il_lock_kind lock;
 	struct il_test_hooks test;

@@ -15,6 +15,7 @@
 #include "il_policy.h"
 #include "il_rss.h"
 #include "il_sched.h"
+#include "il_sysinfo.h"
 #include "il_thread.h"
 #include "il_work.h"
 
@@ -348,9 +349,12 @@ int il_child_thread_init(void *child, enum il_role role, const char *name, char 
 	cJSON *t;
 	int rc;
 
+	const struct il_role_attrs *a = c->policy ? il_policy_thread(c->policy, role, name) : NULL;
+	unsigned dropped = 0;
+
 	pthread_setname_np(pthread_self(), name);
-	if (c->policy) {
-		rc = il_sched_apply_self(il_policy_role(c->policy, role), err, errlen);
+	if (a) {
+		rc = il_sched_apply_self(a, &dropped, err, errlen);
 		if (rc < 0)
 			return rc;
 	}
@@ -362,6 +366,15 @@ int il_child_thread_init(void *child, enum il_role role, const char *name, char 
 	cJSON_AddNumberToObject(t, "tid", il_gettid());
 	if (il_sched_read(il_gettid(), &st) == 0)
 		cJSON_AddItemToObject(t, "sched", il_sched_state_json(&st));
+	/* What became of the clamps this thread's policy asked for: applied
+	 * (the read-back above has them), or left out as optional. */
+	if (a && (a->has_uclamp_min || a->has_uclamp_max)) {
+		char why[160], text[200];
+
+		il_sysinfo_uclamp(why, sizeof(why));
+		snprintf(text, sizeof(text), "unsupported: %s", why);
+		cJSON_AddStringToObject(t, "uclamp", dropped ? text : "applied");
+	}
 	pthread_mutex_lock(&c->threads_lock);
 	cJSON_AddItemToArray(c->threads, t);
 	pthread_mutex_unlock(&c->threads_lock);

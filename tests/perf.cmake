@@ -2,6 +2,5 @@
 # unit test of the in-flight window and its sinks; test_rss runs 100,000
 # traced events and checks every process stays under 64 MiB.
 il_add_test(test_event_window SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_event_window.c LIBS il_harness)
-il_add_test(test_rss SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rss.c
-            LIBS il_test_proc PkgConfig::CJSON TIMEOUT 240)
-add_dependencies(test_rss inputlat browser-sim render-sim viz-sim il-workload)
+il_add_run_test(test_rss SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rss.c
+                LIBS PkgConfig::CJSON TIMEOUT 240)

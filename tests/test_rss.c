@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "il_test.h"
 #include "il_test_proc.h"
 
 #define EVENTS	  100000

@@ -6,10 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
-#include <setjmp.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,17 +15,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-#include <cmocka.h>
-
 #include "il_clock.h"
 #include "il_sched.h"
+#include "il_sysinfo.h"
+#include "il_test.h"
 
 struct job {
 	struct il_role_attrs a;
 	int r;
 	char err[256];
 	struct il_sched_state self; /* read by the thread itself */
+	unsigned dropped;	    /* optional settings the kernel could not take */
 	pid_t tid;
 	sem_t applied, release;
 };
@@ -37,7 +34,7 @@ static void *job_main(void *arg)
 {
 	struct job *j = arg;
 	j->tid = gettid();
-	j->r = il_sched_apply_self(&j->a, j->err, sizeof(j->err));
+	j->r = il_sched_apply_self(&j->a, &j->dropped, j->err, sizeof(j->err));
 	il_sched_read(0, &j->self);
 	sem_post(&j->applied);
 	sem_wait(&j->release);
@@ -72,19 +69,6 @@ static void apply_and_check(const struct il_role_attrs *a)
 	assert_int_equal(outside.sched_class, a->sched_class);
 }
 
-/* cmocka 1.1 has no skip_why(): say why, then skip. */
-#define skip_why(...)                                   \
-	do {                                            \
-		print_message("skipped: " __VA_ARGS__); \
-		print_message("\n");                   \
-		skip();                                 \
-	} while (0)
-
-static bool can_rt(void)
-{
-	return geteuid() == 0;
-}
-
 static int setup(void **state)
 {
 	/* The process limit every RT thread of this test runs under. */
@@ -104,16 +88,14 @@ static void test_sched_other_nice(void **state)
 
 static void test_sched_negative_nice(void **state)
 {
-	if (!can_rt())
-		skip_why("negative nice needs root or CAP_SYS_NICE");
+	IL_TEST_NEED_ROOT("negative nice (CAP_SYS_NICE)");
 	struct il_role_attrs a = { .sched_class = SCHED_OTHER, .nice = -8 };
 	apply_and_check(&a);
 }
 
 static void test_sched_fifo_rr(void **state)
 {
-	if (!can_rt())
-		skip_why("SCHED_FIFO/RR need root or CAP_SYS_NICE");
+	IL_TEST_NEED_ROOT("SCHED_FIFO/RR (CAP_SYS_NICE)");
 	struct il_role_attrs a = { .sched_class = SCHED_FIFO, .priority = 10 };
 	apply_and_check(&a);
 	a = (struct il_role_attrs){ .sched_class = SCHED_RR, .priority = 20 };
@@ -122,15 +104,14 @@ static void test_sched_fifo_rr(void **state)
 
 static void test_sched_deadline(void **state)
 {
-	if (!can_rt())
-		skip_why("SCHED_DEADLINE needs root");
+	IL_TEST_NEED_ROOT("SCHED_DEADLINE");
 	struct il_role_attrs a = { .sched_class = SCHED_DEADLINE, .dl_runtime_ns = 100000,
 				   .dl_deadline_ns = 5000000, .dl_period_ns = 10000000 };
 	struct job j = { .a = a };
 	struct il_sched_state outside;
 	run_job(&j, &outside);
 	if (j.r == -EBUSY)
-		skip_why("%s", j.err);
+		IL_TEST_SKIP("%s", j.err);
 	if (j.r)
 		fail_msg("apply deadline: %s", j.err);
 	assert_true(il_sched_matches(&a, &outside));
@@ -146,7 +127,7 @@ static void test_sched_slice(void **state)
 	struct il_sched_state outside;
 	run_job(&j, &outside);
 	if (j.r == -EINVAL && strstr(j.err, "EEVDF custom slice not supported"))
-		skip_why("%s", j.err);
+		IL_TEST_SKIP("%s", j.err);
 	if (j.r)
 		fail_msg("apply slice: %s", j.err);
 	assert_int_equal(outside.slice_ns, 300000);
@@ -186,18 +167,102 @@ static void test_sched_refuses_rt_without_rttime(void **state)
 	struct rlimit rl;
 	getrlimit(RLIMIT_RTTIME, &rl);
 	if (rl.rlim_max != RLIM_INFINITY)
-		skip_why("RLIMIT_RTTIME is already finite in this process");
+		IL_TEST_SKIP("RLIMIT_RTTIME is already finite in this process");
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		struct il_role_attrs f = { .sched_class = SCHED_FIFO, .priority = 1 };
 		char err[256] = "";
-		int r = il_sched_apply_self(&f, err, sizeof(err));
+		int r = il_sched_apply_self(&f, NULL, err, sizeof(err));
 		_exit(r == -EINVAL && strstr(err, "refusing fifo without RLIMIT_RTTIME") ? 0 : 1);
 	}
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Where the kernel has uclamp: clamps applied and read back exactly, on a
+ * fair and an RR thread, required or optional alike. */
+static void test_sched_uclamp_applied(void **state)
+{
+	char why[160];
+	if (il_sysinfo_uclamp(why, sizeof(why)) != 1)
+		IL_TEST_SKIP("the applied uclamp path needs a kernel with uclamp: %s", why);
+	struct il_role_attrs a = { .sched_class = SCHED_OTHER, .has_uclamp_min = true,
+				   .uclamp_min_pct = 20, .has_uclamp_max = true,
+				   .uclamp_max_pct = 80 };
+	struct job j = { .a = a };
+	struct il_sched_state outside;
+	run_job(&j, &outside);
+	if (j.r)
+		fail_msg("apply uclamp: %s", j.err);
+	assert_int_equal(j.dropped, 0);
+	assert_true(outside.has_uclamp);
+	assert_int_equal(outside.util_min, 205);
+	assert_int_equal(outside.util_max, 819);
+	assert_true(il_sched_matches(&a, &outside));
+	IL_TEST_NEED_ROOT("the RR half (SCHED_RR)");
+	a = (struct il_role_attrs){ .sched_class = SCHED_RR, .priority = 6,
+				    .has_uclamp_min = true, .uclamp_min_pct = 20,
+				    .optional = IL_OPT_UCLAMP_MIN };
+	j = (struct job){ .a = a };
+	run_job(&j, &outside);
+	if (j.r)
+		fail_msg("apply RR 6 + uclamp: %s", j.err);
+	assert_int_equal(j.dropped, 0);
+	assert_int_equal(outside.sched_class, SCHED_RR);
+	assert_int_equal(outside.priority, 6);
+	assert_int_equal(outside.util_min, 205);
+}
+
+/* Where the kernel has no uclamp (this machine: CONFIG_UCLAMP_TASK is not
+ * set): an optional clamp is left out and reported, the rest applies, the
+ * read-back shows no clamp; a required one refuses the whole thing. */
+static void test_sched_uclamp_unsupported(void **state)
+{
+	char why[160];
+	if (il_sysinfo_uclamp(why, sizeof(why)) != 0)
+		IL_TEST_SKIP("this kernel has uclamp (%s); the unsupported path needs one without",
+			 why);
+	assert_string_equal(why, "kernel built without CONFIG_UCLAMP_TASK");
+
+	struct il_role_attrs a = { .sched_class = SCHED_OTHER, .nice = 5, .has_uclamp_min = true,
+				   .uclamp_min_pct = 20, .has_uclamp_max = true,
+				   .uclamp_max_pct = 100,
+				   .optional = IL_OPT_UCLAMP_MIN | IL_OPT_UCLAMP_MAX };
+	struct job j = { .a = a };
+	struct il_sched_state outside;
+	run_job(&j, &outside);
+	if (j.r)
+		fail_msg("apply with optional uclamp: %s", j.err);
+	assert_int_equal(j.dropped, IL_OPT_UCLAMP_MIN | IL_OPT_UCLAMP_MAX);
+	assert_int_equal(outside.nice, 5);
+	assert_false(outside.has_uclamp);
+	assert_true(il_sched_matches(&a, &outside));
+	cJSON *o = il_sched_state_json(&outside);
+	assert_non_null(o);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "util_min")),
+			    "unsupported: kernel built without CONFIG_UCLAMP_TASK");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "util_max")),
+			    "unsupported: kernel built without CONFIG_UCLAMP_TASK");
+	cJSON_Delete(o);
+
+	/* The same state does not satisfy a required clamp... */
+	a.optional = IL_OPT_UCLAMP_MAX;
+	assert_false(il_sched_matches(&a, &outside));
+	/* ...and a required clamp is refused before anything changes. */
+	j = (struct job){ .a = a };
+	run_job(&j, &outside);
+	assert_int_equal(j.r, -EOPNOTSUPP);
+	assert_string_equal(j.err, "uclamp_min 20%: kernel built without CONFIG_UCLAMP_TASK "
+				   "(mark it 'optional' in the policy to run without it)");
+	assert_int_equal(outside.nice, 0);
+	a.optional = 0;
+	j = (struct job){ .a = a };
+	run_job(&j, NULL);
+	assert_string_equal(j.err, "uclamp_min 20% and uclamp_max 100%: kernel built without "
+				   "CONFIG_UCLAMP_TASK (mark it 'optional' in the policy to run "
+				   "without it)");
 }
 
 static void test_sched_read_gone(void **state)
@@ -225,15 +290,28 @@ static void test_sched_format_and_json(void **state)
 	il_cpuset_format(&set, buf, sizeof(buf));
 	assert_string_equal(buf, "0-1,4,6-7");
 
-	struct il_sched_state s = { .sched_class = SCHED_FIFO, .priority = 60, .cpus = "0-1" };
+	struct il_sched_state s = { .sched_class = SCHED_FIFO, .priority = 60, .cpus = "0-1",
+				    .has_uclamp = true, .util_min = 205, .util_max = 1024 };
 	cJSON *o = il_sched_state_json(&s);
 	assert_non_null(o);
 	char *text = cJSON_PrintUnformatted(o);
 	assert_string_equal(text, "{\"policy\":\"fifo\",\"priority\":60,\"nice\":0,"
 				  "\"slice_ns\":0,\"dl_runtime_ns\":0,\"dl_deadline_ns\":0,"
-				  "\"dl_period_ns\":0,\"cpus\":\"0-1\"}");
+				  "\"dl_period_ns\":0,\"cpus\":\"0-1\",\"util_min\":205,"
+				  "\"util_max\":1024}");
 	cJSON_free(text);
 	cJSON_Delete(o);
+	/* Without uclamp the clamps are not zeros but a reason. */
+	char why[160], reason[200];
+	if (il_sysinfo_uclamp(why, sizeof(why)) != 1) {
+		s.has_uclamp = false;
+		o = il_sched_state_json(&s);
+		snprintf(reason, sizeof(reason), "%s: %s",
+			 il_sysinfo_uclamp(NULL, 0) == 0 ? "unsupported" : "unreadable", why);
+		assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "util_min")),
+				    reason);
+		cJSON_Delete(o);
+	}
 
 	struct il_role_attrs want = { .sched_class = SCHED_FIFO, .priority = 61 };
 	assert_false(il_sched_matches(&want, &s));
@@ -249,8 +327,7 @@ static void test_sched_format_and_json(void **state)
  * limit, SIGKILL at the hard one). */
 static void test_sched_rttime_kills_spinner(void **state)
 {
-	if (!can_rt())
-		skip_why("SCHED_FIFO needs root or CAP_SYS_NICE");
+	IL_TEST_NEED_ROOT("SCHED_FIFO (CAP_SYS_NICE)");
 	uint64_t t0 = il_now_ns();
 	pid_t pid = fork();
 	assert_true(pid >= 0);
@@ -260,7 +337,7 @@ static void test_sched_rttime_kills_spinner(void **state)
 		char err[256];
 		setrlimit(RLIMIT_CORE, &no_core);
 		if (il_rttime_limit_set(200000, 400000) != 0 ||
-		    il_sched_apply_self(&a, err, sizeof(err)) != 0)
+		    il_sched_apply_self(&a, NULL, err, sizeof(err)) != 0)
 			_exit(3);
 		for (;;)
 			__asm__ volatile("" ::: "memory");
@@ -297,26 +374,29 @@ static void test_sched_builtin_policies_apply(void **state)
 		[IL_ROLE_COMPOSITOR] = 2, [IL_ROLE_MAIN] = 1, [IL_ROLE_GPU] = 1,
 		[IL_ROLE_DRM] = 1, [IL_ROLE_JS] = 1, [IL_ROLE_LOAD] = 1, [IL_ROLE_CANARY] = 1,
 	};
-	if (!can_rt())
-		skip_why("the built-in RT and deadline policies need root");
+	IL_TEST_NEED_ROOT("applying the built-in RT and deadline policies");
 	const char *b = getenv("IL_BUILD_DIR");
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/policies", b ? b : ".");
 	char **names;
 	size_t n;
 	assert_int_equal(il_policy_list(dir, &names, &n), 0);
-	assert_int_equal(n, 7);
+	assert_int_equal(n, 9);
 	for (size_t i = 0; i < n; i++) {
 		struct il_policy *p;
 		char err[512];
-		struct job jobs[16];
-		pthread_t th[16];
+		struct job jobs[32];
+		pthread_t th[32];
 		int nj = 0;
 		assert_int_equal(il_policy_load(names[i], dir, &p, err, sizeof(err)), 0);
-		for (int r = 0; r < IL_ROLE_COUNT; r++)
-			for (int k = 0; k < per_role[r]; k++, nj++) {
+		/* Each role as many times as a run has its threads, then each
+		 * thread section once (chromeos-rt's [viz:io], [render:comp]). */
+		const struct il_role_attrs *a;
+		for (size_t s = 0; (a = il_policy_attrs_at(p, s, NULL)); s++)
+			for (int k = 0; k < (s < IL_ROLE_COUNT ? per_role[s] : 1); k++, nj++) {
+				assert_true(nj < 32);
 				memset(&jobs[nj], 0, sizeof(jobs[nj]));
-				jobs[nj].a = *il_policy_role(p, (enum il_role)r);
+				jobs[nj].a = *a;
 				sem_init(&jobs[nj].applied, 0, 0);
 				sem_init(&jobs[nj].release, 0, 0);
 				assert_int_equal(pthread_create(&th[nj], NULL, job_main, &jobs[nj]), 0);
@@ -355,6 +435,8 @@ int main(void)
 		cmocka_unit_test(test_sched_slice),
 		cmocka_unit_test(test_sched_cpus),
 		cmocka_unit_test(test_sched_refusals),
+		cmocka_unit_test(test_sched_uclamp_applied),
+		cmocka_unit_test(test_sched_uclamp_unsupported),
 		cmocka_unit_test(test_sched_read_gone),
 		cmocka_unit_test(test_sched_format_and_json),
 		cmocka_unit_test(test_sched_builtin_policies_apply),

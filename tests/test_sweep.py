@@ -55,7 +55,10 @@ class Outputs:
     def check_outputs(self, out, policies=("cfs", "rt"), scenario="idle", rounds=2, events=50):
         with open(os.path.join(out, "summary.md")) as f:
             md = f.read()
-        for head in ("- kernel: ", " CPUs", "- fair server: ", "- date: ", "- command: `"):
+        for head in ("- kernel: ", " CPUs", "- fair server: ", "- date: ", "- command: `",
+                     "- preemption: ", "- uclamp: ", "- sched_ext: ", "- RT group scheduling: ",
+                     "- ext server: ", "- scheduler features: ", "- CPU: ", "steal during the runs: ",
+                     " version "):
             self.assertIn(head, md)
         for p in policies:
             self.assertRegex(md, rf"\n\| {p} \| {scenario} \| {rounds} \| {rounds * events} \|")
@@ -110,6 +113,23 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertEqual(run[0:2], ["--policy", run[1]])
         self.assertIn("--hist-csv", run)
         self.assertEqual(run[run.index("--events") + 1], "50")
+
+    def test_sweep_background_scenarios(self):
+        """stress-cpu and io-write hand inputlat a --background load; the
+        io-write file does not outlive its run."""
+        r = sweep(self.out, "--policies", "cfs", "--scenarios", "stress-cpu,io-write",
+                  "--rounds", "1", "--events", "20", "--seed", "3",
+                  env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        runs = {os.path.basename(os.path.dirname(run["json"])): run["argv"]
+                for run in logged_runs(self.log)}
+        stress = runs["cfs__stress-cpu"]
+        self.assertEqual(stress[stress.index("--background") + 1], "stress-ng --cpu 2 --quiet")
+        io = runs["cfs__io-write"]
+        cmd = io[io.index("--background") + 1]
+        self.assertRegex(cmd, r"^while :; do dd if=/dev/zero of=\S+/cells/cfs__io-write/"
+                              r"io-write.dat bs=1M count=256 status=none; done$")
+        self.assertFalse(glob.glob(os.path.join(self.out, "cells", "*", "io-write.dat")))
 
     def test_sweep_resumes_after_interrupt(self):
         env = {"FAKE_INPUTLAT_LOG": self.log, "FAKE_INPUTLAT_SLEEP": "0.7"}
