@@ -20,7 +20,7 @@ struct il_oncpu {
 	size_t map_len;              /* bytes mapped */
 	int map_fd;
 	struct il_oncpu_bpf *skel;   /* non-NULL when loaded in this process */
-	const char *program;	     /* "raw_tp", "tracepoint", "pinned" or "shared" */
+	const char *program;	     /* "tp_btf", "raw_tp", "tracepoint", "pinned" or "shared" */
 };
 
 /*
@@ -38,7 +38,7 @@ int il_oncpu_open_pinned(const char *pin_dir, struct il_oncpu **out);
  */
 int il_oncpu_open_fd(int map_fd, struct il_oncpu **out);
 
-/* Where the records come from: "raw_tp" or "tracepoint" (loaded here),
+/* Where the records come from: "tp_btf", "raw_tp" or "tracepoint" (loaded here),
  * "pinned" (ilspin-oncpu), "shared" (another process's, by descriptor). */
 const char *il_oncpu_program(const struct il_oncpu *o);
 
@@ -49,9 +49,11 @@ const char *il_oncpu_program(const struct il_oncpu *o);
  */
 int il_oncpu_load(struct il_oncpu **out);
 
-/* As il_oncpu_load with a chosen program (AUTO: raw_tp, else tracepoint),
- * for benchmarks that compare what each costs a context switch. */
-enum il_oncpu_prog { IL_ONCPU_PROG_AUTO, IL_ONCPU_PROG_RAW_TP, IL_ONCPU_PROG_TRACEPOINT };
+/* As il_oncpu_load with a chosen program (AUTO: the first of tp_btf,
+ * raw_tp, tracepoint that works), for benchmarks that compare what each
+ * costs a context switch. */
+enum il_oncpu_prog { IL_ONCPU_PROG_AUTO, IL_ONCPU_PROG_BTF, IL_ONCPU_PROG_RAW_TP,
+		     IL_ONCPU_PROG_TRACEPOINT };
 int il_oncpu_load_prog(enum il_oncpu_prog prog, struct il_oncpu **out);
 
 /* Detaches (if loaded here) and unmaps. NULL-safe. */

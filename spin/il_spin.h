@@ -86,7 +86,8 @@ int il_spin_init_map_fd(int map_fd, const struct il_spin_opts *opts);
 /* The descriptor of the records in use, to hand to another process; -1 if none. */
 int il_spin_map_fd(void);
 
-/* Where the records come from: "raw_tp", "tracepoint", "pinned", "shared" or "none". */
+/* Where the records come from: "tp_btf", "raw_tp", "tracepoint" (loaded here),
+ * "pinned", "shared" (handed over) or "none". */
 const char *il_spin_source_program(void);
 
 /* Releases the BPF map (and in-process program); the source becomes none. */
