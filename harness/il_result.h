@@ -54,6 +54,7 @@ struct il_result {
 	struct il_fair_server fs;
 	const struct il_knob_report *knobs;
 	double loops_per_us;
+	uint64_t clock_overhead_ns; /* part of each handler's measured work */
 	const struct il_warnings *warnings;
 	/* What the run measured on (il_sysinfo): facts for the header's
 	 * kernel object and the system object, read once the policy's knobs
@@ -84,6 +85,9 @@ struct il_result {
 	uint64_t completed, timed_out, late, stray, inject_errors, invalid_frames;
 	/* The in-flight window: slots allocated, most events held at once. */
 	uint64_t window_slots, window_max_held;
+	/* Events 1..warmup are warm-up: in the records, flagged, and out of
+	 * every statistic and of the counts above (nsent included). */
+	uint64_t warmup, warmup_completed, warmup_timed_out;
 
 	/* How it ended. */
 	int exit_code;
@@ -94,6 +98,12 @@ struct il_result {
 	 * when the child sent none). */
 	const cJSON *threads;
 	const cJSON *stats[IL_PROC_COUNT];
+
+	/* Hygiene: "" when the orchestrator's memory is locked, else why not;
+	 * /dev/cpu_dma_latency held at 0 for the run, else why not. */
+	const char *memlock_why;
+	bool dma_held;
+	const char *dma_why;
 
 	/* The orchestrator itself (the injector's thread in the trace). */
 	int self_pid, self_tid;
@@ -115,5 +125,13 @@ void il_report_summary(const struct il_result *r);
 int il_report_json(const struct il_result *r, const char *path);
 int il_report_hist(const struct il_result *r, const char *path);
 int il_report_hist_csv(const struct il_result *r, const char *path);
+
+/*
+ * Appends to w what makes this run's figures doubtful, one sentence each
+ * (il_warn prints it too): a pipeline thread whose measured work was
+ * more than 10% off its configured work ("work: ..."), a process that
+ * could not lock its memory ("memory: ...").
+ */
+void il_report_check(const struct il_result *r, struct il_warnings *w);
 
 #endif

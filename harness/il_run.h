@@ -46,6 +46,7 @@ struct il_run {
 	 * event injected, stop sent, (every child gone = end_ns). */
 	uint64_t enter_ns, preflight_ns, calibrated_ns, knobs_ns, spawned_ns, first_inject_ns, stop_ns;
 	double loops_per_us;
+	uint64_t clock_overhead_ns; /* in each handler's measured work (il_work.h) */
 	uint64_t rttime_us; /* RLIMIT_RTTIME of every RT thread of the run */
 	struct il_knob_report knobs;
 	long long rt_runtime_us; /* in force during the run; LLONG_MIN when unreadable */
@@ -93,6 +94,11 @@ struct il_run {
 	bool lock_prepared;	    /* il_lock_kind_prepare(o->lock) held for the run */
 	uint64_t last_sample_ns;
 	pid_t self_tid;
+
+	/* Hygiene (il_run.c): memory locked, /dev/cpu_dma_latency held. */
+	char memlock_why[192]; /* "" when the orchestrator's memory is locked */
+	int dma_fd;	       /* held open for the run, -1 when not */
+	char dma_why[192];     /* why it is not held */
 };
 
 /*

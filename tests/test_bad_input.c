@@ -163,17 +163,18 @@ static const struct bad_case cases[] = {
 	{ "compare missing file", { "compare", "@T/good.json", "@T/missing.json" }, PREP_NONE, NULL, 2,
 	  "compare: @T/missing.json: No such file or directory" },
 	{ "compare not JSON", { "compare", "@T/good.json", "@D/not-json.json" }, PREP_NONE, NULL, 2,
-	  "compare: @D/not-json.json: not a JSON object" },
+	  "compare: @D/not-json.json: not JSON" },
 	{ "compare without latency_us", { "compare", "@T/good.json", "@D/no-latency.json" }, PREP_NONE,
 	  NULL, 2,
-	  "compare: @D/no-latency.json: missing key latency_us.processing.min (is it an inputlat run "
+	  "compare: @D/no-latency.json: missing key latency_us.processing (is it an inputlat run "
 	  "--json report?)" },
 	{ "compare an array", { "compare", "@D/array.json", "@T/good.json" }, PREP_NONE, NULL, 2,
 	  "compare: @D/array.json: not a JSON object" },
-	{ "compare a directory", { "compare", "@T/good.json", "@T" }, PREP_NONE, NULL, 2,
-	  "compare: @T: Is a directory" },
+	/* A directory is a group of rounds, each *.json in it a report. */
+	{ "compare a directory without reports", { "compare", "@T/good.json", "/dev" }, PREP_NONE,
+	  NULL, 2, "compare: /dev: no *.json run reports in this directory" },
 	{ "compare one file", { "compare", "@T/good.json" }, PREP_NONE, NULL, 2,
-	  "compare: expected two report files, got 1" },
+	  "compare: expected 2 to 16 groups of reports, got 1" },
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))

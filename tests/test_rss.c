@@ -130,6 +130,9 @@ static void test_rss_100k_traced_events(void **state)
 			"run",
 			"--events",
 			events,
+			/* Every event measured: sent, records and trace all count EVENTS. */
+			"--warmup",
+			"0",
 			"--interval-ms",
 			"0.3",
 			"--work",
