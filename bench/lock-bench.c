@@ -1039,13 +1039,20 @@ static cJSON *result_json(const struct config *cfg, int arm, const struct result
 				cfg->block == BLK_SLEEP ? "sleep" : cfg->block == BLK_IO ? "io" : "no");
 	cJSON_AddBoolToObject(j, "owner_often_off_cpu", cfg->owner_off);
 	if (arm == ARM_SLICE && slice_why[0]) {
-		/* Never a number where the kernel could not do it. */
+		/* Never a number where the kernel could not do it: the fields
+		 * every entry has are null, and why is said. */
 		cJSON_AddBoolToObject(j, "available", 0);
 		cJSON_AddStringToObject(j, "not_available", slice_why);
+		cJSON_AddNullToObject(j, "ops_per_s");
+		cJSON_AddNullToObject(j, "ratio_vs_adaptive");
+		cJSON_AddNullToObject(j, "spin_ns_per_acquire");
 		return j;
 	}
 	if (r->skipped) {
 		cJSON_AddBoolToObject(j, "skipped", 1);
+		cJSON_AddNullToObject(j, "ops_per_s");
+		cJSON_AddNullToObject(j, "ratio_vs_adaptive");
+		cJSON_AddNullToObject(j, "spin_ns_per_acquire");
 		return j;
 	}
 	cJSON_AddNumberToObject(j, "ops_per_s", round(ops_s));
