@@ -60,7 +60,7 @@
 #define MAX_CONFIGS 32
 /* The arms: the lock kinds, and il-bpf with the owner's time-slice extension. */
 #define ARM_SLICE IL_LOCK_KIND_COUNT
-#define NARMS (IL_LOCK_KIND_COUNT + 1)
+#define NARMS	  (IL_LOCK_KIND_COUNT + 1)
 /* Log-linear histogram: exact below 64 ns, then 32 sub-buckets per power of 2. */
 #define HIST_SUB 32
 #define HIST_BUCKETS (64 + 40 * HIST_SUB)
@@ -68,8 +68,8 @@
 enum placement { PL_ONE_PER_CPU, PL_ONE_CPU, PL_OVER4, PL_OVER8, PL_OVER2, PL_COUNT };
 enum hog { HOG_NONE, HOG_CFS, HOG_FIFO, HOG_COUNT };
 
-static const char *const placement_names[PL_COUNT] = { "one-per-cpu", "one-cpu", "over4", "over8",
-							"over2" };
+static const char *const placement_names[PL_COUNT] = {"one-per-cpu", "one-cpu", "over4", "over8",
+						      "over2"};
 /* Today's placements (--placements): over2 serves the owner-off scenarios only. */
 #define PL_TODAY_COUNT 4
 static const char *const hog_names[HOG_COUNT] = { "none", "cfs", "fifo" };
@@ -81,11 +81,11 @@ struct config {
 	enum placement pl;
 	enum hog hog;
 	uint64_t cs_ns, outside_ns;
-	enum block block;    /* what the owner does inside every 4th section */
-	uint64_t block_us;   /* BLK_SLEEP: how long */
-	int preempt;	     /* a SCHED_FIFO preemptor on every CPU */
-	int owner_off;	     /* an owner-off-CPU scenario: il-bpf's targets apply */
-	unsigned cpu_every;  /* sample the thread CPU clock every Nth acquisition */
+	enum block block;   /* what the owner does inside every 4th section */
+	uint64_t block_us;  /* BLK_SLEEP: how long */
+	int preempt;	    /* a SCHED_FIFO preemptor on every CPU */
+	int owner_off;	    /* an owner-off-CPU scenario: il-bpf's targets apply */
+	unsigned cpu_every; /* sample the thread CPU clock every Nth acquisition */
 };
 
 struct opts {
@@ -131,8 +131,8 @@ struct cell {
 	uint64_t cs_cyc, out_cyc;
 	int nthreads;
 	const struct config *cfg;
-	int slice;   /* the owner asks for a time-slice extension */
-	int io_fd;   /* BLK_IO: our end of the echo thread's socket */
+	int slice; /* the owner asks for a time-slice extension */
+	int io_fd; /* BLK_IO: our end of the echo thread's socket */
 	struct worker *w;
 };
 
@@ -215,10 +215,10 @@ static long thread_ctxsw(void)
 
 /* --- rseq time-slice extension (Linux 7.0) ------------------------------ */
 #ifndef PR_RSEQ_SLICE_EXTENSION
-#define PR_RSEQ_SLICE_EXTENSION 79
+#define PR_RSEQ_SLICE_EXTENSION	    79
 #define PR_RSEQ_SLICE_EXTENSION_GET 1
 #define PR_RSEQ_SLICE_EXTENSION_SET 2
-#define PR_RSEQ_SLICE_EXT_ENABLE 0x01
+#define PR_RSEQ_SLICE_EXT_ENABLE    0x01
 #endif
 #ifndef __NR_rseq_slice_yield
 #define __NR_rseq_slice_yield 471
@@ -259,7 +259,8 @@ static int slice_available(void)
 	/* glibc registers a 32-byte area: slice_ctrl (bytes 28..31) is inside. */
 	if (__rseq_size < RSEQ_SLICE_CTRL_OFFSET + 4 && __rseq_size != 20) {
 		snprintf(slice_why, sizeof(slice_why),
-			 "not available on this kernel: the registered rseq area (%u bytes) has no slice_ctrl",
+			 "not available on this kernel: the registered rseq area (%u bytes) has no "
+			 "slice_ctrl",
 			 __rseq_size);
 		return 0;
 	}
@@ -328,7 +329,8 @@ static void *worker_main(void *arg)
 
 	pin_self(w->cpu);
 	if (c->slice)
-		prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_SET, PR_RSEQ_SLICE_EXT_ENABLE, 0, 0);
+		prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_SET,
+		      PR_RSEQ_SLICE_EXT_ENABLE, 0, 0);
 	pthread_barrier_wait(&c->go);
 	csw0 = thread_ctxsw();
 	while (!atomic_load_explicit(&c->stop, memory_order_relaxed)) {
@@ -453,7 +455,7 @@ static int hog_stop(struct hog_ctl *h)
  * held by something it cannot outrank. They block 80% of the time, well
  * inside RLIMIT_RTTIME.
  */
-#define PREEMPT_ON_NS 100000ull
+#define PREEMPT_ON_NS	  100000ull
 #define PREEMPT_PERIOD_NS 500000ull
 
 struct preemptors {
@@ -471,7 +473,7 @@ static void *preemptor_main(void *arg)
 {
 	struct preemptor_arg *a = arg;
 	struct preemptors *p = a->p;
-	struct sched_param sp = { .sched_priority = 2 };
+	struct sched_param sp = {.sched_priority = 2};
 	struct timespec next;
 	uint64_t t;
 
@@ -498,7 +500,7 @@ static int preemptors_start(struct preemptors *p)
 	p->n = ncpu;
 	for (int i = 0; i < p->n; i++) {
 		p->cpu[i] = cpus[i];
-		preempt_args[i] = (struct preemptor_arg){ p, i };
+		preempt_args[i] = (struct preemptor_arg){p, i};
 		if (pthread_create(&p->th[i], NULL, preemptor_main, &preempt_args[i]) != 0) {
 			p->n = i;
 			return -EAGAIN;
@@ -549,7 +551,7 @@ static int nthreads_of(enum placement pl)
 static int run_cell(const struct config *cfg, enum il_lock_kind kind, int slice, double secs,
 		    struct result *res)
 {
-	int n = nthreads_of(cfg->pl), io[2] = { -1, -1 };
+	int n = nthreads_of(cfg->pl), io[2] = {-1, -1};
 	struct cell *c;
 	struct hog_ctl hog;
 	struct preemptors *pre = NULL;
@@ -789,27 +791,28 @@ static double futex_wake_rtt_ns(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: lock-bench [options]\n"
-		"  --cs-ns NS            critical section length, ns (default 100)\n"
-		"  --help                show this help\n"
-		"  --hogs LIST           none,cfs,fifo: CPU hog beside the threads (default none;\n"
-		"                        fifo runs 1 ms on/1 ms off under RLIMIT_RTTIME)\n"
-		"  --json FILE           write results as JSON to FILE\n"
-		"  --locks LIST          pthread,adaptive-np,tas,il-none,il-bpf (default all)\n"
-		"  --outside-ns NS       work between critical sections, ns (default 100)\n"
-		"  --placements LIST     one-per-cpu,one-cpu,over4,over8 (default all)\n"
-		"  --quick               short run (< 1 min on 2 CPUs): 0.8 s per lock and config,\n"
-		"                        all placements, plus one-per-cpu beside a cfs and a fifo hog\n"
-		"  --rounds N            interleaving rounds per config (default 3)\n"
-		"  --scenarios LIST      today (the placements and hogs above, --cs-ns/--outside-ns),\n"
-		"                        owner-off (oversubscription with 1/10/50 us sections, a\n"
-		"                        preempted owner, an owner that sleeps or waits for I/O)\n"
-		"                        (default today,owner-off)\n"
-		"  --seconds S           run time per lock and config over all rounds (default 3)\n"
-		"  --spin-budget-ns NS   il_spin spin budget (default: il_spin's, %u)\n"
-		"  --version             print the version\n",
-		IL_SPIN_DEFAULT_BUDGET_NS);
+	fprintf(
+	    f,
+	    "Usage: lock-bench [options]\n"
+	    "  --cs-ns NS            critical section length, ns (default 100)\n"
+	    "  --help                show this help\n"
+	    "  --hogs LIST           none,cfs,fifo: CPU hog beside the threads (default none;\n"
+	    "                        fifo runs 1 ms on/1 ms off under RLIMIT_RTTIME)\n"
+	    "  --json FILE           write results as JSON to FILE\n"
+	    "  --locks LIST          pthread,adaptive-np,tas,il-none,il-bpf (default all)\n"
+	    "  --outside-ns NS       work between critical sections, ns (default 100)\n"
+	    "  --placements LIST     one-per-cpu,one-cpu,over4,over8 (default all)\n"
+	    "  --quick               short run (< 1 min on 2 CPUs): 0.8 s per lock and config,\n"
+	    "                        all placements, plus one-per-cpu beside a cfs and a fifo hog\n"
+	    "  --rounds N            interleaving rounds per config (default 3)\n"
+	    "  --scenarios LIST      today (the placements and hogs above, --cs-ns/--outside-ns),\n"
+	    "                        owner-off (oversubscription with 1/10/50 us sections, a\n"
+	    "                        preempted owner, an owner that sleeps or waits for I/O)\n"
+	    "                        (default today,owner-off)\n"
+	    "  --seconds S           run time per lock and config over all rounds (default 3)\n"
+	    "  --spin-budget-ns NS   il_spin spin budget (default: il_spin's, %u)\n"
+	    "  --version             print the version\n",
+	    IL_SPIN_DEFAULT_BUDGET_NS);
 }
 
 /* Parses "a,b,c" against names[]; returns a bit mask or -EINVAL. */
@@ -840,30 +843,36 @@ static void bad_arg(const char *opt, const char *val, const char *want)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-		{ "cs-ns", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "hogs", required_argument, NULL, 'H' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "locks", required_argument, NULL, 'l' },
-		{ "outside-ns", required_argument, NULL, 'o' },
-		{ "placements", required_argument, NULL, 'p' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "scenarios", required_argument, NULL, 'S' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "spin-budget-ns", required_argument, NULL, 'b' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+	    {"cs-ns", required_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"hogs", required_argument, NULL, 'H'},
+	    {"json", required_argument, NULL, 'j'},
+	    {"locks", required_argument, NULL, 'l'},
+	    {"outside-ns", required_argument, NULL, 'o'},
+	    {"placements", required_argument, NULL, 'p'},
+	    {"quick", no_argument, NULL, 'q'},
+	    {"rounds", required_argument, NULL, 'r'},
+	    {"scenarios", required_argument, NULL, 'S'},
+	    {"seconds", required_argument, NULL, 's'},
+	    {"spin-budget-ns", required_argument, NULL, 'b'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	static const char *const lock_names[] = { "pthread", "adaptive-np", "tas", "il-none", "il-bpf" };
 	uint64_t v;
 	int c, m;
 
-	static const char *const families[] = { "today", "owner-off" };
+	static const char *const families[] = {"today", "owner-off"};
 
-	*o = (struct opts){ .cs_ns = 100, .outside_ns = 100, .seconds = 3, .rounds = 3,
-			    .locks_mask = 0x1f, .pl_mask = 0xf, .hog_mask = 1, .today = 1,
-			    .owner_off = 1 };
+	*o = (struct opts){.cs_ns = 100,
+			   .outside_ns = 100,
+			   .seconds = 3,
+			   .rounds = 3,
+			   .locks_mask = 0x1f,
+			   .pl_mask = 0xf,
+			   .hog_mask = 1,
+			   .today = 1,
+			   .owner_off = 1};
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -940,8 +949,8 @@ static void add_config(struct config *cfg, int *n, struct config c)
 /* Today's scenario: a placement, maybe beside a hog, the --cs-ns sections. */
 static struct config today_config(const struct opts *o, enum placement pl, enum hog hog)
 {
-	struct config c = { .pl = pl, .hog = hog, .cs_ns = o->cs_ns, .outside_ns = o->outside_ns,
-			    .cpu_every = 64 };
+	struct config c = {
+	    .pl = pl, .hog = hog, .cs_ns = o->cs_ns, .outside_ns = o->outside_ns, .cpu_every = 64};
 
 	snprintf(c.name, sizeof(c.name), "%s%s%s", placement_names[pl], hog ? "+hog-" : "",
 		 hog ? hog_names[hog] : "");
@@ -956,7 +965,8 @@ static int build_configs(const struct opts *o, struct config *cfg)
 		for (int h = 0; h < HOG_COUNT; h++)
 			for (int p = 0; p < PL_TODAY_COUNT; p++)
 				if ((o->hog_mask >> h & 1) && (o->pl_mask >> p & 1))
-					add_config(cfg, &n, today_config(o, (enum placement)p, (enum hog)h));
+					add_config(cfg, &n,
+						   today_config(o, (enum placement)p, (enum hog)h));
 		if (o->quick) {
 			/* The hog rows where on-CPU awareness matters most: a preempted holder. */
 			if (!(o->hog_mask >> HOG_CFS & 1) || !(o->pl_mask & 1))
@@ -972,25 +982,44 @@ static int build_configs(const struct opts *o, struct config *cfg)
 		 * enough to be preempted in (threads > CPUs), a higher-priority
 		 * thread on every CPU, an owner that sleeps or waits for I/O.
 		 */
-		static const uint64_t cs_us[] = { 1, 10, 50 };
+		static const uint64_t cs_us[] = {1, 10, 50};
 
 		for (size_t i = 0; i < sizeof(cs_us) / sizeof(cs_us[0]); i++) {
-			struct config c = { .pl = PL_OVER4, .cs_ns = cs_us[i] * 1000,
-					    .outside_ns = cs_us[i] * 1000, .owner_off = 1, .cpu_every = 8 };
+			struct config c = {.pl = PL_OVER4,
+					   .cs_ns = cs_us[i] * 1000,
+					   .outside_ns = cs_us[i] * 1000,
+					   .owner_off = 1,
+					   .cpu_every = 8};
 
-			snprintf(c.name, sizeof(c.name), "oversub-cs%llu", (unsigned long long)cs_us[i]);
+			snprintf(c.name, sizeof(c.name), "oversub-cs%llu",
+				 (unsigned long long)cs_us[i]);
 			add_config(cfg, &n, c);
 		}
-		add_config(cfg, &n, (struct config){ .name = "preempted-owner", .pl = PL_ONE_PER_CPU,
-						     .cs_ns = 5000, .outside_ns = 5000, .preempt = 1,
-						     .owner_off = 1, .cpu_every = 8 });
-		add_config(cfg, &n, (struct config){ .name = "blocking-sleep", .pl = PL_OVER2,
-						     .cs_ns = 2000, .outside_ns = 2000,
-						     .block = BLK_SLEEP, .block_us = 50, .owner_off = 1,
-						     .cpu_every = 8 });
-		add_config(cfg, &n, (struct config){ .name = "blocking-io", .pl = PL_OVER2,
-						     .cs_ns = 2000, .outside_ns = 2000, .block = BLK_IO,
-						     .owner_off = 1, .cpu_every = 8 });
+		add_config(cfg, &n,
+			   (struct config){.name = "preempted-owner",
+					   .pl = PL_ONE_PER_CPU,
+					   .cs_ns = 5000,
+					   .outside_ns = 5000,
+					   .preempt = 1,
+					   .owner_off = 1,
+					   .cpu_every = 8});
+		add_config(cfg, &n,
+			   (struct config){.name = "blocking-sleep",
+					   .pl = PL_OVER2,
+					   .cs_ns = 2000,
+					   .outside_ns = 2000,
+					   .block = BLK_SLEEP,
+					   .block_us = 50,
+					   .owner_off = 1,
+					   .cpu_every = 8});
+		add_config(cfg, &n,
+			   (struct config){.name = "blocking-io",
+					   .pl = PL_OVER2,
+					   .cs_ns = 2000,
+					   .outside_ns = 2000,
+					   .block = BLK_IO,
+					   .owner_off = 1,
+					   .cpu_every = 8});
 	}
 	return n;
 }
@@ -1036,7 +1065,9 @@ static cJSON *result_json(const struct config *cfg, int arm, const struct result
 	cJSON_AddStringToObject(j, "hog", hog_names[cfg->hog]);
 	cJSON_AddBoolToObject(j, "preemptor_per_cpu", cfg->preempt);
 	cJSON_AddStringToObject(j, "owner_blocks",
-				cfg->block == BLK_SLEEP ? "sleep" : cfg->block == BLK_IO ? "io" : "no");
+				cfg->block == BLK_SLEEP ? "sleep"
+				: cfg->block == BLK_IO	? "io"
+							: "no");
 	cJSON_AddBoolToObject(j, "owner_often_off_cpu", cfg->owner_off);
 	if (arm == ARM_SLICE && slice_why[0]) {
 		/* Never a number where the kernel could not do it: the fields
@@ -1095,7 +1126,8 @@ static cJSON *targets_json(const struct config *cfg, int ncfg, struct result (*r
 	cJSON *a = cJSON_CreateArray();
 
 	for (int c = 0; c < ncfg; c++) {
-		const struct result *b = &res[c][IL_LOCK_IL_BPF], *ad = &res[c][IL_LOCK_ADAPTIVE_NP];
+		const struct result *b = &res[c][IL_LOCK_IL_BPF],
+				    *ad = &res[c][IL_LOCK_ADAPTIVE_NP];
 		double ratio, spin_ratio;
 		cJSON *t;
 		int ok;
@@ -1109,8 +1141,8 @@ static cJSON *targets_json(const struct config *cfg, int ncfg, struct result (*r
 		cJSON_AddStringToObject(t, "scenario", cfg[c].name);
 		cJSON_AddNumberToObject(t, "ops_ratio_vs_adaptive", round(ratio * 1000) / 1000);
 		add_num_or_null(t, "spin_ratio_vs_adaptive", round(spin_ratio * 1000) / 1000);
-		cJSON_AddStringToObject(t, "target", cfg[c].owner_off ? "ops >= 1.2x, spin <= 0.5x"
-								       : "ops >= 0.95x");
+		cJSON_AddStringToObject(
+		    t, "target", cfg[c].owner_off ? "ops >= 1.2x, spin <= 0.5x" : "ops >= 0.95x");
 		cJSON_AddBoolToObject(t, "met", ok);
 		cJSON_AddItemToArray(a, t);
 		*met += ok;
@@ -1167,7 +1199,8 @@ int main(int argc, char **argv)
 		il_spin_budget_set_ns(o.spin_budget_ns);
 
 	total_cells = ncfg * (int)o.rounds *
-		      (__builtin_popcount(o.locks_mask) + ((o.locks_mask >> IL_LOCK_IL_BPF & 1) && have_slice));
+		      (__builtin_popcount(o.locks_mask) +
+		       ((o.locks_mask >> IL_LOCK_IL_BPF & 1) && have_slice));
 	for (int c = 0; c < ncfg; c++)
 		for (unsigned r = 0; r < o.rounds; r++)
 			for (int k = 0; k < NARMS; k++) {
@@ -1186,8 +1219,8 @@ int main(int argc, char **argv)
 				 */
 				if (lock == IL_LOCK_IL_BPF)
 					bpf_source_open(&so);
-				run_cell(&cfg[c], (enum il_lock_kind)lock, k == ARM_SLICE, o.seconds / o.rounds,
-					 &res[c][k]);
+				run_cell(&cfg[c], (enum il_lock_kind)lock, k == ARM_SLICE,
+					 o.seconds / o.rounds, &res[c][k]);
 				if (lock == IL_LOCK_IL_BPF)
 					il_spin_close();
 			}
@@ -1198,19 +1231,21 @@ int main(int argc, char **argv)
 	       "%.2f s x %u rounds per cell\n",
 	       IL_VERSION, un.release, ncpu, (unsigned long long)o.cs_ns,
 	       (unsigned long long)o.outside_ns, o.seconds, o.rounds);
-	printf("# il-bpf source: %s (%s)%s%s%s; spin budget %llu ns; futex wake round trip %.0f ns\n",
-	       bpf_source, bpf_program, bpf_reason[0] ? " (" : "", bpf_reason, bpf_reason[0] ? ")" : "",
-	       (unsigned long long)il_spin_budget_get_ns(), rtt);
+	printf(
+	    "# il-bpf source: %s (%s)%s%s%s; spin budget %llu ns; futex wake round trip %.0f ns\n",
+	    bpf_source, bpf_program, bpf_reason[0] ? " (" : "", bpf_reason,
+	    bpf_reason[0] ? ")" : "", (unsigned long long)il_spin_budget_get_ns(), rtt);
 	if (isnan(cost))
 		printf("# bpf switch cost: not measured (%s)\n", why);
 	else
-		printf("# bpf switch cost: %+.0f ns per context switch (base %.0f ns per switch), the "
-		       "program il_spin loads; raw tracepoint %+.0f ns, classic tracepoint %+.0f ns\n",
-		       cost, base_switch, cost_raw, cost_tp);
+		printf(
+		    "# bpf switch cost: %+.0f ns per context switch (base %.0f ns per switch), the "
+		    "program il_spin loads; raw tracepoint %+.0f ns, classic tracepoint %+.0f ns\n",
+		    cost, base_switch, cost_raw, cost_tp);
 	printf("# il-bpf+slice (owner asks for an rseq time-slice extension): %s\n",
 	       have_slice ? "measured" : slice_why);
-	printf("%-18s %4s %-12s %11s %6s %6s %8s %8s %9s %5s %9s\n", "#scenario", "thr", "lock", "ops/s",
-	       "x_pth", "x_adap", "spin_ns", "p50_ns", "p99_ns", "fair", "ctxsw");
+	printf("%-18s %4s %-12s %11s %6s %6s %8s %8s %9s %5s %9s\n", "#scenario", "thr", "lock",
+	       "ops/s", "x_pth", "x_adap", "spin_ns", "p50_ns", "p99_ns", "fair", "ctxsw");
 
 	root = il_header_new(3, cmdline, &start_wall);
 	cJSON_AddNumberToObject(root, "cpus", ncpu);
@@ -1230,9 +1265,10 @@ int main(int argc, char **argv)
 	add_num_or_null(root, "bpf_switch_cost_tracepoint_ns", round(cost_tp));
 	cJSON_AddStringToObject(root, "slice_extension", have_slice ? "available" : slice_why);
 	cJSON_AddNumberToObject(root, "handoffs", (double)il_spin_handoffs());
-	cJSON_AddStringToObject(root, "spin_ns_per_acquire_means",
-				"thread CPU time inside lock() per acquisition (spinning and futex calls), "
-				"sampled with CLOCK_THREAD_CPUTIME_ID every Nth acquisition");
+	cJSON_AddStringToObject(
+	    root, "spin_ns_per_acquire_means",
+	    "thread CPU time inside lock() per acquisition (spinning and futex calls), "
+	    "sampled with CLOCK_THREAD_CPUTIME_ID every Nth acquisition");
 	arr = cJSON_AddArrayToObject(root, "results");
 
 	for (int c = 0; c < ncfg; c++) {
@@ -1248,21 +1284,25 @@ int main(int argc, char **argv)
 				continue;
 			cJSON_AddItemToArray(arr, result_json(&cfg[c], k, r, base, adaptive));
 			if (k == ARM_SLICE && !have_slice) {
-				printf("%-18s %4d %-12s  not available on this kernel (see above)\n", cfg[c].name,
-				       nthreads_of(cfg[c].pl), arm_name(k));
+				printf(
+				    "%-18s %4d %-12s  not available on this kernel (see above)\n",
+				    cfg[c].name, nthreads_of(cfg[c].pl), arm_name(k));
 				continue;
 			}
 			if (r->skipped || r->elapsed_s <= 0) {
-				printf("%-18s %4d %-12s %11s  (skipped: cannot run this hog or preemptor here)\n",
+				printf("%-18s %4d %-12s %11s  (skipped: cannot run this hog or "
+				       "preemptor here)\n",
 				       cfg[c].name, nthreads_of(cfg[c].pl), arm_name(k), "-");
 				continue;
 			}
-			printf("%-18s %4d %-12s %11.0f %6.2f %6.2f %8.0f %8.0f %9.0f %5.2f %9llu%s\n",
-			       cfg[c].name, nthreads_of(cfg[c].pl), arm_name(k), ops_s,
-			       base > 0 ? ops_s / base : 0, adaptive > 0 ? ops_s / adaptive : 0, spin_ns(r),
-			       hist_pct(r->hist, 0.5), hist_pct(r->hist, 0.99),
-			       r->max_ops ? (double)r->min_ops / (double)r->max_ops : 0,
-			       (unsigned long long)r->ctxsw, r->violations ? "  EXCLUSION VIOLATED" : "");
+			printf(
+			    "%-18s %4d %-12s %11.0f %6.2f %6.2f %8.0f %8.0f %9.0f %5.2f %9llu%s\n",
+			    cfg[c].name, nthreads_of(cfg[c].pl), arm_name(k), ops_s,
+			    base > 0 ? ops_s / base : 0, adaptive > 0 ? ops_s / adaptive : 0,
+			    spin_ns(r), hist_pct(r->hist, 0.5), hist_pct(r->hist, 0.99),
+			    r->max_ops ? (double)r->min_ops / (double)r->max_ops : 0,
+			    (unsigned long long)r->ctxsw,
+			    r->violations ? "  EXCLUSION VIOLATED" : "");
 		}
 	}
 	if ((o.locks_mask >> IL_LOCK_IL_BPF & 1) && (o.locks_mask >> IL_LOCK_ADAPTIVE_NP & 1)) {
@@ -1273,14 +1313,14 @@ int main(int argc, char **argv)
 		{
 			const cJSON *e;
 
-			cJSON_ArrayForEach(e, t)
-				if (!cJSON_IsTrue(cJSON_GetObjectItem(e, "met")))
-					printf(" %s missed", cJSON_GetStringValue(cJSON_GetObjectItem(e, "scenario")));
+			cJSON_ArrayForEach(e, t) if (!cJSON_IsTrue(cJSON_GetObjectItem(e, "met")))
+			    printf(" %s missed",
+				   cJSON_GetStringValue(cJSON_GetObjectItem(e, "scenario")));
 		}
 		printf("\n");
 	}
-	printf("lock-bench: %d scenarios x %d locks, il-bpf source %s, bpf switch cost %s%.0f ns\n", ncfg,
-	       __builtin_popcount(o.locks_mask), bpf_source, isnan(cost) ? "n/a " : "",
+	printf("lock-bench: %d scenarios x %d locks, il-bpf source %s, bpf switch cost %s%.0f ns\n",
+	       ncfg, __builtin_popcount(o.locks_mask), bpf_source, isnan(cost) ? "n/a " : "",
 	       isnan(cost) ? 0.0 : cost);
 
 	if (o.json) {

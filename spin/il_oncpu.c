@@ -256,7 +256,7 @@ static struct bpf_link *skel_link(const struct il_oncpu_bpf *skel)
  */
 static int records_live(const struct il_oncpu_bpf *skel)
 {
-	struct timespec ts = { 0, 200000 };
+	struct timespec ts = {0, 200000};
 	uint32_t tid = (uint32_t)syscall(SYS_gettid);
 	uint64_t v = 0;
 
@@ -278,7 +278,8 @@ static int load_variant(struct il_oncpu_bpf **out, int do_attach, enum il_oncpu_
 		return errno ? -errno : -EINVAL;
 	r = bpf_map__set_max_entries(skel->maps.oncpu, wanted_entries());
 	if (r == 0)
-		r = bpf_program__set_autoload(skel->progs.il_oncpu_switch_btf, prog == IL_ONCPU_PROG_BTF);
+		r = bpf_program__set_autoload(skel->progs.il_oncpu_switch_btf,
+					      prog == IL_ONCPU_PROG_BTF);
 	if (r == 0)
 		r = bpf_program__set_autoload(skel->progs.il_oncpu_switch_raw,
 					      prog == IL_ONCPU_PROG_RAW_TP);
@@ -292,9 +293,11 @@ static int load_variant(struct il_oncpu_bpf **out, int do_attach, enum il_oncpu_
 		goto fail;
 	if (do_attach) {
 		if (prog == IL_ONCPU_PROG_BTF)
-			r = attach_prog(skel->progs.il_oncpu_switch_btf, &skel->links.il_oncpu_switch_btf);
+			r = attach_prog(skel->progs.il_oncpu_switch_btf,
+					&skel->links.il_oncpu_switch_btf);
 		else if (prog == IL_ONCPU_PROG_RAW_TP)
-			r = attach_prog(skel->progs.il_oncpu_switch_raw, &skel->links.il_oncpu_switch_raw);
+			r = attach_prog(skel->progs.il_oncpu_switch_raw,
+					&skel->links.il_oncpu_switch_raw);
 		else
 			r = attach_switch(skel);
 		if (r == 0)
@@ -356,7 +359,7 @@ int il_oncpu_load_prog(enum il_oncpu_prog prog, struct il_oncpu **out)
 		close(fd);
 		goto fail;
 	}
-	o->program = o->skel->links.il_oncpu_switch_btf   ? "tp_btf"
+	o->program = o->skel->links.il_oncpu_switch_btf	  ? "tp_btf"
 		     : o->skel->links.il_oncpu_switch_raw ? "raw_tp"
 							  : "tracepoint";
 	*out = o;

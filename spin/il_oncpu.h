@@ -52,8 +52,12 @@ int il_oncpu_load(struct il_oncpu **out);
 /* As il_oncpu_load with a chosen program (AUTO: the first of tp_btf,
  * raw_tp, tracepoint that works), for benchmarks that compare what each
  * costs a context switch. */
-enum il_oncpu_prog { IL_ONCPU_PROG_AUTO, IL_ONCPU_PROG_BTF, IL_ONCPU_PROG_RAW_TP,
-		     IL_ONCPU_PROG_TRACEPOINT };
+enum il_oncpu_prog {
+	IL_ONCPU_PROG_AUTO,
+	IL_ONCPU_PROG_BTF,
+	IL_ONCPU_PROG_RAW_TP,
+	IL_ONCPU_PROG_TRACEPOINT
+};
 int il_oncpu_load_prog(enum il_oncpu_prog prog, struct il_oncpu **out);
 
 /* Detaches (if loaded here) and unmaps. NULL-safe. */

@@ -256,7 +256,8 @@ static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_sourc
 				if (!aware)
 					tls_spins += ((int32_t)i - (int32_t)tls_spins) / 8;
 				else if (2 * i + min_iters > tls_aware_limit)
-					tls_aware_limit = 2 * i + min_iters < budget ? 2 * i + min_iters : budget;
+					tls_aware_limit =
+					    2 * i + min_iters < budget ? 2 * i + min_iters : budget;
 				return 1;
 			}
 			continue;
