@@ -17,6 +17,7 @@
 #include "il_clock.h"
 #include "il_cmd.h"
 #include "il_cpustat.h"
+#include "il_ctxsw.h"
 #include "il_header.h"
 #include "il_memlock.h"
 #include "il_outputs.h"
@@ -101,6 +102,7 @@ static void run_free(struct il_run *r)
 	il_background_stop(r->background);
 	cJSON_Delete(r->background_stats);
 	il_sampler_free(r->sampler);
+	il_ctxsw_free(r->ctxsw);
 	for (int i = 0; i < IL_PROC_COUNT; i++)
 		il_proc_free_msgs(&r->procs[i]);
 	free(r->cmdline);
@@ -110,6 +112,8 @@ static void run_free(struct il_run *r)
 	if (r->inject_tfd >= 0)
 		close(r->inject_tfd);
 	il_policy_free(r->policy);
+	if (r->lock_prepared)
+		il_lock_kind_release(r->o->lock);
 	if (r->dma_fd >= 0)
 		close(r->dma_fd);
 }
@@ -210,6 +214,7 @@ static void result_of(const struct il_run *r, struct il_result *res)
 		res->stats[p] = r->procs[p].stats_msg;
 	res->self_pid = getpid();
 	res->self_tid = r->self_tid;
+	res->ctxsw = r->ctxsw;
 	res->counters = il_sampler_counters(r->sampler, &nctr);
 	res->ncounters = nctr;
 }
