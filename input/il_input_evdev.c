@@ -19,6 +19,7 @@
 #include <linux/input.h>
 
 #include "il_clock.h"
+#include "il_file.h"
 #include "il_input_backend.h"
 #include "il_parse.h"
 
@@ -105,7 +106,18 @@ static int open_node(const struct il_input_spec *spec, unsigned wait_ms, char *p
 		else
 			rc = snprintf(path, len, "%s", spec->arg) < (int)len ? 0 : -ENAMETOOLONG;
 		if (rc == 0) {
-			int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+			/* Non-blocking and never our controlling terminal, whatever
+			 * the path turns out to be; only a character device is an
+			 * input device. */
+			int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+			struct stat st;
+
+			if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISCHR(st.st_mode)) {
+				snprintf(err, errlen, "%s: %s, not an input device node", path,
+					 il_file_kind(st.st_mode));
+				close(fd);
+				return -ENOTTY;
+			}
 			if (fd >= 0)
 				return fd;
 			rc = -errno;
