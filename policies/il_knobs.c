@@ -443,6 +443,43 @@ static int plan_rt(const struct il_knob_settings *k, struct plan *p, char *err, 
 	return r;
 }
 
+/*
+ * True when this kernel can lower a fair server's runtime, which putting
+ * a raised one back needs. Debian's 6.12 cannot: its root domain never
+ * accounted the fair servers' bandwidth, so a lower runtime underflows the
+ * admission check (EBUSY), and lowering it while RT throttling is off
+ * corrupts the accounting so that sched_rt_runtime_us cannot be put back
+ * either. Probed by lowering CPU 0's runtime by two units of bandwidth
+ * (about 2 us a second) and raising it back: nothing changes when it
+ * fails, and nothing stays changed when it works.
+ */
+static bool fair_server_lowerable(char *why, size_t whylen)
+{
+	char rpath[128], ppath[128], val[32];
+	int64_t cur, period, step;
+	int r;
+
+	snprintf(rpath, sizeof(rpath), FS_DIR "/cpu0/runtime");
+	snprintf(ppath, sizeof(ppath), FS_DIR "/cpu0/period");
+	if (il_sysinfo_read_i64(rpath, &cur) < 0 || il_sysinfo_read_i64(ppath, &period) < 0)
+		return true; /* nothing to probe: the writes will say */
+	/* Enough to lower the bandwidth the kernel computes (units of
+	 * period / 2^20), so that its admission check really runs. */
+	step = (period >> 19) + 1;
+	if (cur <= step)
+		return true;
+	snprintf(val, sizeof(val), "%" PRId64, cur - step);
+	r = il_sysinfo_write_value(rpath, val);
+	if (r == 0) {
+		snprintf(val, sizeof(val), "%" PRId64, cur);
+		il_sysinfo_write_value(rpath, val);
+		return true;
+	}
+	snprintf(why, whylen, "this kernel refuses to lower a fair server's runtime (%s), so a "
+		 "change could not be put back", strerror(-r));
+	return false;
+}
+
 static int plan_fair_server(const struct il_knob_settings *k, struct plan *p,
 			    char *err, size_t errlen)
 {
@@ -539,8 +576,12 @@ int il_knobs_apply(const struct il_knob_settings *k, struct il_knobs_lock *lock,
 			r = -EOPNOTSUPP;
 			goto out;
 		}
-		/* Present but locked: the run goes on with what is in force
-		 * and the report says tunable = false. */
+		/* Present but locked, or tunable only one way: the run goes on
+		 * with what is in force and the report says tunable = false
+		 * and why. Probing writes, so only under the lock. */
+		if (out->fs.tunable && lock && lock->fd >= 0 &&
+		    !fair_server_lowerable(out->fs.why, sizeof(out->fs.why)))
+			out->fs.tunable = false;
 		if (out->fs.tunable && (r = plan_fair_server(k, p, err, errlen)))
 			goto out;
 	}
@@ -576,8 +617,17 @@ int il_knobs_apply(const struct il_knob_settings *k, struct il_knobs_lock *lock,
 	}
 	out->n = p->n;
 	memcpy(out->changes, p->ch, p->n * sizeof(p->ch[0]));
-	if (k->has_fair_server)
+	if (k->has_fair_server) {
+		bool tunable = out->fs.tunable;
+		char why[sizeof(out->fs.why)];
+
+		snprintf(why, sizeof(why), "%s", out->fs.why);
 		il_fair_server_probe(&out->fs); /* values now in force */
+		if (!tunable) {
+			out->fs.tunable = false;
+			snprintf(out->fs.why, sizeof(out->fs.why), "%s", why);
+		}
+	}
 done:
 	*rep = *out;
 out:

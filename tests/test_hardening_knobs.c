@@ -376,6 +376,10 @@ static void test_hardening_knobs_check_races_runs(void **state)
 		while (!il_test_chain_ended(&a)) {
 			run_in(NULL, check, res);
 			assert_int_equal(res->exit_code, 0);
+			/* It saw the run's value: it must not have written it. */
+			if (strstr(res->out, "sched_rt_runtime_us: yes (" VALUE " ") &&
+			    !strstr(res->out, "not written"))
+				fail_msg("check wrote back the value a run held:\n%s", res->out);
 			checks++;
 		}
 		il_test_assert_exited(a.status, 0, chain_err(&a));

@@ -116,6 +116,38 @@ static void test_hardening_stop_signal_any_moment(void **state)
 		assert_clean(pid);
 	}
 	print_message("%d stop signals at 0..120 ms: knobs back, nothing left each time\n", n);
+
+	/* The narrowest moment: right after the knob changed, before the
+	 * loop's handlers exist (watched for in a tight loop). */
+	for (int i = 0; i < 9; i++) {
+		char *argv[] = { il_test_suite.inputlat, "run", "--quiet", "--policy", policy,
+				 "--events", "30", "--interval-ms", "10", NULL };
+		int sig = sigs[i % 3], st, fd;
+		double t0;
+		pid_t pid;
+		char v[32];
+
+		il_test_knobs_need_free();
+		fd = open(IL_TEST_RT_RUNTIME, O_RDONLY);
+		assert_true(fd >= 0);
+		pid = il_test_spawn(argv, "/dev/null", errp);
+		assert_true(pid > 0);
+		for (t0 = il_test_now_s(); il_test_now_s() - t0 < 5;) {
+			ssize_t r = pread(fd, v, sizeof(v) - 1, 0);
+
+			if (r > 0 && (v[r] = '\0', strncmp(v, VALUE, strlen(VALUE)) == 0))
+				break;
+		}
+		close(fd);
+		kill(pid, sig);
+		st = il_test_wait(pid, 15000, NULL);
+		if (st == -1)
+			fail_msg("%s as the knob changed: still running at 15 s", strsignal(sig));
+		if (WIFSIGNALED(st))
+			fail_msg("%s as the knob changed killed the run by default action",
+				 strsignal(sig));
+		assert_clean(pid);
+	}
 }
 
 /*
