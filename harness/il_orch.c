@@ -379,7 +379,7 @@ static void inject(struct il_run *r)
 
 	if (r->phase != IL_PH_RUNNING)
 		return;
-	if (il_event_window_sent(r->events) >= r->o->events) {
+	if (il_event_window_sent(r->events) >= il_run_opts_total_events(r->o)) {
 		r->phase = IL_PH_DRAINING;
 		return;
 	}
@@ -421,7 +421,7 @@ static void inject(struct il_run *r)
 		jitter = rng_next(r) % (base_ns / 5 + 1);
 		delay_ns = base_ns - base_ns / 10 + jitter;
 	}
-	if (il_event_window_sent(r->events) >= r->o->events) {
+	if (il_event_window_sent(r->events) >= il_run_opts_total_events(r->o)) {
 		r->phase = IL_PH_DRAINING;
 		return;
 	}
@@ -507,7 +507,7 @@ static void tick_cb(uv_timer_t *t)
 		    now - r->measure_start_ns > il_ms_to_ns(300))
 			send_garbage(r);
 		if (r->phase == IL_PH_RUNNING && r->o->input.kind == IL_INPUT_EVDEV &&
-		    il_event_window_sent(r->events) >= r->o->events)
+		    il_event_window_sent(r->events) >= il_run_opts_total_events(r->o))
 			r->phase = IL_PH_DRAINING;
 		if (r->phase == IL_PH_RUNNING && !r->inj && r->o->input.kind != IL_INPUT_EVDEV)
 			r->phase = IL_PH_DRAINING;
@@ -573,31 +573,59 @@ void il_orch_init(struct il_run *r)
 {
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 
-	uv_loop_init(&r->loop);
+	int rc = uv_loop_init(&r->loop);
+
+	if (rc < 0) {
+		/* No loop, no run (libuv would assert later): one line, and
+		 * il_orch_run returns at once. */
+		il_progress_init(&r->progress, true);
+		r->phase = IL_PH_STARTING;
+		il_orch_fail(r, "cannot create the event loop: %s%s", uv_strerror(rc),
+			     rc == UV_EMFILE ? " (raise the open-file limit, ulimit -n)" : "");
+		return;
+	}
 	r->loop_open = true;
 	uv_timer_init(&r->loop, &r->release_timer);
 	uv_timer_init(&r->loop, &r->tick_timer);
 	r->release_timer.data = r->tick_timer.data = r;
+	/* The phase first: a failure below moves it on to stopping, and the
+	 * loop then ends at once (no child is started) instead of waiting for
+	 * children that never were to say ready. */
+	il_progress_init(&r->progress, r->o->quiet);
+	r->phase = IL_PH_STARTING;
+	r->phase_deadline_ns = il_now_ns() + il_ms_to_ns(READY_TIMEOUT_MS);
 	r->inject_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (r->inject_tfd < 0 || uv_poll_init(&r->loop, &r->inject_poll, r->inject_tfd) < 0) {
-		il_orch_fail(r, "cannot create the injection timer: %s", strerror(errno));
-	} else {
-		r->inject_poll.data = r;
-		uv_poll_start(&r->inject_poll, UV_READABLE, inject_poll_cb);
+	rc = r->inject_tfd < 0 ? -errno : uv_poll_init(&r->loop, &r->inject_poll, r->inject_tfd);
+	if (rc < 0) {
+		il_orch_fail(r, "cannot create the injection timer: %s%s", strerror(-rc),
+			     rc == -EMFILE ? " (raise the open-file limit, ulimit -n)" : "");
+		return;
 	}
+	r->inject_poll.data = r;
+	uv_poll_start(&r->inject_poll, UV_READABLE, inject_poll_cb);
+	/* libuv's signal pipe is made here: without it no handler, and an
+	 * unchecked handle would abort in libuv. */
 	for (int i = 0; i < 3; i++) {
-		uv_signal_init(&r->loop, &r->sig[i]);
+		rc = uv_signal_init(&r->loop, &r->sig[i]);
+		if (rc < 0) {
+			il_orch_fail(r, "cannot watch for %s: %s%s", strsignal(sigs[i]),
+				     uv_strerror(rc),
+				     rc == UV_EMFILE ? " (raise the open-file limit, ulimit -n)" : "");
+			return;
+		}
 		r->sig[i].data = r;
 		uv_signal_start(&r->sig[i], signal_cb, sigs[i]);
 	}
 	signal(SIGPIPE, SIG_IGN);
-	il_progress_init(&r->progress, r->o->quiet);
-	r->phase = IL_PH_STARTING;
-	r->phase_deadline_ns = il_now_ns() + il_ms_to_ns(READY_TIMEOUT_MS);
 }
 
 void il_orch_run(struct il_run *r)
 {
+	if (!r->loop_open) { /* il_orch_init failed, and said why */
+		r->phase = IL_PH_DONE;
+		r->end_ns = il_now_ns();
+		return;
+	}
 	uv_timer_start(&r->tick_timer, tick_cb, TICK_MS, TICK_MS);
 	uv_run(&r->loop, UV_RUN_DEFAULT);
 

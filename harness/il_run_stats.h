@@ -3,8 +3,9 @@
  * at a time (an il_event_sink), in memory that does not grow with the
  * number of events: histograms of processing and presentation latency and
  * of every hop, the 1 us counts of --hist, how often each hop's sender
- * and receiver ran on the same CPU, and a bounded sample of per-event
- * latencies for the JSON record.
+ * and receiver ran on the same CPU, each pipeline thread's measured work,
+ * and a bounded sample of per-event latencies for the JSON record.
+ * Warm-up events (ev->warmup) are in none of it.
  */
 #ifndef IL_RUN_STATS_H
 #define IL_RUN_STATS_H
@@ -36,11 +37,22 @@ struct il_run_stats {
 	 */
 	uint64_t same_cpu[IL_NSTAMPS], cross_cpu[IL_NSTAMPS], cpu_unknown[IL_NSTAMPS];
 
+	/*
+	 * Work accuracy: the thread CPU time each pipeline thread's handlers
+	 * measured for their work (il_hop_end), over completed events, for
+	 * the threads with work configured.
+	 */
+	struct il_hist *work[IL_T_COUNT];
+
 	/* --hist: 1 us buckets [0, hist_max_us) of processing (column 0) and
-	 * presentation (1); hist_count[2 * us + column]. */
+	 * presentation (1); hist_count[2 * us + column]. As cyclictest: the
+	 * samples in range (hist_total[column]) and the ids of the ones at or
+	 * above it (the first hist_max_us of them; hist_over counts all). */
 	uint64_t hist_max_us;
 	uint64_t *hist_count;
-	uint64_t hist_over[2], hist_total;
+	uint64_t hist_over[2], hist_total[2];
+	uint64_t *hist_over_id[2];
+	size_t hist_over_listed[2], hist_over_cap[2];
 
 	/* Samples: ids and latencies in ns, nsamples of them (unordered while
 	 * the run goes; il_run_stats_samples_sort orders them by id). */

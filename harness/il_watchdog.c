@@ -72,9 +72,12 @@ static void kill_children(void)
 		pid_t p = atomic_load(&wd.pids[i]);
 		int fd = atomic_load(&wd.pidfds[i]);
 
+		/* -pgid is a process group (--background), killed by its
+		 * number; never 0 or -1, which would be our own group or
+		 * every process. */
 		if (fd >= 0)
 			syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
-		else if (p > 0)
+		else if (p > 0 || p < -1)
 			kill(p, SIGKILL);
 	}
 }
@@ -162,7 +165,7 @@ void il_watchdog_add_pid(pid_t pid)
 	int i = atomic_fetch_add(&wd.npids, 1);
 
 	if (i < MAX_PIDS) {
-		atomic_store(&wd.pidfds[i], (int)syscall(SYS_pidfd_open, pid, 0));
+		atomic_store(&wd.pidfds[i], pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1);
 		atomic_store(&wd.pids[i], pid);
 	}
 }

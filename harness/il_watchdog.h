@@ -39,7 +39,8 @@ void il_watchdog_knobs_done(void);
  */
 void il_watchdog_kill_at(uint64_t when_ns);
 
-/* Registers a child pid to kill on expiry (up to 8). */
+/* Registers a child pid to kill on expiry (up to 8); -pgid registers a
+ * whole process group (the --background load). */
 void il_watchdog_add_pid(pid_t pid);
 
 /* Stops and joins the watchdog. */

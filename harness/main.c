@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "il_cmd.h"
+#include "il_header.h"
 #include "il_term.h"
 
 const struct il_cmd il_cmds[] = {
@@ -60,7 +61,7 @@ static int dispatch(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(cmd, "--version") == 0) {
-		printf("inputlat %s\n", IL_VERSION);
+		printf("inputlat %s\n", il_version());
 		return 0;
 	}
 	for (const struct il_cmd *c = il_cmds; c->name; c++)

@@ -25,7 +25,7 @@ void il_sched_table_from_policy(const struct il_policy *p, struct il_sched_table
 	for (int i = 0; i < IL_T_COUNT; i++) {
 		const struct il_thread_desc *d = il_chain_thread(i);
 
-		add(t, d->name, il_policy_role(p, d->role));
+		add(t, d->name, il_policy_thread(p, d->role, d->name));
 	}
 	for (int r = 0; r < IL_ROLE_COUNT; r++)
 		add(t, il_role_name((enum il_role)r), il_policy_role(p, (enum il_role)r));

@@ -28,7 +28,8 @@ struct il_sched_table {
 	struct il_sched_entry e[IL_SCHED_TABLE_MAX];
 };
 
-/* Fills t from p: every thread of il_chain, then every role. */
+/* Fills t from p: every thread of il_chain (its own section, else its
+ * role's), then every role. */
 void il_sched_table_from_policy(const struct il_policy *p, struct il_sched_table *t);
 
 /*
