@@ -173,13 +173,31 @@ static FILE *guard(FILE *f, int fd, bool always)
 	return nf;
 }
 
+static FILE *plain_out, *plain_err;
+
 void il_term_guard(void)
 {
 	fflush(stdout);
 	fflush(stderr);
+	plain_out = stdout;
+	plain_err = stderr;
 	/* stdout always: its first write error is kept for the exit status. */
 	stdout = guard(stdout, STDOUT_FILENO, true);
 	stderr = guard(stderr, STDERR_FILENO, false);
+}
+
+void il_term_release(void)
+{
+	/* Closing a guard writes what it still holds and frees it; the
+	 * process's own streams are back for whatever runs at exit. */
+	if (plain_out && stdout != plain_out) {
+		fclose(stdout);
+		stdout = plain_out;
+	}
+	if (plain_err && stderr != plain_err) {
+		fclose(stderr);
+		stderr = plain_err;
+	}
 }
 
 int il_term_stdout_error(void)

@@ -32,4 +32,7 @@ struct il_term_carry {
 };
 size_t il_term_escape(const char *in, size_t len, struct il_term_carry *carry, char *out);
 
+/* Undoes il_term_guard at the end of main (after the last write). */
+void il_term_release(void);
+
 #endif

@@ -73,6 +73,10 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	int rc;
+
 	il_term_guard();
-	return finish_stdout(dispatch(argc, argv));
+	rc = finish_stdout(dispatch(argc, argv));
+	il_term_release();
+	return rc;
 }
