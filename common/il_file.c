@@ -2,45 +2,119 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define JSON_MAX_BYTES (256u << 20)
+/* --- inputs -------------------------------------------------------------- */
+
+const char *il_file_kind(unsigned mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return "a regular file";
+	case S_IFDIR:
+		return "a directory";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFLNK:
+		return "a symlink";
+	default:
+		return "not a regular file";
+	}
+}
+
+int il_file_open_input(const char *path, bool want_chr, char *why, size_t whylen)
+{
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused
+	 * below, and a regular file ignores the flag. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	if (!S_ISREG(st.st_mode) && !(want_chr && S_ISCHR(st.st_mode))) {
+		if (why)
+			snprintf(why, whylen, "%s", il_file_kind(st.st_mode));
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
+	if (!want_chr)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
 
 char *il_file_read(const char *path, size_t max, size_t *len)
 {
-	FILE *f = fopen(path, "re");
+	int fd = il_file_open_input(path, false, NULL, 0);
 	char *buf = NULL;
 	size_t n = 0, cap = 0;
+	struct stat st;
 
-	if (!f)
+	if (fd < 0) {
+		errno = -fd;
 		return NULL;
+	}
+	/* Refused before anything is allocated, and bounded while reading in
+	 * case the file grows. */
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size > max) {
+		close(fd);
+		errno = EFBIG;
+		return NULL;
+	}
 	for (;;) {
 		if (cap - n < 4096) {
 			char *nb;
 
-			if (cap >= max) {
+			if (cap >= max + 1) {
 				errno = EFBIG;
 				goto fail;
 			}
 			cap = cap ? cap * 2 : 65536;
+			if (cap > max + 1)
+				cap = max + 1;
 			nb = realloc(buf, cap + 1);
 			if (!nb)
 				goto fail;
 			buf = nb;
 		}
-		size_t got = fread(buf + n, 1, cap - n, f);
+		ssize_t got = read(fd, buf + n, cap - n);
 
-		n += got;
-		if (ferror(f))
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
 			goto fail;
+		}
 		if (got == 0)
 			break;
+		n += (size_t)got;
+		if (n > max) {
+			errno = EFBIG;
+			goto fail;
+		}
 	}
-	fclose(f);
+	close(fd);
+	if (!buf && !(buf = malloc(1))) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	buf[n] = '\0';
 	if (len)
 		*len = n;
@@ -50,7 +124,7 @@ fail:
 		int e = errno;
 
 		free(buf);
-		fclose(f);
+		close(fd);
 		errno = e;
 	}
 	return NULL;
@@ -58,7 +132,8 @@ fail:
 
 FILE *il_file_create(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		      0644);
 	struct stat st;
 	FILE *f;
 
@@ -73,43 +148,419 @@ FILE *il_file_create(const char *path)
 		errno = e;
 		return NULL;
 	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	f = fdopen(fd, "w");
 	if (!f)
 		close(fd);
 	return f;
 }
 
-int il_json_write(const char *path, const cJSON *obj)
-{
-	char *text = cJSON_Print(obj);
-	FILE *f;
-	int ok;
+/* --- outputs ------------------------------------------------------------- */
 
-	if (!text)
+/* Records and traces of 10^6 events: one write per 256 KiB, not per event. */
+#define OUT_BUFFER (256 * 1024)
+
+struct il_out {
+	char *what, *path;
+	bool is_stdout;
+	int fd;		/* the temporary file, written through f's cookie */
+	int write_err;	/* the first write's errno: the cause a stream forgets */
+	int dirfd;
+	char *base;	     /* the file name in dirfd */
+	char tmp[NAME_MAX + 1]; /* the temporary file in dirfd, "" when none */
+	FILE *f;
+	char *buf; /* f's buffer: outputs go out in large blocks */
+	dev_t dir_dev;
+	ino_t dir_ino;
+	bool exists; /* the path existed when opened: dev/ino are its */
+	dev_t dev;
+	ino_t ino;
+};
+
+/* Where outputs replace each other: one directory entry. */
+static int out_split(struct il_out *o, const char *path, char *err, size_t errlen)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	struct stat st;
+
+	if (slash && slash[1] == '\0') {
+		snprintf(err, errlen, "%s %s: a directory; want a file name", o->what, path);
+		return -EISDIR;
+	}
+	o->base = strdup(slash ? slash + 1 : path);
+	dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+	if (!o->base || !dir) {
+		free(dir);
+		snprintf(err, errlen, "%s %s: out of memory", o->what, path);
 		return -ENOMEM;
-	f = il_file_create(path);
-	if (!f) {
+	}
+	if (strcmp(o->base, ".") == 0 || strcmp(o->base, "..") == 0) {
+		free(dir);
+		snprintf(err, errlen, "%s %s: a directory; want a file name", o->what, path);
+		return -EISDIR;
+	}
+	/* Symlinks in the directories above are the user's own layout;
+	 * only the file itself is never followed. */
+	o->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (o->dirfd < 0 || fstat(o->dirfd, &st) < 0) {
 		int e = errno;
 
-		free(text);
+		snprintf(err, errlen, "%s %s: directory %s: %s", o->what, path, dir, strerror(e));
+		free(dir);
 		return -e;
 	}
-	ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-	ok = (fclose(f) == 0) && ok;
-	free(text);
-	return ok ? 0 : -EIO;
+	free(dir);
+	o->dir_dev = st.st_dev;
+	o->dir_ino = st.st_ino;
+	return 0;
+}
+
+/* Checks what is at the path now: nothing, or a regular file of ours. */
+static int out_check_target(struct il_out *o, char *err, size_t errlen)
+{
+	struct stat st;
+
+	o->exists = false;
+	if (fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "%s %s: %s", o->what, o->path, strerror(errno));
+		return -errno;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(err, errlen, "%s %s: a symlink; refusing to follow it (give the file "
+			 "it points to, or a new name)", o->what, o->path);
+		return -ELOOP;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s %s: %s, not a regular file; give a file name (or - "
+			 "for stdout)", o->what, o->path, il_file_kind(st.st_mode));
+		return -EINVAL;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(err, errlen, "%s %s: belongs to uid %u, not to us (uid %u); refusing "
+			 "to replace another user's file", o->what, o->path, (unsigned)st.st_uid,
+			 (unsigned)geteuid());
+		return -EPERM;
+	}
+	o->exists = true;
+	o->dev = st.st_dev;
+	o->ino = st.st_ino;
+	return 0;
+}
+
+/* f's writes go here, so that a failure keeps its errno for the message. */
+static ssize_t out_write(void *cookie, const char *buf, size_t len)
+{
+	struct il_out *o = cookie;
+
+	for (size_t w = 0; w < len;) {
+		ssize_t r = write(o->fd, buf + w, len - w);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (!o->write_err)
+				o->write_err = r < 0 ? errno : EIO;
+			return w ? (ssize_t)w : -1;
+		}
+		w += (size_t)r;
+	}
+	return (ssize_t)len;
+}
+
+int il_out_open(const char *what, const char *path, struct il_out **out, char *err,
+		size_t errlen)
+{
+	struct il_out *o = calloc(1, sizeof(*o));
+	int rc, fd = -1;
+
+	if (!o || !(o->what = strdup(what)) || !(o->path = strdup(path))) {
+		snprintf(err, errlen, "%s %s: out of memory", what, path);
+		rc = -ENOMEM;
+		goto fail;
+	}
+	o->dirfd = -1;
+	o->fd = -1;
+	if (strcmp(path, "-") == 0) {
+		o->is_stdout = true;
+		o->f = stdout;
+		*out = o;
+		return 0;
+	}
+	if (!*path) {
+		snprintf(err, errlen, "%s: an empty file name", what);
+		rc = -EINVAL;
+		goto fail;
+	}
+	if ((rc = out_split(o, path, err, errlen)) < 0 ||
+	    (rc = out_check_target(o, err, errlen)) < 0)
+		goto fail;
+	/* The new contents go to a fresh file beside it: O_EXCL, so nothing
+	 * someone put there in advance (a symlink in /tmp) is ever opened. */
+	for (int tries = 0; fd < 0 && tries < 100; tries++) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		snprintf(o->tmp, sizeof(o->tmp), ".%.*s.%d.%06lx.tmp",
+			 NAME_MAX - 32, o->base, (int)getpid(),
+			 (unsigned long)((ts.tv_nsec ^ (long)tries * 7919) & 0xffffff));
+		fd = openat(o->dirfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		rc = -errno;
+		o->tmp[0] = '\0';
+		snprintf(err, errlen, "%s %s: cannot create a file in its directory: %s", what,
+			 path, strerror(-rc));
+		goto fail;
+	}
+	/* The mode a report has whatever the umask: readable by all. */
+	fchmod(fd, 0644);
+	o->fd = fd;
+	o->f = fopencookie(o, "w", (cookie_io_functions_t){ .write = out_write });
+	if (!o->f) {
+		rc = -errno;
+		snprintf(err, errlen, "%s %s: %s", what, path, strerror(-rc));
+		goto fail;
+	}
+	if ((o->buf = malloc(OUT_BUFFER)))
+		setvbuf(o->f, o->buf, _IOFBF, OUT_BUFFER);
+	*out = o;
+	return 0;
+fail:
+	il_out_free(o);
+	return rc;
+}
+
+FILE *il_out_file(struct il_out *o)
+{
+	return o->f;
+}
+
+const char *il_out_path(const struct il_out *o)
+{
+	return o->path;
+}
+
+int il_out_commit(struct il_out *o, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	if (o->is_stdout) {
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			rc = errno ? -errno : -EIO;
+			snprintf(err, errlen, "%s: writing stdout: %s", o->what, strerror(-rc));
+		}
+		o->f = NULL;
+		il_out_free(o);
+		return rc;
+	}
+	/* Every byte on disk, or the previous file stays: a full disk shows
+	 * here (or at fsync, for file systems that allocate late). */
+	errno = 0;
+	if (fflush(o->f) != 0 || ferror(o->f) || o->write_err || fsync(o->fd) != 0)
+		rc = o->write_err ? -o->write_err : errno ? -errno : -EIO;
+	fclose(o->f);
+	o->f = NULL;
+	if (rc < 0) {
+		snprintf(err, errlen, "writing %s %s: %s (the previous file, if any, is left as "
+			 "it was)", o->what, o->path, strerror(-rc));
+		goto out;
+	}
+	/* What is there now must still be ours to replace. */
+	char why[512];
+
+	if ((rc = out_check_target(o, why, sizeof(why))) < 0) {
+		snprintf(err, errlen, "%s", why);
+		goto out;
+	}
+	if (renameat(o->dirfd, o->tmp, o->dirfd, o->base) != 0) {
+		rc = -errno;
+		snprintf(err, errlen, "writing %s %s: %s", o->what, o->path, strerror(-rc));
+		goto out;
+	}
+	o->tmp[0] = '\0';
+	fsync(o->dirfd); /* the new name survives a power cut too */
+out:
+	il_out_free(o);
+	return rc;
+}
+
+void il_out_free(struct il_out *o)
+{
+	if (!o)
+		return;
+	if (o->f && !o->is_stdout)
+		fclose(o->f);
+	if (o->fd >= 0)
+		close(o->fd);
+	free(o->buf);
+	if (o->tmp[0] && o->dirfd >= 0)
+		unlinkat(o->dirfd, o->tmp, 0);
+	if (o->dirfd >= 0)
+		close(o->dirfd);
+	free(o->base);
+	free(o->path);
+	free(o->what);
+	free(o);
+}
+
+bool il_out_same(const struct il_out *a, const struct il_out *b)
+{
+	if (a->is_stdout || b->is_stdout)
+		return a->is_stdout && b->is_stdout;
+	if (a->dir_dev == b->dir_dev && a->dir_ino == b->dir_ino && strcmp(a->base, b->base) == 0)
+		return true;
+	/* Two names of one file (a hard link). */
+	return a->exists && b->exists && a->dev == b->dev && a->ino == b->ino;
+}
+
+bool il_out_is_file(const struct il_out *o, const char *path)
+{
+	struct stat st;
+
+	return !o->is_stdout && o->exists && path && stat(path, &st) == 0 && st.st_dev == o->dev &&
+	       st.st_ino == o->ino;
+}
+
+int il_json_write(const char *path, const cJSON *obj)
+{
+	struct il_out *o = NULL;
+	cJSON *copy = cJSON_Duplicate(obj, 1);
+	char *text = NULL, err[512];
+	int rc;
+
+	if (!copy || il_json_sanitize(copy) < 0 || !(text = cJSON_Print(copy))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if ((rc = il_out_open("output", path, &o, err, sizeof(err))) < 0)
+		goto out;
+	fputs(text, il_out_file(o));
+	fputc('\n', il_out_file(o));
+	rc = il_out_commit(o, err, sizeof(err));
+out:
+	cJSON_free(text);
+	cJSON_Delete(copy);
+	return rc;
+}
+
+/* --- JSON ---------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		/* No overlong forms, no UTF-16 surrogates. */
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
+		    (s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))
+			return 0;
+		return 3;
+	}
+	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80 ||
+		    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+/* A copy of s with every invalid byte as U+FFFD, or NULL when s is valid. */
+static char *utf8_fix(const char *s, int *err)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t bad = 0, n = strlen(s), len;
+	char *out, *q;
+
+	*err = 0;
+	for (size_t i = 0; i < n; i += len ? len : 1)
+		if (!(len = utf8_len(p + i)))
+			bad++;
+	if (!bad)
+		return NULL;
+	out = cJSON_malloc(n + 2 * bad + 1);
+	if (!out) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	q = out;
+	for (size_t i = 0; i < n; i += len ? len : 1) {
+		len = utf8_len(p + i);
+		if (len) {
+			memcpy(q, s + i, len);
+			q += len;
+		} else {
+			memcpy(q, "\xef\xbf\xbd", 3);
+			q += 3;
+		}
+	}
+	*q = '\0';
+	return out;
+}
+
+int il_json_sanitize(cJSON *root)
+{
+	cJSON *c;
+	int err = 0;
+
+	if (!root)
+		return 0;
+	if (root->string && !(root->type & cJSON_StringIsConst)) {
+		char *fixed = utf8_fix(root->string, &err);
+
+		if (fixed) {
+			cJSON_free(root->string);
+			root->string = fixed;
+		}
+	}
+	if (err)
+		return err;
+	if (cJSON_IsString(root) && root->valuestring) {
+		char *fixed = utf8_fix(root->valuestring, &err);
+
+		if (fixed) {
+			cJSON_free(root->valuestring);
+			root->valuestring = fixed;
+		}
+		if (err)
+			return err;
+	}
+	for (c = root->child; c; c = c->next)
+		if ((err = il_json_sanitize(c)) < 0)
+			return err;
+	return 0;
 }
 
 int il_json_load(const char *path, cJSON **out, char *err, size_t errlen)
 {
 	size_t len;
-	char *text = il_file_read(path, JSON_MAX_BYTES, &len);
+	char *text = il_file_read(path, IL_JSON_MAX_BYTES, &len);
 	cJSON *root;
+	struct stat st;
 
 	if (!text) {
 		int e = errno;
 
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		if (e == EFBIG && stat(path, &st) == 0)
+			snprintf(err, errlen, "%s: %.0f MiB, more than the %u MiB a run report may "
+				 "have", path, st.st_size / 1048576.0, IL_JSON_MAX_BYTES >> 20);
+		else if (e == EFBIG)
+			snprintf(err, errlen, "%s: more than the %u MiB a run report may have",
+				 path, IL_JSON_MAX_BYTES >> 20);
+		else if ((e == EINVAL || e == EISDIR) && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+			snprintf(err, errlen, "%s: %s, not a regular file", path,
+				 il_file_kind(st.st_mode));
+		else
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
 	}
 	root = cJSON_ParseWithLength(text, len);

@@ -3,14 +3,72 @@
 #define IL_FILE_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 /*
  * Reads a whole file of at most max bytes into a NUL-terminated buffer the
- * caller frees. Returns NULL with errno set (EFBIG when larger than max).
+ * caller frees. Only a regular file is read (opened without blocking, so a
+ * FIFO or a device is refused at once, never waited on or read forever).
+ * Returns NULL with errno set: EFBIG when larger than max, EISDIR for a
+ * directory, EINVAL for another kind of file that is not regular.
  */
 char *il_file_read(const char *path, size_t max, size_t *len);
+
+/*
+ * Opens an input the way every input of ours is opened: read-only, without
+ * blocking on a FIFO, without becoming a controlling terminal, and only a
+ * regular file (or, with want_chr, a character device: an evdev or DRM
+ * node). Returns the fd (O_CLOEXEC, blocking again) or -errno: -EISDIR for
+ * a directory, -EINVAL for another wrong kind of file. why (may be NULL)
+ * gets, for those two, what it is instead ("a FIFO", "a directory", ...).
+ */
+int il_file_open_input(const char *path, bool want_chr, char *why, size_t whylen);
+
+/* "a FIFO", "a directory", "a socket", ... for a st_mode (the kind of file). */
+const char *il_file_kind(unsigned mode);
+
+/*
+ * An output file of a root-run tool. il_out_open checks and prepares it
+ * before the run starts; the contents go to a new file beside it, which
+ * replaces the path only when il_out_commit finds it complete, so a run
+ * that fails, or a full disk, leaves the previous file as it was. The path
+ * must be a regular file or not exist yet; a symlink, a FIFO, a device or
+ * a directory is refused (never followed, opened or written into), and so
+ * is a file that belongs to another user (in /tmp, say: that user could
+ * rewrite the report later). "-" is stdout.
+ */
+struct il_out;
+
+/*
+ * Prepares the output path (what for messages: "--json"). Returns 0, or
+ * -errno with one line in err naming the option, the path and the reason.
+ */
+int il_out_open(const char *what, const char *path, struct il_out **out, char *err,
+		size_t errlen);
+
+/* Where to write: the temporary file, or stdout for "-". */
+FILE *il_out_file(struct il_out *o);
+
+/* The path as given, for messages. */
+const char *il_out_path(const struct il_out *o);
+
+/*
+ * Flushes and syncs the contents, checks every write succeeded, and puts
+ * the file in place. Frees o. Returns 0, or -errno with one line in err;
+ * then the temporary file is removed and the previous file left alone.
+ */
+int il_out_commit(struct il_out *o, char *err, size_t errlen);
+
+/* Abandons an output: the temporary file is removed. NULL-safe. */
+void il_out_free(struct il_out *o);
+
+/* True when a and b would write the same file (or both stdout). */
+bool il_out_same(const struct il_out *a, const struct il_out *b);
+
+/* True when writing o would overwrite the existing file at path (an input). */
+bool il_out_is_file(const struct il_out *o, const char *path);
 
 /*
  * Creates (or truncates) an output file the way a root-run tool must:
@@ -18,13 +76,25 @@ char *il_file_read(const char *path, size_t max, size_t *len);
  */
 FILE *il_file_create(const char *path);
 
-/* Writes obj as indented JSON plus a newline to a file made by il_file_create. */
+/* Writes obj as indented JSON plus a newline to path through il_out (so
+ * "-" is stdout, and a failure leaves the previous file as it was), its
+ * strings made valid UTF-8 first. Returns 0 or -errno. */
 int il_json_write(const char *path, const cJSON *obj);
 
 /*
- * Reads and parses a JSON file. Returns 0, or -errno / -EINVAL with one
- * line in err ("PATH: not JSON", "PATH: No such file or directory").
+ * Makes every string value under root valid UTF-8, so that a path or a
+ * name with arbitrary bytes still yields valid JSON: each byte that is not
+ * part of a valid sequence becomes U+FFFD. Returns 0 or -ENOMEM.
  */
+int il_json_sanitize(cJSON *root);
+
+/*
+ * Reads and parses a JSON file of at most IL_JSON_MAX_BYTES. Returns 0, or
+ * -errno / -EINVAL with one line in err ("PATH: not JSON", "PATH: No such
+ * file or directory", "PATH: 300 MiB, more than the 32 MiB a report may
+ * have", "PATH: not a regular file (a FIFO)").
+ */
+#define IL_JSON_MAX_BYTES (32u << 20)
 int il_json_load(const char *path, cJSON **out, char *err, size_t errlen);
 
 /* The item at a dotted path ("latency_us.processing.p50"), or NULL. */

@@ -1,5 +1,8 @@
 #include "il_work.h"
 
+#include <stdatomic.h>
+#include <stdbool.h>
+
 #include "il_clock.h"
 
 static double loops_per_us = 100.0;
@@ -78,8 +81,27 @@ void il_work_set_loops_per_us(double v)
 		loops_per_us = v;
 }
 
+/* Work longer than this is done in pieces, each after a look at the stop. */
+#define WORK_PIECE_US 1000
+
+static atomic_bool stopping;
+
+void il_work_stop(void)
+{
+	atomic_store(&stopping, true);
+}
+
 void il_work_us(uint64_t us)
 {
-	if (us)
-		il_work_loops((uint64_t)(loops_per_us * (double)us));
+	uint64_t loops = (uint64_t)(loops_per_us * (double)us);
+	uint64_t piece = (uint64_t)(loops_per_us * WORK_PIECE_US);
+
+	/* A handler's usual work (under a millisecond) is one piece: the loop
+	 * it was calibrated with, untouched. */
+	while (loops > piece && !atomic_load_explicit(&stopping, memory_order_relaxed)) {
+		il_work_loops(piece);
+		loops -= piece;
+	}
+	if (loops && !atomic_load_explicit(&stopping, memory_order_relaxed))
+		il_work_loops(loops);
 }

@@ -24,8 +24,15 @@ uint64_t il_work_clock_overhead_ns(void);
 /* Sets the calibration used by il_work_us (e.g. the orchestrator's). */
 void il_work_set_loops_per_us(double loops_per_us);
 
-/* Burns about `us` microseconds of CPU. */
+/* Burns about `us` microseconds of CPU (less once il_work_stop ran). */
 void il_work_us(uint64_t us);
+
+/*
+ * From now on, in every thread of the process, il_work_us returns within
+ * a millisecond of work: a process told to stop does not first finish
+ * long handlers (up to a second each, with more queued behind them).
+ */
+void il_work_stop(void);
 
 /* Burns exactly `loops` iterations of the calibrated loop. */
 void il_work_loops(uint64_t loops);

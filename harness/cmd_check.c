@@ -158,7 +158,13 @@ static void check_uclamp(struct checks *cs)
 	    u == 0 ? "; policies run without their optional uclamp_min/uclamp_max" : "");
 }
 
-static void check_rt_runtime(struct checks *cs)
+/*
+ * Writability is proved by writing the value in force back, which is
+ * harmless only while no run can change it between our read and our
+ * write: so only under the machine's knob lock. Without it the knob is
+ * read, not written.
+ */
+static void check_rt_runtime(struct checks *cs, bool locked, const char *lock_why)
 {
 	char runtime[32], period[32] = "?";
 	int r = il_sysinfo_read_value(RT_RUNTIME, runtime, sizeof(runtime));
@@ -167,7 +173,14 @@ static void check_rt_runtime(struct checks *cs)
 		return;
 	}
 	il_sysinfo_read_value(RT_PERIOD, period, sizeof(period));
-	/* Writing the value in force back proves writability and changes nothing. */
+	if (!locked) {
+		bool w = access(RT_RUNTIME, W_OK) == 0;
+
+		add(cs, "sched_rt_runtime_us", w, "%s of %s us%s, %s (not written: %s)", runtime,
+		    period, strcmp(runtime, "-1") == 0 ? " (no legacy RT throttling)" : "",
+		    w ? "writable by its mode" : "not writable", lock_why);
+		return;
+	}
 	int e = 0;
 	int fd = open(RT_RUNTIME, O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, runtime, strlen(runtime)) < 0)
@@ -277,12 +290,18 @@ static void check_tracefs(struct checks *cs)
 	    "or /sys/kernel/debug/tracing: tracefs not mounted");
 }
 
-static void check_stale(struct checks *cs, const char *state_dir)
+/*
+ * Takes the machine's knob lock (kept in *lock for the probes that write),
+ * which puts back what a dead run left. lock_why says why there is no
+ * lock when there is none.
+ */
+static void check_stale(struct checks *cs, const char *state_dir, struct il_knobs_lock **lock,
+			char *lock_why, size_t why_len)
 {
-	char *log = NULL;
+	char *log = NULL, err[512] = "";
 	size_t len = 0;
 	FILE *mem = open_memstream(&log, &len);
-	int r = il_knobs_recover_stale(state_dir, mem);
+	int r = il_knobs_lock(state_dir, mem, lock, err, sizeof(err));
 	if (mem)
 		fclose(mem);
 	const char *text = log ? log : "";
@@ -291,12 +310,15 @@ static void check_stale(struct checks *cs, const char *state_dir)
 	char msg[256];
 	snprintf(msg, sizeof(msg), "%s", strncmp(text, "inputlat: ", 10) == 0 ? text + 10 : text);
 	msg[strcspn(msg, "\n")] = '\0';
+	snprintf(lock_why, why_len, "%s", r == 0 ? "" : err[0] ? err : strerror(-r));
 	if (r == 0 && *msg)
 		add(cs, "stale knobs found", true, "%s", msg);
-	else if (r == 0)
-		add(cs, "stale knobs found", false, "nothing left by a dead run");
+	else if (r == 0 || r == -EBUSY || r == -EACCES)
+		add(cs, "stale knobs found", false, "%s", r == 0 ? "nothing left by a dead run" :
+		    r == -EBUSY ? "not looked for: a live run holds the knobs" :
+				  "not looked for: the knob lock needs root");
 	else
-		add(cs, "stale knobs found", false, "%s", *msg ? msg : strerror(-r));
+		add(cs, "stale knobs found", false, "%s", err[0] ? err : strerror(-r));
 	free(log);
 }
 
@@ -600,12 +622,15 @@ int il_cmd_check(int argc, char **argv)
 		fprintf(stderr, "inputlat check: out of memory\n");
 		return 1;
 	}
-	check_stale(cs, il_knobs_state_dir());
+	/* The lock first: no run may change a knob while we probe it. */
+	struct il_knobs_lock *lock = NULL;
+	char lock_why[512];
+	check_stale(cs, il_knobs_state_dir(), &lock, lock_why, sizeof(lock_why));
 	check_stale_background(cs, il_knobs_state_dir());
 	check_privilege(cs);
 	check_rtprio(cs);
 	check_deadline(cs);
-	check_rt_runtime(cs);
+	check_rt_runtime(cs, lock != NULL, lock_why);
 	check_fair_server(cs, &fs);
 	check_slice(cs);
 	check_uclamp(cs);
@@ -614,6 +639,7 @@ int il_cmd_check(int argc, char **argv)
 	check_drm(cs);
 	check_bpf(cs);
 	check_tracefs(cs);
+	il_knobs_unlock(lock);
 
 	int rc = 0;
 	if (json)

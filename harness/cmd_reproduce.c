@@ -894,6 +894,7 @@ int il_cmd_reproduce(int argc, char **argv)
 	struct timespec start_wall;
 	cpu_set_t allowed;
 	unsigned ncpu, step = 0, nsteps;
+	uint64_t t0_ns;
 	bool sa_set = false;
 	cJSON *root = NULL, *arr;
 	int ret;
@@ -901,6 +902,13 @@ int il_cmd_reproduce(int argc, char **argv)
 	ret = parse_args(argc, argv, &r, &json_path);
 	if (ret >= 0)
 		return ret;
+	/* Said at once: without root every run of an RT policy fails, and each
+	 * claim would come out "not testable" after minutes of trying. */
+	if (geteuid() != 0) {
+		fprintf(stderr, "inputlat reproduce: needs root (its claims run RT policies and "
+			"change sched_rt_runtime_us)\n");
+		return 2;
+	}
 	if (il_paths_self(self_exe, sizeof(self_exe)) < 0) {
 		fprintf(stderr, "inputlat reproduce: cannot find my own executable\n");
 		return 1;
@@ -954,6 +962,7 @@ int il_cmd_reproduce(int argc, char **argv)
 	    IL_STATS_SEED);
 	fflush(stdout);
 	nsteps = r.rounds * NCLAIM1 + r.other_rounds * (NSCEN - NCLAIM1);
+	t0_ns = il_now_ns();
 	for (unsigned round = 0; round < r.rounds && !interrupted; round++) {
 		for (int s = 0; s < NSCEN && !interrupted; s++) {
 			struct result *x = &r.res[s][round];
@@ -962,9 +971,17 @@ int il_cmd_reproduce(int argc, char **argv)
 				continue;
 
 			step++;
-			if (r.tty)
-				fprintf(stderr, "\r[%u/%u] round %u: %-20s", step, nsteps,
-					round + 1, r.sc[s].id);
+			if (r.tty) {
+				/* ETA from the runs so far (their mean length). */
+				double spent = il_ns_to_us(il_now_ns() - t0_ns) / 1e6;
+				double left = step > 1 ? spent / (step - 1) * (nsteps - step + 1) : -1;
+
+				fprintf(stderr, "\r[%u/%u] round %u: %-20s", step, nsteps, round + 1,
+					r.sc[s].id);
+				if (left >= 0)
+					fprintf(stderr, " ETA %um%02us", (unsigned)(left / 60),
+						(unsigned)left % 60);
+			}
 			run_scenario(&r, &r.sc[s], round, x);
 			if (x->exit_code != 0 && x->exit_code != 2)
 				fprintf(stderr, "%sinputlat reproduce: %s round %u: %s\n",

@@ -12,8 +12,10 @@ int il_cmd_restore(int argc, char **argv)
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		printf("Usage: inputlat restore\n"
 		       "Writes back the system knobs (sched_rt_runtime_us, fair server, ...)\n"
-		       "saved in %s/" IL_KNOBS_STATE_FILE " by a run that did not finish,\n"
-		       "then removes that file. Refuses while the run is still alive.\n", dir);
+		       "saved by a run that did not finish (in the state file the machine's\n"
+		       "knob lock " IL_KNOBS_LOCK_PATH " names, and in %s/" IL_KNOBS_STATE_FILE "),\n"
+		       "then removes that file. Refuses (exit 75) while a run holds the lock.\n",
+		       dir);
 		return 0;
 	}
 	if (argc > 1) {
@@ -26,7 +28,7 @@ int il_cmd_restore(int argc, char **argv)
 	int r = il_knobs_restore(dir, &rep, err, sizeof(err));
 	if (r) {
 		fprintf(stderr, "inputlat restore: %s\n", err[0] ? err : strerror(-r));
-		return 1;
+		return r == -EBUSY ? IL_EXIT_KNOBS_BUSY : r == -EACCES ? 2 : 1;
 	}
 	if (rep.n == 0)
 		printf("nothing to restore (no %s/" IL_KNOBS_STATE_FILE ")\n", dir);

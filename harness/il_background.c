@@ -147,6 +147,7 @@ static int write_state(const char *dir, const char *path, pid_t pgid, unsigned l
 static void child_exec(const char *cmd, int gate)
 {
 	struct sched_param sp = {0};
+	sigset_t none;
 	char go;
 	int null;
 
@@ -159,6 +160,10 @@ static void child_exec(const char *cmd, int gate)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
+	/* Nothing blocked: the run blocks its stop signals while it starts,
+	 * and a mask survives exec. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	null = open("/dev/null", O_RDWR);
 	if (null >= 0) {
 		dup2(null, 0);

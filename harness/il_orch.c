@@ -18,17 +18,43 @@
 #include "il_clock.h"
 #include "il_ctl.h"
 #include "il_ctxsw.h"
+#include "il_hist.h"
+#include "il_run_stats.h"
 #include "il_run.h"
 #include "il_thread.h"
+#include "il_watchdog.h"
 
 #define TICK_MS 20
 #define READY_TIMEOUT_MS 10000
 #define STOP_TIMEOUT_MS 1500
+/* After the stop's time is up, the watchdog kills what the loop did not. */
+#define STOP_KILL_SLACK_MS 300
 #define PING_INTERVAL_MS 250
 #define PING_DEAD_MS 1500
 
 static void run_stop(struct il_run *r);
 static void inject(struct il_run *r);
+
+/*
+ * The stop's bound, and the loop's priority while children exit. The loop
+ * runs at FIFO 98 to keep control while RT work holds the CPUs; reaping
+ * children at that priority is a hazard: a reaper spinning in the kernel
+ * (release_task invalidating /proc dentries) waits for an exiting child
+ * thread of lower priority, which never runs when both are confined to
+ * one CPU. So from the stop on the loop is SCHED_OTHER, and the watchdog
+ * (FIFO 99, never reaping) SIGKILLs children still there when the stop's
+ * time is up, whatever the loop can do.
+ */
+static void enter_stopping(struct il_run *r, uint64_t now)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	il_progress_clear(&r->progress);
+	r->phase = IL_PH_STOPPING;
+	r->phase_deadline_ns = now + il_ms_to_ns(STOP_TIMEOUT_MS);
+	il_watchdog_kill_at(r->phase_deadline_ns + il_ms_to_ns(STOP_KILL_SLACK_MS));
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+}
 
 /* Arms the injection timer delay_ns from now (0: at once). */
 static void inject_arm(struct il_run *r, uint64_t delay_ns)
@@ -86,23 +112,6 @@ static void kill_all(struct il_run *r)
 }
 
 /* --- failure and stop -------------------------------------------------- */
-/*
- * Once the children are told to stop, the orchestrator leaves SCHED_FIFO.
- * Reaping a child (wait4 -> release_task) invalidates its /proc dentries,
- * and shrink_dcache_parent busy-waits for dentries that the child's own
- * exiting threads are releasing: at FIFO 98 on their CPU the orchestrator
- * kept those lower-priority RT threads off it and spun for good (seen
- * with --policy rt once anything had looked at /proc/PID/task/TID). The
- * watchdog thread stays RT and still bounds the run.
- */
-static void orch_leave_rt(struct il_run *r)
-{
-	struct sched_param sp = { .sched_priority = 0 };
-
-	if (il_policy_uses_rt(r->policy))
-		pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
-}
-
 void il_orch_fail(struct il_run *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -112,14 +121,13 @@ void il_orch_fail(struct il_run *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(r->fail_msg, sizeof(r->fail_msg), fmt, ap);
 	va_end(ap);
+	il_progress_clear(&r->progress);
 	fprintf(stderr, "inputlat: %s\n", r->fail_msg);
 	r->exit_code = 1;
 	/* A failed run does not wait for goodbyes: the children are ours, by pid. */
 	kill_all(r);
-	orch_leave_rt(r);
 	inject_stop(r);
-	r->phase = IL_PH_STOPPING;
-	r->phase_deadline_ns = il_now_ns() + il_ms_to_ns(STOP_TIMEOUT_MS);
+	enter_stopping(r, il_now_ns());
 }
 
 static bool all_exited(const struct il_run *r)
@@ -138,6 +146,7 @@ static bool all_exited(const struct il_run *r)
 
 static void run_finish(struct il_run *r)
 {
+	il_progress_clear(&r->progress);
 	r->phase = IL_PH_DONE;
 	r->end_ns = il_now_ns();
 	inject_stop(r);
@@ -154,11 +163,9 @@ static void run_stop(struct il_run *r)
 	/* Wake-ups counted up to here: the stop itself wakes every thread. */
 	if (r->phase >= IL_PH_RUNNING)
 		il_ctxsw_sample(r->ctxsw, 1);
-	r->phase = IL_PH_STOPPING;
 	r->stop_ns = il_now_ns();
-	r->phase_deadline_ns = r->stop_ns + il_ms_to_ns(STOP_TIMEOUT_MS);
+	enter_stopping(r, r->stop_ns);
 	send_all(r, "stop");
-	orch_leave_rt(r);
 }
 
 /* --- children ---------------------------------------------------------- */
@@ -264,7 +271,9 @@ static void proc_control(struct il_proc *p, cJSON *msg)
 	} else if (strcmp(type->valuestring, "error") == 0) {
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "message");
 
-		il_orch_fail(r, "%s: %s", p->name, cJSON_IsString(m) ? m->valuestring : "failed");
+		il_orch_fail(r, "%s: %s", p->name,
+			     cJSON_IsString(m) && m->valuestring[0] ? m->valuestring
+								  : "failed without saying why");
 		/* A policy that cannot be applied is the user's to fix: exit 2. */
 		if (r->phase_deadline_ns && !p->ready)
 			r->exit_code = 2;
@@ -279,6 +288,11 @@ static void proc_exited(struct il_proc *p)
 	il_proc_describe_exit(p, how, sizeof(how));
 	if (r->phase < IL_PH_STOPPING) {
 		il_orch_fail(r, "%s died (%s); stopping the run", p->name, how);
+	} else if (r->phase == IL_PH_STOPPING && p->term_signal == SIGKILL &&
+		   il_now_ns() >= r->phase_deadline_ns) {
+		/* Killed by us (or the watchdog) at the stop's bound, which the
+		 * tick already said: that is what happened, not a failure of
+		 * its own. */
 	} else if (!r->exit_code && r->phase == IL_PH_STOPPING &&
 		   (p->term_signal || p->exit_status != 0)) {
 		/* A child that fails on its way out (a sanitizer report, a crash in
@@ -463,6 +477,28 @@ static void check_liveness(struct il_run *r, uint64_t now)
 	}
 }
 
+/* Events final so far of all, time since measuring began, and where the
+ * processing latency stands. */
+static void show_progress(struct il_run *r, uint64_t now)
+{
+	const struct il_hist *h = r->stats->processing;
+	uint64_t done = il_event_window_completed(r->events) + il_event_window_timed_out(r->events);
+	char total[32] = "";
+
+	if (r->o->events)
+		snprintf(total, sizeof(total), "/%llu", (unsigned long long)r->o->events);
+	if (il_hist_count(h))
+		il_progress_show(&r->progress, "inputlat: %llu%s events  %.1f s  p50 %.0f us  p99 %.0f us",
+				 (unsigned long long)done, total,
+				 il_ns_to_us(now - r->measure_start_ns) / 1e6,
+				 il_ns_to_us(il_hist_percentile(h, 50)),
+				 il_ns_to_us(il_hist_percentile(h, 99)));
+	else
+		il_progress_show(&r->progress, "inputlat: %llu%s events  %.1f s",
+				 (unsigned long long)done, total,
+				 il_ns_to_us(now - r->measure_start_ns) / 1e6);
+}
+
 static void tick_cb(uv_timer_t *t)
 {
 	struct il_run *r = t->data;
@@ -481,6 +517,8 @@ static void tick_cb(uv_timer_t *t)
 		break;
 	case IL_PH_RUNNING:
 	case IL_PH_DRAINING:
+		if (il_progress_due(&r->progress, now))
+			show_progress(r, now);
 		if (r->sampler && now - r->last_sample_ns >= il_ms_to_ns(IL_SAMPLER_PERIOD_MS)) {
 			il_sampler_tick(r->sampler, now);
 			r->last_sample_ns = now;
@@ -510,8 +548,8 @@ static void tick_cb(uv_timer_t *t)
 		} else if (now > r->phase_deadline_ns) {
 			for (int i = 0; i < IL_PROC_COUNT; i++)
 				if (r->procs[i].spawned && !r->procs[i].exited && !r->exit_code)
-					fprintf(stderr, "inputlat: %s did not exit after stop; killing it\n",
-						r->procs[i].name);
+					fprintf(stderr, "inputlat: %s did not exit within %d ms of the "
+						"stop; killed it\n", r->procs[i].name, STOP_TIMEOUT_MS);
 			kill_all(r);
 			if (now > r->phase_deadline_ns + il_ms_to_ns(500))
 				run_finish(r);
@@ -532,6 +570,7 @@ static void signal_cb(uv_signal_t *s, int signum)
 		run_finish(r);
 		return;
 	}
+	il_progress_clear(&r->progress);
 	fprintf(stderr, "inputlat: %s: stopping, writing results for the events so far\n",
 		strsignal(signum));
 	r->interrupted = true;
@@ -560,30 +599,59 @@ void il_orch_init(struct il_run *r)
 {
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 
-	uv_loop_init(&r->loop);
+	int rc = uv_loop_init(&r->loop);
+
+	if (rc < 0) {
+		/* No loop, no run (libuv would assert later): one line, and
+		 * il_orch_run returns at once. */
+		il_progress_init(&r->progress, true);
+		r->phase = IL_PH_STARTING;
+		il_orch_fail(r, "cannot create the event loop: %s%s", uv_strerror(rc),
+			     rc == UV_EMFILE ? " (raise the open-file limit, ulimit -n)" : "");
+		return;
+	}
 	r->loop_open = true;
 	uv_timer_init(&r->loop, &r->release_timer);
 	uv_timer_init(&r->loop, &r->tick_timer);
 	r->release_timer.data = r->tick_timer.data = r;
+	/* The phase first: a failure below moves it on to stopping, and the
+	 * loop then ends at once (no child is started) instead of waiting for
+	 * children that never were to say ready. */
+	il_progress_init(&r->progress, r->o->quiet);
+	r->phase = IL_PH_STARTING;
+	r->phase_deadline_ns = il_now_ns() + il_ms_to_ns(READY_TIMEOUT_MS);
 	r->inject_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (r->inject_tfd < 0 || uv_poll_init(&r->loop, &r->inject_poll, r->inject_tfd) < 0) {
-		il_orch_fail(r, "cannot create the injection timer: %s", strerror(errno));
-	} else {
-		r->inject_poll.data = r;
-		uv_poll_start(&r->inject_poll, UV_READABLE, inject_poll_cb);
+	rc = r->inject_tfd < 0 ? -errno : uv_poll_init(&r->loop, &r->inject_poll, r->inject_tfd);
+	if (rc < 0) {
+		il_orch_fail(r, "cannot create the injection timer: %s%s", strerror(-rc),
+			     rc == -EMFILE ? " (raise the open-file limit, ulimit -n)" : "");
+		return;
 	}
+	r->inject_poll.data = r;
+	uv_poll_start(&r->inject_poll, UV_READABLE, inject_poll_cb);
+	/* libuv's signal pipe is made here: without it no handler, and an
+	 * unchecked handle would abort in libuv. */
 	for (int i = 0; i < 3; i++) {
-		uv_signal_init(&r->loop, &r->sig[i]);
+		rc = uv_signal_init(&r->loop, &r->sig[i]);
+		if (rc < 0) {
+			il_orch_fail(r, "cannot watch for %s: %s%s", strsignal(sigs[i]),
+				     uv_strerror(rc),
+				     rc == UV_EMFILE ? " (raise the open-file limit, ulimit -n)" : "");
+			return;
+		}
 		r->sig[i].data = r;
 		uv_signal_start(&r->sig[i], signal_cb, sigs[i]);
 	}
 	signal(SIGPIPE, SIG_IGN);
-	r->phase = IL_PH_STARTING;
-	r->phase_deadline_ns = il_now_ns() + il_ms_to_ns(READY_TIMEOUT_MS);
 }
 
 void il_orch_run(struct il_run *r)
 {
+	if (!r->loop_open) { /* il_orch_init failed, and said why */
+		r->phase = IL_PH_DONE;
+		r->end_ns = il_now_ns();
+		return;
+	}
 	uv_timer_start(&r->tick_timer, tick_cb, TICK_MS, TICK_MS);
 	uv_run(&r->loop, UV_RUN_DEFAULT);
 

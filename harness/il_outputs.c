@@ -9,14 +9,11 @@
 #include "il_result.h"
 #include "il_trace.h"
 
-/* Records go out in large blocks: a record costs no system call. */
-#define RECORDS_BUFFER (256 * 1024)
-
 /* --- records ----------------------------------------------------------- */
 struct records {
 	const char *path;
+	struct il_out *out; /* large blocks: a record costs no system call */
 	FILE *f;
-	char *buf;
 };
 
 static void put_u64_array(FILE *f, const char *key, const uint64_t *v)
@@ -70,50 +67,36 @@ static int records_event(void *ctx, const struct il_event *ev)
 static int records_finish(void *ctx, const struct il_result *r)
 {
 	struct records *rc = ctx;
-	int bad = ferror(rc->f);
+	char err[512];
+	int e = il_out_commit(rc->out, err, sizeof(err));
 
-	bad |= fclose(rc->f) != 0;
+	rc->out = NULL;
 	rc->f = NULL;
-	if (bad) {
-		fprintf(stderr, "inputlat: writing %s: %s\n", rc->path, strerror(errno));
-		return errno ? -errno : -EIO;
-	}
-	return 0;
+	if (e < 0)
+		fprintf(stderr, "inputlat: %s\n", err);
+	return e;
 }
 
 static void records_free(void *ctx)
 {
 	struct records *rc = ctx;
 
-	if (rc->f)
-		fclose(rc->f);
-	free(rc->buf);
+	il_out_free(rc->out); /* never finished: the previous file stays */
 	free(rc);
 }
 
-int il_records_sink_new(const char *path, struct il_event_sink *out)
+int il_records_sink_new(struct il_out *o, struct il_event_sink *out)
 {
 	struct records *rc = calloc(1, sizeof(*rc));
-	int err;
 
-	if (rc)
-		rc->buf = malloc(RECORDS_BUFFER);
-	if (!rc || !rc->buf) {
-		fprintf(stderr, "inputlat: cannot write %s: out of memory\n", path);
-		if (rc)
-			free(rc);
+	if (!rc) {
+		fprintf(stderr, "inputlat: cannot write %s: out of memory\n", il_out_path(o));
+		il_out_free(o);
 		return -ENOMEM;
 	}
-	rc->path = path;
-	rc->f = il_file_create(path);
-	if (!rc->f) {
-		err = errno;
-		fprintf(stderr, "inputlat: cannot write %s: %s\n", path, strerror(err));
-		free(rc->buf);
-		free(rc);
-		return -err;
-	}
-	setvbuf(rc->f, rc->buf, _IOFBF, RECORDS_BUFFER);
+	rc->path = il_out_path(o);
+	rc->out = o;
+	rc->f = il_out_file(o);
 	*out = (struct il_event_sink){
 	    .name = "records",
 	    .ctx = rc,
@@ -127,6 +110,7 @@ int il_records_sink_new(const char *path, struct il_event_sink *out)
 /* --- trace ------------------------------------------------------------- */
 struct trace {
 	const char *path;
+	struct il_out *out;
 	struct il_trace_writer *w;
 	struct il_trace_thread *threads;
 	size_t nthreads;
@@ -180,11 +164,19 @@ static int trace_event(void *ctx, const struct il_event *ev)
 static int trace_finish(void *ctx, const struct il_result *r)
 {
 	struct trace *t = ctx;
+	char err[512];
 	int rc = il_trace_close(t->w, t->threads, t->nthreads, r->counters, r->ncounters);
 
 	t->w = NULL;
-	if (rc < 0)
+	/* A write error shows in the commit, with its cause and the promise
+	 * that the previous file is untouched. */
+	if (rc < 0 && !ferror(il_out_file(t->out))) {
 		fprintf(stderr, "inputlat: cannot write trace %s: %s\n", t->path, strerror(-rc));
+		il_out_free(t->out);
+	} else if ((rc = il_out_commit(t->out, err, sizeof(err))) < 0) {
+		fprintf(stderr, "inputlat: %s\n", err);
+	}
+	t->out = NULL;
 	return rc;
 }
 
@@ -192,26 +184,30 @@ static void trace_free(void *ctx)
 {
 	struct trace *t = ctx;
 
-	/* Never finished (the run failed early): still a well-formed file. */
+	/* Never finished (the run failed early): the previous file stays. */
 	if (t->w)
 		il_trace_close(t->w, t->threads, t->nthreads, NULL, 0);
+	il_out_free(t->out);
 	free(t->threads);
 	free(t);
 }
 
-int il_trace_sink_new(const char *path, size_t max_events, struct il_event_sink *out)
+int il_trace_sink_new(struct il_out *o, size_t max_events, struct il_event_sink *out)
 {
 	struct trace *t = calloc(1, sizeof(*t));
 	int rc;
 
 	if (!t) {
-		fprintf(stderr, "inputlat: cannot write trace %s: out of memory\n", path);
+		fprintf(stderr, "inputlat: cannot write trace %s: out of memory\n", il_out_path(o));
+		il_out_free(o);
 		return -ENOMEM;
 	}
-	t->path = path;
-	rc = il_trace_open(path, max_events, &t->w);
+	t->path = il_out_path(o);
+	t->out = o;
+	rc = il_trace_open_file(il_out_file(o), max_events, &t->w);
 	if (rc < 0) {
-		fprintf(stderr, "inputlat: cannot write trace %s: %s\n", path, strerror(-rc));
+		fprintf(stderr, "inputlat: cannot write trace %s: %s\n", t->path, strerror(-rc));
+		il_out_free(o);
 		free(t);
 		return rc;
 	}

@@ -1,10 +1,10 @@
 /*
  * The outputs written while the run goes, as event sinks
  * (il_event_sink.h): --records (one JSON object a line per event) and
- * --trace (Chrome trace-event JSON). Each constructor creates its file at
- * once, so a path that cannot be written is reported before the run
- * starts, and each writes an event as soon as it is final, so memory does
- * not grow with the run.
+ * --trace (Chrome trace-event JSON). Each takes an output the run opened
+ * (il_out, checked before the run starts) and owns it from then on, writes
+ * an event as soon as it is final, so memory does not grow with the run,
+ * and puts the file in place only when it is complete.
  */
 #ifndef IL_OUTPUTS_H
 #define IL_OUTPUTS_H
@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "il_event_sink.h"
+#include "il_file.h"
 
 /*
  * --records FILE: {"id","state","warmup","kernel_ns","stamp_ns"[13],"end_ns"[13],
@@ -19,13 +20,13 @@
  * id order, every event the run sent (completed, timed out, or pending at
  * the end). Returns 0 or -errno after one line on stderr.
  */
-int il_records_sink_new(const char *path, struct il_event_sink *out);
+int il_records_sink_new(struct il_out *o, struct il_event_sink *out);
 
 /*
  * --trace FILE: the first max_events completed mouse-downs, time since
  * the start of measurement, with the run's counter tracks. Returns 0 or
  * -errno after one line on stderr.
  */
-int il_trace_sink_new(const char *path, size_t max_events, struct il_event_sink *out);
+int il_trace_sink_new(struct il_out *o, size_t max_events, struct il_event_sink *out);
 
 #endif

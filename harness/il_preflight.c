@@ -2,15 +2,19 @@
  * Preflight: everything a user can get wrong is checked before anything
  * changes on the machine or any process starts.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "il_background.h"
 #include "il_cmd.h"
+#include "il_file.h"
 #include "il_js.h"
 #include "il_lock.h"
 #include "il_paths.h"
@@ -27,6 +31,50 @@ static int policy_max_rt_prio(const struct il_policy *p)
 		if (il_sched_class_is_rt(a->sched_class) && a->priority > max)
 			max = a->priority;
 	return max;
+}
+
+/* Roles and thread sections alike. */
+static bool policy_has_deadline(const struct il_policy *p)
+{
+	const struct il_role_attrs *a;
+
+	for (size_t i = 0; (a = il_policy_attrs_at(p, i, NULL)); i++)
+		if (a->sched_class == SCHED_DEADLINE)
+			return true;
+	return false;
+}
+
+/*
+ * The watchdog (FIFO 99) and the loop that handles Ctrl-C (FIFO 98) stay
+ * above every RT priority a policy may ask for, but any SCHED_DEADLINE
+ * thread runs before any FIFO thread. What keeps deadline threads from
+ * holding every CPU is the kernel's deadline admission control, which
+ * sched_rt_runtime_us bounds; at -1 (or runtime = period) it is off, and
+ * busy deadline threads could starve the watchdog for good. Such a run is
+ * refused: it could not be stopped.
+ */
+static int check_deadline_bound(const struct il_policy *p, char *err, size_t errlen)
+{
+	const struct il_knob_settings *k = il_policy_knobs(p);
+	int64_t runtime, period;
+
+	if (!policy_has_deadline(p))
+		return 0;
+	if (il_sysinfo_rt_runtime_us(&runtime) < 0 || il_sysinfo_rt_period_us(&period) < 0)
+		return 0; /* nothing to go on: the kernel's own checks stand */
+	if (k->has_rt_runtime)
+		runtime = k->rt_runtime_us;
+	if (k->has_rt_period)
+		period = k->rt_period_us;
+	if (runtime >= 0 && runtime < period)
+		return 0;
+	snprintf(err, errlen,
+		 "policy %s: SCHED_DEADLINE threads with sched_rt_runtime_us %lld of %lld: the "
+		 "kernel's deadline admission control is off, and they could hold every CPU away "
+		 "from the watchdog and Ctrl-C (want sched_rt_runtime_us below "
+		 "sched_rt_period_us)",
+		 il_policy_name(p), (long long)runtime, (long long)period);
+	return -EINVAL;
 }
 
 /*
@@ -122,12 +170,59 @@ static bool policy_sets_knobs(const struct il_policy *p)
 	return k->has_rt_runtime || k->has_rt_period || k->has_fair_server;
 }
 
+/* Descriptors the orchestrator may need at once: channels to and from
+ * four children, the loop, signal pipe, timers, pidfds, outputs. */
+#define RUN_FDS_FREE 64
+
+/*
+ * Enough free file descriptors for the whole run, checked before anything
+ * starts: libuv aborts the process when it cannot make its signal pipe,
+ * and a run that runs out half way has changed knobs and started
+ * children. The soft limit is raised towards the hard one when that is
+ * enough; otherwise one line, exit 2.
+ */
+static int check_open_files(void)
+{
+	struct rlimit rl;
+	unsigned long used = 0;
+	struct dirent *e;
+	DIR *d;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	d = opendir("/proc/self/fd");
+	if (!d) {
+		if (errno != EMFILE && errno != ENFILE)
+			return 0; /* no /proc: nothing to count with */
+		used = rl.rlim_cur;
+	} else {
+		while ((e = readdir(d)))
+			used += e->d_name[0] != '.';
+		closedir(d);
+		used--; /* the directory's own descriptor */
+	}
+	if (rl.rlim_cur >= used + RUN_FDS_FREE)
+		return 0;
+	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= used + RUN_FDS_FREE) {
+		rl.rlim_cur = used + RUN_FDS_FREE;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+			return 0;
+	}
+	fprintf(stderr, "inputlat run: the open-file limit is %llu with %lu open already; a run "
+		"needs %d more (raise it: ulimit -n %lu)\n", (unsigned long long)rl.rlim_cur, used,
+		RUN_FDS_FREE, used + RUN_FDS_FREE);
+	return 2;
+}
+
 int il_preflight(struct il_run *r)
 {
 	const struct il_run_opts *o = r->o;
 	char err[1024];
 	int prio, rc;
 
+	rc = check_open_files();
+	if (rc)
+		return rc;
 	if (il_input_check(&o->input, err, sizeof(err)) < 0 ||
 	    il_present_check(&o->present, err, sizeof(err)) < 0) {
 		fprintf(stderr, "inputlat run: %s\n", err);
@@ -149,7 +244,25 @@ int il_preflight(struct il_run *r)
 		return 1;
 	}
 	il_paths_policies(r->policy_dir, sizeof(r->policy_dir));
+	/* A policy path must be a regular file: a FIFO would block the start
+	 * (no watchdog exists yet), a device would never end. */
+	if (strchr(o->policy, '/')) {
+		char why[64];
+		int fd = il_file_open_input(o->policy, false, why, sizeof(why));
+
+		if (fd == -EINVAL || fd == -EISDIR) {
+			fprintf(stderr, "inputlat run: --policy %s: %s, not a regular file\n",
+				o->policy, why);
+			return 2;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
 	if (il_policy_load(o->policy, r->policy_dir, &r->policy, err, sizeof(err)) < 0) {
+		fprintf(stderr, "inputlat run: %s\n", err);
+		return 2;
+	}
+	if (check_deadline_bound(r->policy, err, sizeof(err)) < 0) {
 		fprintf(stderr, "inputlat run: %s\n", err);
 		return 2;
 	}
@@ -169,10 +282,24 @@ int il_preflight(struct il_run *r)
 	/* A SIGKILLed run's background load is stopped first (it may be the
 	 * load this run would otherwise measure under). */
 	il_background_recover_stale(il_knobs_state_dir(), stderr);
-	/* A crashed run's knobs are put back first. A live run's knobs are left
-	 * alone, and only a policy that needs knobs of its own must wait for it. */
-	rc = il_knobs_recover_stale(il_knobs_state_dir(), stderr);
-	if (rc < 0 && policy_sets_knobs(r->policy)) /* its one line is printed */
-		return rc == -EBUSY ? IL_EXIT_KNOBS_BUSY : 1;
+	/*
+	 * A policy that sets knobs takes the machine's knob lock now, for the
+	 * whole run; taking it puts back what a dead run left. A run that sets
+	 * no knobs repairs a dead run's knobs too when it can, and otherwise
+	 * says nothing: who holds the lock, or that a user may not take it,
+	 * is none of its business.
+	 */
+	if (policy_sets_knobs(r->policy)) {
+		rc = il_knobs_lock(il_knobs_state_dir(), stderr, &r->knobs_lock, err, sizeof(err));
+		if (rc < 0) {
+			fprintf(stderr, "inputlat run: %s\n", err);
+			return rc == -EBUSY ? IL_EXIT_KNOBS_BUSY : rc == -EACCES ? 2 : 1;
+		}
+	} else {
+		struct il_knobs_lock *l = NULL;
+
+		if (il_knobs_lock(il_knobs_state_dir(), stderr, &l, err, sizeof(err)) == 0)
+			il_knobs_unlock(l);
+	}
 	return 0;
 }

@@ -30,13 +30,10 @@
 /* Fewer handlers than this and one slow one moves the p50: no judgement. */
 #define WORK_MIN_HANDLERS 20
 
-static int report_close(FILE *f, const char *path)
+/* The caller commits the file (il_out); a write error shows there too. */
+static int report_done(FILE *f)
 {
-	if (ferror(f) | (fclose(f) != 0)) {
-		fprintf(stderr, "inputlat: writing %s: %s\n", path, strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	return ferror(f) ? -EIO : 0;
 }
 
 static double us(uint64_t ns)
@@ -286,7 +283,13 @@ static cJSON *knobs_json(const struct il_result *r)
 		cJSON_AddStringToObject(o, "path", r->knobs->changes[i].path);
 		cJSON_AddStringToObject(o, "original", r->knobs->changes[i].original);
 		cJSON_AddStringToObject(o, "applied", r->knobs->changes[i].applied);
-		cJSON_AddBoolToObject(o, "restored", true);
+		/* What putting it back did, not what it should have done. */
+		cJSON_AddBoolToObject(o, "restored", r->knobs->changes[i].restored);
+		if (r->knobs->changes[i].restore_err)
+			cJSON_AddStringToObject(o, "restore_error",
+						strerror(-r->knobs->changes[i].restore_err));
+		else
+			cJSON_AddNullToObject(o, "restore_error");
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -536,13 +539,11 @@ static cJSON *warnings_json(const struct il_result *r)
 	return a;
 }
 
-int il_report_json(const struct il_result *r, const char *path)
+int il_report_json(const struct il_result *r, FILE *f)
 {
 	const struct il_run_stats *h = r->run_stats;
 	cJSON *root, *ev, *lat, *procs;
 	char *text;
-	FILE *f;
-	int rc;
 
 	root = il_header_new(IL_JSON_FILE_VERSION, r->cmdline, &r->start_wall);
 	if (!root)
@@ -584,6 +585,10 @@ int il_report_json(const struct il_result *r, const char *path)
 	cJSON_AddNumberToObject(ev, "sent", (double)r->nsent);
 	cJSON_AddNumberToObject(ev, "completed", (double)r->completed);
 	cJSON_AddNumberToObject(ev, "timed_out", (double)r->timed_out);
+	/* Sent but neither completed nor timed out when the run ended (a stop
+	 * by signal, a failure): sent = completed + timed_out + in_flight. */
+	cJSON_AddNumberToObject(ev, "in_flight",
+				(double)(r->nsent - r->completed - r->timed_out));
 	cJSON_AddNumberToObject(ev, "invalid_frames", (double)r->invalid_frames);
 	cJSON_AddNumberToObject(ev, "late", (double)r->late);
 	cJSON_AddNumberToObject(ev, "stray", (double)r->stray);
@@ -637,21 +642,15 @@ int il_report_json(const struct il_result *r, const char *path)
 	}
 	il_event_sinks_report(r->sinks, r, root);
 
-	text = cJSON_Print(root);
+	/* Paths and names may hold any bytes; JSON holds UTF-8. */
+	text = il_json_sanitize(root) == 0 ? cJSON_Print(root) : NULL;
 	cJSON_Delete(root);
 	if (!text)
 		return -ENOMEM;
-	f = il_file_create(path);
-	if (!f) {
-		rc = -errno;
-		fprintf(stderr, "inputlat: cannot write %s: %s\n", path, strerror(errno));
-		free(text);
-		return rc;
-	}
 	fputs(text, f);
 	fputc('\n', f);
 	free(text);
-	return report_close(f, path);
+	return report_done(f);
 }
 
 /*
@@ -666,20 +665,14 @@ int il_report_json(const struct il_result *r, const char *path)
  * lines before "# Histogram", "# Timed out", warm-up events left out)
  * are named in the README.
  */
-int il_report_hist(const struct il_result *r, const char *path)
+int il_report_hist(const struct il_result *r, FILE *f)
 {
 	const struct il_run_stats *h = r->run_stats;
 	uint64_t max_us = h->hist_max_us;
 	bool any = il_hist_count(h->processing) > 0;
-	FILE *f;
 
 	if (!h->hist_count)
 		return -EINVAL;
-	f = il_file_create(path);
-	if (!f) {
-		fprintf(stderr, "inputlat: cannot write %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
 	fprintf(f, "# inputlat histogram, 1 us buckets; columns: processing presentation\n");
 	fprintf(f, "# policy %s; %llu warm-up events left out\n", il_policy_name(r->policy),
 		(unsigned long long)r->warmup);
@@ -713,19 +706,13 @@ int il_report_hist(const struct il_result *r, const char *path)
 		fprintf(f, "\n");
 	}
 	fprintf(f, "# Timed out: %llu\n", (unsigned long long)r->timed_out);
-	return report_close(f, path);
+	return report_done(f);
 }
 
-int il_report_hist_csv(const struct il_result *r, const char *path)
+int il_report_hist_csv(const struct il_result *r, FILE *f)
 {
 	const struct il_run_stats *h = r->run_stats;
-	FILE *f;
 
-	f = il_file_create(path);
-	if (!f) {
-		fprintf(stderr, "inputlat: cannot write %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
 	fprintf(f, "lower_us,upper_us,processing,presentation\n");
 	for (size_t i = 0; i < il_hist_nbuckets(); i++) {
 		uint64_t a = il_hist_bucket_count(h->processing, i);
@@ -735,5 +722,5 @@ int il_report_hist_csv(const struct il_result *r, const char *path)
 			fprintf(f, "%.3f,%.3f,%llu,%llu\n", us(il_hist_bucket_lower(i)),
 				us(il_hist_bucket_upper(i)), (unsigned long long)a, (unsigned long long)b);
 	}
-	return report_close(f, path);
+	return report_done(f);
 }

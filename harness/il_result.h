@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "il_chain.h"
@@ -118,13 +119,14 @@ struct il_result {
 
 /*
  * Outputs written once the run is over (--records and --trace are
- * written while it runs: il_outputs.h). Each returns 0 or -errno after
- * printing one line on stderr.
+ * written while it runs: il_outputs.h), each into a stream the run
+ * opened before it started (il_out) and commits after. Each returns 0 or
+ * -errno; the commit reports a failed write.
  */
 void il_report_summary(const struct il_result *r);
-int il_report_json(const struct il_result *r, const char *path);
-int il_report_hist(const struct il_result *r, const char *path);
-int il_report_hist_csv(const struct il_result *r, const char *path);
+int il_report_json(const struct il_result *r, FILE *f);
+int il_report_hist(const struct il_result *r, FILE *f);
+int il_report_hist_csv(const struct il_result *r, FILE *f);
 
 /*
  * Appends to w what makes this run's figures doubtful, one sentence each

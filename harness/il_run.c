@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,11 +38,72 @@
 /* Slack of the in-flight window: events between two ticks, a record in transit. */
 #define WINDOW_SLACK_MS 100
 
+/* Each output's option, in enum il_run_out's order. */
+static const char *out_option(int i)
+{
+	static const char *const names[IL_OUT_COUNT] = { "--json", "--hist", "--hist-csv",
+							  "--records", "--trace" };
+	return names[i];
+}
+
+/*
+ * Every output asked for is checked and prepared before anything changes
+ * on the machine or any child starts (il_out: regular files or "-" only,
+ * never a symlink or another user's file, written beside and renamed at
+ * the end), and none may be another, or an input of the run: a mistake
+ * there is one line and exit 2 now, not a lost report after the run.
+ */
+static int outputs_open(struct il_run *r)
+{
+	const struct il_run_opts *o = r->o;
+	const char *paths[IL_OUT_COUNT] = { o->json_path, o->hist_path, o->hist_csv_path,
+					    o->records_path, o->trace_path };
+	const char *inputs[2] = { il_policy_path(r->policy), NULL };
+	const char *input_what[2] = { "the policy file", "the replayed input" };
+	char err[1024];
+
+	if (o->input.kind == IL_INPUT_REPLAY)
+		inputs[1] = o->input.arg;
+	for (int i = 0; i < IL_OUT_COUNT; i++) {
+		if (!paths[i])
+			continue;
+		if (il_out_open(out_option(i), paths[i], &r->out[i], err, sizeof(err)) < 0) {
+			fprintf(stderr, "inputlat run: %s\n", err);
+			return 2;
+		}
+		for (int j = 0; j < i; j++)
+			if (r->out[j] && il_out_same(r->out[i], r->out[j])) {
+				fprintf(stderr, "inputlat run: %s %s and %s %s are the same file; give "
+					"each output its own\n", out_option(j), paths[j], out_option(i),
+					paths[i]);
+				return 2;
+			}
+		for (int k = 0; k < 2; k++)
+			if (inputs[k] && il_out_is_file(r->out[i], inputs[k])) {
+				fprintf(stderr, "inputlat run: %s %s is %s (%s); refusing to overwrite "
+					"an input\n", out_option(i), paths[i], input_what[k], inputs[k]);
+				return 2;
+			}
+	}
+	return 0;
+}
+
+/* True when an output goes to stdout, where the summary line would mix in. */
+static bool outputs_to_stdout(const struct il_run_opts *o)
+{
+	const char *paths[] = { o->json_path, o->hist_path, o->hist_csv_path, o->records_path,
+				o->trace_path };
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (paths[i] && strcmp(paths[i], "-") == 0)
+			return true;
+	return false;
+}
+
 /*
  * The run's sinks (il_event_sink.h): the report's statistics always, the
- * streamed outputs when asked for. Their files are created here, before
- * anything changes on the machine, so a path that cannot be written is
- * reported at once (one line, exit 1). Returns 0 or -errno.
+ * streamed outputs when asked for, each taking its output opened by
+ * outputs_open. Returns 0 or -errno.
  */
 static int sinks_build(struct il_run *r)
 {
@@ -57,14 +119,16 @@ static int sinks_build(struct il_run *r)
 	s = il_run_stats_sink(r->stats);
 	if ((rc = il_event_sinks_add(&r->sinks, &s)) < 0)
 		return rc;
-	if (o->records_path) {
-		if ((rc = il_records_sink_new(o->records_path, &s)) < 0 ||
-		    (rc = il_event_sinks_add(&r->sinks, &s)) < 0)
+	if (r->out[IL_OUT_RECORDS]) {
+		rc = il_records_sink_new(r->out[IL_OUT_RECORDS], &s);
+		r->out[IL_OUT_RECORDS] = NULL; /* the sink's, even on failure */
+		if (rc < 0 || (rc = il_event_sinks_add(&r->sinks, &s)) < 0)
 			return rc;
 	}
-	if (o->trace_path) {
-		if ((rc = il_trace_sink_new(o->trace_path, o->trace_events, &s)) < 0 ||
-		    (rc = il_event_sinks_add(&r->sinks, &s)) < 0)
+	if (r->out[IL_OUT_TRACE]) {
+		rc = il_trace_sink_new(r->out[IL_OUT_TRACE], o->trace_events, &s);
+		r->out[IL_OUT_TRACE] = NULL;
+		if (rc < 0 || (rc = il_event_sinks_add(&r->sinks, &s)) < 0)
 			return rc;
 	}
 	return 0;
@@ -116,6 +180,10 @@ static void run_free(struct il_run *r)
 		il_lock_kind_release(r->o->lock);
 	if (r->dma_fd >= 0)
 		close(r->dma_fd);
+	free(r->sched_text);
+	for (int i = 0; i < IL_OUT_COUNT; i++)
+		il_out_free(r->out[i]); /* not written: the previous files stay */
+	il_knobs_unlock(r->knobs_lock);
 }
 
 /* The wall-clock bound of the whole run: start, every event, a drain. */
@@ -242,25 +310,59 @@ static void steal_measure(struct il_run *r)
 	il_cpustat_free(end);
 }
 
-/* Writes every output asked for; returns the first error (each printed one line). */
-static int write_outputs(const struct il_result *res)
+/* Writes the outputs made at the end and puts them in place; returns the
+ * first error (each printed one line). */
+static int write_outputs(struct il_run *r, const struct il_result *res)
 {
 	static const struct {
-		size_t path_offset;
-		int (*write)(const struct il_result *r, const char *path);
+		enum il_run_out which;
+		int (*write)(const struct il_result *r, FILE *f);
 	} outputs[] = {
-		{ offsetof(struct il_run_opts, json_path), il_report_json },
-		{ offsetof(struct il_run_opts, hist_path), il_report_hist },
-		{ offsetof(struct il_run_opts, hist_csv_path), il_report_hist_csv },
+		{ IL_OUT_JSON, il_report_json },
+		{ IL_OUT_HIST, il_report_hist },
+		{ IL_OUT_HIST_CSV, il_report_hist_csv },
 	};
+	char err[1024];
 	int rc = 0;
 
 	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
-		const char *path = *(const char *const *)((const char *)res->o + outputs[i].path_offset);
+		struct il_out *o = r->out[outputs[i].which];
+		int w;
 
-		if (path && outputs[i].write(res, path) < 0 && rc == 0)
-			rc = -EIO;
+		if (!o)
+			continue;
+		r->out[outputs[i].which] = NULL;
+		w = outputs[i].write(res, il_out_file(o));
+		/* A write error (-EIO from the stream) is the commit's to report,
+		 * with its cause; anything else failed before writing. */
+		if (w < 0 && w != -EIO) {
+			fprintf(stderr, "inputlat: writing %s %s: %s\n", out_option(outputs[i].which),
+				il_out_path(o), strerror(-w));
+			il_out_free(o);
+		} else if ((w = il_out_commit(o, err, sizeof(err))) < 0) {
+			fprintf(stderr, "inputlat: %s\n", err);
+		}
+		if (w < 0 && rc == 0)
+			rc = w;
 	}
+	return rc;
+}
+
+/*
+ * Puts the knobs back from r->knobs (never from the state file, which a
+ * run cannot trust to still be there, or to be its own) and lets the
+ * machine's lock go. A knob that could not be put back is one line here,
+ * and knobs[].restored in the report says which.
+ */
+static int release_knobs(struct il_run *r)
+{
+	char err[512];
+	int rc = il_knobs_release(&r->knobs, r->knobs_lock, err, sizeof(err));
+
+	if (rc < 0)
+		fprintf(stderr, "inputlat: restoring system knobs: %s\n", err);
+	il_knobs_unlock(r->knobs_lock);
+	r->knobs_lock = NULL;
 	return rc;
 }
 
@@ -270,6 +372,7 @@ int il_cmd_run(int argc, char **argv)
 	struct il_run r;
 	struct il_result res;
 	char err[1024];
+	sigset_t stop_sigs, old_mask;
 	int64_t rt_runtime;
 	int rc, exit_code;
 
@@ -279,6 +382,19 @@ int il_cmd_run(int argc, char **argv)
 		return 0;
 	if (rc)
 		return 2;
+	/*
+	 * From here until the loop's handlers exist, a stop signal waits
+	 * instead of killing the run by its default action, which would leave
+	 * knobs changed (or the lock taken, a child started) with nobody to
+	 * put them back. Threads started meanwhile (the watchdog) keep them
+	 * blocked for good: the loop's thread is the one that handles them.
+	 */
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
+	sigaddset(&stop_sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old_mask);
+	signal(SIGPIPE, SIG_IGN);
 	memset(&r, 0, sizeof(r));
 	r.enter_ns = il_now_ns();
 	r.o = &o;
@@ -290,7 +406,7 @@ int il_cmd_run(int argc, char **argv)
 
 	/* Stage 2: preflight; nothing has changed on the machine yet. */
 	exit_code = il_preflight(&r);
-	if (exit_code)
+	if (exit_code || (exit_code = outputs_open(&r)))
 		goto out_free;
 	r.preflight_ns = il_now_ns();
 	r.cmdline = il_cmdline_join("inputlat", argc, argv);
@@ -316,10 +432,10 @@ int il_cmd_run(int argc, char **argv)
 	r.clock_overhead_ns = il_work_clock_overhead_ns();
 	r.calibrated_ns = il_now_ns();
 
-	/* Knobs: originals go to the state file before anything changes. */
-	rc = il_knobs_apply(il_policy_knobs(r.policy), il_knobs_state_dir(), &r.knobs, err, sizeof(err));
+	/* Knobs: originals go to the state file before anything changes (the
+	 * machine's knob lock is held since preflight). */
+	rc = il_knobs_apply(il_policy_knobs(r.policy), r.knobs_lock, &r.knobs, err, sizeof(err));
 	if (rc == -EBUSY) {
-		/* Another run took the knobs since preflight: not the user's mistake. */
 		fprintf(stderr, "inputlat run: %s\n", err);
 		exit_code = IL_EXIT_KNOBS_BUSY;
 		goto out_free;
@@ -350,16 +466,21 @@ int il_cmd_run(int argc, char **argv)
 		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	}
 
-	/* Stages 3 and 4: wiring, then the loop until every child is gone. */
+	/* Stages 3 and 4: wiring, then the loop until every child is gone. The
+	 * stop signals, blocked since the start, reach the loop's handlers once
+	 * it exists (and before the background load is forked, which must not
+	 * inherit them blocked). */
 	rc = il_cpustat_read(&r.stat_start);
 	if (rc < 0)
 		snprintf(r.steal_why, sizeof(r.steal_why), "unreadable: /proc/stat: %s", strerror(-rc));
 	il_orch_init(&r);
+	if (!r.exit_code) /* else the loop has no handlers: they wait till the end */
+		pthread_sigmask(SIG_UNBLOCK, &stop_sigs, NULL);
 	/* Stage 3a: the background load, in its own process group, for the
 	 * length of the run; the watchdog kills the group if the run hangs.
 	 * After il_orch_init, so that a Ctrl-C from here on is the loop's
 	 * orderly stop, which stops the load too. */
-	if (o.background) {
+	if (o.background && !r.exit_code) {
 		rc = il_background_start(o.background, il_knobs_state_dir(), &r.background, err,
 					 sizeof(err));
 		if (rc < 0) {
@@ -388,9 +509,14 @@ int il_cmd_run(int argc, char **argv)
 		r.background = NULL;
 	}
 
-	/* Stage 5: the result, handed to the outputs. */
-	if (r.knobs.n && il_knobs_restore(il_knobs_state_dir(), NULL, err, sizeof(err)) < 0)
-		fprintf(stderr, "inputlat: restoring system knobs: %s\n", err);
+	/* Stage 5: the knobs back, from what the run holds in memory; the
+	 * watchdog first lets go of them, so that however long the outputs
+	 * take it can never write them again over a later run's. The loop's
+	 * signal handlers are gone: stop signals wait again until the end. */
+	pthread_sigmask(SIG_BLOCK, &stop_sigs, NULL);
+	il_watchdog_knobs_done();
+	if (release_knobs(&r) < 0 && r.exit_code == 0)
+		r.exit_code = 1;
 	result_of(&r, &res);
 	/* The streamed statistics are complete once the window was flushed:
 	 * judge the run's work and hygiene before the report is written. */
@@ -401,16 +527,25 @@ int il_cmd_run(int argc, char **argv)
 		r.exit_code = 1;
 	res.exit_code = r.exit_code;
 	res.outputs_streamed_ns = il_now_ns();
-	if (write_outputs(&res) < 0 && r.exit_code == 0)
+	if (write_outputs(&r, &res) < 0 && r.exit_code == 0)
 		r.exit_code = 1;
-	if (r.exit_code == 0 || res.completed)
+	if ((r.exit_code == 0 || res.completed) && !outputs_to_stdout(&o))
 		il_report_summary(&res);
 	exit_code = r.exit_code;
 	il_watchdog_stop();
 	goto out_free;
 out_knobs:
-	il_knobs_restore(il_knobs_state_dir(), NULL, err, sizeof(err));
+	release_knobs(&r);
 out_free:
 	run_free(&r);
+	/* A stop signal that came after the loop (or before it existed) found
+	 * the run ending anyway: it is spent, not left to kill the caller. */
+	{
+		const struct timespec zero = { 0, 0 };
+
+		while (sigtimedwait(&stop_sigs, NULL, &zero) > 0)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	return exit_code;
 }

@@ -21,9 +21,11 @@
 #include "il_chain.h"
 #include "il_event_sink.h"
 #include "il_event_window.h"
+#include "il_file.h"
 #include "il_input.h"
 #include "il_knobs.h"
 #include "il_policy.h"
+#include "il_progress.h"
 #include "il_result.h"
 #include "il_run_opts.h"
 #include "il_sampler.h"
@@ -31,9 +33,14 @@
 
 enum il_phase { IL_PH_STARTING, IL_PH_RUNNING, IL_PH_DRAINING, IL_PH_STOPPING, IL_PH_DONE };
 
+/* The run's output files, opened and checked before it starts (il_out). */
+enum il_run_out { IL_OUT_JSON, IL_OUT_HIST, IL_OUT_HIST_CSV, IL_OUT_RECORDS, IL_OUT_TRACE, IL_OUT_COUNT };
+
 struct il_run {
 	const struct il_run_opts *o;
 	struct il_policy *policy;
+	char *sched_text; /* the policy resolved for the children (il_sched_table.h) */
+	struct il_out *out[IL_OUT_COUNT]; /* NULL: not asked for, or handed to a sink */
 	char policy_dir[4096];
 	char children_dir[4096];
 	char hog_script[4096]; /* the JS hog's script, resolved by preflight */
@@ -49,6 +56,7 @@ struct il_run {
 	uint64_t clock_overhead_ns; /* in each handler's measured work (il_work.h) */
 	uint64_t rttime_us; /* RLIMIT_RTTIME of every RT thread of the run */
 	struct il_knob_report knobs;
+	struct il_knobs_lock *knobs_lock; /* the machine's, while the policy sets knobs */
 	long long rt_runtime_us; /* in force during the run; LLONG_MIN when unreadable */
 	int nr_cpus;
 	struct il_warnings warnings;
@@ -81,6 +89,7 @@ struct il_run {
 	uint64_t late, stray, inject_errors;
 	uint64_t invalid_frames;
 
+	struct il_progress progress; /* events, elapsed, p50/p99 on a terminal */
 	enum il_phase phase;
 	uint64_t phase_deadline_ns;
 	int exit_code;
@@ -103,9 +112,10 @@ struct il_run {
 
 /*
  * Preflight: checks input, presenter, lock, child programs, the policy
- * and the privilege it needs, and repairs knobs a crashed run left. Fills
- * r->policy, r->policy_dir, r->children_dir. Returns 0 or the exit code,
- * after one line on stderr.
+ * and the privilege it needs, and repairs knobs a crashed run left. A
+ * policy that sets knobs takes the machine's knob lock here, for the
+ * run's life (r->knobs_lock). Fills r->policy, r->policy_dir,
+ * r->children_dir. Returns 0 or the exit code, after one line on stderr.
  */
 int il_preflight(struct il_run *r);
 

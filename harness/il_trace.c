@@ -29,6 +29,7 @@ struct seen_tid {
  */
 struct il_trace_writer {
 	FILE *f;
+	bool owns_f; /* il_trace_open made f; il_trace_open_file's caller owns it */
 	char *buf;
 	uint64_t t0_ns;
 	bool t0_set, first;
@@ -105,34 +106,43 @@ static const char *hop_name(int k)
 	return d && d->name ? d->name : "hop";
 }
 
-int il_trace_open(const char *path, size_t max_events, struct il_trace_writer **out)
+int il_trace_open_file(FILE *f, size_t max_events, struct il_trace_writer **out)
 {
 	struct il_trace_writer *w;
-	int rc;
 
-	if (!path)
+	if (!f)
 		return -EINVAL;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->buf = malloc(WRITE_BUFFER);
-	if (!w->buf) {
-		free(w);
-		return -ENOMEM;
-	}
-	/* The project's one safe way to create an output (no symlinks, 0644). */
-	w->f = il_file_create(path);
-	if (!w->f) {
-		rc = -errno;
-		free(w->buf);
-		free(w);
-		return rc;
-	}
-	setvbuf(w->f, w->buf, _IOFBF, WRITE_BUFFER);
+	w->f = f;
 	w->max_events = max_events;
 	w->first = true;
 	fputs("{\"traceEvents\":[", w->f);
 	*out = w;
+	return 0;
+}
+
+int il_trace_open(const char *path, size_t max_events, struct il_trace_writer **out)
+{
+	FILE *f;
+	int rc;
+
+	if (!path)
+		return -EINVAL;
+	/* The project's one safe way to create an output (no symlinks, 0644). */
+	f = il_file_create(path);
+	if (!f)
+		return -errno;
+	rc = il_trace_open_file(f, max_events, out);
+	if (rc < 0) {
+		fclose(f);
+		return rc;
+	}
+	(*out)->owns_f = true;
+	(*out)->buf = malloc(WRITE_BUFFER);
+	if ((*out)->buf)
+		setvbuf(f, (*out)->buf, _IOFBF, WRITE_BUFFER);
 	return 0;
 }
 
@@ -341,8 +351,12 @@ int il_trace_close(struct il_trace_writer *w, const struct il_trace_thread *thre
 	rc = w->err;
 	if (ferror(w->f) && !rc)
 		rc = errno ? -errno : -EIO;
-	if (fclose(w->f) != 0 && !rc)
-		rc = -errno;
+	if (w->owns_f) {
+		if (fclose(w->f) != 0 && !rc)
+			rc = -errno;
+	} else if (fflush(w->f) != 0 && !rc) {
+		rc = errno ? -errno : -EIO;
+	}
 	free(w->buf);
 	free(w);
 	return rc;

@@ -7,6 +7,7 @@
 #define IL_TRACE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "il_msg.h"
@@ -50,6 +51,9 @@ struct il_trace_counter {
 struct il_trace_writer;
 
 int il_trace_open(const char *path, size_t max_events, struct il_trace_writer **out);
+/* The same into a stream the caller made (an il_out) and closes after
+ * il_trace_close, which then only flushes it. */
+int il_trace_open_file(FILE *f, size_t max_events, struct il_trace_writer **out);
 void il_trace_set_t0(struct il_trace_writer *w, uint64_t t0_ns);
 int il_trace_add(struct il_trace_writer *w, const struct il_msg *m,
 		 const struct il_trace_thread *threads, size_t nthreads);

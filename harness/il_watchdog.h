@@ -23,6 +23,22 @@
  */
 int il_watchdog_start(uint64_t bound_ns, const struct il_knob_report *knobs);
 
+/*
+ * Ends the watchdog's knob duty: from now on an expiry still kills the
+ * children and exits, but writes no knob and removes no state file. The
+ * run calls it before it puts the knobs back itself, so that a run that
+ * then blocks (writing an output, say) can never write its originals
+ * over a later run's knobs, or remove that run's state file.
+ */
+void il_watchdog_knobs_done(void);
+
+/*
+ * Arms a second, earlier bound: at when_ns (CLOCK_MONOTONIC) the children
+ * still registered are SIGKILLed and the run goes on, so a stop ends in
+ * time even when the loop that leads it cannot get a CPU.
+ */
+void il_watchdog_kill_at(uint64_t when_ns);
+
 /* Registers a child pid to kill on expiry (up to 8); -pgid registers a
  * whole process group (the --background load). */
 void il_watchdog_add_pid(pid_t pid);

@@ -16,6 +16,7 @@
 #include "il_lock.h"
 #include "il_present.h"
 #include "il_run.h"
+#include "il_sched_table.h"
 #include "il_watchdog.h"
 
 #define MAX_ARGS 64
@@ -54,8 +55,8 @@ static void child_args(const struct il_run *r, enum il_proc_id p, struct args *a
 	const struct il_run_opts *o = r->o;
 	char text[300];
 
-	args_add(a, "--builtin-dir=%s", r->policy_dir);
-	args_add(a, "--policy=%s", il_policy_path(r->policy));
+	/* The policy as resolved once, here: a child never reads the file. */
+	args_add(a, "--sched=%s", r->sched_text);
 	args_add(a, "--rttime-us=%llu", (unsigned long long)r->rttime_us);
 	args_add(a, "--parent-pid=%d", (int)getpid());
 	if (il_chain_proc(p)->in_chain) {
@@ -171,8 +172,19 @@ fail:
 
 int il_wiring_start(struct il_run *r, char *err, size_t errlen)
 {
+	struct il_sched_table *t = calloc(1, sizeof(*t));
 	struct fdmap m;
 	int rc;
+
+	if (t) {
+		il_sched_table_from_policy(r->policy, t);
+		r->sched_text = il_sched_table_format(t);
+		free(t);
+	}
+	if (!r->sched_text) {
+		snprintf(err, errlen, "out of memory for the scheduling table");
+		return -ENOMEM;
+	}
 
 	rc = fdmap_create(&m, err, errlen);
 	if (rc < 0)

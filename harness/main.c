@@ -1,9 +1,11 @@
 /* inputlat: subcommands dispatched by name from one table. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "il_cmd.h"
 #include "il_header.h"
+#include "il_term.h"
 
 const struct il_cmd il_cmds[] = {
 	{ "run", "pass mouse-downs through the chain and report latency (run --help)", il_cmd_run },
@@ -28,7 +30,25 @@ static void usage(FILE *f)
 		   "  --help      this text\n");
 }
 
-int main(int argc, char **argv)
+/*
+ * What went to stdout must have arrived: a full disk or a closed pipe is
+ * a failed command, not exit 0 with the output lost (coreutils'
+ * close_stdout does the same).
+ */
+static int finish_stdout(int rc)
+{
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout) || il_term_stdout_error()) {
+		int e = il_term_stdout_error() ? il_term_stdout_error() : errno ? errno : EIO;
+
+		fprintf(stderr, "inputlat: writing stdout: %s\n", strerror(e));
+		if (rc == 0)
+			rc = 1;
+	}
+	return rc;
+}
+
+static int dispatch(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
@@ -49,4 +69,14 @@ int main(int argc, char **argv)
 			return c->run(argc - 1, argv + 1);
 	fprintf(stderr, "inputlat: unknown command '%s' (see inputlat --help)\n", cmd);
 	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	il_term_guard();
+	rc = finish_stdout(dispatch(argc, argv));
+	il_term_release();
+	return rc;
 }

@@ -105,7 +105,20 @@ static int open_node(const struct il_input_spec *spec, unsigned wait_ms, char *p
 		else
 			rc = snprintf(path, len, "%s", spec->arg) < (int)len ? 0 : -ENAMETOOLONG;
 		if (rc == 0) {
-			int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+			/* Non-blocking and never our controlling terminal, whatever
+			 * the path turns out to be; only a character device is an
+			 * input device. */
+			int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+			struct stat st;
+
+			/* Said without il_file_kind: tests/vm/run builds this
+			 * file alone into vm_test_uinput. */
+			if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISCHR(st.st_mode)) {
+				snprintf(err, errlen, "%s: not a character device, so not an "
+					 "input device node", path);
+				close(fd);
+				return -ENOTTY;
+			}
 			if (fd >= 0)
 				return fd;
 			rc = -errno;

@@ -12,14 +12,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <linux/input.h>
 
+#include "il_file.h"
 #include "il_input_backend.h"
 #include "il_parse.h"
 
 /* Used when a press has no recorded release (the recording was cut). */
 #define REPLAY_DEFAULT_HOLD_NS 10000000ull
+/* An evemu recording is text, about 30 bytes an event: 2 million events. */
+#define EVEMU_MAX_BYTES (64 << 20)
 
 struct replay_click {
 	uint64_t press_us;
@@ -135,16 +140,48 @@ int il_evemu_parse(const char *path, struct il_evemu **out, char *err, size_t er
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	f = fopen(path, "re");
+	/* A regular file only, opened without blocking (a FIFO would wait for
+	 * a writer, /dev/zero never ends), and of bounded size. */
+	char why[64];
+	int fd = il_file_open_input(path, false, why, sizeof(why));
+	struct stat st;
+
+	if (fd < 0) {
+		rc = fd;
+		if (rc == -EINVAL || rc == -EISDIR)
+			snprintf(err, errlen, "%s: %s, not a regular file (want an evemu-record "
+				 "file)", path, why);
+		else
+			snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		goto out;
+	}
+	if (fstat(fd, &st) == 0 && st.st_size > EVEMU_MAX_BYTES) {
+		close(fd);
+		rc = -EFBIG;
+		snprintf(err, errlen, "%s: %lld bytes, more than the %d MiB a recording may have",
+			 path, (long long)st.st_size, EVEMU_MAX_BYTES >> 20);
+		goto out;
+	}
+	f = fdopen(fd, "r");
 	if (!f) {
 		rc = -errno;
+		close(fd);
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		goto out;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	for (long at = 0; fgets(line, sizeof(line), f); at = ftell(f)) {
 		char *body = line + 2;
 
 		lineno++;
+		/* fgets stops at a newline, not at a NUL: a line with a NUL byte
+		 * would lose its end silently. It is not text: say so. */
+		if (ftell(f) - at != (long)strlen(line) || ftell(f) > EVEMU_MAX_BYTES) {
+			rc = -EINVAL;
+			snprintf(err, errlen, "%s:%u: %s", path, lineno,
+				 ftell(f) > EVEMU_MAX_BYTES ? "file grew past its size limit"
+							    : "a NUL byte: not an evemu-record text file");
+			goto out;
+		}
 		line[strcspn(line, "\r\n")] = '\0';
 		if (line[0] == '\0' || line[0] == '#')
 			continue;
@@ -191,7 +228,7 @@ out:
 
 int il_evemu_write(const struct il_evemu *rec, const char *path)
 {
-	FILE *f = fopen(path, "we");
+	FILE *f = il_file_create(path);
 	int rc = 0;
 
 	if (!f)

@@ -1,9 +1,11 @@
 /*
- * System knobs with crash safety. The invariant: no knob differs from its
+ * System knobs with crash safety. The invariants: no knob differs from its
  * original unless a complete, fsync'd state file naming the original
- * exists. The state file is created under a temporary name and linked into
- * place, so it is either absent or whole, and link() failing with EEXIST
- * is also the lock that keeps two runs from stacking their changes.
+ * exists, and only the holder of the machine's knob lock changes a knob.
+ * The state file is created under a temporary name and linked into place,
+ * so it is either absent or whole. The lock is a flock, so the kernel
+ * frees it with its holder: whoever takes it next knows every state file
+ * it finds is a dead run's, and the lock file says where that run kept it.
  */
 #include "il_knobs.h"
 
@@ -16,6 +18,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -29,6 +32,9 @@
 #define FS_DIR IL_SYSINFO_FAIR_SERVER
 #define STATE_VERSION 1
 #define STATE_MAX_BYTES 65536
+#define LOCK_MAX_BYTES 4096
+/* A state directory path fits il_knob_report.state_path with the file name. */
+#define STATE_DIR_MAX 240
 
 /* One run's saved originals, as read back from a state file. */
 struct state {
@@ -36,6 +42,11 @@ struct state {
 	uint64_t start_ticks;
 	size_t n;
 	struct il_knob_change ch[IL_KNOBS_MAX_CHANGES];
+};
+
+struct il_knobs_lock {
+	int fd;
+	char state_dir[256];
 };
 
 const char *il_knobs_state_dir(void)
@@ -46,44 +57,77 @@ const char *il_knobs_state_dir(void)
 
 /* The one message for "another run holds the knobs": callers and scripts
  * tell it by the -EBUSY / exit code 75 it comes with, never by its text. */
-static void busy_msg(char *err, size_t errlen, long pid, const char *dir)
+static void busy_msg(char *err, size_t errlen, long pid)
 {
-	snprintf(err, errlen,
-		 "system knobs are held by running inputlat pid %ld (state in %s/" IL_KNOBS_STATE_FILE
-		 "); wait for it to end, or run 'inputlat restore' if it is gone",
-		 pid, dir);
+	if (pid > 0)
+		snprintf(err, errlen, "system knobs are held by running inputlat pid %ld "
+			 "(lock " IL_KNOBS_LOCK_PATH "); wait for it to end", pid);
+	else
+		snprintf(err, errlen, "system knobs are held by another running inputlat "
+			 "(lock " IL_KNOBS_LOCK_PATH "); wait for it to end");
 }
 
 /* --- state file ----------------------------------------------------- */
 
-/* The kernel's start time of a process, in clock ticks since boot: with
- * the pid it names one process, even after the pid is reused. */
-static int pid_start_ticks(long pid, uint64_t *out)
+/*
+ * The kernel's start time of a process, in clock ticks since boot (with
+ * the pid it names one process, even after the pid is reused), and its
+ * state letter ('Z' for a zombie).
+ */
+static int pid_stat(long pid, uint64_t *ticks, char *state)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
 	int r = il_sysinfo_read_value(path, buf, sizeof(buf));
 	if (r)
 		return r;
-	/* Field 22; fields after the last ')' never contain spaces. */
+	/* Fields after the last ')' never contain spaces: 3 is the state,
+	 * 22 the start time. */
 	char *s = strrchr(buf, ')');
 	if (!s)
 		return -EINVAL;
 	char *save = NULL, *tok = strtok_r(s + 1, " ", &save);
+	if (tok && state)
+		*state = tok[0];
 	for (int field = 3; tok && field < 22; field++)
 		tok = strtok_r(NULL, " ", &save);
 	if (!tok)
 		return -EINVAL;
-	return il_parse_u64(tok, 0, UINT64_MAX, out);
+	return il_parse_u64(tok, 0, UINT64_MAX, ticks);
 }
 
-/* True when the run that wrote st is still alive. */
-static bool state_owner_alive(const struct state *st)
+static int pid_start_ticks(long pid, uint64_t *out)
+{
+	return pid_stat(pid, out, NULL);
+}
+
+/*
+ * True when the process that wrote a state file or took the lock is still
+ * running: its pid exists, is not a zombie (a killed run not reaped yet
+ * holds nothing: its threads and children are gone), and started when it
+ * said (not a reused pid, ours included).
+ */
+static bool owner_alive(long pid, uint64_t start_ticks)
 {
 	uint64_t ticks;
-	if (kill((pid_t)st->pid, 0) != 0 && errno != EPERM)
+	char state = '?';
+	if (kill((pid_t)pid, 0) != 0 && errno != EPERM)
 		return false;
-	return pid_start_ticks(st->pid, &ticks) == 0 && ticks == st->start_ticks;
+	return pid_stat(pid, &ticks, &state) == 0 && ticks == start_ticks && state != 'Z' &&
+	       state != 'X';
+}
+
+static bool state_owner_alive(const struct state *st)
+{
+	return owner_alive(st->pid, st->start_ticks);
+}
+
+/* True when st was written by this very process (pid and start time). */
+static bool state_is_ours(const struct state *st)
+{
+	uint64_t ticks;
+	return st->pid == getpid() && pid_start_ticks(st->pid, &ticks) == 0 &&
+	       ticks == st->start_ticks;
 }
 
 /* Only these files may ever be written from a state file's contents. */
@@ -286,10 +330,11 @@ static int write_state(int dfd, const char *dir, const struct il_knob_change *ch
 	if (r == 0 && linkat(dfd, tmp, dfd, IL_KNOBS_STATE_FILE, 0) != 0) {
 		r = -errno;
 		if (r == -EEXIST) {
-			struct state other;
-			char e2[8];
-			long pid = load_state(dfd, dir, &other, e2, sizeof(e2)) == 0 ? other.pid : 0;
-			busy_msg(err, errlen, pid, dir);
+			/* The lock holder repaired any dead run's file: this one
+			 * belongs to a run that does not take the lock. */
+			snprintf(err, errlen, "%s/" IL_KNOBS_STATE_FILE " is in the way (an inputlat "
+				 "run without the machine lock?); check it with 'inputlat restore'",
+				 dir);
 			r = -EBUSY;
 		} else {
 			snprintf(err, errlen, "%s/" IL_KNOBS_STATE_FILE ": %s", dir, strerror(-r));
@@ -398,6 +443,43 @@ static int plan_rt(const struct il_knob_settings *k, struct plan *p, char *err, 
 	return r;
 }
 
+/*
+ * True when this kernel can lower a fair server's runtime, which putting
+ * a raised one back needs. Debian's 6.12 cannot: its root domain never
+ * accounted the fair servers' bandwidth, so a lower runtime underflows the
+ * admission check (EBUSY), and lowering it while RT throttling is off
+ * corrupts the accounting so that sched_rt_runtime_us cannot be put back
+ * either. Probed by lowering CPU 0's runtime by two units of bandwidth
+ * (about 2 us a second) and raising it back: nothing changes when it
+ * fails, and nothing stays changed when it works.
+ */
+static bool fair_server_lowerable(char *why, size_t whylen)
+{
+	char rpath[128], ppath[128], val[32];
+	int64_t cur, period, step;
+	int r;
+
+	snprintf(rpath, sizeof(rpath), FS_DIR "/cpu0/runtime");
+	snprintf(ppath, sizeof(ppath), FS_DIR "/cpu0/period");
+	if (il_sysinfo_read_i64(rpath, &cur) < 0 || il_sysinfo_read_i64(ppath, &period) < 0)
+		return true; /* nothing to probe: the writes will say */
+	/* Enough to lower the bandwidth the kernel computes (units of
+	 * period / 2^20), so that its admission check really runs. */
+	step = (period >> 19) + 1;
+	if (cur <= step)
+		return true;
+	snprintf(val, sizeof(val), "%" PRId64, cur - step);
+	r = il_sysinfo_write_value(rpath, val);
+	if (r == 0) {
+		snprintf(val, sizeof(val), "%" PRId64, cur);
+		il_sysinfo_write_value(rpath, val);
+		return true;
+	}
+	snprintf(why, whylen, "this kernel refuses to lower a fair server's runtime (%s), so a "
+		 "change could not be put back", strerror(-r));
+	return false;
+}
+
 static int plan_fair_server(const struct il_knob_settings *k, struct plan *p,
 			    char *err, size_t errlen)
 {
@@ -447,10 +529,32 @@ static int undo(const struct il_knob_change *ch, size_t n, size_t *failed)
 	return first;
 }
 
-int il_knobs_apply(const struct il_knob_settings *k, const char *state_dir,
+/*
+ * Writes back ch[0, n) in the reverse order of application (a
+ * runtime/period pair stays valid after every write, see plan_pair), reads
+ * each back, and records in each whether it is back. Every knob is tried
+ * even after one fails. *first gets the first error, 0 when all are back.
+ */
+static void restore_changes(struct il_knob_change *ch, size_t n, int *first)
+{
+	*first = 0;
+	for (size_t i = n; i-- > 0;) {
+		char now[32];
+		int r = il_sysinfo_write_value(ch[i].path, ch[i].original);
+
+		if (r == 0 && (r = il_sysinfo_read_value(ch[i].path, now, sizeof(now))) == 0 &&
+		    strcmp(now, ch[i].original) != 0)
+			r = -EIO; /* the kernel took the write but holds another value */
+		ch[i].restored = r == 0;
+		ch[i].restore_err = r;
+		if (r && !*first)
+			*first = r;
+	}
+}
+
+int il_knobs_apply(const struct il_knob_settings *k, struct il_knobs_lock *lock,
 		   struct il_knob_report *rep, char *err, size_t errlen)
 {
-	const char *dir = state_dir ? state_dir : il_knobs_state_dir();
 	struct il_knob_report *out = calloc(1, sizeof(*out));
 	struct plan *p = calloc(1, sizeof(*p));
 	int r = 0, dfd = -1;
@@ -472,21 +576,32 @@ int il_knobs_apply(const struct il_knob_settings *k, const char *state_dir,
 			r = -EOPNOTSUPP;
 			goto out;
 		}
-		/* Present but locked: the run goes on with what is in force
-		 * and the report says tunable = false. */
+		/* Present but locked, or tunable only one way: the run goes on
+		 * with what is in force and the report says tunable = false
+		 * and why. Probing writes, so only under the lock. */
+		if (out->fs.tunable && lock && lock->fd >= 0 &&
+		    !fair_server_lowerable(out->fs.why, sizeof(out->fs.why)))
+			out->fs.tunable = false;
 		if (out->fs.tunable && (r = plan_fair_server(k, p, err, errlen)))
 			goto out;
 	}
 	if (p->n == 0)
 		goto done;
+	if (!lock || lock->fd < 0) {
+		/* Nobody changes a knob without the machine's lock. */
+		snprintf(err, errlen, "changing system knobs without the lock " IL_KNOBS_LOCK_PATH);
+		r = -ENOLCK;
+		goto out;
+	}
 
+	const char *dir = lock->state_dir;
 	if ((dfd = open_state_dir(dir, true, err, errlen)) < 0) {
 		r = dfd;
 		goto out;
 	}
 	if ((r = write_state(dfd, dir, p->ch, p->n, err, errlen)))
 		goto out;
-	snprintf(out->state_path, sizeof(out->state_path), "%s/" IL_KNOBS_STATE_FILE, dir);
+	snprintf(out->state_path, sizeof(out->state_path), "%.240s/" IL_KNOBS_STATE_FILE, dir);
 	for (size_t i = 0; i < p->n; i++) {
 		r = il_sysinfo_write_value(p->ch[i].path, p->ch[i].applied);
 		if (r == 0)
@@ -502,8 +617,17 @@ int il_knobs_apply(const struct il_knob_settings *k, const char *state_dir,
 	}
 	out->n = p->n;
 	memcpy(out->changes, p->ch, p->n * sizeof(p->ch[0]));
-	if (k->has_fair_server)
+	if (k->has_fair_server) {
+		bool tunable = out->fs.tunable;
+		char why[sizeof(out->fs.why)];
+
+		snprintf(why, sizeof(why), "%s", out->fs.why);
 		il_fair_server_probe(&out->fs); /* values now in force */
+		if (!tunable) {
+			out->fs.tunable = false;
+			snprintf(out->fs.why, sizeof(out->fs.why), "%s", why);
+		}
+	}
 done:
 	*rep = *out;
 out:
@@ -516,22 +640,108 @@ out:
 
 int il_knobs_restore_signal_safe(const struct il_knob_report *rep)
 {
-	int r = undo(rep->changes, rep->n, NULL);
+	int r = 0;
+
+	/* Reverse order of application, as undo(); no stdio, no malloc. */
+	for (size_t i = rep->n; i-- > 0;) {
+		int w = il_sysinfo_write_value(rep->changes[i].path, rep->changes[i].original);
+		if (w && !r)
+			r = w;
+	}
 	if (r == 0 && rep->state_path[0])
 		unlink(rep->state_path);
 	return r;
+}
+
+/* "PATH back to VALUE: why" for the first knob not restored, and how many more. */
+static void release_msg(const struct il_knob_report *rep, const char *state_path, char *err,
+			size_t errlen)
+{
+	const struct il_knob_change *first = NULL;
+	size_t more = 0;
+
+	for (size_t i = rep->n; i-- > 0;) {
+		if (rep->changes[i].restored)
+			continue;
+		if (!first)
+			first = &rep->changes[i];
+		else
+			more++;
+	}
+	if (!first)
+		return;
+	char more_s[48] = "";
+	if (more)
+		snprintf(more_s, sizeof(more_s), " (and %zu more)", more);
+	snprintf(err, errlen, "%s not put back to %s: %s%s; originals kept in %s for "
+		 "'inputlat restore'", first->path, first->original, strerror(-first->restore_err),
+		 more_s, state_path[0] ? state_path : "(no state file)");
+}
+
+int il_knobs_release(struct il_knob_report *rep, struct il_knobs_lock *lock, char *err,
+		     size_t errlen)
+{
+	int first = 0;
+
+	if (rep->n == 0)
+		return 0;
+	restore_changes(rep->changes, rep->n, &first);
+	if (!first) {
+		/* Every knob is back: the insurance is no longer needed. Removing
+		 * a symlink or stranger put in its place is fine too: unlink
+		 * never follows it, and only the lock holder writes there. */
+		if (rep->state_path[0] && unlink(rep->state_path) != 0 && errno != ENOENT) {
+			int e = errno;
+			snprintf(err, errlen, "%s: %s", rep->state_path, strerror(e));
+			return -e;
+		}
+		return 0;
+	}
+	/* Keep the originals on disk for `inputlat restore`, whatever became of
+	 * the state file during the run (deleted, replaced). */
+	if (lock && lock->fd >= 0) {
+		char e2[256];
+		int dfd = open_state_dir(lock->state_dir, true, e2, sizeof(e2));
+		struct state *st = calloc(1, sizeof(*st));
+
+		if (dfd >= 0 && st) {
+			bool keep = load_state(dfd, lock->state_dir, st, e2, sizeof(e2)) == 0 &&
+				    state_is_ours(st);
+			if (!keep) {
+				unlinkat(dfd, IL_KNOBS_STATE_FILE, 0);
+				if (write_state(dfd, lock->state_dir, rep->changes, rep->n, e2,
+						sizeof(e2)) == 0)
+					snprintf(rep->state_path, sizeof(rep->state_path),
+						 "%.240s/" IL_KNOBS_STATE_FILE, lock->state_dir);
+				else
+					rep->state_path[0] = '\0';
+			}
+		}
+		free(st);
+		if (dfd >= 0)
+			close(dfd);
+	}
+	release_msg(rep, rep->state_path, err, errlen);
+	return first;
 }
 
 /* Restores st and removes the state file; keeps it if a write fails. */
 static int restore_state(int dfd, const char *dir, const struct state *st,
 			 struct il_knob_report *restored, char *err, size_t errlen)
 {
-	size_t failed = 0;
-	int r = undo(st->ch, st->n, &failed);
+	struct il_knob_change ch[IL_KNOBS_MAX_CHANGES];
+	int r;
+
+	memcpy(ch, st->ch, st->n * sizeof(ch[0]));
+	restore_changes(ch, st->n, &r);
 	if (r) {
-		snprintf(err, errlen, "%s: writing %s: %s (state file %s/" IL_KNOBS_STATE_FILE
-			 " kept)", st->ch[failed].path, st->ch[failed].original, strerror(-r),
-			 dir);
+		for (size_t i = st->n; i-- > 0;)
+			if (!ch[i].restored) {
+				snprintf(err, errlen, "%s: writing %s: %s (state file %s/"
+					 IL_KNOBS_STATE_FILE " kept)", ch[i].path, ch[i].original,
+					 strerror(-ch[i].restore_err), dir);
+				break;
+			}
 		return r;
 	}
 	if (unlinkat(dfd, IL_KNOBS_STATE_FILE, 0) != 0 && errno != ENOENT) {
@@ -541,11 +751,11 @@ static int restore_state(int dfd, const char *dir, const struct state *st,
 	}
 	fsync(dfd);
 	if (restored) {
-		memset(restored, 0, sizeof(*restored));
-		restored->n = st->n;
-		memcpy(restored->changes, st->ch, st->n * sizeof(st->ch[0]));
-		restored->rt_runtime_us_before = INT32_MIN;
-		restored->fs.runtime_ns = restored->fs.period_ns = -1;
+		size_t n = restored->n;
+		/* Appended: a restore may repair two state files. */
+		for (size_t i = 0; i < st->n && n < IL_KNOBS_MAX_CHANGES; i++)
+			restored->changes[n++] = ch[i];
+		restored->n = n;
 	}
 	return 0;
 }
@@ -568,38 +778,6 @@ static int open_and_load(const char *dir, int *dfd_out, struct state *st, char *
 	return 0;
 }
 
-int il_knobs_restore(const char *state_dir, struct il_knob_report *restored,
-		     char *err, size_t errlen)
-{
-	const char *dir = state_dir ? state_dir : il_knobs_state_dir();
-	struct state *st = calloc(1, sizeof(*st));
-	int dfd = -1, r;
-	if (!st)
-		return -ENOMEM;
-	r = open_and_load(dir, &dfd, st, err, errlen);
-	if (r == 1) {
-		if (restored) {
-			memset(restored, 0, sizeof(*restored));
-			restored->rt_runtime_us_before = INT32_MIN;
-		}
-		r = 0;
-		goto out;
-	}
-	if (r)
-		goto out;
-	if (st->pid != getpid() && state_owner_alive(st)) {
-		busy_msg(err, errlen, st->pid, dir);
-		r = -EBUSY;
-		goto out;
-	}
-	r = restore_state(dfd, dir, st, restored, err, errlen);
-out:
-	if (dfd >= 0)
-		close(dfd);
-	free(st);
-	return r;
-}
-
 /*
  * A run killed while writing its state file leaves ".knobs.state.PID"
  * (nothing was changed yet then: the originals are written before any
@@ -611,11 +789,13 @@ static void remove_dead_temps(const char *dir)
 	struct dirent *e;
 
 	while (d && (e = readdir(d))) {
-		uint64_t pid;
+		uint64_t pid, ticks;
+		char state = '?';
 
 		if (strncmp(e->d_name, ".knobs.state.", 13) != 0 ||
 		    il_parse_u64(e->d_name + 13, 1, INT32_MAX, &pid) < 0 ||
-		    kill((pid_t)pid, 0) == 0 || errno == EPERM)
+		    (pid_t)pid == getpid() ||
+		    (pid_stat((long)pid, &ticks, &state) == 0 && state != 'Z' && state != 'X'))
 			continue;
 		unlinkat(dirfd(d), e->d_name, 0);
 	}
@@ -623,32 +803,41 @@ static void remove_dead_temps(const char *dir)
 		closedir(d);
 }
 
-int il_knobs_recover_stale(const char *state_dir, FILE *log)
+/*
+ * Repairs dir's state file, if any, under the lock: its writer is dead
+ * (or was an inputlat without the lock: then it is left alone while it
+ * lives). named: dir is the one the lock file names, not the caller's.
+ * Returns 0 (nothing there, or restored, said on log), -EBUSY or -errno
+ * with one line in err.
+ */
+static int repair_dir(const char *dir, bool named, FILE *log, struct il_knob_report *restored,
+		      char *err, size_t errlen)
 {
-	const char *dir = state_dir ? state_dir : il_knobs_state_dir();
 	struct state *st = calloc(1, sizeof(*st));
-	char err[512] = "";
 	int dfd = -1, r;
-	if (!st)
+
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
+	}
 	remove_dead_temps(dir);
-	r = open_and_load(dir, &dfd, st, err, sizeof(err));
-	if (r == 1) {
+	r = open_and_load(dir, &dfd, st, err, errlen);
+	/* A directory the lock names that is no longer root's (a /tmp directory
+	 * removed and made again by a user) cannot hold the state file we
+	 * wrote there: nothing of ours to repair, and no one else's to trust. */
+	if (r == 1 || (named && (r == -EPERM || r == -ELOOP || r == -ENOTDIR))) {
 		r = 0;
 		goto out;
 	}
 	if (r)
 		goto out;
-	if (st->pid == getpid()) {
-		r = 0; /* our own, restored at our exit */
-		goto out;
-	}
-	if (state_owner_alive(st)) {
-		busy_msg(err, sizeof(err), st->pid, dir);
+	/* A pid can be reused, ours included: the start time tells them apart. */
+	if (!state_is_ours(st) && state_owner_alive(st)) {
+		busy_msg(err, errlen, st->pid);
 		r = -EBUSY;
 		goto out;
 	}
-	r = restore_state(dfd, dir, st, NULL, err, sizeof(err));
+	r = restore_state(dfd, dir, st, restored, err, errlen);
 	if (r == 0 && log) {
 		fprintf(log, "inputlat: restored %zu system knob%s left by dead run pid %ld:",
 			st->n, st->n == 1 ? "" : "s", st->pid);
@@ -657,10 +846,237 @@ int il_knobs_recover_stale(const char *state_dir, FILE *log)
 		fprintf(log, "\n");
 	}
 out:
-	if (r && log && err[0])
-		fprintf(log, "inputlat: %s\n", err);
 	if (dfd >= 0)
 		close(dfd);
 	free(st);
+	return r;
+}
+
+/* --- the machine's lock --------------------------------------------- */
+
+/* What the lock file says: the holder and where its state file is. */
+struct lock_info {
+	long pid;
+	uint64_t start_ticks;
+	char state_file[256];
+};
+
+static int lock_read(int fd, struct lock_info *li)
+{
+	char buf[LOCK_MAX_BYTES + 1];
+	ssize_t n = pread(fd, buf, LOCK_MAX_BYTES, 0);
+	int r = -EINVAL;
+
+	memset(li, 0, sizeof(*li));
+	if (n <= 0)
+		return n == 0 ? -ENOENT : -errno;
+	buf[n] = '\0';
+	cJSON *root = cJSON_Parse(buf);
+	cJSON *pid = cJSON_GetObjectItemCaseSensitive(root, "pid");
+	cJSON *ticks = cJSON_GetObjectItemCaseSensitive(root, "pid_start_ticks");
+	cJSON *sf = cJSON_GetObjectItemCaseSensitive(root, "state_file");
+	if (cJSON_IsNumber(pid) && pid->valuedouble >= 1 && pid->valuedouble <= INT_MAX &&
+	    cJSON_IsString(ticks) && il_parse_u64(ticks->valuestring, 0, UINT64_MAX,
+						  &li->start_ticks) == 0 &&
+	    cJSON_IsString(sf) && strlen(sf->valuestring) < sizeof(li->state_file)) {
+		li->pid = (long)pid->valuedouble;
+		strcpy(li->state_file, sf->valuestring);
+		r = 0;
+	}
+	cJSON_Delete(root);
+	return r;
+}
+
+static int lock_write(int fd, const char *state_dir)
+{
+	uint64_t ticks = 0;
+	char ticks_s[24], path[300];
+	cJSON *root = cJSON_CreateObject();
+	char *text = NULL;
+	int r = -ENOMEM;
+
+	pid_start_ticks(getpid(), &ticks);
+	snprintf(ticks_s, sizeof(ticks_s), "%" PRIu64, ticks);
+	snprintf(path, sizeof(path), "%s/" IL_KNOBS_STATE_FILE, state_dir);
+	if (!root || !cJSON_AddNumberToObject(root, "file_version", 1) ||
+	    !cJSON_AddNumberToObject(root, "pid", getpid()) ||
+	    !cJSON_AddStringToObject(root, "pid_start_ticks", ticks_s) ||
+	    !cJSON_AddStringToObject(root, "state_file", path) ||
+	    !(text = cJSON_PrintUnformatted(root)))
+		goto out;
+	size_t len = strlen(text);
+	errno = 0;
+	if (len > LOCK_MAX_BYTES)
+		r = -ENAMETOOLONG;
+	else if (ftruncate(fd, 0) != 0 || pwrite(fd, text, len, 0) != (ssize_t)len || fsync(fd) != 0)
+		r = errno ? -errno : -EIO;
+	else
+		r = 0;
+out:
+	cJSON_free(text);
+	cJSON_Delete(root);
+	return r;
+}
+
+/* The state directory a lock file names, if its file name is ours. */
+static bool lock_state_dir(const struct lock_info *li, char *dir, size_t len)
+{
+	const char *slash = strrchr(li->state_file, '/');
+
+	if (!slash || slash == li->state_file || strcmp(slash + 1, IL_KNOBS_STATE_FILE) != 0 ||
+	    (size_t)(slash - li->state_file) >= len)
+		return false;
+	snprintf(dir, len, "%.*s", (int)(slash - li->state_file), li->state_file);
+	return true;
+}
+
+/* The state directory as one canonical string, so that two spellings of it
+ * are repaired once. */
+static void canonical_dir(const char *dir, char *out, size_t len)
+{
+	char real[PATH_MAX];
+
+	snprintf(out, len, "%s", realpath(dir, real) ? real : dir);
+}
+
+/* Takes the flock; prev gets what the last holder wrote (pid 0: nothing). */
+static int lock_take(const char *dir, struct il_knobs_lock **out, struct lock_info *prev,
+		     char *err, size_t errlen)
+{
+	struct il_knobs_lock *l;
+	struct stat sb;
+	int fd, r;
+
+	if (strlen(dir) > STATE_DIR_MAX) {
+		snprintf(err, errlen, "state directory %.100s...: path too long", dir);
+		return -ENAMETOOLONG;
+	}
+	fd = open(IL_KNOBS_LOCK_PATH, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
+		  O_CLOEXEC, 0600);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, errlen, IL_KNOBS_LOCK_PATH ": %s%s", strerror(-r),
+			 r == -EACCES || r == -EPERM || r == -EROFS ?
+			 " (changing system knobs needs root)" :
+			 r == -ELOOP ? " (refusing a symlink)" : "");
+		return r == -EPERM ? -EACCES : r;
+	}
+	/* Its contents decide which state file a later root run repairs:
+	 * nobody but root (or us) may be able to write it. */
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    (sb.st_uid != 0 && sb.st_uid != geteuid()) || (sb.st_mode & 022)) {
+		snprintf(err, errlen, IL_KNOBS_LOCK_PATH ": not a regular file owned by root, or "
+			 "writable by others: refusing it");
+		close(fd);
+		return -EPERM;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		r = -errno;
+		if (r == -EWOULDBLOCK) {
+			busy_msg(err, errlen, lock_read(fd, prev) == 0 ? prev->pid : 0);
+			r = -EBUSY;
+		} else {
+			snprintf(err, errlen, IL_KNOBS_LOCK_PATH ": %s", strerror(-r));
+		}
+		close(fd);
+		return r;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		snprintf(err, errlen, "out of memory");
+		close(fd);
+		return -ENOMEM;
+	}
+	l->fd = fd;
+	snprintf(l->state_dir, sizeof(l->state_dir), "%s", dir);
+	if (lock_read(fd, prev) < 0)
+		memset(prev, 0, sizeof(*prev));
+	*out = l;
+	return 0;
+}
+
+/*
+ * Whoever held the lock before is gone: its knobs are put back, wherever
+ * it kept them, then those in our own state directory (an inputlat older
+ * than the lock may have left one there).
+ */
+static int lock_repair(struct il_knobs_lock *l, const struct lock_info *prev, FILE *log,
+		       struct il_knob_report *restored, char *err, size_t errlen)
+{
+	char a[PATH_MAX], b[PATH_MAX], named[256];
+	int r = 0;
+
+	canonical_dir(l->state_dir, b, sizeof(b));
+	if (prev->pid && lock_state_dir(prev, named, sizeof(named))) {
+		canonical_dir(named, a, sizeof(a));
+		if (strcmp(a, b) != 0)
+			r = repair_dir(named, true, log, restored, err, errlen);
+	}
+	if (r == 0)
+		r = repair_dir(l->state_dir, false, log, restored, err, errlen);
+	return r;
+}
+
+int il_knobs_lock(const char *state_dir, FILE *log, struct il_knobs_lock **out, char *err,
+		  size_t errlen)
+{
+	struct il_knobs_lock *l = NULL;
+	struct lock_info prev;
+	int r;
+
+	r = lock_take(state_dir ? state_dir : il_knobs_state_dir(), &l, &prev, err, errlen);
+	if (r)
+		return r;
+	r = lock_repair(l, &prev, log, NULL, err, errlen);
+	if (r == 0 && (r = lock_write(l->fd, l->state_dir)) < 0)
+		snprintf(err, errlen, IL_KNOBS_LOCK_PATH ": %s", strerror(-r));
+	if (r < 0) {
+		il_knobs_unlock(l);
+		return r;
+	}
+	*out = l;
+	return 0;
+}
+
+void il_knobs_unlock(struct il_knobs_lock *l)
+{
+	if (!l)
+		return;
+	/* Closing the last descriptor drops the flock. */
+	close(l->fd);
+	free(l);
+}
+
+int il_knobs_restore(const char *state_dir, struct il_knob_report *restored,
+		     char *err, size_t errlen)
+{
+	struct il_knob_report *rep = calloc(1, sizeof(*rep));
+	struct il_knobs_lock *l = NULL;
+	struct lock_info prev;
+	int r;
+
+	if (!rep)
+		return -ENOMEM;
+	rep->rt_runtime_us_before = INT32_MIN;
+	rep->fs.runtime_ns = rep->fs.period_ns = -1;
+	r = lock_take(state_dir ? state_dir : il_knobs_state_dir(), &l, &prev, err, errlen);
+	if (r == 0)
+		r = lock_repair(l, &prev, NULL, rep, err, errlen);
+	if (r == 0 && restored)
+		*restored = *rep;
+	il_knobs_unlock(l);
+	free(rep);
+	return r;
+}
+
+int il_knobs_recover_stale(const char *state_dir, FILE *log)
+{
+	struct il_knobs_lock *l = NULL;
+	char err[512] = "";
+	int r = il_knobs_lock(state_dir, log, &l, err, sizeof(err));
+
+	if (r && log && err[0])
+		fprintf(log, "inputlat: %s\n", err);
+	il_knobs_unlock(l);
 	return r;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,13 +81,23 @@ static int open_card(const struct il_present_spec *spec, char *path, size_t len,
 	int n, fd = -ENODEV;
 
 	if (spec->device[0]) {
+		struct stat st;
+
 		snprintf(path, len, "%s", spec->device);
-		fd = open(path, O_RDWR | O_CLOEXEC);
+		/* Never blocking on a FIFO, never our controlling terminal. */
+		fd = open(path, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0) {
 			fd = -errno;
 			snprintf(err, errlen, "%s: %s", path, strerror(-fd));
 			return fd;
 		}
+		if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode)) {
+			close(fd);
+			snprintf(err, errlen, "%s: not a character device (want /dev/dri/cardN)", path);
+			return -ENODEV;
+		}
+		/* Page-flip events are read when the loop says they are there. */
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 		if (!is_kms(fd)) {
 			close(fd);
 			snprintf(err, errlen, "%s: not a KMS device (no modesetting or dumb buffers)",

@@ -14,6 +14,7 @@
 #include "il_memlock.h"
 #include "il_parse.h"
 #include "il_policy.h"
+#include "il_sched_table.h"
 #include "il_rss.h"
 #include "il_sched.h"
 #include "il_sysinfo.h"
@@ -35,8 +36,9 @@ struct il_child {
 	enum il_proc_id proc;
 	const char *process;
 	struct il_child_hooks hooks;
-	struct il_policy *policy;
-	char builtin_dir[512];
+	/* What each thread runs, as the orchestrator resolved it (NULL: the
+	 * inherited attributes). Never a policy file: see il_sched_table.h. */
+	struct il_sched_table *table;
 	enum il_lock_kind lock;
 	bool oncpu_from_ctl; /* --oncpu-map=ctl: the orchestrator sends the records */
 	char runaway[16];
@@ -87,16 +89,10 @@ static int parse_common(struct il_child *c, const char *name, const char *v, pid
 	uint64_t u;
 	double d;
 
-	if (strcmp(name, "policy") == 0) {
-		char err[512];
-
-		if (il_policy_load(v, c->builtin_dir, &c->policy, err, sizeof(err)) < 0)
-			die_usage(c->process, "%s", err);
-		return 0;
-	}
-	if (strcmp(name, "builtin-dir") == 0) {
-		snprintf(c->builtin_dir, sizeof(c->builtin_dir), "%s", v);
-		return 0;
+	if (strcmp(name, "sched") == 0) {
+		if (!c->table && !(c->table = calloc(1, sizeof(*c->table))))
+			return -ENOMEM;
+		return il_sched_table_parse(v, c->table) < 0 ? -EINVAL : 0;
 	}
 	if (strcmp(name, "loops-per-us") == 0) {
 		if (il_parse_double(v, 0.001, 1e9, &d) < 0)
@@ -104,8 +100,9 @@ static int parse_common(struct il_child *c, const char *name, const char *v, pid
 		il_work_set_loops_per_us(d);
 		return 0;
 	}
+	/* Any run bound the orchestrator can compute (10^7 events of 600 s). */
 	if (strcmp(name, "rttime-us") == 0)
-		return il_parse_u64(v, 1000, UINT32_MAX, &c->rttime_us) < 0 ? -EINVAL : 0;
+		return il_parse_u64(v, 1000, UINT64_MAX / 4, &c->rttime_us) < 0 ? -EINVAL : 0;
 	if (strcmp(name, "parent-pid") == 0) {
 		if (il_parse_u64(v, 1, INT32_MAX, &u) < 0)
 			return -EINVAL;
@@ -137,8 +134,14 @@ static int parse_common(struct il_child *c, const char *name, const char *v, pid
 
 static void ctl_send_or_exit(struct il_child *c, const cJSON *o)
 {
-	/* If the orchestrator is gone there is nobody to report to. */
-	if (il_ctl_send((uv_stream_t *)&c->ctl, o) < 0)
+	int rc = il_ctl_send((uv_stream_t *)&c->ctl, o);
+
+	/* Too big for a frame is a bug of ours, worth its own line; if the
+	 * orchestrator is gone there is nobody to report to. */
+	if (rc == UV_EMSGSIZE)
+		fprintf(stderr, "%s: a control message exceeds the %d-byte frame limit\n",
+			c->process, IL_FRAME_MAX_LEN);
+	if (rc < 0)
 		_exit(1);
 }
 
@@ -170,6 +173,9 @@ static void ctl_frame_cb(void *ctx, const struct il_frame *f, const struct il_ms
 	} else if (strcmp(type->valuestring, "stop") == 0) {
 		cJSON *stats = cJSON_CreateObject();
 
+		/* Handlers still working stop working, so that the threads join
+		 * within the orchestrator's stop bound whatever --work asked. */
+		il_work_stop();
 		cJSON_AddStringToObject(stats, "type", "stats");
 		cJSON_AddStringToObject(stats, "process", c->process);
 		if (c->hooks.stop)
@@ -233,9 +239,7 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 	pthread_mutex_init(&c->threads_lock, NULL);
 	c->threads = cJSON_CreateArray();
 
-	/* Options come as --name=value or --name value. --builtin-dir must be
-	 * known before --policy is loaded, so policy loading is deferred. */
-	const char *policy = NULL;
+	/* Options come as --name=value or --name value. */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		char name[64];
@@ -254,10 +258,6 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 				die_usage(process, "--%s needs a value", name);
 			v = argv[++i];
 		}
-		if (strcmp(name, "policy") == 0) {
-			policy = v;
-			continue;
-		}
 		rc = parse_common(c, name, v, &parent);
 		if (rc == 1) {
 			rc = hooks->option ? hooks->option(c, name, v) : -EINVAL;
@@ -269,8 +269,6 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 	}
 	if (parent && getppid() != parent)
 		exit(1); /* the orchestrator died before PDEATHSIG was armed */
-	if (policy)
-		parse_common(c, "policy", policy, &parent);
 
 	/* The owner-aware lock needs its on-CPU source; without it the lock
 	 * would silently be a different one, so that is an error. */
@@ -302,7 +300,7 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 	if (il_memlock_all(c->memlock_why, sizeof(c->memlock_why)) == 0)
 		c->memlock_why[0] = '\0';
 	il_memlock_prefault_stack();
-	if (c->policy && il_policy_uses_rt(c->policy)) {
+	if (c->table && il_sched_table_uses_rt(c->table)) {
 		struct sched_param sp = { .sched_priority = CHILD_CONTROL_PRIO };
 
 		/* A runaway RT thread gets SIGXCPU, then SIGKILL (RLIMIT_RTTIME). */
@@ -365,11 +363,16 @@ int il_child_thread_init(void *child, enum il_role role, const char *name, char 
 	cJSON *t;
 	int rc;
 
-	const struct il_role_attrs *a = c->policy ? il_policy_thread(c->policy, role, name) : NULL;
+	const struct il_role_attrs *a = c->table ? il_sched_table_lookup(c->table, role, name) : NULL;
 	unsigned dropped = 0;
 
 	pthread_setname_np(pthread_self(), name);
 	il_memlock_prefault_stack();
+	if (c->table && !a) {
+		snprintf(err, errlen, "%s: no scheduling attributes for role %s", name,
+			 il_role_name(role));
+		return -EINVAL;
+	}
 	if (a) {
 		rc = il_sched_apply_self(a, &dropped, err, errlen);
 		if (rc < 0)
@@ -420,8 +423,10 @@ static void *role_thread_main(void *arg)
 
 	t->tid = il_gettid();
 	t->err = il_child_thread_init(t->child, t->role, t->name, t->errmsg, sizeof(t->errmsg));
-	if (t->err == 0)
-		t->err = uv_loop_init(&t->loop);
+	if (t->err == 0 && (t->err = uv_loop_init(&t->loop)) < 0)
+		snprintf(t->errmsg, sizeof(t->errmsg), "%s: cannot create its event loop: %s%s",
+			 t->name, uv_strerror(t->err),
+			 t->err == UV_EMFILE ? " (raise the open-file limit, ulimit -n)" : "");
 	if (t->err == 0) {
 		uv_async_init(&t->loop, &t->stop_async, thread_stop_cb);
 		t->stop_async.data = t;
@@ -431,6 +436,9 @@ static void *role_thread_main(void *arg)
 				 strerror(-t->err));
 	}
 	if (t->err < 0) {
+		if (!t->errmsg[0])
+			snprintf(t->errmsg, sizeof(t->errmsg), "%s: failed to start: %s", t->name,
+				 strerror(-t->err));
 		sem_post(&t->started);
 		return NULL;
 	}
@@ -513,6 +521,9 @@ void il_child_fail(struct il_child *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Never an empty reason: the orchestrator prints it as the run's. */
+	if (!msg[0])
+		snprintf(msg, sizeof(msg), "failed without a message (a bug: please report it)");
 	cJSON_AddStringToObject(o, "type", "error");
 	cJSON_AddStringToObject(o, "message", msg);
 	il_ctl_send((uv_stream_t *)&c->ctl, o);
@@ -530,7 +541,7 @@ int il_child_run(struct il_child *c)
 	il_frame_reader_free(c->reader);
 	uv_loop_close(&c->loop);
 	cJSON_Delete(c->threads);
-	il_policy_free(c->policy);
+	free(c->table);
 	pthread_mutex_destroy(&c->threads_lock);
 	free(c);
 	/* A failure exits through il_child_fail, never here. */

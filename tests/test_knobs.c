@@ -70,6 +70,17 @@ static const char *knob(const char *path)
 	return il_test_knob(path);
 }
 
+/* Takes the machine's knob lock, failing the test when it cannot. */
+static struct il_knobs_lock *lock_or_fail(void)
+{
+	struct il_knobs_lock *l = NULL;
+	char err[512] = "";
+
+	if (il_knobs_lock(NULL, NULL, &l, err, sizeof(err)) != 0)
+		fail_msg("il_knobs_lock: %s", err);
+	return l;
+}
+
 /*
  * A run, in a child process, that sets sched_rt_runtime_us to 900000 and
  * dies without putting it back: by exit 0, or by SIGKILL when killed.
@@ -84,9 +95,11 @@ static pid_t die_holding_knobs(bool killed)
 	if (pid == 0) {
 		struct il_knob_settings k = {.has_rt_runtime = true, .rt_runtime_us = 900000};
 		struct il_knob_report rep;
+		struct il_knobs_lock *l = NULL;
 		char err[512];
 
-		if (il_knobs_apply(&k, NULL, &rep, err, sizeof(err)) != 0)
+		if (il_knobs_lock(NULL, NULL, &l, err, sizeof(err)) != 0 ||
+		    il_knobs_apply(&k, l, &rep, err, sizeof(err)) != 0)
 			_exit(1);
 		if (killed)
 			raise(SIGKILL);
@@ -107,7 +120,8 @@ static void test_knobs_apply_restore(void **state)
 	struct il_knob_settings k = { .has_rt_runtime = true, .rt_runtime_us = 900000 };
 	struct il_knob_report rep;
 	char err[512] = "";
-	assert_int_equal(il_knobs_apply(&k, NULL, &rep, err, sizeof(err)), 0);
+	struct il_knobs_lock *l = lock_or_fail();
+	assert_int_equal(il_knobs_apply(&k, l, &rep, err, sizeof(err)), 0);
 	assert_string_equal(knob(RT_RUNTIME), "900000");
 	/* With RT_GROUP_SCHED the root RT group is lowered first. */
 	size_t i = rep.n == 2 ? 1 : 0;
@@ -117,6 +131,7 @@ static void test_knobs_apply_restore(void **state)
 	assert_string_equal(rep.changes[i].path, RT_RUNTIME);
 	assert_string_equal(rep.changes[i].original, orig_runtime);
 	assert_string_equal(rep.changes[i].applied, "900000");
+	assert_false(rep.changes[i].restored);
 	assert_int_equal(rep.rt_runtime_us_before, atoi(orig_runtime));
 	assert_string_equal(rep.state_path, state_path);
 
@@ -127,24 +142,32 @@ static void test_knobs_apply_restore(void **state)
 	assert_int_equal(lstat(state_dir, &st), 0);
 	assert_int_equal(st.st_mode & 022, 0);
 
-	/* A second run is refused while the first holds the knobs. */
-	struct il_knob_report rep2;
-	assert_int_equal(il_knobs_apply(&k, NULL, &rep2, err, sizeof(err)), 0); /* no-op */
-	assert_int_equal(rep2.n, 0);
-	k.rt_runtime_us = 800000;
-	assert_int_equal(il_knobs_apply(&k, NULL, &rep2, err, sizeof(err)), -EBUSY);
-	assert_non_null(strstr(err, "system knobs are held by running inputlat pid"));
+	/* A second run is refused while the first holds the lock, even one
+	 * that would change nothing, and `restore` too. */
+	struct il_knobs_lock *l2 = NULL;
+	char want[128];
+	assert_int_equal(il_knobs_lock(NULL, NULL, &l2, err, sizeof(err)), -EBUSY);
+	assert_null(l2);
+	snprintf(want, sizeof(want), "system knobs are held by running inputlat pid %d",
+		 (int)getpid());
+	assert_non_null(strstr(err, want));
+	assert_int_equal(il_knobs_restore(NULL, NULL, err, sizeof(err)), -EBUSY);
 	assert_string_equal(knob(RT_RUNTIME), "900000");
 
-	struct il_knob_report restored;
-	assert_int_equal(il_knobs_restore(NULL, &restored, err, sizeof(err)), 0);
-	assert_int_equal(restored.n, rep.n);
+	/* The end of the run puts back what it holds in memory. */
+	assert_int_equal(il_knobs_release(&rep, l, err, sizeof(err)), 0);
+	for (size_t j = 0; j < rep.n; j++) {
+		assert_true(rep.changes[j].restored);
+		assert_int_equal(rep.changes[j].restore_err, 0);
+	}
+	il_knobs_unlock(l);
 	assert_string_equal(knob(RT_RUNTIME), orig_runtime);
 	if (orig_group[0])
 		assert_string_equal(knob(RT_GROUP), orig_group);
 	assert_int_equal(lstat(state_path, &st), -1);
 
 	/* Nothing left to restore. */
+	struct il_knob_report restored;
 	assert_int_equal(il_knobs_restore(NULL, &restored, err, sizeof(err)), 0);
 	assert_int_equal(restored.n, 0);
 }
@@ -156,6 +179,7 @@ static void test_knobs_noop_writes_no_state(void **state)
 	char err[512] = "";
 	int64_t v = strtoll(orig_runtime, NULL, 10);
 	k.rt_runtime_us = v;
+	/* Nothing to change needs no lock. */
 	assert_int_equal(il_knobs_apply(&k, NULL, &rep, err, sizeof(err)), 0);
 	assert_int_equal(rep.n, 0);
 	assert_int_equal(access(state_path, F_OK), -1);
@@ -190,7 +214,8 @@ static void test_knobs_live_owner_is_left_alone(void **state)
 	struct il_knob_settings k = { .has_rt_runtime = true, .rt_runtime_us = 900000 };
 	struct il_knob_report rep;
 	char err[512] = "";
-	assert_int_equal(il_knobs_apply(&k, NULL, &rep, err, sizeof(err)), 0);
+	struct il_knobs_lock *l = lock_or_fail();
+	assert_int_equal(il_knobs_apply(&k, l, &rep, err, sizeof(err)), 0);
 
 	pid_t pid = fork();
 	assert_true(pid >= 0);
@@ -204,11 +229,12 @@ static void test_knobs_live_owner_is_left_alone(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	assert_string_equal(knob(RT_RUNTIME), "900000");
-	/* Our own state file is ours to restore, not stale. */
-	assert_int_equal(il_knobs_recover_stale(NULL, NULL), 0);
+	/* The lock is the holder's, in its own process too. */
+	assert_int_equal(il_knobs_recover_stale(NULL, NULL), -EBUSY);
 	assert_string_equal(knob(RT_RUNTIME), "900000");
 
 	assert_int_equal(il_knobs_restore_signal_safe(&rep), 0);
+	il_knobs_unlock(l);
 	assert_string_equal(knob(RT_RUNTIME), orig_runtime);
 	assert_int_equal(access(state_path, F_OK), -1);
 }
@@ -234,17 +260,21 @@ static void apply_pair(int64_t runtime_us, int64_t period_us, const char *first,
 				     .rt_period_us = period_us};
 	struct il_knob_report rep;
 	char err[512] = "", want[32];
-	int r = il_knobs_apply(&k, NULL, &rep, err, sizeof(err));
+	struct il_knobs_lock *l = lock_or_fail();
+	int r = il_knobs_apply(&k, l, &rep, err, sizeof(err));
 
-	if (r == -EBUSY)
+	if (r == -EBUSY || r == -EINVAL) {
+		il_knobs_unlock(l);
 		IL_TEST_SKIP("%s", err); /* deadline tasks elsewhere hold bandwidth */
+	}
 	if (r)
 		fail_msg("%s", err);
 	assert_true(index_of(&rep, first) < index_of(&rep, second));
 	assert_true(index_of(&rep, second) < (int)rep.n);
 	snprintf(want, sizeof(want), "%lld", (long long)runtime_us);
 	assert_string_equal(knob(RT_RUNTIME), want);
-	assert_int_equal(il_knobs_restore(NULL, NULL, err, sizeof(err)), 0);
+	assert_int_equal(il_knobs_release(&rep, l, err, sizeof(err)), 0);
+	il_knobs_unlock(l);
 	assert_string_equal(knob(RT_PERIOD), orig_period);
 	assert_string_equal(knob(RT_RUNTIME), orig_runtime);
 }
@@ -322,8 +352,10 @@ static void test_knobs_fair_server(void **state)
 				      .fs_period_ns = IL_FAIR_SERVER_DEFAULT_PERIOD_NS };
 	struct il_knob_report rep;
 	char err[512] = "";
-	int r = il_knobs_apply(&k, NULL, &rep, err, sizeof(err));
+	struct il_knobs_lock *l = geteuid() == 0 ? lock_or_fail() : NULL;
+	int r = il_knobs_apply(&k, l, &rep, err, sizeof(err));
 	if (!fs.present) {
+		il_knobs_unlock(l);
 		assert_int_equal(r, -EOPNOTSUPP);
 		assert_string_equal(err, "fair server not present: kernel older than 6.12");
 		return;
@@ -332,7 +364,8 @@ static void test_knobs_fair_server(void **state)
 	assert_int_equal(rep.fs.tunable, fs.tunable);
 	if (!fs.tunable)
 		assert_int_equal(rep.n, 0); /* goes on with what is in force */
-	assert_int_equal(il_knobs_restore(NULL, NULL, err, sizeof(err)), 0);
+	assert_int_equal(il_knobs_release(&rep, l, err, sizeof(err)), 0);
+	il_knobs_unlock(l);
 }
 
 /* Runs an inputlat subcommand with stdout going to a string. */

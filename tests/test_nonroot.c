@@ -243,6 +243,25 @@ static void test_nonroot_check(void **state)
 	free(res);
 }
 
+/* reproduce as a user: "needs root" at once, exit 2 (it once ran 10 s, then
+ * called every claim "not testable" and exited 0). */
+static void test_nonroot_reproduce(void **state)
+{
+	char *args[] = {il_test_suite.inputlat, "reproduce", "--quick", NULL};
+	struct il_test_result *res = malloc(sizeof(*res));
+
+	(void)state;
+	need_user();
+	assert_non_null(res);
+	run_user(args, 30000, res);
+	print_message("as %s: reproduce: exit %d in %.2f s: %s", user, res->exit_code,
+		      res->elapsed_s, res->err);
+	assert_int_equal(res->exit_code, 2);
+	assert_non_null(strstr(res->err, "needs root"));
+	assert_true(res->elapsed_s < 2.0);
+	free(res);
+}
+
 /* --- fixtures ---------------------------------------------------------- */
 static bool sh(const char *const argv[])
 {
@@ -329,6 +348,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_nonroot_cfs),
 		cmocka_unit_test(test_nonroot_rt),
 		cmocka_unit_test(test_nonroot_check),
+		cmocka_unit_test(test_nonroot_reproduce),
 	};
 
 	if (argc > 1 && strcmp(argv[1], RUN_AS) == 0)

@@ -34,23 +34,21 @@ struct child {
 static void spawn(struct child *c, const char *const *extra)
 {
 	const char *build = getenv("IL_BUILD_DIR");
-	char exe[4096], dir[4096], ppid[32];
+	char exe[4096], ppid[32];
 	const char *argv[32];
 	int sv[2], n = 0;
 
 	if (!build)
 		build = ".";
 	snprintf(exe, sizeof(exe), "%s/il-workload", build);
-	snprintf(dir, sizeof(dir), "%s/policies", build);
 	snprintf(ppid, sizeof(ppid), "%d", (int)getpid());
 	if (access(exe, X_OK) != 0) {
 		print_message("skipped: %s not built\n", exe);
 		skip();
 	}
+	/* No scheduling table: the threads keep the attributes they inherit
+	 * (cfs); children never read a policy file (il_sched_table.h). */
 	argv[n++] = exe;
-	argv[n++] = "--policy=cfs";
-	argv[n++] = "--builtin-dir";
-	argv[n++] = dir;
 	argv[n++] = "--parent-pid";
 	argv[n++] = ppid;
 	argv[n++] = "--rttime-us=1000000";

@@ -16,14 +16,26 @@ set(IL_VM_FAIR_SERVER
     "sh /tests/e2e.sh 20 --fair-server 100000 inputlat run --input uinput --present drm --work none --quiet"
     CACHE STRING "Fair-server tuning run inside the 6.12 VM (empty: none)")
 
+# A policy that changes a knob on every kernel (sched_rt_runtime_us to -1),
+# so that putting knobs back is checked on both (e2e.sh compares every knob
+# before and after each run).
+set(IL_VM_E2E_KNOBS "sh /tests/e2e.sh 20 inputlat run --input uinput --present drm --policy rt --work none --quiet"
+    CACHE STRING "End-to-end run inside the VM that changes a knob (empty: none)")
+
 set(_il_vm_args --build ${CMAKE_BINARY_DIR}/vm)
-if(TARGET inputlat AND (IL_VM_E2E OR IL_VM_FAIR_SERVER))
+if(TARGET inputlat AND (IL_VM_E2E OR IL_VM_E2E_KNOBS OR IL_VM_FAIR_SERVER))
   list(APPEND _il_vm_args --with ${CMAKE_BINARY_DIR})
   if(IL_VM_FAIR_SERVER)
     list(APPEND _il_vm_args --run-on 6.12 "${IL_VM_FAIR_SERVER}")
   endif()
+  if(IL_VM_E2E OR IL_VM_E2E_KNOBS)
+    list(APPEND _il_vm_args --)
+  endif()
   if(IL_VM_E2E)
-    list(APPEND _il_vm_args -- "${IL_VM_E2E}")
+    list(APPEND _il_vm_args "${IL_VM_E2E}")
+  endif()
+  if(IL_VM_E2E_KNOBS)
+    list(APPEND _il_vm_args "${IL_VM_E2E_KNOBS}")
   endif()
 endif()
 add_test(NAME vm COMMAND ${CMAKE_SOURCE_DIR}/tests/vm/run ${_il_vm_args})

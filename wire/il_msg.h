@@ -38,7 +38,13 @@ struct il_msg {
  */
 #define IL_FRAME_VERSION 2
 #define IL_FRAME_HDR_LEN 16
-#define IL_FRAME_MAX_LEN 65536
+/*
+ * The largest frame. Control messages list threads: a child's "ready"
+ * reports every thread it runs with its read-back attributes, and "stats"
+ * one entry per worker, so a process with --hog or --load at the CLI's
+ * largest (1024 threads, each under 512 bytes of JSON) must fit.
+ */
+#define IL_FRAME_MAX_LEN (1 << 20)
 
 enum il_frame_type {
 	IL_FRAME_EVENT = 1,

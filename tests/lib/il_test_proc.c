@@ -95,6 +95,12 @@ static void drain(int *fd, char *buf, size_t cap, size_t *n)
 
 int il_test_run(char *const argv[], int timeout_ms, struct il_test_result *res)
 {
+	return il_test_run_with(argv, timeout_ms, NULL, NULL, res);
+}
+
+int il_test_run_with(char *const argv[], int timeout_ms, void (*pre)(void *ctx), void *ctx,
+		     struct il_test_result *res)
+{
 	int out[2], err[2];
 	size_t nout = 0, nerr = 0;
 	double t0 = il_test_now_s();
@@ -116,6 +122,8 @@ int il_test_run(char *const argv[], int timeout_ms, struct il_test_result *res)
 	if (pid == 0) {
 		dup2(out[1], 1);
 		dup2(err[1], 2);
+		if (pre)
+			pre(ctx);
 		execv(argv[0], argv);
 		_exit(127);
 	}

@@ -45,6 +45,14 @@ const char *il_test_kid_name(int p);
  */
 int il_test_run(char *const argv[], int timeout_ms, struct il_test_result *res);
 
+/*
+ * il_test_run, with pre(ctx) called in the child right before exec, its
+ * stdout and stderr already in place: limits, affinity, a user, stdin.
+ * pre must only make system calls (it runs between fork and exec).
+ */
+int il_test_run_with(char *const argv[], int timeout_ms, void (*pre)(void *ctx), void *ctx,
+		     struct il_test_result *res);
+
 /* Starts argv in the background with stdout/stderr to files; returns the pid. */
 pid_t il_test_spawn(char *const argv[], const char *out_path, const char *err_path);
 

@@ -2,10 +2,12 @@
 # Inside the VM: one end-to-end inputlat run, judged from its JSON record.
 #   e2e.sh N [--fair-server RUNTIME_US] inputlat run ARGS...
 # Passes when all N mouse-downs were sent and completed (none timed out,
-# no injection error). With --fair-server it first writes a copy of the
-# rt-fair-server policy with that runtime, runs it, samples the kernel's
-# fair-server runtime during the run, and checks the run changed it and
-# put the original back afterwards.
+# no injection error), and every system knob (RT throttling, the root RT
+# group, each CPU's fair server) reads after the run what it read before,
+# with every knobs[] entry of the report saying restored: true. With
+# --fair-server it first writes a copy of the rt-fair-server policy with
+# that runtime, runs it, samples the kernel's fair-server runtime during
+# the run, and checks the run changed it.
 n=$1
 shift
 fs_us=""
@@ -28,9 +30,17 @@ check() { # DESCRIPTION GOT WANT
 field() { sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\\([0-9.-]*\\),*\$/\\1/p" "$json" | head -1; }
 
 fsdir=/sys/kernel/debug/sched/fair_server/cpu0
-# Functional evidence under TCG, on a host that may be busy: an event is
-# given 20 s, not the default 1 s, before it counts as timed out.
-extra="--timeout-ms 20000"
+# Every knob a policy may change, one "path=value" a line.
+knobs() {
+	for f in /proc/sys/kernel/sched_rt_runtime_us /proc/sys/kernel/sched_rt_period_us \
+		/sys/fs/cgroup/cpu/cpu.rt_runtime_us /sys/fs/cgroup/cpu,cpuacct/cpu.rt_runtime_us \
+		/sys/kernel/debug/sched/fair_server/cpu*/runtime \
+		/sys/kernel/debug/sched/fair_server/cpu*/period; do
+		[ -r "$f" ] && echo "$f=$(cat "$f")"
+	done
+}
+before=$(knobs)
+extra=""
 if [ -n "$fs_us" ]; then
 	src=$(dirname "$(command -v inputlat)")/policies/rt-fair-server.policy
 	[ -f "$src" ] || { echo "FAIL: no $src"; exit 1; }
@@ -38,6 +48,10 @@ if [ -n "$fs_us" ]; then
 	orig=$(cat $fsdir/runtime)
 	extra="$extra --policy /tmp/fs.policy --duration-ms 3000"
 fi
+# Functional evidence under TCG, on a host that may be busy (p99 460 ms
+# seen for cfs on 6.12): an event is given 20 s, not the default 1 s,
+# before it counts as timed out; completing them is what is checked here.
+extra="$extra --timeout-ms 20000"
 echo "# $* --events $n $extra --json $json"
 # shellcheck disable=SC2086
 "$@" --events "$n" $extra --json "$json" &
@@ -68,9 +82,36 @@ else
 	check "JSON record written" no yes
 fi
 if [ -n "$fs_us" ]; then
-	check "fair server runtime during the run (ns)" "$(cat /tmp/fs-mid 2>/dev/null)" "$((fs_us * 1000))"
-	check "fair server runtime restored (ns)" "$(cat $fsdir/runtime)" "$orig"
+	# A kernel that cannot lower a fair server's runtime (Debian's 6.12)
+	# could never put a change back: the run leaves it alone and says
+	# tunable: false, why.
+	if grep -q '"tunable":[[:space:]]*false' "$json" 2>/dev/null; then
+		echo "# fair server not tunable here: $(sed -n 's/.*"why":[[:space:]]*"\(.*refuses.*\)".*/\1/p' "$json" | head -1)"
+		check "fair server runtime during the run, left alone (ns)" "$(cat /tmp/fs-mid 2>/dev/null)" "$orig"
+	else
+		check "fair server runtime during the run (ns)" "$(cat /tmp/fs-mid 2>/dev/null)" "$((fs_us * 1000))"
+	fi
 	echo "# fair server cpu0 runtime: $orig ns before, $(cat /tmp/fs-mid 2>/dev/null) ns during, $(cat $fsdir/runtime) ns after"
+fi
+# Every knob back, whatever the run said; and the run said so.
+after=$(knobs)
+echo "$before" | while IFS= read -r kv; do
+	[ -n "$kv" ] || continue
+	f=${kv%%=*}
+	now=$(echo "$after" | grep -F "$f=" | head -1)
+	[ "$now" = "$kv" ] || echo "FAIL knob $f after the run: ${now#*=}, before: ${kv#*=}"
+done > /tmp/e2e-knobs
+if [ -s /tmp/e2e-knobs ]; then
+	cat /tmp/e2e-knobs
+	fail=$((fail + 1))
+else
+	pass=$((pass + 1))
+	echo "# $(echo "$before" | grep -c .) knobs read the same before and after the run"
+fi
+if [ -f "$json" ]; then
+	changed=$(grep -c '"applied":' "$json")
+	check "knobs[] entries restored: true" "$(grep -c '"restored":[[:space:]]*true' "$json")" "$changed"
+	echo "# the run changed $changed knobs"
 fi
 [ -f "$json" ] && echo "# latency_us: $(tr -d '\n\t ' < "$json" | sed -n 's/.*"latency_us":{"processing":{\([^}]*\)}.*/processing \1/p' | cut -c1-200)"
 echo "e2e: $pass passed, $fail failed"

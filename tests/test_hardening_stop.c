@@ -1,0 +1,451 @@
+/*
+ * Hardening, round two (issue 16): how a run ends.
+ *
+ * A stop signal at any moment of a run that changes knobs leaves them
+ * back and nothing running; SIGINT ends a run within its bound even when
+ * RT threads at the highest priority a policy may ask for hold every CPU;
+ * a run confined to one CPU ends (its loop once spun forever in the kernel
+ * reaping children at FIFO 98); a child busy in long work at the stop
+ * stops in time and is not blamed; events in flight at a stop are counted;
+ * viz-sim's stop no longer crashes; the children run the policy the
+ * orchestrator read, even when the file is /dev/stdin or changes.
+ *
+ * Root for RT and knobs; under the knob fixture.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "il_policy.h"
+#include "il_test.h"
+#include "il_test_knobs.h"
+#include "il_test_proc.h"
+
+#define VALUE	 "900000"
+#define START_MS 20000
+/* README: a stop (SIGINT/SIGTERM) ends the run within 2 s. */
+#define STOP_BOUND_S 2.0
+
+/* The highest RT priority a policy may ask for: the harness keeps the
+ * ones above for its watchdog (99), loop (98) and control threads (97). */
+#ifdef IL_POLICY_RT_PRIO_MAX
+#define POLICY_PRIO_MAX IL_POLICY_RT_PRIO_MAX
+#else
+#define POLICY_PRIO_MAX 89
+#endif
+
+static char policy[PATH_MAX];
+
+static const char *tmp(const char *name)
+{
+	static char buf[64][PATH_MAX];
+	static int i;
+	char *p = buf[i++ % 64];
+
+	snprintf(p, PATH_MAX, "%s/%s", il_test_suite.tmpdir, name);
+	return p;
+}
+
+static const char *chain_err(struct il_test_chain *c)
+{
+	static char buf[16384];
+
+	return il_test_chain_stderr(c, buf, sizeof(buf));
+}
+
+static void start(struct il_test_chain *c, const char *tag, const char *const *args)
+{
+	char *argv[40] = { il_test_suite.inputlat, "run", "--quiet" };
+	char errp[PATH_MAX], outp[PATH_MAX];
+	int n = 3;
+
+	for (int i = 0; args[i] && n < 39; i++)
+		argv[n++] = (char *)args[i];
+	argv[n] = NULL;
+	snprintf(errp, sizeof(errp), "%s.err", tmp(tag));
+	snprintf(outp, sizeof(outp), "%s.out", tmp(tag));
+	il_test_chain_assert_up(c, il_test_knobs_chain_start(c, argv, outp, errp, START_MS));
+}
+
+static void assert_clean(pid_t ours)
+{
+	char why[400];
+	double took;
+
+	if (!il_test_nothing_left(NULL, 0, 5000, &took, why, sizeof(why)))
+		fail_msg("after run %d: %s", (int)ours, why);
+	if (geteuid() == 0 && !il_test_knobs_back(ours, why, sizeof(why)))
+		fail_msg("after run %d: %s", (int)ours, why);
+}
+
+/*
+ * SIGINT, SIGTERM or SIGHUP at every moment of a run that changes knobs,
+ * from its first instructions to its end: whatever it had done by then
+ * (options, lock, knobs, children) is undone. A signal once killed the run
+ * by its default action between the knobs and the loop's handlers.
+ */
+static void test_hardening_stop_signal_any_moment(void **state)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	char errp[PATH_MAX];
+	int n = 0;
+
+	il_test_knobs_need_change(VALUE);
+	snprintf(errp, sizeof(errp), "%s", tmp("moment.err"));
+	for (int delay_ms = 0; delay_ms <= 120; delay_ms += delay_ms < 60 ? 3 : 20, n++) {
+		char *argv[] = { il_test_suite.inputlat, "run", "--quiet", "--policy", policy,
+				 "--events", "30", "--interval-ms", "10", NULL };
+		int sig = sigs[n % 3], st;
+		pid_t pid;
+
+		il_test_knobs_need_free();
+		pid = il_test_spawn(argv, "/dev/null", errp);
+		assert_true(pid > 0);
+		usleep((useconds_t)delay_ms * 1000);
+		kill(pid, sig);
+		st = il_test_wait(pid, 15000, NULL);
+		if (st == -1)
+			fail_msg("%s after %d ms: still running at 15 s", strsignal(sig), delay_ms);
+		assert_clean(pid);
+	}
+	print_message("%d stop signals at 0..120 ms: knobs back, nothing left each time\n", n);
+
+	/* The narrowest moment: right after the knob changed, before the
+	 * loop's handlers exist (watched for in a tight loop). */
+	for (int i = 0; i < 9; i++) {
+		char *argv[] = { il_test_suite.inputlat, "run", "--quiet", "--policy", policy,
+				 "--events", "30", "--interval-ms", "10", NULL };
+		int sig = sigs[i % 3], st, fd;
+		double t0;
+		pid_t pid;
+		char v[32];
+
+		il_test_knobs_need_free();
+		fd = open(IL_TEST_RT_RUNTIME, O_RDONLY);
+		assert_true(fd >= 0);
+		pid = il_test_spawn(argv, "/dev/null", errp);
+		assert_true(pid > 0);
+		for (t0 = il_test_now_s(); il_test_now_s() - t0 < 5;) {
+			ssize_t r = pread(fd, v, sizeof(v) - 1, 0);
+
+			if (r > 0 && (v[r] = '\0', strncmp(v, VALUE, strlen(VALUE)) == 0))
+				break;
+		}
+		close(fd);
+		kill(pid, sig);
+		st = il_test_wait(pid, 15000, NULL);
+		if (st == -1)
+			fail_msg("%s as the knob changed: still running at 15 s", strsignal(sig));
+		if (WIFSIGNALED(st))
+			fail_msg("%s as the knob changed killed the run by default action",
+				 strsignal(sig));
+		assert_clean(pid);
+	}
+}
+
+/*
+ * RT hogs at the highest priority a policy may ask for, on every CPU, with
+ * RT throttling off: SIGINT still ends the run within its bound (the loop
+ * at 98 and the children's control threads at 97 are above them).
+ */
+static void test_hardening_stop_sigint_under_top_prio_hogs(void **state)
+{
+	char pol[PATH_MAX], cmd[3 * PATH_MAX], prio[16];
+	const char *args[] = { "--policy", pol, "--hog", "--events", "100000", "--interval-ms", "10",
+			       NULL };
+	struct il_test_chain c;
+	double t0, took;
+	int st;
+
+	IL_TEST_NEED_ROOT("SCHED_FIFO hogs");
+	il_test_knobs_need_change("-1");
+	snprintf(pol, sizeof(pol), "%s", tmp("top-prio.policy"));
+	snprintf(prio, sizeof(prio), "%d", POLICY_PRIO_MAX);
+	/* The built-in rt policy (-1: no throttling) with the js hog at the top. */
+	snprintf(cmd, sizeof(cmd),
+		 "awk -v p=%s '/^\\[js\\]/{js=1} /^\\[/{if($0!=\"[js]\")js=0} "
+		 "js&&/^priority/{print \"priority = \" p; next} {print}' '%s/rt.policy' > '%s'",
+		 prio, il_test_suite.policy_dir, pol);
+	assert_int_equal(system(cmd), 0);
+	{
+		struct il_policy *p = NULL;
+		char err[512];
+
+		if (il_policy_load(pol, NULL, &p, err, sizeof(err)) < 0)
+			fail_msg("%s: %s", pol, err);
+		assert_int_equal(il_policy_role(p, IL_ROLE_JS)->sched_class, SCHED_FIFO);
+		assert_int_equal(il_policy_role(p, IL_ROLE_JS)->priority, POLICY_PRIO_MAX);
+		il_policy_free(p);
+	}
+	start(&c, "top-prio", args);
+	usleep(1000000); /* the hogs spin */
+	t0 = il_test_now_s();
+	kill(c.pid, SIGINT);
+	st = il_test_chain_wait(&c, 20000);
+	took = il_test_now_s() - t0;
+	il_test_assert_exited(st, 0, chain_err(&c));
+	print_message("SIGINT under FIFO %d hogs on every CPU: ended in %.2f s\n", POLICY_PRIO_MAX,
+		      took);
+	if (took > STOP_BOUND_S + 0.5)
+		fail_msg("SIGINT took %.2f s, the bound is %.1f s: %s", took, STOP_BOUND_S,
+			 chain_err(&c));
+	assert_clean(c.pid);
+}
+
+static void cpu0_only(void *ctx)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * A run confined to one CPU with every thread RT: its loop reaped children
+ * at FIFO 98 and spun in the kernel waiting for their exiting threads,
+ * which could never run on that CPU; the run never ended and could not be
+ * killed. It ends now, in time.
+ */
+static void test_hardening_stop_one_cpu_rt(void **state)
+{
+	char *argv[] = { il_test_suite.inputlat, "run", "--quiet", "--policy", "rt", "--events",
+			 "200", "--interval-ms", "5", "--work", "none", NULL };
+	struct il_test_result *res = malloc(sizeof(*res));
+
+	IL_TEST_NEED_ROOT("SCHED_FIFO");
+	assert_non_null(res);
+	for (int i = 0; i < 5; i++) {
+		il_test_knobs_need_free();
+		assert_int_equal(il_test_run_with(argv, 60000, cpu0_only, NULL, res), 0);
+		if (res->timed_out || res->exit_code != 0)
+			fail_msg("run %d on CPU 0: exit %d%s after %.1f s:\n%s", i, res->exit_code,
+				 res->timed_out ? " (killed at the bound)" : "", res->elapsed_s,
+				 res->err);
+		if (res->elapsed_s > 10)
+			fail_msg("run %d on CPU 0 took %.1f s", i, res->elapsed_s);
+		assert_clean(0);
+	}
+	free(res);
+}
+
+/* viz-sim's stop crash (3 of 3 runs): queues freed before every thread
+ * was joined. The exact runs of the issue. */
+static void test_hardening_stop_viz_crash(void **state)
+{
+	char *argv[] = { il_test_suite.inputlat, "run", "--quiet", "--events", "100", "--interval-ms",
+			 "1", "--timeout-ms", "1", "--work", "viz:comp=20000", NULL };
+	struct il_test_result *res = malloc(sizeof(*res));
+
+	assert_non_null(res);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(il_test_run(argv, 60000, res), 0);
+		if (res->exit_code != 0 || strstr(res->err, "failed while stopping") ||
+		    strstr(res->err, "died"))
+			fail_msg("run %d: exit %d:\n%s", i, res->exit_code, res->err);
+	}
+	free(res);
+}
+
+/*
+ * Children busy at the stop: a handler in a second of work with more
+ * queued, hogs in long tasks. They stop within the bound, and nothing is
+ * blamed for "failing" (a child the run had to kill was once reported
+ * both as killed and as failed).
+ */
+static void test_hardening_stop_busy_children(void **state)
+{
+	static const char *const cases[][10] = {
+		{ "--work", "main=1000000", "--events", "10", "--interval-ms", "50" },
+		{ "--work", "viz:comp=1000000", "--events", "10", "--interval-ms", "50" },
+		{ "--hog", "2", "--hog-mode", "bursty", "--hog-task-ms", "600000" },
+		{ "--hog", "2", "--hog-mode", "bursty", "--hog-task-ms", "1", "--hog-gap-ms", "600000" },
+		{ "--load", "8", "--events", "100000" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[16];
+		struct il_test_chain c;
+		double t0, took;
+		int n = 0, st;
+
+		for (int k = 0; k < 10 && cases[i][k]; k++)
+			args[n++] = cases[i][k];
+		args[n] = NULL;
+		start(&c, "busy", args);
+		usleep(1200000);
+		t0 = il_test_now_s();
+		kill(c.pid, SIGINT);
+		st = il_test_chain_wait(&c, 20000);
+		took = il_test_now_s() - t0;
+		il_test_assert_exited(st, 0, chain_err(&c));
+		if (took > STOP_BOUND_S || strstr(chain_err(&c), "did not exit") ||
+		    strstr(chain_err(&c), "failed"))
+			fail_msg("%s %s: stop took %.2f s:\n%s", cases[i][0], cases[i][1], took,
+				 chain_err(&c));
+		print_message("%s %s: stopped in %.2f s\n", cases[i][0], cases[i][1], took);
+		assert_clean(c.pid);
+	}
+}
+
+/* Events in flight at a stop are accounted for:
+ * sent = completed + timed_out + in_flight. */
+static void test_hardening_stop_in_flight(void **state)
+{
+	static const int stop_ms[] = { 300, 550, 800, 1100 };
+	char json[PATH_MAX];
+	const char *args[] = { "--work", "viz:comp=30000", "--interval-ms", "5", "--events",
+			       "100000", "--json", json, NULL };
+	int any = 0;
+
+	snprintf(json, sizeof(json), "%s", tmp("inflight.json"));
+	for (size_t i = 0; i < sizeof(stop_ms) / sizeof(stop_ms[0]); i++) {
+		struct il_test_chain c;
+		const cJSON *ev;
+		cJSON *root;
+		double sent, done, out, fl;
+
+		start(&c, "inflight", args);
+		usleep((useconds_t)stop_ms[i] * 1000);
+		kill(c.pid, SIGINT);
+		il_test_assert_exited(il_test_chain_wait(&c, 10000), 0, chain_err(&c));
+		root = il_test_json_load(json);
+		ev = cJSON_GetObjectItem(root, "events");
+		sent = il_test_json_num(ev, "sent");
+		done = il_test_json_num(ev, "completed");
+		out = il_test_json_num(ev, "timed_out");
+		fl = il_test_json_num(ev, "in_flight");
+		print_message("stop at %d ms: sent %.0f completed %.0f timed_out %.0f in_flight %.0f\n",
+			      stop_ms[i], sent, done, out, fl);
+		assert_true(fl >= 0);
+		assert_true(sent == done + out + fl);
+		any += fl > 0;
+		cJSON_Delete(root);
+		assert_clean(c.pid);
+	}
+	assert_true(any > 0);
+}
+
+static void stdin_from(void *ctx)
+{
+	int fd = open(ctx, O_RDONLY);
+
+	if (fd >= 0)
+		dup2(fd, 0);
+}
+
+/* The pipeline threads' read-back class in a report. */
+static int count_class(const cJSON *root, const char *cls)
+{
+	const cJSON *t;
+	int n = 0;
+
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(root, "threads"))
+	{
+		const char *pol = cJSON_GetStringValue(cJSON_GetObjectItem(t, "policy"));
+		const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(t, "role"));
+
+		n += pol && role && strcmp(role, "canary") != 0 && strcmp(role, "load") != 0 &&
+		     strcmp(pol, cls) == 0;
+	}
+	return n;
+}
+
+/*
+ * The children run what the orchestrator read: --policy /dev/stdin (the
+ * children once read their own, empty, stdin and ran SCHED_OTHER under a
+ * report saying rt), and a policy file replaced during the start.
+ */
+static void test_hardening_stop_children_run_what_was_read(void **state)
+{
+	char json[PATH_MAX], *argv[] = { il_test_suite.inputlat, "run", "--quiet", "--policy",
+					  "/dev/stdin", "--events", "5", "--json", json, NULL };
+	char src[PATH_MAX + 16];
+	struct il_test_result *res = malloc(sizeof(*res));
+	cJSON *root;
+
+	IL_TEST_NEED_ROOT("SCHED_FIFO");
+	assert_non_null(res);
+	snprintf(json, sizeof(json), "%s", tmp("stdin.json"));
+	snprintf(src, sizeof(src), "%s/rt.policy", il_test_suite.policy_dir);
+	il_test_knobs_need_free();
+	assert_int_equal(il_test_run_with(argv, 30000, stdin_from, src, res), 0);
+	if (res->exit_code != 0)
+		fail_msg("--policy /dev/stdin: exit %d:\n%s", res->exit_code, res->err);
+	root = il_test_json_load(json);
+	assert_string_equal(il_test_json_str(root, "policy"), "rt");
+	/* The eight pipeline threads (and the js hogs, none here) run fifo. */
+	if (count_class(root, "fifo") < 8 || count_class(root, "other") != 0)
+		fail_msg("report says rt, threads ran %d fifo / %d other", count_class(root, "fifo"),
+			 count_class(root, "other"));
+	cJSON_Delete(root);
+
+	/* A file that becomes another policy while the run starts. */
+	{
+		char pol[PATH_MAX], cmd[3 * PATH_MAX];
+		const char *args[] = { "--policy", pol, "--events", "50", "--interval-ms", "10",
+				       "--json", json, NULL };
+		struct il_test_chain c;
+		const char *name;
+
+		snprintf(pol, sizeof(pol), "%s", tmp("changing.policy"));
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, pol);
+		assert_int_equal(system(cmd), 0);
+		il_test_knobs_need_change("-1");
+		start(&c, "changing", args);
+		/* Read by now; the children start from what was read. */
+		snprintf(cmd, sizeof(cmd), "cp '%s/cfs.policy' '%s'", il_test_suite.policy_dir, pol);
+		assert_int_equal(system(cmd), 0);
+		il_test_assert_exited(il_test_chain_wait(&c, 20000), 0, chain_err(&c));
+		root = il_test_json_load(json);
+		name = il_test_json_str(root, "policy");
+		/* Whichever it read, the report and the threads agree. */
+		if (strcmp(name, "rt") == 0 ? count_class(root, "other") != 0
+					    : count_class(root, "fifo") != 0)
+			fail_msg("report says %s, threads ran %d fifo / %d other", name,
+				 count_class(root, "fifo"), count_class(root, "other"));
+		cJSON_Delete(root);
+		assert_clean(c.pid);
+	}
+	free(res);
+}
+
+static int setup(void **state)
+{
+	if (il_test_knobs_suite_setup(state) < 0)
+		return -1;
+	chmod(il_test_suite.tmpdir, 0755);
+	snprintf(policy, sizeof(policy), "%s/rt-" VALUE ".policy", il_test_suite.tmpdir);
+	if (geteuid() == 0)
+		il_test_knobs_write_policy(policy, il_test_suite.policy_dir, VALUE);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_hardening_stop_signal_any_moment, il_test_knobs_teardown),
+		cmocka_unit_test_teardown(test_hardening_stop_sigint_under_top_prio_hogs,
+					  il_test_knobs_teardown),
+		cmocka_unit_test_teardown(test_hardening_stop_one_cpu_rt, il_test_knobs_teardown),
+		cmocka_unit_test_teardown(test_hardening_stop_viz_crash, il_test_knobs_teardown),
+		cmocka_unit_test_teardown(test_hardening_stop_busy_children, il_test_knobs_teardown),
+		cmocka_unit_test_teardown(test_hardening_stop_in_flight, il_test_knobs_teardown),
+		cmocka_unit_test_teardown(test_hardening_stop_children_run_what_was_read,
+					  il_test_knobs_teardown),
+	};
+
+	/* IL_TEST_ONLY=glob runs a subset, IL_TEST_SKIP=glob leaves some out. */
+	if (getenv("IL_TEST_ONLY"))
+		cmocka_set_test_filter(getenv("IL_TEST_ONLY"));
+	if (getenv("IL_TEST_SKIP"))
+		cmocka_set_skip_filter(getenv("IL_TEST_SKIP"));
+	return cmocka_run_group_tests(tests, setup, il_test_knobs_suite_teardown);
+}
