@@ -11,6 +11,10 @@
  */
 int il_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
+/* As il_parse_u64 for hexadecimal digits without a prefix ("1a", as evemu
+ * writes event codes). */
+int il_parse_hex_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
 /* As il_parse_u64 for signed values ("-1" allowed). */
 int il_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 

@@ -38,11 +38,6 @@ void il_work_set_loops_per_us(double v)
 		loops_per_us = v;
 }
 
-double il_work_get_loops_per_us(void)
-{
-	return loops_per_us;
-}
-
 void il_work_us(uint64_t us)
 {
 	if (us)

@@ -17,7 +17,6 @@ double il_work_calibrate(void);
 
 /* Sets the calibration used by il_work_us (e.g. the orchestrator's). */
 void il_work_set_loops_per_us(double loops_per_us);
-double il_work_get_loops_per_us(void);
 
 /* Burns about `us` microseconds of CPU. */
 void il_work_us(uint64_t us);

@@ -143,7 +143,6 @@ static void proc_control(struct il_proc *p, cJSON *msg)
 	} else if (strcmp(type->valuestring, "stats") == 0) {
 		cJSON_Delete(p->stats_msg);
 		p->stats_msg = cJSON_Duplicate(msg, 1);
-		p->stats_received = true;
 	} else if (strcmp(type->valuestring, "error") == 0) {
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "message");
 

@@ -166,6 +166,8 @@ static cJSON *hops_json(const struct run_hists *h)
 		cJSON_AddNumberToObject(o, "index", k);
 		cJSON_AddStringToObject(o, "name", d->name);
 		cJSON_AddStringToObject(o, "kind", il_hop_kind_name(d->kind));
+		/* Hops up to the flip request add up to processing latency. */
+		cJSON_AddBoolToObject(o, "in_processing", k <= IL_STAMP_PROCESSED);
 		cJSON_AddStringToObject(o, "from", il_chain_hop_from(d));
 		cJSON_AddStringToObject(o, "to", il_chain_hop_to(d));
 		cJSON_AddNumberToObject(o, "p50_us", us(il_hist_percentile(h->hop[k], 50)));

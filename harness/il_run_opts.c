@@ -45,7 +45,7 @@ static void print_help(void)
 	       "  --policy NAME|PATH    scheduling policy (default cfs); see `inputlat policies`\n"
 	       "  --present BACKEND     sim (60 Hz timerfd vblank, default) or drm[:/dev/dri/cardN]\n"
 	       "  --quiet               no progress on stderr\n"
-	       "  --records FILE        every event's 13 stamps and thread ids, one JSON object a line\n"
+	       "  --records FILE        every event's stamps, threads and CPUs, one JSON object a line\n"
 	       "  --rttime-ms MS        RLIMIT_RTTIME of every RT thread (default: the run's time bound)\n"
 	       "  --seed N              seed of the interval jitter (default: from the clock)\n"
 	       "  --timeout-ms MS       an event not presented by then is timed out (default 1000)\n"

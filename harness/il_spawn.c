@@ -115,9 +115,8 @@ void il_proc_close(struct il_proc *p)
 
 void il_proc_free_msgs(struct il_proc *p)
 {
-	cJSON_Delete(p->ready_msg);
 	cJSON_Delete(p->stats_msg);
-	p->ready_msg = p->stats_msg = NULL;
+	p->stats_msg = NULL;
 }
 
 void il_proc_describe_exit(const struct il_proc *p, char *buf, size_t len)

@@ -32,10 +32,9 @@ struct il_proc {
 	const struct il_proc_events *ev;
 	void *data;
 	int pid;
-	bool spawned, exited, ready, stats_received;
+	bool spawned, exited, ready;
 	int64_t exit_status;
 	int term_signal;
-	cJSON *ready_msg; /* owned */
 	cJSON *stats_msg; /* owned */
 	uint64_t ping_sent_ns, pong_ns;
 	uint64_t ping_seq;
@@ -58,7 +57,7 @@ void il_proc_kill(struct il_proc *p);
 /* Closes the handles (after the child exited or was killed). */
 void il_proc_close(struct il_proc *p);
 
-/* Frees the ready and stats messages kept for the report. */
+/* Frees the stats message kept for the report. */
 void il_proc_free_msgs(struct il_proc *p);
 
 /* "exit status 1", "killed by signal 9 (Killed)" */

@@ -20,6 +20,7 @@
 
 #include "il_clock.h"
 #include "il_input_backend.h"
+#include "il_parse.h"
 
 #define SYS_INPUT "/sys/class/input"
 #define WAIT_STEP_MS 10
@@ -69,17 +70,15 @@ static int find_by_name(const char *name, char *path, size_t len)
 	if (!d)
 		return -errno;
 	while ((e = readdir(d))) {
-		char attr[300], val[256], *end;
-		long n;
+		char attr[300], val[256];
+		uint64_t n;
 
-		if (strncmp(e->d_name, "event", 5) != 0)
-			continue;
-		n = strtol(e->d_name + 5, &end, 10);
-		if (*end != '\0' || end == e->d_name + 5)
+		if (strncmp(e->d_name, "event", 5) != 0 ||
+		    il_parse_u64(e->d_name + 5, 0, INT32_MAX, &n) < 0)
 			continue;
 		snprintf(attr, sizeof(attr), SYS_INPUT "/%s/device/name", e->d_name);
-		if (read_attr(attr, val, sizeof(val)) == 0 && strcmp(val, name) == 0 && n > best)
-			best = n;
+		if (read_attr(attr, val, sizeof(val)) == 0 && strcmp(val, name) == 0 && (long)n > best)
+			best = (long)n;
 	}
 	closedir(d);
 	if (best < 0)

@@ -44,14 +44,9 @@ void il_evemu_free(struct il_evemu *rec)
 
 static int parse_hex(const char *s, unsigned max, unsigned *out)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	if (!s || !s[0] || s[0] == '-' || s[0] == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 16);
-	if (*end != '\0' || errno || v > max)
+	if (il_parse_hex_u64(s, 0, max, &v) < 0)
 		return -EINVAL;
 	*out = (unsigned)v;
 	return 0;

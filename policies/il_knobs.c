@@ -611,13 +611,11 @@ static void remove_dead_temps(const char *dir)
 	struct dirent *e;
 
 	while (d && (e = readdir(d))) {
-		char *end;
-		long pid;
+		uint64_t pid;
 
-		if (strncmp(e->d_name, ".knobs.state.", 13) != 0)
-			continue;
-		pid = strtol(e->d_name + 13, &end, 10);
-		if (*end || pid <= 0 || (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+		if (strncmp(e->d_name, ".knobs.state.", 13) != 0 ||
+		    il_parse_u64(e->d_name + 13, 1, INT32_MAX, &pid) < 0 ||
+		    kill((pid_t)pid, 0) == 0 || errno == EPERM)
 			continue;
 		unlinkat(dirfd(d), e->d_name, 0);
 	}

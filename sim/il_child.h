@@ -106,7 +106,7 @@ void il_child_ready(struct il_child *c);
 /* Reports a fatal error to the orchestrator, then exits 1. */
 void il_child_fail(struct il_child *c, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 
-/* Runs the control loop until "stop"; returns the exit code. */
+/* Runs the control loop until "stop", frees c; returns the exit code (0). */
 int il_child_run(struct il_child *c);
 
 #endif
