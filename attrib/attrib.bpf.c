@@ -13,8 +13,7 @@
  *     filled by user space once the children report ready);
  *   - every switch that involves one of them, and every switch on a CPU
  *     where one of them waits (runnable, not running): who held the CPU;
- *   - interrupts and softirqs on a CPU that runs one of them or where one
- *     of them waits.
+ *   - interrupts and softirqs that interrupt one of them.
  * Where a thread waits is kept per thread (its queued CPU) and per CPU
  * (how many wait there), updated from the same tracepoints.
  */
@@ -23,11 +22,13 @@
 
 #include "il_kev.h"
 
-/* threads[tid]: TRACKED, ONCPU while it runs, and 1 + the CPU it waits on
- * (0: not waiting) in the low 16 bits. */
+/* threads[tid]: TRACKED, ONCPU while it runs, its slot in `wakes` (bits
+ * 16..23, 0: none) and 1 + the CPU it waits on (0: not waiting) in the
+ * low 16 bits. */
 #define TRACKED 0x80000000u
 #define ONCPU 0x40000000u
 #define QMASK 0xffffu
+#define SLOT(v) (((v) >> 16) & 0xffu)
 
 /* Sized by the loader to pid_max before loading. */
 struct {
@@ -36,6 +37,25 @@ struct {
 	__type(value, __u32);
 	__uint(max_entries, 32768);
 } threads SEC(".maps");
+
+/*
+ * A thread's pending sched_waking, kept until its sched_wakeup so that a
+ * wake-up costs one ring-buffer record, not two (sched_wakeup always
+ * follows sched_waking: try_to_wake_up() fires the first only once the
+ * wake-up is certain).
+ */
+struct wake_rec {
+	__u64 ts;
+	__s32 waker;
+	__s32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct wake_rec);
+	__uint(max_entries, 256);
+} wakes SEC(".maps");
 
 /* waiters[cpu]: the run's threads waiting on that CPU (sized to the CPUs). */
 struct {
@@ -198,8 +218,7 @@ int il_attrib_switch(struct switch_args *ctx)
 	e->prio = ctx->prev_prio;
 	e->prio2 = ctx->next_prio;
 	e->arg = (__s32)ctx->prev_state;
-	e->arg2 = 0;
-	e->pad = 0;
+	e->waking_ns = 0;
 	comm_copy(e->comm, ctx->prev_comm);
 	comm_copy(e->comm2, ctx->next_comm);
 	submit(e);
@@ -208,11 +227,21 @@ int il_attrib_switch(struct switch_args *ctx)
 
 static __always_inline int wake(struct wake_args *ctx, __u16 type)
 {
-	__u32 *v = thread_slot(ctx->pid);
+	__u32 *v = thread_slot(ctx->pid), slot;
+	struct wake_rec *w = NULL;
 	struct il_kev *e;
 
 	if (!v || !(*v & TRACKED))
 		return 0;
+	slot = SLOT(*v);
+	if (slot)
+		w = bpf_map_lookup_elem(&wakes, &slot);
+	if (type == IL_KEV_WAKING && w) {
+		/* In sched_waking the current task is the waker. */
+		w->ts = bpf_ktime_get_ns();
+		w->waker = (__s32)bpf_get_current_pid_tgid();
+		return 0;
+	}
 	/* sched_wakeup also fires for a task that never left its CPU (woken
 	 * while it was about to sleep): it waits nowhere. */
 	if (type != IL_KEV_WAKING && !(*v & ONCPU))
@@ -224,13 +253,16 @@ static __always_inline int wake(struct wake_args *ctx, __u16 type)
 	e->type = type;
 	e->cpu = (__u16)bpf_get_smp_processor_id();
 	e->pid = ctx->pid;
-	/* In sched_waking the current task is the waker. */
 	e->pid2 = (__s32)bpf_get_current_pid_tgid();
 	e->prio = ctx->prio;
 	e->prio2 = 0;
 	e->arg = ctx->target_cpu;
-	e->arg2 = 0;
-	e->pad = 0;
+	e->waking_ns = 0;
+	if (w && type == IL_KEV_WAKEUP && w->ts) {
+		e->waking_ns = w->ts;
+		e->pid2 = w->waker;
+		w->ts = 0;
+	}
 	comm_copy(e->comm, ctx->comm);
 	((__u64 *)e->comm2)[0] = 0;
 	((__u64 *)e->comm2)[1] = 0;
@@ -278,8 +310,8 @@ int il_attrib_migrate(struct migrate_args *ctx)
 	e->prio = ctx->prio;
 	e->prio2 = 0;
 	e->arg = ctx->orig_cpu;
+	e->waking_ns = 0;
 	e->arg2 = ctx->dest_cpu;
-	e->pad = 0;
 	((__u64 *)e->comm)[0] = 0;
 	((__u64 *)e->comm)[1] = 0;
 	((__u64 *)e->comm2)[0] = 0;
@@ -299,7 +331,9 @@ static __always_inline int irq(struct irq_args *ctx, __u16 type, __u32 bit, int 
 	if (entry) {
 		__u32 *v = thread_slot((__s32)bpf_get_current_pid_tgid());
 
-		if (!(v && (*v & TRACKED)) && !cpu_has_waiters(cpu)) {
+		/* Interrupt time only counts against a run thread it interrupts
+		 * (a handler's work, a busy receiver): nothing else is needed. */
+		if (!(v && (*v & TRACKED))) {
 			*st &= ~bit;
 			return 0;
 		}
@@ -320,8 +354,7 @@ static __always_inline int irq(struct irq_args *ctx, __u16 type, __u32 bit, int 
 	e->prio = 0;
 	e->prio2 = 0;
 	e->arg = ctx->nr;
-	e->arg2 = 0;
-	e->pad = 0;
+	e->waking_ns = 0;
 	((__u64 *)e->comm)[0] = 0;
 	((__u64 *)e->comm)[1] = 0;
 	((__u64 *)e->comm2)[0] = 0;

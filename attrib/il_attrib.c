@@ -141,7 +141,7 @@ struct tl {
 	uint64_t ts;
 	uint8_t state, flags;
 	int16_t cpu;
-	int32_t pad;
+	int32_t waker; /* TF_WOKEN: who woke it (the current task at sched_waking) */
 };
 
 struct cacc {
@@ -154,10 +154,13 @@ struct thread {
 	char name[32], process[32], role[16], policy[16];
 	int priority, nice;
 	bool rt; /* RT or deadline: a CPU running CFS or idle is throttling it */
+	bool name_only;
+	bool migrated; /* a migration to put on its next entry */
 	int culprit;
 	struct ring tl;
 	uint64_t acct_until;
-	uint64_t runq_ns, run_ns, wakeups;
+	uint64_t runq_ns, run_ns, wakeups, waits;
+	int last_state; /* of the last piece added to the totals */
 	struct cacc top[THREAD_TOP];
 };
 
@@ -247,6 +250,14 @@ static struct thread *thread_of(const struct il_attrib *a, int tid)
 			return a->threads[v - 1];
 	}
 	return NULL;
+}
+
+/* A thread whose own events build a timeline (not one only named). */
+static struct thread *followed(const struct il_attrib *a, int tid)
+{
+	struct thread *th = thread_of(a, tid);
+
+	return th && !th->name_only ? th : NULL;
 }
 
 static bool policy_is_rt(const char *p)
@@ -355,6 +366,7 @@ int il_attrib_thread_add(struct il_attrib *a, const struct il_attrib_thread *t)
 	th->priority = t->priority;
 	th->nice = t->nice;
 	th->rt = policy_is_rt(t->policy);
+	th->name_only = t->name_only;
 	th->culprit = id;
 	th->tl.esz = sizeof(struct tl);
 	c = &a->culprits[id];
@@ -497,18 +509,31 @@ static const struct tl *tl_back(const struct thread *th)
 	return th->tl.n ? ring_at(&th->tl, th->tl.n - 1) : NULL;
 }
 
-static void tl_push(struct il_attrib *a, struct thread *th, uint64_t ts, int state, int cpu,
-		    int flags)
+static void tl_push_by(struct il_attrib *a, struct thread *th, uint64_t ts, int state, int cpu,
+		       int flags, int waker)
 {
 	const struct tl *last = tl_back(th);
-	struct tl e = {
-	    .ts = ts, .state = (uint8_t)state, .flags = (uint8_t)flags, .cpu = (int16_t)cpu};
+	struct tl e = {.ts = ts,
+		       .state = (uint8_t)state,
+		       .flags = (uint8_t)flags,
+		       .cpu = (int16_t)cpu,
+		       .waker = waker};
 
 	/* One thread's events are causally ordered; never let time run back. */
 	if (last && e.ts < last->ts)
 		e.ts = last->ts;
+	if (th->migrated) {
+		e.flags |= TF_MIGRATED;
+		th->migrated = false;
+	}
 	if (ring_push(&th->tl, &e) == 0)
 		a->kept++;
+}
+
+static void tl_push(struct il_attrib *a, struct thread *th, uint64_t ts, int state, int cpu,
+		    int flags)
+{
+	tl_push_by(a, th, ts, state, cpu, flags, 0);
 }
 
 /* Before a thread's first event, what it must have been doing. */
@@ -520,7 +545,7 @@ static void tl_first(struct il_attrib *a, struct thread *th, int state, int cpu)
 
 static void on_switch(struct il_attrib *a, const struct il_kev *e)
 {
-	struct thread *prev = thread_of(a, e->pid), *next = thread_of(a, e->pid2);
+	struct thread *prev = followed(a, e->pid), *next = followed(a, e->pid2);
 	struct cpu *cp = cpu_get(a, e->cpu);
 	int pc = culprit_of(a, e->pid, e->comm, e->prio);
 	bool runnable = (e->arg & IL_KEV_STATE_MASK) == 0;
@@ -557,7 +582,7 @@ static void on_switch(struct il_attrib *a, const struct il_kev *e)
 
 static void on_wake(struct il_attrib *a, const struct il_kev *e)
 {
-	struct thread *th = thread_of(a, e->pid);
+	struct thread *th = followed(a, e->pid);
 	const struct tl *last;
 
 	if (!th)
@@ -569,12 +594,22 @@ static void on_wake(struct il_attrib *a, const struct il_kev *e)
 	switch (e->type) {
 	case IL_KEV_WAKING:
 		if (last->state == TS_SLEEPING || last->state == TS_UNKNOWN)
-			tl_push(a, th, e->ts_ns, TS_WAKING, e->arg, TF_WOKEN);
+			tl_push_by(a, th, e->ts_ns, TS_WAKING, e->arg, TF_WOKEN, e->pid2);
 		else /* woken while still on a CPU or queued: no wake path */
-			tl_push(a, th, e->ts_ns, last->state, last->cpu, TF_WOKEN);
+			tl_push_by(a, th, e->ts_ns, last->state, last->cpu, TF_WOKEN, e->pid2);
 		break;
 	case IL_KEV_WAKEUP:
 	case IL_KEV_WAKEUP_NEW:
+		if (e->type == IL_KEV_WAKEUP && e->waking_ns && e->waking_ns <= e->ts_ns) {
+			/* The capture folded the sched_waking into this record. */
+			struct il_kev w = *e;
+
+			w.type = IL_KEV_WAKING;
+			w.ts_ns = e->waking_ns;
+			w.arg = last->cpu;
+			on_wake(a, &w);
+			last = tl_back(th);
+		}
 		if (last->state == TS_WAKING || last->state == TS_SLEEPING ||
 		    last->state == TS_UNKNOWN) {
 			/* A wake-up without its waking (lost, or before tracking) still wakes. */
@@ -588,6 +623,13 @@ static void on_wake(struct il_attrib *a, const struct il_kev *e)
 		}
 		break;
 	case IL_KEV_MIGRATE:
+		if (last->state == TS_SLEEPING) {
+			/* Placed on a new CPU while being woken, before its wake-up
+			 * record (which may carry an earlier sched_waking): noted on
+			 * the next entry, so time never runs back. */
+			th->migrated = true;
+			break;
+		}
 		tl_push(a, th, e->ts_ns, last->state, e->arg2, TF_MIGRATED);
 		if (last->state == TS_RUNNABLE)
 			cpu_wait_mark(a, e->arg2, e->ts_ns);
@@ -1004,15 +1046,33 @@ static void explain_hop(struct hopctx *c, const struct il_msg *m, int k)
 	struct il_attrib *a = c->a;
 	struct il_attrib_hop *h = c->h;
 	uint64_t t0 = m->stamp_ns[k - 1], t2 = m->stamp_ns[k], t1 = m->end_ns[k - 1];
-	const struct thread *S = thread_of(a, (int)m->tid[k - 1]);
-	const struct thread *R = k < IL_STAMP_PRESENTED ? thread_of(a, (int)m->tid[k]) : NULL;
+	const struct thread *S = followed(a, (int)m->tid[k - 1]);
+	const struct thread *R = k < IL_STAMP_PRESENTED ? followed(a, (int)m->tid[k]) : NULL;
 	struct recv_arg ra = {.sender = S};
 	bool ok = true;
 	uint64_t lo, hi;
 
+	long wi = -1;
+	const struct tl *we = NULL;
+
 	h->total_ns = t2 - t0;
 	h->cpu_from = m->cpu[k - 1] == UINT32_MAX ? -1 : (int)m->cpu[k - 1];
 	h->cpu_to = k < IL_STAMP_PRESENTED && m->cpu[k] != UINT32_MAX ? (int)m->cpu[k] : -1;
+	/* The receiver's last sched_waking in the hop: the post, or what came after it. */
+	if (R) {
+		for (wi = ring_last_le(&R->tl, t2 > 0 ? t2 - 1 : 0);
+		     (we = tl_get(R, wi)) && we->ts > t0; wi--)
+			if (we->flags & TF_WOKEN) {
+				ra.woken = we->ts;
+				break;
+			}
+		if (!ra.woken)
+			we = NULL;
+	}
+	/* A sender that posts before its end stamp (the injector: its write is
+	 * its handler) hands over at the post: the rest is not this hop's. */
+	if (we && S && we->waker == S->tid && ra.woken < t1)
+		t1 = ra.woken;
 	if (t1 < t0 || t1 > t2) /* no end stamp, or one out of order: the gap starts at the start */
 		t1 = t1 < t0 ? t0 : t2;
 
@@ -1047,14 +1107,9 @@ static void explain_hop(struct hopctx *c, const struct il_msg *m, int k)
 		h->comp_ns[IL_COMP_RESIDUAL] += t2 - t1;
 		ok = false;
 	} else {
-		long i = ring_last_le(&R->tl, t2 > 0 ? t2 - 1 : 0);
-		const struct tl *e, *at1 = state_at(R, t1, NULL);
+		long i = wi;
+		const struct tl *e = we, *at1 = state_at(R, t1, NULL);
 
-		for (; (e = tl_get(R, i)) && e->ts > t0; i--)
-			if (e->flags & TF_WOKEN) {
-				ra.woken = e->ts;
-				break;
-			}
 		if (ra.woken) {
 			/* The wake-up chain that led to this stamp. */
 			if (e->state == TS_WAKING)
@@ -1075,6 +1130,25 @@ static void explain_hop(struct hopctx *c, const struct il_msg *m, int k)
 		count_migrations(c, R, t0, t2);
 	}
 	h->consistent = ok;
+	if (!ok && getenv("IL_ATTRIB_DEBUG_HOP")) {
+		fprintf(stderr, "event %llu hop %d: t0 %llu t1 %llu t2 %llu cpu %u->%u S %d R %d\n",
+			(unsigned long long)m->event_id, k, (unsigned long long)t0,
+			(unsigned long long)t1, (unsigned long long)t2, m->cpu[k - 1], m->cpu[k],
+			(int)m->tid[k - 1], (int)m->tid[k]);
+		for (int w = 0; w < 2; w++) {
+			const struct thread *th = w ? R : S;
+			long i = th ? ring_last_le(&th->tl, t0) : -1;
+
+			for (int n = 0; th && n < 8; n++, i++) {
+				const struct tl *e = tl_get(th, i);
+
+				if (e)
+					fprintf(stderr, "  %s %llu state %d cpu %d flags %d\n",
+						w ? "R" : "S", (unsigned long long)e->ts, e->state,
+						e->cpu, e->flags);
+			}
+		}
+	}
 
 	qsort(c->acc, c->nacc, sizeof(c->acc[0]), cacc_cmp);
 	for (size_t i = 0; i < c->nacc && i < IL_ATTRIB_HOP_CULPRITS; i++) {
@@ -1249,10 +1323,12 @@ static void account(struct il_attrib *a, struct thread *th, long idx, uint64_t x
 		th->run_ns += y - x;
 	} else if (e->state == TS_RUNNABLE) {
 		th->runq_ns += y - x;
+		th->waits += th->last_state != TS_RUNNABLE;
 		for (n = 0; n < THREAD_TOP && th->top[n].ns; n++)
 			;
 		wait_culprits(a, th, idx, e->cpu, x, y, th->top, THREAD_TOP, &n);
 	}
+	th->last_state = e->state;
 }
 
 static void fold_thread(struct il_attrib *a, struct thread *th, uint64_t w)
@@ -1359,15 +1435,18 @@ size_t il_attrib_threads(const struct il_attrib *a, struct il_attrib_thread_tota
 {
 	size_t k = 0;
 
-	for (int i = 0; i < a->nthreads && k < n; i++, k++) {
+	for (int i = 0; i < a->nthreads && k < n; i++) {
 		const struct thread *th = a->threads[i];
 		size_t best = 0;
 
+		if (th->name_only)
+			continue;
 		out[k].tid = th->tid;
 		out[k].name = th->name;
 		out[k].runqueue_ns = th->runq_ns;
 		out[k].running_ns = th->run_ns;
 		out[k].wakeups = th->wakeups;
+		out[k].waits = th->waits;
 		out[k].top_culprit = -1;
 		out[k].top_culprit_ns = 0;
 		for (size_t j = 0; j < THREAD_TOP; j++)
@@ -1377,6 +1456,7 @@ size_t il_attrib_threads(const struct il_attrib *a, struct il_attrib_thread_tota
 			out[k].top_culprit = th->top[best].id;
 			out[k].top_culprit_ns = th->top[best].ns;
 		}
+		k++;
 	}
 	return k;
 }
@@ -1636,14 +1716,18 @@ int il_attrib_report(const struct il_attrib *a, cJSON *obj)
 	arr = cJSON_AddArrayToObject(obj, "threads");
 	for (int i = 0; i < a->nthreads; i++) {
 		const struct thread *th = a->threads[i];
-		cJSON *to = cJSON_CreateObject();
+		cJSON *to;
 
+		if (th->name_only)
+			continue;
+		to = cJSON_CreateObject();
 		cJSON_AddItemToArray(arr, to);
 		cJSON_AddStringToObject(to, "name", th->name);
 		cJSON_AddNumberToObject(to, "tid", th->tid);
 		cJSON_AddNumberToObject(to, "runqueue_ms", round((double)th->runq_ns / 1e3) / 1e3);
 		cJSON_AddNumberToObject(to, "running_ms", round((double)th->run_ns / 1e3) / 1e3);
 		cJSON_AddNumberToObject(to, "wakeups", (double)th->wakeups);
+		cJSON_AddNumberToObject(to, "waits", (double)th->waits);
 		{
 			double top[IL_ATTRIB_MAX_CULPRITS] = {0};
 

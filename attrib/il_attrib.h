@@ -99,6 +99,7 @@ struct il_attrib_thread {
 	const char *role;    /* "main", "js", "load", "canary", ... */
 	const char *policy;  /* "fifo", "other", ... (read back); NULL unknown */
 	int priority, nice;
+	bool name_only; /* only names it as a culprit: its own events are not followed */
 };
 
 #define IL_ATTRIB_HOP_CULPRITS 3
@@ -179,6 +180,7 @@ struct il_attrib_thread_total {
 	uint64_t runqueue_ns; /* every runnable-not-running stretch */
 	uint64_t running_ns;
 	uint64_t wakeups;
+	uint64_t waits;	      /* runnable stretches (wake-ups and preemptions) */
 	int top_culprit; /* id of who held its CPU the longest while it waited, -1 none */
 	uint64_t top_culprit_ns;
 };

@@ -27,6 +27,7 @@ struct il_capture {
 	int stats_fd;
 	int ncpus;
 	uint32_t max_tid;
+	unsigned slots; /* slots of `wakes` given out */
 	int stopped;
 	struct il_capture_prog progs[IL_CAPTURE_MAX_PROGS];
 	size_t nprogs;
@@ -217,10 +218,14 @@ fail:
 
 int il_capture_track(struct il_capture *c, int tid)
 {
-	uint32_t key = (uint32_t)tid, v = 0x80000000u; /* TRACKED in attrib.bpf.c */
+	/* TRACKED and a slot of `wakes` (attrib.bpf.c); past 255 threads, none:
+	 * their wake-ups then take two records. */
+	uint32_t key = (uint32_t)tid, v = 0x80000000u;
 
 	if (tid <= 0 || (uint32_t)tid >= c->max_tid)
 		return -ERANGE;
+	if (c->slots < 255)
+		v |= (++c->slots) << 16;
 	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.threads), &key, &v, BPF_ANY) < 0)
 		return -errno;
 	return 0;

@@ -10,8 +10,8 @@
 #include "il_file.h"
 
 /* Column heads of the hop table, in enum il_attrib_comp order. */
-static const char *const heads[IL_NCOMP] = { "work", "preempt", "send", "wake",	 "runq",
-					     "busy", "disp",	"irq",	"vblank", "resid" };
+static const char *const heads[IL_NCOMP] = {"work", "preempt", "send", "wake",	 "runq",
+					    "busy", "disp",    "irq",  "vblank", "resid"};
 
 static double num(const cJSON *o, const char *path)
 {
@@ -42,7 +42,9 @@ static void culprit_words(const cJSON *c, char *buf, size_t n)
 		if (!strcmp(t, "idle"))
 			snprintf(buf, n, "an idle CPU (idle exit)");
 		else if (!strcmp(t, "throttled"))
-			snprintf(buf, n, "throttling (RT throttling or the fair server: the CPU idled or ran CFS)");
+			snprintf(buf, n,
+				 "throttling (RT throttling or the fair server: the CPU idled or "
+				 "ran CFS)");
 		else
 			snprintf(buf, n, "%s", t);
 	} else if (!strcmp(cls, "fifo") || !strcmp(cls, "rr")) {
@@ -122,7 +124,8 @@ static void band_line(FILE *out, const cJSON *run, const cJSON *band, double p)
 
 	cJSON_ArrayForEach(cu, culprits)
 	{
-		const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cu, "thread"));
+		const char *t =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cu, "thread"));
 
 		/* The first holder that is a thread names the wait; idle and
 		 * throttling are named when they are all there is. */
@@ -135,13 +138,14 @@ static void band_line(FILE *out, const cJSON *run, const cJSON *band, double p)
 		double us = num(comps, il_attrib_comp_name(c));
 
 		if (!isnan(us) && c != IL_COMP_VBLANK)
-			v[n++] = (struct comp_val){ c, us };
+			v[n++] = (struct comp_val){c, us};
 	}
 	qsort(v, (size_t)n, sizeof(v[0]), comp_val_cmp);
 	fmt_time(t1, sizeof(t1), isnan(pv) ? mean : pv);
 	fmt_time(t2, sizeof(t2), num(band, "lo_us"));
 	fmt_time(t3, sizeof(t3), num(band, "hi_us"));
-	fprintf(out, "  p%g %s (%g events between %s and %s, mean ", p, t1, num(band, "count"), t2, t3);
+	fprintf(out, "  p%g %s (%g events between %s and %s, mean ", p, t1, num(band, "count"), t2,
+		t3);
 	fmt_time(t1, sizeof(t1), mean);
 	fprintf(out, "%s):", t1);
 	for (int i = 0, shown = 0; i < n; i++) {
@@ -150,7 +154,8 @@ static void band_line(FILE *out, const cJSON *run, const cJSON *band, double p)
 		if (shown >= 6 || (pct < 1 && v[i].c != IL_COMP_RESIDUAL))
 			continue;
 		fmt_time(t1, sizeof(t1), v[i].us);
-		fprintf(out, "%s %s %s (%.0f%%", shown ? "," : "", il_attrib_comp_name(v[i].c), t1, pct);
+		fprintf(out, "%s %s %s (%.0f%%", shown ? "," : "", il_attrib_comp_name(v[i].c), t1,
+			pct);
 		if (top && (v[i].c == IL_COMP_RUNQUEUE || v[i].c == IL_COMP_PREEMPTED) &&
 		    v[i].us >= 0.2 * mean && num(top, "total_ms") * 1000 >= 0.3 * v[i].us) {
 			culprit_words(top, words, sizeof(words));
@@ -168,8 +173,8 @@ static const cJSON *find_stored(const cJSON *attr, uint64_t id)
 {
 	const cJSON *e;
 
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(attr, "events")) if (
-		(uint64_t)num(e, "id") == id) return e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(
+				  attr, "events")) if ((uint64_t)num(e, "id") == id) return e;
 	return NULL;
 }
 
@@ -203,7 +208,7 @@ static cJSON *find_record(const char *path, uint64_t id)
 static void event_table(FILE *out, const cJSON *ev, const char *title)
 {
 	const cJSON *hops = cJSON_GetObjectItemCaseSensitive(ev, "hops"), *h, *largest = NULL;
-	double tot[IL_NCOMP] = { 0 }, total = 0, proc = num(ev, "processing_us");
+	double tot[IL_NCOMP] = {0}, total = 0, proc = num(ev, "processing_us");
 	char t1[32], t2[32], words[160];
 
 	fmt_time(t1, sizeof(t1), proc);
@@ -224,7 +229,8 @@ static void event_table(FILE *out, const cJSON *ev, const char *title)
 		int k = (int)num(h, "index");
 		const struct il_hop_desc *d = il_chain_hop(k);
 		const cJSON *comps = cJSON_GetObjectItemCaseSensitive(h, "components_us");
-		const cJSON *cu = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(h, "culprits"), 0);
+		const cJSON *cu =
+		    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(h, "culprits"), 0);
 		char path[64], cpu[16];
 		double from = num(h, "cpu_from"), to = num(h, "cpu_to");
 
@@ -234,8 +240,10 @@ static void event_table(FILE *out, const cJSON *ev, const char *title)
 		if (k > IL_STAMP_PROCESSED) {
 			fmt_time(t1, sizeof(t1), num(h, "total_us"));
 			fmt_time(t2, sizeof(t2), num(comps, "vblank"));
-			fprintf(out, "%3d %-28s %7.0f  (presentation, not in processing: vblank wait %s)\n",
-				k, path, num(h, "total_us"), t2);
+			fprintf(
+			    out,
+			    "%3d %-28s %7.0f  (presentation, not in processing: vblank wait %s)\n",
+			    k, path, num(h, "total_us"), t2);
 			continue;
 		}
 		if (!isnan(from) && !isnan(to))
@@ -275,18 +283,21 @@ static void event_table(FILE *out, const cJSON *ev, const char *title)
 	if (largest && total > 0) {
 		int k = (int)num(largest, "index");
 		const cJSON *comps = cJSON_GetObjectItemCaseSensitive(largest, "components_us");
-		const cJSON *cu = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(largest, "culprits"), 0);
+		const cJSON *cu =
+		    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(largest, "culprits"), 0);
 		int best = 0;
 
 		for (int c = 1; c < IL_NCOMP; c++)
-			if (num(comps, il_attrib_comp_name(c)) > num(comps, il_attrib_comp_name(best)))
+			if (num(comps, il_attrib_comp_name(c)) >
+			    num(comps, il_attrib_comp_name(best)))
 				best = c;
 		fmt_time(t1, sizeof(t1), num(largest, "total_us"));
 		fmt_time(t2, sizeof(t2), num(comps, il_attrib_comp_name(best)));
 		fprintf(out, "  largest: hop %d %s, %s (%.0f%% of processing), mostly %s %s", k,
 			il_chain_hop(k)->name, t1, 100 * num(largest, "total_us") / total,
 			il_attrib_comp_name(best), t2);
-		if (cu && (best == IL_COMP_RUNQUEUE || best == IL_COMP_PREEMPTED || best == IL_COMP_SEND)) {
+		if (cu && (best == IL_COMP_RUNQUEUE || best == IL_COMP_PREEMPTED ||
+			   best == IL_COMP_SEND)) {
 			culprit_words(cu, words, sizeof(words));
 			fprintf(out, " behind %s", words);
 			if (!isnan(num(largest, "cpu_to")) && best == IL_COMP_RUNQUEUE)
@@ -301,7 +312,8 @@ static const cJSON *attribution_of(const cJSON *run, const char *path, char *err
 	const cJSON *attr = cJSON_GetObjectItemCaseSensitive(run, "attribution");
 
 	if (!attr) {
-		snprintf(err, errlen, "%s has no attribution (made by an inputlat without it?)", path);
+		snprintf(err, errlen, "%s has no attribution (made by an inputlat without it?)",
+			 path);
 		return NULL;
 	}
 	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(attr, "available"))) {
@@ -322,14 +334,17 @@ static void header(FILE *out, const cJSON *run, const cJSON *attr, const char *p
 		cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "policy")),
 		num(run, "events.sent"), num(sc, "hog_threads"),
 		cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sc, "hog_mode")),
-		num(sc, "load_threads"),
-		cJSON_GetStringValue(il_json_get(run, "kernel.release")), num(run, "kernel.nr_cpus"));
+		num(sc, "load_threads"), cJSON_GetStringValue(il_json_get(run, "kernel.release")),
+		num(run, "kernel.nr_cpus"));
 	fmt_time(t1, sizeof(t1), num(attr, "steal.ms") * 1000);
-	fprintf(out,
-		"# %g of %g events explained; residual p50 %.2f%%, p95 %.2f%% of processing latency; "
-		"steal %s (%.2f%%)\n",
-		num(attr, "events_explained"), num(attr, "events_explained") + num(attr, "events_unexplained"),
-		num(attr, "residual_pct.p50"), num(attr, "residual_pct.p95"), t1, num(attr, "steal.pct"));
+	fprintf(
+	    out,
+	    "# %g of %g events explained; residual p50 %.2f%%, p95 %.2f%% of processing latency; "
+	    "steal %s (%.2f%%)\n",
+	    num(attr, "events_explained"),
+	    num(attr, "events_explained") + num(attr, "events_unexplained"),
+	    num(attr, "residual_pct.p50"), num(attr, "residual_pct.p95"), t1,
+	    num(attr, "steal.pct"));
 }
 
 int il_explain_run(const cJSON *run, const char *path, const struct il_explain_opts *o, FILE *out,
@@ -337,7 +352,7 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 {
 	const cJSON *attr = attribution_of(run, path, err, errlen), *ev = NULL;
 	cJSON *jout = NULL, *jp = NULL, *je = NULL, *owned = NULL;
-	double ps[2] = { 50, 99 };
+	double ps[2] = {50, 99};
 	int np = 2, rc = 0;
 
 	if (!attr)
@@ -351,12 +366,14 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 		if (!ev)
 			ev = owned = find_record(o->records, o->event);
 		if (!ev) {
-			snprintf(err, errlen,
-				 "event %llu is not among the %d events %s keeps%s%s (run with --records "
-				 "FILE to explain any event)",
-				 (unsigned long long)o->event,
-				 cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(attr, "events")), path,
-				 o->records ? " nor in " : "", o->records ? o->records : "");
+			snprintf(
+			    err, errlen,
+			    "event %llu is not among the %d events %s keeps%s%s (run with "
+			    "--records "
+			    "FILE to explain any event)",
+			    (unsigned long long)o->event,
+			    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(attr, "events")),
+			    path, o->records ? " nor in " : "", o->records ? o->records : "");
 			return 2;
 		}
 	}
@@ -367,7 +384,8 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 		je = cJSON_AddArrayToObject(jout, "events");
 	} else {
 		header(out, run, attr, path);
-		fprintf(out, "\n## where the processing latency went (mean of the events around each percentile)\n");
+		fprintf(out, "\n## where the processing latency went (mean of the events around "
+			     "each percentile)\n");
 	}
 	for (int i = 0; i < np; i++) {
 		const cJSON *b = band_at(attr, ps[i]);
@@ -400,16 +418,20 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 			int best = -1;
 
 			for (int i = 0; i < n; i++)
-				if (!used[i] && (best < 0 || num(cJSON_GetArrayItem(events, i), "processing_us") >
-								     num(cJSON_GetArrayItem(events, best), "processing_us")))
+				if (!used[i] &&
+				    (best < 0 ||
+				     num(cJSON_GetArrayItem(events, i), "processing_us") >
+					 num(cJSON_GetArrayItem(events, best), "processing_us")))
 					best = i;
 			if (best < 0)
 				break;
 			used[best] = true;
 			if (jout)
-				cJSON_AddItemToArray(je, cJSON_Duplicate(cJSON_GetArrayItem(events, best), 1));
+				cJSON_AddItemToArray(
+				    je, cJSON_Duplicate(cJSON_GetArrayItem(events, best), 1));
 			else
-				event_table(out, cJSON_GetArrayItem(events, best), w == 0 ? "the worst" : NULL);
+				event_table(out, cJSON_GetArrayItem(events, best),
+					    w == 0 ? "the worst" : NULL);
 		}
 		free(used);
 	} else {
@@ -480,14 +502,16 @@ int il_explain_compare(const cJSON *a, const char *path_a, const cJSON *b, const
 	fmt_time(t3, sizeof(t3), lb - la);
 	fprintf(out, "processing p%g: %s %s, %s %s (%s%s, x%.2f)\n", p, pa, t1, pb, t2,
 		lb >= la ? "+" : "", t3, la > 0 ? lb / la : NAN);
-	fprintf(out, "%-10s %12s %12s %12s  %s\n", "component", pa, pb, "change", "hop where it changed most");
+	fprintf(out, "%-10s %12s %12s %12s  %s\n", "component", pa, pb, "change",
+		"hop where it changed most");
 	for (int c = 0; c < IL_NCOMP; c++) {
 		const char *name = il_attrib_comp_name(c);
 
 		if (c == IL_COMP_VBLANK)
 			continue;
-		d[n++] = (struct comp_val){ c, num(cJSON_GetObjectItemCaseSensitive(bb, "components_us"), name) -
-						       num(cJSON_GetObjectItemCaseSensitive(ba, "components_us"), name) };
+		d[n++] = (struct comp_val){
+		    c, num(cJSON_GetObjectItemCaseSensitive(bb, "components_us"), name) -
+			   num(cJSON_GetObjectItemCaseSensitive(ba, "components_us"), name)};
 	}
 	/* Largest change (either way) first. */
 	for (int i = 0; i < n; i++)
@@ -506,28 +530,33 @@ int il_explain_compare(const cJSON *a, const char *path_a, const cJSON *b, const
 		double bestd = 0;
 
 		for (int k = 0; k < cJSON_GetArraySize(hb) && k < cJSON_GetArraySize(ha); k++) {
-			double x = cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetArrayItem(hb, k), d[i].c)) -
-				   cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetArrayItem(ha, k), d[i].c));
+			double x = cJSON_GetNumberValue(
+				       cJSON_GetArrayItem(cJSON_GetArrayItem(hb, k), d[i].c)) -
+				   cJSON_GetNumberValue(
+				       cJSON_GetArrayItem(cJSON_GetArrayItem(ha, k), d[i].c));
 
 			if (fabs(x) > fabs(bestd)) {
 				bestd = x;
 				best = k + 1;
 			}
 		}
-		fmt_time(t1, sizeof(t1), num(cJSON_GetObjectItemCaseSensitive(ba, "components_us"), name));
-		fmt_time(t2, sizeof(t2), num(cJSON_GetObjectItemCaseSensitive(bb, "components_us"), name));
+		fmt_time(t1, sizeof(t1),
+			 num(cJSON_GetObjectItemCaseSensitive(ba, "components_us"), name));
+		fmt_time(t2, sizeof(t2),
+			 num(cJSON_GetObjectItemCaseSensitive(bb, "components_us"), name));
 		fmt_time(t3, sizeof(t3), d[i].us);
 		fprintf(out, "%-10s %12s %12s %s%11s", name, t1, t2, d[i].us >= 0 ? "+" : "", t3);
 		if (best > 0 && fabs(bestd) >= 1) {
 			fmt_time(t1, sizeof(t1), bestd);
-			fprintf(out, "  hop %d %s (%s%s)", best, il_chain_hop(best)->name, bestd >= 0 ? "+" : "", t1);
+			fprintf(out, "  hop %d %s (%s%s)", best, il_chain_hop(best)->name,
+				bestd >= 0 ? "+" : "", t1);
 		}
 		fputc('\n', out);
 	}
 	fmt_time(t1, sizeof(t1), fabs(lb - la));
 	fmt_time(t2, sizeof(t2), fabs(d[0].us));
-	fprintf(out, "=> %s is %s %s at p%g; %s %s most (%s%s)\n", pb, lb >= la ? "slower by" : "faster by",
-		t1, p, il_attrib_comp_name(d[0].c), d[0].us >= 0 ? "grew" : "shrank",
-		d[0].us >= 0 ? "+" : "-", t2);
+	fprintf(out, "=> %s is %s %s at p%g; %s %s most (%s%s)\n", pb,
+		lb >= la ? "slower by" : "faster by", t1, p, il_attrib_comp_name(d[0].c),
+		d[0].us >= 0 ? "grew" : "shrank", d[0].us >= 0 ? "+" : "-", t2);
 	return 0;
 }

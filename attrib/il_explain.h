@@ -12,10 +12,10 @@
 #include <stdio.h>
 
 struct il_explain_opts {
-	uint64_t event;	   /* --event N (0: none) */
-	unsigned worst;	   /* --worst K (0: none) */
-	double percentile; /* --percentile P (0: the default p50 and p99 summary) */
-	bool json;	   /* --json: machine output of the same selection */
+	uint64_t event;	     /* --event N (0: none) */
+	unsigned worst;	     /* --worst K (0: none) */
+	double percentile;   /* --percentile P (0: the default p50 and p99 summary) */
+	bool json;	     /* --json: machine output of the same selection */
 	const char *records; /* a --records file to look events up in, or NULL */
 };
 

@@ -12,7 +12,8 @@
 enum il_kev_type {
 	IL_KEV_SWITCH = 1,    /* pid: prev, pid2: next, arg: prev_state */
 	IL_KEV_WAKING,	      /* pid woken by pid2 (the waker, current), arg: its previous CPU */
-	IL_KEV_WAKEUP,	      /* pid is runnable on CPU arg */
+	IL_KEV_WAKEUP,	      /* pid is runnable on CPU arg; when waking_ns is set, its
+			       * sched_waking came then, from pid2 (no IL_KEV_WAKING sent) */
 	IL_KEV_WAKEUP_NEW,    /* a new task pid is runnable on CPU arg */
 	IL_KEV_MIGRATE,	      /* pid moves from CPU arg to CPU arg2 */
 	IL_KEV_IRQ_ENTRY,     /* hardirq arg (irq number) starts on cpu */
@@ -40,8 +41,14 @@ struct il_kev {
 	__u16 cpu;  /* the CPU the event happened on */
 	__s32 pid, pid2;
 	__s32 prio, prio2; /* switch: prev, next; wakes: the woken task's */
-	__s32 arg, arg2;
-	__u32 pad;
+	__s32 arg;
+	union {
+		struct {
+			__s32 arg2;
+			__u32 pad;
+		};
+		__u64 waking_ns; /* IL_KEV_WAKEUP */
+	};
 	char comm[16];	/* switch: prev_comm; wakes: the woken task's */
 	char comm2[16]; /* switch: next_comm */
 };

@@ -519,6 +519,42 @@ static void test_attrib_migration(void **state)
 	assert_true(ev.hop[4].consistent);
 }
 
+/* A wake-up record carrying its sched_waking (the capture folds the two),
+ * with the placement on a new CPU in between: same split, the migration counted. */
+static void test_attrib_folded_waking(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_msg m;
+	uint64_t end;
+
+	default_spec(spec);
+	spec[3].custom = true;
+	chain(spec, &m, T0);
+	end = m.end_ns[2];
+	migrate(end + 3 * US, TID(3), 0, 1);
+	{
+		struct il_kev e = {.ts_ns = end + 4 * US,
+				   .type = IL_KEV_WAKEUP,
+				   .cpu = 1,
+				   .pid = TID(3),
+				   .pid2 = TID(2),
+				   .prio = FAIR,
+				   .arg = 1,
+				   .waking_ns = end + 2 * US};
+
+		feed(e);
+	}
+	sw(end + 10 * US, 1, IDLE, FAIR, 0, TID(3), FAIR, NULL, NULL);
+	explain(&m, &ev);
+	assert_int_equal(ev.hop[3].comp_ns[IL_COMP_SEND], 2 * US);
+	assert_int_equal(ev.hop[3].comp_ns[IL_COMP_WAKE], 2 * US);
+	assert_int_equal(ev.hop[3].comp_ns[IL_COMP_RUNQUEUE], 6 * US);
+	assert_int_equal(ev.hop[3].waking_ns, end + 2 * US);
+	assert_int_equal(ev.hop[3].migrations, 1);
+	assert_true(ev.hop[3].consistent);
+}
+
 /* What the window dropped cannot be explained, and says why. */
 static void test_attrib_window(void **state)
 {
@@ -653,6 +689,7 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_unknown_receiver, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_migration, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_folded_waking, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_window, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_lost, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_cap, setup, teardown),

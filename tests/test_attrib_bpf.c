@@ -226,7 +226,7 @@ static void chain_stop(struct chain *c)
 
 /* --- a SCHED_FIFO intruder -------------------------------------------------- */
 struct intruder {
-	int cpu, efd;
+	int cpu, efd, park;	     /* park: where it waits, off the CPU, once done */
 	uint64_t spin_ns;	     /* after its trigger */
 	_Atomic uint64_t trigger_ns; /* set by whoever lets it loose */
 	_Atomic int spinning, done;
@@ -254,6 +254,9 @@ static void *intruder_main(void *arg)
 			break;
 	}
 	x->done = 1;
+	/* Leave the CPU by blocking, not by exiting: thread exit would hold it
+	 * longer than the spin the test measures. */
+	efd_wait(x->park);
 	return NULL;
 }
 
@@ -263,6 +266,7 @@ static void intruder_start(struct intruder *x, int cpu, uint64_t spin_ns)
 	x->cpu = cpu;
 	x->spin_ns = spin_ns;
 	x->efd = eventfd(0, EFD_CLOEXEC);
+	x->park = eventfd(0, EFD_CLOEXEC);
 	assert_int_equal(pthread_create(&x->th, NULL, intruder_main, x), 0);
 	while (!x->tid)
 		usleep(100);
@@ -276,8 +280,10 @@ static void intruder_join(struct intruder *x)
 	if (!x->trigger_ns)
 		x->trigger_ns = il_now_ns();
 	efd_post(x->efd);
+	efd_post(x->park);
 	pthread_join(x->th, &rc);
 	close(x->efd);
+	close(x->park);
 	assert_null(rc);
 }
 
