@@ -166,6 +166,9 @@ static void browser_stop(struct il_child *c, cJSON *stats)
 	il_role_thread_stop(&B.evdev);
 	il_role_thread_stop(&B.ui);
 	il_role_thread_stop(&B.io);
+	/* Only now that no thread can push any more. */
+	il_queue_free(&B.ui_q);
+	il_queue_free(&B.io_q);
 	cJSON_AddNumberToObject(stats, "events_read", (double)B.next_event_id);
 	cJSON_AddNumberToObject(stats, "feedback_events", (double)B.feedback_events);
 	cJSON_AddNumberToObject(stats, "invalid_frames",

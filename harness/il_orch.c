@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include "il_clock.h"
 #include "il_ctl.h"
@@ -23,7 +25,38 @@
 #define PING_DEAD_MS 1500
 
 static void run_stop(struct il_run *r);
-static void inject_cb(uv_timer_t *t);
+static void inject(struct il_run *r);
+
+/* Arms the injection timer delay_ns from now (0: at once). */
+static void inject_arm(struct il_run *r, uint64_t delay_ns)
+{
+	struct itimerspec its;
+
+	memset(&its, 0, sizeof(its));
+	/* A zero it_value disarms: "at once" is 1 ns. */
+	its.it_value = il_ns_to_ts(delay_ns ? delay_ns : 1);
+	if (timerfd_settime(r->inject_tfd, 0, &its, NULL) < 0)
+		il_orch_fail(r, "arming the injection timer: %s", strerror(errno));
+}
+
+static void inject_stop(struct il_run *r)
+{
+	struct itimerspec its;
+
+	memset(&its, 0, sizeof(its));
+	if (r->inject_tfd >= 0)
+		timerfd_settime(r->inject_tfd, 0, &its, NULL);
+}
+
+static void inject_poll_cb(uv_poll_t *h, int status, int events)
+{
+	struct il_run *r = h->data;
+	uint64_t expirations;
+
+	if (read(r->inject_tfd, &expirations, sizeof(expirations)) != sizeof(expirations))
+		return;
+	inject(r);
+}
 
 /* --- small helpers ----------------------------------------------------- */
 static uint64_t rng_next(struct il_run *r)
@@ -63,7 +96,7 @@ void il_orch_fail(struct il_run *r, const char *fmt, ...)
 	r->exit_code = 1;
 	/* A failed run does not wait for goodbyes: the children are ours, by pid. */
 	kill_all(r);
-	uv_timer_stop(&r->inject_timer);
+	inject_stop(r);
 	r->phase = IL_PH_STOPPING;
 	r->phase_deadline_ns = il_now_ns() + il_ms_to_ns(STOP_TIMEOUT_MS);
 }
@@ -80,7 +113,7 @@ static void run_finish(struct il_run *r)
 {
 	r->phase = IL_PH_DONE;
 	r->end_ns = il_now_ns();
-	uv_timer_stop(&r->inject_timer);
+	inject_stop(r);
 	uv_timer_stop(&r->release_timer);
 	uv_timer_stop(&r->tick_timer);
 	uv_stop(&r->loop);
@@ -90,13 +123,25 @@ static void run_stop(struct il_run *r)
 {
 	if (r->phase >= IL_PH_STOPPING)
 		return;
-	uv_timer_stop(&r->inject_timer);
+	inject_stop(r);
 	r->phase = IL_PH_STOPPING;
-	r->phase_deadline_ns = il_now_ns() + il_ms_to_ns(STOP_TIMEOUT_MS);
+	r->stop_ns = il_now_ns();
+	r->phase_deadline_ns = r->stop_ns + il_ms_to_ns(STOP_TIMEOUT_MS);
 	send_all(r, "stop");
 }
 
 /* --- children ---------------------------------------------------------- */
+static void send_ping(struct il_proc *p, uint64_t now)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "type", "ping");
+	cJSON_AddNumberToObject(o, "seq", (double)++p->ping_seq);
+	il_ctl_send((uv_stream_t *)&p->ctl, o);
+	cJSON_Delete(o);
+	p->ping_sent_ns = now;
+}
+
 static struct il_run *proc_run(struct il_proc *p)
 {
 	return p->data;
@@ -104,6 +149,8 @@ static struct il_run *proc_run(struct il_proc *p)
 
 static void on_all_ready(struct il_run *r)
 {
+	struct il_event_run_info info;
+
 	r->phase = IL_PH_RUNNING;
 	r->measure_start_ns = il_now_ns();
 	if (r->o->trace_path) {
@@ -111,12 +158,40 @@ static void on_all_ready(struct il_run *r)
 		il_sampler_tick(r->sampler, r->measure_start_ns);
 		r->last_sample_ns = r->measure_start_ns;
 	}
+	info = (struct il_event_run_info){
+		.o = r->o,
+		.threads = r->threads,
+		.measure_start_ns = r->measure_start_ns,
+		.nr_cpus = r->nr_cpus,
+		.self_pid = (int)getpid(),
+		.self_tid = r->self_tid,
+	};
+	if (il_event_sinks_start(&r->sinks, &info) < 0) {
+		il_orch_fail(r, "cannot start the run's outputs");
+		return;
+	}
+	/*
+	 * The first event goes out once every child handled "start": a ping
+	 * follows it on each control channel, which a child handles in order,
+	 * so its pong says the start is marked (no fixed settle time).
+	 */
 	send_all(r, "start");
-	/* A short settle before the first event so "start" is handled everywhere. */
-	if (r->inj && r->o->events)
-		uv_timer_start(&r->inject_timer, inject_cb, 20, 0);
-	else if (r->o->input.kind != IL_INPUT_EVDEV)
+	for (int i = 0; i < IL_PROC_COUNT; i++) {
+		struct il_proc *p = &r->procs[i];
+
+		if (p->spawned && !p->exited) {
+			send_ping(p, r->measure_start_ns);
+			p->start_seq = p->ping_seq;
+		}
+	}
+	if (!(r->inj && r->o->events) && r->o->input.kind != IL_INPUT_EVDEV)
 		r->phase = IL_PH_DRAINING; /* nothing to inject: just run for --duration-ms */
+}
+
+static void on_all_started(struct il_run *r)
+{
+	if (r->phase == IL_PH_RUNNING && r->inj && r->o->events)
+		inject_arm(r, 0);
 }
 
 static void proc_control(struct il_proc *p, cJSON *msg)
@@ -138,8 +213,18 @@ static void proc_control(struct il_proc *p, cJSON *msg)
 		if (r->phase == IL_PH_STARTING)
 			on_all_ready(r);
 	} else if (strcmp(type->valuestring, "pong") == 0) {
+		const cJSON *seq = cJSON_GetObjectItemCaseSensitive(msg, "seq");
+
 		p->pong_ns = il_now_ns();
 		p->ping_sent_ns = 0;
+		if (!p->started && p->start_seq && cJSON_IsNumber(seq) &&
+		    (uint64_t)seq->valuedouble >= p->start_seq) {
+			p->started = true;
+			for (int i = 0; i < IL_PROC_COUNT; i++)
+				if (!r->procs[i].started)
+					return;
+			on_all_started(r);
+		}
 	} else if (strcmp(type->valuestring, "stats") == 0) {
 		cJSON_Delete(p->stats_msg);
 		p->stats_msg = cJSON_Duplicate(msg, 1);
@@ -169,6 +254,9 @@ static void proc_exited(struct il_proc *p)
 		snprintf(r->fail_msg, sizeof(r->fail_msg), "%s failed while stopping (%s)", p->name, how);
 		r->exit_code = 1;
 	}
+	/* The last child gone ends the run now, not at the next tick. */
+	if (r->phase == IL_PH_STOPPING && all_exited(r))
+		run_finish(r);
 }
 
 static void proc_control_eof(struct il_proc *p)
@@ -205,39 +293,34 @@ static void send_garbage(struct il_run *r)
 static void record_frame_cb(void *ctx, const struct il_frame *f, const struct il_msg *m, cJSON *json)
 {
 	struct il_run *r = ctx;
-	uint64_t id;
 
 	if (!m)
 		return;
-	id = m->event_id;
-	if (r->o->input.kind == IL_INPUT_EVDEV && id >= 1 && id <= r->capacity &&
-	    r->state[id] == IL_EV_UNSENT) {
-		/* A physical mouse: the kernel's timestamp of the press is stamp 0. */
-		r->stamp0[id] = r->stamp0_end[id] = m->kernel_ns;
-		r->stamp0_cpu[id] = UINT32_MAX; /* the kernel's IRQ, CPU not reported */
-		r->state[id] = IL_EV_PENDING;
-		if (id > r->nsent)
-			r->nsent = id;
+	if (r->o->input.kind == IL_INPUT_EVDEV) {
+		/* A physical mouse: the kernel's timestamp of the press is stamp 0,
+		 * on the kernel's IRQ (CPU not reported). */
+		struct il_msg s0;
+
+		memset(&s0, 0, sizeof(s0));
+		s0.stamp_ns[IL_STAMP_INJECT] = s0.end_ns[IL_STAMP_INJECT] = m->kernel_ns;
+		s0.tid[IL_STAMP_INJECT] = (uint32_t)r->self_tid;
+		s0.cpu[IL_STAMP_INJECT] = UINT32_MAX;
+		il_event_window_open(r->events, m->event_id, &s0);
 	}
-	if (id < 1 || id > r->nsent) {
+	switch (il_event_window_record(r->events, m, il_ms_to_ns(r->o->timeout_ms))) {
+	case IL_RECORD_STRAY:
 		r->stray++;
-		return;
-	}
-	if (r->state[id] != IL_EV_PENDING) {
+		break;
+	case IL_RECORD_LATE:
 		r->late++;
-		return;
-	}
-	r->msgs[id] = *m;
-	r->msgs[id].stamp_ns[IL_STAMP_INJECT] = r->stamp0[id];
-	r->msgs[id].end_ns[IL_STAMP_INJECT] = r->stamp0_end[id];
-	r->msgs[id].tid[IL_STAMP_INJECT] = (uint32_t)r->self_tid;
-	r->msgs[id].cpu[IL_STAMP_INJECT] = r->stamp0_cpu[id];
-	if (m->stamp_ns[IL_STAMP_PRESENTED] - r->stamp0[id] > il_ms_to_ns(r->o->timeout_ms)) {
-		r->state[id] = IL_EV_TIMED_OUT;
-		r->timed_out++;
-	} else {
-		r->state[id] = IL_EV_COMPLETED;
-		r->completed++;
+		break;
+	case IL_RECORD_COMPLETED:
+	case IL_RECORD_TIMED_OUT:
+		/* The last record ends the run now, not at the next tick. */
+		if (r->phase == IL_PH_DRAINING && il_event_window_pending(r->events) == 0 &&
+		    il_now_ns() - r->measure_start_ns >= il_ms_to_ns(r->o->duration_ms))
+			run_stop(r);
+		break;
 	}
 }
 
@@ -253,22 +336,28 @@ static void release_cb(uv_timer_t *t)
 	il_injector_release(r->inj);
 }
 
-static void inject_cb(uv_timer_t *t)
+static void inject(struct il_run *r)
 {
-	struct il_run *r = t->data;
 	uint64_t id, base_ns, delay_ns, jitter;
+	struct il_msg *m;
 	int rc;
 
 	if (r->phase != IL_PH_RUNNING)
 		return;
-	if (r->nsent >= r->o->events || r->nsent >= r->capacity) {
+	if (il_event_window_sent(r->events) >= r->o->events) {
 		r->phase = IL_PH_DRAINING;
 		return;
 	}
-	id = r->nsent + 1;
-	r->stamp0_cpu[id] = il_cpu_now();
-	rc = il_injector_press(r->inj, &r->stamp0[id]);
-	r->stamp0_end[id] = il_now_ns();
+	m = il_event_window_next(r->events);
+	if (!m) {
+		il_orch_fail(r, "out of memory for the events in flight");
+		return;
+	}
+	id = m->event_id;
+	m->tid[IL_STAMP_INJECT] = (uint32_t)r->self_tid;
+	m->cpu[IL_STAMP_INJECT] = il_cpu_now();
+	rc = il_injector_press(r->inj, &m->stamp_ns[IL_STAMP_INJECT]);
+	m->end_ns[IL_STAMP_INJECT] = il_now_ns();
 	if (rc < 0) {
 		r->inject_errors++;
 		if (rc == -EPIPE) {
@@ -282,12 +371,13 @@ static void inject_cb(uv_timer_t *t)
 			return;
 		}
 	} else {
-		r->nsent = id;
-		r->state[id] = IL_EV_PENDING;
+		if (id == 1)
+			r->first_inject_ns = m->stamp_ns[IL_STAMP_INJECT];
+		il_event_window_commit(r->events);
 		uv_timer_start(&r->release_timer, release_cb, il_injector_hold_ns(r->inj) / 1000000 + 1, 0);
 	}
 	/* +-10% jitter so the pacing never phase-locks with the 60 Hz vblank. */
-	base_ns = il_ms_to_ns(r->o->interval_ms);
+	base_ns = il_us_to_ns(r->o->interval_us);
 	if (!il_injector_next_delay(r->inj, base_ns, &delay_ns)) {
 		r->phase = IL_PH_DRAINING;
 		return;
@@ -296,29 +386,17 @@ static void inject_cb(uv_timer_t *t)
 		jitter = rng_next(r) % (base_ns / 5 + 1);
 		delay_ns = base_ns - base_ns / 10 + jitter;
 	}
-	if (r->nsent >= r->o->events) {
+	if (il_event_window_sent(r->events) >= r->o->events) {
 		r->phase = IL_PH_DRAINING;
 		return;
 	}
-	uv_timer_start(&r->inject_timer, inject_cb, (delay_ns + 500000) / 1000000, 0);
+	inject_arm(r, delay_ns);
 }
 
 /* --- the periodic tick: timeouts, liveness, phase changes -------------- */
 static void expire_events(struct il_run *r, uint64_t now)
 {
-	uint64_t limit = il_ms_to_ns(r->o->timeout_ms);
-
-	while (r->oldest_pending < r->nsent) {
-		uint64_t id = r->oldest_pending + 1;
-
-		if (r->state[id] == IL_EV_PENDING) {
-			if (now - r->stamp0[id] <= limit)
-				break;
-			r->state[id] = IL_EV_TIMED_OUT;
-			r->timed_out++;
-		}
-		r->oldest_pending = id;
-	}
+	il_event_window_expire(r->events, now, il_ms_to_ns(r->o->timeout_ms));
 }
 
 static void check_liveness(struct il_run *r, uint64_t now)
@@ -333,15 +411,8 @@ static void check_liveness(struct il_run *r, uint64_t now)
 				 PING_DEAD_MS);
 			return;
 		}
-		if (!p->ping_sent_ns && now - p->pong_ns > il_ms_to_ns(PING_INTERVAL_MS)) {
-			cJSON *o = cJSON_CreateObject();
-
-			cJSON_AddStringToObject(o, "type", "ping");
-			cJSON_AddNumberToObject(o, "seq", (double)++p->ping_seq);
-			il_ctl_send((uv_stream_t *)&p->ctl, o);
-			cJSON_Delete(o);
-			p->ping_sent_ns = now;
-		}
+		if (!p->ping_sent_ns && now - p->pong_ns > il_ms_to_ns(PING_INTERVAL_MS))
+			send_ping(p, now);
 	}
 }
 
@@ -377,11 +448,11 @@ static void tick_cb(uv_timer_t *t)
 		    now - r->measure_start_ns > il_ms_to_ns(300))
 			send_garbage(r);
 		if (r->phase == IL_PH_RUNNING && r->o->input.kind == IL_INPUT_EVDEV &&
-		    r->nsent >= r->o->events)
+		    il_event_window_sent(r->events) >= r->o->events)
 			r->phase = IL_PH_DRAINING;
 		if (r->phase == IL_PH_RUNNING && !r->inj && r->o->input.kind != IL_INPUT_EVDEV)
 			r->phase = IL_PH_DRAINING;
-		if (r->phase == IL_PH_DRAINING && r->oldest_pending >= r->nsent &&
+		if (r->phase == IL_PH_DRAINING && il_event_window_pending(r->events) == 0 &&
 		    now - r->measure_start_ns >= il_ms_to_ns(r->o->duration_ms))
 			run_stop(r);
 		break;
@@ -444,10 +515,16 @@ void il_orch_init(struct il_run *r)
 
 	uv_loop_init(&r->loop);
 	r->loop_open = true;
-	uv_timer_init(&r->loop, &r->inject_timer);
 	uv_timer_init(&r->loop, &r->release_timer);
 	uv_timer_init(&r->loop, &r->tick_timer);
-	r->inject_timer.data = r->release_timer.data = r->tick_timer.data = r;
+	r->release_timer.data = r->tick_timer.data = r;
+	r->inject_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (r->inject_tfd < 0 || uv_poll_init(&r->loop, &r->inject_poll, r->inject_tfd) < 0) {
+		il_orch_fail(r, "cannot create the injection timer: %s", strerror(errno));
+	} else {
+		r->inject_poll.data = r;
+		uv_poll_start(&r->inject_poll, UV_READABLE, inject_poll_cb);
+	}
 	for (int i = 0; i < 3; i++) {
 		uv_signal_init(&r->loop, &r->sig[i]);
 		r->sig[i].data = r;
@@ -483,15 +560,6 @@ void il_orch_run(struct il_run *r)
 	}
 	if (r->end_ns == 0)
 		r->end_ns = il_now_ns();
-	/* Events that never came back keep their injection stamp for the records. */
-	for (uint64_t id = 1; id <= r->nsent; id++) {
-		if (r->state[id] == IL_EV_COMPLETED)
-			continue;
-		r->msgs[id].event_id = id;
-		r->msgs[id].stamp_ns[IL_STAMP_INJECT] = r->stamp0[id];
-		r->msgs[id].end_ns[IL_STAMP_INJECT] = r->stamp0_end[id];
-		r->msgs[id].tid[IL_STAMP_INJECT] = (uint32_t)r->self_tid;
-		r->msgs[id].cpu[IL_STAMP_INJECT] = r->stamp0_cpu[id];
-	r->msgs[id].cpu[IL_STAMP_INJECT] = r->stamp0_cpu[id];
-	}
+	/* Events still in flight leave with their state, stamp 0 and all. */
+	il_event_window_flush(r->events);
 }

@@ -15,47 +15,10 @@
 #include "il_hist.h"
 #include "il_rss.h"
 #include "il_result.h"
+#include "il_run_stats.h"
 #include "il_trace.h"
 
 #define IL_JSON_FILE_VERSION 1
-#define MAX_SAMPLES 100000
-
-/* Histograms of one run, built from the completed records. */
-struct run_hists {
-	struct il_hist *processing, *presentation, *hop[IL_NSTAMPS];
-};
-
-static void hists_free(struct run_hists *h)
-{
-	il_hist_free(h->processing);
-	il_hist_free(h->presentation);
-	for (int k = 0; k < IL_NSTAMPS; k++)
-		il_hist_free(h->hop[k]);
-}
-
-static int hists_build(const struct il_result *r, struct run_hists *h)
-{
-	memset(h, 0, sizeof(*h));
-	if (il_hist_new(&h->processing) < 0 || il_hist_new(&h->presentation) < 0)
-		goto fail;
-	for (int k = 1; k <= IL_NHOPS; k++)
-		if (il_hist_new(&h->hop[k]) < 0)
-			goto fail;
-	for (uint64_t id = 1; id <= r->nsent; id++) {
-		const struct il_msg *m = &r->msgs[id];
-
-		if (r->state[id] != IL_EV_COMPLETED)
-			continue;
-		il_hist_add(h->processing, m->stamp_ns[IL_STAMP_PROCESSED] - m->stamp_ns[IL_STAMP_INJECT]);
-		il_hist_add(h->presentation, m->stamp_ns[IL_STAMP_PRESENTED] - m->stamp_ns[IL_STAMP_INJECT]);
-		for (int k = 1; k <= IL_NHOPS; k++)
-			il_hist_add(h->hop[k], m->stamp_ns[k] - m->stamp_ns[k - 1]);
-	}
-	return 0;
-fail:
-	hists_free(h);
-	return -ENOMEM;
-}
 
 static int report_close(FILE *f, const char *path)
 {
@@ -73,23 +36,20 @@ static double us(uint64_t ns)
 
 void il_report_summary(const struct il_result *r)
 {
-	struct run_hists h;
+	const struct il_run_stats *h = r->run_stats;
 
-	if (hists_build(r, &h) < 0)
-		return;
 	/* One line, cyclictest-like: counts, then min/p50/p99/max per latency in us. */
 	printf("inputlat: policy %s events %llu completed %llu timed_out %llu invalid_frames %llu | "
 	       "processing us Min %.0f P50 %.0f P99 %.0f Max %.0f | "
 	       "presentation us Min %.0f P50 %.0f P99 %.0f Max %.0f\n",
 	       il_policy_name(r->policy), (unsigned long long)r->nsent,
 	       (unsigned long long)r->completed, (unsigned long long)r->timed_out,
-	       (unsigned long long)r->invalid_frames, us(il_hist_min(h.processing)),
-	       us(il_hist_percentile(h.processing, 50)), us(il_hist_percentile(h.processing, 99)),
-	       us(il_hist_max(h.processing)), us(il_hist_min(h.presentation)),
-	       us(il_hist_percentile(h.presentation, 50)), us(il_hist_percentile(h.presentation, 99)),
-	       us(il_hist_max(h.presentation)));
+	       (unsigned long long)r->invalid_frames, us(il_hist_min(h->processing)),
+	       us(il_hist_percentile(h->processing, 50)), us(il_hist_percentile(h->processing, 99)),
+	       us(il_hist_max(h->processing)), us(il_hist_min(h->presentation)),
+	       us(il_hist_percentile(h->presentation, 50)), us(il_hist_percentile(h->presentation, 99)),
+	       us(il_hist_max(h->presentation)));
 	fflush(stdout);
-	hists_free(&h);
 }
 
 static cJSON *latency_json(const struct il_hist *h)
@@ -138,7 +98,7 @@ static cJSON *scenario_json(const struct il_result *r)
 	char text[300];
 
 	cJSON_AddNumberToObject(s, "events", (double)o->events);
-	cJSON_AddNumberToObject(s, "interval_ms", (double)o->interval_ms);
+	cJSON_AddNumberToObject(s, "interval_ms", (double)o->interval_us / 1e3);
 	cJSON_AddNumberToObject(s, "timeout_ms", (double)o->timeout_ms);
 	cJSON_AddNumberToObject(s, "duration_ms", (double)o->duration_ms);
 	il_input_spec_format(&o->input, text, sizeof(text));
@@ -155,12 +115,13 @@ static cJSON *scenario_json(const struct il_result *r)
 	return s;
 }
 
-static cJSON *hops_json(const struct run_hists *h)
+static cJSON *hops_json(const struct il_run_stats *h)
 {
 	cJSON *a = cJSON_CreateArray();
 
 	for (int k = 1; k <= IL_NHOPS; k++) {
 		const struct il_hop_desc *d = il_chain_hop(k);
+		uint64_t known = h->same_cpu[k] + h->cross_cpu[k];
 		cJSON *o = cJSON_CreateObject();
 
 		cJSON_AddNumberToObject(o, "index", k);
@@ -173,9 +134,54 @@ static cJSON *hops_json(const struct run_hists *h)
 		cJSON_AddNumberToObject(o, "p50_us", us(il_hist_percentile(h->hop[k], 50)));
 		cJSON_AddNumberToObject(o, "p99_us", us(il_hist_percentile(h->hop[k], 99)));
 		cJSON_AddNumberToObject(o, "max_us", us(il_hist_max(h->hop[k])));
+		/* Where sender and receiver ran: the CPU of stamp k-1 and of stamp k. */
+		cJSON_AddNumberToObject(o, "same_cpu", (double)h->same_cpu[k]);
+		cJSON_AddNumberToObject(o, "cross_cpu", (double)h->cross_cpu[k]);
+		cJSON_AddNumberToObject(o, "cpu_unknown", (double)h->cpu_unknown[k]);
+		if (known)
+			cJSON_AddNumberToObject(o, "same_cpu_fraction",
+						(double)h->same_cpu[k] / (double)known);
+		else
+			cJSON_AddNullToObject(o, "same_cpu_fraction");
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
+}
+
+/* Milliseconds from a to b, or null when either was never reached. */
+static void add_span_ms(cJSON *o, const char *key, uint64_t a, uint64_t b)
+{
+	if (a && b && b >= a)
+		cJSON_AddNumberToObject(o, key, (double)(b - a) / 1e6);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/*
+ * Where a run's fixed cost goes: from `inputlat run` to the first injected
+ * event (each stage), and from the stop to the outputs. A sweep cell pays
+ * it once per run, whatever the number of events.
+ */
+static void startup_json(const struct il_result *r, cJSON *root)
+{
+	cJSON *s = cJSON_AddObjectToObject(root, "startup_ms");
+	cJSON *t = cJSON_AddObjectToObject(root, "teardown_ms");
+
+	add_span_ms(s, "preflight", r->enter_ns, r->preflight_ns);
+	add_span_ms(s, "calibrate", r->preflight_ns, r->calibrated_ns);
+	add_span_ms(s, "knobs", r->calibrated_ns, r->knobs_ns);
+	add_span_ms(s, "spawn", r->knobs_ns, r->spawned_ns);
+	add_span_ms(s, "children_ready", r->spawned_ns, r->measure_start_ns);
+	add_span_ms(s, "settle", r->measure_start_ns, r->first_inject_ns);
+	add_span_ms(s, "to_first_event", r->enter_ns, r->first_inject_ns);
+	add_span_ms(t, "children_exit", r->stop_ns, r->end_ns);
+	add_span_ms(t, "streamed_outputs", r->end_ns, r->outputs_streamed_ns);
+	if (r->enter_ns && r->first_inject_ns && r->stop_ns && r->outputs_streamed_ns)
+		cJSON_AddNumberToObject(root, "fixed_cost_ms",
+					(double)(r->first_inject_ns - r->enter_ns +
+						 r->outputs_streamed_ns - r->stop_ns) / 1e6);
+	else
+		cJSON_AddNullToObject(root, "fixed_cost_ms");
 }
 
 static cJSON *threads_json(const struct il_result *r)
@@ -233,24 +239,45 @@ static cJSON *histogram_json(const struct il_hist *h)
 	return o;
 }
 
+/* A JSON array of latencies in us, printed once as raw text: 10^5 numbers
+ * as cJSON nodes would cost ~8 MB for a moment, as text ~1 MB. */
+static cJSON *samples_array(const uint64_t *ns, size_t n)
+{
+	size_t cap = 2 + n * 24, len = 0;
+	char *text = malloc(cap);
+	cJSON *a;
+
+	if (!text)
+		return cJSON_CreateArray();
+	text[len++] = '[';
+	for (size_t i = 0; i < n; i++) {
+		double v = us(ns[i]);
+		char num[32];
+
+		/* As cJSON prints a number: the shorter of %.15g / %.17g that round-trips. */
+		snprintf(num, sizeof(num), "%1.15g", v);
+		if (strtod(num, NULL) != v)
+			snprintf(num, sizeof(num), "%1.17g", v);
+		len += (size_t)snprintf(text + len, cap - len, "%s%s", i ? "," : "", num);
+	}
+	text[len++] = ']';
+	text[len] = '\0';
+	a = cJSON_CreateRaw(text);
+	free(text);
+	return a ? a : cJSON_CreateArray();
+}
+
 static cJSON *samples_json(const struct il_result *r)
 {
-	cJSON *o = cJSON_CreateObject(), *p = cJSON_CreateArray(), *q = cJSON_CreateArray();
-	size_t n = 0;
+	const struct il_run_stats *s = r->run_stats;
+	cJSON *o = cJSON_CreateObject();
 
-	for (uint64_t id = 1; id <= r->nsent && n < MAX_SAMPLES; id++) {
-		const struct il_msg *m = &r->msgs[id];
-
-		if (r->state[id] != IL_EV_COMPLETED)
-			continue;
-		cJSON_AddItemToArray(p, cJSON_CreateNumber(us(m->stamp_ns[IL_STAMP_PROCESSED] -
-								  m->stamp_ns[IL_STAMP_INJECT])));
-		cJSON_AddItemToArray(q, cJSON_CreateNumber(us(m->stamp_ns[IL_STAMP_PRESENTED] -
-								  m->stamp_ns[IL_STAMP_INJECT])));
-		n++;
-	}
-	cJSON_AddItemToObject(o, "processing", p);
-	cJSON_AddItemToObject(o, "presentation", q);
+	cJSON_AddItemToObject(o, "processing", samples_array(s->sample_processing_ns, s->nsamples));
+	cJSON_AddItemToObject(o, "presentation", samples_array(s->sample_presentation_ns, s->nsamples));
+	/* Every completed event up to the bound, else a uniform sample of them. */
+	cJSON_AddStringToObject(o, "method", s->samples_seen > s->nsamples ? "reservoir" : "all");
+	cJSON_AddNumberToObject(o, "kept", (double)s->nsamples);
+	cJSON_AddNumberToObject(o, "of", (double)s->samples_seen);
 	return o;
 }
 
@@ -266,33 +293,23 @@ static void add_child_stat(cJSON *root, const struct il_result *r, enum il_proc_
 		cJSON_AddNullToObject(root, key);
 }
 
-const char *il_event_state_name(enum il_event_state s)
-{
-	static const char *const names[] = { "unsent", "pending", "completed", "timed_out" };
-
-	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
-}
-
 int il_report_json(const struct il_result *r, const char *path)
 {
-	struct run_hists h;
+	const struct il_run_stats *h = r->run_stats;
 	cJSON *root, *ev, *lat, *procs;
 	char *text;
 	FILE *f;
 	int rc;
 
-	if (hists_build(r, &h) < 0)
-		return -ENOMEM;
 	root = il_header_new(IL_JSON_FILE_VERSION, r->cmdline, &r->start_wall);
-	if (!root) {
-		hists_free(&h);
+	if (!root)
 		return -ENOMEM;
-	}
 	kernel_json(r, cJSON_GetObjectItemCaseSensitive(root, "kernel"));
 	cJSON_AddStringToObject(root, "policy", il_policy_name(r->policy));
 	cJSON_AddStringToObject(root, "policy_file", il_policy_path(r->policy));
 	cJSON_AddItemToObject(root, "scenario", scenario_json(r));
 	cJSON_AddNumberToObject(root, "duration_s", (double)(r->end_ns - r->start_ns) / 1e9);
+	startup_json(r, root);
 	cJSON_AddNumberToObject(root, "exit_code", r->exit_code);
 	if (r->fail_msg[0])
 		cJSON_AddStringToObject(root, "error", r->fail_msg);
@@ -308,9 +325,9 @@ int il_report_json(const struct il_result *r, const char *path)
 	cJSON_AddNumberToObject(ev, "inject_errors", (double)r->inject_errors);
 
 	lat = cJSON_AddObjectToObject(root, "latency_us");
-	cJSON_AddItemToObject(lat, "processing", latency_json(h.processing));
-	cJSON_AddItemToObject(lat, "presentation", latency_json(h.presentation));
-	cJSON_AddItemToObject(root, "hops", hops_json(&h));
+	cJSON_AddItemToObject(lat, "processing", latency_json(h->processing));
+	cJSON_AddItemToObject(lat, "presentation", latency_json(h->presentation));
+	cJSON_AddItemToObject(root, "hops", hops_json(h));
 	cJSON_AddItemToObject(root, "threads", threads_json(r));
 	cJSON_AddItemToObject(root, "knobs", knobs_json(r));
 	cJSON_AddNumberToObject(root, "loops_per_us", r->loops_per_us);
@@ -334,9 +351,16 @@ int il_report_json(const struct il_result *r, const char *path)
 	for (int i = 0; i < IL_PROC_COUNT; i++)
 		if (r->stats[i])
 			cJSON_AddItemToObject(procs, il_chain_proc(i)->program, cJSON_Duplicate(r->stats[i], 1));
-	cJSON_AddItemToObject(root, "histogram", histogram_json(h.processing));
+	cJSON_AddItemToObject(root, "histogram", histogram_json(h->processing));
 	cJSON_AddItemToObject(root, "samples_us", samples_json(r));
-	hists_free(&h);
+	{
+		cJSON *mem = cJSON_AddObjectToObject(root, "event_window");
+
+		/* Per-event memory is this window, not the run: see il_event_window.h. */
+		cJSON_AddNumberToObject(mem, "slots", (double)r->window_slots);
+		cJSON_AddNumberToObject(mem, "max_in_flight", (double)r->window_max_held);
+	}
+	il_event_sinks_report(r->sinks, r, root);
 
 	text = cJSON_Print(root);
 	cJSON_Delete(root);
@@ -357,37 +381,15 @@ int il_report_json(const struct il_result *r, const char *path)
 
 int il_report_hist(const struct il_result *r, const char *path)
 {
-	uint64_t max_us = r->o->hist_max_us;
-	uint64_t *cnt = calloc(2 * max_us, sizeof(*cnt));
-	uint64_t over[2] = { 0, 0 }, total = 0;
-	struct run_hists h;
+	const struct il_run_stats *h = r->run_stats;
+	uint64_t max_us = h->hist_max_us;
 	FILE *f;
 
-	if (!cnt || hists_build(r, &h) < 0) {
-		free(cnt);
-		return -ENOMEM;
-	}
-	for (uint64_t id = 1; id <= r->nsent; id++) {
-		const struct il_msg *m = &r->msgs[id];
-		uint64_t v[2];
-
-		if (r->state[id] != IL_EV_COMPLETED)
-			continue;
-		v[0] = (m->stamp_ns[IL_STAMP_PROCESSED] - m->stamp_ns[IL_STAMP_INJECT]) / 1000;
-		v[1] = (m->stamp_ns[IL_STAMP_PRESENTED] - m->stamp_ns[IL_STAMP_INJECT]) / 1000;
-		total++;
-		for (int c = 0; c < 2; c++) {
-			if (v[c] < max_us)
-				cnt[2 * v[c] + (uint64_t)c]++;
-			else
-				over[c]++;
-		}
-	}
+	if (!h->hist_count)
+		return -EINVAL;
 	f = il_file_create(path);
 	if (!f) {
 		fprintf(stderr, "inputlat: cannot write %s: %s\n", path, strerror(errno));
-		free(cnt);
-		hists_free(&h);
 		return -errno;
 	}
 	/* cyclictest's layout: one row per 1 us bucket, one column per series. */
@@ -396,126 +398,40 @@ int il_report_hist(const struct il_result *r, const char *path)
 	fprintf(f, "# Histogram\n");
 	for (uint64_t b = 0; b < max_us; b++)
 		fprintf(f, "%06llu %06llu\t%06llu\n", (unsigned long long)b,
-			(unsigned long long)cnt[2 * b], (unsigned long long)cnt[2 * b + 1]);
-	fprintf(f, "# Total: %09llu %09llu\n", (unsigned long long)total, (unsigned long long)total);
-	fprintf(f, "# Min Latencies: %05.0f %05.0f\n", us(il_hist_min(h.processing)),
-		us(il_hist_min(h.presentation)));
-	fprintf(f, "# Avg Latencies: %05.0f %05.0f\n", il_hist_mean(h.processing) / 1e3,
-		il_hist_mean(h.presentation) / 1e3);
-	fprintf(f, "# Max Latencies: %05.0f %05.0f\n", us(il_hist_max(h.processing)),
-		us(il_hist_max(h.presentation)));
-	fprintf(f, "# Histogram Overflows: %05llu %05llu\n", (unsigned long long)over[0],
-		(unsigned long long)over[1]);
+			(unsigned long long)h->hist_count[2 * b],
+			(unsigned long long)h->hist_count[2 * b + 1]);
+	fprintf(f, "# Total: %09llu %09llu\n", (unsigned long long)h->hist_total,
+		(unsigned long long)h->hist_total);
+	fprintf(f, "# Min Latencies: %05.0f %05.0f\n", us(il_hist_min(h->processing)),
+		us(il_hist_min(h->presentation)));
+	fprintf(f, "# Avg Latencies: %05.0f %05.0f\n", il_hist_mean(h->processing) / 1e3,
+		il_hist_mean(h->presentation) / 1e3);
+	fprintf(f, "# Max Latencies: %05.0f %05.0f\n", us(il_hist_max(h->processing)),
+		us(il_hist_max(h->presentation)));
+	fprintf(f, "# Histogram Overflows: %05llu %05llu\n", (unsigned long long)h->hist_over[0],
+		(unsigned long long)h->hist_over[1]);
 	fprintf(f, "# Timed out: %llu\n", (unsigned long long)r->timed_out);
-	free(cnt);
-	hists_free(&h);
 	return report_close(f, path);
 }
 
 int il_report_hist_csv(const struct il_result *r, const char *path)
 {
-	struct run_hists h;
+	const struct il_run_stats *h = r->run_stats;
 	FILE *f;
 
-	if (hists_build(r, &h) < 0)
-		return -ENOMEM;
 	f = il_file_create(path);
 	if (!f) {
 		fprintf(stderr, "inputlat: cannot write %s: %s\n", path, strerror(errno));
-		hists_free(&h);
 		return -errno;
 	}
 	fprintf(f, "lower_us,upper_us,processing,presentation\n");
 	for (size_t i = 0; i < il_hist_nbuckets(); i++) {
-		uint64_t a = il_hist_bucket_count(h.processing, i);
-		uint64_t b = il_hist_bucket_count(h.presentation, i);
+		uint64_t a = il_hist_bucket_count(h->processing, i);
+		uint64_t b = il_hist_bucket_count(h->presentation, i);
 
 		if (a || b)
 			fprintf(f, "%.3f,%.3f,%llu,%llu\n", us(il_hist_bucket_lower(i)),
 				us(il_hist_bucket_upper(i)), (unsigned long long)a, (unsigned long long)b);
-	}
-	hists_free(&h);
-	return report_close(f, path);
-}
-
-int il_report_trace(const struct il_result *r, const char *path)
-{
-	int n = cJSON_GetArraySize(r->threads), i = 0, rc;
-	struct il_trace_thread *th = calloc((size_t)n + 1, sizeof(*th));
-	struct il_msg *msgs = calloc(r->nsent + 1, sizeof(*msgs));
-	size_t nmsgs = 0;
-	const cJSON *t;
-
-	if (!th || !msgs) {
-		free(th);
-		free(msgs);
-		return -ENOMEM;
-	}
-	cJSON_ArrayForEach(t, r->threads) {
-		th[i].pid = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "pid"));
-		th[i].tid = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "tid"));
-		th[i].process = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "process"));
-		th[i].thread = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "name"));
-		i++;
-	}
-	/* The injector is the orchestrator's own thread. */
-	th[i].pid = r->self_pid;
-	th[i].tid = r->self_tid;
-	th[i].process = "inputlat";
-	th[i].thread = "inputlat";
-	i++;
-	for (uint64_t id = 1; id <= r->nsent; id++)
-		if (r->state[id] == IL_EV_COMPLETED)
-			msgs[nmsgs++] = r->msgs[id];
-	rc = il_trace_write(path, msgs, nmsgs, th, (size_t)i, r->counters, r->ncounters,
-			    r->o->trace_events);
-	if (rc < 0)
-		fprintf(stderr, "inputlat: cannot write trace %s: %s\n", path, strerror(-rc));
-	free(th);
-	free(msgs);
-	return rc;
-}
-
-int il_report_records(const struct il_result *r, const char *path)
-{
-	FILE *f = il_file_create(path);
-
-	if (!f) {
-		fprintf(stderr, "inputlat: cannot write %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	/* One JSON object per event (JSON Lines), so a reader can stream them. */
-	for (uint64_t id = 1; id <= r->nsent; id++) {
-		const struct il_msg *m = &r->msgs[id];
-		cJSON *o = cJSON_CreateObject(), *st = cJSON_CreateArray(), *en = cJSON_CreateArray(),
-		      *ti = cJSON_CreateArray(), *cpu = cJSON_CreateArray(), *wk = cJSON_CreateArray();
-		char *text;
-
-		cJSON_AddNumberToObject(o, "id", (double)id);
-		cJSON_AddStringToObject(o, "state", il_event_state_name(r->state[id]));
-		cJSON_AddNumberToObject(o, "kernel_ns", (double)m->kernel_ns);
-		for (int k = 0; k < IL_NSTAMPS; k++) {
-			cJSON_AddItemToArray(st, cJSON_CreateNumber((double)m->stamp_ns[k]));
-			cJSON_AddItemToArray(en, cJSON_CreateNumber((double)m->end_ns[k]));
-			cJSON_AddItemToArray(ti, cJSON_CreateNumber((double)m->tid[k]));
-			if (m->cpu[k] == UINT32_MAX || !m->stamp_ns[k])
-				cJSON_AddItemToArray(cpu, cJSON_CreateNull());
-			else
-				cJSON_AddItemToArray(cpu, cJSON_CreateNumber(m->cpu[k]));
-			cJSON_AddItemToArray(wk, cJSON_CreateNumber(m->work_cpu_ns[k]));
-		}
-		cJSON_AddItemToObject(o, "stamp_ns", st);
-		cJSON_AddItemToObject(o, "end_ns", en);
-		cJSON_AddItemToObject(o, "tid", ti);
-		cJSON_AddItemToObject(o, "cpu", cpu);
-		cJSON_AddItemToObject(o, "work_cpu_ns", wk);
-		text = cJSON_PrintUnformatted(o);
-		cJSON_Delete(o);
-		if (text) {
-			fputs(text, f);
-			fputc('\n', f);
-			free(text);
-		}
 	}
 	return report_close(f, path);
 }

@@ -13,16 +13,14 @@
 #include <time.h>
 
 #include "il_chain.h"
+#include "il_event_sink.h"
 #include "il_knobs.h"
 #include "il_msg.h"
 #include "il_policy.h"
 #include "il_run_opts.h"
 #include "il_trace.h"
 
-enum il_event_state { IL_EV_UNSENT, IL_EV_PENDING, IL_EV_COMPLETED, IL_EV_TIMED_OUT };
-
-/* "unsent", "pending", "completed", "timed_out". */
-const char *il_event_state_name(enum il_event_state s);
+struct il_run_stats;
 
 struct il_result {
 	/* What was asked for. */
@@ -40,13 +38,23 @@ struct il_result {
 
 	/* Time (CLOCK_MONOTONIC ns). */
 	uint64_t start_ns, measure_start_ns, end_ns;
+	/* Start-up and teardown milestones (il_run.h; 0: not reached), and
+	 * when the streamed outputs were closed. */
+	uint64_t enter_ns, preflight_ns, calibrated_ns, knobs_ns, spawned_ns, first_inject_ns, stop_ns;
+	uint64_t outputs_streamed_ns;
 
-	/* Events 1..nsent: state[id], and for completed ones msgs[id] with
-	 * stamp 0 filled in. */
+	/*
+	 * Events 1..nsent went through the run's sinks one at a time
+	 * (il_event_sink.h); what the report needs of them is in run_stats, and
+	 * every other sink adds its own keys through its report callback.
+	 * No per-event array is kept.
+	 */
 	uint64_t nsent;
-	const uint8_t *state; /* enum il_event_state */
-	const struct il_msg *msgs;
+	const struct il_run_stats *run_stats;
+	const struct il_event_sinks *sinks;
 	uint64_t completed, timed_out, late, stray, inject_errors, invalid_frames;
+	/* The in-flight window: slots allocated, most events held at once. */
+	uint64_t window_slots, window_max_held;
 
 	/* How it ended. */
 	int exit_code;
@@ -66,12 +74,14 @@ struct il_result {
 	size_t ncounters;
 };
 
-/* Outputs. Each returns 0 or -errno after printing one line on stderr. */
+/*
+ * Outputs written once the run is over (--records and --trace are
+ * written while it runs: il_outputs.h). Each returns 0 or -errno after
+ * printing one line on stderr.
+ */
 void il_report_summary(const struct il_result *r);
 int il_report_json(const struct il_result *r, const char *path);
 int il_report_hist(const struct il_result *r, const char *path);
 int il_report_hist_csv(const struct il_result *r, const char *path);
-int il_report_trace(const struct il_result *r, const char *path);
-int il_report_records(const struct il_result *r, const char *path);
 
 #endif

@@ -16,6 +16,8 @@
 #include "il_clock.h"
 #include "il_cmd.h"
 #include "il_header.h"
+#include "il_outputs.h"
+#include "il_run_stats.h"
 #include "il_sched.h"
 #include "il_sysinfo.h"
 #include "il_thread.h"
@@ -28,25 +30,64 @@
 #define READY_BOUND_MS 10000
 #define SLACK_BOUND_MS 10000
 
+/* Slack of the in-flight window: events between two ticks, a record in transit. */
+#define WINDOW_SLACK_MS 100
+
+/*
+ * The run's sinks (il_event_sink.h): the report's statistics always, the
+ * streamed outputs when asked for. Their files are created here, before
+ * anything changes on the machine, so a path that cannot be written is
+ * reported at once (one line, exit 1). Returns 0 or -errno.
+ */
+static int sinks_build(struct il_run *r)
+{
+	const struct il_run_opts *o = r->o;
+	struct il_event_sink s;
+	int rc;
+
+	rc = il_run_stats_new(o->hist_path ? o->hist_max_us : 0, &r->stats);
+	if (rc < 0) {
+		fprintf(stderr, "inputlat run: out of memory for the run's statistics\n");
+		return rc;
+	}
+	s = il_run_stats_sink(r->stats);
+	if ((rc = il_event_sinks_add(&r->sinks, &s)) < 0)
+		return rc;
+	if (o->records_path) {
+		if ((rc = il_records_sink_new(o->records_path, &s)) < 0 ||
+		    (rc = il_event_sinks_add(&r->sinks, &s)) < 0)
+			return rc;
+	}
+	if (o->trace_path) {
+		if ((rc = il_trace_sink_new(o->trace_path, o->trace_events, &s)) < 0 ||
+		    (rc = il_event_sinks_add(&r->sinks, &s)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Events stay in the window from injection until final, and leave in id
+ * order: about (timeout + slack) / shortest interval (-10% jitter) of
+ * them. The window grows past that if it must (a replayed burst).
+ */
 static int events_alloc(struct il_run *r)
 {
-	r->capacity = r->o->events;
-	r->stamp0 = calloc(r->capacity + 1, sizeof(*r->stamp0));
-	r->stamp0_end = calloc(r->capacity + 1, sizeof(*r->stamp0_end));
-	r->stamp0_cpu = calloc(r->capacity + 1, sizeof(*r->stamp0_cpu));
-	r->state = calloc(r->capacity + 1, sizeof(*r->state));
-	r->msgs = calloc(r->capacity + 1, sizeof(*r->msgs));
+	const struct il_run_opts *o = r->o;
+	uint64_t hint = (o->timeout_ms + WINDOW_SLACK_MS) * 1000 * 10 / (9 * o->interval_us) + 64;
+
 	r->threads = cJSON_CreateArray();
-	return r->stamp0 && r->stamp0_end && r->stamp0_cpu && r->state && r->msgs && r->threads ? 0 : -ENOMEM;
+	if (!r->threads)
+		return -ENOMEM;
+	return il_event_window_new(o->events, hint, &r->sinks, &r->events);
 }
 
 static void run_free(struct il_run *r)
 {
-	free(r->stamp0);
-	free(r->stamp0_end);
-	free(r->stamp0_cpu);
-	free(r->state);
-	free(r->msgs);
+	/* The sinks first: they may point into the threads' ready reports. */
+	il_event_sinks_free(&r->sinks);
+	il_run_stats_free(r->stats);
+	il_event_window_free(r->events);
 	cJSON_Delete(r->threads);
 	il_sampler_free(r->sampler);
 	for (int i = 0; i < IL_PROC_COUNT; i++)
@@ -55,6 +96,8 @@ static void run_free(struct il_run *r)
 	il_injector_free(r->inj);
 	if (r->input_wfd >= 0)
 		close(r->input_wfd);
+	if (r->inject_tfd >= 0)
+		close(r->inject_tfd);
 	il_policy_free(r->policy);
 }
 
@@ -62,7 +105,7 @@ static void run_free(struct il_run *r)
 static uint64_t run_bound_ns(const struct il_run_opts *o)
 {
 	return il_ms_to_ns(READY_BOUND_MS + o->duration_ms + o->timeout_ms + SLACK_BOUND_MS) +
-	       il_ms_to_ns(o->events * o->interval_ms * 11 / 10);
+	       il_us_to_ns(o->events * o->interval_us * 11 / 10);
 }
 
 static void result_of(const struct il_run *r, struct il_result *res)
@@ -80,13 +123,22 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->knobs = &r->knobs;
 	res->loops_per_us = r->loops_per_us;
 	res->start_ns = r->start_ns;
+	res->enter_ns = r->enter_ns;
+	res->preflight_ns = r->preflight_ns;
+	res->calibrated_ns = r->calibrated_ns;
+	res->knobs_ns = r->knobs_ns;
+	res->spawned_ns = r->spawned_ns;
+	res->first_inject_ns = r->first_inject_ns;
+	res->stop_ns = r->stop_ns;
 	res->measure_start_ns = r->measure_start_ns;
 	res->end_ns = r->end_ns;
-	res->nsent = r->nsent;
-	res->state = r->state;
-	res->msgs = r->msgs;
-	res->completed = r->completed;
-	res->timed_out = r->timed_out;
+	res->nsent = il_event_window_sent(r->events);
+	res->run_stats = r->stats;
+	res->sinks = &r->sinks;
+	res->completed = il_event_window_completed(r->events);
+	res->timed_out = il_event_window_timed_out(r->events);
+	res->window_slots = il_event_window_slots(r->events);
+	res->window_max_held = il_event_window_max_held(r->events);
 	res->late = r->late;
 	res->stray = r->stray;
 	res->inject_errors = r->inject_errors;
@@ -113,8 +165,6 @@ static int write_outputs(const struct il_result *res)
 		{ offsetof(struct il_run_opts, json_path), il_report_json },
 		{ offsetof(struct il_run_opts, hist_path), il_report_hist },
 		{ offsetof(struct il_run_opts, hist_csv_path), il_report_hist_csv },
-		{ offsetof(struct il_run_opts, trace_path), il_report_trace },
-		{ offsetof(struct il_run_opts, records_path), il_report_records },
 	};
 	int rc = 0;
 
@@ -143,8 +193,10 @@ int il_cmd_run(int argc, char **argv)
 	if (rc)
 		return 2;
 	memset(&r, 0, sizeof(r));
+	r.enter_ns = il_now_ns();
 	r.o = &o;
 	r.input_wfd = -1;
+	r.inject_tfd = -1;
 	r.self_tid = il_gettid();
 	r.nr_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -152,9 +204,14 @@ int il_cmd_run(int argc, char **argv)
 	exit_code = il_preflight(&r);
 	if (exit_code)
 		goto out_free;
+	r.preflight_ns = il_now_ns();
 	r.cmdline = il_cmdline_join("inputlat", argc, argv);
 	if (events_alloc(&r) < 0 || !r.cmdline) {
 		fprintf(stderr, "inputlat run: out of memory for %llu events\n", (unsigned long long)o.events);
+		exit_code = 1;
+		goto out_free;
+	}
+	if (sinks_build(&r) < 0) {
 		exit_code = 1;
 		goto out_free;
 	}
@@ -162,6 +219,7 @@ int il_cmd_run(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &r.start_wall);
 	r.start_ns = il_now_ns();
 	r.loops_per_us = il_work_calibrate();
+	r.calibrated_ns = il_now_ns();
 
 	/* Knobs: originals go to the state file before anything changes. */
 	rc = il_knobs_apply(il_policy_knobs(r.policy), il_knobs_state_dir(), &r.knobs, err, sizeof(err));
@@ -195,7 +253,9 @@ int il_cmd_run(int argc, char **argv)
 
 	/* Stages 3 and 4: wiring, then the loop until every child is gone. */
 	il_orch_init(&r);
+	r.knobs_ns = il_now_ns();
 	rc = il_wiring_start(&r, err, sizeof(err));
+	r.spawned_ns = il_now_ns();
 	if (rc < 0) {
 		il_orch_fail(&r, "%s", err);
 		if (rc == -ENOENT || rc == -EACCES || rc == -ENODEV)
@@ -207,10 +267,15 @@ int il_cmd_run(int argc, char **argv)
 	if (r.knobs.n && il_knobs_restore(il_knobs_state_dir(), NULL, err, sizeof(err)) < 0)
 		fprintf(stderr, "inputlat: restoring system knobs: %s\n", err);
 	result_of(&r, &res);
-	/* An output that could not be written fails the run: its results are lost. */
+	/* An output that could not be written fails the run: its results are lost.
+	 * The streamed ones end first, so the report sees them complete. */
+	if (il_event_sinks_finish(&r.sinks, &res) < 0 && r.exit_code == 0)
+		r.exit_code = 1;
+	res.exit_code = r.exit_code;
+	res.outputs_streamed_ns = il_now_ns();
 	if (write_outputs(&res) < 0 && r.exit_code == 0)
 		r.exit_code = 1;
-	if (r.exit_code == 0 || r.completed)
+	if (r.exit_code == 0 || res.completed)
 		il_report_summary(&res);
 	exit_code = r.exit_code;
 	il_watchdog_stop();

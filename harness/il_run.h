@@ -18,6 +18,8 @@
 #include <uv.h>
 
 #include "il_chain.h"
+#include "il_event_sink.h"
+#include "il_event_window.h"
 #include "il_input.h"
 #include "il_knobs.h"
 #include "il_policy.h"
@@ -36,6 +38,11 @@ struct il_run {
 	char *cmdline;
 	struct timespec start_wall;
 	uint64_t start_ns, measure_start_ns, end_ns;
+	/* Start-up and teardown milestones (CLOCK_MONOTONIC ns, 0: not reached):
+	 * `inputlat run` entered, preflight done, work calibrated, knobs set,
+	 * children spawned, (every child ready = measure_start_ns), first
+	 * event injected, stop sent, (every child gone = end_ns). */
+	uint64_t enter_ns, preflight_ns, calibrated_ns, knobs_ns, spawned_ns, first_inject_ns, stop_ns;
 	double loops_per_us;
 	uint64_t rttime_us; /* RLIMIT_RTTIME of every RT thread of the run */
 	struct il_knob_report knobs;
@@ -49,20 +56,18 @@ struct il_run {
 	struct il_frame_reader *records_reader;
 	struct il_injector *inj;
 	int input_wfd;
-	uv_timer_t inject_timer, release_timer, tick_timer;
+	/* Injection is paced by a timerfd (ns resolution; uv timers have ms). */
+	uv_poll_t inject_poll;
+	int inject_tfd;
+	uv_timer_t release_timer, tick_timer;
 	uv_signal_t sig[3];
 	uint64_t rng;
 
-	/* Events, indexed by event id (1-based). */
-	uint64_t capacity;
-	uint64_t nsent;
-	uint64_t oldest_pending;
-	uint64_t *stamp0;
-	uint64_t *stamp0_end;
-	uint32_t *stamp0_cpu;
-	uint8_t *state; /* enum il_event_state */
-	struct il_msg *msgs;
-	uint64_t completed, timed_out, late, stray, inject_errors;
+	/* Events in flight, and where final ones go (il_event_sink.h). */
+	struct il_event_window *events;
+	struct il_event_sinks sinks;
+	struct il_run_stats *stats; /* fed by one of the sinks */
+	uint64_t late, stray, inject_errors;
 	uint64_t invalid_frames;
 
 	enum il_phase phase;

@@ -21,7 +21,7 @@ enum il_hog_mode { IL_HOG_MODE_BUSY, IL_HOG_MODE_BURSTY };
 
 struct il_run_opts {
 	uint64_t events;
-	uint64_t interval_ms;
+	uint64_t interval_us; /* --interval-ms, which takes decimals down to 0.1 */
 	uint64_t timeout_ms;
 	uint64_t duration_ms; /* run at least this long (0: until the events are done) */
 	uint64_t seed;

@@ -33,6 +33,8 @@ struct il_proc {
 	void *data;
 	int pid;
 	bool spawned, exited, ready;
+	bool started;	     /* answered the ping sent right after "start" */
+	uint64_t start_seq; /* that ping's seq */
 	int64_t exit_status;
 	int term_signal;
 	cJSON *stats_msg; /* owned */

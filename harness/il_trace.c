@@ -2,86 +2,97 @@
 
 #include "il_file.h"
 
-#include <cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* Building the tree checks allocations once per event, not per field. */
-struct builder {
-	cJSON *events;
-	uint64_t t0_ns;
-	bool oom;
+/* Distinct tids the writer remembers (pipeline threads and a few strangers). */
+#define MAX_TIDS 256
+/* Strangers (tids no thread report names) that get a name of their own. */
+#define MAX_UNKNOWN 64
+/* Output is written in large blocks: a record costs no system call. */
+#define WRITE_BUFFER (256 * 1024)
+
+struct seen_tid {
+	int tid;
+	int first_hop; /* smallest hop index it ran */
 };
 
-static double rel_us(const struct builder *b, uint64_t ns)
-{
-	return ns >= b->t0_ns ? (double)(ns - b->t0_ns) / 1e3 : -(double)(b->t0_ns - ns) / 1e3;
-}
+/*
+ * Streaming: every event goes to the file as it is added; what the
+ * metadata needs (which tids ran which hop first) is a small table, so
+ * memory does not depend on the number of events.
+ */
+struct il_trace_writer {
+	FILE *f;
+	char *buf;
+	uint64_t t0_ns;
+	bool t0_set, first;
+	size_t max_events, nevents;
+	struct seen_tid seen[MAX_TIDS];
+	size_t nseen;
+	int err;
+};
 
-static void num(struct builder *b, cJSON *o, const char *key, double v)
+/* A JSON number as cJSON prints it: shortest of %.15g / %.17g that round-trips. */
+static void put_num(FILE *f, double v)
 {
-	if (!cJSON_AddNumberToObject(o, key, v))
-		b->oom = true;
-}
+	char buf[32];
 
-static void str(struct builder *b, cJSON *o, const char *key, const char *v)
-{
-	if (!cJSON_AddStringToObject(o, key, v))
-		b->oom = true;
-}
-
-/* Appends {"ph", "name", "pid", "tid"} to the event list, NULL on OOM. */
-static cJSON *event_add(struct builder *b, const char *ph, const char *name, int pid, int tid)
-{
-	cJSON *e = cJSON_CreateObject();
-
-	if (!e || !cJSON_AddItemToArray(b->events, e)) {
-		cJSON_Delete(e);
-		b->oom = true;
-		return NULL;
+	if (!isfinite(v)) {
+		fputs("null", f);
+		return;
 	}
-	str(b, e, "ph", ph);
-	str(b, e, "name", name);
-	num(b, e, "pid", pid);
-	num(b, e, "tid", tid);
-	return e;
+	if (v == (double)(long long)v && fabs(v) < 1e15) {
+		fprintf(f, "%lld", (long long)v);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%1.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, sizeof(buf), "%1.17g", v);
+	fputs(buf, f);
 }
 
-/* Metadata record: {"ph":"M", "name": what, "args": {key: value}}. */
-static void meta_str(struct builder *b, const char *what, int pid, int tid, const char *name)
+static void put_str(FILE *f, const char *s)
 {
-	cJSON *e = event_add(b, "M", what, pid, tid);
-	cJSON *args = e ? cJSON_AddObjectToObject(e, "args") : NULL;
-
-	if (!args)
-		b->oom = true;
-	else
-		str(b, args, "name", name);
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
 }
 
-static void meta_sort(struct builder *b, const char *what, int pid, int tid, int index)
+/* Starts one trace event: {"ph":..,"name":..,"pid":..,"tid":.. (object left open). */
+static void ev_begin(struct il_trace_writer *w, const char *ph, const char *name, int pid, int tid)
 {
-	cJSON *e = event_add(b, "M", what, pid, tid);
-	cJSON *args = e ? cJSON_AddObjectToObject(e, "args") : NULL;
-
-	if (!args)
-		b->oom = true;
-	else
-		num(b, args, "sort_index", index);
+	if (!w->first)
+		fputc(',', w->f);
+	w->first = false;
+	fputs("{\"ph\":", w->f);
+	put_str(w->f, ph);
+	fputs(",\"name\":", w->f);
+	put_str(w->f, name);
+	fprintf(w->f, ",\"pid\":%d,\"tid\":%d", pid, tid);
 }
 
-static const struct il_trace_thread *thread_find(const struct il_trace_thread *t, size_t n,
-						 int tid)
+static void key_num(struct il_trace_writer *w, const char *key, double v)
 {
-	for (size_t i = 0; i < n; i++)
-		if (t[i].tid == tid)
-			return &t[i];
-	return NULL;
+	fprintf(w->f, ",\"%s\":", key);
+	put_num(w->f, v);
+}
+
+static double rel_us(const struct il_trace_writer *w, uint64_t ns)
+{
+	return ns >= w->t0_ns ? (double)(ns - w->t0_ns) / 1e3 : -(double)(w->t0_ns - ns) / 1e3;
 }
 
 static const char *hop_name(int k)
@@ -94,29 +105,164 @@ static const char *hop_name(int k)
 	return d && d->name ? d->name : "hop";
 }
 
-/*
- * Smallest hop index each tid ran, so that Perfetto lists threads (and
- * processes) in the order a mouse-down visits them.
- */
-static int first_hop_of(const struct il_msg *msgs, size_t n, int tid)
+int il_trace_open(const char *path, size_t max_events, struct il_trace_writer **out)
 {
-	for (size_t i = 0; i < n; i++)
-		for (int k = 0; k < IL_NSTAMPS; k++)
-			if (msgs[i].stamp_ns[k] && (int)msgs[i].tid[k] == tid)
-				return k;
+	struct il_trace_writer *w;
+	int rc;
+
+	if (!path)
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->buf = malloc(WRITE_BUFFER);
+	if (!w->buf) {
+		free(w);
+		return -ENOMEM;
+	}
+	/* The project's one safe way to create an output (no symlinks, 0644). */
+	w->f = il_file_create(path);
+	if (!w->f) {
+		rc = -errno;
+		free(w->buf);
+		free(w);
+		return rc;
+	}
+	setvbuf(w->f, w->buf, _IOFBF, WRITE_BUFFER);
+	w->max_events = max_events;
+	w->first = true;
+	fputs("{\"traceEvents\":[", w->f);
+	*out = w;
+	return 0;
+}
+
+void il_trace_set_t0(struct il_trace_writer *w, uint64_t t0_ns)
+{
+	w->t0_ns = t0_ns;
+	w->t0_set = true;
+}
+
+size_t il_trace_count(const struct il_trace_writer *w)
+{
+	return w->nevents;
+}
+
+static void note_tid(struct il_trace_writer *w, int tid, int hop)
+{
+	for (size_t i = 0; i < w->nseen; i++)
+		if (w->seen[i].tid == tid) {
+			if (hop < w->seen[i].first_hop)
+				w->seen[i].first_hop = hop;
+			return;
+		}
+	if (w->nseen < MAX_TIDS)
+		w->seen[w->nseen++] = (struct seen_tid){ tid, hop };
+}
+
+static int first_hop_of(const struct il_trace_writer *w, int tid)
+{
+	for (size_t i = 0; i < w->nseen; i++)
+		if (w->seen[i].tid == tid)
+			return w->seen[i].first_hop;
 	return IL_NSTAMPS;
 }
 
-static void write_metadata(struct builder *b, const struct il_msg *msgs, size_t n,
-			   const struct il_trace_thread *threads, size_t nthreads, bool counters)
+int il_trace_add(struct il_trace_writer *w, const struct il_msg *m,
+		 const struct il_trace_thread *threads, size_t nthreads)
 {
-	int self = (int)getpid(), unknown[64];
+	int first = -1, last = -1;
+
+	if (w->max_events && w->nevents >= w->max_events)
+		return 0;
+	for (int k = 0; k < IL_NSTAMPS; k++)
+		if (m->stamp_ns[k]) {
+			if (first < 0)
+				first = k;
+			last = k;
+		}
+	if (first < 0)
+		return 0;
+	if (!w->t0_set)
+		il_trace_set_t0(w, m->stamp_ns[first]);
+	w->nevents++;
+
+	for (int k = 0; k < IL_NSTAMPS; k++) {
+		const struct il_trace_thread *t = NULL;
+		int tid = (int)m->tid[k], pid;
+		double ts, dur;
+
+		if (!m->stamp_ns[k])
+			continue;
+		for (size_t i = 0; i < nthreads && !t; i++)
+			if (threads[i].tid == tid)
+				t = &threads[i];
+		pid = t ? t->pid : tid;
+		note_tid(w, tid, k);
+		ts = rel_us(w, m->stamp_ns[k]);
+		dur = m->end_ns[k] > m->stamp_ns[k] ? (double)(m->end_ns[k] - m->stamp_ns[k]) / 1e3 : 0;
+		/* The flip is an instant; a tiny slice keeps it visible and flow-bindable. */
+		if (k == IL_STAMP_PRESENTED && dur == 0)
+			dur = 1;
+
+		ev_begin(w, "X", hop_name(k), pid, tid);
+		fputs(",\"cat\":\"hop\"", w->f);
+		key_num(w, "ts", ts);
+		key_num(w, "dur", dur);
+		fputs(",\"args\":{", w->f);
+		fprintf(w->f, "\"event_id\":%llu,\"hop\":%d", (unsigned long long)m->event_id, k);
+		if (k > 0 && m->stamp_ns[k - 1] && m->end_ns[k - 1])
+			key_num(w, "queue_us", ((double)m->stamp_ns[k] - (double)m->end_ns[k - 1]) / 1e3);
+		fputs("}}", w->f);
+
+		/*
+		 * Flow v1: "s" on the first slice, "t" on the middle ones and "f"
+		 * on the last, each placed inside its slice so that it binds to
+		 * the enclosing slice ("bp":"e" makes the end do the same).
+		 */
+		if (first == last)
+			continue;
+		ev_begin(w, k == first ? "s" : k == last ? "f" : "t", "mouse-down", pid, tid);
+		fputs(",\"cat\":\"flow\"", w->f);
+		fprintf(w->f, ",\"id\":%llu", (unsigned long long)m->event_id);
+		key_num(w, "ts", ts + dur / 2);
+		if (k == last)
+			fputs(",\"bp\":\"e\"", w->f);
+		fputc('}', w->f);
+	}
+	if (ferror(w->f)) {
+		w->err = errno ? -errno : -EIO;
+		return w->err;
+	}
+	return 0;
+}
+
+static void meta_str(struct il_trace_writer *w, const char *what, int pid, int tid, const char *name)
+{
+	ev_begin(w, "M", what, pid, tid);
+	fputs(",\"args\":{\"name\":", w->f);
+	put_str(w->f, name);
+	fputs("}}", w->f);
+}
+
+static void meta_sort(struct il_trace_writer *w, const char *what, int pid, int tid, int index)
+{
+	ev_begin(w, "M", what, pid, tid);
+	fprintf(w->f, ",\"args\":{\"sort_index\":%d}}", index);
+}
+
+/*
+ * Names every thread and process, sorted so that Perfetto lists them in
+ * the order a mouse-down visits them (smallest hop index each ran).
+ */
+static void write_metadata(struct il_trace_writer *w, const struct il_trace_thread *threads,
+			   size_t nthreads, bool counters)
+{
+	int self = (int)getpid();
 	size_t nunknown = 0;
 	bool self_named = false;
 
 	for (size_t i = 0; i < nthreads; i++) {
 		const struct il_trace_thread *t = &threads[i];
-		int hop = first_hop_of(msgs, n, t->tid);
 		bool first_of_pid = true;
 
 		for (size_t j = 0; j < i; j++)
@@ -126,206 +272,111 @@ static void write_metadata(struct builder *b, const struct il_msg *msgs, size_t 
 			int phop = IL_NSTAMPS;
 
 			for (size_t j = i; j < nthreads; j++) {
-				int h = first_hop_of(msgs, n, threads[j].tid);
+				int h = first_hop_of(w, threads[j].tid);
 
 				if (threads[j].pid == t->pid && h < phop)
 					phop = h;
 			}
-			meta_str(b, "process_name", t->pid, t->pid, t->process ? t->process : "?");
-			meta_sort(b, "process_sort_index", t->pid, t->pid, phop);
+			meta_str(w, "process_name", t->pid, t->pid, t->process ? t->process : "?");
+			meta_sort(w, "process_sort_index", t->pid, t->pid, phop);
 		}
 		if (t->pid == self)
 			self_named = true;
-		meta_str(b, "thread_name", t->pid, t->tid, t->thread ? t->thread : "?");
-		meta_sort(b, "thread_sort_index", t->pid, t->tid, hop);
+		meta_str(w, "thread_name", t->pid, t->tid, t->thread ? t->thread : "?");
+		meta_sort(w, "thread_sort_index", t->pid, t->tid, first_hop_of(w, t->tid));
 	}
 
 	/* A tid the table does not know still gets a name, in a process of its own. */
-	for (size_t i = 0; i < n; i++) {
-		for (int k = 0; k < IL_NSTAMPS; k++) {
-			int tid = (int)msgs[i].tid[k];
-			char name[32];
-			bool seen = false;
+	for (size_t i = 0; i < w->nseen && nunknown < MAX_UNKNOWN; i++) {
+		int tid = w->seen[i].tid;
+		bool known = false;
+		char name[32];
 
-			if (!msgs[i].stamp_ns[k] || thread_find(threads, nthreads, tid))
-				continue;
-			for (size_t j = 0; j < nunknown; j++)
-				seen |= unknown[j] == tid;
-			if (seen || nunknown == sizeof(unknown) / sizeof(unknown[0]))
-				continue;
-			unknown[nunknown++] = tid;
-			snprintf(name, sizeof(name), "tid %d", tid);
-			meta_str(b, "process_name", tid, tid, name);
-			meta_str(b, "thread_name", tid, tid, name);
-		}
+		for (size_t j = 0; j < nthreads && !known; j++)
+			known = threads[j].tid == tid;
+		if (known)
+			continue;
+		nunknown++;
+		snprintf(name, sizeof(name), "tid %d", tid);
+		meta_str(w, "process_name", tid, tid, name);
+		meta_str(w, "thread_name", tid, tid, name);
 	}
 	if (counters && !self_named)
-		meta_str(b, "process_name", self, self, "inputlat");
+		meta_str(w, "process_name", self, self, "inputlat");
 }
 
-static void write_message(struct builder *b, const struct il_msg *m,
-			  const struct il_trace_thread *threads, size_t nthreads)
-{
-	int first = -1, last = -1;
-
-	for (int k = 0; k < IL_NSTAMPS; k++)
-		if (m->stamp_ns[k]) {
-			if (first < 0)
-				first = k;
-			last = k;
-		}
-
-	for (int k = 0; k < IL_NSTAMPS; k++) {
-		const struct il_trace_thread *t;
-		cJSON *e, *args;
-		int tid = (int)m->tid[k], pid;
-		double ts, dur;
-
-		if (!m->stamp_ns[k])
-			continue;
-		t = thread_find(threads, nthreads, tid);
-		pid = t ? t->pid : tid;
-		ts = rel_us(b, m->stamp_ns[k]);
-		dur = m->end_ns[k] > m->stamp_ns[k] ? (double)(m->end_ns[k] - m->stamp_ns[k]) / 1e3 : 0;
-		/* The flip is an instant; a tiny slice keeps it visible and flow-bindable. */
-		if (k == IL_STAMP_PRESENTED && dur == 0)
-			dur = 1;
-
-		e = event_add(b, "X", hop_name(k), pid, tid);
-		if (!e)
-			return;
-		str(b, e, "cat", "hop");
-		num(b, e, "ts", ts);
-		num(b, e, "dur", dur);
-		args = cJSON_AddObjectToObject(e, "args");
-		if (!args) {
-			b->oom = true;
-			return;
-		}
-		num(b, args, "event_id", (double)m->event_id);
-		num(b, args, "hop", k);
-		if (k > 0 && m->stamp_ns[k - 1] && m->end_ns[k - 1])
-			num(b, args, "queue_us",
-			    ((double)m->stamp_ns[k] - (double)m->end_ns[k - 1]) / 1e3);
-
-		/*
-		 * Flow v1: "s" on the first slice, "t" on the middle ones and "f"
-		 * on the last, each placed inside its slice so that it binds to
-		 * the enclosing slice ("bp":"e" makes the end do the same).
-		 */
-		if (first == last)
-			continue;
-		e = event_add(b, k == first ? "s" : k == last ? "f" : "t", "mouse-down", pid, tid);
-		if (!e)
-			return;
-		str(b, e, "cat", "flow");
-		num(b, e, "id", (double)m->event_id);
-		num(b, e, "ts", ts + dur / 2);
-		if (k == last)
-			str(b, e, "bp", "e");
-	}
-}
-
-static void write_counters(struct builder *b, const struct il_trace_counter *ctr, size_t nctr)
+static void write_counters(struct il_trace_writer *w, const struct il_trace_counter *ctr, size_t nctr)
 {
 	int self = (int)getpid();
 
 	for (size_t i = 0; i < nctr; i++) {
-		cJSON *e = event_add(b, "C", ctr[i].name ? ctr[i].name : "counter", self, self);
-		cJSON *args;
-
-		if (!e)
-			return;
-		num(b, e, "ts", rel_us(b, ctr[i].ts_ns));
-		args = cJSON_AddObjectToObject(e, "args");
-		if (!args) {
-			b->oom = true;
-			return;
-		}
-		num(b, args, "value", ctr[i].value);
+		ev_begin(w, "C", ctr[i].name ? ctr[i].name : "counter", self, self);
+		key_num(w, "ts", rel_us(w, ctr[i].ts_ns));
+		fputs(",\"args\":{\"value\":", w->f);
+		put_num(w->f, ctr[i].value);
+		fputs("}}", w->f);
 	}
 }
 
-static int write_all(int fd, const char *buf, size_t len)
+int il_trace_close(struct il_trace_writer *w, const struct il_trace_thread *threads,
+		   size_t nthreads, const struct il_trace_counter *ctr, size_t nctr)
 {
-	while (len > 0) {
-		ssize_t w = write(fd, buf, len);
+	int rc;
 
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += w;
-		len -= (size_t)w;
+	if (!w)
+		return 0;
+	if (!w->t0_set) {
+		uint64_t t0 = UINT64_MAX;
+
+		for (size_t i = 0; i < nctr; i++)
+			if (ctr[i].ts_ns < t0)
+				t0 = ctr[i].ts_ns;
+		il_trace_set_t0(w, t0 == UINT64_MAX ? 0 : t0);
 	}
-	return 0;
+	write_metadata(w, threads, nthreads, nctr > 0);
+	write_counters(w, ctr, nctr);
+	fputs("],\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"inputlat\",\"mouse_downs\":",
+	      w->f);
+	fprintf(w->f, "%zu,\"t0_monotonic_ns\":%llu}}\n", w->nevents, (unsigned long long)w->t0_ns);
+	rc = w->err;
+	if (ferror(w->f) && !rc)
+		rc = errno ? -errno : -EIO;
+	if (fclose(w->f) != 0 && !rc)
+		rc = -errno;
+	free(w->buf);
+	free(w);
+	return rc;
 }
 
 int il_trace_write(const char *path, const struct il_msg *msgs, size_t n,
 		   const struct il_trace_thread *threads, size_t nthreads,
 		   const struct il_trace_counter *ctr, size_t nctr, size_t max_events)
 {
-	struct builder b = { .t0_ns = UINT64_MAX };
-	cJSON *root = NULL, *other;
-	char *text = NULL;
-	int fd = -1, r;
+	struct il_trace_writer *w;
+	uint64_t t0 = UINT64_MAX;
+	int r;
 
 	if (!path || (n && !msgs) || (nthreads && !threads) || (nctr && !ctr))
 		return -EINVAL;
 	if (max_events && n > max_events)
 		n = max_events;
-
+	/* With every event at hand, time starts at the earliest thing written. */
 	for (size_t i = 0; i < n; i++)
 		for (int k = 0; k < IL_NSTAMPS; k++)
-			if (msgs[i].stamp_ns[k] && msgs[i].stamp_ns[k] < b.t0_ns)
-				b.t0_ns = msgs[i].stamp_ns[k];
+			if (msgs[i].stamp_ns[k] && msgs[i].stamp_ns[k] < t0)
+				t0 = msgs[i].stamp_ns[k];
 	for (size_t i = 0; i < nctr; i++)
-		if (ctr[i].ts_ns < b.t0_ns)
-			b.t0_ns = ctr[i].ts_ns;
-	if (b.t0_ns == UINT64_MAX)
-		b.t0_ns = 0;
-
-	r = -ENOMEM;
-	root = cJSON_CreateObject();
-	if (!root)
-		goto out;
-	b.events = cJSON_AddArrayToObject(root, "traceEvents");
-	other = cJSON_AddObjectToObject(root, "otherData");
-	if (!b.events || !other)
-		goto out;
-	str(&b, root, "displayTimeUnit", "ms");
-	str(&b, other, "generator", "inputlat");
-	num(&b, other, "mouse_downs", (double)n);
-	num(&b, other, "t0_monotonic_ns", (double)b.t0_ns);
-
-	write_metadata(&b, msgs, n, threads, nthreads, nctr > 0);
-	for (size_t i = 0; i < n && !b.oom; i++)
-		write_message(&b, &msgs[i], threads, nthreads);
-	write_counters(&b, ctr, nctr);
-	if (b.oom)
-		goto out;
-	text = cJSON_PrintUnformatted(root);
-	if (!text)
-		goto out;
-
-	{
-		/* The project's one safe way to create an output (no symlinks, 0644). */
-		FILE *f = il_file_create(path);
-
-		if (!f) {
-			r = -errno;
-			goto out;
-		}
-		fd = fileno(f);
-		r = write_all(fd, text, strlen(text));
-		if (r == 0)
-			r = write_all(fd, "\n", 1);
-		if (fclose(f) != 0 && r == 0)
-			r = -errno;
+		if (ctr[i].ts_ns < t0)
+			t0 = ctr[i].ts_ns;
+	r = il_trace_open(path, max_events, &w);
+	if (r < 0)
+		return r;
+	il_trace_set_t0(w, t0 == UINT64_MAX ? 0 : t0);
+	for (size_t i = 0; i < n && r == 0; i++)
+		r = il_trace_add(w, &msgs[i], threads, nthreads);
+	if (r < 0) {
+		il_trace_close(w, threads, nthreads, ctr, nctr);
+		return r;
 	}
-out:
-	cJSON_free(text);
-	cJSON_Delete(root);
-	return r;
+	return il_trace_close(w, threads, nthreads, ctr, nctr);
 }

@@ -27,17 +27,43 @@ struct il_trace_counter {
 };
 
 /*
- * Writes the trace of the first `max_events` messages of msgs (0 = all)
- * to `path`. Time is in microseconds since the earliest stamp or counter
- * sample written. For every message: a slice "inject" (hop 0) on the
- * injector's thread, a slice per hop 1..12 named after il_chain_hop(k) on
- * the thread that ran it (args event_id, hop, queue_us), and a flow with
- * id = event_id through them in hop order. Hops never reached (stamp 0)
- * are left out. Counters go on the calling process's counter tracks.
+ * A trace written as the run goes: events go to the file as they are
+ * added, so memory does not grow with their number.
  *
- * The file is created 0644 or truncated, never through a symlink.
- * Returns 0, -EINVAL for a NULL path or NULL arrays with a non-zero count,
- * -ENOMEM, or the -errno of open/write/close (-ELOOP for a symlink).
+ * il_trace_open creates `path` (0644 or truncated, never through a
+ * symlink) and keeps at most max_events mouse-downs (0 = all).
+ * il_trace_set_t0 sets the time origin (CLOCK_MONOTONIC ns); without it
+ * the first stamp added (or the first counter) is t0. il_trace_add writes
+ * one mouse-down: a slice "inject" (hop 0) on the injector's thread, a
+ * slice per hop 1..12 named after il_chain_hop(k) on the thread that ran
+ * it (args event_id, hop, queue_us), and a flow with id = event_id
+ * through them in hop order; hops never reached (stamp 0) are left out;
+ * threads (which may be NULL) give each tid its pid. il_trace_close
+ * writes the thread and process names (sorted in the order a mouse-down
+ * visits them), the counters, and closes the file; it frees w in every
+ * case. Time is in microseconds since t0.
+ *
+ * Return 0 or a negative errno: open -EINVAL (NULL path), -ENOMEM, the
+ * -errno of creating the file (-ELOOP for a symlink); add and close the
+ * -errno of writing.
+ */
+struct il_trace_writer;
+
+int il_trace_open(const char *path, size_t max_events, struct il_trace_writer **out);
+void il_trace_set_t0(struct il_trace_writer *w, uint64_t t0_ns);
+int il_trace_add(struct il_trace_writer *w, const struct il_msg *m,
+		 const struct il_trace_thread *threads, size_t nthreads);
+/* Mouse-downs written so far. */
+size_t il_trace_count(const struct il_trace_writer *w);
+int il_trace_close(struct il_trace_writer *w, const struct il_trace_thread *threads,
+		   size_t nthreads, const struct il_trace_counter *ctr, size_t nctr);
+
+/*
+ * The whole trace in one call, for callers that hold every message: the
+ * first `max_events` messages of msgs (0 = all), time since the earliest
+ * stamp or counter written. Returns 0, -EINVAL for a NULL path or NULL
+ * arrays with a non-zero count, -ENOMEM, or the -errno of
+ * open/write/close (-ELOOP for a symlink).
  */
 int il_trace_write(const char *path, const struct il_msg *msgs, size_t n,
 		   const struct il_trace_thread *threads, size_t nthreads,

@@ -2,7 +2,10 @@
  * JS-like CPU hogs in render-sim (role js): a crypto miner on the
  * renderer's main thread, or a page of long tasks. The policy decides
  * their class, so in `rt` they are SCHED_FIFO and show what an RT thread
- * that never blocks does to everything else.
+ * that never blocks does to everything else. The threads, their gated
+ * start and their CPU accounting are a worker group (sim/il_workers.h);
+ * what is the hog's own is the busy/bursty pattern, the iteration count
+ * and the idle time of its CPUs.
  */
 #ifndef IL_HOG_H
 #define IL_HOG_H
@@ -14,6 +17,7 @@
 #include <stdint.h>
 
 #include "il_thread.h"
+#include "il_workers.h"
 
 enum il_hog_pattern {
 	IL_HOG_BUSY,   /* never blocks */
@@ -31,7 +35,7 @@ struct il_hog_config {
 	bool hold;
 };
 
-#define IL_HOG_MAX_THREADS 1024
+#define IL_HOG_MAX_THREADS IL_WORKERS_MAX_THREADS
 
 struct il_hog;
 

@@ -151,6 +151,9 @@ static void render_stop(struct il_child *c, cJSON *stats)
 	il_role_thread_stop(&R.io);
 	il_role_thread_stop(&R.main);
 	il_role_thread_stop(&R.comp);
+	/* Only now that no thread can push any more. */
+	il_queue_free(&R.comp_q);
+	il_queue_free(&R.main_q);
 	cJSON_AddNumberToObject(stats, "invalid_frames", (double)il_frame_reader_invalid(R.reader));
 	cJSON_AddNumberToObject(stats, "send_errors", (double)R.send_errors);
 }

@@ -1,11 +1,6 @@
 # The hop chain (issue 2): codec, histogram, end-to-end runs.
-add_library(il_test_proc STATIC ${CMAKE_CURRENT_LIST_DIR}/il_test_proc.c)
-target_include_directories(il_test_proc PUBLIC ${CMAKE_CURRENT_LIST_DIR})
-
 il_add_test(test_msg SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_msg.c LIBS il_wire)
 il_add_test(test_chain_table SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_chain_table.c LIBS il_common)
 il_add_test(test_hist SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hist.c LIBS il_common m)
-il_add_test(test_chain SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_chain.c
-            LIBS il_test_proc il_wire PkgConfig::CJSON TIMEOUT 180)
-add_dependencies(test_chain inputlat browser-sim render-sim viz-sim)
+il_add_run_test(test_chain SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_chain.c LIBS il_wire TIMEOUT 180)
 il_add_test(test_queue SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_queue.c LIBS il_wire LABELS "unit;tsan")

@@ -1,7 +1,10 @@
 # spin/: the adaptive-spinning mutex (unit) and its BPF on-CPU source (root).
 if(IL_WITH_SPIN)
+# The exclusion stress both tests run (tests/lib/il_test_spin.c).
+add_library(il_test_spin STATIC ${CMAKE_CURRENT_LIST_DIR}/lib/il_test_spin.c)
+target_link_libraries(il_test_spin PUBLIC il_test il_spin Threads::Threads)
 il_add_test(test_spin SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spin.c
-            LIBS il_spin il_wire LABELS "unit;tsan" TIMEOUT 60)
+            LIBS il_test_spin il_wire LABELS "unit;tsan" TIMEOUT 60)
 il_add_test(test_spin_bpf SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spin_bpf.c
-            LIBS il_spin il_wire LABELS "root;tsan" TIMEOUT 60)
+            LIBS il_test_spin il_wire LABELS "root;tsan" TIMEOUT 60)
 endif()

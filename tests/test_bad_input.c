@@ -13,36 +13,20 @@
  * directory (@T). State-file cases point IL_STATE_DIR at their own
  * directory, so the machine's /run/inputlat is never touched.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <pwd.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include "il_knobs.h"
+#include "il_test.h"
+#include "il_test_knobs.h"
 #include "il_test_proc.h"
 
-#define RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
 #define CASE_TIMEOUT_MS 10000
 #define MAX_ARGS 12
-
-#define skip_why(...)                                   \
-	do {                                            \
-		print_message("skipped: " __VA_ARGS__); \
-		print_message("\n");                    \
-		skip();                                 \
-	} while (0)
 
 /* What a case needs made before it runs, beyond the files in @D. */
 enum prep {
@@ -79,7 +63,7 @@ static const struct bad_case cases[] = {
 	{ "run --events 2^66", { "run", "--events", "99999999999999999999" }, PREP_NONE, NULL, 2,
 	  "inputlat run: --events: 99999999999999999999 is out of range (0..10000000)" },
 	{ "run --interval-ms 0", { "run", "--interval-ms", "0" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --interval-ms: 0 is out of range (1..600000)" },
+	  "inputlat run: --interval-ms: 0 is out of range (0.1..600000)" },
 	{ "run --timeout-ms x", { "run", "--timeout-ms", "x" }, PREP_NONE, NULL, 2,
 	  "inputlat run: --timeout-ms: 'x' is not a number" },
 	{ "run --work nope=1", { "run", "--work", "nope=1" }, PREP_NONE, NULL, 2,
@@ -184,18 +168,9 @@ static const struct bad_case cases[] = {
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
-static char tmpdir[256], datadir[PATH_MAX], inputlat[PATH_MAX];
-/* The machine's knobs state file: another user's run may hold the knobs. */
-static char state_file[PATH_MAX];
+static char datadir[PATH_MAX];
 
 /* --- helpers ----------------------------------------------------------- */
-static void read_knob(char *buf, size_t len)
-{
-	if (il_test_read_file(RT_RUNTIME, buf, len) <= 0)
-		buf[0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
 /* Copies in with @D, @T and @S (the case's state directory) expanded. */
 static void expand(const char *in, const char *sdir, char *out, size_t len)
 {
@@ -207,7 +182,7 @@ static void expand(const char *in, const char *sdir, char *out, size_t len)
 		if (in[0] == '@' && in[1] == 'D')
 			rep = datadir;
 		else if (in[0] == '@' && in[1] == 'T')
-			rep = tmpdir;
+			rep = il_test_suite.tmpdir;
 		else if (in[0] == '@' && in[1] == 'S')
 			rep = sdir;
 		if (rep) {
@@ -249,7 +224,7 @@ static bool prepare(const struct bad_case *c, const char *sdir, char *why, size_
 	case PREP_NONE:
 		break;
 	case PREP_DIR:
-		snprintf(dst, sizeof(dst), "%s/dir.policy", tmpdir);
+		snprintf(dst, sizeof(dst), "%s/dir.policy", il_test_suite.tmpdir);
 		assert_true(mkdir(dst, 0755) == 0 || errno == EEXIST);
 		break;
 	case PREP_STATE:
@@ -286,14 +261,6 @@ static bool prepare(const struct bad_case *c, const char *sdir, char *why, size_
 	return true;
 }
 
-/* Exactly one line, starting with want: says what was wrong when not. */
-static bool one_line_starting(const char *err, const char *want)
-{
-	const char *nl = strchr(err, '\n');
-
-	return nl && nl[1] == '\0' && strncmp(err, want, strlen(want)) == 0;
-}
-
 /* --- the table --------------------------------------------------------- */
 static void test_bad_input_table(void **state)
 {
@@ -309,13 +276,13 @@ static void test_bad_input_table(void **state)
 		char *argv[MAX_ARGS + 2];
 		int n = 0;
 
-		snprintf(sdir, sizeof(sdir), "%s/state%zu", tmpdir, i);
+		snprintf(sdir, sizeof(sdir), "%s/state%zu", il_test_suite.tmpdir, i);
 		if (!prepare(c, sdir, why, sizeof(why))) {
 			print_message("[ SKIP ] %-30s %s\n", c->name, why);
 			skipped++;
 			continue;
 		}
-		argv[n++] = inputlat;
+		argv[n++] = il_test_suite.inputlat;
 		for (int a = 0; a < MAX_ARGS && c->argv[a]; a++) {
 			expand(c->argv[a], sdir, args[a], sizeof(args[a]));
 			argv[n++] = args[a];
@@ -324,20 +291,21 @@ static void test_bad_input_table(void **state)
 		expand(c->first, sdir, first, sizeof(first));
 		if (c->prep >= PREP_STATE)
 			setenv("IL_STATE_DIR", sdir, 1);
-		read_knob(knob_before, sizeof(knob_before));
+		snprintf(knob_before, sizeof(knob_before), "%s", il_test_knob(IL_TEST_RT_RUNTIME));
 		assert_int_equal(il_test_run(argv, CASE_TIMEOUT_MS, res), 0);
-		read_knob(knob_after, sizeof(knob_after));
+		snprintf(knob_after, sizeof(knob_after), "%s", il_test_knob(IL_TEST_RT_RUNTIME));
 		unsetenv("IL_STATE_DIR");
 
 		/* A knob that moved while another run holds them was not moved by us. */
-		if (strcmp(knob_before, knob_after) != 0 && access(state_file, F_OK) == 0) {
+		if (strcmp(knob_before, knob_after) != 0 &&
+		    access(il_test_knobs_state_file(), F_OK) == 0) {
 			print_message("%s: sched_rt_runtime_us %s -> %s while %s exists: another "
 				      "run's change, not checked\n",
-				      c->name, knob_before, knob_after, state_file);
+				      c->name, knob_before, knob_after, il_test_knobs_state_file());
 			snprintf(knob_after, sizeof(knob_after), "%s", knob_before);
 		}
 		if (res->timed_out || res->term_signal || res->exit_code != c->exit_code ||
-		    !one_line_starting(res->err, first) || res->out[0] ||
+		    !il_test_one_line_starting(res->err, first) || res->out[0] ||
 		    strcmp(knob_before, knob_after) != 0) {
 			print_error("[ FAIL ] %s: exit %d signal %d%s in %.2f s, sched_rt_runtime_us "
 				    "%s -> %s\n  want exit %d and one line starting\n    %s\n  stderr:\n%s"
@@ -368,11 +336,9 @@ static void assert_untouched(const char *path, const char *want)
 }
 
 /*
- * HARNESS BUG (see report): `inputlat run --json LINK` refuses the symlink
- * but only after the whole run, prints the summary on stdout anyway and
- * exits 0. A user who asked for an output that was not written must get a
- * non-zero exit; this case asserts that and fails until il_run.c's
- * write_outputs() passes its errors on.
+ * `inputlat run --json LINK` refuses the symlink. A user who asked for an
+ * output that was not written must get a non-zero exit (the harness once
+ * refused only after the whole run and exited 0).
  */
 static void test_bad_input_no_symlink_outputs(void **state)
 {
@@ -382,12 +348,13 @@ static void test_bad_input_no_symlink_outputs(void **state)
 	int exit0 = 0;
 
 	assert_non_null(res);
-	snprintf(dir, sizeof(dir), "%s/links", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/links", il_test_suite.tmpdir);
 	assert_int_equal(mkdir(dir, 0755), 0);
 	snprintf(target, sizeof(target), "%s/target", dir);
 	copy_file(il_test_build_path("policies/cfs.policy"), target, 0644);
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-		char *argv[] = { inputlat, "run", "--events", "5", "--quiet", (char *)opts[i], link, NULL };
+		char *argv[] = {il_test_suite.inputlat, "run", "--events", "5", "--quiet",
+				(char *)opts[i],	link,  NULL};
 		char want[PATH_MAX + 64], before[65536];
 
 		snprintf(link, sizeof(link), "%s/out%zu", dir, i);
@@ -406,10 +373,9 @@ static void test_bad_input_no_symlink_outputs(void **state)
 		}
 		snprintf(want, sizeof(want), "inputlat: cannot write %s%s: ",
 			 strcmp(opts[i], "--trace") == 0 ? "trace " : "", link);
-		if (!one_line_starting(res->err, want))
+		if (!il_test_one_line_starting(res->err, want))
 			fail_msg("%s LINK: want one line starting '%s', got:\n%s", opts[i], want, res->err);
 		print_message("%s %s: exit %d: %s", opts[i], link, res->exit_code, res->err);
-		/* HARNESS BUG: exits 0 today. */
 		if (res->exit_code == 0) {
 			print_error("%s %s was not written (symlink refused) but inputlat exited 0\n",
 				    opts[i], link);
@@ -435,16 +401,16 @@ static void test_bad_input_output_modes(void **state)
 {
 	static const char *const opts[] = { "--json", "--hist", "--hist-csv", "--records", "--trace" };
 	struct il_test_result *res = malloc(sizeof(*res));
-	char paths[5][PATH_MAX + 32];
-	char *argv[16] = { inputlat, "run", "--events", "5", "--quiet" };
+	char outs[5][PATH_MAX + 32];
+	char *argv[16] = {il_test_suite.inputlat, "run", "--events", "5", "--quiet"};
 	int n = 5;
 	mode_t old;
 
 	assert_non_null(res);
 	for (size_t i = 0; i < 5; i++) {
-		snprintf(paths[i], sizeof(paths[i]), "%s/mode%zu.out", tmpdir, i);
+		snprintf(outs[i], sizeof(outs[i]), "%s/mode%zu.out", il_test_suite.tmpdir, i);
 		argv[n++] = (char *)opts[i];
-		argv[n++] = paths[i];
+		argv[n++] = outs[i];
 	}
 	argv[n] = NULL;
 	/* Even with no umask to help, nothing is group- or world-writable. */
@@ -454,21 +420,20 @@ static void test_bad_input_output_modes(void **state)
 	if (res->exit_code != 0)
 		fail_msg("inputlat exited %d: %s", res->exit_code, res->err);
 	for (size_t i = 0; i < 5; i++)
-		assert_mode(paths[i], 0644);
+		assert_mode(outs[i], 0644);
 
 	/*
-	 * HARNESS BUG (see report): a file already there keeps its mode:
-	 * il_file_create() opens with O_TRUNC and never fchmod()s, so a
-	 * world-writable leftover stays world-writable once root has written
-	 * the report into it.
+	 * A file already there must not keep its mode: a world-writable
+	 * leftover may not stay world-writable once root has written the
+	 * report into it (il_file_create once only opened with O_TRUNC).
 	 */
 	for (size_t i = 0; i < 5; i++)
-		assert_int_equal(chmod(paths[i], 0666), 0);
+		assert_int_equal(chmod(outs[i], 0666), 0);
 	assert_int_equal(il_test_run(argv, 30000, res), 0);
 	if (res->exit_code != 0)
 		fail_msg("inputlat exited %d: %s", res->exit_code, res->err);
 	for (size_t i = 0; i < 5; i++)
-		assert_mode(paths[i], 0644);
+		assert_mode(outs[i], 0644);
 	free(res);
 }
 
@@ -476,43 +441,30 @@ static void test_bad_input_output_modes(void **state)
 static int group_setup(void **state)
 {
 	const char *src = getenv("IL_SOURCE_DIR");
+	char good[PATH_MAX + 16];
+	char *argv[] = {
+	    il_test_suite.inputlat, "run", "--events", "5", "--quiet", "--json", good, NULL};
 	struct il_test_result *res;
-	char good[300];
 	int ok;
 
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/il-test-bad-input.XXXXXX");
-	if (!mkdtemp(tmpdir))
+	if (il_test_suite_setup(state) < 0)
 		return -1;
-	chmod(tmpdir, 0755);
+	chmod(il_test_suite.tmpdir, 0755);
 	snprintf(datadir, sizeof(datadir), "%s/tests/data/bad", src ? src : "..");
-	snprintf(inputlat, sizeof(inputlat), "%s", il_test_build_path("inputlat"));
-	snprintf(state_file, sizeof(state_file), "%s/" IL_KNOBS_STATE_FILE, il_knobs_state_dir());
 	if (access(datadir, R_OK) != 0) {
 		print_error("%s: %s (IL_SOURCE_DIR not set?)\n", datadir, strerror(errno));
 		return -1;
 	}
 	/* A real report for the other side of `compare`. */
-	snprintf(good, sizeof(good), "%s/good.json", tmpdir);
+	snprintf(good, sizeof(good), "%s/good.json", il_test_suite.tmpdir);
 	res = malloc(sizeof(*res));
 	if (!res)
 		return -1;
-	{
-		char *argv[] = { inputlat, "run", "--events", "5", "--quiet", "--json", good, NULL };
-
-		ok = il_test_run(argv, 30000, res) == 0 && res->exit_code == 0;
-	}
+	ok = il_test_run(argv, 30000, res) == 0 && res->exit_code == 0;
 	if (!ok)
 		print_error("inputlat run for good.json failed: %s\n", res->err);
 	free(res);
 	return ok ? 0 : -1;
-}
-
-static int group_teardown(void **state)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
 }
 
 int main(void)
@@ -523,5 +475,5 @@ int main(void)
 		cmocka_unit_test(test_bad_input_output_modes),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, il_test_suite_teardown);
 }

@@ -1,44 +1,15 @@
 /* End to end: the orchestrator and its three children, as a user runs them. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-#include <cjson/cJSON.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "il_msg.h"
+#include "il_test.h"
 #include "il_test_proc.h"
 
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/il-test-chain.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static cJSON *load_json(const char *path)
-{
-	static char buf[1 << 22];
-	ssize_t n = il_test_read_file(path, buf, sizeof(buf));
-
-	assert_true(n > 0);
-	return cJSON_Parse(buf);
-}
+#define START_TIMEOUT_MS 5000
 
 static const char *thread_name_of(cJSON *threads, double tid)
 {
@@ -53,22 +24,30 @@ static const char *thread_name_of(cJSON *threads, double tid)
 static void test_chain_end_to_end(void **state)
 {
 	char json[300], records[300], line[8192];
-	char *argv[] = { (char *)il_test_build_path("inputlat"), "run", "--events", "200",
-			 "--interval-ms", "10", "--json", json, "--records", records, NULL };
+	char *argv[] = {il_test_suite.inputlat,
+			"run",
+			"--events",
+			"200",
+			"--interval-ms",
+			"10",
+			"--json",
+			json,
+			"--records",
+			records,
+			NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 	cJSON *root, *threads, *t, *hops;
 	double pids[3] = { 0 };
 	int npids = 0, nrec = 0;
 	FILE *f;
 
-	snprintf(json, sizeof(json), "%s/run.json", tmpdir);
-	snprintf(records, sizeof(records), "%s/records.jsonl", tmpdir);
+	snprintf(json, sizeof(json), "%s/run.json", il_test_suite.tmpdir);
+	snprintf(records, sizeof(records), "%s/records.jsonl", il_test_suite.tmpdir);
 	assert_int_equal(il_test_run(argv, 60000, res), 0);
 	assert_int_equal(res->exit_code, 0);
 	assert_non_null(strstr(res->out, "completed 200"));
 
-	root = load_json(json);
-	assert_non_null(root);
+	root = il_test_json_load(json);
 	assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "events"), "completed")), 200);
 	hops = cJSON_GetObjectItem(root, "hops");
 	assert_int_equal(cJSON_GetArraySize(hops), IL_NHOPS);
@@ -126,63 +105,48 @@ static void test_chain_end_to_end(void **state)
 static void test_chain_kill_render(void **state)
 {
 	char out[300], err[300], buf[4096];
-	char *argv[] = { (char *)il_test_build_path("inputlat"), "run", "--events", "100000", NULL };
-	pid_t pid, render = 0;
-	double elapsed;
+	char *argv[] = {il_test_suite.inputlat, "run", "--events", "100000", NULL};
+	struct il_test_chain c;
+	double t_kill;
 	int status;
 
-	snprintf(out, sizeof(out), "%s/kill.out", tmpdir);
-	snprintf(err, sizeof(err), "%s/kill.err", tmpdir);
-	pid = il_test_spawn(argv, out, err);
-	assert_true(pid > 0);
+	snprintf(out, sizeof(out), "%s/kill.out", il_test_suite.tmpdir);
+	snprintf(err, sizeof(err), "%s/kill.err", il_test_suite.tmpdir);
 	/* Wait for the chain to be up, then kill the renderer mid-run. */
-	for (int i = 0; i < 100 && !render; i++) {
-		usleep(50000);
-		render = il_test_find_child(pid, "render-sim");
-	}
-	assert_true(render > 0);
+	il_test_chain_assert_up(&c, il_test_chain_start(&c, argv, out, err, START_TIMEOUT_MS));
 	usleep(500000);
-	kill(render, SIGKILL);
-	status = il_test_wait(pid, 5000, &elapsed);
-	assert_true(status >= 0);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 1);
-	assert_true(elapsed < 2.0);
-	il_test_read_file(err, buf, sizeof(buf));
+	t_kill = il_test_now_s();
+	kill(c.kids[IL_PROC_RENDER], SIGKILL);
+	status = il_test_chain_wait(&c, 5000);
+	il_test_assert_exited(status, 1, il_test_chain_stderr(&c, buf, sizeof(buf)));
+	assert_true(il_test_now_s() - t_kill < 2.0);
 	assert_non_null(strstr(buf, "render-sim"));
-	usleep(100000);
+	assert_true(il_test_chain_gone(&c, 2000));
 	assert_int_equal(il_test_count_project_procs(), 0);
 }
 
 static void test_chain_sigint_writes_outputs(void **state)
 {
 	char out[300], err[300], json[300], buf[4096];
-	char *argv[] = { (char *)il_test_build_path("inputlat"), "run", "--events", "100000", "--json", json, NULL };
-	pid_t pid, viz = 0;
-	int status;
+	char *argv[] = {il_test_suite.inputlat, "run", "--events", "100000", "--json", json, NULL};
+	struct il_test_chain c;
 	cJSON *root;
 
-	snprintf(out, sizeof(out), "%s/int.out", tmpdir);
-	snprintf(err, sizeof(err), "%s/int.err", tmpdir);
-	snprintf(json, sizeof(json), "%s/int.json", tmpdir);
-	pid = il_test_spawn(argv, out, err);
-	for (int i = 0; i < 100 && !viz; i++) {
-		usleep(50000);
-		viz = il_test_find_child(pid, "viz-sim");
-	}
-	assert_true(viz > 0);
+	snprintf(out, sizeof(out), "%s/int.out", il_test_suite.tmpdir);
+	snprintf(err, sizeof(err), "%s/int.err", il_test_suite.tmpdir);
+	snprintf(json, sizeof(json), "%s/int.json", il_test_suite.tmpdir);
+	il_test_chain_assert_up(&c, il_test_chain_start(&c, argv, out, err, START_TIMEOUT_MS));
 	usleep(800000);
-	kill(pid, SIGINT);
-	status = il_test_wait(pid, 5000, NULL);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
-	root = load_json(json);
-	assert_non_null(root);
+	kill(c.pid, SIGINT);
+	il_test_assert_exited(il_test_chain_wait(&c, 5000), 0,
+			      il_test_chain_stderr(&c, buf, sizeof(buf)));
+	root = il_test_json_load(json);
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(root, "interrupted")));
 	assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "events"), "completed")) > 0);
 	cJSON_Delete(root);
 	il_test_read_file(out, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "completed"));
+	assert_true(il_test_chain_gone(&c, 2000));
 	assert_int_equal(il_test_count_project_procs(), 0);
 }
 
@@ -210,19 +174,16 @@ static void test_chain_bad_cli(void **state)
 	struct il_test_result *res = malloc(sizeof(*res));
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *argv[10] = { (char *)il_test_build_path("inputlat"), "run" };
+		char *argv[10] = {il_test_suite.inputlat, "run"};
 		int n = 2;
 
 		for (int j = 0; cases[i].args[j]; j++)
 			argv[n++] = (char *)cases[i].args[j];
 		argv[n] = NULL;
 		assert_int_equal(il_test_run(argv, 10000, res), 0);
-		assert_int_equal(res->exit_code, 2);
 		/* Exactly one line on stderr, naming the option. */
-		assert_non_null(strstr(res->err, cases[i].expect));
-		assert_non_null(strchr(res->err, '\n'));
-		assert_null(strchr(strchr(res->err, '\n') + 1, '\n'));
-		assert_string_equal(res->out, "");
+		il_test_assert_one_line_exit(res->exit_code, res->out, res->err, 2, cases[i].expect,
+					     NULL);
 	}
 	free(res);
 }
@@ -230,10 +191,10 @@ static void test_chain_bad_cli(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_chain_end_to_end),
-		cmocka_unit_test(test_chain_kill_render),
-		cmocka_unit_test(test_chain_sigint_writes_outputs),
-		cmocka_unit_test(test_chain_bad_cli),
+	    cmocka_unit_test_teardown(test_chain_end_to_end, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_chain_kill_render, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_chain_sigint_writes_outputs, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_chain_bad_cli, il_test_proc_teardown),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, il_test_suite_setup, il_test_suite_teardown);
 }

@@ -1,16 +1,11 @@
 /* `inputlat compare`: side-by-side output, ratios, interval, one-line errors. */
-#include <fcntl.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
 
 #include "il_cmd.h"
+#include "il_test.h"
 
 static char dir[64];
 static char out_text[1 << 16], err_text[1 << 12];
@@ -23,13 +18,9 @@ static void path_of(char *buf, size_t len, const char *name)
 static void write_text(const char *name, const char *text)
 {
 	char p[128];
-	FILE *f;
 
 	path_of(p, sizeof(p), name);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	il_test_write_file(p, text);
 }
 
 /* A report whose latencies are all `scale` times those of the base run. */
@@ -62,35 +53,13 @@ static void write_report(const char *name, double scale, int with_samples)
 /* Runs compare with stdout and stderr captured; returns its exit code. */
 static int run_compare(const char *a, const char *b)
 {
-	char pa[128], pb[128], po[128], pe[128];
-	char *argv[] = { "compare", pa, pb, NULL };
-	int so = dup(1), se = dup(2), fo, fe, rc;
-	ssize_t n;
+	char pa[128], pb[128];
+	char *argv[] = {"compare", pa, pb, NULL};
 
 	path_of(pa, sizeof(pa), a);
 	path_of(pb, sizeof(pb), b);
-	path_of(po, sizeof(po), "stdout");
-	path_of(pe, sizeof(pe), "stderr");
-	fflush(stdout);
-	fflush(stderr);
-	fo = open(po, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	fe = open(pe, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	dup2(fo, 1);
-	dup2(fe, 2);
-	rc = il_cmd_compare(3, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	close(so);
-	close(se);
-	n = pread(fo, out_text, sizeof(out_text) - 1, 0);
-	out_text[n > 0 ? n : 0] = '\0';
-	n = pread(fe, err_text, sizeof(err_text) - 1, 0);
-	err_text[n > 0 ? n : 0] = '\0';
-	close(fo);
-	close(fe);
-	return rc;
+	return il_test_capture(il_cmd_compare, 3, argv, out_text, sizeof(out_text), err_text,
+			       sizeof(err_text));
 }
 
 static int count_lines(const char *s)
@@ -105,8 +74,7 @@ static int count_lines(const char *s)
 static int setup(void **state)
 {
 	(void)state;
-	strcpy(dir, "/tmp/il-compare-XXXXXX");
-	if (!mkdtemp(dir))
+	if (il_test_tmpdir_make(dir, sizeof(dir), "compare") < 0)
 		return -1;
 	write_report("a.json", 1, 1);
 	write_report("b.json", 0.5, 1);
@@ -119,17 +87,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	const char *names[] = { "a.json", "b.json", "c.json", "d.json", "broken.json",
-				"nokey.json", "stdout", "stderr" };
-	char p[128];
-
 	(void)state;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		path_of(p, sizeof(p), names[i]);
-		unlink(p);
-	}
-	rmdir(dir);
-	return 0;
+	return il_test_tmpdir_remove(dir);
 }
 
 static void test_compare_side_by_side(void **state)

@@ -1,13 +1,12 @@
 /* System knobs: applied, restored, recovered after a crash, and never left
- * changed. Every test's teardown (and an atexit handler) writes the
- * original sched_rt_runtime_us/sched_rt_period_us back directly, so even a
- * failing assertion cannot leave this machine's RT throttling changed. */
+ * changed. The knob fixture (tests/lib/il_test_knobs.h) keeps the suites
+ * that change the knobs apart, and every test's teardown (and an atexit
+ * handler) writes the original sched_rt_runtime_us/sched_rt_period_us back
+ * directly, so even a failing assertion cannot leave this machine's RT
+ * throttling changed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,114 +15,90 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cmocka.h>
-
 #include "il_cmd.h"
 #include "il_knobs.h"
+#include "il_test.h"
+#include "il_test_knobs.h"
 
-#define RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
-#define RT_PERIOD "/proc/sys/kernel/sched_rt_period_us"
+#define RT_RUNTIME IL_TEST_RT_RUNTIME
+#define RT_PERIOD  IL_TEST_RT_PERIOD
+#define RT_GROUP   IL_TEST_RT_GROUP
 
-#define skip_why(...)                                   \
-	do {                                            \
-		print_message("skipped: " __VA_ARGS__); \
-		print_message("\n");                    \
-		skip();                                 \
-	} while (0)
-
-#define RT_GROUP "/sys/fs/cgroup/cpu/cpu.rt_runtime_us"
-
-static char orig_runtime[32], orig_period[32], orig_group[32];
+/* The originals, as the knob fixture read them at the group setup. */
+static const char *orig_runtime, *orig_period, *orig_group;
+/* This file's own state directory: il_knobs here never sees /run/inputlat. */
 static char state_dir[] = "/tmp/il_test_knobs.XXXXXX";
 static char state_path[sizeof(state_dir) + 32];
 
-static void read_knob(const char *path, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	if (fgets(buf, (int)len, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-}
-
-static void write_knob(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return;
-	fputs(val, f);
-	fclose(f);
-}
-
-/* Puts the originals back in an order that is valid from any state the
- * tests can leave: the larger period first when it grew back. */
-static void put_back(void)
-{
-	char cur[32];
-	if (!orig_runtime[0])
-		return;
-	read_knob(RT_PERIOD, cur, sizeof(cur));
-	if (strcmp(cur, orig_period) != 0) {
-		write_knob(RT_RUNTIME, "-1"); /* valid with any period */
-		write_knob(RT_PERIOD, orig_period);
-	}
-	read_knob(RT_RUNTIME, cur, sizeof(cur));
-	if (strcmp(cur, orig_runtime) != 0)
-		write_knob(RT_RUNTIME, orig_runtime);
-	/* The root RT group (RT_GROUP_SCHED) last: it must stay within the
-	 * global ratio, which is back to the original now. */
-	read_knob(RT_GROUP, cur, sizeof(cur));
-	if (orig_group[0] && strcmp(cur, orig_group) != 0)
-		write_knob(RT_GROUP, orig_group);
-	unlink(state_path);
-}
-
 static int group_setup(void **state)
 {
-	if (!mkdtemp(state_dir))
+	/* The fixture reads the machine's state directory: before IL_STATE_DIR. */
+	if (il_test_knobs_setup() < 0 || !mkdtemp(state_dir))
 		return -1;
+	orig_runtime = il_test_knob_orig(RT_RUNTIME);
+	orig_period = il_test_knob_orig(RT_PERIOD);
+	orig_group = il_test_knob_orig(RT_GROUP);
 	snprintf(state_path, sizeof(state_path), "%s/" IL_KNOBS_STATE_FILE, state_dir);
 	setenv("IL_STATE_DIR", state_dir, 1);
-	read_knob(RT_RUNTIME, orig_runtime, sizeof(orig_runtime));
-	read_knob(RT_PERIOD, orig_period, sizeof(orig_period));
-	read_knob(RT_GROUP, orig_group, sizeof(orig_group));
-	atexit(put_back);
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	put_back();
-	rmdir(state_dir);
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	put_back();
+	il_test_knobs_put_back();
+	unlink(state_path);
 	return 0;
 }
 
+static int group_teardown(void **state)
+{
+	teardown(state);
+	rmdir(state_dir);
+	return 0;
+}
+
+/* Root, a knob to change, and no other run holding the knobs: its
+ * changed value must not be taken for, or overwritten with, ours. */
 static void need_root(void)
 {
-	if (geteuid() != 0 || access(RT_RUNTIME, W_OK) != 0)
-		skip_why("writing " RT_RUNTIME " needs root");
-	/* A real run on this shared machine owns the knobs right now; its
-	 * changed value must not become our "original". */
-	if (access(IL_KNOBS_STATE_DIR "/" IL_KNOBS_STATE_FILE, F_OK) == 0)
-		skip_why("another inputlat run holds the system knobs (" IL_KNOBS_STATE_DIR
-			 "/" IL_KNOBS_STATE_FILE ")");
-	if (strcmp(orig_runtime, "900000") == 0)
-		skip_why("sched_rt_runtime_us is already 900000: nothing to change");
+	il_test_knobs_need_change("900000");
+	il_test_knobs_need_free();
 }
 
 static const char *knob(const char *path)
 {
-	static char buf[32];
-	read_knob(path, buf, sizeof(buf));
-	return buf;
+	return il_test_knob(path);
+}
+
+/*
+ * A run, in a child process, that sets sched_rt_runtime_us to 900000 and
+ * dies without putting it back: by exit 0, or by SIGKILL when killed.
+ * Returns its pid.
+ */
+static pid_t die_holding_knobs(bool killed)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct il_knob_settings k = {.has_rt_runtime = true, .rt_runtime_us = 900000};
+		struct il_knob_report rep;
+		char err[512];
+
+		if (il_knobs_apply(&k, NULL, &rep, err, sizeof(err)) != 0)
+			_exit(1);
+		if (killed)
+			raise(SIGKILL);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (killed)
+		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	else
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_string_equal(knob(RT_RUNTIME), "900000");
+	return pid;
 }
 
 static void test_knobs_apply_restore(void **state)
@@ -189,19 +164,7 @@ static void test_knobs_noop_writes_no_state(void **state)
 static void test_knobs_crash_recovery(void **state)
 {
 	need_root();
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		/* A run that changes the knob and dies without restoring. */
-		struct il_knob_settings k = { .has_rt_runtime = true, .rt_runtime_us = 900000 };
-		struct il_knob_report rep;
-		char err[512];
-		_exit(il_knobs_apply(&k, NULL, &rep, err, sizeof(err)) == 0 ? 0 : 1);
-	}
-	int status;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	assert_string_equal(knob(RT_RUNTIME), "900000");
+	pid_t pid = die_holding_knobs(false);
 	assert_int_equal(access(state_path, F_OK), 0);
 
 	char *log = NULL;
@@ -258,42 +221,50 @@ static int index_of(const struct il_knob_report *rep, const char *path)
 	return INT_MAX;
 }
 
+/*
+ * Applies a runtime/period pair and checks that first was written before
+ * second (the root RT group, if any, around them) and that the runtime is
+ * in force, then restores both.
+ */
+static void apply_pair(int64_t runtime_us, int64_t period_us, const char *first, const char *second)
+{
+	struct il_knob_settings k = {.has_rt_runtime = true,
+				     .rt_runtime_us = runtime_us,
+				     .has_rt_period = true,
+				     .rt_period_us = period_us};
+	struct il_knob_report rep;
+	char err[512] = "", want[32];
+	int r = il_knobs_apply(&k, NULL, &rep, err, sizeof(err));
+
+	if (r == -EBUSY)
+		IL_TEST_SKIP("%s", err); /* deadline tasks elsewhere hold bandwidth */
+	if (r)
+		fail_msg("%s", err);
+	assert_true(index_of(&rep, first) < index_of(&rep, second));
+	assert_true(index_of(&rep, second) < (int)rep.n);
+	snprintf(want, sizeof(want), "%lld", (long long)runtime_us);
+	assert_string_equal(knob(RT_RUNTIME), want);
+	assert_int_equal(il_knobs_restore(NULL, NULL, err, sizeof(err)), 0);
+	assert_string_equal(knob(RT_PERIOD), orig_period);
+	assert_string_equal(knob(RT_RUNTIME), orig_runtime);
+}
+
 /* runtime <= period must hold after every write, both ways. */
 static void test_knobs_rt_pair_ordering(void **state)
 {
-	need_root();
-	if (strcmp(orig_period, "1000000") != 0)
-		skip_why("sched_rt_period_us is not the default 1000000");
-	struct il_knob_settings k = { .has_rt_runtime = true, .rt_runtime_us = 400000,
-				      .has_rt_period = true, .rt_period_us = 500000 };
+	struct il_knob_settings k = {.has_rt_runtime = true,
+				     .rt_runtime_us = 600000,
+				     .has_rt_period = true,
+				     .rt_period_us = 500000};
 	struct il_knob_report rep;
 	char err[512] = "";
-	int r = il_knobs_apply(&k, NULL, &rep, err, sizeof(err));
-	if (r == -EBUSY)
-		skip_why("%s", err); /* deadline tasks elsewhere hold bandwidth */
-	if (r)
-		fail_msg("%s", err);
-	/* Shrinking: runtime first (the root RT group, if any, around them). */
-	assert_true(index_of(&rep, RT_RUNTIME) < index_of(&rep, RT_PERIOD));
-	assert_true(index_of(&rep, RT_PERIOD) < (int)rep.n);
-	assert_string_equal(knob(RT_PERIOD), "500000");
-	assert_int_equal(il_knobs_restore(NULL, NULL, err, sizeof(err)), 0);
-	assert_string_equal(knob(RT_PERIOD), orig_period);
-	assert_string_equal(knob(RT_RUNTIME), orig_runtime);
 
-	k.rt_runtime_us = 1900000;
-	k.rt_period_us = 2000000;
-	assert_int_equal(il_knobs_apply(&k, NULL, &rep, err, sizeof(err)), 0);
-	/* Growing: period first. */
-	assert_true(index_of(&rep, RT_PERIOD) < index_of(&rep, RT_RUNTIME));
-	assert_true(index_of(&rep, RT_RUNTIME) < (int)rep.n);
-	assert_string_equal(knob(RT_RUNTIME), "1900000");
-	assert_int_equal(il_knobs_restore(NULL, NULL, err, sizeof(err)), 0);
-	assert_string_equal(knob(RT_PERIOD), orig_period);
-	assert_string_equal(knob(RT_RUNTIME), orig_runtime);
-
-	k.rt_runtime_us = 600000;
-	k.rt_period_us = 500000;
+	need_root();
+	if (strcmp(orig_period, "1000000") != 0)
+		IL_TEST_SKIP("sched_rt_period_us is not the default 1000000");
+	/* Shrinking: runtime first. Growing: period first. */
+	apply_pair(400000, 500000, RT_RUNTIME, RT_PERIOD);
+	apply_pair(1900000, 2000000, RT_PERIOD, RT_RUNTIME);
 	assert_int_equal(il_knobs_apply(&k, NULL, &rep, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "sched_rt_runtime_us 600000 > sched_rt_period_us 500000 "
 				 "(want -1 or at most the period)");
@@ -367,24 +338,9 @@ static void test_knobs_fair_server(void **state)
 /* Runs an inputlat subcommand with stdout going to a string. */
 static int run_cmd(int (*fn)(int, char **), char *verb, char *out, size_t len)
 {
-	char path[sizeof(state_dir) + 16];
 	char *argv[] = { verb, NULL };
-	snprintf(path, sizeof(path), "%s/stdout", state_dir);
-	fflush(stdout);
-	int saved = dup(1), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	dup2(fd, 1);
-	int rc = fn(1, argv);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	close(fd);
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(out, 1, len - 1, f) : 0;
-	out[n] = '\0';
-	if (f)
-		fclose(f);
-	unlink(path);
-	return rc;
+
+	return il_test_capture(fn, 1, argv, out, len, NULL, 0);
 }
 
 /* The issue's acceptance: after kill -9 of a run holding 900000, the next
@@ -392,20 +348,7 @@ static int run_cmd(int (*fn)(int, char **), char *verb, char *out, size_t len)
 static void test_knobs_check_restores_after_kill(void **state)
 {
 	need_root();
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct il_knob_settings k = { .has_rt_runtime = true, .rt_runtime_us = 900000 };
-		struct il_knob_report rep;
-		char err[512];
-		if (il_knobs_apply(&k, NULL, &rep, err, sizeof(err)) == 0)
-			raise(SIGKILL);
-		_exit(1);
-	}
-	int status;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	assert_string_equal(knob(RT_RUNTIME), "900000");
+	die_holding_knobs(true);
 
 	char out[8192];
 	assert_int_equal(run_cmd(il_cmd_check, "check", out, sizeof(out)), 0);
@@ -419,16 +362,10 @@ static void test_knobs_check_restores_after_kill(void **state)
 
 static void test_knobs_cmd_restore(void **state)
 {
-	need_root();
-	struct il_knob_settings k = { .has_rt_runtime = true, .rt_runtime_us = 900000 };
-	struct il_knob_report rep;
 	char err[512], out[4096];
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0)
-		_exit(il_knobs_apply(&k, NULL, &rep, err, sizeof(err)) == 0 ? 0 : 1);
-	int status;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+
+	need_root();
+	die_holding_knobs(false);
 	assert_int_equal(run_cmd(il_cmd_restore, "restore", out, sizeof(out)), 0);
 	snprintf(err, sizeof(err), "restored " RT_RUNTIME " = %s (was 900000)\n", orig_runtime);
 	assert_non_null(strstr(out, err));

@@ -11,51 +11,28 @@
  * and uid and sets RLIMIT_RTPRIO to 0 before it execs, so that il_test_run
  * bounds and captures them as usual.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-#include <cjson/cJSON.h>
-#include <errno.h>
 #include <grp.h>
-#include <limits.h>
 #include <pwd.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
+#include "il_test.h"
+#include "il_test_knobs.h"
 #include "il_test_proc.h"
 
-#define RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
 #define TEST_USER "il-test-user"
 #define RUN_AS "--il-run-as"
 
-#define skip_why(...)                                   \
-	do {                                            \
-		print_message("skipped: " __VA_ARGS__); \
-		print_message("\n");                    \
-		skip();                                 \
-	} while (0)
-
-static char tmpdir[256], inputlat[PATH_MAX], self[PATH_MAX], user[64];
+static char self[PATH_MAX], user[64];
 static uid_t uid;
 static gid_t gid;
 static bool have_user, created_user;
 static char no_user_why[256];
 static char orig_runtime[32];
-
-static void read_knob(char *buf, size_t len)
-{
-	if (il_test_read_file(RT_RUNTIME, buf, len) <= 0)
-		buf[0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-}
 
 /* The re-exec'd helper: becomes uid/gid with no groups and no RT limit, then execs. */
 static int run_as_main(int argc, char **argv)
@@ -132,27 +109,16 @@ static void need_user(void)
 {
 	char why[PATH_MAX + 128];
 
-	if (geteuid() != 0)
-		skip_why("becoming another user needs root");
+	IL_TEST_NEED_ROOT("becoming another user");
 	if (!have_user)
-		skip_why("%s", no_user_why);
+		IL_TEST_SKIP("%s", no_user_why);
 	if (!user_can_run(why, sizeof(why)))
-		skip_why("%s", why);
-}
-
-static bool one_line(const char *err)
-{
-	const char *nl = strchr(err, '\n');
-
-	return nl && nl[1] == '\0';
+		IL_TEST_SKIP("%s", why);
 }
 
 static void assert_knob_unchanged(void)
 {
-	char now[32];
-
-	read_knob(now, sizeof(now));
-	assert_string_equal(now, orig_runtime);
+	assert_string_equal(il_test_knob(IL_TEST_RT_RUNTIME), orig_runtime);
 }
 
 /* --- 1. cfs works ------------------------------------------------------ */
@@ -160,8 +126,16 @@ static void test_nonroot_cfs(void **state)
 {
 	static char buf[1 << 20];
 	char json[300];
-	char *args[] = { inputlat, "run", "--policy", "cfs", "--events", "50", "--quiet",
-			 "--json", json, NULL };
+	char *args[] = {il_test_suite.inputlat,
+			"run",
+			"--policy",
+			"cfs",
+			"--events",
+			"50",
+			"--quiet",
+			"--json",
+			json,
+			NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 	const cJSON *c;
 	struct stat st;
@@ -169,7 +143,7 @@ static void test_nonroot_cfs(void **state)
 
 	need_user();
 	assert_non_null(res);
-	snprintf(json, sizeof(json), "%s/cfs.json", tmpdir);
+	snprintf(json, sizeof(json), "%s/cfs.json", il_test_suite.tmpdir);
 	run_user(args, 60000, res);
 	print_message("as %s (uid %u): cfs: exit %d: %s%s", user, (unsigned)uid, res->exit_code,
 		      res->out, res->err);
@@ -195,13 +169,9 @@ static void test_nonroot_cfs(void **state)
 
 /*
  * --- 2. RT policies name the missing privilege ----------------------------
- * HARNESS BUG (see report), policy rt: rt sets sched_rt_runtime_us = -1,
- * and the knob write is tried before the privilege check, so the one line
- * is "inputlat run: policy rt: /proc/sys/kernel/sched_rt_runtime_us:
- * writing -1: Permission denied (originals put back)" (exit 2): it names
- * neither CAP_SYS_NICE nor RLIMIT_RTPRIO. rt-throttled, whose knob values
- * equal the kernel defaults, gets the right line from browser-sim. This
- * case fails for rt until il_run.c checks the privilege before the knobs.
+ * rt also sets sched_rt_runtime_us = -1: the privilege is checked before
+ * any knob write, so its one line names the privilege, not the knob's
+ * "Permission denied" (which is what the harness once said).
  */
 static void test_nonroot_rt(void **state)
 {
@@ -212,14 +182,21 @@ static void test_nonroot_rt(void **state)
 	need_user();
 	assert_non_null(res);
 	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
-		char *args[] = { inputlat, "run", "--policy", (char *)policies[i], "--events", "10",
-				 "--quiet", NULL };
+		char *args[] = {il_test_suite.inputlat,
+				"run",
+				"--policy",
+				(char *)policies[i],
+				"--events",
+				"10",
+				"--quiet",
+				NULL};
 		bool names;
 
 		run_user(args, 60000, res);
 		print_message("as %s: %s: exit %d: %s", user, policies[i], res->exit_code, res->err);
 		names = strstr(res->err, "CAP_SYS_NICE") || strstr(res->err, "RLIMIT_RTPRIO");
-		if (res->exit_code != 2 || !one_line(res->err) || !names || res->term_signal) {
+		if (res->exit_code != 2 || !il_test_one_line(res->err) || !names ||
+		    res->term_signal) {
 			print_error("policy %s as %s: want exit 2 and one line naming CAP_SYS_NICE or "
 				    "RLIMIT_RTPRIO; got exit %d, stderr:\n%s",
 				    policies[i], user, res->exit_code, res->err);
@@ -235,7 +212,7 @@ static void test_nonroot_rt(void **state)
 /* --- 3. check says so --------------------------------------------------- */
 static void test_nonroot_check(void **state)
 {
-	char *args[] = { inputlat, "check", NULL };
+	char *args[] = {il_test_suite.inputlat, "check", NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 	const char *line;
 
@@ -294,35 +271,29 @@ static int group_setup(void **state)
 {
 	char sdir[300];
 
-	snprintf(inputlat, sizeof(inputlat), "%s", il_test_build_path("inputlat"));
-	if (!realpath("/proc/self/exe", self))
+	if (!realpath("/proc/self/exe", self) || il_test_suite_setup(state) < 0)
 		return -1;
-	read_knob(orig_runtime, sizeof(orig_runtime));
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/il-test-nonroot.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return -1;
+	snprintf(orig_runtime, sizeof(orig_runtime), "%s", il_test_knob(IL_TEST_RT_RUNTIME));
 	if (geteuid() != 0)
 		return 0;
 	find_user();
 	if (!have_user)
 		return 0;
 	/* The user's own state directory: /run/inputlat is root's. */
-	if (chown(tmpdir, uid, gid) != 0 || chmod(tmpdir, 0700) != 0)
+	if (chown(il_test_suite.tmpdir, uid, gid) != 0 || chmod(il_test_suite.tmpdir, 0700) != 0)
 		return -1;
-	snprintf(sdir, sizeof(sdir), "%s/state", tmpdir);
+	snprintf(sdir, sizeof(sdir), "%s/state", il_test_suite.tmpdir);
 	setenv("IL_STATE_DIR", sdir, 1);
 	return 0;
 }
 
 static int group_teardown(void **state)
 {
-	static const char *const del[] = { "/usr/sbin/userdel", TEST_USER, NULL };
-	char cmd[512];
+	static const char *const del[] = {"/usr/sbin/userdel", TEST_USER, NULL};
 	int rc = 0;
 
 	unsetenv("IL_STATE_DIR");
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
+	if (il_test_suite_teardown(state) < 0)
 		rc = -1;
 	if (created_user && !sh(del))
 		rc = -1;

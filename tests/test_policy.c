@@ -1,19 +1,14 @@
 /* Policy files: the built-ins load, and every broken file fails with its
  * own message at the right line. */
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <unistd.h>
-
-#include <cmocka.h>
 
 #include "il_cmd.h"
 #include "il_policy.h"
+#include "il_test.h"
 
 static char builtin_dir[4096];
 static char tmp_dir[] = "/tmp/il_test_policy.XXXXXX";
@@ -267,47 +262,12 @@ static void test_policy_class_names(void **state)
 	assert_null(il_sched_class_name(-1));
 }
 
-/* Runs fn with stdout and stderr going to files; returns its exit code. */
-static int capture(int (*fn)(int, char **), int argc, char **argv,
-		   char *out, size_t outlen, char *errout, size_t errlen)
-{
-	char opath[4200], epath[4200];
-	snprintf(opath, sizeof(opath), "%s/stdout", tmp_dir);
-	snprintf(epath, sizeof(epath), "%s/stderr", tmp_dir);
-	fflush(stdout);
-	fflush(stderr);
-	int so = dup(1), se = dup(2);
-	int fo = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	int fe = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	dup2(fo, 1);
-	dup2(fe, 2);
-	int rc = fn(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	close(so);
-	close(se);
-	close(fo);
-	close(fe);
-	char *paths[2] = { opath, epath }, *bufs[2] = { out, errout };
-	size_t lens[2] = { outlen, errlen };
-	for (int i = 0; i < 2; i++) {
-		FILE *f = fopen(paths[i], "r");
-		size_t n = f ? fread(bufs[i], 1, lens[i] - 1, f) : 0;
-		bufs[i][n] = '\0';
-		if (f)
-			fclose(f);
-		unlink(paths[i]);
-	}
-	return rc;
-}
-
 static void test_policy_cmd_policies(void **state)
 {
 	char out[8192], err[1024];
 	char *list[] = { "policies", NULL };
-	assert_int_equal(capture(il_cmd_policies, 1, list, out, sizeof(out), err, sizeof(err)), 0);
+	assert_int_equal(
+	    il_test_capture(il_cmd_policies, 1, list, out, sizeof(out), err, sizeof(err)), 0);
 	assert_string_equal(err, "");
 	int lines = 0;
 	for (char *l = out; *l; l = strchr(l, '\n') + 1, lines++)
@@ -317,19 +277,22 @@ static void test_policy_cmd_policies(void **state)
 	assert_non_null(strstr(out, "\nrt-fair-server   "));
 
 	char *show[] = { "policies", "show", "rt", NULL };
-	assert_int_equal(capture(il_cmd_policies, 3, show, out, sizeof(out), err, sizeof(err)), 0);
+	assert_int_equal(
+	    il_test_capture(il_cmd_policies, 3, show, out, sizeof(out), err, sizeof(err)), 0);
 	assert_non_null(strstr(out, "\nevdev       fifo        60    -        -"));
 	assert_non_null(strstr(out, "\nsched_rt_runtime_us    = -1"));
 
 	char *nope[] = { "policies", "show", "nope", NULL };
-	assert_int_equal(capture(il_cmd_policies, 3, nope, out, sizeof(out), err, sizeof(err)), 2);
+	assert_int_equal(
+	    il_test_capture(il_cmd_policies, 3, nope, out, sizeof(out), err, sizeof(err)), 2);
 	assert_string_equal(err, "inputlat policies: unknown policy 'nope' (built-ins: cfs, "
 				 "cfs-chrome, deadline, eevdf-slice, rt, rt-fair-server, "
 				 "rt-throttled)\n");
 	assert_string_equal(out, "");
 
 	char *bad[] = { "policies", "frob", NULL };
-	assert_int_equal(capture(il_cmd_policies, 2, bad, out, sizeof(out), err, sizeof(err)), 2);
+	assert_int_equal(
+	    il_test_capture(il_cmd_policies, 2, bad, out, sizeof(out), err, sizeof(err)), 2);
 	assert_string_equal(err, "inputlat policies: unexpected 'frob' (want: inputlat policies "
 				 "[show NAME|PATH])\n");
 }

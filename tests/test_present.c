@@ -3,17 +3,12 @@
  * flips are tested inside the VM (tests/vm/vm_test_drm.c).
  */
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <cmocka.h>
-
 #include "il_present.h"
+#include "il_test.h"
 
 static char err[512];
 
@@ -36,8 +31,7 @@ static void test_present_drm_no_kms(void **state)
 	struct il_present *p = (struct il_present *)0x1;
 
 	(void)state;
-	if (have_card())
-		skip();
+	IL_TEST_NEED(!have_card(), "this machine has a /dev/dri/card: \"no KMS\" cannot be seen");
 	assert_int_equal(il_present_spec_parse("drm", &spec, err, sizeof(err)), 0);
 	assert_int_equal(il_present_check(&spec, err, sizeof(err)), -ENODEV);
 	assert_string_equal(err, "no KMS device under /dev/dri");

@@ -4,22 +4,14 @@
  * has the keys scripts read. Which way the verdicts go is the machine's
  * business, not this test's.
  */
-#include <dirent.h>
-#include <errno.h>
-#include <stdbool.h>
 #include <regex.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include <cjson/cJSON.h>
-#include <cmocka.h>
+#include "il_test.h"
+#include "il_test_proc.h"
 
 static char *slurp(FILE *f)
 {
@@ -41,65 +33,28 @@ static char *slurp(FILE *f)
 
 static int read_rt_runtime(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/sched_rt_runtime_us", "r");
-	int v = 0;
+	char buf[32];
 
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
-}
-
-/* Another inputlat (someone else's run on a shared machine) may hold and
- * change the knobs meanwhile; then their value proves nothing about us. */
-static bool other_inputlat_running(void)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	bool found = false;
-
-	if (!d)
-		return false;
-	while (!found && (e = readdir(d))) {
-		char path[300], comm[32] = "";
-		FILE *f;
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f) && strcmp(comm, "inputlat\n") == 0)
-			found = true;
-		fclose(f);
-	}
-	closedir(d);
-	return found;
+	if (il_test_read_file("/proc/sys/kernel/sched_rt_runtime_us", buf, sizeof(buf)) <= 0)
+		return 0;
+	return (int)strtol(buf, NULL, 10);
 }
 
 static void test_reproduce_quick(void **state)
 {
-	const char *build = getenv("IL_BUILD_DIR");
 	char exe[4096], cmd[8192], json_path[] = "/tmp/il-test-reproduce-XXXXXX";
 	int fd, status, rt_before = read_rt_runtime();
-	bool shared = other_inputlat_running();
+	/* Another inputlat (someone else's run on a shared machine) may hold and
+	 * change the knobs meanwhile; then their value proves nothing about us. */
+	bool shared = il_test_program_running("inputlat");
 	regex_t line_re, num_re;
 	char *out, *text;
 	cJSON *root, *claims;
 	FILE *p, *f;
 
-	if (geteuid() != 0) {
-		print_message("needs root: the claims change scheduling classes and knobs\n");
-		skip();
-	}
-	snprintf(exe, sizeof(exe), "%s/inputlat", build ? build : ".");
-	if (access(exe, X_OK) != 0) {
-		print_message("%s not built\n", exe);
-		skip();
-	}
+	IL_TEST_NEED_ROOT("changing scheduling classes and knobs for the claims");
+	snprintf(exe, sizeof(exe), "%s", il_test_build_path("inputlat"));
+	IL_TEST_NEED(access(exe, X_OK) == 0, "%s is not built", exe);
 	fd = mkstemp(json_path);
 	assert_true(fd >= 0);
 	close(fd);
@@ -182,7 +137,7 @@ static void test_reproduce_quick(void **state)
 	cJSON_Delete(root);
 
 	/* Every knob is back where it was (our children are gone by now). */
-	if (shared || other_inputlat_running())
+	if (shared || il_test_program_running("inputlat"))
 		print_message("another inputlat ran meanwhile: knob check skipped\n");
 	else
 		assert_int_equal(read_rt_runtime(), rt_before);

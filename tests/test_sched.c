@@ -6,10 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
-#include <setjmp.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-#include <cmocka.h>
-
 #include "il_clock.h"
 #include "il_sched.h"
+#include "il_test.h"
 
 struct job {
 	struct il_role_attrs a;
@@ -72,19 +67,6 @@ static void apply_and_check(const struct il_role_attrs *a)
 	assert_int_equal(outside.sched_class, a->sched_class);
 }
 
-/* cmocka 1.1 has no skip_why(): say why, then skip. */
-#define skip_why(...)                                   \
-	do {                                            \
-		print_message("skipped: " __VA_ARGS__); \
-		print_message("\n");                   \
-		skip();                                 \
-	} while (0)
-
-static bool can_rt(void)
-{
-	return geteuid() == 0;
-}
-
 static int setup(void **state)
 {
 	/* The process limit every RT thread of this test runs under. */
@@ -104,16 +86,14 @@ static void test_sched_other_nice(void **state)
 
 static void test_sched_negative_nice(void **state)
 {
-	if (!can_rt())
-		skip_why("negative nice needs root or CAP_SYS_NICE");
+	IL_TEST_NEED_ROOT("negative nice (CAP_SYS_NICE)");
 	struct il_role_attrs a = { .sched_class = SCHED_OTHER, .nice = -8 };
 	apply_and_check(&a);
 }
 
 static void test_sched_fifo_rr(void **state)
 {
-	if (!can_rt())
-		skip_why("SCHED_FIFO/RR need root or CAP_SYS_NICE");
+	IL_TEST_NEED_ROOT("SCHED_FIFO/RR (CAP_SYS_NICE)");
 	struct il_role_attrs a = { .sched_class = SCHED_FIFO, .priority = 10 };
 	apply_and_check(&a);
 	a = (struct il_role_attrs){ .sched_class = SCHED_RR, .priority = 20 };
@@ -122,15 +102,14 @@ static void test_sched_fifo_rr(void **state)
 
 static void test_sched_deadline(void **state)
 {
-	if (!can_rt())
-		skip_why("SCHED_DEADLINE needs root");
+	IL_TEST_NEED_ROOT("SCHED_DEADLINE");
 	struct il_role_attrs a = { .sched_class = SCHED_DEADLINE, .dl_runtime_ns = 100000,
 				   .dl_deadline_ns = 5000000, .dl_period_ns = 10000000 };
 	struct job j = { .a = a };
 	struct il_sched_state outside;
 	run_job(&j, &outside);
 	if (j.r == -EBUSY)
-		skip_why("%s", j.err);
+		IL_TEST_SKIP("%s", j.err);
 	if (j.r)
 		fail_msg("apply deadline: %s", j.err);
 	assert_true(il_sched_matches(&a, &outside));
@@ -146,7 +125,7 @@ static void test_sched_slice(void **state)
 	struct il_sched_state outside;
 	run_job(&j, &outside);
 	if (j.r == -EINVAL && strstr(j.err, "EEVDF custom slice not supported"))
-		skip_why("%s", j.err);
+		IL_TEST_SKIP("%s", j.err);
 	if (j.r)
 		fail_msg("apply slice: %s", j.err);
 	assert_int_equal(outside.slice_ns, 300000);
@@ -186,7 +165,7 @@ static void test_sched_refuses_rt_without_rttime(void **state)
 	struct rlimit rl;
 	getrlimit(RLIMIT_RTTIME, &rl);
 	if (rl.rlim_max != RLIM_INFINITY)
-		skip_why("RLIMIT_RTTIME is already finite in this process");
+		IL_TEST_SKIP("RLIMIT_RTTIME is already finite in this process");
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -249,8 +228,7 @@ static void test_sched_format_and_json(void **state)
  * limit, SIGKILL at the hard one). */
 static void test_sched_rttime_kills_spinner(void **state)
 {
-	if (!can_rt())
-		skip_why("SCHED_FIFO needs root or CAP_SYS_NICE");
+	IL_TEST_NEED_ROOT("SCHED_FIFO (CAP_SYS_NICE)");
 	uint64_t t0 = il_now_ns();
 	pid_t pid = fork();
 	assert_true(pid >= 0);
@@ -297,8 +275,7 @@ static void test_sched_builtin_policies_apply(void **state)
 		[IL_ROLE_COMPOSITOR] = 2, [IL_ROLE_MAIN] = 1, [IL_ROLE_GPU] = 1,
 		[IL_ROLE_DRM] = 1, [IL_ROLE_JS] = 1, [IL_ROLE_LOAD] = 1, [IL_ROLE_CANARY] = 1,
 	};
-	if (!can_rt())
-		skip_why("the built-in RT and deadline policies need root");
+	IL_TEST_NEED_ROOT("applying the built-in RT and deadline policies");
 	const char *b = getenv("IL_BUILD_DIR");
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/policies", b ? b : ".");

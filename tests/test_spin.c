@@ -2,19 +2,15 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <cmocka.h>
-
 #include "il_lock.h"
 #include "il_spin.h"
+#include "il_test.h"
+#include "il_test_spin.h"
 
 static uint64_t now_ns(void)
 {
@@ -30,67 +26,11 @@ static struct timespec ns_to_ts(uint64_t ns)
 	return ts;
 }
 
-struct stress {
-	struct il_spin_mutex m;
-	enum il_spin_source src;
-	unsigned long iters;
-	unsigned long counter; /* plain on purpose: only the lock protects it */
-	_Atomic unsigned long bad_owner;
-	pthread_barrier_t go; /* all threads start together, so they contend */
-};
-
-static void *stress_thread(void *arg)
-{
-	struct stress *s = arg;
-	uint32_t me = il_spin_tid();
-
-	pthread_barrier_wait(&s->go);
-	for (unsigned long i = 0; i < s->iters; i++) {
-		il_spin_mutex_lock_source(&s->m, s->src);
-		if (il_spin_mutex_owner(&s->m) != me)
-			s->bad_owner++;
-		s->counter++;
-		/*
-		 * Now and then the owner leaves its CPU while holding the
-		 * lock, so waiters must take the sleep and wake-up paths.
-		 */
-		if ((i & 255) == 0)
-			sched_yield();
-		il_spin_mutex_unlock(&s->m);
-	}
-	return NULL;
-}
-
-/*
- * nthreads x iters increments; fails (instead of hanging) if the threads
- * are not done within limit_s, which is what a lost wake-up looks like.
- */
-static void run_stress(enum il_spin_source src, int nthreads, unsigned long iters, int limit_s)
-{
-	struct stress s = { .src = src, .iters = iters };
-	pthread_t t[16];
-	struct timespec dl;
-
-	assert_true(nthreads <= 16);
-	pthread_barrier_init(&s.go, NULL, (unsigned)nthreads);
-	for (int i = 0; i < nthreads; i++)
-		assert_int_equal(pthread_create(&t[i], NULL, stress_thread, &s), 0);
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += limit_s;
-	for (int i = 0; i < nthreads; i++)
-		if (pthread_timedjoin_np(t[i], NULL, &dl) != 0)
-			fail_msg("threads not done after %d s: lost wake-up or deadlock", limit_s);
-	assert_int_equal(s.counter, (unsigned long)nthreads * iters);
-	assert_int_equal(s.bad_owner, 0);
-	assert_int_equal(s.m.word, 0);
-	pthread_barrier_destroy(&s.go);
-}
-
 static void test_spin_exclusion_none(void **state)
 {
 	assert_int_equal(il_spin_init(IL_SPIN_SOURCE_NONE, NULL), 0);
 	assert_int_equal(il_spin_source_get(), IL_SPIN_SOURCE_NONE);
-	run_stress(IL_SPIN_SOURCE_NONE, 8, 200000, 50);
+	il_test_spin_stress(IL_SPIN_SOURCE_NONE, 8, 200000, 50);
 }
 
 /* The lying sources: the lock must not care what they say. */
@@ -122,7 +62,7 @@ static void test_spin_exclusion_lying_on(void **state)
 	il_spin_test_set_oncpu(lie_on, NULL);
 	/* A small budget keeps "always on" from spinning on a preempted owner for long. */
 	il_spin_budget_set_ns(5000);
-	run_stress(IL_SPIN_SOURCE_BPF, 8, 20000, 20);
+	il_test_spin_stress(IL_SPIN_SOURCE_BPF, 8, 20000, 20);
 	il_spin_budget_set_ns(0);
 	il_spin_test_set_oncpu(NULL, NULL);
 }
@@ -130,14 +70,14 @@ static void test_spin_exclusion_lying_on(void **state)
 static void test_spin_exclusion_lying_off(void **state)
 {
 	il_spin_test_set_oncpu(lie_off, NULL);
-	run_stress(IL_SPIN_SOURCE_BPF, 8, 20000, 20);
+	il_test_spin_stress(IL_SPIN_SOURCE_BPF, 8, 20000, 20);
 	il_spin_test_set_oncpu(NULL, NULL);
 }
 
 static void test_spin_exclusion_lying_random(void **state)
 {
 	il_spin_test_set_oncpu(lie_random, NULL);
-	run_stress(IL_SPIN_SOURCE_BPF, 8, 20000, 20);
+	il_test_spin_stress(IL_SPIN_SOURCE_BPF, 8, 20000, 20);
 	il_spin_test_set_oncpu(NULL, NULL);
 }
 

@@ -7,10 +7,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -18,10 +14,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cmocka.h>
-
 #include "il_oncpu.h"
 #include "il_spin.h"
+#include "il_test.h"
+#include "il_test_spin.h"
 
 static struct il_oncpu *oncpu;
 static int load_err;
@@ -41,11 +37,10 @@ static int group_teardown(void **state)
 
 static void need_bpf(void)
 {
-	if (!oncpu) {
-		print_message("BPF not allowed here: cannot load the sched_switch program (%s)\n",
-			      strerror(-load_err));
-		skip();
-	}
+	IL_TEST_NEED_BPF(oncpu		? 0
+			 : load_err < 0 ? load_err
+					: -ENOENT,
+			 "loading the sched_switch program");
 }
 
 static void test_spin_bpf_self_oncpu(void **state)
@@ -109,62 +104,17 @@ static void test_spin_bpf_blocked_reader_offcpu(void **state)
 	close(p[1]);
 }
 
-struct stress {
-	struct il_spin_mutex m;
-	unsigned long counter;
-	_Atomic unsigned long bad_owner;
-	pthread_barrier_t go; /* all threads start together, so they contend */
-};
-
-static void *stress_thread(void *arg)
-{
-	struct stress *s = arg;
-	uint32_t me = il_spin_tid();
-
-	pthread_barrier_wait(&s->go);
-	for (int i = 0; i < 200000; i++) {
-		il_spin_mutex_lock(&s->m);
-		if (il_spin_mutex_owner(&s->m) != me)
-			s->bad_owner++;
-		s->counter++;
-		/*
-		 * Now and then the owner leaves its CPU while holding the
-		 * lock, so waiters must take the sleep and wake-up paths.
-		 */
-		if ((i & 255) == 0)
-			sched_yield();
-		il_spin_mutex_unlock(&s->m);
-	}
-	return NULL;
-}
-
 static void test_spin_bpf_exclusion(void **state)
 {
-	struct stress s = { .counter = 0 };
-	struct timespec dl;
-	pthread_t t[8];
 	int r;
 
 	need_bpf();
 	r = il_spin_init(IL_SPIN_SOURCE_BPF, NULL);
-	if (r < 0) {
-		print_message("%s\n", il_spin_source_reason());
-		skip();
-	}
+	if (r < 0)
+		IL_TEST_SKIP("%s", il_spin_source_reason());
 	assert_int_equal(il_spin_source_get(), IL_SPIN_SOURCE_BPF);
 	assert_int_equal(il_spin_oncpu(il_spin_tid()), 1);
-	pthread_barrier_init(&s.go, NULL, 8);
-	for (int i = 0; i < 8; i++)
-		assert_int_equal(pthread_create(&t[i], NULL, stress_thread, &s), 0);
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += 40;
-	for (int i = 0; i < 8; i++)
-		if (pthread_timedjoin_np(t[i], NULL, &dl) != 0)
-			fail_msg("threads not done after 40 s: lost wake-up or deadlock");
-	assert_int_equal(s.counter, 8ul * 200000);
-	assert_int_equal(s.bad_owner, 0);
-	assert_int_equal(s.m.word, 0);
-	pthread_barrier_destroy(&s.go);
+	il_test_spin_stress(IL_TEST_SPIN_PROCESS_WIDE, 8, 200000, 40);
 	il_spin_close();
 	assert_int_equal(il_spin_source_get(), IL_SPIN_SOURCE_NONE);
 }
@@ -219,10 +169,8 @@ static void test_spin_bpf_publish(void **state)
 		_exit(publish_child());
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));
-	if (WEXITSTATUS(st) == 77) {
-		print_message("cannot create a private mount namespace with bpffs\n");
-		skip();
-	}
+	if (WEXITSTATUS(st) == 77)
+		IL_TEST_SKIP("cannot create a private mount namespace with bpffs");
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 

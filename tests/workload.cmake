@@ -1,5 +1,8 @@
-# Workload area (issue 4): the JS hog, background load, canary, /proc/stat
-# idle accounting and `inputlat reproduce`.
+# Workload area (issue 4): worker groups, the JS hog, background load,
+# canary, /proc/stat idle accounting and `inputlat reproduce`.
+# The worker groups the hog, the load and the canary are built on. One case
+# makes its members SCHED_FIFO behind the closed gate (skips without privilege).
+il_add_test(test_workers SOURCES test_workers.c LIBS il_sim LABELS unit TIMEOUT 60)
 il_add_test(test_cpustat SOURCES test_cpustat.c LIBS il_common LABELS unit TIMEOUT 30)
 il_add_test(test_hog SOURCES test_hog.c LIBS il_hog LABELS unit TIMEOUT 60)
 # Pins a SCHED_FIFO busy thread for 2 s (skips without CAP_SYS_NICE).

@@ -188,6 +188,11 @@ static void viz_stop(struct il_child *c, cJSON *stats)
 	il_role_thread_stop(&V.comp);
 	il_role_thread_stop(&V.gpu);
 	il_role_thread_stop(&V.drm);
+	/* Only now that no thread can push any more. */
+	il_queue_free(&V.done_q);
+	il_queue_free(&V.comp_q);
+	il_queue_free(&V.gpu_q);
+	il_queue_free(&V.drm_q);
 	cJSON_AddNumberToObject(stats, "invalid_frames", (double)il_frame_reader_invalid(V.reader));
 	cJSON_AddNumberToObject(stats, "send_errors", (double)V.send_errors);
 	cJSON_AddNumberToObject(stats, "flip_overflows", (double)V.flip_overflows);

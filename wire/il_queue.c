@@ -104,18 +104,18 @@ int il_queue_push(struct il_queue *q, const struct il_msg *m)
 	return 0;
 }
 
-static void queue_closed_cb(uv_handle_t *h)
+void il_queue_close(struct il_queue *q)
 {
-	struct il_queue *q = h->data;
+	if (q->ring && !uv_is_closing((uv_handle_t *)&q->poll))
+		uv_close((uv_handle_t *)&q->poll, NULL);
+}
 
+void il_queue_free(struct il_queue *q)
+{
+	if (!q || !q->ring)
+		return;
 	il_lock_destroy(&q->lock);
 	close(q->efd);
 	free(q->ring);
 	q->ring = NULL;
-}
-
-void il_queue_close(struct il_queue *q)
-{
-	if (q->ring && !uv_is_closing((uv_handle_t *)&q->poll))
-		uv_close((uv_handle_t *)&q->poll, queue_closed_cb);
 }

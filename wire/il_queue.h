@@ -53,7 +53,20 @@ int il_queue_init(struct il_queue *q, uv_loop_t *consumer, unsigned cap, enum il
 /* Copies m into the ring and wakes the consumer. Any thread. -ENOBUFS when full. */
 int il_queue_push(struct il_queue *q, const struct il_msg *m);
 
-/* Closes the consumer's handle (consumer thread); the ring is freed once it is closed. */
+/*
+ * Closes the consumer's handle (consumer thread): nothing more is
+ * delivered. The ring, its lock and its eventfd stay valid, so a producer
+ * on another thread that pushes after this (a vblank callback racing the
+ * stop) writes into memory that still exists and is simply never read.
+ */
 void il_queue_close(struct il_queue *q);
+
+/*
+ * Releases the ring, the lock and the eventfd. Call only once every
+ * thread that could push or consume has been joined: freeing at close
+ * let a producer still running push into freed memory. NULL-safe, and a
+ * second call does nothing.
+ */
+void il_queue_free(struct il_queue *q);
 
 #endif

@@ -3,66 +3,40 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdatomic.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
 
 #include "il_clock.h"
-
-#define IL_CANARY_NAME "il:canary"
-
-
-/*
- * New threads start as SCHED_OTHER whatever the creator is (a child's
- * control thread is SCHED_FIFO under RT policies): until init applies
- * the role's attributes, nothing runs at a priority nobody asked for.
- */
-static void plain_thread_attr(pthread_attr_t *a)
-{
-	struct sched_param sp = { .sched_priority = 0 };
-
-	pthread_attr_init(a);
-	pthread_attr_setinheritsched(a, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(a, SCHED_OTHER);
-	pthread_attr_setschedparam(a, &sp);
-}
+#include "il_workers.h"
 
 struct il_canary {
 	struct il_canary_config cfg;
-	il_thread_init_fn init;
-	void *init_ctx;
-	pthread_t th;
-	atomic_bool stop;
-	_Atomic int tid;
-
-	/* Start-up handshake. */
-	pthread_mutex_t start_lock;
-	pthread_cond_t start_cond;
-	bool started;
-	int start_err;
-	char err[256];
+	struct il_workers *w; /* the one canary thread */
 
 	/* Counters, written by the canary on every run and reset by the
 	 * control thread; the lock is uncontended almost always. */
 	pthread_mutex_t lock;
 	uint64_t mark_ns, last_run_ns, next_due_ns;
-	uint64_t max_gap_ns, waited_ns, wakeups, cpu_base_ns, cpu_now_ns;
+	uint64_t max_gap_ns, waited_ns, wakeups;
 };
 
-static void canary_run(struct il_canary *c)
+static void canary_run(struct il_worker *self, void *ctx)
 {
-	uint64_t period = c->cfg.period_ns;
+	struct il_canary *c = ctx;
+	uint64_t period = c->cfg.period_ns, runs = 0;
 	uint64_t due = il_now_ns() + period;
 
+	/* The default 50 us timer slack would read as lateness. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	pthread_mutex_lock(&c->lock);
 	c->next_due_ns = due;
 	pthread_mutex_unlock(&c->lock);
 
-	while (!atomic_load_explicit(&c->stop, memory_order_relaxed)) {
+	/* Its own timer, not il_worker_sleep_until: the wake-up is the thing
+	 * measured, and a stop waits at most one period. */
+	while (!il_worker_stopping(self)) {
 		struct timespec ts = il_ns_to_ts(due);
 		uint64_t now, gap;
 
@@ -87,45 +61,15 @@ static void canary_run(struct il_canary *c)
 		if (due <= now)
 			due += ((now - due) / period + 1) * period;
 		c->next_due_ns = due;
-		c->cpu_now_ns = il_thread_cpu_ns();
 		pthread_mutex_unlock(&c->lock);
+		il_worker_publish(self, ++runs);
 	}
-}
-
-static void *canary_main(void *arg)
-{
-	struct il_canary *c = arg;
-	char err[256] = "";
-	int ret = 0;
-
-	atomic_store(&c->tid, il_gettid());
-	ret = il_thread_pin_init(c->cfg.cpu, c->init, c->init_ctx, IL_ROLE_CANARY, IL_CANARY_NAME, err,
-				 sizeof(err));
-	/* The default 50 us timer slack would read as lateness. */
-	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-
-	pthread_mutex_lock(&c->lock);
-	c->mark_ns = c->last_run_ns = il_now_ns();
-	c->cpu_base_ns = c->cpu_now_ns = il_thread_cpu_ns();
-	pthread_mutex_unlock(&c->lock);
-
-	pthread_mutex_lock(&c->start_lock);
-	c->started = true;
-	c->start_err = ret;
-	snprintf(c->err, sizeof(c->err), "%s", err);
-	pthread_cond_broadcast(&c->start_cond);
-	pthread_mutex_unlock(&c->start_lock);
-
-	if (ret == 0)
-		canary_run(c);
-	return NULL;
 }
 
 int il_canary_start(const struct il_canary_config *cfg, il_thread_init_fn init, void *init_ctx,
 		    struct il_canary **out, char *err, size_t errlen)
 {
 	struct il_canary *c;
-	pthread_attr_t attr;
 	int ret;
 
 	if (!cfg || !init || !out || cfg->cpu >= CPU_SETSIZE || cfg->cpu < -1) {
@@ -140,42 +84,36 @@ int il_canary_start(const struct il_canary_config *cfg, il_thread_init_fn init, 
 	c->cfg = *cfg;
 	if (!c->cfg.period_ns)
 		c->cfg.period_ns = il_ms_to_ns(1);
-	c->init = init;
-	c->init_ctx = init_ctx;
 	pthread_mutex_init(&c->lock, NULL);
-	pthread_mutex_init(&c->start_lock, NULL);
-	pthread_cond_init(&c->start_cond, NULL);
+	/* Held until the counters start below: the first gap is counted from
+	 * when the canary was set up, not from before its init. */
+	struct il_workers_config wc = {
+	    .threads = 1,
+	    .role = IL_ROLE_CANARY,
+	    .name = "il:canary",
+	    .place = cfg->cpu >= 0 ? IL_WORKERS_ON_CPU : IL_WORKERS_ANYWHERE,
+	    .cpu = cfg->cpu,
+	    .init = init,
+	    .init_ctx = init_ctx,
+	    .run = canary_run,
+	    .ctx = c,
+	    .hold = true,
+	};
 
-	plain_thread_attr(&attr);
-	ret = -pthread_create(&c->th, &attr, canary_main, c);
-	pthread_attr_destroy(&attr);
+	ret = il_workers_start(&wc, &c->w, err, errlen);
 	if (ret < 0) {
-		snprintf(err, errlen, "cannot start %s: %s", IL_CANARY_NAME, strerror(-ret));
-		goto fail;
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+		return ret;
 	}
-	pthread_mutex_lock(&c->start_lock);
-	while (!c->started)
-		pthread_cond_wait(&c->start_cond, &c->start_lock);
-	ret = c->start_err;
-	pthread_mutex_unlock(&c->start_lock);
-	if (ret < 0) {
-		snprintf(err, errlen, "%s", c->err);
-		pthread_join(c->th, NULL);
-		goto fail;
-	}
+	il_canary_mark_start(c); /* opens the gate */
 	*out = c;
 	return 0;
-fail:
-	pthread_cond_destroy(&c->start_cond);
-	pthread_mutex_destroy(&c->start_lock);
-	pthread_mutex_destroy(&c->lock);
-	free(c);
-	return ret;
 }
 
 int il_canary_tid(const struct il_canary *c)
 {
-	return atomic_load(&((struct il_canary *)c)->tid);
+	return il_workers_tid(c->w, 0);
 }
 
 void il_canary_mark_start(struct il_canary *c)
@@ -189,8 +127,8 @@ void il_canary_mark_start(struct il_canary *c)
 	if (c->next_due_ns < now)
 		c->next_due_ns = now;
 	c->max_gap_ns = c->waited_ns = c->wakeups = 0;
-	c->cpu_base_ns = c->cpu_now_ns;
 	pthread_mutex_unlock(&c->lock);
+	il_workers_mark(c->w);
 }
 
 void il_canary_get(struct il_canary *c, struct il_canary_stats *s)
@@ -207,12 +145,12 @@ void il_canary_get(struct il_canary *c, struct il_canary_stats *s)
 	if (now > c->next_due_ns)
 		waited += now - c->next_due_ns;
 	*s = (struct il_canary_stats){
-		.max_stall_ms = il_ns_to_ms(max_gap),
-		.wakeups = c->wakeups,
-		.expected_wakeups = wall / c->cfg.period_ns,
-		.waited_ns = waited,
-		.cpu_ns = c->cpu_now_ns - c->cpu_base_ns,
-		.wall_ns = wall,
+	    .max_stall_ms = il_ns_to_ms(max_gap),
+	    .wakeups = c->wakeups,
+	    .expected_wakeups = wall / c->cfg.period_ns,
+	    .waited_ns = waited,
+	    .cpu_ns = il_workers_cpu_ns(c->w, 0),
+	    .wall_ns = wall,
 	};
 	pthread_mutex_unlock(&c->lock);
 	if (waited > wall)
@@ -244,10 +182,7 @@ void il_canary_stop(struct il_canary *c)
 {
 	if (!c)
 		return;
-	atomic_store(&c->stop, true);
-	pthread_join(c->th, NULL);
-	pthread_cond_destroy(&c->start_cond);
-	pthread_mutex_destroy(&c->start_lock);
+	il_workers_stop(c->w);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }

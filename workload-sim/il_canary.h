@@ -22,6 +22,10 @@
  *                 only by the fair server or RT throttling, 0 when starved
  *                 for the whole run. Wake-up latency (tens of us per 1 ms
  *                 period) makes an unloaded canary read 0.95 to 1.0.
+ *
+ * The thread is a worker group of one (sim/il_workers.h): its gated start,
+ * pinning, stop and CPU time (cpu_ms) come from there; the 1 ms cycle and
+ * the stall and share metrics are the canary's own.
  */
 #ifndef IL_CANARY_H
 #define IL_CANARY_H

@@ -8,6 +8,9 @@
  * Each thread alternates: a slice of 2-10 ms of CPU time (uniformly
  * random), then with probability 1/4 a sleep of 0.5-2 ms. So an
  * unhindered thread is busy about 95% of the time.
+ *
+ * The threads, their gated start and their CPU accounting are a worker
+ * group (sim/il_workers.h); the slice/sleep shape is the load's own.
  */
 #ifndef IL_LOAD_H
 #define IL_LOAD_H
@@ -19,8 +22,9 @@
 #include <stdint.h>
 
 #include "il_thread.h"
+#include "il_workers.h"
 
-#define IL_LOAD_MAX_THREADS 1024
+#define IL_LOAD_MAX_THREADS IL_WORKERS_MAX_THREADS
 
 struct il_load_config {
 	unsigned threads; /* 1..IL_LOAD_MAX_THREADS */
@@ -53,8 +57,9 @@ void il_load_mark_start(struct il_load *l);
  */
 double il_load_cpu_share(const struct il_load *l, uint64_t wall_ns);
 
-/* {"threads":N,"cpus":K,"wall_ns","cpu_ns","cpu_share",
- *  "per_thread":[{"name","tid","cpu","cpu_ns","slices"}]}; caller frees. */
+/* {"threads":N,"cpus":K,"cpu_set":[...],"wall_ns","cpu_ns","cpu_share",
+ *  "per_thread":[{"name","tid","cpu","cpu_ns","slices"}]} since the mark
+ * (wall_ns as for il_load_cpu_share); caller frees. */
 cJSON *il_load_stats_json(const struct il_load *l, uint64_t wall_ns);
 
 /* Stops and joins the threads, frees l. NULL-safe. */

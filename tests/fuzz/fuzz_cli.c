@@ -159,7 +159,7 @@ static int check_run_opts(const char *s, size_t len)
 	IL_FUZZ_CHECK_OUT(rc == 0 || rc == 1 || rc == 2);
 	if (rc == 0) {
 		IL_FUZZ_CHECK_OUT(o.events > 0 || o.duration_ms > 0);
-		IL_FUZZ_CHECK_OUT(o.interval_ms >= 1 && o.timeout_ms >= 1);
+		IL_FUZZ_CHECK_OUT(o.interval_us >= 100 && o.timeout_ms >= 1);
 		IL_FUZZ_CHECK_OUT(o.policy[0] != '\0');
 	}
 	ret = 0;

@@ -1,0 +1,225 @@
+#include "il_outputs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "il_file.h"
+#include "il_result.h"
+#include "il_trace.h"
+
+/* Records go out in large blocks: a record costs no system call. */
+#define RECORDS_BUFFER (256 * 1024)
+
+/* --- records ----------------------------------------------------------- */
+struct records {
+	const char *path;
+	FILE *f;
+	char *buf;
+};
+
+static void put_u64_array(FILE *f, const char *key, const uint64_t *v)
+{
+	fprintf(f, ",\"%s\":[", key);
+	for (int k = 0; k < IL_NSTAMPS; k++)
+		fprintf(f, k ? ",%llu" : "%llu", (unsigned long long)v[k]);
+	fputc(']', f);
+}
+
+static void put_u32_array(FILE *f, const char *key, const uint32_t *v)
+{
+	fprintf(f, ",\"%s\":[", key);
+	for (int k = 0; k < IL_NSTAMPS; k++)
+		fprintf(f, k ? ",%lu" : "%lu", (unsigned long)v[k]);
+	fputc(']', f);
+}
+
+static int records_event(void *ctx, const struct il_event *ev)
+{
+	struct records *rc = ctx;
+	const struct il_msg *m = ev->msg;
+	FILE *f = rc->f;
+
+	fprintf(f, "{\"id\":%llu,\"state\":\"%s\",\"kernel_ns\":%llu", (unsigned long long)ev->id,
+		il_event_state_name(ev->state), (unsigned long long)m->kernel_ns);
+	put_u64_array(f, "stamp_ns", m->stamp_ns);
+	put_u64_array(f, "end_ns", m->end_ns);
+	put_u32_array(f, "tid", m->tid);
+	fputs(",\"cpu\":[", f);
+	for (int k = 0; k < IL_NSTAMPS; k++) {
+		if (k)
+			fputc(',', f);
+		if (m->cpu[k] == UINT32_MAX || !m->stamp_ns[k])
+			fputs("null", f);
+		else
+			fprintf(f, "%lu", (unsigned long)m->cpu[k]);
+	}
+	fputc(']', f);
+	put_u32_array(f, "work_cpu_ns", m->work_cpu_ns);
+	fputs("}\n", f);
+	if (ferror(f)) {
+		fprintf(stderr, "inputlat: writing %s: %s\n", rc->path, strerror(errno));
+		return errno ? -errno : -EIO;
+	}
+	return 0;
+}
+
+static int records_finish(void *ctx, const struct il_result *r)
+{
+	struct records *rc = ctx;
+	int bad = ferror(rc->f);
+
+	bad |= fclose(rc->f) != 0;
+	rc->f = NULL;
+	if (bad) {
+		fprintf(stderr, "inputlat: writing %s: %s\n", rc->path, strerror(errno));
+		return errno ? -errno : -EIO;
+	}
+	return 0;
+}
+
+static void records_free(void *ctx)
+{
+	struct records *rc = ctx;
+
+	if (rc->f)
+		fclose(rc->f);
+	free(rc->buf);
+	free(rc);
+}
+
+int il_records_sink_new(const char *path, struct il_event_sink *out)
+{
+	struct records *rc = calloc(1, sizeof(*rc));
+	int err;
+
+	if (rc)
+		rc->buf = malloc(RECORDS_BUFFER);
+	if (!rc || !rc->buf) {
+		fprintf(stderr, "inputlat: cannot write %s: out of memory\n", path);
+		if (rc)
+			free(rc);
+		return -ENOMEM;
+	}
+	rc->path = path;
+	rc->f = il_file_create(path);
+	if (!rc->f) {
+		err = errno;
+		fprintf(stderr, "inputlat: cannot write %s: %s\n", path, strerror(err));
+		free(rc->buf);
+		free(rc);
+		return -err;
+	}
+	setvbuf(rc->f, rc->buf, _IOFBF, RECORDS_BUFFER);
+	*out = (struct il_event_sink){
+	    .name = "records",
+	    .ctx = rc,
+	    .event = records_event,
+	    .finish = records_finish,
+	    .free = records_free,
+	};
+	return 0;
+}
+
+/* --- trace ------------------------------------------------------------- */
+struct trace {
+	const char *path;
+	struct il_trace_writer *w;
+	struct il_trace_thread *threads;
+	size_t nthreads;
+};
+
+static int trace_start(void *ctx, const struct il_event_run_info *info)
+{
+	struct trace *t = ctx;
+	int n = cJSON_GetArraySize(info->threads), i = 0;
+	const cJSON *th;
+
+	/* The ready reports live as long as the run; the names point into them. */
+	t->threads = calloc((size_t)n + 1, sizeof(*t->threads));
+	if (!t->threads) {
+		fprintf(stderr, "inputlat: cannot write trace %s: out of memory\n", t->path);
+		return -ENOMEM;
+	}
+	cJSON_ArrayForEach(th, info->threads)
+	{
+		t->threads[i].pid =
+		    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(th, "pid"));
+		t->threads[i].tid =
+		    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(th, "tid"));
+		t->threads[i].process =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(th, "process"));
+		t->threads[i].thread =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(th, "name"));
+		i++;
+	}
+	/* The injector is the orchestrator's own thread. */
+	t->threads[i] =
+	    (struct il_trace_thread){info->self_pid, info->self_tid, "inputlat", "inputlat"};
+	t->nthreads = (size_t)i + 1;
+	il_trace_set_t0(t->w, info->measure_start_ns);
+	return 0;
+}
+
+static int trace_event(void *ctx, const struct il_event *ev)
+{
+	struct trace *t = ctx;
+	int rc;
+
+	if (ev->state != IL_EV_COMPLETED)
+		return 0;
+	rc = il_trace_add(t->w, ev->msg, t->threads, t->nthreads);
+	if (rc < 0)
+		fprintf(stderr, "inputlat: cannot write trace %s: %s\n", t->path, strerror(-rc));
+	return rc;
+}
+
+static int trace_finish(void *ctx, const struct il_result *r)
+{
+	struct trace *t = ctx;
+	int rc = il_trace_close(t->w, t->threads, t->nthreads, r->counters, r->ncounters);
+
+	t->w = NULL;
+	if (rc < 0)
+		fprintf(stderr, "inputlat: cannot write trace %s: %s\n", t->path, strerror(-rc));
+	return rc;
+}
+
+static void trace_free(void *ctx)
+{
+	struct trace *t = ctx;
+
+	/* Never finished (the run failed early): still a well-formed file. */
+	if (t->w)
+		il_trace_close(t->w, t->threads, t->nthreads, NULL, 0);
+	free(t->threads);
+	free(t);
+}
+
+int il_trace_sink_new(const char *path, size_t max_events, struct il_event_sink *out)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	int rc;
+
+	if (!t) {
+		fprintf(stderr, "inputlat: cannot write trace %s: out of memory\n", path);
+		return -ENOMEM;
+	}
+	t->path = path;
+	rc = il_trace_open(path, max_events, &t->w);
+	if (rc < 0) {
+		fprintf(stderr, "inputlat: cannot write trace %s: %s\n", path, strerror(-rc));
+		free(t);
+		return rc;
+	}
+	*out = (struct il_event_sink){
+	    .name = "trace",
+	    .ctx = t,
+	    .start = trace_start,
+	    .event = trace_event,
+	    .finish = trace_finish,
+	    .free = trace_free,
+	};
+	return 0;
+}

@@ -1,0 +1,72 @@
+/*
+ * What the report needs from the events of a run, accumulated one event
+ * at a time (an il_event_sink), in memory that does not grow with the
+ * number of events: histograms of processing and presentation latency and
+ * of every hop, the 1 us counts of --hist, how often each hop's sender
+ * and receiver ran on the same CPU, and a bounded sample of per-event
+ * latencies for the JSON record.
+ */
+#ifndef IL_RUN_STATS_H
+#define IL_RUN_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "il_chain.h"
+#include "il_event_sink.h"
+#include "il_hist.h"
+
+/*
+ * Per-event samples kept for the JSON record: every completed event up to
+ * this many, then a uniform reservoir sample (Vitter's algorithm R) of
+ * this size over all completed events, written in event-id order.
+ */
+#define IL_RUN_STATS_MAX_SAMPLES 100000
+
+struct il_run_stats {
+	/* Completed events only. */
+	struct il_hist *processing, *presentation;
+	struct il_hist *hop[IL_NSTAMPS]; /* hop k = stamp k - stamp k-1, k = 1..IL_NHOPS */
+
+	/*
+	 * Placement of hop k over completed events: whether the handler
+	 * before it (stamp k-1) and its own handler (stamp k) started on the
+	 * same CPU. Unknown when either CPU is (a physical mouse's stamp 0,
+	 * the display's flip).
+	 */
+	uint64_t same_cpu[IL_NSTAMPS], cross_cpu[IL_NSTAMPS], cpu_unknown[IL_NSTAMPS];
+
+	/* --hist: 1 us buckets [0, hist_max_us) of processing (column 0) and
+	 * presentation (1); hist_count[2 * us + column]. */
+	uint64_t hist_max_us;
+	uint64_t *hist_count;
+	uint64_t hist_over[2], hist_total;
+
+	/* Samples: ids and latencies in ns, nsamples of them (unordered while
+	 * the run goes; il_run_stats_samples_sort orders them by id). */
+	uint64_t *sample_id, *sample_processing_ns, *sample_presentation_ns;
+	size_t nsamples, samples_cap;
+	uint64_t samples_seen; /* completed events offered to the sample */
+	uint64_t rng;
+};
+
+/*
+ * An empty set of statistics; hist_max_us sizes the --hist buckets (0: no
+ * --hist). Returns 0 or -ENOMEM (*out untouched).
+ */
+int il_run_stats_new(uint64_t hist_max_us, struct il_run_stats **out);
+void il_run_stats_free(struct il_run_stats *s);
+
+/* Adds one event (only completed ones count). */
+void il_run_stats_add(struct il_run_stats *s, const struct il_event *ev);
+
+/* Orders the kept samples by event id (once the run is over). */
+void il_run_stats_samples_sort(struct il_run_stats *s);
+
+/*
+ * A sink that feeds s (not owned: the caller frees s after the sinks).
+ * Its finish sorts the samples.
+ */
+struct il_event_sink il_run_stats_sink(struct il_run_stats *s);
+
+#endif

@@ -1,0 +1,202 @@
+#include "il_test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+
+void il_test_skip_print(const char *fmt, ...)
+{
+	char why[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	print_message("skipped: %s\n", why);
+}
+
+bool il_test_kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return false;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+double il_test_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+ssize_t il_test_read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, total = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)total < len - 1 && (n = read(fd, buf + total, len - 1 - (size_t)total)) > 0)
+		total += n;
+	close(fd);
+	buf[total] = '\0';
+	return total;
+}
+
+void il_test_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		fail_msg("cannot create %s: %s", path, strerror(errno));
+	fputs(text, f);
+	if (fclose(f) != 0)
+		fail_msg("cannot write %s: %s", path, strerror(errno));
+}
+
+int il_test_tmpdir_make(char *dir, size_t len, const char *tag)
+{
+	if ((size_t)snprintf(dir, len, "/tmp/il-test-%s.XXXXXX", tag) >= len)
+		return -ENAMETOOLONG;
+	return mkdtemp(dir) ? 0 : -errno;
+}
+
+static int remove_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+int il_test_tmpdir_remove(const char *dir)
+{
+	/* FTW_PHYS: a symlink a test made is removed, never followed. */
+	if (nftw(dir, remove_cb, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* --- assertions ---------------------------------------------------------- */
+
+bool il_test_one_line(const char *text)
+{
+	const char *nl = strchr(text, '\n');
+
+	return nl && nl != text && nl[1] == '\0';
+}
+
+bool il_test_one_line_starting(const char *text, const char *prefix)
+{
+	return il_test_one_line(text) && strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
+void il_test_assert_one_line_exit(int exit_code, const char *out, const char *err, int want_exit,
+				  const char *needle1, const char *needle2)
+{
+	if (exit_code != want_exit || !il_test_one_line(err) ||
+	    (needle1 && !strstr(err, needle1)) || (needle2 && !strstr(err, needle2)))
+		fail_msg("want exit %d and one line naming '%s'%s%s%s; got exit %d, stderr:\n%s",
+			 want_exit, needle1 ? needle1 : "", needle2 ? " and '" : "",
+			 needle2 ? needle2 : "", needle2 ? "'" : "", exit_code, err);
+	if (out[0])
+		fail_msg("want nothing on stdout, got:\n%s", out);
+}
+
+void il_test_assert_exited(int status, int want, const char *err_text)
+{
+	if (status == -1)
+		fail_msg("still running at its bound (killed), want exit %d: %s", want,
+			 err_text ? err_text : "");
+	if (!WIFEXITED(status))
+		fail_msg("killed by signal %d, want exit %d: %s",
+			 WIFSIGNALED(status) ? WTERMSIG(status) : 0, want,
+			 err_text ? err_text : "");
+	if (WEXITSTATUS(status) != want)
+		fail_msg("exit %d, want %d: %s", WEXITSTATUS(status), want,
+			 err_text ? err_text : "");
+}
+
+/* --- JSON reports -------------------------------------------------------- */
+
+cJSON *il_test_json_load(const char *path)
+{
+	static char buf[1 << 22];
+	ssize_t n = il_test_read_file(path, buf, sizeof(buf));
+	cJSON *root;
+
+	if (n <= 0)
+		fail_msg("%s: %s", path, n < 0 ? strerror((int)-n) : "empty");
+	root = cJSON_Parse(buf);
+	if (!root)
+		fail_msg("%s does not parse as JSON", path);
+	return root;
+}
+
+double il_test_json_num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!cJSON_IsNumber(v))
+		fail_msg("'%s' is missing or not a number", key);
+	return v->valuedouble;
+}
+
+const char *il_test_json_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!cJSON_IsString(v))
+		fail_msg("'%s' is missing or not a string", key);
+	return v->valuestring;
+}
+
+/* --- subcommands in-process ---------------------------------------------- */
+
+/* Copies what fd holds from its start into buf (may be NULL). */
+static void slurp_fd(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	if (!buf || !len)
+		return;
+	n = fd >= 0 ? pread(fd, buf, len - 1, 0) : -1;
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+int il_test_capture(int (*fn)(int, char **), int argc, char **argv, char *out, size_t outlen,
+		    char *err, size_t errlen)
+{
+	int so, se, fo, fe, rc;
+
+	fflush(stdout);
+	fflush(stderr);
+	/* Unnamed files: nothing to clean up, nothing another test can see. */
+	fo = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	fe = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	so = dup(1);
+	se = dup(2);
+	if (fo < 0 || fe < 0 || so < 0 || se < 0)
+		fail_msg("cannot capture output: %s", strerror(errno));
+	dup2(fo, 1);
+	dup2(fe, 2);
+	rc = fn(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	slurp_fd(fo, out, outlen);
+	slurp_fd(fe, err, errlen);
+	close(fo);
+	close(fe);
+	return rc;
+}

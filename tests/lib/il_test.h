@@ -1,0 +1,124 @@
+/*
+ * The one header every test includes (libuv's test/task.h is the model):
+ * cmocka and what it needs, skipping with a reason, the checks for what a
+ * machine may lack (root, BPF, a kernel version), the assertions the
+ * tests share, temporary directories, reports read back as JSON and
+ * subcommands run in-process with their output captured.
+ *
+ * Processes (running our programs, finding children, counting what is
+ * left) are in il_test_proc.h; the system-knob fixture is il_test_knobs.h.
+ */
+#ifndef IL_TEST_H
+#define IL_TEST_H
+
+/* cmocka.h needs these first. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+/* Prints "skipped: <why>"; the IL_TEST_SKIP macro then calls skip(). */
+void il_test_skip_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Skips the running case and says why: cmocka 1.1's skip() takes no
+ * reason, and a skip that does not say why reads like a pass.
+ */
+#define IL_TEST_SKIP(...)                                                                          \
+	do {                                                                                       \
+		il_test_skip_print(__VA_ARGS__);                                                   \
+		skip();                                                                            \
+	} while (0)
+
+/* Skips unless cond holds; the rest is the reason, printf-style. */
+#define IL_TEST_NEED(cond, ...)                                                                    \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			IL_TEST_SKIP(__VA_ARGS__);                                                 \
+	} while (0)
+
+/* Skips unless root; what says what needs it ("SCHED_FIFO"). */
+#define IL_TEST_NEED_ROOT(what) IL_TEST_NEED(geteuid() == 0, "%s needs root", (what))
+
+/*
+ * Skips unless the BPF load that returned err (0 or -errno) worked; what
+ * names the program. Loading needs CAP_BPF and CAP_PERFMON (root).
+ */
+#define IL_TEST_NEED_BPF(err, what)                                                                \
+	IL_TEST_NEED((err) >= 0, "%s needs BPF (root with CAP_BPF and CAP_PERFMON): %s", (what),   \
+		     strerror(-(err)))
+
+/* Skips unless the running kernel is at least major.minor; what needs it. */
+#define IL_TEST_NEED_KERNEL(major, minor, what)                                                    \
+	IL_TEST_NEED(il_test_kernel_at_least((major), (minor)), "%s needs Linux %d.%d or later",   \
+		     (what), (major), (minor))
+
+/* True when uname's release is at least major.minor. */
+bool il_test_kernel_at_least(int major, int minor);
+
+/* CLOCK_MONOTONIC in seconds: what the tests' bounds and elapsed times use. */
+double il_test_now_s(void);
+
+/* Reads a whole small file into buf, NUL-terminated; returns length or -errno. */
+ssize_t il_test_read_file(const char *path, char *buf, size_t len);
+
+/* Writes text to path (created 0644, truncated); fails the test when it cannot. */
+void il_test_write_file(const char *path, const char *text);
+
+/*
+ * Makes a fresh private directory /tmp/il-test-<tag>.XXXXXX into dir.
+ * Returns 0 or -errno.
+ */
+int il_test_tmpdir_make(char *dir, size_t len, const char *tag);
+
+/* Removes dir and everything below it, without following symlinks. 0 or -errno. */
+int il_test_tmpdir_remove(const char *dir);
+
+/* --- assertions ---------------------------------------------------------- */
+
+/* True when text is exactly one line (one '\n', at its end). */
+bool il_test_one_line(const char *text);
+
+/* True when text is exactly one line and starts with prefix. */
+bool il_test_one_line_starting(const char *text, const char *prefix);
+
+/*
+ * A user's mistake: exit code 2, exactly one line on stderr holding each
+ * of the non-NULL needles, nothing on stdout. Fails with what was seen.
+ */
+void il_test_assert_one_line_exit(int exit_code, const char *out, const char *err, int want_exit,
+				  const char *needle1, const char *needle2);
+
+/* wait(2) status status is a normal exit with want; fails with stderr text when not. */
+void il_test_assert_exited(int status, int want, const char *err_text);
+
+/* --- JSON reports -------------------------------------------------------- */
+
+/* Reads and parses path; fails the test when it is missing or not JSON. */
+cJSON *il_test_json_load(const char *path);
+
+/* o[key] as a number; fails naming key when it is missing or not a number. */
+double il_test_json_num(const cJSON *o, const char *key);
+
+/* o[key] as a string; fails naming key when it is missing or not a string. */
+const char *il_test_json_str(const cJSON *o, const char *key);
+
+/* --- subcommands in-process ---------------------------------------------- */
+
+/*
+ * Runs fn(argc, argv) (an inputlat subcommand from il_cmd.h) with stdout
+ * and stderr going to temporary files, then copies them, NUL-terminated,
+ * into out and err (either may be NULL). Returns fn's exit code.
+ */
+int il_test_capture(int (*fn)(int, char **), int argc, char **argv, char *out, size_t outlen,
+		    char *err, size_t errlen);
+
+#endif

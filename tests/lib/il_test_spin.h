@@ -1,0 +1,23 @@
+/*
+ * The mutual-exclusion stress both spin tests run (test_spin with each
+ * on-CPU source, test_spin_bpf with the real BPF records).
+ */
+#ifndef IL_TEST_SPIN_H
+#define IL_TEST_SPIN_H
+
+#include "il_spin.h"
+
+/* For il_test_spin_stress: lock with il_spin_mutex_lock, the process-wide source. */
+#define IL_TEST_SPIN_PROCESS_WIDE (-1)
+
+/*
+ * nthreads (at most 16) threads each take one il_spin mutex iters times,
+ * with source src (an enum il_spin_source, or IL_TEST_SPIN_PROCESS_WIDE),
+ * yielding the CPU now and then while they hold it. Asserts that the
+ * count is exact, that every holder saw its own tid as the owner and that
+ * the mutex ends free; fails (instead of hanging) if the threads are not
+ * done within limit_s, which is what a lost wake-up looks like.
+ */
+void il_test_spin_stress(int src, int nthreads, unsigned long iters, int limit_s);
+
+#endif

@@ -1,0 +1,6 @@
+# Performance (issue 17): the streaming event path. test_event_window is a
+# unit test of the in-flight window and its sinks; test_rss runs 100,000
+# traced events and checks every process stays under 64 MiB.
+il_add_test(test_event_window SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_event_window.c LIBS il_harness)
+il_add_run_test(test_rss SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rss.c
+                LIBS PkgConfig::CJSON TIMEOUT 240)

@@ -1,0 +1,143 @@
+/*
+ * The system knobs of a policy run (issue 3) survive its end: after a
+ * SIGKILL the next start (`inputlat check`) puts them back, after a SIGINT
+ * the run puts them back itself and says so in its report. The policy is
+ * rt-throttled with sched_rt_runtime_us = 900000, so that the knob really
+ * changes.
+ *
+ * The knob fixture (tests/lib/il_test_knobs.h) waits while another run
+ * holds the system knobs and puts them back after every case.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "il_test.h"
+#include "il_test_knobs.h"
+#include "il_test_proc.h"
+
+#define KNOB_TEST_VALUE	 "900000"
+#define START_TIMEOUT_MS 20000
+
+/* Starts the knob policy with many events and waits until the knob is set. */
+static void start_knob_run(struct il_test_chain *c, const char *tag, char *json, size_t jlen)
+{
+	char policy[300], out[300], err[300];
+	char *argv[] = {il_test_suite.inputlat, "run", "--policy", policy, "--events", "100000",
+			"--interval-ms",	"10",  "--json",   json,   NULL};
+	const char *orig_group = il_test_knob_orig(IL_TEST_RT_GROUP);
+
+	snprintf(policy, sizeof(policy), "%s/rt-%s.policy", il_test_suite.tmpdir, KNOB_TEST_VALUE);
+	snprintf(json, jlen, "%s/%s.json", il_test_suite.tmpdir, tag);
+	snprintf(out, sizeof(out), "%s/%s.out", il_test_suite.tmpdir, tag);
+	snprintf(err, sizeof(err), "%s/%s.err", il_test_suite.tmpdir, tag);
+	il_test_knobs_write_policy(policy, il_test_suite.policy_dir, KNOB_TEST_VALUE);
+	il_test_chain_assert_up(c, il_test_knobs_chain_start(c, argv, out, err, START_TIMEOUT_MS));
+	/* The knobs are applied before the chain starts; allow for a slow read. */
+	for (int i = 0; i < 500 && strcmp(il_test_knob(IL_TEST_RT_RUNTIME), KNOB_TEST_VALUE) != 0;
+	     i++)
+		usleep(10000);
+	assert_string_equal(il_test_knob(IL_TEST_RT_RUNTIME), KNOB_TEST_VALUE);
+	if (orig_group[0])
+		assert_true(atoll(il_test_knob(IL_TEST_RT_GROUP)) <= atoll(KNOB_TEST_VALUE));
+	/* Let events flow so the signal lands mid-run. */
+	usleep(500000);
+	assert_true(il_test_proc_alive(c->pid, "inputlat"));
+}
+
+static void assert_knobs_back(pid_t ours)
+{
+	char why[400];
+
+	if (!il_test_knobs_back(ours, why, sizeof(why)))
+		fail_msg("after run %d: %s", (int)ours, why);
+}
+
+static void test_policy_run_knob_sigkill(void **state)
+{
+	char json[300], needle[64];
+	char *check[] = {il_test_suite.inputlat, "check", NULL};
+	struct il_test_result *res;
+	struct il_test_chain c;
+	int status;
+
+	il_test_knobs_need_change(KNOB_TEST_VALUE);
+	for (int attempt = 1;; attempt++) {
+		start_knob_run(&c, "sigkill", json, sizeof(json));
+		kill(c.pid, SIGKILL);
+		status = il_test_chain_wait(&c, 2000);
+		assert_true(status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		/* PR_SET_PDEATHSIG takes the chain down with it. */
+		assert_true(il_test_chain_gone(&c, 2000));
+		/* Another run on this machine may start first and recover the knobs
+		 * itself; then there is nothing left for check to do: try again. */
+		if (il_test_knobs_state_pid() == c.pid || attempt == 3)
+			break;
+		print_message("another inputlat run recovered the knobs first; again\n");
+	}
+
+	/* Nothing could restore the knob: it is still changed, the state file names the dead run.
+	 */
+	assert_int_equal(il_test_knobs_state_pid(), c.pid);
+	assert_string_equal(il_test_knob(IL_TEST_RT_RUNTIME), KNOB_TEST_VALUE);
+
+	/* The next start, here `inputlat check`, puts the originals back. */
+	res = malloc(sizeof(*res));
+	assert_non_null(res);
+	assert_int_equal(il_test_run(check, 30000, res), 0);
+	assert_int_equal(res->exit_code, 0);
+	snprintf(needle, sizeof(needle), "dead run pid %d", (int)c.pid);
+	if (!strstr(res->err, needle) && !strstr(res->out, needle))
+		fail_msg("inputlat check did not say it restored the knobs of pid %d:\n%s%s",
+			 (int)c.pid, res->out, res->err);
+	free(res);
+	assert_knobs_back(c.pid);
+}
+
+static void test_policy_run_knob_sigint(void **state)
+{
+	const char *orig_group = il_test_knob_orig(IL_TEST_RT_GROUP);
+	struct il_test_chain c;
+	char json[300], buf[4096];
+	const cJSON *e;
+	cJSON *root;
+
+	il_test_knobs_need_change(KNOB_TEST_VALUE);
+	start_knob_run(&c, "sigint", json, sizeof(json));
+	kill(c.pid, SIGINT);
+	il_test_assert_exited(il_test_chain_wait(&c, 10000), 0,
+			      il_test_chain_stderr(&c, buf, sizeof(buf)));
+	assert_true(il_test_chain_gone(&c, 2000));
+
+	/* The run put the knobs back itself. */
+	assert_knobs_back(c.pid);
+
+	root = il_test_json_load(json);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "interrupted")));
+	assert_true(
+	    il_test_json_num(cJSON_GetObjectItemCaseSensitive(root, "events"), "completed") > 0);
+	e = il_test_knobs_report_entry(root, IL_TEST_RT_RUNTIME);
+	assert_non_null(e);
+	assert_string_equal(il_test_json_str(e, "original"), il_test_knob_orig(IL_TEST_RT_RUNTIME));
+	assert_string_equal(il_test_json_str(e, "applied"), KNOB_TEST_VALUE);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "restored")));
+	if (orig_group[0]) {
+		e = il_test_knobs_report_entry(root, IL_TEST_RT_GROUP);
+		assert_non_null(e);
+		assert_string_equal(il_test_json_str(e, "original"), orig_group);
+	}
+	cJSON_Delete(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_teardown(test_policy_run_knob_sigkill, il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_policy_run_knob_sigint, il_test_knobs_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, il_test_knobs_suite_setup,
+				      il_test_knobs_suite_teardown);
+}
