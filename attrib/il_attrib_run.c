@@ -289,6 +289,12 @@ int il_attrib_run_event(struct il_attrib_run *r, const struct il_msg *m,
 	return rc;
 }
 
+void il_attrib_run_skip(struct il_attrib_run *r, const struct il_msg *m)
+{
+	if (r && r->available && r->t && m->stamp_ns[IL_STAMP_INJECT])
+		il_attrib_advance(r->eng, m->stamp_ns[IL_STAMP_INJECT]);
+}
+
 void il_attrib_run_stop(struct il_attrib_run *r)
 {
 	if (!r || !r->available || r->stopped)

@@ -62,6 +62,10 @@ void il_attrib_run_tick(struct il_attrib_run *r);
 int il_attrib_run_event(struct il_attrib_run *r, const struct il_msg *m,
 			struct il_attrib_event *out);
 
+/* An event that will not be explained (timed out, never completed): what
+ * is older than its injection is no longer needed. */
+void il_attrib_run_skip(struct il_attrib_run *r, const struct il_msg *m);
+
 /* The run stops: reads schedstat while the children live, detaches, drains. */
 void il_attrib_run_stop(struct il_attrib_run *r);
 

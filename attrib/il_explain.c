@@ -265,7 +265,7 @@ static void event_table(FILE *out, const cJSON *ev, const char *title)
 		fprintf(out, "  %-6s", cpu);
 		if (cu) {
 			culprit_words(cu, words, sizeof(words));
-			fprintf(out, " %s %.0f", words, num(cu, "us"));
+			fprintf(out, " %s %.0f us", words, num(cu, "us"));
 		}
 		fputc('\n', out);
 		if (!largest || num(h, "total_us") > num(largest, "total_us"))

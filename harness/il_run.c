@@ -15,12 +15,14 @@
 
 #include "il_clock.h"
 #include "il_cmd.h"
+#include "il_attrib_sink.h"
 #include "il_header.h"
 #include "il_outputs.h"
 #include "il_run_stats.h"
 #include "il_sched.h"
 #include "il_sysinfo.h"
 #include "il_thread.h"
+#include "il_tracefs.h"
 #include "il_watchdog.h"
 #include "il_work.h"
 
@@ -42,7 +44,7 @@
 static int sinks_build(struct il_run *r)
 {
 	const struct il_run_opts *o = r->o;
-	struct il_event_sink s;
+	struct il_event_sink s, attrib;
 	int rc;
 
 	rc = il_run_stats_new(o->hist_path ? o->hist_max_us : 0, &r->stats);
@@ -53,15 +55,59 @@ static int sinks_build(struct il_run *r)
 	s = il_run_stats_sink(r->stats);
 	if ((rc = il_event_sinks_add(&r->sinks, &s)) < 0)
 		return rc;
+	/* Attribution before the outputs: records and trace read what it found. */
+	if ((rc = il_attrib_sink_new(r->attrib, &attrib)) < 0 ||
+	    (rc = il_event_sinks_add(&r->sinks, &attrib)) < 0)
+		return rc;
 	if (o->records_path) {
-		if ((rc = il_records_sink_new(o->records_path, &s)) < 0 ||
-		    (rc = il_event_sinks_add(&r->sinks, &s)) < 0)
+		if ((rc = il_records_sink_new(o->records_path, &s)) < 0)
+			return rc;
+		if (il_attrib_run_available(r->attrib))
+			il_records_sink_field(&s, il_attrib_sink_records_field, attrib.ctx);
+		if ((rc = il_event_sinks_add(&r->sinks, &s)) < 0)
 			return rc;
 	}
 	if (o->trace_path) {
-		if ((rc = il_trace_sink_new(o->trace_path, o->trace_events, &s)) < 0 ||
-		    (rc = il_event_sinks_add(&r->sinks, &s)) < 0)
+		if ((rc = il_trace_sink_new(o->trace_path, o->trace_events, &s)) < 0)
 			return rc;
+		il_trace_sink_cpu_tracks(&s, r->attrib);
+		if ((rc = il_event_sinks_add(&r->sinks, &s)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Attribution: the BPF capture is loaded and attached before anything
+ * runs (it follows the run's threads once they report ready). Where it
+ * cannot run, one line says why and the run goes on without it, unless
+ * --attribution on asked for it: then the run stops (exit 2). Returns 0
+ * or the exit code.
+ */
+static int attribution_start(struct il_run *r)
+{
+	char err[512];
+	int rc = il_attrib_run_new(r->o->attribution, &r->attrib, err, sizeof(err));
+
+	if (rc == -ENOMEM) {
+		fprintf(stderr, "inputlat run: out of memory\n");
+		return 1;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "inputlat run: --attribution on: %s\n", err);
+		return 2;
+	}
+	if (!il_attrib_run_available(r->attrib) && r->o->attribution == IL_ATTRIB_AUTO &&
+	    !r->o->quiet)
+		fprintf(stderr, "inputlat run: no attribution: %s\n", il_attrib_run_why(r->attrib));
+	if (r->o->trace_marker) {
+		/* Opened here, in a private mount namespace when tracefs is not
+		 * mounted (il_tracefs.h); the children open their own. */
+		r->marker_fd = il_tracefs_open_marker();
+		if (r->marker_fd < 0)
+			fprintf(stderr, "inputlat run: --trace-marker: cannot open tracefs trace_marker: %s "
+				"(needs root, and a kernel with tracefs); going on without it\n",
+				strerror(-r->marker_fd));
 	}
 	return 0;
 }
@@ -90,6 +136,9 @@ static void run_free(struct il_run *r)
 	il_event_window_free(r->events);
 	cJSON_Delete(r->threads);
 	il_sampler_free(r->sampler);
+	il_attrib_run_free(r->attrib);
+	if (r->marker_fd >= 0)
+		close(r->marker_fd);
 	for (int i = 0; i < IL_PROC_COUNT; i++)
 		il_proc_free_msgs(&r->procs[i]);
 	free(r->cmdline);
@@ -197,6 +246,7 @@ int il_cmd_run(int argc, char **argv)
 	r.o = &o;
 	r.input_wfd = -1;
 	r.inject_tfd = -1;
+	r.marker_fd = -1;
 	r.self_tid = il_gettid();
 	r.nr_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -211,6 +261,9 @@ int il_cmd_run(int argc, char **argv)
 		exit_code = 1;
 		goto out_free;
 	}
+	exit_code = attribution_start(&r);
+	if (exit_code)
+		goto out_free;
 	if (sinks_build(&r) < 0) {
 		exit_code = 1;
 		goto out_free;

@@ -28,6 +28,8 @@ static void print_help(void)
 {
 	printf("Usage: inputlat run [OPTION]...\n"
 	       "Pass mouse-downs through the browser/render/viz hop chain and measure latency.\n\n"
+	       "  --attribution MODE    why each hop took its time, from the kernel's scheduling events\n"
+	       "                        (BPF): auto (default: where root and BPF allow it), on, off\n"
 	       "  --duration-ms MS      keep the run going at least this long (default 0: until --events are done)\n"
 	       "  --events N            mouse-downs to inject (default 100)\n"
 	       "  --hist FILE           text histogram, cyclictest layout, 1 us buckets\n"
@@ -52,6 +54,7 @@ static void print_help(void)
 	       "  --timeout-ms MS       an event not presented by then is timed out (default 1000)\n"
 	       "  --trace FILE          Chrome trace-event JSON (opens in Perfetto)\n"
 	       "  --trace-events N      mouse-downs in the trace (default 200)\n"
+	       "  --trace-marker        also write hop boundaries to tracefs trace_marker (trace-cmd, perf)\n"
 	       "  --test-garbage CHILD  test hook: CHILD (e.g. render-sim) gets a garbage control frame\n"
 	       "  --test-runaway THREAD test hook: THREAD (e.g. render:main) spins forever\n"
 	       "  --work ROLE=US        CPU work per handler in us; ROLE is a role (ui, io, compositor,\n"
@@ -104,15 +107,16 @@ static int num(const char *opt, const char *v, uint64_t min, uint64_t max, uint6
 }
 
 enum {
-	OPT_DURATION = 256, OPT_EVENTS, OPT_HIST, OPT_HIST_CSV, OPT_HIST_MAX, OPT_HOG,
+	OPT_ATTRIBUTION = 256, OPT_DURATION, OPT_EVENTS, OPT_HIST, OPT_HIST_CSV, OPT_HIST_MAX, OPT_HOG,
 	OPT_HOG_GAP, OPT_HOG_MODE, OPT_HOG_TASK, OPT_INPUT, OPT_INTERVAL, OPT_JSON, OPT_LOAD,
 	OPT_LOCK, OPT_POLICY, OPT_PRESENT, OPT_QUIET, OPT_RECORDS, OPT_RTTIME, OPT_RUNAWAY, OPT_GARBAGE, OPT_SEED, OPT_TIMEOUT, OPT_TRACE,
-	OPT_TRACE_EVENTS, OPT_WORK, OPT_HELP,
+	OPT_TRACE_EVENTS, OPT_TRACE_MARKER, OPT_WORK, OPT_HELP,
 };
 
 int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 {
 	static const struct option longopts[] = {
+		{ "attribution", required_argument, NULL, OPT_ATTRIBUTION },
 		{ "duration-ms", required_argument, NULL, OPT_DURATION },
 		{ "events", required_argument, NULL, OPT_EVENTS },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -139,6 +143,7 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 		{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "trace-events", required_argument, NULL, OPT_TRACE_EVENTS },
+		{ "trace-marker", no_argument, NULL, OPT_TRACE_MARKER },
 		{ "work", required_argument, NULL, OPT_WORK },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -167,6 +172,15 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	optind = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
+		case OPT_ATTRIBUTION: {
+			int m = il_attrib_mode_parse(optarg);
+
+			if (m < 0)
+				rc = usage_error("--attribution: unknown mode '%s' (use auto, on or off)", optarg);
+			else
+				o->attribution = (enum il_attrib_mode)m;
+			break;
+		}
 		case OPT_DURATION:
 			rc = num("duration-ms", optarg, 0, 3600000, &o->duration_ms);
 			break;
@@ -285,6 +299,9 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			break;
 		case OPT_TRACE:
 			o->trace_path = optarg;
+			break;
+		case OPT_TRACE_MARKER:
+			o->trace_marker = true;
 			break;
 		case OPT_TRACE_EVENTS:
 			rc = num("trace-events", optarg, 1, 100000, &o->trace_events);
