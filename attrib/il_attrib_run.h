@@ -66,8 +66,13 @@ int il_attrib_run_event(struct il_attrib_run *r, const struct il_msg *m,
  * is older than its injection is no longer needed. */
 void il_attrib_run_skip(struct il_attrib_run *r, const struct il_msg *m);
 
-/* The run stops: reads schedstat while the children live, detaches, drains. */
+/* The run stops: reads schedstat while the children still live (cheap). */
 void il_attrib_run_stop(struct il_attrib_run *r);
+
+/* After the last event: detaches, drains, folds everything (what ran on
+ * each CPU up to the stop goes to the slice callback). The report and
+ * il_attrib_run_free do it when nobody did. */
+void il_attrib_run_close(struct il_attrib_run *r);
 
 /* Adds "attribution" to root (always, available or not). Returns 0 or -ENOMEM. */
 int il_attrib_run_report(struct il_attrib_run *r, cJSON *root);

@@ -28,8 +28,7 @@ static void fmt_time(char *buf, size_t n, double us)
 		snprintf(buf, n, "%.0f us", us);
 }
 
-/* "render:js0 (SCHED_OTHER nice 0)", "an idle CPU (idle exit)", ... */
-static void culprit_words(const cJSON *c, char *buf, size_t n)
+void il_explain_culprit_words(const cJSON *c, char *buf, size_t n)
 {
 	const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "thread"));
 	const char *cls = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "class"));
@@ -158,7 +157,7 @@ static void band_line(FILE *out, const cJSON *run, const cJSON *band, double p)
 			pct);
 		if (top && (v[i].c == IL_COMP_RUNQUEUE || v[i].c == IL_COMP_PREEMPTED) &&
 		    v[i].us >= 0.2 * mean && num(top, "total_ms") * 1000 >= 0.3 * v[i].us) {
-			culprit_words(top, words, sizeof(words));
+			il_explain_culprit_words(top, words, sizeof(words));
 			fmt_time(t2, sizeof(t2), num(top, "total_ms") * 1000 / num(band, "count"));
 			fprintf(out, ", behind %s for %s", words, t2);
 			top = NULL;
@@ -264,7 +263,7 @@ static void event_table(FILE *out, const cJSON *ev, const char *title)
 		total += num(h, "total_us");
 		fprintf(out, "  %-6s", cpu);
 		if (cu) {
-			culprit_words(cu, words, sizeof(words));
+			il_explain_culprit_words(cu, words, sizeof(words));
 			fprintf(out, " %s %.0f us", words, num(cu, "us"));
 		}
 		fputc('\n', out);
@@ -298,7 +297,7 @@ static void event_table(FILE *out, const cJSON *ev, const char *title)
 			il_attrib_comp_name(best), t2);
 		if (cu && (best == IL_COMP_RUNQUEUE || best == IL_COMP_PREEMPTED ||
 			   best == IL_COMP_SEND)) {
-			culprit_words(cu, words, sizeof(words));
+			il_explain_culprit_words(cu, words, sizeof(words));
 			fprintf(out, " behind %s", words);
 			if (!isnan(num(largest, "cpu_to")) && best == IL_COMP_RUNQUEUE)
 				fprintf(out, " on CPU %.0f", num(largest, "cpu_to"));
@@ -324,27 +323,44 @@ static const cJSON *attribution_of(const cJSON *run, const char *path, char *err
 	return attr;
 }
 
+static const char *str_or(const cJSON *o, const char *path)
+{
+	const char *v = cJSON_GetStringValue(il_json_get(o, path));
+
+	return v ? v : "?";
+}
+
+/* A count or "?" when the report lacks it. */
+static const char *count(char *buf, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(buf, n, "?");
+	else
+		snprintf(buf, n, "%.0f", v);
+	return buf;
+}
+
 static void header(FILE *out, const cJSON *run, const cJSON *attr, const char *path)
 {
-	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(run, "scenario");
-	char t1[32];
+	char t1[32], c1[24], c2[24], c3[24], c4[24];
+	double explained = num(attr, "events_explained"), un = num(attr, "events_unexplained");
 
 	fprintf(out, "# inputlat explain: %s\n", path);
-	fprintf(out, "# policy %s, %g events, hog %g %s, load %g; kernel %s, %g CPUs\n",
-		cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "policy")),
-		num(run, "events.sent"), num(sc, "hog_threads"),
-		cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sc, "hog_mode")),
-		num(sc, "load_threads"), cJSON_GetStringValue(il_json_get(run, "kernel.release")),
-		num(run, "kernel.nr_cpus"));
-	fmt_time(t1, sizeof(t1), num(attr, "steal.ms") * 1000);
-	fprintf(
-	    out,
-	    "# %g of %g events explained; residual p50 %.2f%%, p95 %.2f%% of processing latency; "
-	    "steal %s (%.2f%%)\n",
-	    num(attr, "events_explained"),
-	    num(attr, "events_explained") + num(attr, "events_unexplained"),
-	    num(attr, "residual_pct.p50"), num(attr, "residual_pct.p95"), t1,
-	    num(attr, "steal.pct"));
+	fprintf(out, "# policy %s, %s events, hog %s %s, load %s; kernel %s, %s CPUs\n",
+		str_or(run, "policy"), count(c1, sizeof(c1), num(run, "events.sent")),
+		count(c2, sizeof(c2), num(run, "scenario.hog_threads")), str_or(run, "scenario.hog_mode"),
+		count(c3, sizeof(c3), num(run, "scenario.load_threads")), str_or(run, "kernel.release"),
+		count(c4, sizeof(c4), num(run, "kernel.nr_cpus")));
+	fprintf(out, "# %s of %s events explained", count(c1, sizeof(c1), explained),
+		count(c2, sizeof(c2), explained + un));
+	if (!isnan(num(attr, "residual_pct.p50")))
+		fprintf(out, "; residual p50 %.2f%%, p95 %.2f%% of processing latency",
+			num(attr, "residual_pct.p50"), num(attr, "residual_pct.p95"));
+	if (!isnan(num(attr, "steal.ms"))) {
+		fmt_time(t1, sizeof(t1), num(attr, "steal.ms") * 1000);
+		fprintf(out, "; steal %s (%.2f%%)", t1, num(attr, "steal.pct"));
+	}
+	fputc('\n', out);
 }
 
 int il_explain_run(const cJSON *run, const char *path, const struct il_explain_opts *o, FILE *out,
@@ -544,8 +560,13 @@ int il_explain_compare(const cJSON *a, const char *path_a, const cJSON *b, const
 			 num(cJSON_GetObjectItemCaseSensitive(ba, "components_us"), name));
 		fmt_time(t2, sizeof(t2),
 			 num(cJSON_GetObjectItemCaseSensitive(bb, "components_us"), name));
-		fmt_time(t3, sizeof(t3), d[i].us);
-		fprintf(out, "%-10s %12s %12s %s%11s", name, t1, t2, d[i].us >= 0 ? "+" : "", t3);
+		{
+			char t4[40];
+
+			fmt_time(t3, sizeof(t3), d[i].us);
+			snprintf(t4, sizeof(t4), "%s%s", d[i].us >= 0 ? "+" : "", t3);
+			fprintf(out, "%-10s %12s %12s %12s", name, t1, t2, t4);
+		}
 		if (best > 0 && fabs(bestd) >= 1) {
 			fmt_time(t1, sizeof(t1), bestd);
 			fprintf(out, "  hop %d %s (%s%s)", best, il_chain_hop(best)->name,

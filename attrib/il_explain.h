@@ -34,4 +34,10 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 int il_explain_compare(const cJSON *a, const char *path_a, const cJSON *b, const char *path_b,
 		       const struct il_explain_opts *o, FILE *out, char *err, size_t errlen);
 
+/*
+ * A culprit object of a report ({thread, class, priority}) in words:
+ * "render:js0 (SCHED_FIFO 10)", "an idle CPU (idle exit)", ...
+ */
+void il_explain_culprit_words(const cJSON *c, char *buf, size_t n);
+
 #endif

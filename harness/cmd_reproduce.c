@@ -11,6 +11,7 @@
  * figure is the median over the rounds (timeouts are summed).
  */
 #include "il_cmd.h"
+#include "il_explain.h"
 #include "il_header.h"
 #include "il_paths.h"
 
@@ -342,9 +343,122 @@ struct claim {
 	int id;
 	const char *title;
 	const char *verdict;
-	char reason[512];
+	char reason[1024];
 	cJSON *figures;
+	cJSON *culprits;
 };
+
+/* Who held the CPUs behind a claim's figure, summed over a scenario's rounds. */
+struct culprit_sum {
+	char thread[32];
+	const cJSON *first; /* one of its report objects: class, priority */
+	double ms;
+};
+
+/*
+ * The culprit that held the CPU longest, over the rounds of sc: while the
+ * pipeline's hops waited (attribution.culprits) or, with canary, while
+ * the canary waited (its thread's culprits). false when no round had
+ * attribution; why then says why.
+ */
+static bool top_culprit(const struct repro *r, int sc, bool canary, struct culprit_sum *top,
+			const char **why)
+{
+	struct culprit_sum v[32];
+	size_t n = 0;
+
+	memset(top, 0, sizeof(*top));
+	*why = "no report";
+	for (unsigned i = 0; i < r->rounds; i++) {
+		const cJSON *a = il_json_get(r->res[sc][i].report, "attribution"), *list = NULL, *c;
+
+		if (!a)
+			continue;
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "available"))) {
+			*why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "why"));
+			continue;
+		}
+		if (canary) {
+			const cJSON *t;
+
+			cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(a, "threads"))
+			{
+				const char *nm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "name"));
+
+				if (nm && !strcmp(nm, "il:canary"))
+					list = cJSON_GetObjectItemCaseSensitive(t, "culprits");
+			}
+		} else {
+			list = cJSON_GetObjectItemCaseSensitive(a, "culprits");
+		}
+		cJSON_ArrayForEach(c, list)
+		{
+			const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "thread"));
+			size_t j;
+
+			if (!t)
+				continue;
+			for (j = 0; j < n && strcmp(v[j].thread, t); j++)
+				;
+			if (j == n) {
+				if (n == 32)
+					continue;
+				snprintf(v[n].thread, sizeof(v[n].thread), "%s", t);
+				v[n].first = c;
+				v[n].ms = 0;
+				n++;
+			}
+			v[j].ms += il_json_num(c, "total_ms");
+		}
+	}
+	for (size_t j = 0; j < n; j++)
+		if (v[j].ms > top->ms)
+			*top = v[j];
+	if (!top->first && n == 0 && *why && !strcmp(*why, "no report"))
+		*why = "no run waited";
+	return top->first != NULL;
+}
+
+/*
+ * Names the culprit of a claim's figure: for each scenario, who held the
+ * CPU the pipeline (or the canary) waited for, added to the reason and to
+ * the claim's "culprits" in the JSON.
+ */
+static void claim_culprits(struct repro *r, struct claim *c, const int *scs, int n, bool canary)
+{
+	char words[160], more[512] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct culprit_sum top;
+		const char *why = "";
+		cJSON *o = cJSON_CreateObject();
+
+		if (top_culprit(r, scs[i], canary, &top, &why)) {
+			il_explain_culprit_words(top.first, words, sizeof(words));
+			cJSON_AddStringToObject(o, "thread", top.thread);
+			cJSON_AddItemToObject(o, "class", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(top.first, "class"), 1));
+			cJSON_AddItemToObject(o, "priority", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(top.first, "priority"), 1));
+			cJSON_AddNumberToObject(o, "total_ms", round(top.ms * 1000) / 1000);
+			len += (size_t)snprintf(more + len, sizeof(more) - len, "%s%s %s for %.1f ms",
+						len ? ", " : "", r->sc[scs[i]].id, words, top.ms);
+		} else {
+			cJSON_AddNullToObject(o, "thread");
+			cJSON_AddStringToObject(o, "why", why ? why : "");
+			len += (size_t)snprintf(more + len, sizeof(more) - len, "%s%s unknown (%s)",
+						len ? ", " : "", r->sc[scs[i]].id, why ? why : "");
+		}
+		cJSON_AddItemToObject(c->culprits, r->sc[scs[i]].id, o);
+		if (len >= sizeof(more))
+			break;
+	}
+	{
+		size_t rl = strlen(c->reason);
+
+		snprintf(c->reason + rl, sizeof(c->reason) - rl, "; the %s waited behind: %s",
+			 canary ? "canary" : "pipeline", more);
+	}
+}
 
 static void fig(struct claim *c, const char *key, double v)
 {
@@ -415,6 +529,7 @@ static void claim1(struct repro *r, struct claim *c)
 		 "p99 %.0f vs %.0f us (ratio %.2f); article: about 32%% lower with RT (ratio 0.68)",
 		 rt50, cfs50, r50, fabs(1 - r50) * 100, r50 < 1 ? "lower" : "higher", rt99, cfs99,
 		 r99);
+	claim_culprits(r, c, scs, 2, false);
 }
 
 static void claim2(struct repro *r, struct claim *c)
@@ -444,6 +559,7 @@ static void claim2(struct repro *r, struct claim *c)
 		 "under rt vs %.0f of %.0f under cfs; article: RT JS starves the rest "
 		 "(stall >= 500 ms under rt, < 50 ms under cfs)",
 		 rt_stall, rt_share * 100, cfs_stall, rt_to, rt_sent, cfs_to, cfs_sent);
+	claim_culprits(r, c, scs, 2, true);
 }
 
 /*
@@ -499,6 +615,7 @@ static void claim3(struct repro *r, struct claim *c)
 		 "(hog got %.1f%%, other CFS work %.2f%%) vs %.2f%% under rt-fair-server (hog got "
 		 "%.1f%%); article: about 5%% wasted vs about 0",
 		 thr, thr_share * 100, others, fs, fs_share * 100);
+	claim_culprits(r, c, scs, 2, true);
 }
 
 static void claim4(struct repro *r, struct claim *c)
@@ -546,6 +663,7 @@ static void claim4(struct repro *r, struct claim *c)
 		 "the canary's longest stall was %.0f ms (period - runtime %.0f ms); "
 		 "article: about 5%%, stall at most about 950 ms",
 		 share, want, load, stall, gap_ms);
+	claim_culprits(r, c, scs, 1, true);
 }
 
 static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -702,6 +820,7 @@ int il_cmd_reproduce(int argc, char **argv)
 		cJSON *o = cJSON_CreateObject();
 
 		c->figures = cJSON_CreateObject();
+		c->culprits = cJSON_CreateObject();
 		judge[i](&r, c);
 		printf("claim %d: %s: %s: %s\n", c->id, c->verdict, c->title, c->reason);
 		cJSON_AddNumberToObject(o, "id", c->id);
@@ -709,6 +828,7 @@ int il_cmd_reproduce(int argc, char **argv)
 		cJSON_AddStringToObject(o, "verdict", c->verdict);
 		cJSON_AddStringToObject(o, "reason", c->reason);
 		cJSON_AddItemToObject(o, "figures", c->figures);
+		cJSON_AddItemToObject(o, "culprits", c->culprits);
 		cJSON_AddItemToArray(arr, o);
 	}
 	fflush(stdout);

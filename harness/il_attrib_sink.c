@@ -32,6 +32,15 @@ static int sink_event(void *ctx, const struct il_event *ev)
 	return 0;
 }
 
+/* Before the trace closes: it gets the last of what ran on each CPU. */
+static int sink_finish(void *ctx, const struct il_result *r)
+{
+	struct attrib_sink *s = ctx;
+
+	il_attrib_run_close(s->a);
+	return 0;
+}
+
 static int sink_report(void *ctx, const struct il_result *r, cJSON *root)
 {
 	struct attrib_sink *s = ctx;
@@ -74,6 +83,7 @@ int il_attrib_sink_new(struct il_attrib_run *a, struct il_event_sink *out)
 	    .ctx = s,
 	    .start = sink_start,
 	    .event = sink_event,
+	    .finish = sink_finish,
 	    .report = sink_report,
 	    .free = sink_free,
 	};

@@ -134,6 +134,9 @@ static cJSON *hops_json(const struct il_run_stats *h)
 		cJSON_AddNumberToObject(o, "p50_us", us(il_hist_percentile(h->hop[k], 50)));
 		cJSON_AddNumberToObject(o, "p99_us", us(il_hist_percentile(h->hop[k], 99)));
 		cJSON_AddNumberToObject(o, "max_us", us(il_hist_max(h->hop[k])));
+		/* From the stamps alone: the sender's handler, then the wait for the receiver's. */
+		cJSON_AddNumberToObject(o, "work_p50_us", us(il_hist_percentile(h->work[k], 50)));
+		cJSON_AddNumberToObject(o, "queue_p50_us", us(il_hist_percentile(h->queue[k], 50)));
 		/* Where sender and receiver ran: the CPU of stamp k-1 and of stamp k. */
 		cJSON_AddNumberToObject(o, "same_cpu", (double)h->same_cpu[k]);
 		cJSON_AddNumberToObject(o, "cross_cpu", (double)h->cross_cpu[k]);

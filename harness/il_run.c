@@ -97,8 +97,8 @@ static int attribution_start(struct il_run *r)
 		fprintf(stderr, "inputlat run: --attribution on: %s\n", err);
 		return 2;
 	}
-	if (!il_attrib_run_available(r->attrib) && r->o->attribution == IL_ATTRIB_AUTO &&
-	    !r->o->quiet)
+	/* A diagnostic, not progress: --quiet keeps it. */
+	if (!il_attrib_run_available(r->attrib) && r->o->attribution == IL_ATTRIB_AUTO)
 		fprintf(stderr, "inputlat run: no attribution: %s\n", il_attrib_run_why(r->attrib));
 	if (r->o->trace_marker) {
 		/* Opened here, in a private mount namespace when tracefs is not

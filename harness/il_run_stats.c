@@ -13,7 +13,8 @@ int il_run_stats_new(uint64_t hist_max_us, struct il_run_stats **out)
 	if (il_hist_new(&s->processing) < 0 || il_hist_new(&s->presentation) < 0)
 		goto fail;
 	for (int k = 1; k <= IL_NHOPS; k++)
-		if (il_hist_new(&s->hop[k]) < 0)
+		if (il_hist_new(&s->hop[k]) < 0 || il_hist_new(&s->work[k]) < 0 ||
+		    il_hist_new(&s->queue[k]) < 0)
 			goto fail;
 	if (hist_max_us) {
 		/* Pages are touched only where latencies fall: a wide --hist-max-us
@@ -38,8 +39,11 @@ void il_run_stats_free(struct il_run_stats *s)
 		return;
 	il_hist_free(s->processing);
 	il_hist_free(s->presentation);
-	for (int k = 0; k < IL_NSTAMPS; k++)
+	for (int k = 0; k < IL_NSTAMPS; k++) {
 		il_hist_free(s->hop[k]);
+		il_hist_free(s->work[k]);
+		il_hist_free(s->queue[k]);
+	}
 	free(s->hist_count);
 	free(s->sample_id);
 	free(s->sample_processing_ns);
@@ -116,7 +120,15 @@ void il_run_stats_add(struct il_run_stats *s, const struct il_event *ev)
 	for (int k = 1; k <= IL_NHOPS; k++) {
 		uint32_t a = m->cpu[k - 1], b = m->cpu[k];
 
+		uint64_t end = m->end_ns[k - 1];
+
 		il_hist_add(s->hop[k], m->stamp_ns[k] - m->stamp_ns[k - 1]);
+		if (end < m->stamp_ns[k - 1])
+			end = m->stamp_ns[k - 1];
+		if (end > m->stamp_ns[k])
+			end = m->stamp_ns[k];
+		il_hist_add(s->work[k], end - m->stamp_ns[k - 1]);
+		il_hist_add(s->queue[k], m->stamp_ns[k] - end);
 		if (a == UINT32_MAX || b == UINT32_MAX)
 			s->cpu_unknown[k]++;
 		else if (a == b)

@@ -5,11 +5,7 @@
  * disagree, the sliding window and its cap, lost events, per-thread
  * totals and the report. No root, no BPF.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "il_test.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

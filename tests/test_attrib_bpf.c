@@ -18,11 +18,7 @@
  * Run under the machine lock (tests/attrib.cmake). The RT threads are
  * bounded (RLIMIT_RTTIME, a spin deadline) and joined before each case ends.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "il_test.h"
 
 #include <errno.h>
 #include <math.h>
@@ -49,10 +45,7 @@ static char skip_why[256];
 
 static void need(void)
 {
-	if (skip_why[0]) {
-		print_message("skipped: %s\n", skip_why);
-		skip();
-	}
+	IL_TEST_NEED(!skip_why[0], "%s", skip_why);
 }
 
 /* --- the chain ------------------------------------------------------------ */
@@ -415,8 +408,17 @@ static void test_attrib_bpf_asleep_identity(void **state)
 			ok += fabs(parts - gap) <= 2000;
 			if (fabs(parts - gap) > worst)
 				worst = fabs(parts - gap);
-			/* The wake chain is ordered: end <= waking <= wakeup <= switch-in <= stamp.
-			 */
+			/* The wake chain is ordered: end <= waking <= wakeup <= switch-in <= stamp. */
+			if (!(h->waking_ns >= c.m.end_ns[k - 1] && h->wakeup_ns >= h->waking_ns &&
+			      h->switch_in_ns >= h->wakeup_ns && h->switch_in_ns <= c.m.stamp_ns[k]))
+				print_message("event %llu hop %d: end %llu waking %llu wakeup %llu "
+					      "switch-in %llu stamp %llu\n",
+					      (unsigned long long)id, k,
+					      (unsigned long long)c.m.end_ns[k - 1],
+					      (unsigned long long)h->waking_ns,
+					      (unsigned long long)h->wakeup_ns,
+					      (unsigned long long)h->switch_in_ns,
+					      (unsigned long long)c.m.stamp_ns[k]);
 			assert_true(h->waking_ns >= c.m.end_ns[k - 1]);
 			assert_true(h->wakeup_ns >= h->waking_ns);
 			assert_true(h->switch_in_ns >= h->wakeup_ns);
