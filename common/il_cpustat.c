@@ -165,3 +165,21 @@ double il_cpustat_idle_pct(const struct il_cpustat *a, const struct il_cpustat *
 		return -1;
 	return 100.0 * (double)idle / (double)total;
 }
+
+double il_cpustat_steal_pct(const struct il_cpustat *a, const struct il_cpustat *b)
+{
+	uint64_t steal = 0, total = 0;
+	unsigned n = a->ncpu < b->ncpu ? a->ncpu : b->ncpu;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct il_cpustat_cpu *x = &a->cpu[i], *y = &b->cpu[i];
+
+		if (!x->present || !y->present)
+			continue;
+		steal += delta(x->steal, y->steal);
+		total += delta(il_cpustat_total(x), il_cpustat_total(y));
+	}
+	if (total == 0)
+		return -1;
+	return 100.0 * (double)steal / (double)total;
+}

@@ -51,4 +51,11 @@ uint64_t il_cpustat_total(const struct il_cpustat_cpu *c);
 double il_cpustat_idle_pct(const struct il_cpustat *a, const struct il_cpustat *b,
 			   const cpu_set_t *mask);
 
+/*
+ * Steal time between snapshots a and b (time the hypervisor gave this
+ * machine's virtual CPUs to someone else), as a percentage of the total
+ * time of every CPU present in both. -1 when no ticks accumulated.
+ */
+double il_cpustat_steal_pct(const struct il_cpustat *a, const struct il_cpustat *b);
+
 #endif

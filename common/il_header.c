@@ -1,4 +1,5 @@
 #include "il_header.h"
+#include "il_version.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,11 @@ void il_time_iso(const struct timespec *start, char *buf, size_t len)
 		snprintf(buf, len, "unreadable");
 }
 
+const char *il_version(void)
+{
+	return IL_BUILD_VERSION;
+}
+
 cJSON *il_header_new(int file_version, const char *cmdline, const struct timespec *start)
 {
 	cJSON *root = cJSON_CreateObject(), *k;
@@ -47,6 +53,7 @@ cJSON *il_header_new(int file_version, const char *cmdline, const struct timespe
 	cJSON_AddNumberToObject(root, "file_version", file_version);
 	cJSON_AddStringToObject(root, "cmdline", cmdline ? cmdline : "");
 	cJSON_AddStringToObject(root, "start_time", when);
+	cJSON_AddStringToObject(root, "tool_version", il_version());
 	k = cJSON_AddObjectToObject(root, "kernel");
 	if (uname(&u) == 0) {
 		cJSON_AddStringToObject(k, "release", u.release);

@@ -18,11 +18,16 @@ char *il_cmdline_join(const char *prog, int argc, char *const *argv);
  * the current time when start is NULL. */
 void il_time_iso(const struct timespec *start, char *buf, size_t len);
 
+/* The tool's version with the commit it was built from, "0.1.0 (git
+ * 6a57e1f)", or "0.1.0 (git unreadable: not built from a git checkout)". */
+const char *il_version(void);
+
 /*
  * A new object whose first keys are file_version, cmdline, start_time
- * (start, or now when NULL) and kernel {release, version, machine,
- * nr_cpus}. Callers add their own keys, to it and to "kernel". NULL when
- * out of memory; the caller owns the object.
+ * (start, or now when NULL), tool_version (il_version) and kernel
+ * {release, version, machine, nr_cpus}. Callers add their own keys, to it
+ * and to "kernel" (policies/il_sysinfo adds the scheduler's facts). NULL
+ * when out of memory; the caller owns the object.
  */
 cJSON *il_header_new(int file_version, const char *cmdline, const struct timespec *start);
 

@@ -28,6 +28,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "il_background.h"
 #include "il_cmd.h"
 #include "il_paths.h"
 #include "il_policy.h"
@@ -37,6 +38,7 @@
 #include "il_sched.h"
 #include "il_sysinfo.h"
 #include "il_header.h"
+#include "il_cpustat.h"
 
 #define RT_RUNTIME IL_SYSINFO_RT_RUNTIME
 #define RT_PERIOD IL_SYSINFO_RT_PERIOD
@@ -107,12 +109,12 @@ struct probe {
 static void *probe_main(void *arg)
 {
 	struct probe *p = arg;
-	p->r = il_sched_apply_self(&p->a, p->err, sizeof(p->err));
+	p->r = il_sched_apply_self(&p->a, NULL, p->err, sizeof(p->err));
 	if (p->r == 0)
 		il_sched_read(0, &p->got);
 	struct il_role_attrs other = { .sched_class = SCHED_OTHER };
 	char e[64];
-	il_sched_apply_self(&other, e, sizeof(e));
+	il_sched_apply_self(&other, NULL, e, sizeof(e));
 	return NULL;
 }
 
@@ -146,6 +148,17 @@ static void check_slice(struct checks *cs)
 		add(cs, "EEVDF custom slice", true, "1000 us slice read back on a test thread");
 	else
 		add(cs, "EEVDF custom slice", false, "%s", p.err);
+}
+
+/* uclamp is the one feature a policy may mark optional: a missing one is
+ * listed again under "optional features missing". */
+static void check_uclamp(struct checks *cs)
+{
+	char why[160];
+	int u = il_sysinfo_uclamp(why, sizeof(why));
+
+	add(cs, "uclamp", u == 1, "%s%s", why,
+	    u == 0 ? "; policies run without their optional uclamp_min/uclamp_max" : "");
 }
 
 static void check_rt_runtime(struct checks *cs)
@@ -316,6 +329,28 @@ static void check_stale(struct checks *cs, const char *state_dir)
 	free(log);
 }
 
+/* A background load a SIGKILLed run left running is stopped here too. */
+static void check_stale_background(struct checks *cs, const char *state_dir)
+{
+	char *log = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&log, &len);
+	int n = il_background_recover_stale(state_dir, mem);
+
+	if (mem)
+		fclose(mem);
+	if (log && *log)
+		fputs(log, stderr); /* one line per group killed */
+	if (n > 0)
+		add(cs, "stale background load found", true, "killed %d process group%s a dead run "
+		    "left running", n, n == 1 ? "" : "s");
+	else if (n == 0 || n == -ENOENT)
+		add(cs, "stale background load found", false, "nothing left by a dead run");
+	else
+		add(cs, "stale background load found", false, "%s: %s", state_dir, strerror(-n));
+	free(log);
+}
+
 static bool answer(const struct checks *cs, const char *name)
 {
 	for (size_t i = 0; i < cs->n; i++)
@@ -332,16 +367,22 @@ static bool answer(const struct checks *cs, const char *name)
 static bool policy_can_run(const struct checks *cs, const struct il_policy *p, char *why, size_t len)
 {
 	const struct il_knob_settings *k = il_policy_knobs(p);
-	bool rt = false, dl = false, slice = false;
+	const struct il_role_attrs *a;
+	bool rt = false, dl = false, slice = false, clamp = false, clamp_required = false;
 
-	for (int r = 0; r < IL_ROLE_COUNT; r++) {
-		const struct il_role_attrs *a = il_policy_role(p, (enum il_role)r);
+	for (size_t i = 0; (a = il_policy_attrs_at(p, i, NULL)); i++) {
+		unsigned clamps = (a->has_uclamp_min ? IL_OPT_UCLAMP_MIN : 0u) |
+				  (a->has_uclamp_max ? IL_OPT_UCLAMP_MAX : 0u);
 
 		rt |= il_sched_class_is_rt(a->sched_class);
 		dl |= a->sched_class == SCHED_DEADLINE;
 		slice |= a->slice_ns != 0;
+		clamp |= clamps != 0;
+		clamp_required |= (clamps & ~a->optional) != 0;
 	}
 	snprintf(why, len, "everything it needs is here");
+	if (clamp && !answer(cs, "uclamp"))
+		snprintf(why, len, "without its optional uclamp: the kernel has none");
 	if (rt && !answer(cs, "root or CAP_SYS_NICE") && !answer(cs, "RLIMIT_RTPRIO"))
 		snprintf(why, len, "SCHED_FIFO needs CAP_SYS_NICE or RLIMIT_RTPRIO");
 	else if (dl && !answer(cs, "SCHED_DEADLINE admission"))
@@ -352,15 +393,46 @@ static bool policy_can_run(const struct checks *cs, const struct il_policy *p, c
 		snprintf(why, len, "sched_rt_runtime_us is not writable");
 	else if (k->has_fair_server && !answer(cs, "fair server present"))
 		snprintf(why, len, "fair server not present: kernel older than 6.12");
+	else if (clamp_required && !answer(cs, "uclamp"))
+		snprintf(why, len, "uclamp_min/uclamp_max not marked optional, and the kernel "
+			 "has no uclamp");
 	else
 		return true;
 	return false;
 }
 
+/* The features a policy may mark optional that this kernel lacks. Text:
+ * one line, "optional features missing: uclamp (why)" or "...: none";
+ * JSON: optional_missing[{feature, why}]. */
+static void optional_missing(const struct checks *cs, cJSON *arr)
+{
+	static const char *const optional[] = { "uclamp" };
+	char line[512] = "";
+	size_t off = 0;
+
+	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++)
+		for (size_t j = 0; j < cs->n; j++) {
+			if (strcmp(cs->c[j].name, optional[i]) != 0 || cs->c[j].ok)
+				continue;
+			if (arr) {
+				cJSON *o = cJSON_CreateObject();
+
+				cJSON_AddStringToObject(o, "feature", optional[i]);
+				cJSON_AddStringToObject(o, "why", cs->c[j].why);
+				cJSON_AddItemToArray(arr, o);
+			} else if (off < sizeof(line)) {
+				off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%s (%s)",
+							off ? ", " : "", optional[i], cs->c[j].why);
+			}
+		}
+	if (!arr)
+		printf("optional features missing: %s\n", off ? line : "none");
+}
+
 /* Text: one line per built-in; JSON: policies[{name, can_run, why}]. */
 static void check_policies(const struct checks *cs, cJSON *arr)
 {
-	char dir[4096], err[512], why[128];
+	char dir[4096], err[512], why[160];
 	char **names = NULL;
 	size_t n = 0;
 
@@ -388,6 +460,97 @@ static void check_policies(const struct checks *cs, cJSON *arr)
 		}
 	}
 	il_policy_list_free(names, n);
+}
+
+/* Steal time since boot over every CPU, from one /proc/stat snapshot. */
+static void steal_since_boot(cJSON *sys)
+{
+	struct il_cpustat *s = NULL;
+	uint64_t steal = 0, total = 0;
+	int r = il_cpustat_read(&s);
+
+	if (r < 0) {
+		char why[120];
+
+		snprintf(why, sizeof(why), "unreadable: /proc/stat: %s", strerror(-r));
+		cJSON_AddStringToObject(sys, "steal_since_boot_pct", why);
+		return;
+	}
+	for (unsigned i = 0; i < il_cpustat_ncpu(s); i++) {
+		const struct il_cpustat_cpu *c = il_cpustat_cpu(s, i);
+
+		if (c->present) {
+			steal += c->steal;
+			total += il_cpustat_total(c);
+		}
+	}
+	il_cpustat_free(s);
+	if (total)
+		cJSON_AddNumberToObject(sys, "steal_since_boot_pct", 100.0 * (double)steal / (double)total);
+	else
+		cJSON_AddStringToObject(sys, "steal_since_boot_pct", "unreadable: no CPU time in /proc/stat");
+}
+
+/* What this kernel and machine are (the facts every report carries), into
+ * root's kernel and a new system object. */
+static void add_facts(cJSON *root)
+{
+	cJSON *sys = cJSON_AddObjectToObject(root, "system");
+
+	il_sysinfo_kernel_facts(cJSON_GetObjectItemCaseSensitive(root, "kernel"));
+	il_sysinfo_system_facts(sys);
+	steal_since_boot(sys);
+}
+
+/* One "name: value" line per fact, nested keys joined with dots. */
+static void print_fact(const char *prefix, const cJSON *v)
+{
+	char name[128];
+	const cJSON *c;
+
+	if (cJSON_IsObject(v)) {
+		cJSON_ArrayForEach(c, v) {
+			snprintf(name, sizeof(name), "%s.%s", prefix, c->string);
+			print_fact(name, c);
+		}
+		return;
+	}
+	printf("%s: ", prefix);
+	if (cJSON_IsString(v)) {
+		printf("%s\n", v->valuestring);
+	} else if (cJSON_IsBool(v)) {
+		printf("%s\n", cJSON_IsTrue(v) ? "yes" : "no");
+	} else if (cJSON_IsArray(v)) {
+		/* [{cpu, runtime_ns, period_ns}]: "cpu0 50000000/1000000000 ns, ..." */
+		cJSON_ArrayForEach(c, v)
+			printf("%scpu%g %g/%g ns", c == v->child ? "" : ", ",
+			       cJSON_GetNumberValue(cJSON_GetObjectItem(c, "cpu")),
+			       cJSON_GetNumberValue(cJSON_GetObjectItem(c, "runtime_ns")),
+			       cJSON_GetNumberValue(cJSON_GetObjectItem(c, "period_ns")));
+		printf("\n");
+	} else {
+		char *t = cJSON_PrintUnformatted(v);
+
+		printf("%s\n", t ? t : "?");
+		cJSON_free(t);
+	}
+}
+
+/* Text: the facts of the header and add_facts, "# kernel and machine" first. */
+static void print_facts(void)
+{
+	cJSON *root = il_header_new(1, "", NULL), *c;
+
+	if (!root)
+		return;
+	add_facts(root);
+	printf("# kernel and machine (what a report records)\n");
+	printf("tool_version: %s\n", il_version());
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(root, "kernel"))
+		print_fact(c->string, c);
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(root, "system"))
+		print_fact(c->string, c);
+	cJSON_Delete(root);
 }
 
 static int print_json(const struct checks *cs, const struct il_fair_server *fs,
@@ -419,7 +582,9 @@ static int print_json(const struct checks *cs, const struct il_fair_server *fs,
 		else
 			cJSON_AddNullToObject(kernel, "sched_rt_runtime_us");
 	}
+	add_facts(root);
 	check_policies(cs, cJSON_AddArrayToObject(root, "policies"));
+	optional_missing(cs, cJSON_AddArrayToObject(root, "optional_missing"));
 	cJSON *arr = cJSON_AddArrayToObject(root, "checks");
 	for (size_t i = 0; i < cs->n; i++) {
 		cJSON *c = cJSON_CreateObject();
@@ -465,12 +630,14 @@ int il_cmd_check(int argc, char **argv)
 		return 1;
 	}
 	check_stale(cs, il_knobs_state_dir());
+	check_stale_background(cs, il_knobs_state_dir());
 	check_privilege(cs);
 	check_rtprio(cs);
 	check_deadline(cs);
 	check_rt_runtime(cs);
 	check_fair_server(cs, &fs);
 	check_slice(cs);
+	check_uclamp(cs);
 	check_rt_group(cs);
 	check_uinput(cs);
 	check_drm(cs);
@@ -485,7 +652,9 @@ int il_cmd_check(int argc, char **argv)
 		for (size_t i = 0; i < cs->n; i++)
 			printf("%s: %s (%s)\n", cs->c[i].name, cs->c[i].ok ? "yes" : "no",
 			       cs->c[i].why);
+		optional_missing(cs, NULL);
 		check_policies(cs, NULL);
+		print_facts();
 	}
 	free(cs);
 	return rc;

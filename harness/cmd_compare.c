@@ -1,280 +1,887 @@
-/* `inputlat compare A.json B.json`: a quick A/B check of two run reports. */
+/*
+ * `inputlat compare A B [C ...]`: groups of run reports side by side, each
+ * later group against the first, with a verdict per statistic from the
+ * statistics engine (common/il_stats.h).
+ *
+ * A group is one report, a directory of reports (every *.json in it is a
+ * round, as scripts/policy-sweep lays out a cell), or a comma-separated
+ * list of reports. With several rounds a group, each statistic is
+ * compared over the rounds (permutation test); with one run each, over
+ * blocks of consecutive events of the two runs (blocked bootstrap), which
+ * says nothing about run-to-run variation and is flagged as such.
+ */
 #include "il_cmd.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#include "il_bootstrap.h"
 #include "il_file.h"
+#include "il_header.h"
 #include "il_parse.h"
+#include "il_stats.h"
 
-#define IL_COMPARE_MAX_FILE (256u << 20)
-/* Enough samples for a tight interval; more only costs time. */
-#define IL_COMPARE_MAX_SAMPLES 20000u
-#define IL_COMPARE_SEED 1u
+#define FILE_VERSION  1
+#define MAX_GROUPS    16
+#define MAX_ROUNDS    63
+#define REQUIRED_NOTE "(is it an inputlat run --json report?)"
 
-static const char *const stat_keys[] = { "min", "p50", "p90", "p99", "p999", "max", "mean" };
-#define NSTATS (sizeof(stat_keys) / sizeof(stat_keys[0]))
+struct group {
+	const char *label; /* as given */
+	char *paths[MAX_ROUNDS];
+	cJSON *reports[MAX_ROUNDS];
+	size_t n;
+	char policy[128];
+};
 
-struct report {
-	const char *path;
-	cJSON *root;
-	double *samples;
-	size_t nsamples;
-	const char *sample_source;
+/*
+ * What is compared: latency_us.<latency>.<stat>, quantile q (or the mean),
+ * or with --metric any number in the reports (`key`) on its scale.
+ */
+struct stat_row {
+	const char *latency, *stat;
+	double q;
+	const char *key; /* --metric: the dotted key; NULL for a latency row */
+	enum il_stats_scale scale;
+};
+
+/* clang-format off */
+static const struct stat_row latency_rows[] = {
+	{ "processing", "p50", 0.50, NULL, IL_STATS_RATIO },
+	{ "processing", "p90", 0.90, NULL, IL_STATS_RATIO },
+	{ "processing", "p99", 0.99, NULL, IL_STATS_RATIO },
+	{ "processing", "mean", IL_STATS_MEAN, NULL, IL_STATS_RATIO },
+	{ "presentation", "p50", 0.50, NULL, IL_STATS_RATIO },
+	{ "presentation", "p90", 0.90, NULL, IL_STATS_RATIO },
+	{ "presentation", "p99", 0.99, NULL, IL_STATS_RATIO },
+	{ "presentation", "mean", IL_STATS_MEAN, NULL, IL_STATS_RATIO },
+};
+/* clang-format on */
+#define NLATENCY_ROWS (sizeof(latency_rows) / sizeof(latency_rows[0]))
+#define MAX_ROWS      32
+
+/* One statistic of group `b` against the reference group `a`. */
+struct row_result {
+	double a, b; /* each side's centre: what the ratio divides */
+	struct il_stats_cmp cmp;
+	double a_rounds[MAX_ROUNDS], b_rounds[MAX_ROUNDS];
+	size_t na, nb;
+};
+
+enum unit { UNIT_AUTO, UNIT_ROUND, UNIT_EVENT };
+
+struct opts {
+	double alpha;
+	uint64_t seed;
+	unsigned resamples;
+	const char *json_path;
+	enum unit unit;
+	struct stat_row rows[MAX_ROWS];
+	size_t nrows;
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: inputlat compare [options] A.json B.json\n"
-		   "Prints two `inputlat run --json` reports side by side with B/A ratios.\n"
-		   "  -h, --help           this text\n"
-		   "  -r, --resamples N    bootstrap resamples for the 95%% interval (default 2000)\n");
+	fprintf(f,
+		"Usage: inputlat compare [options] A B [C ...]\n"
+		"Compares groups of `inputlat run --json` reports, each later group against A:\n"
+		"p50, p90, p99 and mean of processing and presentation latency, with a ratio, its\n"
+		"interval and a verdict (lower, higher, no clear difference, not enough data).\n"
+		"A group is a report, a directory of reports (each *.json a round) or a\n"
+		"comma-separated list of reports. Several rounds a group: permutation test over\n"
+		"the rounds (needs 4 or more a side). One run each: blocked bootstrap over\n"
+		"consecutive events, which covers variation within a run only.\n"
+		"  -a, --alpha A        error rate of a verdict, two-sided (default 0.05)\n"
+		"  -h, --help           this text\n"
+		"  -j, --json FILE      the comparison as JSON (- for stdout, then no table)\n"
+		"  -r, --resamples N    bootstrap resamples for one run each (default %u)\n"
+		"  -s, --seed N         seed of the random draws (default %u; recorded in the "
+		"output)\n",
+		IL_STATS_RESAMPLES, IL_STATS_SEED);
 }
 
-static bool sample_pair(const cJSON *it, bool per_event, double *value, double *count)
+static void usage_line(const char *what)
 {
-	const cJSON *v = per_event ? it : cJSON_GetArrayItem(it, 0);
-	const cJSON *c = per_event ? NULL : cJSON_GetArrayItem(it, 1);
-
-	if (!cJSON_IsNumber(v) || (!per_event && !cJSON_IsNumber(c)))
-		return false;
-	*value = v->valuedouble;
-	*count = per_event ? 1 : floor(fmax(0, c->valuedouble));
-	return true;
+	fprintf(stderr,
+		"compare: %s; usage: inputlat compare [--json FILE] A B [C ...] (see --help)\n",
+		what);
 }
 
-/*
- * Per-event processing latencies: the report's own samples when it has
- * them, otherwise the histogram expanded (each bucket's upper bound
- * repeated count times), thinned evenly to at most IL_COMPARE_MAX_SAMPLES.
- */
-static int load_samples(struct report *r)
+/* --- loading ------------------------------------------------------------ */
+static int add_report(struct group *g, const char *path)
 {
-	const cJSON *arr = il_json_get(r->root, "samples_us.processing"), *it;
-	bool per_event = cJSON_IsArray(arr) && cJSON_GetArraySize(arr) > 0;
-	double total = 0, seen = 0, value, count, keep;
+	static const char *const required[] = {"events.sent", "events.completed",
+					       "events.timed_out", "latency_us.processing"};
+	char err[512];
+	cJSON *root;
 
-	if (!per_event)
-		arr = il_json_get(r->root, "histogram.buckets");
-	if (!cJSON_IsArray(arr))
-		return 0;
-	r->sample_source = per_event ? "per-event samples" : "histogram buckets";
-	cJSON_ArrayForEach(it, arr)
-		if (sample_pair(it, per_event, &value, &count))
-			total += count;
-	if (total < 1)
-		return 0;
-	keep = fmin(total, IL_COMPARE_MAX_SAMPLES);
-	r->samples = malloc(sizeof(double) * (size_t)keep);
-	if (!r->samples)
-		return -ENOMEM;
-
-	/* Expanded positions [seen, seen + count) map onto kept slots in proportion. */
-	cJSON_ArrayForEach(it, arr) {
-		size_t from, to;
-
-		if (!sample_pair(it, per_event, &value, &count))
-			continue;
-		from = (size_t)floor(seen * keep / total);
-		seen += count;
-		to = (size_t)floor(seen * keep / total);
-		while (from < to && r->nsamples < (size_t)keep) {
-			r->samples[r->nsamples++] = value;
-			from++;
-		}
-	}
-	return 0;
-}
-
-static int load_report(struct report *r, const char *path)
-{
-	static const char *const required[] = { "events.sent", "events.completed",
-						 "events.timed_out" };
-	const char *end = NULL;
-	char key[64];
-	size_t len;
-	char *text;
-
-	r->path = path;
-	text = il_file_read(path, IL_COMPARE_MAX_FILE, &len);
-	if (!text) {
-		fprintf(stderr, "compare: %s: %s\n", path, strerror(errno));
+	if (g->n >= MAX_ROUNDS) {
+		fprintf(stderr, "compare: %s: more than %d reports in one group\n", g->label,
+			MAX_ROUNDS);
 		return -1;
 	}
-	/* len + 1: cJSON wants the terminating NUL inside the buffer it is given. */
-	r->root = cJSON_ParseWithLengthOpts(text, len + 1, &end, true);
-	if (!r->root || !cJSON_IsObject(r->root)) {
-		fprintf(stderr, "compare: %s: not a JSON object (error near byte %zu)\n", path,
-			end ? (size_t)(end - text) : (size_t)0);
-		free(text);
+	if (il_json_load(path, &root, err, sizeof(err)) < 0) {
+		fprintf(stderr, "compare: %s\n", err);
 		return -1;
 	}
-	free(text);
-
+	if (!cJSON_IsObject(root)) {
+		fprintf(stderr, "compare: %s: not a JSON object %s\n", path, REQUIRED_NOTE);
+		cJSON_Delete(root);
+		return -1;
+	}
 	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++)
-		if (!cJSON_IsNumber(il_json_get(r->root, required[i]))) {
-			fprintf(stderr, "compare: %s: missing key %s (is it an inputlat run --json report?)\n",
-				path, required[i]);
+		if (!il_json_get(root, required[i])) {
+			fprintf(stderr, "compare: %s: missing key %s %s\n", path, required[i],
+				REQUIRED_NOTE);
+			cJSON_Delete(root);
 			return -1;
 		}
-	for (int lat = 0; lat < 2; lat++)
-		for (size_t i = 0; i < NSTATS; i++) {
-			const cJSON *o;
+	g->paths[g->n] = strdup(path);
+	g->reports[g->n++] = root;
+	{
+		const cJSON *p = il_json_get(root, "policy");
+		char pol[128];
 
-			snprintf(key, sizeof(key), "latency_us.%s.%s",
-				 lat ? "presentation" : "processing", stat_keys[i]);
-			o = il_json_get(r->root, key);
-			if (!cJSON_IsNumber(o) && !cJSON_IsNull(o)) {
-				fprintf(stderr, "compare: %s: missing key %s (is it an inputlat run --json report?)\n",
-					path, key);
-				return -1;
-			}
-		}
-	if (load_samples(r) < 0) {
-		fprintf(stderr, "compare: %s: out of memory\n", path);
-		return -1;
+		snprintf(pol, sizeof(pol), "%s", cJSON_IsString(p) ? p->valuestring : "?");
+		if (g->n == 1)
+			snprintf(g->policy, sizeof(g->policy), "%s", pol);
+		else if (strcmp(g->policy, pol) != 0)
+			snprintf(g->policy, sizeof(g->policy), "mixed");
 	}
 	return 0;
 }
 
-static void print_row(const char *label, double a, double b, const char *fmt)
+static int cmp_str(const void *a, const void *b)
 {
-	char sa[32] = "-", sb[32] = "-", sr[32] = "-";
-
-	if (!isnan(a))
-		snprintf(sa, sizeof(sa), fmt, a);
-	if (!isnan(b))
-		snprintf(sb, sizeof(sb), fmt, b);
-	if (!isnan(a) && !isnan(b) && a != 0)
-		snprintf(sr, sizeof(sr), "%.2f", b / a);
-	printf("%-38s %12s %12s %8s\n", label, sa, sb, sr);
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static const char *policy_of(const cJSON *root)
+/* Every *.json of a directory, in name order (round-1, round-10, ... sorts
+ * by name; the order of rounds does not matter to the tests). */
+static int load_dir(struct group *g, const char *dir)
 {
-	const cJSON *p = il_json_get(root, "policy");
+	char *names[MAX_ROUNDS * 4];
+	size_t n = 0;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int rc = 0;
 
-	return cJSON_IsString(p) ? p->valuestring : "?";
-}
-
-/* Hop k's entry in hops[], matched by its index key, or NULL. */
-static const cJSON *hop_of(const cJSON *root, int k)
-{
-	const cJSON *hops = il_json_get(root, "hops"), *h;
-
-	cJSON_ArrayForEach(h, hops) {
-		const cJSON *idx = cJSON_GetObjectItemCaseSensitive(h, "index");
-
-		if (cJSON_IsNumber(idx) && idx->valueint == k)
-			return h;
+	if (!d) {
+		fprintf(stderr, "compare: %s: %s\n", dir, strerror(errno));
+		return -1;
 	}
-	return NULL;
+	while ((e = readdir(d)) && n < sizeof(names) / sizeof(names[0])) {
+		size_t len = strlen(e->d_name);
+
+		if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0)
+			names[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (rc == 0 && add_report(g, path) < 0)
+			rc = -1;
+		free(names[i]);
+	}
+	if (rc == 0 && g->n == 0) {
+		fprintf(stderr, "compare: %s: no *.json run reports in this directory\n", dir);
+		rc = -1;
+	}
+	return rc;
 }
 
-static void print_comparison(const struct report *a, const struct report *b, unsigned resamples)
+static int group_load(struct group *g, const char *arg)
 {
-	static const char *const ev[][2] = { { "events.sent", "events sent" },
-					     { "events.completed", "completed" },
-					     { "events.timed_out", "timed out" } };
-	char key[64], label[64];
-	double ratio, lo, hi;
-	int r;
+	struct stat st;
+	char *copy, *save = NULL, *tok;
+	int rc = 0;
 
-	printf("# inputlat compare\n# A = %s (policy %s)\n# B = %s (policy %s)\n", a->path,
-	       policy_of(a->root), b->path, policy_of(b->root));
-	printf("%-38s %12s %12s %8s\n", "#", "A", "B", "B/A");
-	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
-		print_row(ev[i][1], il_json_num(a->root, ev[i][0]), il_json_num(b->root, ev[i][0]), "%.0f");
-	for (int lat = 0; lat < 2; lat++)
-		for (size_t i = 0; i < NSTATS; i++) {
-			const char *what = lat ? "presentation" : "processing";
+	g->label = arg;
+	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode))
+		return load_dir(g, arg);
+	copy = strdup(arg);
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save))
+		rc = add_report(g, tok);
+	free(copy);
+	if (rc == 0 && g->n == 0) {
+		usage_line("an empty group");
+		rc = -1;
+	}
+	return rc;
+}
 
-			snprintf(key, sizeof(key), "latency_us.%s.%s", what, stat_keys[i]);
-			snprintf(label, sizeof(label), "%s %s (us)", what, stat_keys[i]);
-			print_row(label, il_json_num(a->root, key), il_json_num(b->root, key), "%.1f");
-		}
-	for (int k = 1; k <= 12; k++) {
-		const cJSON *ha = hop_of(a->root, k), *hb = hop_of(b->root, k);
-		const cJSON *name = cJSON_GetObjectItemCaseSensitive(ha ? ha : hb, "name");
+static void group_free(struct group *g)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		free(g->paths[i]);
+		cJSON_Delete(g->reports[i]);
+	}
+}
 
-		if (!ha && !hb)
+/* --- the statistics ------------------------------------------------------ */
+/* Events behind latency_us.<lat> of one report: its count, else completed. */
+static double events_of(const cJSON *r, const char *lat)
+{
+	char key[64];
+	double n;
+
+	snprintf(key, sizeof(key), "latency_us.%s.count", lat);
+	n = il_json_num(r, key);
+	return isnan(n) ? il_json_num(r, "events.completed") : n;
+}
+
+/* Per-round values of one statistic: rounds where it is null are left out,
+ * and on the ratio scale rounds where it is not above 0. */
+static size_t round_values(const struct group *g, const struct stat_row *s, double *v,
+			   double *fewest)
+{
+	char key[160];
+	size_t n = 0;
+
+	if (s->key)
+		snprintf(key, sizeof(key), "%s", s->key);
+	else
+		snprintf(key, sizeof(key), "latency_us.%s.%s", s->latency, s->stat);
+	for (size_t i = 0; i < g->n; i++) {
+		double x = il_json_num(g->reports[i], key);
+
+		if (isnan(x) || (s->scale == IL_STATS_RATIO && x <= 0))
 			continue;
-		snprintf(label, sizeof(label), "hop %2d %s p50 (us)", k,
-			 cJSON_IsString(name) ? name->valuestring : "");
-		print_row(label, il_json_num(ha, "p50_us"), il_json_num(hb, "p50_us"), "%.1f");
-	}
+		v[n++] = x;
+		if (!s->key) {
+			double e = events_of(g->reports[i], s->latency);
 
-	if (!a->nsamples || !b->nsamples) {
-		printf("# no per-event samples or histogram in %s: no confidence interval\n",
-		       !a->nsamples ? a->path : b->path);
-		return;
+			if (!isnan(e) && e < *fewest)
+				*fewest = e;
+		}
 	}
-	r = il_bootstrap_ratio_ci(a->samples, a->nsamples, b->samples, b->nsamples, resamples,
-				  IL_COMPARE_SEED, &ratio, &lo, &hi);
-	if (r < 0) {
-		printf("# no confidence interval: %s\n", strerror(-r));
-		return;
-	}
-	printf("# processing mean B/A %.3f, 95%% CI %.3f-%.3f (bootstrap, %u resamples of %zu and "
-	       "%zu values from %s%s%s): %s\n",
-	       ratio, lo, hi, resamples, a->nsamples, b->nsamples, a->sample_source,
-	       strcmp(a->sample_source, b->sample_source) ? " and " : "",
-	       strcmp(a->sample_source, b->sample_source) ? b->sample_source : "",
-	       hi < 1 ? "B is lower" : lo > 1 ? "B is higher" : "no clear difference");
+	return n;
 }
 
-int il_cmd_compare(int argc, char **argv)
+static double mean_of(const double *v, size_t n)
 {
-	static const struct option opts[] = { { "help", no_argument, NULL, 'h' },
-					      { "resamples", required_argument, NULL, 'r' },
-					      { NULL, 0, NULL, 0 } };
-	struct report a = { 0 }, b = { 0 };
-	uint64_t resamples = 2000;
-	int c, rc = 2;
+	double s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += v[i];
+	return n ? s / (double)n : NAN;
+}
+
+static double geomean(const double *v, size_t n)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += log(v[i]);
+	return n ? exp(s / (double)n) : NAN;
+}
+
+static void not_enough(struct row_result *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void not_enough(struct row_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->cmp.verdict = IL_VERDICT_NOT_ENOUGH;
+	r->cmp.lo = r->cmp.hi = r->cmp.p_value = NAN;
+	va_start(ap, fmt);
+	vsnprintf(r->cmp.why, sizeof(r->cmp.why), fmt, ap);
+	va_end(ap);
+}
+
+static void compare_rounds(const struct group *a, const struct group *b, const struct stat_row *s,
+			   const struct opts *o, struct row_result *r)
+{
+	double fewest = INFINITY;
+	uint64_t need = il_stats_min_events(s->q);
+	int rc;
+
+	bool ratio = s->scale == IL_STATS_RATIO;
+
+	r->na = round_values(a, s, r->a_rounds, &fewest);
+	r->nb = round_values(b, s, r->b_rounds, &fewest);
+	/* Each side's centre, the one the estimate compares: the geometric
+	 * mean over the rounds on the ratio scale, the mean on the other. */
+	r->a = ratio ? geomean(r->a_rounds, r->na) : mean_of(r->a_rounds, r->na);
+	r->b = ratio ? geomean(r->b_rounds, r->nb) : mean_of(r->b_rounds, r->nb);
+	r->cmp =
+	    (struct il_stats_cmp){.estimate = ratio ? r->b / r->a : r->b - r->a, .seed = o->seed};
+	if (!r->na || !r->nb) {
+		if (s->key)
+			not_enough(r, "not enough data: no report of %s has a%s number at %s",
+				   !r->na ? "A" : "B", ratio ? " positive" : "", s->key);
+		else
+			not_enough(r, "not enough data: no round of %s completed an event",
+				   !r->na ? "A" : "B");
+		r->cmp.estimate = NAN;
+		return;
+	}
+	rc = il_stats_rounds(r->a_rounds, r->na, r->b_rounds, r->nb, s->scale, o->alpha, o->seed,
+			     &r->cmp);
+	if (rc < 0) {
+		not_enough(r, "no comparison: %s", strerror(-rc));
+		return;
+	}
+	if (r->cmp.verdict != IL_VERDICT_NOT_ENOUGH && fewest < (double)need)
+		not_enough(
+		    r,
+		    "not enough data: %s needs at least %llu events in every round (fewest: %.0f)",
+		    s->q < 0 ? "the mean" : s->stat, (unsigned long long)need, fewest);
+}
+
+/* Per-event values of one latency in event order, or NULL (none kept). */
+static double *event_values(const cJSON *report, const char *lat, size_t *n)
+{
+	char key[64];
+	const cJSON *arr, *it;
+	double *v;
+
+	snprintf(key, sizeof(key), "samples_us.%s", lat);
+	arr = il_json_get(report, key);
+	*n = 0;
+	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) == 0)
+		return NULL;
+	v = malloc(sizeof(*v) * (size_t)cJSON_GetArraySize(arr));
+	if (!v)
+		return NULL;
+	cJSON_ArrayForEach(it, arr)
+	{
+		if (cJSON_IsNumber(it) && it->valuedouble > 0)
+			v[(*n)++] = it->valuedouble;
+	}
+	return v;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return (a > b) - (a < b);
+}
+
+static double stat_of_events(const double *v, size_t n, double q)
+{
+	double *s, x = 0;
+
+	if (q < 0) {
+		for (size_t i = 0; i < n; i++)
+			x += v[i];
+		return x / (double)n;
+	}
+	s = malloc(sizeof(*s) * n);
+	if (!s)
+		return NAN;
+	memcpy(s, v, sizeof(*s) * n);
+	qsort(s, n, sizeof(*s), cmp_double);
+	x = il_stats_quantile_sorted(s, n, q);
+	free(s);
+	return x;
+}
+
+static void compare_runs(const struct group *a, const struct group *b, const struct stat_row *s,
+			 const struct opts *o, struct row_result *r)
+{
+	size_t na, nb;
+	double *va, *vb;
+	int rc;
+
+	r->cmp = (struct il_stats_cmp){.seed = o->seed};
+	if (s->key) {
+		/* One number per run: nothing to resample. */
+		r->a = il_json_num(a->reports[0], s->key);
+		r->b = il_json_num(b->reports[0], s->key);
+		r->cmp.estimate = s->scale == IL_STATS_RATIO ? r->b / r->a : r->b - r->a;
+		not_enough(r,
+			   "not enough data: one value per run; needs at least %u rounds of each",
+			   il_stats_min_rounds(o->alpha));
+		return;
+	}
+	va = event_values(a->reports[0], s->latency, &na);
+	vb = event_values(b->reports[0], s->latency, &nb);
+	r->a = va ? stat_of_events(va, na, s->q) : NAN;
+	r->b = vb ? stat_of_events(vb, nb, s->q) : NAN;
+	r->cmp.estimate = r->b / r->a;
+	if (!va || !vb) {
+		not_enough(r, "not enough data: %s has no per-event samples (samples_us.%s)",
+			   !va ? "A" : "B", s->latency);
+	} else {
+		rc = il_stats_runs_blocked(va, na, vb, nb, s->q, o->alpha, o->resamples, o->seed,
+					   &r->cmp);
+		if (rc < 0)
+			not_enough(r, "no comparison: %s", strerror(-rc));
+	}
+	free(va);
+	free(vb);
+}
+
+/* --- output ------------------------------------------------------------- */
+static void fmt_num(char *buf, size_t len, double v, const char *fmt)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, fmt, v);
+}
+
+static void print_info_row(const char *label, double a, double b, const char *fmt)
+{
+	char sa[32], sb[32], sr[32];
+
+	fmt_num(sa, sizeof(sa), a, fmt);
+	fmt_num(sb, sizeof(sb), b, fmt);
+	fmt_num(sr, sizeof(sr), isnan(a) || a == 0 ? NAN : b / a, "%.2f");
+	printf("%-40s %12s %12s %7s\n", label, sa, sb, sr);
+}
+
+static void print_verdict_row(const struct stat_row *s, const struct row_result *r)
+{
+	char label[64], sa[32], sb[32], sr[32], ci[48];
+
+	if (s->key)
+		snprintf(label, sizeof(label), "%s", s->key);
+	else
+		snprintf(label, sizeof(label), "%s %s (us)", s->latency, s->stat);
+	fmt_num(sa, sizeof(sa), r->a, "%.1f");
+	fmt_num(sb, sizeof(sb), r->b, "%.1f");
+	fmt_num(sr, sizeof(sr), r->cmp.estimate, s->scale == IL_STATS_RATIO ? "%.3f" : "%+.3f");
+	if (isnan(r->cmp.lo))
+		snprintf(ci, sizeof(ci), "-");
+	else
+		snprintf(ci, sizeof(ci), "%.3f-%.3f", r->cmp.lo, r->cmp.hi);
+	printf("%-40s %12s %12s %7s %13s  %s\n", label, sa, sb, sr, ci,
+	       r->cmp.verdict == IL_VERDICT_NOT_ENOUGH ? r->cmp.why
+						       : il_verdict_name(r->cmp.verdict));
+}
+
+/* Sum over a group's reports of a count; NAN when none has it. */
+static double group_sum(const struct group *g, const char *key)
+{
+	double s = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < g->n; i++) {
+		double x = il_json_num(g->reports[i], key);
+
+		if (!isnan(x)) {
+			s += x;
+			any = true;
+		}
+	}
+	return any ? s : NAN;
+}
+
+static double group_extreme(const struct group *g, const char *key, bool max)
+{
+	double best = NAN;
+
+	for (size_t i = 0; i < g->n; i++) {
+		double x = il_json_num(g->reports[i], key);
+
+		if (!isnan(x) && (isnan(best) || (max ? x > best : x < best)))
+			best = x;
+	}
+	return best;
+}
+
+static void print_header(const struct group *a, const struct group *b, bool rounds,
+			 const struct opts *o, const struct row_result *res, const char *head);
+static void print_latencies(const struct group *a, const struct group *b, const struct opts *o,
+			    const struct row_result *res);
+
+static void print_text(const struct group *a, const struct group *b, bool rounds,
+		       const struct opts *o, const struct row_result *res)
+{
+	const char *head =
+	    o->nrows && o->rows[0].key && o->rows[0].scale == IL_STATS_DIFF ? "B-A" : "B/A";
+	bool metrics = o->nrows && o->rows[0].key;
+
+	print_header(a, b, rounds, o, res, head);
+	if (metrics) {
+		for (size_t i = 0; i < o->nrows; i++)
+			print_verdict_row(&o->rows[i], &res[i]);
+		return;
+	}
+	print_latencies(a, b, o, res);
+}
+
+static void print_header(const struct group *a, const struct group *b, bool rounds,
+			 const struct opts *o, const struct row_result *res, const char *head)
+{
+	static const char *const ev[][2] = {{"events.sent", "events sent"},
+					    {"events.completed", "completed"},
+					    {"events.timed_out", "timed out"}};
+
+	printf("# inputlat compare\n# A = %s (%zu run%s, policy %s)\n# B = %s (%zu run%s, policy "
+	       "%s)\n",
+	       a->label, a->n, a->n == 1 ? "" : "s", a->policy, b->label, b->n,
+	       b->n == 1 ? "" : "s", b->policy);
+	printf("# %s; %.0f%% intervals; seed %llu\n",
+	       res[0].cmp.method[0] ? res[0].cmp.method : "-", 100 * (1 - o->alpha),
+	       (unsigned long long)o->seed);
+	if (rounds)
+		printf("# A and B columns: %s over the rounds of each round's value\n",
+		       strcmp(head, "B/A") == 0 ? "geometric mean" : "mean");
+	else
+		printf(
+		    "# one run each: the intervals cover the variation within a run only (blocked\n"
+		    "# bootstrap over consecutive events), not from run to run; compare 4 or more\n"
+		    "# rounds a side (a directory or a comma-separated list) for verdicts that "
+		    "hold\n"
+		    "# their error rate\n");
+	printf("%-40s %12s %12s %7s %13s  %s\n", "#", "A", "B", head, "interval", "verdict");
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		print_info_row(ev[i][1], group_sum(a, ev[i][0]), group_sum(b, ev[i][0]), "%.0f");
+}
+
+static void print_latencies(const struct group *a, const struct group *b, const struct opts *o,
+			    const struct row_result *res)
+{
+	char key[64], label[64];
+
+	for (size_t i = 0; i < o->nrows; i++)
+		print_verdict_row(&o->rows[i], &res[i]);
+	for (int lat = 0; lat < 2; lat++) {
+		const char *what = lat ? "presentation" : "processing";
+
+		snprintf(key, sizeof(key), "latency_us.%s.min", what);
+		snprintf(label, sizeof(label), "%s min (us, lowest round)", what);
+		print_info_row(label, group_extreme(a, key, false), group_extreme(b, key, false),
+			       "%.1f");
+		snprintf(key, sizeof(key), "latency_us.%s.max", what);
+		snprintf(label, sizeof(label), "%s max (us, highest round)", what);
+		print_info_row(label, group_extreme(a, key, true), group_extreme(b, key, true),
+			       "%.1f");
+	}
+	for (int k = 1; k <= 12; k++) {
+		double va[MAX_ROUNDS], vb[MAX_ROUNDS];
+		size_t na = 0, nb = 0;
+		const char *name = NULL;
+
+		for (int side = 0; side < 2; side++) {
+			const struct group *g = side ? b : a;
+
+			for (size_t i = 0; i < g->n; i++) {
+				const cJSON *h;
+
+				cJSON_ArrayForEach(h, il_json_get(g->reports[i], "hops"))
+				{
+					const cJSON *idx =
+					    cJSON_GetObjectItemCaseSensitive(h, "index");
+					double p50 = il_json_num(h, "p50_us");
+
+					if (!cJSON_IsNumber(idx) || idx->valueint != k ||
+					    isnan(p50) || p50 <= 0)
+						continue;
+					if (!name)
+						name = cJSON_GetStringValue(
+						    cJSON_GetObjectItemCaseSensitive(h, "name"));
+					if (side)
+						vb[nb++] = p50;
+					else
+						va[na++] = p50;
+				}
+			}
+		}
+		if (!na && !nb)
+			continue;
+		snprintf(label, sizeof(label), "hop %2d %s p50 (us)", k, name ? name : "");
+		print_info_row(label, geomean(va, na), geomean(vb, nb), "%.1f");
+	}
+}
+
+static cJSON *num_or_null(double v)
+{
+	return isnan(v) || isinf(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v);
+}
+
+static cJSON *group_json(const struct group *g)
+{
+	cJSON *o = cJSON_CreateObject(), *paths = cJSON_CreateArray();
+
+	cJSON_AddStringToObject(o, "label", g->label);
+	cJSON_AddStringToObject(o, "policy", g->policy);
+	cJSON_AddNumberToObject(o, "runs", (double)g->n);
+	for (size_t i = 0; i < g->n; i++)
+		cJSON_AddItemToArray(paths, cJSON_CreateString(g->paths[i]));
+	cJSON_AddItemToObject(o, "reports", paths);
+	cJSON_AddItemToObject(o, "events_sent", num_or_null(group_sum(g, "events.sent")));
+	cJSON_AddItemToObject(o, "events_completed", num_or_null(group_sum(g, "events.completed")));
+	cJSON_AddItemToObject(o, "events_timed_out", num_or_null(group_sum(g, "events.timed_out")));
+	return o;
+}
+
+static cJSON *row_json(const struct stat_row *s, const struct row_result *r, size_t group)
+{
+	cJSON *o = cJSON_CreateObject(), *ra = cJSON_CreateArray(), *rb = cJSON_CreateArray();
+
+	cJSON_AddNumberToObject(o, "group", (double)group);
+	if (s->key) {
+		cJSON_AddNullToObject(o, "latency");
+		cJSON_AddStringToObject(o, "stat", s->key);
+	} else {
+		cJSON_AddStringToObject(o, "latency", s->latency);
+		cJSON_AddStringToObject(o, "stat", s->stat);
+	}
+	cJSON_AddStringToObject(o, "scale", s->scale == IL_STATS_RATIO ? "ratio" : "diff");
+	cJSON_AddItemToObject(o, "a", num_or_null(r->a));
+	cJSON_AddItemToObject(o, "b", num_or_null(r->b));
+	cJSON_AddItemToObject(o, "estimate", num_or_null(r->cmp.estimate));
+	/* B/A on the ratio scale; null for a difference. */
+	cJSON_AddItemToObject(o, "ratio",
+			      num_or_null(s->scale == IL_STATS_RATIO ? r->cmp.estimate : NAN));
+	cJSON_AddItemToObject(o, "lo", num_or_null(r->cmp.lo));
+	cJSON_AddItemToObject(o, "hi", num_or_null(r->cmp.hi));
+	cJSON_AddStringToObject(o, "verdict", il_verdict_name(r->cmp.verdict));
+	if (r->cmp.why[0])
+		cJSON_AddStringToObject(o, "why", r->cmp.why);
+	else
+		cJSON_AddNullToObject(o, "why");
+	cJSON_AddItemToObject(o, "p_value", num_or_null(r->cmp.p_value));
+	cJSON_AddStringToObject(o, "method", r->cmp.method);
+	cJSON_AddBoolToObject(o, "exact", r->cmp.exact);
+	cJSON_AddNumberToObject(o, "resamples", (double)r->cmp.resamples);
+	cJSON_AddNumberToObject(o, "seed", (double)r->cmp.seed);
+	for (size_t i = 0; i < r->na; i++)
+		cJSON_AddItemToArray(ra, cJSON_CreateNumber(r->a_rounds[i]));
+	for (size_t i = 0; i < r->nb; i++)
+		cJSON_AddItemToArray(rb, cJSON_CreateNumber(r->b_rounds[i]));
+	cJSON_AddItemToObject(o, "a_rounds", ra);
+	cJSON_AddItemToObject(o, "b_rounds", rb);
+	return o;
+}
+
+/* --- the verb ------------------------------------------------------------ */
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+	    {"alpha", required_argument, NULL, 'a'},	 {"help", no_argument, NULL, 'h'},
+	    {"json", required_argument, NULL, 'j'},	 {"metric", required_argument, NULL, 'm'},
+	    {"resamples", required_argument, NULL, 'r'}, {"seed", required_argument, NULL, 's'},
+	    {"unit", required_argument, NULL, 'u'},	 {NULL, 0, NULL, 0},
+	};
+	uint64_t v;
+	char what[300];
+	int c;
 
 	optind = 0; /* glibc: rescan from argv[1] whatever main parsed before. */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:hr:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:a:hj:m:r:s:u:", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'a':
+			if (il_parse_double(optarg, 1e-6, 0.5, &o->alpha) < 0) {
+				snprintf(what, sizeof(what),
+					 "--alpha '%s': expected a number from 0.000001 to 0.5",
+					 optarg);
+				usage_line(what);
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'j':
+			o->json_path = optarg;
+			break;
+		case 'm': {
+			struct stat_row *m = &o->rows[o->nrows];
+			const char *key = strchr(optarg, ':');
+
+			if (o->nrows >= MAX_ROWS || !key || !key[1] ||
+			    (strncmp(optarg, "ratio:", 6) && strncmp(optarg, "diff:", 5))) {
+				snprintf(
+				    what, sizeof(what),
+				    "--metric '%s': expected ratio:KEY or diff:KEY (at most %d)",
+				    optarg, MAX_ROWS);
+				usage_line(what);
+				return 2;
+			}
+			*m = (struct stat_row){.key = key + 1,
+					       .q = IL_STATS_MEAN,
+					       .scale = optarg[0] == 'r' ? IL_STATS_RATIO
+									 : IL_STATS_DIFF};
+			if (o->nrows && o->rows[0].scale != m->scale) {
+				usage_line(
+				    "--metric: use one scale (all ratio: or all diff:) per call");
+				return 2;
+			}
+			o->nrows++;
+			break;
+		}
 		case 'r':
-			if (il_parse_u64(optarg, 1, 1000000, &resamples) < 0) {
-				fprintf(stderr, "compare: --resamples '%s': expected a whole number from 1 to 1000000\n",
-					optarg);
+			if (il_parse_u64(optarg, 1, 1000000, &v) < 0) {
+				snprintf(
+				    what, sizeof(what),
+				    "--resamples '%s': expected a whole number from 1 to 1000000",
+				    optarg);
+				usage_line(what);
+				return 2;
+			}
+			o->resamples = (unsigned)v;
+			break;
+		case 's':
+			if (il_parse_u64(optarg, 0, UINT64_MAX, &o->seed) < 0) {
+				snprintf(what, sizeof(what), "--seed '%s': expected a whole number",
+					 optarg);
+				usage_line(what);
+				return 2;
+			}
+			break;
+		case 'u':
+			if (strcmp(optarg, "auto") == 0)
+				o->unit = UNIT_AUTO;
+			else if (strcmp(optarg, "round") == 0)
+				o->unit = UNIT_ROUND;
+			else if (strcmp(optarg, "event") == 0)
+				o->unit = UNIT_EVENT;
+			else {
+				snprintf(what, sizeof(what),
+					 "--unit '%s': expected round, event or auto", optarg);
+				usage_line(what);
 				return 2;
 			}
 			break;
 		case ':':
-			fprintf(stderr, "compare: %s needs a value; usage: inputlat compare [--resamples N] A.json B.json\n",
-				argv[optind - 1]);
+			snprintf(what, sizeof(what), "%s needs a value", argv[optind - 1]);
+			usage_line(what);
 			return 2;
 		default:
-			fprintf(stderr, "compare: unknown option '%s'; usage: inputlat compare [--resamples N] A.json B.json\n",
-				argv[optind - 1]);
+			snprintf(what, sizeof(what), "unknown option '%s'", argv[optind - 1]);
+			usage_line(what);
 			return 2;
 		}
 	}
-	if (argc - optind != 2) {
-		fprintf(stderr, "compare: expected two report files, got %d; usage: inputlat compare [--resamples N] A.json B.json\n",
-			argc - optind);
+	return -1;
+}
+
+int il_cmd_compare(int argc, char **argv)
+{
+	struct opts o = {
+	    .alpha = IL_STATS_ALPHA, .seed = IL_STATS_SEED, .resamples = IL_STATS_RESAMPLES};
+	struct group *groups = NULL;
+	struct row_result *res = NULL;
+	size_t ngroups;
+	cJSON *root = NULL, *arr;
+	bool rounds = false;
+	int rc;
+
+	rc = parse_opts(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	if (!o.nrows) {
+		memcpy(o.rows, latency_rows, sizeof(latency_rows));
+		o.nrows = NLATENCY_ROWS;
+	}
+	ngroups = (size_t)(argc - optind);
+	if (ngroups < 2 || ngroups > MAX_GROUPS) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "expected 2 to %d groups of reports, got %zu",
+			 MAX_GROUPS, ngroups);
+		usage_line(what);
 		return 2;
 	}
-	if (load_report(&a, argv[optind]) == 0 && load_report(&b, argv[optind + 1]) == 0) {
-		print_comparison(&a, &b, (unsigned)resamples);
-		rc = 0;
+	groups = calloc(ngroups, sizeof(*groups));
+	res = calloc(o.nrows * ngroups, sizeof(*res));
+	if (!groups || !res) {
+		fprintf(stderr, "compare: out of memory\n");
+		rc = 1;
+		goto out;
 	}
-	free(a.samples);
-	free(b.samples);
-	cJSON_Delete(a.root);
-	cJSON_Delete(b.root);
+	rc = 0;
+	for (size_t i = 0; i < ngroups && rc == 0; i++)
+		if (group_load(&groups[i], argv[optind + (int)i]) < 0)
+			rc = 2;
+	if (rc)
+		goto out;
+	/* The unit of replication is the round unless every group is one run. */
+	for (size_t i = 0; i < ngroups; i++)
+		rounds |= groups[i].n > 1;
+	if (o.unit != UNIT_AUTO)
+		rounds = o.unit == UNIT_ROUND;
+	if (!rounds)
+		for (size_t i = 0; i < ngroups; i++)
+			if (groups[i].n > 1) {
+				fprintf(stderr,
+					"compare: --unit event compares one run a group; "
+					"%s has %zu\n",
+					groups[i].label, groups[i].n);
+				rc = 2;
+				goto out;
+			}
+
+	for (size_t g = 1; g < ngroups; g++)
+		for (size_t i = 0; i < o.nrows; i++) {
+			if (rounds)
+				compare_rounds(&groups[0], &groups[g], &o.rows[i], &o,
+					       &res[g * o.nrows + i]);
+			else
+				compare_runs(&groups[0], &groups[g], &o.rows[i], &o,
+					     &res[g * o.nrows + i]);
+		}
+
+	if (!o.json_path || strcmp(o.json_path, "-") != 0)
+		for (size_t g = 1; g < ngroups; g++) {
+			if (g > 1)
+				printf("\n");
+			print_text(&groups[0], &groups[g], rounds, &o, &res[g * o.nrows]);
+		}
+	if (o.json_path) {
+		char *cmdline = il_cmdline_join("inputlat", argc, argv);
+
+		root = il_header_new(FILE_VERSION, cmdline, NULL);
+		free(cmdline);
+		if (!root) {
+			fprintf(stderr, "compare: out of memory\n");
+			rc = 1;
+			goto out;
+		}
+		cJSON_AddStringToObject(root, "unit", rounds ? "round" : "event");
+		cJSON_AddNumberToObject(root, "alpha", o.alpha);
+		cJSON_AddNumberToObject(root, "seed", (double)o.seed);
+		cJSON_AddNumberToObject(root, "resamples", (double)o.resamples);
+		arr = cJSON_AddArrayToObject(root, "groups");
+		for (size_t g = 0; g < ngroups; g++)
+			cJSON_AddItemToArray(arr, group_json(&groups[g]));
+		arr = cJSON_AddArrayToObject(root, "comparisons");
+		for (size_t g = 1; g < ngroups; g++)
+			for (size_t i = 0; i < o.nrows; i++)
+				cJSON_AddItemToArray(
+				    arr, row_json(&o.rows[i], &res[g * o.nrows + i], g));
+		if (strcmp(o.json_path, "-") == 0) {
+			char *text = cJSON_Print(root);
+
+			if (text) {
+				puts(text);
+				free(text);
+			}
+		} else {
+			int w = il_json_write(o.json_path, root);
+
+			if (w < 0) {
+				fprintf(stderr, "compare: cannot write %s: %s\n", o.json_path,
+					strerror(-w));
+				rc = 1;
+			}
+		}
+	}
+out:
+	cJSON_Delete(root);
+	for (size_t g = 0; groups && g < ngroups; g++)
+		group_free(&groups[g]);
+	free(groups);
+	free(res);
 	return rc;
 }

@@ -82,26 +82,40 @@ static int show(const char *what, const char *builtin_dir)
 	}
 	printf("# policy %s (%s)\n# %s\n", il_policy_name(p), il_policy_path(p),
 	       il_policy_description(p));
-	printf("%-11s %-9s %4s %4s %8s %10s %11s %9s %s\n", "role", "class", "prio", "nice",
-	       "slice_us", "runtime_us", "deadline_us", "period_us", "cpus");
-	for (int r = 0; r < IL_ROLE_COUNT; r++) {
-		const struct il_role_attrs *a = il_policy_role(p, (enum il_role)r);
+	printf("%-13s %-9s %4s %4s %8s %10s %11s %9s %-5s %s\n", "role/thread", "class", "prio",
+	       "nice", "slice_us", "runtime_us", "deadline_us", "period_us", "cpus", "uclamp_%");
+	const struct il_role_attrs *a;
+	const char *label;
+	for (size_t i = 0; (a = il_policy_attrs_at(p, i, &label)); i++) {
 		bool fair = il_sched_class_is_fair(a->sched_class);
 		bool rt = il_sched_class_is_rt(a->sched_class);
 		bool dl = a->sched_class == SCHED_DEADLINE;
-		char b[6][24], cpus[64] = "all";
+		char b[6][24], cpus[64] = "all", clamp[64] = "-";
 		if (a->has_cpus)
 			il_cpuset_format(&a->cpus, cpus, sizeof(cpus));
-		printf("%-11s %-9s %4s %4s %8s %10s %11s %9s %s\n",
-		       il_role_name((enum il_role)r), il_sched_class_name(a->sched_class),
+		/* "min 20 max 100 (optional)": the kernel may lack uclamp. */
+		if (a->has_uclamp_min || a->has_uclamp_max) {
+			int n = 0;
+			if (a->has_uclamp_min)
+				n = snprintf(clamp, sizeof(clamp), "min %u%s", a->uclamp_min_pct,
+					     a->optional & IL_OPT_UCLAMP_MIN ? "?" : "");
+			if (a->has_uclamp_max)
+				snprintf(clamp + n, sizeof(clamp) - (size_t)n, "%smax %u%s",
+					 n ? " " : "", a->uclamp_max_pct,
+					 a->optional & IL_OPT_UCLAMP_MAX ? "?" : "");
+		}
+		printf("%-13s %-9s %4s %4s %8s %10s %11s %9s %-5s %s\n", label,
+		       il_sched_class_name(a->sched_class),
 		       num(b[0], sizeof(b[0]), rt, a->priority),
 		       num(b[1], sizeof(b[1]), fair, a->nice),
 		       a->slice_ns ? num(b[2], sizeof(b[2]), true, (int64_t)(a->slice_ns / 1000))
 				   : fair ? "default" : "-",
 		       num(b[3], sizeof(b[3]), dl, (int64_t)(a->dl_runtime_ns / 1000)),
 		       num(b[4], sizeof(b[4]), dl, (int64_t)(a->dl_deadline_ns / 1000)),
-		       num(b[5], sizeof(b[5]), dl, (int64_t)(a->dl_period_ns / 1000)), cpus);
+		       num(b[5], sizeof(b[5]), dl, (int64_t)(a->dl_period_ns / 1000)), cpus, clamp);
 	}
+	printf("# a thread's row replaces its role's row for that thread; '?' marks an optional "
+	       "setting\n");
 	show_knobs(il_policy_knobs(p));
 	il_policy_free(p);
 	return 0;

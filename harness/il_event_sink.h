@@ -58,6 +58,9 @@ struct il_event {
 	 * COMPLETED, or TIMED_OUT after presentation came too late).
 	 */
 	const struct il_msg *msg;
+	/* One of the first --warmup events: outputs keep it, flagged; no
+	 * statistic counts it. */
+	bool warmup;
 };
 
 /* What a sink learns when measuring starts. */

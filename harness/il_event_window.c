@@ -15,7 +15,8 @@ struct il_event_window {
 	uint64_t max_id;
 	uint64_t base; /* oldest id not yet delivered (1-based) */
 	uint64_t sent; /* highest id injected or opened */
-	uint64_t pending, completed, timed_out, max_held;
+	uint64_t pending, completed, timed_out, max_held; /* completed, timed_out: measured ids */
+	uint64_t warmup, warmup_completed, warmup_timed_out; /* ids 1..warmup */
 	struct il_event_sinks *sinks;
 };
 
@@ -81,7 +82,10 @@ static int reserve(struct il_event_window *w, uint64_t id)
 
 static void deliver(struct il_event_window *w, struct slot *s, uint64_t id)
 {
-	struct il_event ev = {.id = id, .state = (enum il_event_state)s->state, .msg = &s->msg};
+	struct il_event ev = {.id = id,
+			      .state = (enum il_event_state)s->state,
+			      .msg = &s->msg,
+			      .warmup = id <= w->warmup};
 
 	il_event_sinks_event(w->sinks, &ev);
 }
@@ -187,10 +191,10 @@ enum il_record_verdict il_event_window_record(struct il_event_window *w, const s
 	w->pending--;
 	if (m->stamp_ns[IL_STAMP_PRESENTED] - keep.stamp_ns[IL_STAMP_INJECT] > timeout_ns) {
 		s->state = IL_EV_TIMED_OUT;
-		w->timed_out++;
+		(*(id <= w->warmup ? &w->warmup_timed_out : &w->timed_out))++;
 	} else {
 		s->state = IL_EV_COMPLETED;
-		w->completed++;
+		(*(id <= w->warmup ? &w->warmup_completed : &w->completed))++;
 	}
 	release(w);
 	return s->state == IL_EV_COMPLETED ? IL_RECORD_COMPLETED : IL_RECORD_TIMED_OUT;
@@ -209,7 +213,7 @@ void il_event_window_expire(struct il_event_window *w, uint64_t now_ns, uint64_t
 		if (s->state == IL_EV_PENDING) {
 			s->state = IL_EV_TIMED_OUT;
 			w->pending--;
-			w->timed_out++;
+			(*(id <= w->warmup ? &w->warmup_timed_out : &w->timed_out))++;
 		} else if (id == w->base) {
 			/* An evdev id that never came: it leaves as unsent. */
 			deliver(w, s, id);
@@ -244,6 +248,21 @@ uint64_t il_event_window_completed(const struct il_event_window *w)
 uint64_t il_event_window_timed_out(const struct il_event_window *w)
 {
 	return w->timed_out;
+}
+
+void il_event_window_set_warmup(struct il_event_window *w, uint64_t n)
+{
+	w->warmup = n;
+}
+
+uint64_t il_event_window_warmup_completed(const struct il_event_window *w)
+{
+	return w->warmup_completed;
+}
+
+uint64_t il_event_window_warmup_timed_out(const struct il_event_window *w)
+{
+	return w->warmup_timed_out;
 }
 
 uint64_t il_event_window_slots(const struct il_event_window *w)

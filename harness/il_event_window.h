@@ -71,6 +71,15 @@ uint64_t il_event_window_sent(const struct il_event_window *w);
 uint64_t il_event_window_pending(const struct il_event_window *w);
 uint64_t il_event_window_completed(const struct il_event_window *w);
 uint64_t il_event_window_timed_out(const struct il_event_window *w);
+
+/*
+ * Ids 1..n are warm-up events (--warmup): delivered with ev.warmup set,
+ * and counted apart: il_event_window_completed and _timed_out count the
+ * measured ids only, these two the warm-up ones.
+ */
+void il_event_window_set_warmup(struct il_event_window *w, uint64_t n);
+uint64_t il_event_window_warmup_completed(const struct il_event_window *w);
+uint64_t il_event_window_warmup_timed_out(const struct il_event_window *w);
 /* Slots allocated now, and the most events ever held at once. */
 uint64_t il_event_window_slots(const struct il_event_window *w);
 uint64_t il_event_window_max_held(const struct il_event_window *w);

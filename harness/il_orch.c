@@ -358,7 +358,7 @@ static void inject(struct il_run *r)
 
 	if (r->phase != IL_PH_RUNNING)
 		return;
-	if (il_event_window_sent(r->events) >= r->o->events) {
+	if (il_event_window_sent(r->events) >= il_run_opts_total_events(r->o)) {
 		r->phase = IL_PH_DRAINING;
 		return;
 	}
@@ -404,7 +404,7 @@ static void inject(struct il_run *r)
 		jitter = rng_next(r) % (base_ns / 5 + 1);
 		delay_ns = base_ns - base_ns / 10 + jitter;
 	}
-	if (il_event_window_sent(r->events) >= r->o->events) {
+	if (il_event_window_sent(r->events) >= il_run_opts_total_events(r->o)) {
 		r->phase = IL_PH_DRAINING;
 		return;
 	}
@@ -467,7 +467,7 @@ static void tick_cb(uv_timer_t *t)
 		    now - r->measure_start_ns > il_ms_to_ns(300))
 			send_garbage(r);
 		if (r->phase == IL_PH_RUNNING && r->o->input.kind == IL_INPUT_EVDEV &&
-		    il_event_window_sent(r->events) >= r->o->events)
+		    il_event_window_sent(r->events) >= il_run_opts_total_events(r->o))
 			r->phase = IL_PH_DRAINING;
 		if (r->phase == IL_PH_RUNNING && !r->inj && r->o->input.kind != IL_INPUT_EVDEV)
 			r->phase = IL_PH_DRAINING;

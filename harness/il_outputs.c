@@ -44,8 +44,10 @@ static int records_event(void *ctx, const struct il_event *ev)
 	const struct il_msg *m = ev->msg;
 	FILE *f = rc->f;
 
-	fprintf(f, "{\"id\":%llu,\"state\":\"%s\",\"kernel_ns\":%llu", (unsigned long long)ev->id,
-		il_event_state_name(ev->state), (unsigned long long)m->kernel_ns);
+	/* Warm-up events are kept here, flagged; no statistic uses them. */
+	fprintf(f, "{\"id\":%llu,\"state\":\"%s\",\"warmup\":%s,\"kernel_ns\":%llu",
+		(unsigned long long)ev->id, il_event_state_name(ev->state),
+		ev->warmup ? "true" : "false", (unsigned long long)m->kernel_ns);
 	put_u64_array(f, "stamp_ns", m->stamp_ns);
 	put_u64_array(f, "end_ns", m->end_ns);
 	put_u32_array(f, "tid", m->tid);

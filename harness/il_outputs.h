@@ -16,7 +16,7 @@
 #include "il_event_sink.h"
 
 /*
- * --records FILE: {"id","state","kernel_ns","stamp_ns"[13],"end_ns"[13],
+ * --records FILE: {"id","state","warmup","kernel_ns","stamp_ns"[13],"end_ns"[13],
  * "tid"[13],"cpu"[13] (null when unknown),"work_cpu_ns"[13]} per event, in
  * id order, every event the run sent (completed, timed out, or pending at
  * the end). Returns 0 or -errno after one line on stderr.

@@ -10,6 +10,9 @@
 #ifndef IL_LIBEXECDIR
 #define IL_LIBEXECDIR "/usr/local/libexec/inputlat"
 #endif
+#ifndef IL_JSDIR
+#define IL_JSDIR "/usr/local/share/inputlat/js"
+#endif
 #ifndef IL_POLICYDIR
 #define IL_POLICYDIR "/usr/local/share/inputlat/policies"
 #endif
@@ -58,6 +61,25 @@ int il_paths_children(char *buf, size_t len, char *err, size_t errlen)
 	snprintf(err, errlen, "cannot find browser-sim next to inputlat or in %s: build or install all targets",
 		 IL_LIBEXECDIR);
 	return -ENOENT;
+}
+
+void il_paths_js(char *buf, size_t len)
+{
+	const char *env = getenv("IL_JS_DIR");
+	char dir[4096], p[4200];
+
+	if (env && *env) {
+		snprintf(buf, len, "%s", env);
+		return;
+	}
+	if (self_dir(dir, sizeof(dir)) == 0) {
+		snprintf(p, sizeof(p), "%s/js", dir);
+		if (access(p, R_OK | X_OK) == 0) {
+			snprintf(buf, len, "%s", p);
+			return;
+		}
+	}
+	snprintf(buf, len, "%s", IL_JSDIR);
 }
 
 void il_paths_policies(char *buf, size_t len)

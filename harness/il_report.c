@@ -2,6 +2,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +16,18 @@
 #include "il_file.h"
 #include "il_header.h"
 #include "il_hist.h"
+#include "il_memlock.h"
 #include "il_rss.h"
 #include "il_result.h"
 #include "il_run_stats.h"
 #include "il_trace.h"
 
 #define IL_JSON_FILE_VERSION 1
+/* A handler whose measured work is further than this from its
+ * configured work makes the run's latencies doubtful. */
+#define WORK_TOLERANCE 0.10
+/* Fewer handlers than this and one slow one moves the p50: no judgement. */
+#define WORK_MIN_HANDLERS 20
 
 static int report_close(FILE *f, const char *path)
 {
@@ -34,35 +43,56 @@ static double us(uint64_t ns)
 	return il_ns_to_us(ns);
 }
 
+/* " Min 1483 P50 1585 P99 2279 Max 2279", or "-" for each when nothing completed. */
+static void summary_part(char *buf, size_t len, const struct il_hist *h)
+{
+	if (!il_hist_count(h)) {
+		snprintf(buf, len, "Min - P50 - P99 - Max -");
+		return;
+	}
+	snprintf(buf, len, "Min %.0f P50 %.0f P99 %.0f Max %.0f", us(il_hist_min(h)),
+		 us(il_hist_percentile(h, 50)), us(il_hist_percentile(h, 99)), us(il_hist_max(h)));
+}
+
 void il_report_summary(const struct il_result *r)
 {
 	const struct il_run_stats *h = r->run_stats;
+	char proc[128], pres[128];
 
-	/* One line, cyclictest-like: counts, then min/p50/p99/max per latency in us. */
-	printf("inputlat: policy %s events %llu completed %llu timed_out %llu invalid_frames %llu | "
-	       "processing us Min %.0f P50 %.0f P99 %.0f Max %.0f | "
-	       "presentation us Min %.0f P50 %.0f P99 %.0f Max %.0f\n",
+	summary_part(proc, sizeof(proc), h->processing);
+	summary_part(pres, sizeof(pres), h->presentation);
+	/* One line, cyclictest-like: counts, then min/p50/p99/max per latency in
+	 * us. The counts are the measured events; warm-up ones come after. */
+	printf("inputlat: policy %s events %llu completed %llu timed_out %llu invalid_frames %llu "
+	       "warmup %llu | processing us %s | presentation us %s\n",
 	       il_policy_name(r->policy), (unsigned long long)r->nsent,
 	       (unsigned long long)r->completed, (unsigned long long)r->timed_out,
-	       (unsigned long long)r->invalid_frames, us(il_hist_min(h->processing)),
-	       us(il_hist_percentile(h->processing, 50)), us(il_hist_percentile(h->processing, 99)),
-	       us(il_hist_max(h->processing)), us(il_hist_min(h->presentation)),
-	       us(il_hist_percentile(h->presentation, 50)), us(il_hist_percentile(h->presentation, 99)),
-	       us(il_hist_max(h->presentation)));
+	       (unsigned long long)r->invalid_frames, (unsigned long long)r->warmup, proc, pres);
 	fflush(stdout);
+}
+
+/* A percentile of h in us, or null when nothing was recorded (never 0). */
+static cJSON *pct_json(const struct il_hist *h, double p)
+{
+	return il_hist_count(h) ? cJSON_CreateNumber(us(il_hist_percentile(h, p)))
+				: cJSON_CreateNull();
 }
 
 static cJSON *latency_json(const struct il_hist *h)
 {
 	cJSON *o = cJSON_CreateObject();
+	bool any = il_hist_count(h) > 0;
 
-	cJSON_AddNumberToObject(o, "min", us(il_hist_min(h)));
-	cJSON_AddNumberToObject(o, "p50", us(il_hist_percentile(h, 50)));
-	cJSON_AddNumberToObject(o, "p90", us(il_hist_percentile(h, 90)));
-	cJSON_AddNumberToObject(o, "p99", us(il_hist_percentile(h, 99)));
-	cJSON_AddNumberToObject(o, "p999", us(il_hist_percentile(h, 99.9)));
-	cJSON_AddNumberToObject(o, "max", us(il_hist_max(h)));
-	cJSON_AddNumberToObject(o, "mean", il_hist_mean(h) / 1e3);
+	cJSON_AddItemToObject(o, "min",
+			      any ? cJSON_CreateNumber(us(il_hist_min(h))) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "p50", pct_json(h, 50));
+	cJSON_AddItemToObject(o, "p90", pct_json(h, 90));
+	cJSON_AddItemToObject(o, "p99", pct_json(h, 99));
+	cJSON_AddItemToObject(o, "p999", pct_json(h, 99.9));
+	cJSON_AddItemToObject(o, "max",
+			      any ? cJSON_CreateNumber(us(il_hist_max(h))) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "mean",
+			      any ? cJSON_CreateNumber(il_hist_mean(h) / 1e3) : cJSON_CreateNull());
 	cJSON_AddNumberToObject(o, "count", (double)il_hist_count(h));
 	return o;
 }
@@ -71,6 +101,7 @@ static cJSON *latency_json(const struct il_hist *h)
 static void kernel_json(const struct il_result *r, cJSON *k)
 {
 	cJSON *fs = cJSON_CreateObject();
+	const cJSON *f;
 
 	if (r->rt_runtime_us == LLONG_MIN)
 		cJSON_AddNullToObject(k, "sched_rt_runtime_us");
@@ -89,6 +120,26 @@ static void kernel_json(const struct il_result *r, cJSON *k)
 		cJSON_AddNullToObject(fs, "period_ns");
 	cJSON_AddStringToObject(fs, "why", r->fs.why);
 	cJSON_AddItemToObject(k, "fair_server", fs);
+	/* preempt, sched_features, servers per CPU, RT groups, uclamp, sched_ext. */
+	cJSON_ArrayForEach(f, r->kernel_facts)
+		cJSON_AddItemToObject(k, f->string, cJSON_Duplicate(f, 1));
+}
+
+/* The machine: CPU model, hypervisor, and steal during the run. */
+static cJSON *system_json(const struct il_result *r)
+{
+	cJSON *s = r->system_facts ? cJSON_Duplicate(r->system_facts, 1) : cJSON_CreateObject();
+
+	if (!r->system_facts) {
+		cJSON_AddStringToObject(s, "cpu_model", "unreadable: the run ended before it was read");
+		cJSON_AddStringToObject(s, "hypervisor", "unreadable: the run ended before it was read");
+	}
+	if (r->steal_pct >= 0)
+		cJSON_AddNumberToObject(s, "steal_pct", r->steal_pct);
+	else
+		cJSON_AddStringToObject(s, "steal_pct", r->steal_why && r->steal_why[0] ? r->steal_why
+					: "unreadable: the run ended before it was measured");
+	return s;
 }
 
 static cJSON *scenario_json(const struct il_result *r)
@@ -109,8 +160,12 @@ static cJSON *scenario_json(const struct il_result *r)
 		cJSON_AddNumberToObject(w, il_chain_thread(t)->name, (double)o->work_us[t]);
 	cJSON_AddItemToObject(s, "work_us", w);
 	cJSON_AddNumberToObject(s, "hog_threads", (double)o->hog_threads);
-	cJSON_AddStringToObject(s, "hog_mode", o->hog_threads ? (o->hog_mode == IL_HOG_MODE_BURSTY ? "bursty" : "busy") : "none");
+	cJSON_AddStringToObject(s, "hog_mode", o->hog_threads ? il_hog_mode_name_of(o->hog_mode) : "none");
 	cJSON_AddNumberToObject(s, "load_threads", (double)o->load_threads);
+	if (o->background)
+		cJSON_AddStringToObject(s, "background", o->background);
+	else
+		cJSON_AddNullToObject(s, "background");
 	cJSON_AddStringToObject(s, "lock", il_lock_kind_name(o->lock));
 	return s;
 }
@@ -131,12 +186,19 @@ static cJSON *hops_json(const struct il_run_stats *h)
 		cJSON_AddBoolToObject(o, "in_processing", k <= IL_STAMP_PROCESSED);
 		cJSON_AddStringToObject(o, "from", il_chain_hop_from(d));
 		cJSON_AddStringToObject(o, "to", il_chain_hop_to(d));
-		cJSON_AddNumberToObject(o, "p50_us", us(il_hist_percentile(h->hop[k], 50)));
-		cJSON_AddNumberToObject(o, "p99_us", us(il_hist_percentile(h->hop[k], 99)));
-		cJSON_AddNumberToObject(o, "max_us", us(il_hist_max(h->hop[k])));
+		cJSON_AddItemToObject(o, "p50_us", pct_json(h->hop[k], 50));
+		cJSON_AddItemToObject(o, "p99_us", pct_json(h->hop[k], 99));
+		cJSON_AddItemToObject(o, "max_us", il_hist_count(h->hop[k])
+							   ? cJSON_CreateNumber(us(il_hist_max(h->hop[k])))
+							   : cJSON_CreateNull());
+		/* Exact, so the means of hops 1..11 add up to the processing mean
+		 * (per-hop medians do not add up to anything). */
+		cJSON_AddItemToObject(o, "mean_us", il_hist_count(h->hop[k])
+							    ? cJSON_CreateNumber(il_hist_mean(h->hop[k]) / 1e3)
+							    : cJSON_CreateNull());
 		/* From the stamps alone: the sender's handler, then the wait for the receiver's. */
-		cJSON_AddNumberToObject(o, "work_p50_us", us(il_hist_percentile(h->work[k], 50)));
-		cJSON_AddNumberToObject(o, "queue_p50_us", us(il_hist_percentile(h->queue[k], 50)));
+		cJSON_AddItemToObject(o, "work_p50_us", pct_json(h->hop_work[k], 50));
+		cJSON_AddItemToObject(o, "queue_p50_us", pct_json(h->hop_queue[k], 50));
 		/* Where sender and receiver ran: the CPU of stamp k-1 and of stamp k. */
 		cJSON_AddNumberToObject(o, "same_cpu", (double)h->same_cpu[k]);
 		cJSON_AddNumberToObject(o, "cross_cpu", (double)h->cross_cpu[k]);
@@ -246,7 +308,7 @@ static cJSON *histogram_json(const struct il_hist *h)
  * as cJSON nodes would cost ~8 MB for a moment, as text ~1 MB. */
 static cJSON *samples_array(const uint64_t *ns, size_t n)
 {
-	size_t cap = 2 + n * 24, len = 0;
+	size_t cap = 3 + n * 24, len = 0; /* "[", the numbers, "]", NUL */
 	char *text = malloc(cap);
 	cJSON *a;
 
@@ -296,6 +358,175 @@ static void add_child_stat(cJSON *root, const struct il_result *r, enum il_proc_
 		cJSON_AddNullToObject(root, key);
 }
 
+/* --- work accuracy, hygiene, warnings -------------------------------- */
+
+/* One pipeline thread's work: configured per handler, measured (p50). */
+struct work_acc {
+	uint64_t handlers;
+	double configured_us, p50_us, ratio; /* ratio: NAN without work or too few handlers */
+};
+
+/*
+ * Each handler measures the thread CPU time of its work (il_hop_end), so
+ * preemption is not in it: measured / configured is 1 when the calibrated
+ * loop ran as fast as at calibration. A slower CPU (a busy sibling of a
+ * shared core, the hypervisor) or a calibration made while the CPU was
+ * slow moves it.
+ */
+static void work_accuracy(const struct il_result *r, struct work_acc acc[IL_T_COUNT])
+{
+	for (int t = 0; t < IL_T_COUNT; t++) {
+		const struct il_hist *h = r->run_stats->work[t];
+
+		acc[t] = (struct work_acc){ .configured_us = (double)r->o->work_us[t],
+					    .handlers = il_hist_count(h), .p50_us = NAN,
+					    .ratio = NAN };
+		if (acc[t].handlers >= WORK_MIN_HANDLERS && acc[t].configured_us > 0) {
+			/* Less the cost of the measurement itself (two clock reads). */
+			acc[t].p50_us = us(il_hist_percentile(h, 50)) - us(r->clock_overhead_ns);
+			acc[t].ratio = acc[t].p50_us / acc[t].configured_us;
+		}
+	}
+}
+
+static cJSON *num_or_null(double v)
+{
+	return isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v);
+}
+
+static cJSON *work_accuracy_json(const struct il_result *r)
+{
+	struct work_acc acc[IL_T_COUNT];
+	cJSON *o = cJSON_CreateObject(), *th = cJSON_CreateObject();
+	int worst = -1;
+
+	work_accuracy(r, acc);
+	cJSON_AddNumberToObject(o, "tolerance", WORK_TOLERANCE);
+	cJSON_AddNumberToObject(o, "min_handlers", WORK_MIN_HANDLERS);
+	cJSON_AddNumberToObject(o, "loops_per_us", r->loops_per_us);
+	cJSON_AddNumberToObject(o, "test_work_scale", r->o->test.work_scale);
+	cJSON_AddNumberToObject(o, "clock_overhead_ns", (double)r->clock_overhead_ns);
+	for (int t = 0; t < IL_T_COUNT; t++) {
+		const struct il_thread_desc *d = il_chain_thread(t);
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(e, "role", il_role_name(d->role));
+		cJSON_AddNumberToObject(e, "configured_us", acc[t].configured_us);
+		cJSON_AddItemToObject(e, "measured_p50_us", num_or_null(acc[t].p50_us));
+		cJSON_AddItemToObject(e, "ratio", num_or_null(acc[t].ratio));
+		cJSON_AddNumberToObject(e, "handlers", (double)acc[t].handlers);
+		cJSON_AddItemToObject(th, d->name, e);
+		if (!isnan(acc[t].ratio) &&
+		    (worst < 0 || fabs(acc[t].ratio - 1) > fabs(acc[worst].ratio - 1)))
+			worst = t;
+	}
+	if (worst >= 0) {
+		cJSON_AddBoolToObject(o, "ok", fabs(acc[worst].ratio - 1) <= WORK_TOLERANCE);
+		cJSON_AddStringToObject(o, "worst_thread", il_chain_thread(worst)->name);
+		cJSON_AddNumberToObject(o, "worst_ratio", acc[worst].ratio);
+	} else {
+		/* Nothing to judge: too few events completed, or --work none. */
+		cJSON_AddNullToObject(o, "ok");
+		cJSON_AddNullToObject(o, "worst_thread");
+		cJSON_AddNullToObject(o, "worst_ratio");
+	}
+	cJSON_AddItemToObject(o, "threads", th);
+	return o;
+}
+
+static cJSON *hygiene_json(const struct il_result *r)
+{
+	cJSON *o = cJSON_CreateObject(), *ml = cJSON_CreateObject(), *me, *dma;
+
+	cJSON_AddNumberToObject(o, "warmup_events", (double)r->warmup);
+	cJSON_AddNumberToObject(o, "stack_prefault_kib", IL_STACK_PREFAULT_KIB);
+	/* Memory locking, per process: ours here, the children's from their stats. */
+	me = cJSON_AddObjectToObject(ml, "inputlat");
+	cJSON_AddBoolToObject(me, "locked", !r->memlock_why[0]);
+	cJSON_AddNumberToObject(me, "locked_vm_kib", (double)il_memlock_locked_kib());
+	if (r->memlock_why[0])
+		cJSON_AddStringToObject(me, "why", r->memlock_why);
+	for (int i = 0; i < IL_PROC_COUNT; i++) {
+		const cJSON *s = r->stats[i];
+		const cJSON *v = s ? cJSON_GetObjectItemCaseSensitive(s, "memlock") : NULL;
+
+		cJSON_AddItemToObject(ml, il_chain_proc(i)->program,
+				      v ? cJSON_Duplicate(v, 1) : cJSON_CreateNull());
+	}
+	cJSON_AddItemToObject(o, "memlock", ml);
+	dma = cJSON_AddObjectToObject(o, "cpu_dma_latency");
+	cJSON_AddBoolToObject(dma, "held", r->dma_held);
+	if (r->dma_held) {
+		cJSON_AddNumberToObject(dma, "value_us", 0);
+		cJSON_AddNullToObject(dma, "why");
+	} else {
+		cJSON_AddNullToObject(dma, "value_us");
+		cJSON_AddStringToObject(dma, "why", r->dma_why ? r->dma_why : "");
+	}
+	return o;
+}
+
+void il_report_check(const struct il_result *r, struct il_warnings *w)
+{
+	struct work_acc acc[IL_T_COUNT];
+
+	work_accuracy(r, acc);
+	for (int t = 0; t < IL_T_COUNT; t++) {
+		if (isnan(acc[t].ratio) || fabs(acc[t].ratio - 1) <= WORK_TOLERANCE)
+			continue;
+		il_warn(w,
+			"work: %s did %.0f%% of its configured work (%.0f us of CPU per handler, "
+			"p50 over %llu handlers, for %.0f us configured): the CPU's speed during the "
+			"run did not match the calibration (%.0f loops/us), so this run's latencies "
+			"are not comparable with other runs",
+			il_chain_thread(t)->name, 100 * acc[t].ratio, acc[t].p50_us,
+			(unsigned long long)acc[t].handlers, acc[t].configured_us, r->loops_per_us);
+	}
+	if (r->memlock_why && r->memlock_why[0])
+		il_warn(w, "memory: inputlat could not lock its memory: %s", r->memlock_why);
+	for (int i = 0; i < IL_PROC_COUNT; i++) {
+		const cJSON *ml =
+			r->stats[i] ? cJSON_GetObjectItemCaseSensitive(r->stats[i], "memlock") : NULL;
+		const cJSON *why = cJSON_GetObjectItemCaseSensitive(ml, "why");
+
+		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(ml, "locked")))
+			il_warn(w, "memory: %s could not lock its memory: %s", il_chain_proc(i)->program,
+				cJSON_IsString(why) ? why->valuestring : "?");
+	}
+}
+
+void il_warn(struct il_warnings *w, const char *fmt, ...)
+{
+	char msg[sizeof(w->msg[0])];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "inputlat run: warning: %s\n", msg);
+	if (w->n < IL_WARNINGS_MAX)
+		memcpy(w->msg[w->n++], msg, sizeof(msg));
+	else
+		w->dropped++;
+}
+
+/* warnings[]: every warning of the run, [] when there were none. */
+static cJSON *warnings_json(const struct il_result *r)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; r->warnings && i < r->warnings->n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(r->warnings->msg[i]));
+	if (r->warnings && r->warnings->dropped) {
+		char msg[80];
+
+		snprintf(msg, sizeof(msg), "%zu more warnings (printed on stderr)",
+			 r->warnings->dropped);
+		cJSON_AddItemToArray(a, cJSON_CreateString(msg));
+	}
+	return a;
+}
+
 int il_report_json(const struct il_result *r, const char *path)
 {
 	const struct il_run_stats *h = r->run_stats;
@@ -308,6 +539,17 @@ int il_report_json(const struct il_result *r, const char *path)
 	if (!root)
 		return -ENOMEM;
 	kernel_json(r, cJSON_GetObjectItemCaseSensitive(root, "kernel"));
+	cJSON_AddItemToObject(root, "system", system_json(r));
+	/* A double holds integers up to 2^53 exactly; a bigger seed is written
+	 * as its decimal string so that --seed can repeat it. */
+	if (r->seed <= (1ull << 53)) {
+		cJSON_AddNumberToObject(root, "seed", (double)r->seed);
+	} else {
+		char seed[24];
+
+		snprintf(seed, sizeof(seed), "%llu", (unsigned long long)r->seed);
+		cJSON_AddStringToObject(root, "seed", seed);
+	}
 	cJSON_AddStringToObject(root, "policy", il_policy_name(r->policy));
 	cJSON_AddStringToObject(root, "policy_file", il_policy_path(r->policy));
 	cJSON_AddItemToObject(root, "scenario", scenario_json(r));
@@ -317,6 +559,11 @@ int il_report_json(const struct il_result *r, const char *path)
 	if (r->fail_msg[0])
 		cJSON_AddStringToObject(root, "error", r->fail_msg);
 	cJSON_AddBoolToObject(root, "interrupted", r->interrupted);
+	cJSON_AddItemToObject(root, "warnings", warnings_json(r));
+	if (r->background)
+		cJSON_AddItemToObject(root, "background", cJSON_Duplicate(r->background, 1));
+	else
+		cJSON_AddNullToObject(root, "background");
 
 	ev = cJSON_AddObjectToObject(root, "events");
 	cJSON_AddNumberToObject(ev, "sent", (double)r->nsent);
@@ -326,6 +573,14 @@ int il_report_json(const struct il_result *r, const char *path)
 	cJSON_AddNumberToObject(ev, "late", (double)r->late);
 	cJSON_AddNumberToObject(ev, "stray", (double)r->stray);
 	cJSON_AddNumberToObject(ev, "inject_errors", (double)r->inject_errors);
+	{
+		cJSON *w = cJSON_AddObjectToObject(ev, "warmup");
+
+		/* Not in the counts above nor in any statistic of the report. */
+		cJSON_AddNumberToObject(w, "sent", (double)r->warmup);
+		cJSON_AddNumberToObject(w, "completed", (double)r->warmup_completed);
+		cJSON_AddNumberToObject(w, "timed_out", (double)r->warmup_timed_out);
+	}
 
 	lat = cJSON_AddObjectToObject(root, "latency_us");
 	cJSON_AddItemToObject(lat, "processing", latency_json(h->processing));
@@ -334,6 +589,8 @@ int il_report_json(const struct il_result *r, const char *path)
 	cJSON_AddItemToObject(root, "threads", threads_json(r));
 	cJSON_AddItemToObject(root, "knobs", knobs_json(r));
 	cJSON_AddNumberToObject(root, "loops_per_us", r->loops_per_us);
+	cJSON_AddItemToObject(root, "work_accuracy", work_accuracy_json(r));
+	cJSON_AddItemToObject(root, "hygiene", hygiene_json(r));
 	add_child_stat(root, r, IL_PROC_WORKLOAD, "canary");
 	add_child_stat(root, r, IL_PROC_RENDER, "hog");
 	add_child_stat(root, r, IL_PROC_WORKLOAD, "load");
@@ -382,10 +639,23 @@ int il_report_json(const struct il_result *r, const char *path)
 	return report_close(f, path);
 }
 
+/*
+ * cyclictest's --histogram layout and meaning: one row per 1 us bucket
+ * (the latency truncated to whole microseconds) below --hist-max-us, one
+ * column per series (processing, presentation); "# Total" counts the
+ * samples inside the buckets only; "# Min/Avg/Max Latencies" cover every
+ * sample, in whole microseconds; "# Histogram Overflows" counts the
+ * samples at or above --hist-max-us, and "# Histogram Overflow at cycle
+ * number" lists their event ids (cyclictest's cycles), at most
+ * --hist-max-us of them, then "# NNNNN others". The differences (comment
+ * lines before "# Histogram", "# Timed out", warm-up events left out)
+ * are named in the README.
+ */
 int il_report_hist(const struct il_result *r, const char *path)
 {
 	const struct il_run_stats *h = r->run_stats;
 	uint64_t max_us = h->hist_max_us;
+	bool any = il_hist_count(h->processing) > 0;
 	FILE *f;
 
 	if (!h->hist_count)
@@ -395,24 +665,38 @@ int il_report_hist(const struct il_result *r, const char *path)
 		fprintf(stderr, "inputlat: cannot write %s: %s\n", path, strerror(errno));
 		return -errno;
 	}
-	/* cyclictest's layout: one row per 1 us bucket, one column per series. */
 	fprintf(f, "# inputlat histogram, 1 us buckets; columns: processing presentation\n");
-	fprintf(f, "# policy %s\n", il_policy_name(r->policy));
+	fprintf(f, "# policy %s; %llu warm-up events left out\n", il_policy_name(r->policy),
+		(unsigned long long)r->warmup);
 	fprintf(f, "# Histogram\n");
 	for (uint64_t b = 0; b < max_us; b++)
 		fprintf(f, "%06llu %06llu\t%06llu\n", (unsigned long long)b,
 			(unsigned long long)h->hist_count[2 * b],
 			(unsigned long long)h->hist_count[2 * b + 1]);
-	fprintf(f, "# Total: %09llu %09llu\n", (unsigned long long)h->hist_total,
-		(unsigned long long)h->hist_total);
-	fprintf(f, "# Min Latencies: %05.0f %05.0f\n", us(il_hist_min(h->processing)),
-		us(il_hist_min(h->presentation)));
-	fprintf(f, "# Avg Latencies: %05.0f %05.0f\n", il_hist_mean(h->processing) / 1e3,
-		il_hist_mean(h->presentation) / 1e3);
-	fprintf(f, "# Max Latencies: %05.0f %05.0f\n", us(il_hist_max(h->processing)),
-		us(il_hist_max(h->presentation)));
+	fprintf(f, "# Total: %09llu %09llu\n", (unsigned long long)h->hist_total[0],
+		(unsigned long long)h->hist_total[1]);
+	/* Whole microseconds, truncated, as cyclictest's integer arithmetic. */
+	fprintf(f, "# Min Latencies: %05llu %05llu\n",
+		(unsigned long long)(il_hist_min(h->processing) / 1000),
+		(unsigned long long)(il_hist_min(h->presentation) / 1000));
+	fprintf(f, "# Avg Latencies: %05llu %05llu\n",
+		(unsigned long long)(any ? il_hist_mean(h->processing) / 1000 : 0),
+		(unsigned long long)(any ? il_hist_mean(h->presentation) / 1000 : 0));
+	fprintf(f, "# Max Latencies: %05llu %05llu\n",
+		(unsigned long long)(il_hist_max(h->processing) / 1000),
+		(unsigned long long)(il_hist_max(h->presentation) / 1000));
 	fprintf(f, "# Histogram Overflows: %05llu %05llu\n", (unsigned long long)h->hist_over[0],
 		(unsigned long long)h->hist_over[1]);
+	fprintf(f, "# Histogram Overflow at cycle number:\n");
+	for (int c = 0; c < 2; c++) {
+		fprintf(f, "# Thread %d:", c);
+		for (size_t i = 0; i < h->hist_over_listed[c]; i++)
+			fprintf(f, " %05llu", (unsigned long long)h->hist_over_id[c][i]);
+		if (h->hist_over_listed[c] < h->hist_over[c])
+			fprintf(f, " # %05llu others",
+				(unsigned long long)(h->hist_over[c] - h->hist_over_listed[c]));
+		fprintf(f, "\n");
+	}
 	fprintf(f, "# Timed out: %llu\n", (unsigned long long)r->timed_out);
 	return report_close(f, path);
 }

@@ -22,6 +22,25 @@
 
 struct il_run_stats;
 
+/*
+ * What the reader of a run must know that did not fail it: a setting the
+ * kernel could not apply and the policy allowed to go, work not done as
+ * configured. One sentence each. Any stage appends with il_warn; the
+ * report writes them once, as warnings[].
+ */
+#define IL_WARNINGS_MAX 16
+
+struct il_warnings {
+	size_t n;	/* entries in msg; at most IL_WARNINGS_MAX */
+	size_t dropped; /* warnings beyond IL_WARNINGS_MAX, counted */
+	char msg[IL_WARNINGS_MAX][400];
+};
+
+/* Appends one warning and prints it as one line on stderr,
+ * "inputlat run: warning: ...". Never fails: past IL_WARNINGS_MAX the
+ * warning is printed and counted in dropped. */
+void il_warn(struct il_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 struct il_result {
 	/* What was asked for. */
 	const struct il_run_opts *o;
@@ -35,6 +54,17 @@ struct il_result {
 	struct il_fair_server fs;
 	const struct il_knob_report *knobs;
 	double loops_per_us;
+	uint64_t clock_overhead_ns; /* part of each handler's measured work */
+	const struct il_warnings *warnings;
+	/* What the run measured on (il_sysinfo): facts for the header's
+	 * kernel object and the system object, read once the policy's knobs
+	 * were in force; steal during the run, -1 with steal_why when
+	 * unreadable; the seed of the interval jitter. */
+	const cJSON *kernel_facts, *system_facts;
+	double steal_pct;
+	const char *steal_why;
+	uint64_t seed;
+	const cJSON *background; /* --background's stats, NULL without one */
 
 	/* Time (CLOCK_MONOTONIC ns). */
 	uint64_t start_ns, measure_start_ns, end_ns;
@@ -55,6 +85,9 @@ struct il_result {
 	uint64_t completed, timed_out, late, stray, inject_errors, invalid_frames;
 	/* The in-flight window: slots allocated, most events held at once. */
 	uint64_t window_slots, window_max_held;
+	/* Events 1..warmup are warm-up: in the records, flagged, and out of
+	 * every statistic and of the counts above (nsent included). */
+	uint64_t warmup, warmup_completed, warmup_timed_out;
 
 	/* How it ended. */
 	int exit_code;
@@ -65,6 +98,12 @@ struct il_result {
 	 * when the child sent none). */
 	const cJSON *threads;
 	const cJSON *stats[IL_PROC_COUNT];
+
+	/* Hygiene: "" when the orchestrator's memory is locked, else why not;
+	 * /dev/cpu_dma_latency held at 0 for the run, else why not. */
+	const char *memlock_why;
+	bool dma_held;
+	const char *dma_why;
 
 	/* The orchestrator itself (the injector's thread in the trace). */
 	int self_pid, self_tid;
@@ -83,5 +122,13 @@ void il_report_summary(const struct il_result *r);
 int il_report_json(const struct il_result *r, const char *path);
 int il_report_hist(const struct il_result *r, const char *path);
 int il_report_hist_csv(const struct il_result *r, const char *path);
+
+/*
+ * Appends to w what makes this run's figures doubtful, one sentence each
+ * (il_warn prints it too): a pipeline thread whose measured work was
+ * more than 10% off its configured work ("work: ..."), a process that
+ * could not lock its memory ("memory: ...").
+ */
+void il_report_check(const struct il_result *r, struct il_warnings *w);
 
 #endif

@@ -5,6 +5,7 @@
 #include "il_run.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -16,7 +17,9 @@
 #include "il_clock.h"
 #include "il_cmd.h"
 #include "il_attrib_sink.h"
+#include "il_cpustat.h"
 #include "il_header.h"
+#include "il_memlock.h"
 #include "il_outputs.h"
 #include "il_run_stats.h"
 #include "il_sched.h"
@@ -121,11 +124,15 @@ static int events_alloc(struct il_run *r)
 {
 	const struct il_run_opts *o = r->o;
 	uint64_t hint = (o->timeout_ms + WINDOW_SLACK_MS) * 1000 * 10 / (9 * o->interval_us) + 64;
+	int rc;
 
 	r->threads = cJSON_CreateArray();
 	if (!r->threads)
 		return -ENOMEM;
-	return il_event_window_new(o->events, hint, &r->sinks, &r->events);
+	rc = il_event_window_new(il_run_opts_total_events(o), hint, &r->sinks, &r->events);
+	if (rc == 0)
+		il_event_window_set_warmup(r->events, o->warmup);
+	return rc;
 }
 
 static void run_free(struct il_run *r)
@@ -135,6 +142,10 @@ static void run_free(struct il_run *r)
 	il_run_stats_free(r->stats);
 	il_event_window_free(r->events);
 	cJSON_Delete(r->threads);
+	cJSON_Delete(r->facts);
+	il_cpustat_free(r->stat_start);
+	il_background_stop(r->background);
+	cJSON_Delete(r->background_stats);
 	il_sampler_free(r->sampler);
 	il_attrib_run_free(r->attrib);
 	if (r->marker_fd >= 0)
@@ -148,13 +159,45 @@ static void run_free(struct il_run *r)
 	if (r->inject_tfd >= 0)
 		close(r->inject_tfd);
 	il_policy_free(r->policy);
+	if (r->dma_fd >= 0)
+		close(r->dma_fd);
 }
 
 /* The wall-clock bound of the whole run: start, every event, a drain. */
 static uint64_t run_bound_ns(const struct il_run_opts *o)
 {
 	return il_ms_to_ns(READY_BOUND_MS + o->duration_ms + o->timeout_ms + SLACK_BOUND_MS) +
-	       il_us_to_ns(o->events * o->interval_us * 11 / 10);
+	       il_us_to_ns(il_run_opts_total_events(o) * o->interval_us * 11 / 10);
+}
+
+/*
+ * cyclictest's /dev/cpu_dma_latency trick: while the file is held open
+ * with 0 written to it, PM QoS keeps every CPU out of deep idle states,
+ * whose exit latency would otherwise land in the first hop after an idle
+ * gap. Closing it (or dying) ends the request.
+ */
+static void dma_latency_hold(struct il_run *r)
+{
+	static const char path[] = "/dev/cpu_dma_latency";
+	int32_t zero = 0;
+
+	r->dma_fd = -1;
+	if (r->o->no_dma_latency) {
+		snprintf(r->dma_why, sizeof(r->dma_why), "not held: --no-dma-latency");
+		return;
+	}
+	r->dma_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (r->dma_fd < 0) {
+		snprintf(r->dma_why, sizeof(r->dma_why), "%s: %s", path,
+			 errno == ENOENT ? "absent (kernel without CONFIG_PM_QOS device)"
+					 : strerror(errno));
+		return;
+	}
+	if (write(r->dma_fd, &zero, sizeof(zero)) != (ssize_t)sizeof(zero)) {
+		snprintf(r->dma_why, sizeof(r->dma_why), "%s: writing 0: %s", path, strerror(errno));
+		close(r->dma_fd);
+		r->dma_fd = -1;
+	}
 }
 
 static void result_of(const struct il_run *r, struct il_result *res)
@@ -171,6 +214,14 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->fs = r->knobs.fs;
 	res->knobs = &r->knobs;
 	res->loops_per_us = r->loops_per_us;
+	res->clock_overhead_ns = r->clock_overhead_ns;
+	res->warnings = &r->warnings;
+	res->kernel_facts = cJSON_GetObjectItemCaseSensitive(r->facts, "kernel");
+	res->system_facts = cJSON_GetObjectItemCaseSensitive(r->facts, "system");
+	res->steal_pct = r->steal_pct;
+	res->steal_why = r->steal_why;
+	res->seed = r->seed;
+	res->background = r->background_stats;
 	res->start_ns = r->start_ns;
 	res->enter_ns = r->enter_ns;
 	res->preflight_ns = r->preflight_ns;
@@ -181,7 +232,15 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->stop_ns = r->stop_ns;
 	res->measure_start_ns = r->measure_start_ns;
 	res->end_ns = r->end_ns;
-	res->nsent = il_event_window_sent(r->events);
+	/* Counts of measured events: the warm-up ones are apart. */
+	res->warmup = r->o->warmup < il_event_window_sent(r->events) ? r->o->warmup
+								   : il_event_window_sent(r->events);
+	res->nsent = il_event_window_sent(r->events) - res->warmup;
+	res->warmup_completed = il_event_window_warmup_completed(r->events);
+	res->warmup_timed_out = il_event_window_warmup_timed_out(r->events);
+	res->memlock_why = r->memlock_why;
+	res->dma_held = r->dma_fd >= 0;
+	res->dma_why = r->dma_why;
 	res->run_stats = r->stats;
 	res->sinks = &r->sinks;
 	res->completed = il_event_window_completed(r->events);
@@ -202,6 +261,29 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->self_tid = r->self_tid;
 	res->counters = il_sampler_counters(r->sampler, &nctr);
 	res->ncounters = nctr;
+}
+
+/* Steal time from the chain's start to its end (the hypervisor running
+ * someone else on our virtual CPUs: latency we did not cause). */
+static void steal_measure(struct il_run *r)
+{
+	struct il_cpustat *end = NULL;
+	int rc;
+
+	r->steal_pct = -1;
+	if (!r->stat_start)
+		return; /* steal_why says why */
+	rc = il_cpustat_read(&end);
+	if (rc < 0) {
+		snprintf(r->steal_why, sizeof(r->steal_why), "unreadable: /proc/stat: %s",
+			 strerror(-rc));
+		return;
+	}
+	r->steal_pct = il_cpustat_steal_pct(r->stat_start, end);
+	if (r->steal_pct < 0)
+		snprintf(r->steal_why, sizeof(r->steal_why),
+			 "unreadable: no CPU time passed in /proc/stat");
+	il_cpustat_free(end);
 }
 
 /* Writes every output asked for; returns the first error (each printed one line). */
@@ -247,6 +329,7 @@ int il_cmd_run(int argc, char **argv)
 	r.input_wfd = -1;
 	r.inject_tfd = -1;
 	r.marker_fd = -1;
+	r.dma_fd = -1;
 	r.self_tid = il_gettid();
 	r.nr_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -268,10 +351,17 @@ int il_cmd_run(int argc, char **argv)
 		exit_code = 1;
 		goto out_free;
 	}
-	r.rng = o.seed ? o.seed : il_now_ns();
+	r.rng = r.seed = o.seed ? o.seed : il_now_ns();
 	clock_gettime(CLOCK_REALTIME, &r.start_wall);
 	r.start_ns = il_now_ns();
-	r.loops_per_us = il_work_calibrate();
+	/* Hygiene before anything is measured: memory locked, this thread's
+	 * stack present, deep idle states off. The children do their own. */
+	if (il_memlock_all(r.memlock_why, sizeof(r.memlock_why)) == 0)
+		r.memlock_why[0] = '\0';
+	il_memlock_prefault_stack();
+	dma_latency_hold(&r);
+	r.loops_per_us = il_work_calibrate() * o.test.work_scale;
+	r.clock_overhead_ns = il_work_clock_overhead_ns();
 	r.calibrated_ns = il_now_ns();
 
 	/* Knobs: originals go to the state file before anything changes. */
@@ -290,6 +380,10 @@ int il_cmd_run(int argc, char **argv)
 	/* The report gives the value in force during the run; the one before it
 	 * is in knobs[].original. */
 	r.rt_runtime_us = il_sysinfo_rt_runtime_us(&rt_runtime) == 0 ? rt_runtime : LLONG_MIN;
+	/* The configuration the run measures, with the policy's knobs in force. */
+	r.facts = cJSON_CreateObject();
+	il_sysinfo_kernel_facts(cJSON_AddObjectToObject(r.facts, "kernel"));
+	il_sysinfo_system_facts(cJSON_AddObjectToObject(r.facts, "system"));
 
 	r.rttime_us = o.rttime_ms ? o.rttime_ms * 1000 : run_bound_ns(&o) / 1000;
 	if (il_watchdog_start(run_bound_ns(&o), &r.knobs) < 0) {
@@ -305,9 +399,29 @@ int il_cmd_run(int argc, char **argv)
 	}
 
 	/* Stages 3 and 4: wiring, then the loop until every child is gone. */
+	rc = il_cpustat_read(&r.stat_start);
+	if (rc < 0)
+		snprintf(r.steal_why, sizeof(r.steal_why), "unreadable: /proc/stat: %s", strerror(-rc));
 	il_orch_init(&r);
+	/* Stage 3a: the background load, in its own process group, for the
+	 * length of the run; the watchdog kills the group if the run hangs.
+	 * After il_orch_init, so that a Ctrl-C from here on is the loop's
+	 * orderly stop, which stops the load too. */
+	if (o.background) {
+		rc = il_background_start(o.background, il_knobs_state_dir(), &r.background, err,
+					 sizeof(err));
+		if (rc < 0) {
+			il_orch_fail(&r, "%s", err);
+			if (rc == -ECHILD)
+				r.exit_code = 2; /* the user's command: not there, or ends at once */
+		} else {
+			il_watchdog_add_pid(-il_background_pgid(r.background));
+		}
+	}
+
 	r.knobs_ns = il_now_ns();
-	rc = il_wiring_start(&r, err, sizeof(err));
+	/* A run that failed already starts no child. */
+	rc = r.exit_code ? 0 : il_wiring_start(&r, err, sizeof(err));
 	r.spawned_ns = il_now_ns();
 	if (rc < 0) {
 		il_orch_fail(&r, "%s", err);
@@ -315,11 +429,20 @@ int il_cmd_run(int argc, char **argv)
 			r.exit_code = 2;
 	}
 	il_orch_run(&r);
+	steal_measure(&r);
+	if (r.background) {
+		r.background_stats = il_background_stats_json(r.background);
+		il_background_stop(r.background);
+		r.background = NULL;
+	}
 
 	/* Stage 5: the result, handed to the outputs. */
 	if (r.knobs.n && il_knobs_restore(il_knobs_state_dir(), NULL, err, sizeof(err)) < 0)
 		fprintf(stderr, "inputlat: restoring system knobs: %s\n", err);
 	result_of(&r, &res);
+	/* The streamed statistics are complete once the window was flushed:
+	 * judge the run's work and hygiene before the report is written. */
+	il_report_check(&res, &r.warnings);
 	/* An output that could not be written fails the run: its results are lost.
 	 * The streamed ones end first, so the report sees them complete. */
 	if (il_event_sinks_finish(&r.sinks, &res) < 0 && r.exit_code == 0)

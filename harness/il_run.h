@@ -17,6 +17,7 @@
 #include <time.h>
 #include <uv.h>
 
+#include "il_background.h"
 #include "il_chain.h"
 #include "il_event_sink.h"
 #include "il_event_window.h"
@@ -35,6 +36,7 @@ struct il_run {
 	struct il_policy *policy;
 	char policy_dir[4096];
 	char children_dir[4096];
+	char hog_script[4096]; /* the JS hog's script, resolved by preflight */
 	char *cmdline;
 	struct timespec start_wall;
 	uint64_t start_ns, measure_start_ns, end_ns;
@@ -44,10 +46,19 @@ struct il_run {
 	 * event injected, stop sent, (every child gone = end_ns). */
 	uint64_t enter_ns, preflight_ns, calibrated_ns, knobs_ns, spawned_ns, first_inject_ns, stop_ns;
 	double loops_per_us;
+	uint64_t clock_overhead_ns; /* in each handler's measured work (il_work.h) */
 	uint64_t rttime_us; /* RLIMIT_RTTIME of every RT thread of the run */
 	struct il_knob_report knobs;
 	long long rt_runtime_us; /* in force during the run; LLONG_MIN when unreadable */
 	int nr_cpus;
+	struct il_warnings warnings;
+	uint64_t seed;		   /* of the interval jitter, given or from the clock */
+	cJSON *facts;		   /* {kernel, system}: il_sysinfo facts in force, owned */
+	struct il_cpustat *stat_start; /* /proc/stat when the chain starts, for steal */
+	double steal_pct;	   /* during the run; -1 unreadable (steal_why says why) */
+	char steal_why[128];
+	struct il_background *background; /* --background, NULL when none */
+	cJSON *background_stats;	   /* its CPU share, taken before it stops */
 
 	uv_loop_t loop;
 	bool loop_open;
@@ -83,6 +94,11 @@ struct il_run {
 	int marker_fd;		      /* tracefs trace_marker with --trace-marker, else -1 */
 	uint64_t last_sample_ns;
 	pid_t self_tid;
+
+	/* Hygiene (il_run.c): memory locked, /dev/cpu_dma_latency held. */
+	char memlock_why[192]; /* "" when the orchestrator's memory is locked */
+	int dma_fd;	       /* held open for the run, -1 when not */
+	char dma_why[192];     /* why it is not held */
 };
 
 /*

@@ -30,20 +30,26 @@ static void print_help(void)
 	       "Pass mouse-downs through the browser/render/viz hop chain and measure latency.\n\n"
 	       "  --attribution MODE    why each hop took its time, from the kernel's scheduling events\n"
 	       "                        (BPF): auto (default: where root and BPF allow it), on, off\n"
+	       "  --background CMD      run sh -c CMD (a load generator, e.g. \"stress-ng --cpu 2\")\n"
+	       "                        for the length of the run, in its own process group\n"
 	       "  --duration-ms MS      keep the run going at least this long (default 0: until --events are done)\n"
-	       "  --events N            mouse-downs to inject (default 100)\n"
+	       "  --events N            measured mouse-downs (default 100), after the warm-up ones\n"
 	       "  --hist FILE           text histogram, cyclictest layout, 1 us buckets\n"
 	       "  --hist-csv FILE       histogram as CSV (log-linear buckets)\n"
-	       "  --hist-max-us US      last 1 us bucket of --hist (default 20000)\n"
+	       "  --hist-max-us US      1 us buckets of --hist; slower events are overflows (default 100000)\n"
 	       "  --hog [N]             N JS-like hog threads in render-sim (default N = CPUs)\n"
 	       "  --hog-gap-ms MS       bursty hog: sleep between long tasks (default 50)\n"
-	       "  --hog-mode MODE       busy (never blocks, default) or bursty\n"
+	       "  --hog-mode MODE       js (JavaScript that never blocks, default), js-bursty\n"
+	       "                        (JavaScript in long tasks), busy or bursty (a register loop)\n"
+	       "  --hog-script FILE     JavaScript for the js modes: defines tick(), one bounded\n"
+	       "                        piece of work (default: the crypto miner, js/miner.js)\n"
 	       "  --hog-task-ms MS      bursty hog: length of one long task (default 200)\n"
 	       "  --input SRC           synthetic (default), uinput, evdev:/dev/input/eventN, replay:FILE\n"
 	       "  --interval-ms MS      mean time between mouse-downs, +-10%% jitter (default 20;\n"
 	       "                        decimals down to 0.1)\n"
 	       "  --json FILE           full run record (JSON)\n"
 	       "  --load N              N background CFS threads (default 0)\n"
+	       "  --no-dma-latency      do not hold /dev/cpu_dma_latency at 0 us during the run\n"
 	       "  --lock KIND           hop-queue lock: pthread (default), adaptive-np, il-none, il-bpf\n"
 	       "  --policy NAME|PATH    scheduling policy (default cfs); see `inputlat policies`\n"
 	       "  --present BACKEND     sim (60 Hz timerfd vblank, default) or drm[:/dev/dri/cardN]\n"
@@ -55,7 +61,10 @@ static void print_help(void)
 	       "  --trace FILE          Chrome trace-event JSON (opens in Perfetto)\n"
 	       "  --trace-events N      mouse-downs in the trace (default 200)\n"
 	       "  --trace-marker        also write hop boundaries to tracefs trace_marker (trace-cmd, perf)\n"
+	       "  --warmup N            mouse-downs before the measured ones, left out of every\n"
+	       "                        statistic and flagged in --records (default 10)\n"
 	       "  --test-garbage CHILD  test hook: CHILD (e.g. render-sim) gets a garbage control frame\n"
+	       "  --test-work-scale F   test hook: every handler does F times its calibrated work\n"
 	       "  --test-runaway THREAD test hook: THREAD (e.g. render:main) spins forever\n"
 	       "  --work ROLE=US        CPU work per handler in us; ROLE is a role (ui, io, compositor,\n"
 	       "                        main, gpu, drm, evdev) or a thread (viz:comp); `--work none` zeroes all\n"
@@ -107,16 +116,26 @@ static int num(const char *opt, const char *v, uint64_t min, uint64_t max, uint6
 }
 
 enum {
-	OPT_ATTRIBUTION = 256, OPT_DURATION, OPT_EVENTS, OPT_HIST, OPT_HIST_CSV, OPT_HIST_MAX, OPT_HOG,
-	OPT_HOG_GAP, OPT_HOG_MODE, OPT_HOG_TASK, OPT_INPUT, OPT_INTERVAL, OPT_JSON, OPT_LOAD,
+	OPT_BACKGROUND = 255,
+	OPT_DURATION = 256, OPT_EVENTS, OPT_HIST, OPT_HIST_CSV, OPT_HIST_MAX, OPT_HOG,
+	OPT_HOG_GAP, OPT_HOG_MODE, OPT_HOG_SCRIPT, OPT_HOG_TASK, OPT_INPUT, OPT_INTERVAL, OPT_JSON, OPT_LOAD,
 	OPT_LOCK, OPT_POLICY, OPT_PRESENT, OPT_QUIET, OPT_RECORDS, OPT_RTTIME, OPT_RUNAWAY, OPT_GARBAGE, OPT_SEED, OPT_TIMEOUT, OPT_TRACE,
-	OPT_TRACE_EVENTS, OPT_TRACE_MARKER, OPT_WORK, OPT_HELP,
+	OPT_TRACE_EVENTS, OPT_WORK, OPT_HELP, OPT_NO_DMA, OPT_WARMUP, OPT_WORK_SCALE,
+	OPT_ATTRIBUTION, OPT_TRACE_MARKER,
 };
+
+const char *il_hog_mode_name_of(enum il_hog_mode m)
+{
+	static const char *const names[] = { "busy", "bursty", "js", "js-bursty" };
+
+	return (unsigned)m < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
+}
 
 int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "attribution", required_argument, NULL, OPT_ATTRIBUTION },
+		{ "background", required_argument, NULL, OPT_BACKGROUND },
 		{ "duration-ms", required_argument, NULL, OPT_DURATION },
 		{ "events", required_argument, NULL, OPT_EVENTS },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -126,12 +145,14 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 		{ "hog", optional_argument, NULL, OPT_HOG },
 		{ "hog-gap-ms", required_argument, NULL, OPT_HOG_GAP },
 		{ "hog-mode", required_argument, NULL, OPT_HOG_MODE },
+		{ "hog-script", required_argument, NULL, OPT_HOG_SCRIPT },
 		{ "hog-task-ms", required_argument, NULL, OPT_HOG_TASK },
 		{ "input", required_argument, NULL, OPT_INPUT },
 		{ "interval-ms", required_argument, NULL, OPT_INTERVAL },
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "load", required_argument, NULL, OPT_LOAD },
 		{ "lock", required_argument, NULL, OPT_LOCK },
+		{ "no-dma-latency", no_argument, NULL, OPT_NO_DMA },
 		{ "policy", required_argument, NULL, OPT_POLICY },
 		{ "present", required_argument, NULL, OPT_PRESENT },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
@@ -140,10 +161,12 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "test-garbage", required_argument, NULL, OPT_GARBAGE },
 		{ "test-runaway", required_argument, NULL, OPT_RUNAWAY },
+		{ "test-work-scale", required_argument, NULL, OPT_WORK_SCALE },
 		{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "trace-events", required_argument, NULL, OPT_TRACE_EVENTS },
 		{ "trace-marker", no_argument, NULL, OPT_TRACE_MARKER },
+		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "work", required_argument, NULL, OPT_WORK },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -155,14 +178,20 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	o->events = 100;
 	o->interval_us = 20000;
 	o->timeout_ms = 1000;
-	o->hist_max_us = 20000;
+	o->warmup = 10;
+	/* Presentation latency waits for the next vblank (up to 16.7 ms) after
+	 * processing; under load it reaches 50 ms. */
+	o->hist_max_us = 100000;
 	o->trace_events = 200;
 	o->hog_task_ms = 200;
 	o->hog_gap_ms = 50;
+	/* A page's script is the threat the story is about: JavaScript by default. */
+	o->hog_mode = IL_HOG_MODE_JS;
 	o->seed = 0;
 	snprintf(o->policy, sizeof(o->policy), "cfs");
 	o->lock = IL_LOCK_PTHREAD;
 	o->test.runaway_thread = o->test.garbage_proc = -1;
+	o->test.work_scale = 1.0;
 	for (int t = 0; t < IL_T_COUNT; t++)
 		o->work_us[t] = il_chain_thread(t)->default_work_us;
 
@@ -181,6 +210,11 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 				o->attribution = (enum il_attrib_mode)m;
 			break;
 		}
+		case OPT_BACKGROUND:
+			if (!*optarg)
+				rc = usage_error("--background needs a command (e.g. \"stress-ng --cpu 2\")");
+			o->background = optarg;
+			break;
 		case OPT_DURATION:
 			rc = num("duration-ms", optarg, 0, 3600000, &o->duration_ms);
 			break;
@@ -208,13 +242,21 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 		case OPT_HOG_GAP:
 			rc = num("hog-gap-ms", optarg, 0, 600000, &o->hog_gap_ms);
 			break;
-		case OPT_HOG_MODE:
-			if (strcmp(optarg, "busy") == 0)
-				o->hog_mode = IL_HOG_MODE_BUSY;
-			else if (strcmp(optarg, "bursty") == 0)
-				o->hog_mode = IL_HOG_MODE_BURSTY;
+		case OPT_HOG_MODE: {
+			int m = -1;
+
+			for (int i = IL_HOG_MODE_BUSY; i <= IL_HOG_MODE_JS_BURSTY; i++)
+				if (strcmp(optarg, il_hog_mode_name_of((enum il_hog_mode)i)) == 0)
+					m = i;
+			if (m < 0)
+				rc = usage_error("--hog-mode: unknown mode '%s' (use js, js-bursty, busy "
+						 "or bursty)", optarg);
 			else
-				rc = usage_error("--hog-mode: unknown mode '%s' (use busy or bursty)", optarg);
+				o->hog_mode = (enum il_hog_mode)m;
+			break;
+		}
+		case OPT_HOG_SCRIPT:
+			o->hog_script = optarg;
 			break;
 		case OPT_HOG_TASK:
 			rc = num("hog-task-ms", optarg, 1, 600000, &o->hog_task_ms);
@@ -309,6 +351,16 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 		case OPT_WORK:
 			rc = parse_work(o, optarg);
 			break;
+		case OPT_NO_DMA:
+			o->no_dma_latency = true;
+			break;
+		case OPT_WARMUP:
+			rc = num("warmup", optarg, 0, 1000000, &o->warmup);
+			break;
+		case OPT_WORK_SCALE:
+			if (il_parse_double(optarg, 0.01, 100, &o->test.work_scale) < 0)
+				rc = usage_error("--test-work-scale: '%s' is not a number from 0.01 to 100", optarg);
+			break;
 		case OPT_HELP:
 			print_help();
 			return 1;
@@ -324,5 +376,8 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 		rc = usage_error("unexpected argument '%s'", argv[optind]);
 	if (rc == 0 && o->events == 0 && o->duration_ms == 0)
 		rc = usage_error("--events 0 needs --duration-ms");
+	if (rc == 0 && o->hog_script && !il_hog_mode_is_js(o->hog_mode))
+		rc = usage_error("--hog-script needs --hog-mode js or js-bursty (the mode is %s)",
+				 il_hog_mode_name_of(o->hog_mode));
 	return rc;
 }

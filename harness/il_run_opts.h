@@ -16,12 +16,24 @@
 struct il_test_hooks {
 	int runaway_thread; /* enum il_thread_id that spins forever, or -1 */
 	int garbage_proc;   /* enum il_proc_id that gets a garbage control frame, or -1 */
+	double work_scale;  /* multiplies the calibrated loops_per_us (1: no change) */
 };
 
-enum il_hog_mode { IL_HOG_MODE_BUSY, IL_HOG_MODE_BURSTY };
+/* The hog's work and pattern: a register loop or JavaScript (a script's
+ * tick(), libmujs), never blocking or in long tasks with gaps. */
+enum il_hog_mode { IL_HOG_MODE_BUSY, IL_HOG_MODE_BURSTY, IL_HOG_MODE_JS, IL_HOG_MODE_JS_BURSTY };
+
+/* "busy", "bursty", "js", "js-bursty". */
+const char *il_hog_mode_name_of(enum il_hog_mode m);
+
+static inline bool il_hog_mode_is_js(enum il_hog_mode m)
+{
+	return m == IL_HOG_MODE_JS || m == IL_HOG_MODE_JS_BURSTY;
+}
 
 struct il_run_opts {
-	uint64_t events;
+	uint64_t events; /* measured mouse-downs */
+	uint64_t warmup; /* mouse-downs before them, kept out of every statistic */
 	uint64_t interval_us; /* --interval-ms, which takes decimals down to 0.1 */
 	uint64_t timeout_ms;
 	uint64_t duration_ms; /* run at least this long (0: until the events are done) */
@@ -40,6 +52,8 @@ struct il_run_opts {
 	uint64_t hog_threads; /* 0: no hog */
 	enum il_hog_mode hog_mode;
 	uint64_t hog_task_ms, hog_gap_ms;
+	const char *hog_script; /* --hog-script FILE; NULL: the default miner.js */
+	const char *background; /* --background CMD: sh -c CMD for the run; NULL: none */
 	uint64_t load_threads;
 	enum il_lock_kind lock;
 	struct il_test_hooks test;
@@ -47,7 +61,15 @@ struct il_run_opts {
 	bool quiet;
 	enum il_attrib_mode attribution; /* kernel attribution of every hop */
 	bool trace_marker;		 /* hop boundaries into tracefs trace_marker */
+	bool no_dma_latency;		 /* do not hold /dev/cpu_dma_latency at 0 */
 };
+
+/* Mouse-downs the run injects: the warm-up ones, then the measured ones
+ * (none at all with --events 0: that run only keeps time). */
+static inline uint64_t il_run_opts_total_events(const struct il_run_opts *o)
+{
+	return o->events ? o->events + o->warmup : 0;
+}
 
 /*
  * Parses `run` options (argv[0] is "run"). On a user error prints one line

@@ -13,8 +13,11 @@ int il_run_stats_new(uint64_t hist_max_us, struct il_run_stats **out)
 	if (il_hist_new(&s->processing) < 0 || il_hist_new(&s->presentation) < 0)
 		goto fail;
 	for (int k = 1; k <= IL_NHOPS; k++)
-		if (il_hist_new(&s->hop[k]) < 0 || il_hist_new(&s->work[k]) < 0 ||
-		    il_hist_new(&s->queue[k]) < 0)
+		if (il_hist_new(&s->hop[k]) < 0 || il_hist_new(&s->hop_work[k]) < 0 ||
+		    il_hist_new(&s->hop_queue[k]) < 0)
+			goto fail;
+	for (int t = 0; t < IL_T_COUNT; t++)
+		if (il_hist_new(&s->work[t]) < 0)
 			goto fail;
 	if (hist_max_us) {
 		/* Pages are touched only where latencies fall: a wide --hist-max-us
@@ -41,10 +44,14 @@ void il_run_stats_free(struct il_run_stats *s)
 	il_hist_free(s->presentation);
 	for (int k = 0; k < IL_NSTAMPS; k++) {
 		il_hist_free(s->hop[k]);
-		il_hist_free(s->work[k]);
-		il_hist_free(s->queue[k]);
+		il_hist_free(s->hop_work[k]);
+		il_hist_free(s->hop_queue[k]);
 	}
+	for (int t = 0; t < IL_T_COUNT; t++)
+		il_hist_free(s->work[t]);
 	free(s->hist_count);
+	free(s->hist_over_id[0]);
+	free(s->hist_over_id[1]);
 	free(s->sample_id);
 	free(s->sample_processing_ns);
 	free(s->sample_presentation_ns);
@@ -106,12 +113,30 @@ static void sample_add(struct il_run_stats *s, uint64_t id, uint64_t proc_ns, ui
 	s->sample_presentation_ns[at] = pres_ns;
 }
 
+/* cyclictest keeps the cycle numbers of up to --histogram overflows: so do we, ids. */
+static void hist_overflow(struct il_run_stats *s, int c, uint64_t id)
+{
+	s->hist_over[c]++;
+	if (s->hist_over_listed[c] >= s->hist_max_us)
+		return;
+	if (s->hist_over_listed[c] == s->hist_over_cap[c]) {
+		size_t ncap = s->hist_over_cap[c] ? 2 * s->hist_over_cap[c] : 64;
+		uint64_t *n = realloc(s->hist_over_id[c], ncap * sizeof(*n));
+
+		if (!n)
+			return;
+		s->hist_over_id[c] = n;
+		s->hist_over_cap[c] = ncap;
+	}
+	s->hist_over_id[c][s->hist_over_listed[c]++] = id;
+}
+
 void il_run_stats_add(struct il_run_stats *s, const struct il_event *ev)
 {
 	const struct il_msg *m = ev->msg;
 	uint64_t proc, pres;
 
-	if (ev->state != IL_EV_COMPLETED)
+	if (ev->state != IL_EV_COMPLETED || ev->warmup)
 		return;
 	proc = m->stamp_ns[IL_STAMP_PROCESSED] - m->stamp_ns[IL_STAMP_INJECT];
 	pres = m->stamp_ns[IL_STAMP_PRESENTED] - m->stamp_ns[IL_STAMP_INJECT];
@@ -121,14 +146,18 @@ void il_run_stats_add(struct il_run_stats *s, const struct il_event *ev)
 		uint32_t a = m->cpu[k - 1], b = m->cpu[k];
 
 		uint64_t end = m->end_ns[k - 1];
+		int t = il_chain_hop(k)->to;
 
 		il_hist_add(s->hop[k], m->stamp_ns[k] - m->stamp_ns[k - 1]);
 		if (end < m->stamp_ns[k - 1])
 			end = m->stamp_ns[k - 1];
 		if (end > m->stamp_ns[k])
 			end = m->stamp_ns[k];
-		il_hist_add(s->work[k], end - m->stamp_ns[k - 1]);
-		il_hist_add(s->queue[k], m->stamp_ns[k] - end);
+		il_hist_add(s->hop_work[k], end - m->stamp_ns[k - 1]);
+		il_hist_add(s->hop_queue[k], m->stamp_ns[k] - end);
+		/* Threads without work measure none (il_hop_end): nothing to add. */
+		if (t >= 0 && t < IL_T_COUNT && m->work_cpu_ns[k])
+			il_hist_add(s->work[t], m->work_cpu_ns[k]);
 		if (a == UINT32_MAX || b == UINT32_MAX)
 			s->cpu_unknown[k]++;
 		else if (a == b)
@@ -139,12 +168,13 @@ void il_run_stats_add(struct il_run_stats *s, const struct il_event *ev)
 	if (s->hist_count) {
 		uint64_t v[2] = {proc / 1000, pres / 1000};
 
-		s->hist_total++;
 		for (int c = 0; c < 2; c++) {
-			if (v[c] < s->hist_max_us)
+			if (v[c] < s->hist_max_us) {
 				s->hist_count[2 * v[c] + (uint64_t)c]++;
-			else
-				s->hist_over[c]++;
+				s->hist_total[c]++;
+			} else {
+				hist_overflow(s, c, ev->id);
+			}
 		}
 	}
 	sample_add(s, ev->id, proc, pres);

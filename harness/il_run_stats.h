@@ -3,8 +3,9 @@
  * at a time (an il_event_sink), in memory that does not grow with the
  * number of events: histograms of processing and presentation latency and
  * of every hop, the 1 us counts of --hist, how often each hop's sender
- * and receiver ran on the same CPU, and a bounded sample of per-event
- * latencies for the JSON record.
+ * and receiver ran on the same CPU, each pipeline thread's measured work,
+ * and a bounded sample of per-event latencies for the JSON record.
+ * Warm-up events (ev->warmup) are in none of it.
  */
 #ifndef IL_RUN_STATS_H
 #define IL_RUN_STATS_H
@@ -28,12 +29,12 @@ struct il_run_stats {
 	struct il_hist *processing, *presentation;
 	struct il_hist *hop[IL_NSTAMPS]; /* hop k = stamp k - stamp k-1, k = 1..IL_NHOPS */
 	/*
-	 * The user-space split of hop k from stamps alone (no BPF): work =
-	 * the sender's handler, stamp k-1 .. end k-1; queue = end k-1 ..
+	 * The user-space split of hop k from stamps alone (no BPF): hop_work =
+	 * the sender's handler, stamp k-1 .. end k-1; hop_queue = end k-1 ..
 	 * stamp k. An end after stamp k (a sender preempted by its receiver
 	 * before it took its end stamp) counts as stamp k: they add up to the hop.
 	 */
-	struct il_hist *work[IL_NSTAMPS], *queue[IL_NSTAMPS];
+	struct il_hist *hop_work[IL_NSTAMPS], *hop_queue[IL_NSTAMPS];
 
 	/*
 	 * Placement of hop k over completed events: whether the handler
@@ -43,11 +44,22 @@ struct il_run_stats {
 	 */
 	uint64_t same_cpu[IL_NSTAMPS], cross_cpu[IL_NSTAMPS], cpu_unknown[IL_NSTAMPS];
 
+	/*
+	 * Work accuracy: the thread CPU time each pipeline thread's handlers
+	 * measured for their work (il_hop_end), over completed events, for
+	 * the threads with work configured.
+	 */
+	struct il_hist *work[IL_T_COUNT];
+
 	/* --hist: 1 us buckets [0, hist_max_us) of processing (column 0) and
-	 * presentation (1); hist_count[2 * us + column]. */
+	 * presentation (1); hist_count[2 * us + column]. As cyclictest: the
+	 * samples in range (hist_total[column]) and the ids of the ones at or
+	 * above it (the first hist_max_us of them; hist_over counts all). */
 	uint64_t hist_max_us;
 	uint64_t *hist_count;
-	uint64_t hist_over[2], hist_total;
+	uint64_t hist_over[2], hist_total[2];
+	uint64_t *hist_over_id[2];
+	size_t hist_over_listed[2], hist_over_cap[2];
 
 	/* Samples: ids and latencies in ns, nsamples of them (unordered while
 	 * the run goes; il_run_stats_samples_sort orders them by id). */

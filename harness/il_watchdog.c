@@ -35,7 +35,9 @@ static void expire(void)
 	for (int i = 0; i < n && i < MAX_PIDS; i++) {
 		pid_t p = atomic_load(&wd.pids[i]);
 
-		if (p > 0)
+		/* -pgid is a process group (--background); never 0 or -1,
+		 * which would be our own group or every process. */
+		if (p > 0 || p < -1)
 			kill(p, SIGKILL);
 	}
 	if (wd.knobs)

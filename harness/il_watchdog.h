@@ -23,7 +23,8 @@
  */
 int il_watchdog_start(uint64_t bound_ns, const struct il_knob_report *knobs);
 
-/* Registers a child pid to kill on expiry (up to 8). */
+/* Registers a child pid to kill on expiry (up to 8); -pgid registers a
+ * whole process group (the --background load). */
 void il_watchdog_add_pid(pid_t pid);
 
 /* Stops and joins the watchdog. */

@@ -83,7 +83,9 @@ static void child_args(const struct il_run *r, enum il_proc_id p, struct args *a
 		if (!o->hog_threads)
 			break;
 		args_add(a, "--hog=%llu", (unsigned long long)o->hog_threads);
-		args_add(a, "--hog-mode=%s", o->hog_mode == IL_HOG_MODE_BURSTY ? "bursty" : "busy");
+		args_add(a, "--hog-mode=%s", il_hog_mode_name_of(o->hog_mode));
+		if (il_hog_mode_is_js(o->hog_mode))
+			args_add(a, "--hog-script=%s", r->hog_script);
 		args_add(a, "--hog-task-ms=%llu", (unsigned long long)o->hog_task_ms);
 		args_add(a, "--hog-gap-ms=%llu", (unsigned long long)o->hog_gap_ms);
 		break;

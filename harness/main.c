@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "il_cmd.h"
+#include "il_header.h"
 
 const struct il_cmd il_cmds[] = {
 	{ "run", "pass mouse-downs through the chain and report latency (run --help)", il_cmd_run },
@@ -42,7 +43,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(cmd, "--version") == 0) {
-		printf("inputlat %s\n", IL_VERSION);
+		printf("inputlat %s\n", il_version());
 		return 0;
 	}
 	for (const struct il_cmd *c = il_cmds; c->name; c++)

@@ -1,6 +1,7 @@
 /*
  * Policy file parser. inih does the INI syntax; this file gives the keys
- * their meaning. inih as packaged by Debian is built without
+ * their meaning, and the one extension of it: a setting written
+ * "optional KEY = VALUE" (inih hands us "optional KEY" as the name). inih as packaged by Debian is built without
  * INI_HANDLER_LINENO, so the handler never learns its line number: we feed
  * inih through our own line reader (ini_parse_stream), which counts lines
  * and also sees section headers, so that empty, unknown and repeated
@@ -22,17 +23,33 @@
 
 #define POLICY_SUFFIX ".policy"
 
-/* Sections beyond the roles. */
-enum { SEC_POLICY = IL_ROLE_COUNT, SEC_KNOBS, SEC_COUNT, SEC_NONE = -1 };
+/*
+ * Sections: the roles, then one per thread of il_chain ("[viz:io]"), whose
+ * attributes replace its role's for that one thread; both kinds are
+ * attribute sections, indexed alike in il_policy.attrs. Then [policy]
+ * and [knobs].
+ */
+enum {
+	SEC_THREAD = IL_ROLE_COUNT,
+	SEC_POLICY = SEC_THREAD + IL_T_COUNT,
+	SEC_KNOBS,
+	SEC_COUNT,
+	SEC_NONE = -1
+};
+#define N_ATTRS SEC_POLICY
 
 enum role_key {
 	RK_CLASS, RK_PRIORITY, RK_NICE, RK_SLICE, RK_RUNTIME, RK_DEADLINE,
-	RK_PERIOD, RK_CPUS, RK_COUNT
+	RK_PERIOD, RK_CPUS, RK_UCLAMP_MIN, RK_UCLAMP_MAX, RK_COUNT
 };
 static const char *const role_keys[RK_COUNT] = {
 	"class", "priority", "nice", "slice_us", "runtime_us", "deadline_us",
-	"period_us", "cpus",
+	"period_us", "cpus", "uclamp_min", "uclamp_max",
 };
+
+/* The prefix that marks a setting optional, and what it may mark: the
+ * settings of kernel features a distribution may leave out. */
+#define OPTIONAL_WORD "optional"
 
 enum { PK_NAME, PK_DESCRIPTION, PK_COUNT };
 static const char *const policy_keys[PK_COUNT] = { "name", "description" };
@@ -56,7 +73,8 @@ struct il_policy {
 	char *name;
 	char *path;
 	char *description;
-	struct il_role_attrs roles[IL_ROLE_COUNT];
+	struct il_role_attrs attrs[N_ATTRS]; /* roles, then threads */
+	bool has_thread[IL_T_COUNT];
 	struct il_knob_settings knobs;
 };
 
@@ -67,6 +85,11 @@ struct role_raw {
 	uint64_t runtime_us, deadline_us, period_us;
 };
 
+static bool is_attr_section(int sec)
+{
+	return sec >= 0 && sec < N_ATTRS;
+}
+
 struct parse_ctx {
 	const char *file;
 	FILE *fp;
@@ -75,7 +98,7 @@ struct parse_ctx {
 	int cur;			/* current section, SEC_NONE before any */
 	int section_line[SEC_COUNT];	/* 0 = not seen */
 	int key_line[SEC_COUNT][MAX_KEYS]; /* 0 = not seen */
-	struct role_raw raw[IL_ROLE_COUNT];
+	struct role_raw raw[N_ATTRS];
 	uint64_t fs_runtime_us, fs_period_us;
 	struct il_policy *p;
 	int err;			/* first error, 0 if none */
@@ -127,16 +150,35 @@ static const char *section_name(int sec)
 		return "policy";
 	if (sec == SEC_KNOBS)
 		return "knobs";
+	if (sec >= SEC_THREAD)
+		return il_chain_thread((enum il_thread_id)(sec - SEC_THREAD))->name;
 	return il_role_name((enum il_role)sec);
 }
 
 static int section_parse(const char *s)
 {
+	int t;
+
 	if (strcmp(s, "policy") == 0)
 		return SEC_POLICY;
 	if (strcmp(s, "knobs") == 0)
 		return SEC_KNOBS;
+	t = il_chain_thread_parse(s);
+	if (t >= 0)
+		return SEC_THREAD + t;
 	return il_role_parse(s);
+}
+
+/* "evdev, ui, ..." or "browser:evdev, ..." from the tables, so the
+ * message cannot drift from what the parser accepts. */
+static void section_list(char *buf, size_t len, int from, int to)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int sec = from; sec < to && off < len; sec++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+					section_name(sec));
 }
 
 /* Called by the reader for a "[name]" line, before inih sees it. */
@@ -154,9 +196,12 @@ static void section_start(struct parse_ctx *c, const char *line)
 
 	int sec = section_parse(name);
 	if (sec < 0) {
-		fail(c, c->line,
-		     "unknown section [%s] (want a role: evdev, ui, io, compositor, "
-		     "main, gpu, drm, js, load, canary; or policy, knobs)", name);
+		char roles[160], threads[200];
+
+		section_list(roles, sizeof(roles), 0, IL_ROLE_COUNT);
+		section_list(threads, sizeof(threads), SEC_THREAD, SEC_POLICY);
+		fail(c, c->line, "unknown section [%s] (want a role: %s; a thread: %s; or "
+		     "policy, knobs)", name, roles, threads);
 		return;
 	}
 	if (c->section_line[sec]) {
@@ -234,7 +279,7 @@ static const char *key_list(int sec)
 		return "sched_rt_runtime_us, sched_rt_period_us, "
 		       "fair_server_runtime_us, fair_server_period_us";
 	return "class, priority, nice, slice_us, runtime_us, deadline_us, "
-	       "period_us, cpus";
+	       "period_us, cpus, uclamp_min, uclamp_max";
 }
 
 /* "0,1", "0-3", "0-1,4": CPU numbers below CPU_SETSIZE. */
@@ -294,11 +339,12 @@ static int parse_i64(struct parse_ctx *c, const char *key, const char *v,
 	return r;
 }
 
-static void role_value(struct parse_ctx *c, int role, int key, const char *v)
+static void role_value(struct parse_ctx *c, int role, int key, bool optional, const char *v)
 {
-	struct il_role_attrs *a = &c->p->roles[role];
+	struct il_role_attrs *a = &c->p->attrs[role];
 	struct role_raw *raw = &c->raw[role];
 	int64_t i;
+	uint64_t pct;
 
 	switch (key) {
 	case RK_CLASS: {
@@ -338,6 +384,22 @@ static void role_value(struct parse_ctx *c, int role, int key, const char *v)
 			fail(c, c->line, "bad cpus '%s' (want a list like 0,1 or 0-3)", v);
 		else
 			a->has_cpus = true;
+		break;
+	case RK_UCLAMP_MIN:
+		if (parse_us(c, "uclamp_min", v, 0, 100, &pct) == 0) {
+			a->has_uclamp_min = true;
+			a->uclamp_min_pct = (unsigned)pct;
+			if (optional)
+				a->optional |= IL_OPT_UCLAMP_MIN;
+		}
+		break;
+	case RK_UCLAMP_MAX:
+		if (parse_us(c, "uclamp_max", v, 0, 100, &pct) == 0) {
+			a->has_uclamp_max = true;
+			a->uclamp_max_pct = (unsigned)pct;
+			if (optional)
+				a->optional |= IL_OPT_UCLAMP_MAX;
+		}
 		break;
 	}
 }
@@ -391,10 +453,25 @@ static int handler(void *user, const char *section, const char *name, const char
 		fail(c, c->line, "key '%s' before any [section]", name);
 		return 1;
 	}
+	/* "optional KEY": inih keeps the inner blanks of a name. */
+	bool optional = false;
+	size_t wlen = strlen(OPTIONAL_WORD);
+	if (strncmp(name, OPTIONAL_WORD, wlen) == 0 && (name[wlen] == ' ' || name[wlen] == '\t')) {
+		optional = true;
+		name += wlen + strspn(name + wlen, " \t");
+	}
 	int key = key_index(c->cur, name);
 	if (key < 0) {
-		fail(c, c->line, "unknown key '%s' in [%s] (want %s)", name,
-		     section_name(c->cur), key_list(c->cur));
+		fail(c, c->line, "unknown key '%s' in [%s] (want %s%s)", name,
+		     section_name(c->cur), key_list(c->cur),
+		     !optional && strpbrk(name, " \t") && is_attr_section(c->cur)
+		     ? "; a setting is marked optional as 'optional KEY = VALUE'" : "");
+		return 1;
+	}
+	if (optional && (!is_attr_section(c->cur) ||
+			 (key != RK_UCLAMP_MIN && key != RK_UCLAMP_MAX))) {
+		fail(c, c->line, "%s in [%s] cannot be optional (only uclamp_min and "
+		     "uclamp_max, which a kernel may lack, can)", name, section_name(c->cur));
 		return 1;
 	}
 	if (c->key_line[c->cur][key]) {
@@ -408,26 +485,31 @@ static int handler(void *user, const char *section, const char *name, const char
 	else if (c->cur == SEC_KNOBS)
 		knob_value(c, key, value);
 	else
-		role_value(c, c->cur, key, value);
+		role_value(c, c->cur, key, optional, value);
 	return 1;
 }
 
 /* Cross-key rules of one role; errors point at the offending key's line. */
 static void check_role(struct parse_ctx *c, int role)
 {
-	struct il_role_attrs *a = &c->p->roles[role];
+	struct il_role_attrs *a = &c->p->attrs[role];
 	struct role_raw *raw = &c->raw[role];
 	const int *kl = c->key_line[role];
-	const char *rname = il_role_name((enum il_role)role);
+	const char *rname = section_name(role);
 	const char *cname = il_sched_class_name(a->sched_class);
 
 	if (il_sched_class_is_rt(a->sched_class)) {
 		if (!kl[RK_PRIORITY])
-			fail(c, c->section_line[role], "[%s]: class %s needs priority = 1..99",
-			     rname, cname);
+			fail(c, c->section_line[role], "[%s]: class %s needs priority = 1..%d",
+			     rname, cname, IL_POLICY_RT_PRIO_MAX);
 		else if (raw->priority < 1 || raw->priority > 99)
-			fail(c, kl[RK_PRIORITY], "priority %lld out of range for %s (want 1..99)",
-			     (long long)raw->priority, cname);
+			fail(c, kl[RK_PRIORITY], "priority %lld out of range for %s (want 1..%d)",
+			     (long long)raw->priority, cname, IL_POLICY_RT_PRIO_MAX);
+		else if (raw->priority > IL_POLICY_RT_PRIO_MAX)
+			fail(c, kl[RK_PRIORITY], "priority %lld above %d, the highest a policy "
+			     "may use (90..99 are the harness's: watchdog 99, orchestrator 98, "
+			     "control threads 97)", (long long)raw->priority,
+			     IL_POLICY_RT_PRIO_MAX);
 		else
 			a->priority = (int)raw->priority;
 	} else if (kl[RK_PRIORITY]) {
@@ -439,6 +521,15 @@ static void check_role(struct parse_ctx *c, int role)
 	if (kl[RK_SLICE] && !il_sched_class_is_fair(a->sched_class))
 		fail(c, kl[RK_SLICE], "slice_us applies only to other and batch, not %s",
 		     cname);
+	/* The kernel clamps fair and RT tasks only (sched_class.uclamp_enabled);
+	 * a deadline task's share is its runtime/period. */
+	for (int k = RK_UCLAMP_MIN; k <= RK_UCLAMP_MAX; k++)
+		if (kl[k] && a->sched_class == SCHED_DEADLINE)
+			fail(c, kl[k], "%s does not apply to class deadline (its runtime and "
+			     "period set its share)", role_keys[k]);
+	if (a->has_uclamp_min && a->has_uclamp_max && a->uclamp_min_pct > a->uclamp_max_pct)
+		fail(c, kl[RK_UCLAMP_MIN], "uclamp_min %u > uclamp_max %u (want uclamp_min <= "
+		     "uclamp_max)", a->uclamp_min_pct, a->uclamp_max_pct);
 
 	if (a->sched_class != SCHED_DEADLINE) {
 		for (int k = RK_RUNTIME; k <= RK_PERIOD; k++)
@@ -498,11 +589,11 @@ static void check_knobs(struct parse_ctx *c)
 	k->fs_period_ns = c->fs_period_us * 1000u;
 }
 
-/* Roles in file order, so the reported error is the first in the file. */
+/* Sections in file order, so the reported error is the first in the file. */
 static void check_all(struct parse_ctx *c)
 {
 	for (int line = 1; line <= c->line && !c->err; line++)
-		for (int r = 0; r < IL_ROLE_COUNT; r++)
+		for (int r = 0; r < N_ATTRS; r++)
 			if (c->section_line[r] == line)
 				check_role(c, r);
 	if (!c->err)
@@ -642,8 +733,8 @@ int il_policy_load(const char *name_or_path, const char *builtin_dir,
 	c->p = p;
 	c->errbuf = err;
 	c->errlen = errlen;
-	for (int i = 0; i < IL_ROLE_COUNT; i++)
-		p->roles[i].sched_class = SCHED_OTHER;
+	for (int i = 0; i < N_ATTRS; i++)
+		p->attrs[i].sched_class = SCHED_OTHER;
 
 	int ir = ini_parse_stream(reader, c, handler, c);
 	if (!c->err && ir == -2) {
@@ -660,6 +751,8 @@ int il_policy_load(const char *name_or_path, const char *builtin_dir,
 	if (r)
 		goto out;
 
+	for (int t = 0; t < IL_T_COUNT; t++)
+		p->has_thread[t] = c->section_line[SEC_THREAD + t] != 0;
 	if (!p->name && !(p->name = stem(path))) {
 		r = -ENOMEM;
 		goto out;
@@ -700,7 +793,37 @@ const struct il_role_attrs *il_policy_role(const struct il_policy *p, enum il_ro
 {
 	if ((unsigned)r >= IL_ROLE_COUNT)
 		return NULL;
-	return &p->roles[r];
+	return &p->attrs[r];
+}
+
+const struct il_role_attrs *il_policy_thread(const struct il_policy *p, enum il_role r,
+					     const char *name)
+{
+	int t = name ? il_chain_thread_parse(name) : -EINVAL;
+
+	if ((unsigned)r >= IL_ROLE_COUNT)
+		return NULL;
+	if (t >= 0 && p->has_thread[t] && il_chain_thread((enum il_thread_id)t)->role == r)
+		return &p->attrs[SEC_THREAD + t];
+	return &p->attrs[r];
+}
+
+const struct il_role_attrs *il_policy_attrs_at(const struct il_policy *p, size_t i,
+					       const char **label)
+{
+	if (i < IL_ROLE_COUNT) {
+		if (label)
+			*label = il_role_name((enum il_role)i);
+		return &p->attrs[i];
+	}
+	i -= IL_ROLE_COUNT;
+	for (int t = 0; t < IL_T_COUNT; t++)
+		if (p->has_thread[t] && i-- == 0) {
+			if (label)
+				*label = il_chain_thread((enum il_thread_id)t)->name;
+			return &p->attrs[SEC_THREAD + t];
+		}
+	return NULL;
 }
 
 const struct il_knob_settings *il_policy_knobs(const struct il_policy *p)
@@ -710,8 +833,8 @@ const struct il_knob_settings *il_policy_knobs(const struct il_policy *p)
 
 bool il_policy_uses_rt(const struct il_policy *p)
 {
-	for (int i = 0; i < IL_ROLE_COUNT; i++)
-		if (il_sched_class_needs_rttime(p->roles[i].sched_class))
+	for (int i = 0; i < N_ATTRS; i++)
+		if (il_sched_class_needs_rttime(p->attrs[i].sched_class))
 			return true;
 	return false;
 }

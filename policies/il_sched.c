@@ -1,9 +1,6 @@
-/*
- * sched_setattr/sched_getattr for the calling thread. glibc 2.36 has no
- * wrappers and newer glibc declares its own struct sched_attr, so we use
- * a private copy of the kernel's layout and syscall() directly.
- */
+/* sched_setattr/sched_getattr for the calling thread (il_sched_attr.h). */
 #include "il_sched.h"
+#include "il_sched_attr.h"
 #include "il_sysinfo.h"
 
 #include <cjson/cJSON.h>
@@ -12,37 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#ifndef SCHED_FLAG_RESET_ON_FORK
-#define SCHED_FLAG_RESET_ON_FORK 0x01
-#endif
-
-/* The kernel's struct sched_attr (include/uapi/linux/sched/types.h),
- * SCHED_ATTR_SIZE_VER1: with the utilization clamps. */
-struct il_sched_attr {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime;
-	uint64_t sched_deadline;
-	uint64_t sched_period;
-	uint32_t sched_util_min;
-	uint32_t sched_util_max;
-};
-
-static int sys_sched_setattr(pid_t tid, struct il_sched_attr *attr)
-{
-	return (int)syscall(SYS_sched_setattr, tid, attr, 0u);
-}
-
-static int sys_sched_getattr(pid_t tid, struct il_sched_attr *attr)
-{
-	return (int)syscall(SYS_sched_getattr, tid, attr, (unsigned)sizeof(*attr), 0u);
-}
 
 void il_cpuset_format(const cpu_set_t *set, char *buf, size_t len)
 {
@@ -72,7 +38,7 @@ int il_sched_read(pid_t tid, struct il_sched_state *out)
 {
 	struct il_sched_attr attr = { 0 };
 	cpu_set_t set;
-	if (sys_sched_getattr(tid, &attr) != 0)
+	if (il_sys_sched_getattr(tid, &attr) != 0)
 		return -errno;
 	if (sched_getaffinity(tid, sizeof(set), &set) != 0)
 		return -errno;
@@ -89,6 +55,13 @@ int il_sched_read(pid_t tid, struct il_sched_state *out)
 		 * (custom or default); older kernels report 0. */
 		s.nice = attr.sched_nice;
 		s.slice_ns = attr.sched_runtime;
+	}
+	/* Without uclamp the kernel leaves both fields 0, which would read as
+	 * "clamped to nothing"; they count only where uclamp exists. */
+	if (il_sysinfo_uclamp(NULL, 0) == 1) {
+		s.has_uclamp = true;
+		s.util_min = attr.sched_util_min;
+		s.util_max = attr.sched_util_max;
 	}
 	il_cpuset_format(&set, s.cpus, sizeof(s.cpus));
 	*out = s;
@@ -118,7 +91,35 @@ bool il_sched_matches(const struct il_role_attrs *want, const struct il_sched_st
 		if (strcmp(cpus, got->cpus) != 0)
 			return false;
 	}
+	if (want->has_uclamp_min &&
+	    (got->has_uclamp ? got->util_min != il_uclamp_pct_to_util(want->uclamp_min_pct)
+			     : !(want->optional & IL_OPT_UCLAMP_MIN)))
+		return false;
+	if (want->has_uclamp_max &&
+	    (got->has_uclamp ? got->util_max != il_uclamp_pct_to_util(want->uclamp_max_pct)
+			     : !(want->optional & IL_OPT_UCLAMP_MAX)))
+		return false;
 	return true;
+}
+
+/* "uclamp_min 20%" or "uclamp_min 20% and uclamp_max 100%" for the clamps in bits. */
+static void clamps_text(const struct il_role_attrs *a, unsigned bits, char *buf, size_t len)
+{
+	int n = 0;
+
+	buf[0] = '\0';
+	if (bits & IL_OPT_UCLAMP_MIN)
+		n = snprintf(buf, len, "uclamp_min %u%%", a->uclamp_min_pct);
+	if ((bits & IL_OPT_UCLAMP_MAX) && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "%suclamp_max %u%%", n ? " and " : "",
+			 a->uclamp_max_pct);
+}
+
+/* Which of a's clamps the caller asked for, as IL_OPT_* bits. */
+static unsigned clamps_asked(const struct il_role_attrs *a)
+{
+	return (a->has_uclamp_min ? IL_OPT_UCLAMP_MIN : 0u) |
+	       (a->has_uclamp_max ? IL_OPT_UCLAMP_MAX : 0u);
 }
 
 /* One line saying what was refused and what would make it work. */
@@ -149,6 +150,12 @@ static void explain(int e, const struct il_role_attrs *a, char *err, size_t errl
 			 " us per %" PRIu64 " us does not fit the free deadline bandwidth "
 			 "(sched_rt_runtime_us=%s of sched_rt_period_us=%s per CPU)",
 			 a->dl_runtime_ns / 1000, a->dl_period_ns / 1000, rt_runtime, rt_period);
+	} else if (e == EOPNOTSUPP && clamps_asked(a)) {
+		char what[64];
+
+		clamps_text(a, clamps_asked(a), what, sizeof(what));
+		snprintf(err, errlen, "%s: kernel built without CONFIG_UCLAMP_TASK "
+			 "(sched_setattr: %s)", what, strerror(e));
 	} else if (e == EINVAL && a->slice_ns) {
 		snprintf(err, errlen, "EEVDF custom slice not supported by this kernel "
 			 "(needs Linux 6.12+)");
@@ -157,9 +164,14 @@ static void explain(int e, const struct il_role_attrs *a, char *err, size_t errl
 	}
 }
 
-int il_sched_apply_self(const struct il_role_attrs *a, char *err, size_t errlen)
+int il_sched_apply_self(const struct il_role_attrs *a, unsigned *dropped, char *err,
+			size_t errlen)
 {
 	const char *cname = il_sched_class_name(a->sched_class);
+	unsigned clamps = clamps_asked(a);
+
+	if (dropped)
+		*dropped = 0;
 	if (!cname) {
 		snprintf(err, errlen, "unknown scheduling class %d", a->sched_class);
 		return -EINVAL;
@@ -176,6 +188,28 @@ int il_sched_apply_self(const struct il_role_attrs *a, char *err, size_t errlen)
 				 "il_rttime_limit_set() first so a runaway RT thread is killed",
 				 cname);
 			return -EINVAL;
+		}
+	}
+
+	/* Clamps where the kernel has no uclamp: optional ones are left out
+	 * (and the caller told), a required one is the error. When the probe
+	 * itself was refused, sched_setattr's own answer decides below. */
+	if (clamps) {
+		char why[160];
+
+		if (il_sysinfo_uclamp(why, sizeof(why)) == 0) {
+			unsigned required = clamps & ~a->optional;
+			char what[64];
+
+			if (required) {
+				clamps_text(a, required, what, sizeof(what));
+				snprintf(err, errlen, "%s: %s (mark it 'optional' in the policy "
+					 "to run without it)", what, why);
+				return -EOPNOTSUPP;
+			}
+			if (dropped)
+				*dropped = clamps;
+			clamps = 0;
 		}
 	}
 
@@ -197,13 +231,21 @@ int il_sched_apply_self(const struct il_role_attrs *a, char *err, size_t errlen)
 		/* 0 asks for the default slice, dropping any custom one. */
 		attr.sched_runtime = a->slice_ns;
 	}
+	if (clamps & IL_OPT_UCLAMP_MIN) {
+		attr.sched_flags |= SCHED_FLAG_UTIL_CLAMP_MIN;
+		attr.sched_util_min = il_uclamp_pct_to_util(a->uclamp_min_pct);
+	}
+	if (clamps & IL_OPT_UCLAMP_MAX) {
+		attr.sched_flags |= SCHED_FLAG_UTIL_CLAMP_MAX;
+		attr.sched_util_max = il_uclamp_pct_to_util(a->uclamp_max_pct);
+	}
 
 	/* A deadline thread may not narrow its affinity, so when leaving
 	 * deadline the class changes first; otherwise affinity goes first so
 	 * the new class never runs on a CPU the role should not use. */
 	struct il_sched_state cur;
 	bool class_first = il_sched_read(0, &cur) == 0 && cur.sched_class == SCHED_DEADLINE;
-	if (class_first && sys_sched_setattr(0, &attr) != 0) {
+	if (class_first && il_sys_sched_setattr(0, &attr) != 0) {
 		int e = errno;
 		explain(e, a, err, errlen);
 		return -e;
@@ -217,7 +259,7 @@ int il_sched_apply_self(const struct il_role_attrs *a, char *err, size_t errlen)
 				     : strerror(e));
 		return -e;
 	}
-	if (!class_first && sys_sched_setattr(0, &attr) != 0) {
+	if (!class_first && il_sys_sched_setattr(0, &attr) != 0) {
 		int e = errno;
 		explain(e, a, err, errlen);
 		return -e;
@@ -238,10 +280,16 @@ int il_sched_apply_self(const struct il_role_attrs *a, char *err, size_t errlen)
 			 a->slice_ns, got.slice_ns);
 		return -EINVAL;
 	}
-	snprintf(err, errlen, "kernel reports %s priority %d nice %d cpus %s after "
-		 "sched_setattr(%s)", il_sched_class_name(got.sched_class)
-		 ? il_sched_class_name(got.sched_class) : "?", got.priority, got.nice,
-		 got.cpus, cname);
+	if (clamps && got.has_uclamp)
+		snprintf(err, errlen, "kernel reports %s priority %d nice %d cpus %s util_min %u "
+			 "util_max %u after sched_setattr(%s)", il_sched_class_name(got.sched_class)
+			 ? il_sched_class_name(got.sched_class) : "?", got.priority, got.nice,
+			 got.cpus, got.util_min, got.util_max, cname);
+	else
+		snprintf(err, errlen, "kernel reports %s priority %d nice %d cpus %s after "
+			 "sched_setattr(%s)", il_sched_class_name(got.sched_class)
+			 ? il_sched_class_name(got.sched_class) : "?", got.priority, got.nice,
+			 got.cpus, cname);
 	return -EIO;
 }
 
@@ -270,6 +318,23 @@ cJSON *il_sched_state_json(const struct il_sched_state *s)
 	    !cJSON_AddStringToObject(o, "cpus", s->cpus)) {
 		cJSON_Delete(o);
 		return NULL;
+	}
+	if (s->has_uclamp) {
+		if (!cJSON_AddNumberToObject(o, "util_min", s->util_min) ||
+		    !cJSON_AddNumberToObject(o, "util_max", s->util_max)) {
+			cJSON_Delete(o);
+			return NULL;
+		}
+	} else {
+		char why[160], text[200];
+		int u = il_sysinfo_uclamp(why, sizeof(why));
+
+		snprintf(text, sizeof(text), "%s: %s", u == 0 ? "unsupported" : "unreadable", why);
+		if (!cJSON_AddStringToObject(o, "util_min", text) ||
+		    !cJSON_AddStringToObject(o, "util_max", text)) {
+			cJSON_Delete(o);
+			return NULL;
+		}
 	}
 	return o;
 }

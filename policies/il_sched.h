@@ -16,20 +16,26 @@ struct cJSON;
 
 /*
  * Applies *a to the calling thread: affinity first (sched_setaffinity),
- * then class, priority, nice, EEVDF slice or deadline parameters in one
- * sched_setattr. fifo/rr/deadline threads get SCHED_FLAG_RESET_ON_FORK so
+ * then class, priority, nice, EEVDF slice or deadline parameters and the
+ * utilization clamps in one sched_setattr. fifo/rr/deadline threads get SCHED_FLAG_RESET_ON_FORK so
  * that nothing they spawn inherits RT. fifo/rr are refused unless the
  * process has a finite RLIMIT_RTTIME (il_rttime_limit_set): a runaway RT
  * thread must always be killable by the kernel.
  * The result is read back and compared (il_sched_matches); a kernel that
  * silently ignores a field is an error, never a quiet downgrade.
+ * The one exception is a setting the policy marked optional: where the
+ * kernel lacks its feature it is left out, and *dropped (may be NULL)
+ * gets its IL_OPT_* bit so the caller can say so; 0 when nothing was.
  * Returns 0, or -errno with one line in err:
  *   -EPERM  "SCHED_FIFO priority 60 needs CAP_SYS_NICE or RLIMIT_RTPRIO >= 60"
  *   -EBUSY  "SCHED_DEADLINE admission refused: ..."
  *   -EINVAL "EEVDF custom slice not supported by this kernel (needs Linux 6.12+)",
  *           cpus with deadline, fifo/rr without RLIMIT_RTTIME, ...
+ *   -EOPNOTSUPP "uclamp_min 20%: kernel built without CONFIG_UCLAMP_TASK ..."
+ *           for a clamp not marked optional
  */
-int il_sched_apply_self(const struct il_role_attrs *a, char *err, size_t errlen);
+int il_sched_apply_self(const struct il_role_attrs *a, unsigned *dropped, char *err,
+			size_t errlen);
 
 /* What the kernel reports for a thread. */
 struct il_sched_state {
@@ -39,6 +45,8 @@ struct il_sched_state {
 	uint64_t slice_ns;	/* fair classes: the slice in force (6.12+), else 0 */
 	uint64_t dl_runtime_ns, dl_deadline_ns, dl_period_ns;
 	char cpus[64];		/* affinity in list form, "0-1" */
+	bool has_uclamp;	/* the kernel clamps utilization: util_* are read */
+	uint32_t util_min, util_max; /* 0..IL_UCLAMP_SCALE, the clamps requested */
 };
 
 /* Reads tid's attributes (0 = calling thread). Returns 0 or -errno
@@ -47,7 +55,9 @@ int il_sched_read(pid_t tid, struct il_sched_state *out);
 
 /* True when got matches want: class; priority for fifo/rr; nice for
  * other/batch; slice when want sets one; deadline runtime/deadline/period;
- * cpus when want sets them. */
+ * cpus when want sets them; each clamp want sets, read back exactly where
+ * the kernel has uclamp, and absent only where it has none and the policy
+ * marked that clamp optional. */
 bool il_sched_matches(const struct il_role_attrs *want, const struct il_sched_state *got);
 
 /* Formats a CPU set as a list ("0-1,4") into buf; "" for an empty set. */
@@ -59,8 +69,10 @@ void il_cpuset_format(const cpu_set_t *set, char *buf, size_t len);
 int il_rttime_limit_set(uint64_t soft_us, uint64_t hard_us);
 
 /* A new cJSON object {policy, priority, nice, slice_ns, dl_runtime_ns,
- * dl_deadline_ns, dl_period_ns, cpus} for the report's threads[]; caller
- * owns it. NULL on allocation failure. */
+ * dl_deadline_ns, dl_period_ns, cpus, util_min, util_max} for the
+ * report's threads[]; util_* are numbers (0..1024) where the kernel has
+ * uclamp, else "unsupported: WHY" (il_sysinfo_uclamp). Caller owns it.
+ * NULL on allocation failure. */
 struct cJSON *il_sched_state_json(const struct il_sched_state *s);
 
 #endif

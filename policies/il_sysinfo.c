@@ -1,8 +1,10 @@
 #include "il_sysinfo.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -10,8 +12,10 @@
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "il_parse.h"
+#include "il_sched_attr.h"
 
 int il_sysinfo_read_value(const char *path, char *buf, size_t len)
 {
@@ -140,33 +144,117 @@ int il_sysinfo_rt_group_root(char *dir, size_t len)
 	return r;
 }
 
-int il_sysinfo_kconfig(const char *option, char *val, size_t len)
+/* The config files il_sysinfo_kconfig tries, in order. */
+static void kconfig_paths(char boot[300])
 {
 	struct utsname u;
+
+	if (uname(&u) == 0)
+		snprintf(boot, 300, "/boot/config-%s", u.release);
+	else
+		boot[0] = '\0';
+}
+
+#define PROC_CONFIG_GZ "/proc/config.gz"
+
+int il_sysinfo_kconfig_source(char *path, size_t len)
+{
+	char boot[300];
+
+	kconfig_paths(boot);
+	if (boot[0] && access(boot, R_OK) == 0) {
+		snprintf(path, len, "%s", boot);
+		return 0;
+	}
+	if (access(PROC_CONFIG_GZ, R_OK) == 0) {
+		snprintf(path, len, "%s", PROC_CONFIG_GZ);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int il_sysinfo_kconfig(const char *option, char *val, size_t len)
+{
 	char path[300], line[512], unset[300];
 	size_t olen = strlen(option);
-	FILE *f;
+	gzFile f;
 	int r = -ENOENT;
 
-	if (uname(&u) != 0)
-		return -errno;
-	snprintf(path, sizeof(path), "/boot/config-%s", u.release);
-	f = fopen(path, "re");
+	/* zlib reads a plain file as it is, so one reader serves both. */
+	if (il_sysinfo_kconfig_source(path, sizeof(path)) < 0)
+		return -ENOENT;
+	f = gzopen(path, "rb");
 	if (!f)
-		return -errno;
+		return errno ? -errno : -ENOMEM;
 	snprintf(unset, sizeof(unset), "# %s is not set", option);
-	while (r && fgets(line, sizeof(line), f)) {
+	while (r && gzgets(f, line, sizeof(line))) {
 		line[strcspn(line, "\n")] = '\0';
 		if (strncmp(line, option, olen) == 0 && line[olen] == '=') {
-			snprintf(val, len, "%s", line + olen + 1);
+			const char *v = line + olen + 1;
+			size_t vlen = strlen(v);
+
+			/* CONFIG_X="text": the text. */
+			if (vlen >= 2 && v[0] == '"' && v[vlen - 1] == '"')
+				snprintf(val, len, "%.*s", (int)(vlen - 2), v + 1);
+			else
+				snprintf(val, len, "%s", v);
 			r = 0;
 		} else if (strcmp(line, unset) == 0) {
 			snprintf(val, len, "n");
 			r = 0;
 		}
 	}
-	fclose(f);
+	gzclose(f);
 	return r;
+}
+
+static struct {
+	pthread_once_t once;
+	int supported;
+	char why[160];
+} uclamp = { .once = PTHREAD_ONCE_INIT };
+
+static void uclamp_probe(void)
+{
+	/* KEEP_POLICY/KEEP_PARAMS leave the class alone; both came with
+	 * uclamp in 5.3, and an older kernel would call them invalid (EINVAL,
+	 * the answer that means "supported" below). */
+	struct il_sched_attr a = {
+		.size = sizeof(a),
+		.sched_flags = SCHED_FLAG_KEEP_POLICY | SCHED_FLAG_KEEP_PARAMS |
+			       SCHED_FLAG_UTIL_CLAMP_MIN,
+		.sched_util_min = 1025,
+	};
+	int e;
+
+	if (!il_sysinfo_kernel_at_least(5, 3)) {
+		uclamp.supported = 0;
+		snprintf(uclamp.why, sizeof(uclamp.why), "kernel older than 5.3 (no uclamp)");
+		return;
+	}
+	e = il_sys_sched_setattr(0, &a) == 0 ? 0 : errno;
+	if (e == EINVAL) {
+		uclamp.supported = 1;
+		snprintf(uclamp.why, sizeof(uclamp.why),
+			 "sched_setattr checks utilization clamps (CONFIG_UCLAMP_TASK)");
+	} else if (e == EOPNOTSUPP) {
+		uclamp.supported = 0;
+		snprintf(uclamp.why, sizeof(uclamp.why), "kernel built without CONFIG_UCLAMP_TASK");
+	} else {
+		/* 0 cannot happen for an out-of-range value; anything else is
+		 * a filter between us and the scheduler. */
+		uclamp.supported = e ? -e : -EIO;
+		snprintf(uclamp.why, sizeof(uclamp.why), "uclamp probe: sched_setattr: %s",
+			 e ? strerror(e) : "accepted util_min 1025");
+	}
+}
+
+int il_sysinfo_uclamp(char *why, size_t len)
+{
+	pthread_once(&uclamp.once, uclamp_probe);
+	if (why && len)
+		snprintf(why, len, "%s", uclamp.why);
+	return uclamp.supported;
 }
 
 static bool debugfs_mounted(void)
@@ -237,4 +325,331 @@ int il_fair_server_probe(struct il_fair_server *out)
 	}
 	*out = fs;
 	return 0;
+}
+
+/* --- facts for reports (issue 15) ---------------------------------------- */
+
+/* Why a debugfs file could not be read, in words a reader can act on. */
+static void debugfs_why(int err, char *why, size_t len)
+{
+	if (err == -ENOENT && !debugfs_mounted())
+		snprintf(why, len, "debugfs not mounted at " IL_SYSINFO_DEBUGFS);
+	else if (err == -EPERM || err == -EACCES)
+		snprintf(why, len, "debugfs refused (%s: locked down, or not root)",
+			 strerror(-err));
+	else
+		snprintf(why, len, "%s", strerror(-err));
+}
+
+/* "unreadable: debugfs not mounted at ..." for path. */
+static void add_unreadable_debugfs(cJSON *o, const char *key, const char *path, int err)
+{
+	char why[160], text[400];
+
+	debugfs_why(err, why, sizeof(why));
+	snprintf(text, sizeof(text), "unreadable: %s: %s", path, why);
+	cJSON_AddStringToObject(o, key, text);
+}
+
+/* A kernel config option, or NULL with why when the config is unreadable. */
+static const char *kconfig_or_why(const char *option, char *val, size_t len)
+{
+	int r = il_sysinfo_kconfig(option, val, len);
+
+	if (r == 0)
+		return val;
+	if (r == -ENOENT && il_sysinfo_kconfig_source(val, len) == 0)
+		snprintf(val, len, "n"); /* the config was read: the option is not in it */
+	else
+		return NULL;
+	return val;
+}
+
+static const char *const preempt_options[][2] = {
+	{ "CONFIG_PREEMPT_RT", "rt" },	       { "CONFIG_PREEMPT_LAZY", "lazy" },
+	{ "CONFIG_PREEMPT", "full" },	       { "CONFIG_PREEMPT_VOLUNTARY", "voluntary" },
+	{ "CONFIG_PREEMPT_NONE", "none" },
+};
+
+int il_sysinfo_preempt_parse(const char *text, char *model, size_t len)
+{
+	const char *open = strchr(text, '('), *close = open ? strchr(open, ')') : NULL;
+
+	if (!close || close == open + 1)
+		return -EINVAL;
+	snprintf(model, len, "%.*s", (int)(close - open - 1), open + 1);
+	return 0;
+}
+
+void il_sysinfo_preempt(char *model, size_t mlen, char *source, size_t slen)
+{
+	char buf[256], cmdline[4096], cfg[300], v[32], dbg[160];
+	int r;
+
+	/* 1. The mode in force, where debugfs shows it. */
+	r = il_sysinfo_read_value(IL_SYSINFO_DEBUGFS "/sched/preempt", buf, sizeof(buf));
+	if (r == 0 && il_sysinfo_preempt_parse(buf, model, mlen) == 0) {
+		snprintf(source, slen, IL_SYSINFO_DEBUGFS "/sched/preempt: %s", buf);
+		return;
+	}
+	debugfs_why(r ? r : -EINVAL, dbg, sizeof(dbg));
+
+	/* 2. A dynamic kernel's boot-time choice. */
+	bool dynamic = kconfig_or_why("CONFIG_PREEMPT_DYNAMIC", v, sizeof(v)) && strcmp(v, "y") == 0;
+	if (il_sysinfo_read_value("/proc/cmdline", cmdline, sizeof(cmdline)) == 0 && dynamic) {
+		char *save = NULL;
+
+		for (char *t = strtok_r(cmdline, " ", &save); t; t = strtok_r(NULL, " ", &save))
+			if (strncmp(t, "preempt=", 8) == 0) {
+				snprintf(model, mlen, "%s", t + 8);
+				snprintf(source, slen, "boot command line %s (PREEMPT_DYNAMIC kernel); "
+					 IL_SYSINFO_DEBUGFS "/sched/preempt unreadable: %s", t, dbg);
+				return;
+			}
+	}
+
+	/* 3. The config's choice: the model, or a dynamic kernel's boot default. */
+	if (il_sysinfo_kconfig_source(cfg, sizeof(cfg)) == 0) {
+		for (size_t i = 0; i < sizeof(preempt_options) / sizeof(preempt_options[0]); i++)
+			if (il_sysinfo_kconfig(preempt_options[i][0], v, sizeof(v)) == 0 &&
+			    strcmp(v, "y") == 0) {
+				snprintf(model, mlen, "%s", preempt_options[i][1]);
+				if (dynamic)
+					snprintf(source, slen, "%s: %s=y, the boot default of a "
+						 "PREEMPT_DYNAMIC kernel, no preempt= on the command "
+						 "line; a change at run time would show only in "
+						 IL_SYSINFO_DEBUGFS "/sched/preempt, unreadable: %s",
+						 cfg, preempt_options[i][0], dbg);
+				else
+					snprintf(source, slen, "%s: %s=y", cfg, preempt_options[i][0]);
+				return;
+			}
+	}
+
+	/* 4. The build's flavour as uname -v prints it. */
+	struct utsname u;
+	if (uname(&u) == 0 && strstr(u.version, "PREEMPT_RT")) {
+		snprintf(model, mlen, "rt");
+		snprintf(source, slen, "uname -v: %s", u.version);
+	} else if (uname(&u) == 0 && strstr(u.version, "PREEMPT_DYNAMIC")) {
+		snprintf(model, mlen, "unreadable: a PREEMPT_DYNAMIC kernel (uname -v); neither "
+			 "debugfs (%s) nor the boot command line nor a kernel config says which mode",
+			 dbg);
+		snprintf(source, slen, "uname -v: %s", u.version);
+	} else if (uname(&u) == 0 && strstr(u.version, "PREEMPT_LAZY")) {
+		snprintf(model, mlen, "lazy");
+		snprintf(source, slen, "uname -v: %s", u.version);
+	} else if (uname(&u) == 0 && strstr(u.version, "PREEMPT ")) {
+		snprintf(model, mlen, "full");
+		snprintf(source, slen, "uname -v: %s", u.version);
+	} else {
+		snprintf(model, mlen, "unreadable: no debugfs (%s), no kernel config, and uname -v "
+			 "does not tell none from voluntary", dbg);
+		snprintf(source, slen, "uname -v: %s", uname(&u) == 0 ? u.version : "?");
+	}
+}
+
+/* [{cpu, runtime_ns, period_ns}] from debugfs dir/cpuN, or a reason. */
+static void add_server_per_cpu(cJSON *k, const char *key, const char *dir, unsigned major,
+			       unsigned minor, const char *config)
+{
+	char path[300], v[32], text[300];
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int64_t rt, per;
+	cJSON *a;
+	int r;
+
+	if (!il_sysinfo_kernel_at_least(major, minor)) {
+		snprintf(text, sizeof(text), "absent: kernel older than %u.%u", major, minor);
+		cJSON_AddStringToObject(k, key, text);
+		return;
+	}
+	if (config && kconfig_or_why(config, v, sizeof(v)) && strcmp(v, "n") == 0) {
+		snprintf(text, sizeof(text), "absent: kernel built without %s", config);
+		cJSON_AddStringToObject(k, key, text);
+		return;
+	}
+	a = cJSON_CreateArray();
+	for (long cpu = 0; cpu < ncpu; cpu++) {
+		cJSON *o;
+
+		snprintf(path, sizeof(path), "%s/cpu%ld/runtime", dir, cpu);
+		r = il_sysinfo_read_i64(path, &rt);
+		if (r == -ENOENT && cpu > 0)
+			continue; /* a CPU that is not possible here */
+		if (r == 0) {
+			snprintf(path, sizeof(path), "%s/cpu%ld/period", dir, cpu);
+			r = il_sysinfo_read_i64(path, &per);
+		}
+		if (r) {
+			cJSON_Delete(a);
+			add_unreadable_debugfs(k, key, dir, r);
+			return;
+		}
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "cpu", (double)cpu);
+		cJSON_AddNumberToObject(o, "runtime_ns", (double)rt);
+		cJSON_AddNumberToObject(o, "period_ns", (double)per);
+		cJSON_AddItemToArray(a, o);
+	}
+	cJSON_AddItemToObject(k, key, a);
+}
+
+void il_sysinfo_kernel_facts(cJSON *k)
+{
+	char model[400], source[600], buf[4096], v[64], dir[256], text[400];
+	int64_t i64;
+	int r, u;
+	cJSON *o;
+
+	il_sysinfo_preempt(model, sizeof(model), source, sizeof(source));
+	o = cJSON_AddObjectToObject(k, "preempt");
+	cJSON_AddStringToObject(o, "model", model);
+	cJSON_AddStringToObject(o, "source", source);
+
+	r = il_sysinfo_read_value(IL_SYSINFO_DEBUGFS "/sched/features", buf, sizeof(buf));
+	if (r == 0)
+		cJSON_AddStringToObject(k, "sched_features", buf);
+	else
+		add_unreadable_debugfs(k, "sched_features", IL_SYSINFO_DEBUGFS "/sched/features", r);
+
+	add_server_per_cpu(k, "fair_server_per_cpu", IL_SYSINFO_FAIR_SERVER, 6, 12, NULL);
+	add_server_per_cpu(k, "ext_server_per_cpu", IL_SYSINFO_DEBUGFS "/sched/ext_server", 7, 0,
+			   "CONFIG_SCHED_CLASS_EXT");
+
+	o = cJSON_AddObjectToObject(k, "rt_group_sched");
+	if (kconfig_or_why("CONFIG_RT_GROUP_SCHED", v, sizeof(v)))
+		cJSON_AddStringToObject(o, "config", v);
+	else
+		cJSON_AddStringToObject(o, "config", "unreadable: no /boot/config-RELEASE and no "
+						     "/proc/config.gz");
+	if (il_sysinfo_rt_group_root(dir, sizeof(dir)) == 0) {
+		char path[300];
+
+		snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", dir);
+		if ((r = il_sysinfo_read_i64(path, &i64)) == 0) {
+			cJSON_AddNumberToObject(o, "root_rt_runtime_us", (double)i64);
+		} else {
+			snprintf(text, sizeof(text), "unreadable: %s: %s", path, strerror(-r));
+			cJSON_AddStringToObject(o, "root_rt_runtime_us", text);
+		}
+	} else {
+		cJSON_AddStringToObject(o, "root_rt_runtime_us", "absent: no cgroup-v1 cpu hierarchy "
+								 "exposes cpu.rt_runtime_us");
+	}
+
+	o = cJSON_AddObjectToObject(k, "uclamp");
+	u = il_sysinfo_uclamp(text, sizeof(text));
+	if (u >= 0) {
+		cJSON_AddBoolToObject(o, "supported", u == 1);
+	} else {
+		char t2[420];
+
+		snprintf(t2, sizeof(t2), "unreadable: %s", text);
+		cJSON_AddStringToObject(o, "supported", t2);
+	}
+	cJSON_AddStringToObject(o, "why", text);
+
+	o = cJSON_AddObjectToObject(k, "sched_ext");
+	r = il_sysinfo_read_value("/sys/kernel/sched_ext/state", buf, sizeof(buf));
+	if (r == 0) {
+		cJSON_AddStringToObject(o, "state", buf);
+		/* root/ops names the loaded BPF scheduler, and exists only then. */
+		r = il_sysinfo_read_value("/sys/kernel/sched_ext/root/ops", buf, sizeof(buf));
+		if (r == 0)
+			cJSON_AddStringToObject(o, "scheduler", buf);
+		else if (r == -ENOENT)
+			cJSON_AddStringToObject(o, "scheduler", "none: no BPF scheduler loaded");
+		else {
+			snprintf(text, sizeof(text), "unreadable: /sys/kernel/sched_ext/root/ops: %s",
+				 strerror(-r));
+			cJSON_AddStringToObject(o, "scheduler", text);
+		}
+	} else {
+		if (r == -ENOENT && kconfig_or_why("CONFIG_SCHED_CLASS_EXT", v, sizeof(v)) &&
+		    strcmp(v, "n") == 0)
+			snprintf(text, sizeof(text), "absent: kernel built without "
+				 "CONFIG_SCHED_CLASS_EXT");
+		else
+			snprintf(text, sizeof(text), "unreadable: /sys/kernel/sched_ext/state: %s",
+				 strerror(-r));
+		cJSON_AddStringToObject(o, "state", text);
+		cJSON_AddStringToObject(o, "scheduler", text);
+	}
+
+	if (il_sysinfo_kconfig_source(buf, sizeof(buf)) == 0)
+		cJSON_AddStringToObject(k, "config", buf);
+	else
+		cJSON_AddStringToObject(k, "config", "unreadable: no /boot/config-RELEASE and no "
+						     "/proc/config.gz");
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+/* CPUID: the hypervisor bit (leaf 1, ECX bit 31) and the vendor signature
+ * of leaf 0x40000000 ("KVMKVMKVM", "Microsoft Hv", "VMwareVMware", ...). */
+static void hypervisor_json(cJSON *o)
+{
+	unsigned a, b, c, d;
+	char sig[13];
+
+	if (!__get_cpuid(1, &a, &b, &c, &d)) {
+		cJSON_AddStringToObject(o, "present", "unreadable: cpuid leaf 1 unavailable");
+		return;
+	}
+	if (!(c & (1u << 31))) {
+		cJSON_AddBoolToObject(o, "present", false);
+		cJSON_AddStringToObject(o, "vendor", "none: cpuid hypervisor bit clear");
+		return;
+	}
+	cJSON_AddBoolToObject(o, "present", true);
+	__cpuid(0x40000000, a, b, c, d);
+	memcpy(sig, &b, 4);
+	memcpy(sig + 4, &c, 4);
+	memcpy(sig + 8, &d, 4);
+	sig[12] = '\0';
+	for (int i = 0; i < 12; i++)
+		if (sig[i] && (sig[i] < 0x20 || sig[i] > 0x7e))
+			sig[i] = '?';
+	cJSON_AddStringToObject(o, "vendor", sig[0] ? sig : "unreadable: empty cpuid signature");
+}
+#else
+static void hypervisor_json(cJSON *o)
+{
+	char buf[64];
+
+	if (il_sysinfo_read_value("/sys/hypervisor/type", buf, sizeof(buf)) == 0) {
+		cJSON_AddBoolToObject(o, "present", true);
+		cJSON_AddStringToObject(o, "vendor", buf);
+	} else {
+		cJSON_AddStringToObject(o, "present", "unreadable: not x86 (no cpuid) and no "
+						      "/sys/hypervisor/type");
+		cJSON_AddStringToObject(o, "vendor", "unreadable: see present");
+	}
+}
+#endif
+
+void il_sysinfo_system_facts(cJSON *sys)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[512], model[256] = "";
+
+	while (f && !model[0] && fgets(line, sizeof(line), f)) {
+		/* x86 "model name", arm64 has none but "CPU part"; take the first. */
+		if (strncmp(line, "model name", 10) == 0 && strchr(line, ':')) {
+			const char *v = strchr(line, ':') + 1;
+
+			v += strspn(v, " \t");
+			snprintf(model, sizeof(model), "%.*s", (int)strcspn(v, "\n"), v);
+		}
+	}
+	if (f)
+		fclose(f);
+	if (model[0])
+		cJSON_AddStringToObject(sys, "cpu_model", model);
+	else
+		cJSON_AddStringToObject(sys, "cpu_model", "unreadable: no 'model name' in "
+							  "/proc/cpuinfo");
+	hypervisor_json(cJSON_AddObjectToObject(sys, "hypervisor"));
 }

@@ -52,11 +52,27 @@ bool il_sysinfo_may_use_rt(int prio);
 int il_sysinfo_rt_group_root(char *dir, size_t len);
 
 /*
- * A kernel config option as the boot config file says it (/boot/config-
- * RELEASE): "y", "m" or "n" (for "is not set") in val. 0, -ENOENT when
- * the option is absent, or -errno of opening the file.
+ * A kernel config option as the running kernel's config says it: "y",
+ * "m", "n" (for "is not set"), or the value as written, in val. Reads
+ * /boot/config-RELEASE, else /proc/config.gz (CONFIG_IKCONFIG_PROC).
+ * 0, -ENOENT when the option is absent, or -errno of opening the files.
  */
 int il_sysinfo_kconfig(const char *option, char *val, size_t len);
+
+/* Which kernel config il_sysinfo_kconfig reads, into path. 0, or -errno
+ * (-ENOENT: neither /boot/config-RELEASE nor /proc/config.gz). */
+int il_sysinfo_kconfig_source(char *path, size_t len);
+
+/*
+ * Whether the kernel clamps utilization (uclamp, CONFIG_UCLAMP_TASK):
+ * 1 yes, 0 no, or -errno when the probe itself was refused (seccomp, an
+ * LSM). why gets how we know, one phrase: for 0 "kernel built without
+ * CONFIG_UCLAMP_TASK" or "kernel older than 5.3". The probe is a
+ * sched_setattr that the kernel refuses either way and that changes
+ * nothing: util_min 1025 is out of range, so a kernel with uclamp answers
+ * EINVAL, one without EOPNOTSUPP. The answer is cached for the process.
+ */
+int il_sysinfo_uclamp(char *why, size_t len);
 
 struct il_fair_server {
 	bool present;	   /* the kernel has one (6.12+) */
@@ -74,5 +90,38 @@ struct il_fair_server {
  * IL_FAIR_SERVER_DEFAULT_* are in force). Always returns 0.
  */
 int il_fair_server_probe(struct il_fair_server *out);
+
+struct cJSON;
+
+/*
+ * What scheduler configuration a measurement was taken under (issue 15),
+ * read now and added to a report's "kernel" object:
+ *   preempt {model, source}     none | voluntary | full | lazy | rt, and how we
+ *                               know: debugfs sched/preempt, else the boot
+ *                               command line, the kernel config, uname -v
+ *   sched_features              debugfs sched/features
+ *   fair_server_per_cpu         [{cpu, runtime_ns, period_ns}] (6.12+)
+ *   ext_server_per_cpu          the same for the sched_ext server (7.0+)
+ *   rt_group_sched {config, root_rt_runtime_us}
+ *   uclamp {supported, why}
+ *   sched_ext {state, scheduler}
+ *   config                      the kernel config file that was read
+ * A value that cannot be read is the string "unreadable: why", one that
+ * this kernel cannot have "absent: why"; nothing is inferred and presented
+ * as read.
+ */
+void il_sysinfo_kernel_facts(struct cJSON *kernel);
+
+/* The machine, added to a report's "system" object: cpu_model and
+ * hypervisor {present, vendor}, each read or "unreadable: why". */
+void il_sysinfo_system_facts(struct cJSON *system);
+
+/* The preemption model in force and how we know it (see above): model is
+ * "none", "voluntary", "full", "lazy", "rt" or "unreadable: why". */
+void il_sysinfo_preempt(char *model, size_t mlen, char *source, size_t slen);
+
+/* The mode in parentheses of debugfs sched/preempt ("none (voluntary) full
+ * lazy" -> "voluntary"). 0, or -EINVAL when the text has none. */
+int il_sysinfo_preempt_parse(const char *text, char *model, size_t len);
 
 #endif

@@ -7,11 +7,22 @@
 
 #include "il_clock.h"
 #include "il_cpustat.h"
+#include "il_js.h"
+
+/* What a JS hog thread publishes for the control thread to read: numbers
+ * with relaxed atomics, the first error's text once, behind has_msg. */
+struct js_pub {
+	uint64_t heap_peak, errors;
+	int has_msg;
+	char msg[200];
+};
 
 struct il_hog {
 	struct il_hog_config cfg;
 	struct il_workers *w;	      /* the hog threads, gate, stop, accounting */
 	struct il_cpustat *mark_stat; /* /proc/stat at the mark, NULL if unreadable */
+	struct il_js **js;	      /* JavaScript: one engine per thread, else NULL */
+	struct js_pub *pub;
 };
 
 int il_hog_mode_parse(const char *s)
@@ -28,17 +39,61 @@ const char *il_hog_mode_name(enum il_hog_pattern m)
 	return m == IL_HOG_BURSTY ? "bursty" : "busy";
 }
 
+int il_hog_mode_split(const char *s, enum il_hog_pattern *pattern, bool *js)
+{
+	static const struct {
+		const char *name;
+		enum il_hog_pattern pattern;
+		bool js;
+	} modes[] = {
+		{ "busy", IL_HOG_BUSY, false },
+		{ "bursty", IL_HOG_BURSTY, false },
+		{ "js", IL_HOG_BUSY, true },
+		{ "js-bursty", IL_HOG_BURSTY, true },
+	};
+
+	for (size_t i = 0; s && i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (strcmp(s, modes[i].name) == 0) {
+			*pattern = modes[i].pattern;
+			*js = modes[i].js;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* One unit of work: a tick() of the script, or a chunk of the register loop. */
+static inline uint64_t hog_unit(struct il_hog *h, unsigned i, uint64_t x)
+{
+	struct il_js *js;
+	struct js_pub *pub;
+
+	if (!h->js)
+		return il_workers_chunk(x);
+	js = h->js[i];
+	pub = &h->pub[i];
+	if (il_js_tick(js) < 0) {
+		if (!__atomic_load_n(&pub->has_msg, __ATOMIC_RELAXED)) {
+			snprintf(pub->msg, sizeof(pub->msg), "%s", il_js_first_error(js));
+			__atomic_store_n(&pub->has_msg, 1, __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&pub->errors, il_js_errors(js), __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&pub->heap_peak, (uint64_t)il_js_heap_peak(js), __ATOMIC_RELAXED);
+	return x;
+}
+
 /* One hog: an iteration is one chunk of register work, published at once
  * so the stop flag and the accounting are never more than a chunk behind. */
 static void hog_run(struct il_worker *self, void *ctx)
 {
-	const struct il_hog *h = ctx;
-	uint64_t iterations = 0, x = 0x9e3779b97f4a7c15ull + il_worker_index(self);
+	struct il_hog *h = ctx;
+	unsigned i = il_worker_index(self);
+	uint64_t iterations = 0, x = 0x9e3779b97f4a7c15ull + i;
 	volatile uint64_t sink;
 
 	while (!il_worker_stopping(self)) {
 		if (h->cfg.mode == IL_HOG_BUSY) {
-			x = il_workers_chunk(x);
+			x = hog_unit(h, i, x);
 			il_worker_publish(self, ++iterations);
 			continue;
 		}
@@ -47,7 +102,7 @@ static void hog_run(struct il_worker *self, void *ctx)
 		uint64_t task_start = il_thread_cpu_ns();
 
 		while (!il_worker_stopping(self)) {
-			x = il_workers_chunk(x);
+			x = hog_unit(h, i, x);
 			if (il_worker_publish(self, ++iterations) - task_start >= h->cfg.task_ns)
 				break;
 		}
@@ -78,6 +133,24 @@ int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *in
 		return -ENOMEM;
 	}
 	h->cfg = *c;
+	/* The engines are made and the script run here, on the starter's
+	 * thread: a bad script fails the start before any hog exists, and each
+	 * hog thread takes over its own state behind the gate. */
+	if (c->script) {
+		h->js = calloc(c->threads, sizeof(*h->js));
+		h->pub = calloc(c->threads, sizeof(*h->pub));
+		if (!h->js || !h->pub) {
+			snprintf(err, errlen, "out of memory");
+			ret = -ENOMEM;
+			goto fail;
+		}
+		for (unsigned i = 0; i < c->threads; i++) {
+			ret = il_js_new(c->script, c->script_name ? c->script_name : "script",
+					c->js_heap_max, &h->js[i], err, errlen);
+			if (ret < 0)
+				goto fail;
+		}
+	}
 	/* Always held by the group: /proc/stat is read before the hogs spin,
 	 * since an RT hog may keep this thread off its CPU afterwards. */
 	struct il_workers_config wc = {
@@ -95,15 +168,20 @@ int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *in
 	};
 
 	ret = il_workers_start(&wc, &h->w, err, errlen);
-	if (ret < 0) {
-		free(h);
-		return ret;
-	}
+	if (ret < 0)
+		goto fail;
 	il_cpustat_read(&h->mark_stat);
 	if (!c->hold)
 		il_workers_open(h->w);
 	*out = h;
 	return 0;
+fail:
+	for (unsigned i = 0; h->js && i < c->threads; i++)
+		il_js_free(h->js[i]);
+	free(h->js);
+	free(h->pub);
+	free(h);
+	return ret;
 }
 
 void il_hog_mark_start(struct il_hog *h)
@@ -124,6 +202,10 @@ void il_hog_stop(struct il_hog *h)
 		return;
 	il_workers_stop(h->w);
 	il_cpustat_free(h->mark_stat);
+	for (unsigned i = 0; h->js && i < h->cfg.threads; i++)
+		il_js_free(h->js[i]);
+	free(h->js);
+	free(h->pub);
 	free(h);
 }
 
@@ -156,7 +238,32 @@ cJSON *il_hog_stats_json(const struct il_hog *h, uint64_t wall_ns)
 
 	if (!o)
 		return NULL;
-	cJSON_AddStringToObject(o, "mode", il_hog_mode_name(h->cfg.mode));
+	if (!h->js) {
+		cJSON_AddStringToObject(o, "mode", il_hog_mode_name(h->cfg.mode));
+	} else {
+		uint64_t peak = 0, errors = 0;
+		const char *first = NULL;
+
+		cJSON_AddStringToObject(o, "mode", h->cfg.mode == IL_HOG_BURSTY ? "js-bursty" : "js");
+		cJSON_AddStringToObject(o, "engine", il_js_engine());
+		cJSON_AddStringToObject(o, "script", h->cfg.script_name ? h->cfg.script_name : "");
+		cJSON_AddNumberToObject(o, "js_heap_max_bytes",
+					(double)(h->cfg.js_heap_max ? h->cfg.js_heap_max : IL_JS_HEAP_MAX));
+		for (unsigned i = 0; i < h->cfg.threads; i++) {
+			uint64_t p = __atomic_load_n(&h->pub[i].heap_peak, __ATOMIC_RELAXED);
+
+			peak = p > peak ? p : peak;
+			errors += __atomic_load_n(&h->pub[i].errors, __ATOMIC_RELAXED);
+			if (!first && __atomic_load_n(&h->pub[i].has_msg, __ATOMIC_ACQUIRE))
+				first = h->pub[i].msg;
+		}
+		cJSON_AddNumberToObject(o, "js_heap_peak_bytes", (double)peak);
+		cJSON_AddNumberToObject(o, "js_errors", (double)errors);
+		if (first)
+			cJSON_AddStringToObject(o, "js_first_error", first);
+		else
+			cJSON_AddNullToObject(o, "js_first_error");
+	}
 	if (idle >= 0)
 		cJSON_AddNumberToObject(o, "idle_waste_pct", idle);
 	else

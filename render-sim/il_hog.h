@@ -1,6 +1,7 @@
 /*
- * JS-like CPU hogs in render-sim (role js): a crypto miner on the
- * renderer's main thread, or a page of long tasks. The policy decides
+ * JS hogs in render-sim (role js): a crypto miner on the renderer's main
+ * thread, or a page of long tasks. The work is real JavaScript (libmujs
+ * running a script's tick(), il_js.h) or a register loop. The policy decides
  * their class, so in `rt` they are SCHED_FIFO and show what an RT thread
  * that never blocks does to everything else. The threads, their gated
  * start and their CPU accounting are a worker group (sim/il_workers.h);
@@ -27,6 +28,12 @@ enum il_hog_pattern {
 struct il_hog_config {
 	unsigned threads;      /* 1..IL_HOG_MAX_THREADS */
 	enum il_hog_pattern mode;
+	/* JavaScript: the script's text and its name for messages; each hog
+	 * thread gets its own engine state and calls tick() as its work unit.
+	 * NULL: the register loop (il_workers_chunk). */
+	const char *script;
+	const char *script_name;
+	size_t js_heap_max;    /* bytes per hog thread; 0 = IL_JS_HEAP_MAX */
 	uint64_t task_ns;      /* bursty: CPU time per long task (> 0) */
 	uint64_t gap_ns;       /* bursty: sleep between tasks */
 	bool pin;              /* hog i on the i-th CPU the process may use, mod count */
@@ -43,8 +50,15 @@ struct il_hog;
 int il_hog_mode_parse(const char *s);
 const char *il_hog_mode_name(enum il_hog_pattern m);
 
+/* A whole --hog-mode: "busy", "bursty" (the register loop), "js",
+ * "js-bursty" (JavaScript). 0, or -EINVAL for anything else. */
+int il_hog_mode_split(const char *s, enum il_hog_pattern *pattern, bool *js);
+
 /*
- * Starts c->threads hog threads named render:js0, render:js1, ... Each
+ * Starts c->threads hog threads named render:js0, render:js1, ... With a
+ * script, each thread's engine is made and the script loaded here first,
+ * so a script that does not compile fails the start (-EINVAL, one line
+ * "NAME:LINE: SyntaxError: ...") before any thread exists. Each
  * pins itself first (when c->pin; an affinity the policy sets for role js
  * then overrides the pin), then calls init(init_ctx, IL_ROLE_JS, name),
  * which applies the policy. Returns once every thread has initialized:
@@ -72,6 +86,9 @@ void il_hog_stop(struct il_hog *h);
  * {"threads":N, "mode":"busy", "cpus":K, "cpu_set":[0,1], "idle_waste_pct":P,
  *  "wall_ns":W, "cpu_ns":SUM, "cpu_share":F,
  *  "per_thread":[{"name","tid","cpu","cpu_ns","iterations"}]}
+ * plus, for JavaScript hogs, "engine", "script", "js_heap_max_bytes",
+ * "js_heap_peak_bytes" (the most any hog's engine held), "js_errors" and
+ * "js_first_error" (ticks that threw, e.g. out of memory at the cap).
  * counted since il_hog_mark_start (or since start).
  * wall_ns is the wall time to divide by; pass 0 for "since the mark",
  * which is right even when the caller was starved by RT hogs between the

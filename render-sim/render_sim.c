@@ -6,11 +6,13 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "il_child.h"
 #include "il_ctl.h"
 #include "il_hog.h"
+#include "il_js.h"
 #include "il_hop.h"
 #include "il_parse.h"
 #include "il_queue.h"
@@ -31,6 +33,9 @@ struct render {
 	/* JS-like hogs (role js), started held and released at "start" */
 	struct il_hog_config hog_cfg;
 	struct il_hog *hog;
+	bool hog_js;		  /* JavaScript hogs running hog_script */
+	char hog_script_path[4096];
+	char *hog_script;
 };
 
 static struct render R;
@@ -121,10 +126,11 @@ static int render_option(struct il_child *c, const char *name, const char *value
 
 	if (strcmp(name, "hog") == 0)
 		return il_parse_u64(value, 1, IL_HOG_MAX_THREADS, &v) < 0 ? -EINVAL : (R.hog_cfg.threads = (unsigned)v, 0);
-	if (strcmp(name, "hog-mode") == 0) {
-		int m = il_hog_mode_parse(value);
-
-		return m < 0 ? m : (R.hog_cfg.mode = (enum il_hog_pattern)m, 0);
+	if (strcmp(name, "hog-mode") == 0)
+		return il_hog_mode_split(value, &R.hog_cfg.mode, &R.hog_js);
+	if (strcmp(name, "hog-script") == 0) {
+		snprintf(R.hog_script_path, sizeof(R.hog_script_path), "%s", value);
+		return 0;
 	}
 	if (strcmp(name, "hog-task-ms") == 0)
 		return il_parse_u64(value, 1, 600000, &v) < 0 ? -EINVAL : (R.hog_cfg.task_ns = v * 1000000, 0);
@@ -156,6 +162,8 @@ static void render_stop(struct il_child *c, cJSON *stats)
 	il_queue_free(&R.main_q);
 	cJSON_AddNumberToObject(stats, "invalid_frames", (double)il_frame_reader_invalid(R.reader));
 	cJSON_AddNumberToObject(stats, "send_errors", (double)R.send_errors);
+	free(R.hog_script);
+	R.hog_script = NULL;
 }
 
 int main(int argc, char **argv)
@@ -175,6 +183,15 @@ int main(int argc, char **argv)
 	il_child_start_thread(c, &R.comp, IL_T_RENDER_COMP, comp_setup, comp_teardown);
 	il_child_start_thread(c, &R.main, IL_T_RENDER_MAIN, main_setup, main_teardown);
 	il_child_start_thread(c, &R.io, IL_T_RENDER_IO, io_setup, NULL);
+	/* The orchestrator checked the script; a failure here is one line too. */
+	if (R.hog_cfg.threads && R.hog_js) {
+		if (!R.hog_script_path[0])
+			il_child_fail(c, "--hog-mode js needs --hog-script");
+		if (il_js_read_file(R.hog_script_path, &R.hog_script, err, sizeof(err)) < 0)
+			il_child_fail(c, "%s", err);
+		R.hog_cfg.script = R.hog_script;
+		R.hog_cfg.script_name = R.hog_script_path;
+	}
 	if (R.hog_cfg.threads &&
 	    il_hog_start(&R.hog_cfg, il_child_thread_init, c, &R.hog, err, sizeof(err)) < 0)
 		il_child_fail(c, "%s", err);

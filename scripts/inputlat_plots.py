@@ -4,6 +4,12 @@ make_plots() writes DIR/plots/*.png (plus the .gp scripts and data files
 that made them, so a chart can be re-drawn or tweaked by hand) and
 returns what index.md lists. Standard library only; gnuplot does the
 drawing.
+
+Every chart says how many events it shows (per policy, in the key) and
+the kernel and CPUs it was measured on, and agrees with summary.md by
+construction: the hops chart stacks per-hop means, which add up to the
+table's mean, and marks the table's p50; the percentile chart marks the
+table's p50 too.
 """
 
 import math
@@ -74,8 +80,25 @@ def _q(s):
     return "'" + str(s).replace("'", "''") + "'"
 
 
+def _title(*lines):
+    """A title of several lines (a double-quoted gnuplot string, \\n between lines)."""
+    return '"' + "\\n".join(str(x).replace("\\", "\\\\").replace('"', '\\"') for x in lines) + '"'
+
+
+
 def _with_data(cells, scenario, policies):
     return [p for p in policies if cells.get((p, scenario), {}).get("merged")]
+
+
+def _n(cells, scenario, p):
+    """Events in a cell's merged histogram."""
+    return sum(n for _, n in cells[(p, scenario)]["merged"])
+
+
+def _key(cells, scenario, p):
+    """A policy's key entry: its name and how many events the chart shows of it."""
+    c = cells[(p, scenario)]
+    return f"{p} (n={_n(cells, scenario, p)}, {c['rounds']} rounds)"
 
 
 def _policy_lines(policies):
@@ -94,7 +117,7 @@ def _xrange(cells, scenario, pols):
             "set xtics (" + ", ".join(f"'{t:.0f}' {t:g}" for t in tics) + ")")
 
 
-def cdf_chart(gp, cells, scenario, policies):
+def cdf_chart(gp, cells, scenario, policies, machine):
     pols = _with_data(cells, scenario, policies)
     if not pols:
         return None
@@ -102,11 +125,12 @@ def cdf_chart(gp, cells, scenario, policies):
     for p in pols:
         points = st.cdf_points(cells[(p, scenario)]["merged"])
         rel = gp.data(f"cdf-{scenario}-{p}", [(points[0][0], 0)] + points)
-        plots.append(f"{_q(rel)} using 1:2 with steps lt {policies.index(p) + 1} title {_q(p)}")
+        plots.append(f"{_q(rel)} using 1:2 with steps lt {policies.index(p) + 1} "
+                     f"title {_q(_key(cells, scenario, p))}")
     name = f"cdf-{scenario}"
     gp.draw(name, f"""{_policy_lines(policies)}
 {_xrange(cells, scenario, pols)}
-set title {_q(f'Processing latency CDF, scenario {scenario} (all rounds merged)')}
+set title {_title(f'Processing latency CDF, scenario {scenario} (all rounds pooled)', machine)}
 set logscale x
 set xlabel {_q(f'processing latency, mouse-down to page-flip request ({gp.us}, log scale)')}
 set ylabel 'fraction of mouse-downs at or below x'
@@ -114,22 +138,21 @@ set yrange [0:1.02]
 set key bottom right box opaque
 plot {', '.join(plots)}""")
 
-    # The same ratios as summary.md (mean of per-round p50s over cfs's).
-    ratios = [f"{p} {c['p50_ratio']:.2f}×" + (" (no clear difference)" if c["p50_lo"] is not None
-                                               and c["p50_lo"] <= 1 <= c["p50_hi"] else "")
+    # The same ratios and verdicts as summary.md, from `inputlat compare`.
+    ratios = [f"{p} {c['p50_ratio']:.2f}× ({c.get('p50_verdict') or '-'})"
               for p in pols if p != "cfs" and (c := cells[(p, scenario)]).get("p50_ratio") is not None]
-    worst = max(pols, key=lambda p: cells[(p, scenario)]["proc_p99_us"])
+    worst = max(pols, key=lambda p: cells[(p, scenario)].get("proc_p99_us") or 0)
     reading = f"under {scenario}, "
     if ratios:
         reading += f"p50 relative to cfs: {', '.join(ratios)}; "
     else:
-        best = min(pols, key=lambda p: cells[(p, scenario)]["proc_p50_us"])
+        best = min(pols, key=lambda p: cells[(p, scenario)].get("proc_p50_us") or float("inf"))
         reading += f"lowest p50: {best} ({human_us(cells[(best, scenario)]['proc_p50_us'])}); "
     reading += f"highest p99: {worst} ({human_us(cells[(worst, scenario)]['proc_p99_us'])})."
     return name, f"Processing latency CDF, {scenario}", reading
 
 
-def histogram_chart(gp, cells, scenario, policies):
+def histogram_chart(gp, cells, scenario, policies, machine):
     pols = _with_data(cells, scenario, policies)
     if not pols:
         return None
@@ -138,11 +161,12 @@ def histogram_chart(gp, cells, scenario, policies):
         bins = st.log_rebin(cells[(p, scenario)]["merged"])
         rows = [(lo, hi, 100 * frac) for lo, hi, frac in bins] + [(bins[-1][1], bins[-1][1], 0)]
         rel = gp.data(f"hist-{scenario}-{p}", rows)
-        plots.append(f"{_q(rel)} using 1:3 with steps lt {policies.index(p) + 1} title {_q(p)}")
+        plots.append(f"{_q(rel)} using 1:3 with steps lt {policies.index(p) + 1} "
+                     f"title {_q(_key(cells, scenario, p))}")
     name = f"hist-{scenario}"
     gp.draw(name, f"""{_policy_lines(policies)}
 {_xrange(cells, scenario, pols)}
-set title {_q(f'Processing latency histogram, scenario {scenario} (all rounds merged)')}
+set title {_title(f'Processing latency histogram, scenario {scenario} (all rounds pooled)', machine)}
 set logscale x
 set xlabel {_q(f'processing latency ({gp.us}, log scale, 20 bins per decade)')}
 set ylabel 'share of mouse-downs per bin (%)'
@@ -152,56 +176,115 @@ plot {', '.join(plots)}""")
 
     def spread(p):
         c = cells[(p, scenario)]
-        return c["proc_p99_us"] / c["proc_p50_us"] if c["proc_p50_us"] else float("inf")
+        return (c["proc_p99_us"] / c["proc_p50_us"] if c.get("proc_p50_us") and c.get("proc_p99_us")
+                else float("inf"))
     narrow, wide = min(pols, key=spread), max(pols, key=spread)
     reading = (f"under {scenario}, the tail (p99/p50) is tightest for {narrow} "
                f"({spread(narrow):.2f}×) and longest for {wide} ({spread(wide):.2f}×).")
     return name, f"Processing latency histogram, {scenario}", reading
 
 
-def hops_chart(gp, cells, scenario, policies):
-    pols = [p for p in policies if cells.get((p, scenario), {}).get("hop_p50_us")]
+def hops_chart(gp, cells, scenario, policies, machine):
+    pols = [p for p in policies if cells.get((p, scenario), {}).get("hop_mean_us")]
     if not pols:
         return None
-    # Hops 1-11 add up to processing latency; hop 12 is the wait for vblank,
-    # up to a frame, which would dwarf the rest.
-    hops = sorted({k for p in pols for k in cells[(p, scenario)]["hop_p50_us"] if k < 12})
+    # Hops 1-11 add up to processing latency, and so do their means, to the
+    # table's mean; hop 12 is the wait for vblank, up to a frame, left out.
+    hops = sorted({k for p in pols for k in cells[(p, scenario)]["hop_mean_us"] if k < 12})
     names = {}
     for p in pols:
-        for k, (n, _) in cells[(p, scenario)]["hop_p50_us"].items():
+        for k, (n, _) in cells[(p, scenario)]["hop_mean_us"].items():
             names.setdefault(k, n)
-    header = ["policy"] + ['"%d %s"' % (k, names[k].replace('"', "")) for k in hops]
+    header = ["policy"] + ['"%d %s"' % (k, names[k].replace('"', "")) for k in hops] + ['"p50"']
     rows = [header]
-    for p in pols:
-        h = cells[(p, scenario)]["hop_p50_us"]
-        rows.append([p] + [h[k][1] if k in h else 0 for k in hops])
+    for i, p in enumerate(pols):
+        h, c = cells[(p, scenario)]["hop_mean_us"], cells[(p, scenario)]
+        p50 = c.get("proc_p50_us")
+        rows.append([f'"{_key(cells, scenario, p)}"'] + [h[k][1] if k in h else 0 for k in hops]
+                    + [p50 if p50 is not None else "-"])
     rel = gp.data(f"hops-{scenario}", rows)
     colours = "\n".join(f"set linetype {i + 1} lc rgb '{c}'" for i, c in enumerate(HOP_COLOURS))
     name = f"hops-{scenario}"
+    p50_col = len(hops) + 2
     gp.draw(name, f"""{colours}
-set title {_q(f'Where the time goes: median latency of hops 1-11 (processing), scenario {scenario}')}
+set linetype 20 lc rgb '#000000' pt 13 ps 2.2
+set title {_title(f'Where the time goes, scenario {scenario}: mean per hop; the bars add up to '
+                  f'the mean processing latency (summary.md: mean)',
+                  f'diamonds: processing p50 (summary.md: proc p50); {machine}')} noenhanced
 set style data histograms
 set style histogram rowstacked
 set style fill solid 0.9 border rgb 'black'
+set datafile missing '-'
 set boxwidth 0.6
 set key outside right top title 'hop (stamp k - stamp k-1)'
-set xlabel 'policy'
-set ylabel {_q(f'median per-hop latency ({gp.us}), stacked')}
+set xlabel 'policy (n = events, all rounds pooled)'
+set ylabel {_q(f'mean per-hop latency ({gp.us}), stacked')}
 set yrange [0:*]
+set xtics rotate by -15
 set grid noxtics ytics
-plot for [i=2:{len(hops) + 1}] {_q(rel)} using i:xtic(1) title columnheader(i)""", width=1100)
+plot for [i=2:{len(hops) + 1}] {_q(rel)} using i:xtic(1) title columnheader(i), \
+     {_q(rel)} using ($0-1):{p50_col} with points lt 20 title 'processing p50'""", width=1200)
 
     policy, hop, value = max(((p, k, v) for p in pols
-                              for k, (_, v) in cells[(p, scenario)]["hop_p50_us"].items() if k in hops),
+                              for k, (_, v) in cells[(p, scenario)]["hop_mean_us"].items() if k in hops),
                              key=lambda t: t[2])
-    total = sum(v for k, (_, v) in cells[(policy, scenario)]["hop_p50_us"].items() if k in hops)
-    reading = (f"under {scenario}, the largest median hop is {hop} ({names[hop]}) with {policy}: "
-               f"{human_us(value)} of its {human_us(total)} stacked total "
+    total = sum(v for k, (_, v) in cells[(policy, scenario)]["hop_mean_us"].items() if k in hops)
+    reading = (f"under {scenario}, the largest mean hop is {hop} ({names[hop]}) with {policy}: "
+               f"{human_us(value)} of its {human_us(total)} mean processing latency "
                f"({100 * value / total:.0f}%).")
-    return name, f"Median per-hop latency, {scenario}", reading
+    return name, f"Mean per-hop latency, {scenario}", reading
 
 
-def canary_chart(gp, cells, scenarios, policies):
+def percentile_chart(gp, cells, scenario, policies, machine):
+    """Latency by percentile on a log tail axis (p50, p90, ... p99.9), as HdrHistogram plots it."""
+    pols = _with_data(cells, scenario, policies)
+    if not pols:
+        return None
+    plots, top = [], 0
+    for p in pols:
+        # x = 1 / (1 - F): 2 at the median, 10 at p90, 100 at p99, 1000 at p99.9.
+        pts = [(1 / max(1 - f, 1e-6), ub) for ub, f in st.cdf_points(cells[(p, scenario)]["merged"])
+               if f < 1]
+        n = _n(cells, scenario, p)
+        top = max(top, n)
+        rel = gp.data(f"pct-{scenario}-{p}", [(1, pts[0][1] if pts else 0)] + pts)
+        plots.append(f"{_q(rel)} using 1:2 with steps lt {policies.index(p) + 1} "
+                     f"title {_q(_key(cells, scenario, p))}")
+        p50 = cells[(p, scenario)].get("proc_p50_us")
+        if p50 is not None:
+            prel = gp.data(f"pct50-{scenario}-{p}", [(2, p50)])
+            plots.append(f"{_q(prel)} using 1:2 with points lt {policies.index(p) + 1} pt 13 ps 1.8 "
+                         "notitle")
+    xmax = max(10, min(10 ** 4, top))
+    tics = [(lab, x) for lab, x in (("p50", 2), ("p90", 10), ("p99", 100), ("p99.9", 1000),
+                                   ("p99.99", 10000)) if x <= xmax]
+    name = f"pct-{scenario}"
+    gp.draw(name, f"""{_policy_lines(policies)}
+set title {_title(f'Processing latency by percentile, scenario {scenario} (all rounds pooled)',
+                  f'diamonds: proc p50 of summary.md; {machine}')}
+set logscale x
+set logscale y
+set xrange [1:{xmax:g}]
+set xtics ({', '.join(f"'{lab}' {x}" for lab, x in tics)})
+set xlabel 'percentile (log tail axis: each step right is 10x rarer)'
+set ylabel {_q(f'processing latency ({gp.us}, log scale)')}
+set key top left box opaque
+plot {', '.join(plots)}""")
+    tails = []
+    for p in pols:
+        b = cells[(p, scenario)]["merged"]
+        q50, q99 = st.bucket_quantile(b, 0.5), st.bucket_quantile(b, 0.99)
+        if q50 and q99:
+            tails.append((q99 / q50, p))
+    reading = f"under {scenario}, "
+    if tails:
+        lo, hi = min(tails), max(tails)
+        reading += (f"the tail rises least for {lo[1]} (p99 {lo[0]:.2f}× its p50) and most for "
+                    f"{hi[1]} ({hi[0]:.2f}×); the curves past p99 rest on few events each.")
+    return name, f"Processing latency by percentile, {scenario}", reading
+
+
+def canary_chart(gp, cells, scenarios, policies, machine):
     stalls = {(p, s): cells[(p, s)]["canary_max_stall_ms"] for p in policies for s in scenarios
               if cells.get((p, s), {}).get("canary_max_stall_ms") is not None}
     if not stalls:
@@ -215,7 +298,7 @@ def canary_chart(gp, cells, scenarios, policies):
     yrange = (f"set logscale y\nset yrange [{min(positive) / 2:g}:{max(positive) * 2:g}]" if logy
               else "set yrange [0:*]")
     name = "canary"
-    gp.draw(name, f"""set title 'Canary (CFS, wakes every 1 ms): longest scheduling stall per policy'
+    gp.draw(name, f"""set title {_title('Canary (CFS, wakes every 1 ms): longest scheduling stall, median of rounds', machine)}
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border rgb 'black'
@@ -233,7 +316,7 @@ plot for [i=2:{len(scenarios) + 1}] {_q(rel)} using i:xtic(1) title columnheader
     return name, "Canary stall per policy", reading
 
 
-def make_plots(outdir, cells, policies, scenarios):
+def make_plots(outdir, cells, policies, scenarios, machine):
     """Draws every chart; returns ([(png, title, reading)], [problems])."""
     plotdir = os.path.join(outdir, "plots")
     os.makedirs(plotdir, exist_ok=True)
@@ -241,11 +324,12 @@ def make_plots(outdir, cells, policies, scenarios):
     if gp.exe is None:
         return [], ["gnuplot not found: install gnuplot-nox for the charts"]
     charts, problems = [], []
-    jobs = [(f, s) for s in scenarios for f in (cdf_chart, histogram_chart, hops_chart)]
+    jobs = [(f, s) for s in scenarios
+            for f in (percentile_chart, cdf_chart, histogram_chart, hops_chart)]
     for f, s in jobs + [(canary_chart, None)]:
         try:
-            made = (f(gp, cells, scenarios, policies) if s is None
-                    else f(gp, cells, s, policies))
+            made = (f(gp, cells, scenarios, policies, machine) if s is None
+                    else f(gp, cells, s, policies, machine))
         except (RuntimeError, OSError) as e:
             problems.append(str(e))
             continue
@@ -258,8 +342,11 @@ def make_plots(outdir, cells, policies, scenarios):
     return charts, problems
 
 
-def write_index(path, charts, problems, header_lines):
-    lines = ["# inputlat policy sweep: charts", ""] + [f"- {h}" for h in header_lines]
+def write_index(path, charts, problems, header_lines, summary_lines):
+    lines = ["# inputlat policy sweep: charts", "", "## What it found", ""]
+    lines += summary_lines[:1] + [""] + [f"- {s}" for s in summary_lines[1:]]
+    lines += ["", "## The runs", ""]
+    lines += [f"- {h}" for h in header_lines]
     lines += ["", "Table: [summary.md](summary.md) ([CSV](summary.csv)).", ""]
     for png, title, reading in charts:
         lines += [f"## {title}", "", f"![{title}]({png})", "", f"[{png}]({png}): {reading}", ""]

@@ -1,18 +1,23 @@
-"""Reading `inputlat run --json` reports and the statistics of a sweep.
+"""Reading `inputlat run --json` reports and writing a sweep's table.
 
 Shared by scripts/policy-sweep and scripts/inputlat_plots.py. Standard
 library only. Latencies are microseconds unless a name says otherwise.
+
+This module computes no interval and no verdict: every comparison comes
+from `inputlat compare` (the one statistics engine, common/il_stats.c),
+which this module calls and reads. What it does itself is description:
+sums, pooled histograms, means and medians over rounds.
 """
 
 import csv
 import json
 import math
-import random
 import statistics
+import subprocess
 
-BOOTSTRAP_RESAMPLES = 2000
-# Fixed, so that the same runs always give the same intervals.
-BOOTSTRAP_SEED = 1
+# The statistics engine's seed: fixed, so the same runs give the same verdicts.
+SEED = 1
+LATENCY_STATS = ("p50", "p90", "p99", "mean")
 
 
 class RunError(Exception):
@@ -40,6 +45,11 @@ def get(obj, path, default=None):
             return default
         obj = obj[key]
     return obj
+
+
+def work_warnings(run):
+    """The report's warnings about handlers that did not do their configured work."""
+    return [w for w in run.get("warnings") or [] if isinstance(w, str) and w.startswith("work:")]
 
 
 def merge_buckets(bucket_lists):
@@ -93,142 +103,120 @@ def log_rebin(buckets, per_decade=20):
             for i in range(lo_i - 1, hi_i + 2)]
 
 
-def bootstrap_ratio_ci(a, b, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED):
-    """mean(b) / mean(a) with a 95% percentile-bootstrap interval.
-
-    a and b are resampled independently with replacement (as
-    il_bootstrap_ratio_ci does in C). Returns (ratio, lo, hi), or None
-    when either side is empty or mean(a) is 0.
-    """
-    a, b = [float(x) for x in a], [float(x) for x in b]
-    if not a or not b or statistics.fmean(a) == 0:
-        return None
-    rng = random.Random(seed)
-    ratios = []
-    for _ in range(resamples):
-        ma = statistics.fmean(rng.choices(a, k=len(a)))
-        mb = statistics.fmean(rng.choices(b, k=len(b)))
-        ratios.append(mb / ma if ma else math.inf)
-    ratios.sort()
-    return (statistics.fmean(b) / statistics.fmean(a),
-            _sorted_quantile(ratios, 0.025), _sorted_quantile(ratios, 0.975))
-
-
-def _sorted_quantile(v, q):
-    pos = q * (len(v) - 1)
-    i = int(pos)
-    if i + 1 >= len(v):
-        return v[-1]
-    return v[i] + (v[i + 1] - v[i]) * (pos - i)
-
-
-def _direction(st, q):
-    lo, hi = st[f"{q}_lo"], st[f"{q}_hi"]
-    if lo is None or lo <= 1.0 <= hi:
-        return "no clear difference"
-    return "lower" if hi < 1.0 else "higher"
+def _values(runs, path):
+    return [v for v in (get(r, path) for r in runs) if isinstance(v, (int, float))]
 
 
 def _median(values):
-    values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
 
 
 def _mean(values):
-    values = [v for v in values if v is not None]
     return statistics.fmean(values) if values else None
 
 
-def _max(values):
-    values = [v for v in values if v is not None]
-    return max(values) if values else None
-
-
 def cell_stats(runs):
-    """Aggregates the rounds of one cell.
+    """What the rounds of one cell say, described (no inference here).
 
-    Processing percentiles are pooled over all rounds from the merged
-    histogram (so p99.9 means something with few events per round), and
-    the maximum is the largest per-round maximum. Presentation
-    percentiles are the median of the per-round values (the report has no
-    presentation histogram). Canary stall is the worst round; hog share
-    and idle waste are round means.
+    Counts are sums over rounds. The processing mean is pooled over every
+    measured event (so the per-hop means, pooled the same way, add up to
+    it); p99.9 and max are read from the histogram of all rounds merged.
+    p50/p90/p99 and the verdicts come later from `inputlat compare`.
+    Canary stall, hog share and idle waste keep each round's value.
     """
     merged = merge_buckets(get(r, "histogram.buckets", []) for r in runs)
-    share = _mean(get(r, "hog.cpu_share") for r in runs)
-    top = _max(get(r, "latency_us.processing.max") for r in runs)
-
-    def pooled(q):
-        # A bucket's upper bound can lie past the exact maximum.
-        v = bucket_quantile(merged, q)
-        return v if v is None or top is None else min(v, top)
-
+    counts = [get(r, "latency_us.processing.count", 0) or 0 for r in runs]
+    means = [get(r, "latency_us.processing.mean") for r in runs]
+    weighted = [(m, n) for m, n in zip(means, counts) if m is not None and n]
+    top = max(_values(runs, "latency_us.processing.max"), default=None)
+    p999 = bucket_quantile(merged, 0.999)
     return {
         "rounds": len(runs),
         "events": sum(get(r, "events.sent", 0) for r in runs),
         "completed": sum(get(r, "events.completed", 0) for r in runs),
         "timed_out": sum(get(r, "events.timed_out", 0) for r in runs),
-        "proc_p50_us": pooled(0.50),
-        "proc_p90_us": pooled(0.90),
-        "proc_p99_us": pooled(0.99),
-        "proc_p999_us": pooled(0.999),
+        "events_per_round": min(counts) if counts else 0,
+        "proc_mean_us": (sum(m * n for m, n in weighted) / sum(n for _, n in weighted)
+                         if weighted else None),
+        # A bucket's upper bound can lie past the exact maximum.
+        "proc_p999_us": p999 if p999 is None or top is None else min(p999, top),
         "proc_max_us": top,
-        "pres_p50_us": _median(get(r, "latency_us.presentation.p50") for r in runs),
-        "pres_p99_us": _median(get(r, "latency_us.presentation.p99") for r in runs),
-        "canary_max_stall_ms": _max(get(r, "canary.max_stall_ms") for r in runs),
-        # cpu_share is a fraction (units live in names: *_pct is percent).
-        "hog_share_pct": None if share is None else 100 * share,
-        "idle_waste_pct": _mean(get(r, "hog.idle_waste_pct") for r in runs),
-        "round_p50_us": [get(r, "latency_us.processing.p50") for r in runs],
-        "round_p99_us": [get(r, "latency_us.processing.p99") for r in runs],
+        "canary_stall_ms": _values(runs, "canary.max_stall_ms"),
+        "hog_share_pct": [100 * v for v in _values(runs, "hog.cpu_share")],
+        "idle_waste_pct": _values(runs, "hog.idle_waste_pct"),
         "merged": merged,
-        "hop_p50_us": hop_medians(runs),
+        "hop_mean_us": hop_means(runs),
+        "work_off": [],  # rounds kept although their work was off (filled by the sweep)
     }
 
 
-def hop_medians(runs):
-    """{hop index: (name, median of p50_us across runs)} for hops 1..12."""
-    values, names = {}, {}
-    for r in runs:
-        for h in r.get("hops") or []:
-            if h.get("p50_us") is not None and h.get("index") is not None:
-                values.setdefault(h["index"], []).append(h["p50_us"])
-                names.setdefault(h["index"], h.get("name") or f"hop {h['index']}")
-    return {k: (names[k], statistics.median(v)) for k, v in sorted(values.items())}
+def hop_means(runs):
+    """{hop index: (name, mean_us over every event of every round)} for hops 1..12.
 
-
-def add_ratios(cells, reference="cfs"):
-    """Adds p50/p99 ratios to the reference policy of the same scenario.
-
-    cells: {(policy, scenario): stats}. Each ratio is mean of the cell's
-    per-round values over the mean of the reference's, with a bootstrap
-    interval across rounds; "verdict" says whether it crosses 1.0.
+    Pooled like the processing mean (each round weighted by its events),
+    so hops 1..11 add up to it exactly.
     """
-    for (policy, scenario), st in cells.items():
-        ref = cells.get((reference, scenario))
-        st["verdict"] = ""
-        for q in ("p50", "p99"):
-            st[f"{q}_ratio"] = st[f"{q}_lo"] = st[f"{q}_hi"] = None
-            if ref is None:
+    sums, counts, names = {}, {}, {}
+    for r in runs:
+        n = get(r, "latency_us.processing.count", 0) or 0
+        for h in r.get("hops") or []:
+            k, m = h.get("index"), h.get("mean_us")
+            if k is None or m is None or not n:
                 continue
-            mine = [v for v in st[f"round_{q}_us"] if v is not None]
-            theirs = [v for v in ref[f"round_{q}_us"] if v is not None]
-            ci = bootstrap_ratio_ci(theirs, mine)
-            if ci:
-                st[f"{q}_ratio"], st[f"{q}_lo"], st[f"{q}_hi"] = ci
-        if ref is None:
-            st["verdict"] = f"no {reference} cell"
-        elif st["rounds"] == 0:
-            st["verdict"] = "no run succeeded"
-        elif policy == reference:
-            st["verdict"] = "reference"
-        elif st["p50_ratio"] is None:
-            st["verdict"] = "no data"
-        elif min(len(st["round_p50_us"]), len(ref["round_p50_us"])) < 2:
-            st["verdict"] = "one round: no interval"
-        else:
-            st["verdict"] = ", ".join(f"{q} " + _direction(st, q) for q in ("p50", "p99"))
-    return cells
+            sums[k] = sums.get(k, 0) + m * n
+            counts[k] = counts.get(k, 0) + n
+            names.setdefault(k, h.get("name") or f"hop {k}")
+    return {k: (names[k], sums[k] / counts[k]) for k in sorted(sums)}
+
+
+def compare(inputlat, groups, metrics=None, seed=SEED):
+    """Runs `inputlat compare --unit round --json -` over groups (directories).
+
+    The first group is the reference. metrics: ["diff:hog.idle_waste_pct", ...]
+    instead of the latencies. Returns the parsed JSON, or raises RunError.
+    """
+    cmd = [inputlat, "compare", "--unit", "round", "--seed", str(seed), "--json", "-"]
+    for m in metrics or []:
+        cmd += ["--metric", m]
+    r = subprocess.run(cmd + list(groups), capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        last = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
+        raise RunError(f"inputlat compare: {last}")
+    try:
+        return json.loads(r.stdout)
+    except ValueError as e:
+        raise RunError(f"inputlat compare: not JSON ({e})") from None
+
+
+def comparisons(result, group, latency="processing"):
+    """{stat: comparison} of one group against the reference in a compare result."""
+    return {c["stat"]: c for c in result.get("comparisons", [])
+            if c.get("group") == group and c.get("latency") in (latency, None)}
+
+
+def verdict_text(c):
+    """"lower", "no clear difference", "not enough data: ..." from one comparison."""
+    if c is None:
+        return "-"
+    if c.get("verdict") == "not enough data":
+        return c.get("why") or "not enough data"
+    return c.get("verdict", "-")
+
+
+def change_text(c, against):
+    """"38% lower than cfs (30-45%)" / "1.02x cfs (0.97-1.07): no clear difference"."""
+    r, lo, hi = c.get("ratio"), c.get("lo"), c.get("hi")
+    if r is None:
+        return f"no ratio to {against}"
+    v = c.get("verdict")
+    if v in ("lower", "higher") and lo is not None:
+        pct = lambda x: abs(1 - x) * 100  # noqa: E731
+        a, b = sorted((pct(lo), pct(hi)))
+        return f"{pct(r):.0f}% {v} than {against} (95% interval {a:.0f}-{b:.0f}%)"
+    if lo is not None:
+        return f"{r:.2f}x {against} (95% interval {lo:.2f}-{hi:.2f}: no clear difference)"
+    why = c.get("why") or "not enough data"
+    return f"{r:.2f}x {against}, no verdict ({why.replace('not enough data: ', '')})"
 
 
 # Summary table: (csv column, markdown header, stats key, format).
@@ -242,35 +230,45 @@ COLUMNS = [
     ("proc_p50_us", "proc p50 µs", "proc_p50_us", "{:.0f}"),
     ("proc_p90_us", "p90", "proc_p90_us", "{:.0f}"),
     ("proc_p99_us", "p99", "proc_p99_us", "{:.0f}"),
-    ("proc_p999_us", "p99.9", "proc_p999_us", "{:.0f}"),
+    ("proc_mean_us", "mean", "proc_mean_us", "{:.0f}"),
+    ("proc_p999_us", "p99.9 (pooled)", "proc_p999_us", "{:.0f}"),
     ("proc_max_us", "max", "proc_max_us", "{:.0f}"),
     ("pres_p50_us", "pres p50 µs", "pres_p50_us", "{:.0f}"),
     ("pres_p99_us", "pres p99", "pres_p99_us", "{:.0f}"),
     ("canary_max_stall_ms", "canary stall ms", "canary_max_stall_ms", "{:.1f}"),
-    ("hog_share_pct", "hog share %", "hog_share_pct", "{:.1f}"),
-    ("idle_waste_pct", "idle waste %", "idle_waste_pct", "{:.1f}"),
+    ("hog_share_pct", "hog share %", "hog_share_mean_pct", "{:.1f}"),
+    ("idle_waste_pct", "idle waste %", "idle_waste_mean_pct", "{:.2f}"),
+    ("work_off_rounds", "work off", "work_off_rounds", "{}"),
     ("p50_ratio", None, "p50_ratio", "{:.3f}"),
     ("p50_ci_lo", None, "p50_lo", "{:.3f}"),
     ("p50_ci_hi", None, "p50_hi", "{:.3f}"),
+    ("p50_verdict", None, "p50_verdict", "{}"),
     ("p99_ratio", None, "p99_ratio", "{:.3f}"),
     ("p99_ci_lo", None, "p99_lo", "{:.3f}"),
     ("p99_ci_hi", None, "p99_hi", "{:.3f}"),
+    ("p99_verdict", None, "p99_verdict", "{}"),
     ("verdict", "vs cfs", "verdict", "{}"),
 ]
 
 COLUMN_DOC = """\
 Columns of summary.csv (one row per policy × scenario cell; "-" = not measured):
 policy, scenario; rounds (rounds with a usable report); events, completed,
-timed_out (sums over rounds); proc_p50_us .. proc_p999_us (processing latency
-percentiles pooled over rounds from the merged histogram, µs); proc_max_us
-(largest per-round maximum); pres_p50_us, pres_p99_us (median over rounds of
-presentation latency percentiles, µs); canary_max_stall_ms (worst round);
-hog_share_pct (hog CPU share, mean over rounds, %); idle_waste_pct (mean over
-rounds, %); p50_ratio, p99_ratio (mean per-round percentile of this cell over
-that of the cfs cell of the same scenario) with p50_ci_lo/hi, p99_ci_lo/hi
-(95% bootstrap interval over rounds, 2000 resamples, seed 1); verdict (for
-p50 and p99: "lower" or "higher" than cfs, or "no clear difference" when the
-interval crosses 1.0; "reference" for cfs itself)."""
+timed_out (measured mouse-downs, summed over rounds; warm-up ones are not in
+them); proc_p50_us, proc_p90_us, proc_p99_us (processing latency: the
+geometric mean over rounds of each round's percentile, which is what the
+verdicts compare, µs); proc_mean_us (mean over every event of every round:
+the per-hop means of the hops chart add up to it); proc_p999_us (all rounds
+pooled, from the merged histogram); proc_max_us (largest round maximum);
+pres_p50_us, pres_p99_us (presentation latency, as the processing
+percentiles); canary_max_stall_ms (median over rounds of each round's longest
+canary stall); hog_share_pct, idle_waste_pct (means over rounds, %);
+work_off_rounds (rounds kept although a handler's measured work was more than
+10% off its configured work, after two re-runs); p50_ratio, p99_ratio (this
+cell over the cfs cell of the same scenario) with p50_ci_lo/hi, p99_ci_lo/hi
+(95% interval of an exact permutation test over rounds, from `inputlat
+compare`) and p50_verdict, p99_verdict ("lower", "higher", "no clear
+difference", or "not enough data: what it needs"); verdict (both in one
+line; "reference" for cfs itself)."""
 
 
 def fmt(value, spec="{}"):
@@ -282,10 +280,12 @@ def fmt(value, spec="{}"):
 
 def ratio_text(st, q):
     """"0.71 (0.65–0.78)" for the markdown table."""
+    if st.get("verdict") == "reference":
+        return "reference"
     if st.get(f"{q}_ratio") is None:
         return "-"
-    if st.get(f"{q}_lo") is None or st["rounds"] < 2:
-        return f"{st[q + '_ratio']:.2f}"
+    if st.get(f"{q}_lo") is None:
+        return f"{st[q + '_ratio']:.2f} (no interval)"
     return f"{st[q + '_ratio']:.2f} ({st[q + '_lo']:.2f}–{st[q + '_hi']:.2f})"
 
 
@@ -298,10 +298,13 @@ def write_summary_csv(path, cells):
             w.writerow([fmt(row.get(key), spec) for _, _, key, spec in COLUMNS])
 
 
-def write_summary_md(path, cells, header_lines, notes):
+def write_summary_md(path, cells, header_lines, notes, summary_lines):
     heads = [c[1] for c in COLUMNS if c[1]]
     heads[-1:-1] = ["p50 / cfs (95% CI)", "p99 / cfs (95% CI)"]
-    lines = ["# inputlat policy sweep", ""] + [f"- {h}" for h in header_lines] + [""]
+    lines = ["# inputlat policy sweep", "", "## What it found", ""]
+    lines += summary_lines[:1] + [""] + [f"- {s}" for s in summary_lines[1:]]
+    lines += ["", "## The runs", ""]
+    lines += [f"- {h}" for h in header_lines] + [""]
     lines += ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for (policy, scenario), st in cells.items():
         row = dict(st, policy=policy, scenario=scenario)

@@ -11,10 +11,12 @@
 #include <unistd.h>
 
 #include "il_ctl.h"
+#include "il_memlock.h"
 #include "il_parse.h"
 #include "il_policy.h"
 #include "il_rss.h"
 #include "il_sched.h"
+#include "il_sysinfo.h"
 #include "il_thread.h"
 #include "il_tracefs.h"
 #include "il_hop.h"
@@ -46,6 +48,7 @@ struct il_child {
 	struct il_frame_reader *reader;
 	pthread_mutex_t threads_lock;
 	cJSON *threads;
+	char memlock_why[192]; /* "" when this process's memory is locked */
 };
 
 static void die_usage(const char *process, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
@@ -191,6 +194,14 @@ static void ctl_frame_cb(void *ctx, const struct il_frame *f, const struct il_ms
 		if (c->hooks.stop)
 			c->hooks.stop(c, stats);
 		cJSON_AddNumberToObject(stats, "rss_kib", (double)il_rss_peak_kib());
+		{
+			cJSON *ml = cJSON_AddObjectToObject(stats, "memlock");
+
+			cJSON_AddBoolToObject(ml, "locked", !c->memlock_why[0]);
+			cJSON_AddNumberToObject(ml, "locked_vm_kib", (double)il_memlock_locked_kib());
+			if (c->memlock_why[0])
+				cJSON_AddStringToObject(ml, "why", c->memlock_why);
+		}
 		cJSON_AddStringToObject(stats, "lock", il_lock_kind_name(c->lock));
 		ctl_send_or_exit(c, stats);
 		cJSON_Delete(stats);
@@ -290,6 +301,12 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 			exit(2);
 		}
 	}
+	/* Hygiene, as cyclictest: memory locked before any thread starts (each
+	 * thread prefaults its own stack in il_child_thread_init). A failure is
+	 * reported in the run's warnings, not fatal: the run still measures. */
+	if (il_memlock_all(c->memlock_why, sizeof(c->memlock_why)) == 0)
+		c->memlock_why[0] = '\0';
+	il_memlock_prefault_stack();
 	if (c->policy && il_policy_uses_rt(c->policy)) {
 		struct sched_param sp = { .sched_priority = CHILD_CONTROL_PRIO };
 
@@ -353,9 +370,13 @@ int il_child_thread_init(void *child, enum il_role role, const char *name, char 
 	cJSON *t;
 	int rc;
 
+	const struct il_role_attrs *a = c->policy ? il_policy_thread(c->policy, role, name) : NULL;
+	unsigned dropped = 0;
+
 	pthread_setname_np(pthread_self(), name);
-	if (c->policy) {
-		rc = il_sched_apply_self(il_policy_role(c->policy, role), err, errlen);
+	il_memlock_prefault_stack();
+	if (a) {
+		rc = il_sched_apply_self(a, &dropped, err, errlen);
 		if (rc < 0)
 			return rc;
 	}
@@ -367,6 +388,15 @@ int il_child_thread_init(void *child, enum il_role role, const char *name, char 
 	cJSON_AddNumberToObject(t, "tid", il_gettid());
 	if (il_sched_read(il_gettid(), &st) == 0)
 		cJSON_AddItemToObject(t, "sched", il_sched_state_json(&st));
+	/* What became of the clamps this thread's policy asked for: applied
+	 * (the read-back above has them), or left out as optional. */
+	if (a && (a->has_uclamp_min || a->has_uclamp_max)) {
+		char why[160], text[200];
+
+		il_sysinfo_uclamp(why, sizeof(why));
+		snprintf(text, sizeof(text), "unsupported: %s", why);
+		cJSON_AddStringToObject(t, "uclamp", dropped ? text : "applied");
+	}
 	pthread_mutex_lock(&c->threads_lock);
 	cJSON_AddItemToArray(c->threads, t);
 	pthread_mutex_unlock(&c->threads_lock);

@@ -10,3 +10,11 @@ il_add_run_test(test_knobs SOURCES test_knobs.c
                 LIBS il_test_knobs il_harness Threads::Threads LABELS root TIMEOUT 180)
 add_dependencies(test_policy il_policy_files)
 add_dependencies(test_sched il_policy_files)
+# Chrome's own policies (issues 15, 20): chromeos and chromeos-rt run for
+# real, every thread read back live and from the report; the optional
+# uclamp path where the kernel has none. Needs root for the runs.
+il_add_run_test(test_policy_chromeos SOURCES test_policy_chromeos.c
+                LIBS il_policy LABELS root TIMEOUT 240)
+# What every report says it measured (issue 15): kernel and machine facts
+# from il_sysinfo, in check --json and in a run's JSON.
+il_add_run_test(test_sysinfo SOURCES test_sysinfo.c LIBS il_policy LABELS unit TIMEOUT 120)

@@ -1,9 +1,11 @@
 # Sweep, statistics and trace area (issue 6).
 find_package(Python3 COMPONENTS Interpreter)
 
-il_add_test(test_bootstrap SOURCES test_bootstrap.c LIBS il_common m LABELS unit TIMEOUT 60)
+il_add_test(test_stats SOURCES test_stats.c LIBS il_common m LABELS unit TIMEOUT 120)
 il_add_test(test_trace SOURCES test_trace.c LIBS il_harness LABELS unit TIMEOUT 60)
 il_add_test(test_compare SOURCES test_compare.c LIBS il_harness m LABELS unit TIMEOUT 60)
+# The run report: warm-up, work accuracy, null percentiles, --hist; two real runs.
+il_add_run_test(test_report SOURCES test_report.c LIBS il_harness m TIMEOUT 180)
 
 if(Python3_Interpreter_FOUND)
   # scripts/policy-sweep against tests/fake-inputlat: no root, no real runs.

@@ -333,7 +333,9 @@ static void test_attrib_bpf_fifo_runqueue(void **state)
 	print_message("hop %d: runqueue %.0f us for an intruder spinning %.0f us after the post; "
 		      "total %.0f us\n",
 		      hop_of_interest, rq / 1e3, (double)spin / 1e3, (double)h->total_ns / 1e3);
-	assert_true(fabs(rq - (double)spin) <= 0.1 * (double)spin);
+	/* The VM's other tasks may add their own wait: the intruder's share is
+	 * what must match, and the component holds at least that. */
+	assert_true(rq >= 0.9 * (double)spin);
 	assert_int_equal(culprit_tid(c.eng, h, &ns), X.tid);
 	assert_string_equal(il_attrib_culprit(c.eng, h->culprit[0].id)->thread, "il-intruder");
 	assert_true(fabs((double)ns - (double)spin) <= 0.1 * (double)spin);
@@ -374,8 +376,10 @@ static void test_attrib_bpf_fifo_preempts_main(void **state)
 	print_message("hop 7: preempted %.0f us (intruder %.0f us), work %.0f us, total %.0f us\n",
 		      pre / 1e3, (double)spin / 1e3, (double)h->comp_ns[IL_COMP_WORK] / 1e3,
 		      (double)h->total_ns / 1e3);
-	assert_true(fabs(pre - (double)spin) <= 0.1 * (double)spin);
+	/* As above: other tasks may preempt it too; the intruder's share must match. */
+	assert_true(pre >= 0.9 * (double)spin);
 	assert_int_equal(culprit_tid(c.eng, h, &ns), X.tid);
+	assert_true(fabs((double)ns - (double)spin) <= 0.1 * (double)spin);
 	assert_true(fabs((double)h->comp_ns[IL_COMP_WORK] - 2e6) <= 0.1 * 2e6);
 	chain_stop(&c);
 }

@@ -333,7 +333,7 @@ static void test_attrib_run_trace_marker(void **state)
 
 	IL_TEST_NEED_ROOT("tracefs trace_marker");
 	path_of(json, sizeof(json), "marker.json");
-	res = run("--trace-marker", "--events", "5", "--trace-marker", "--attribution", "off",
+	res = run("--trace-marker", "--events", "5", "--warmup", "0", "--trace-marker", "--attribution", "off",
 		  "--json", json, NULL);
 	free(res);
 	root = il_test_json_load(json);

@@ -73,7 +73,7 @@ static const struct bad_case cases[] = {
 	{ "run --work ui", { "run", "--work", "ui" }, PREP_NONE, NULL, 2,
 	  "inputlat run: --work: expected ROLE=US or none, got 'ui'" },
 	{ "run --hog-mode lazy", { "run", "--hog-mode", "lazy" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --hog-mode: unknown mode 'lazy' (use busy or bursty)" },
+	  "inputlat run: --hog-mode: unknown mode 'lazy' (use js, js-bursty, busy or bursty)" },
 	{ "run --hog 0", { "run", "--hog", "0" }, PREP_NONE, NULL, 2,
 	  "inputlat run: --hog: 0 is out of range (1..1024)" },
 	{ "run --load abc", { "run", "--load", "abc" }, PREP_NONE, NULL, 2,
@@ -86,8 +86,8 @@ static const struct bad_case cases[] = {
 	{ "run --present vga", { "run", "--present", "vga" }, PREP_NONE, NULL, 2,
 	  "inputlat run: --present: unknown back end 'vga' (use sim or drm[:/dev/dri/cardN])" },
 	{ "run --policy nope", { "run", "--policy", "nope" }, PREP_NONE, NULL, 2,
-	  "inputlat run: unknown policy 'nope' (built-ins: cfs, cfs-chrome, deadline, eevdf-slice, "
-	  "rt, rt-fair-server, rt-throttled)" },
+	  "inputlat run: unknown policy 'nope' (built-ins: cfs, cfs-chrome, chromeos, chromeos-rt, "
+	  "deadline, eevdf-slice, rt, rt-fair-server, rt-throttled)" },
 	{ "run --lock spin", { "run", "--lock", "spin" }, PREP_NONE, NULL, 2,
 	  "inputlat run: --lock: unknown lock 'spin' (use pthread, adaptive-np, il-none or il-bpf)" },
 	{ "run --bogus", { "run", "--bogus" }, PREP_NONE, NULL, 2,
@@ -103,6 +103,16 @@ static const struct bad_case cases[] = {
 	  "inputlat check: unknown option '--frob' (want --json or --help)" },
 	{ "restore extra", { "restore", "extra" }, PREP_NONE, NULL, 2,
 	  "inputlat restore: unexpected 'extra' (restore takes no arguments)" },
+	/* --- run: the JS hog's script ------------------------------------- */
+	{ "hog script syntax error", { "run", "--hog", "1", "--hog-script", "@D/syntax-error.js" },
+	  PREP_NONE, NULL, 2,
+	  "inputlat run: --hog-script @D/syntax-error.js:3: SyntaxError: unexpected token in "
+	  "expression: ';'" },
+	{ "hog script missing", { "run", "--hog", "1", "--hog-script", "@D/no-such.js" }, PREP_NONE,
+	  NULL, 2, "inputlat run: --hog-script @D/no-such.js: No such file or directory" },
+	{ "hog script, busy", { "run", "--hog-mode", "busy", "--hog-script", "@D/syntax-error.js" },
+	  PREP_NONE, NULL, 2,
+	  "inputlat run: --hog-script needs --hog-mode js or js-bursty (the mode is busy)" },
 	/* --- run: policy files ------------------------------------------- */
 	{ "policy unknown role", { "run", "--policy", "@D/unknown-role.policy" }, PREP_NONE, NULL, 2,
 	  "inputlat run: @D/unknown-role.policy:4: unknown section [render] (want a role:" },
@@ -112,7 +122,7 @@ static const struct bad_case cases[] = {
 	  "inputlat run: @D/bad-class.policy:3: unknown class 'fast' (want other, batch, idle, "
 	  "fifo, rr or deadline)" },
 	{ "policy fifo priority 0", { "run", "--policy", "@D/fifo-prio0.policy" }, PREP_NONE, NULL, 2,
-	  "inputlat run: @D/fifo-prio0.policy:4: priority 0 out of range for fifo (want 1..99)" },
+	  "inputlat run: @D/fifo-prio0.policy:4: priority 0 out of range for fifo (want 1..89)" },
 	{ "policy runtime > period", { "run", "--policy", "@D/runtime-over-period.policy" }, PREP_NONE,
 	  NULL, 2,
 	  "inputlat run: @D/runtime-over-period.policy:4: runtime_us 2000 > period_us 1000 (want "
@@ -153,17 +163,18 @@ static const struct bad_case cases[] = {
 	{ "compare missing file", { "compare", "@T/good.json", "@T/missing.json" }, PREP_NONE, NULL, 2,
 	  "compare: @T/missing.json: No such file or directory" },
 	{ "compare not JSON", { "compare", "@T/good.json", "@D/not-json.json" }, PREP_NONE, NULL, 2,
-	  "compare: @D/not-json.json: not a JSON object" },
+	  "compare: @D/not-json.json: not JSON" },
 	{ "compare without latency_us", { "compare", "@T/good.json", "@D/no-latency.json" }, PREP_NONE,
 	  NULL, 2,
-	  "compare: @D/no-latency.json: missing key latency_us.processing.min (is it an inputlat run "
+	  "compare: @D/no-latency.json: missing key latency_us.processing (is it an inputlat run "
 	  "--json report?)" },
 	{ "compare an array", { "compare", "@D/array.json", "@T/good.json" }, PREP_NONE, NULL, 2,
 	  "compare: @D/array.json: not a JSON object" },
-	{ "compare a directory", { "compare", "@T/good.json", "@T" }, PREP_NONE, NULL, 2,
-	  "compare: @T: Is a directory" },
+	/* A directory is a group of rounds, each *.json in it a report. */
+	{ "compare a directory without reports", { "compare", "@T/good.json", "/dev" }, PREP_NONE,
+	  NULL, 2, "compare: /dev: no *.json run reports in this directory" },
 	{ "compare one file", { "compare", "@T/good.json" }, PREP_NONE, NULL, 2,
-	  "compare: expected two report files, got 1" },
+	  "compare: expected 2 to 16 groups of reports, got 1" },
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))

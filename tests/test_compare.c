@@ -1,14 +1,23 @@
-/* `inputlat compare`: side-by-side output, ratios, interval, one-line errors. */
+/*
+ * `inputlat compare`: verdicts on single runs and on groups of rounds,
+ * its JSON for the sweep, one-line errors.
+ */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "il_cmd.h"
+#include "il_file.h"
+#include "il_stats.h"
 #include "il_test.h"
 
+#define NEVENTS 2000
+
 static char dir[64];
-static char out_text[1 << 16], err_text[1 << 12];
+static char out_text[1 << 17], err_text[1 << 12];
 
 static void path_of(char *buf, size_t len, const char *name)
 {
@@ -23,43 +32,134 @@ static void write_text(const char *name, const char *text)
 	il_test_write_file(p, text);
 }
 
-/* A report whose latencies are all `scale` times those of the base run. */
-static void write_report(const char *name, double scale, int with_samples)
+static double gauss(uint64_t *s)
 {
-	char text[4096], samples[2048] = "";
-	int n = 0;
+	double u1, u2;
 
-	if (with_samples) {
-		n += snprintf(samples + n, sizeof(samples) - (size_t)n, "\"samples_us\":{\"processing\":[");
-		for (int i = 0; i < 100; i++)
-			n += snprintf(samples + n, sizeof(samples) - (size_t)n, "%s%.1f", i ? "," : "",
-				      scale * (900 + (i * 37) % 200));
-		snprintf(samples + n, sizeof(samples) - (size_t)n, "]},");
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	u1 = ((double)(*s >> 11) + 0.5) / 9007199254740992.0;
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	u2 = ((double)(*s >> 11) + 0.5) / 9007199254740992.0;
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return (a > b) - (a < b);
+}
+
+static cJSON *latency_obj(const double *v, size_t n)
+{
+	double *s = malloc(sizeof(*s) * n), sum = 0;
+	cJSON *o = cJSON_CreateObject();
+
+	memcpy(s, v, sizeof(*s) * n);
+	qsort(s, n, sizeof(*s), cmp_double);
+	for (size_t i = 0; i < n; i++)
+		sum += s[i];
+	cJSON_AddNumberToObject(o, "min", s[0]);
+	cJSON_AddNumberToObject(o, "p50", il_stats_quantile_sorted(s, n, 0.5));
+	cJSON_AddNumberToObject(o, "p90", il_stats_quantile_sorted(s, n, 0.9));
+	cJSON_AddNumberToObject(o, "p99", il_stats_quantile_sorted(s, n, 0.99));
+	cJSON_AddNumberToObject(o, "p999", il_stats_quantile_sorted(s, n, 0.999));
+	cJSON_AddNumberToObject(o, "max", s[n - 1]);
+	cJSON_AddNumberToObject(o, "mean", sum / (double)n);
+	cJSON_AddNumberToObject(o, "count", (double)n);
+	free(s);
+	return o;
+}
+
+/*
+ * A run report whose events are a correlated (AR(1)) log-normal series
+ * around median_us, every latency times `scale`; `seed` picks the run.
+ */
+static void write_report(const char *name, const char *policy, double median_us, double scale,
+			 uint64_t seed, size_t n)
+{
+	double *proc = malloc(sizeof(double) * n), *pres = malloc(sizeof(double) * n), x = 0;
+	cJSON *root = cJSON_CreateObject(), *ev, *lat, *smp, *hops, *hop;
+	char p[128];
+
+	for (size_t i = 0; i < n; i++) {
+		x = 0.6 * x + 0.8 * gauss(&seed);
+		proc[i] = scale * median_us * exp(0.2 * x);
+		pres[i] = proc[i] + scale * 8000;
 	}
-	snprintf(text, sizeof(text),
-		 "{\"file_version\":1,\"policy\":\"p%.0f\",%s"
-		 "\"events\":{\"sent\":100,\"completed\":100,\"timed_out\":0,\"invalid_frames\":0},"
-		 "\"latency_us\":{"
-		 "\"processing\":{\"min\":%g,\"p50\":%g,\"p90\":%g,\"p99\":%g,\"p999\":%g,\"max\":%g,\"mean\":%g},"
-		 "\"presentation\":{\"min\":%g,\"p50\":%g,\"p90\":%g,\"p99\":%g,\"p999\":%g,\"max\":%g,\"mean\":null}},"
-		 "\"hops\":[{\"index\":1,\"name\":\"inject->evdev\",\"p50_us\":%g}],"
-		 "\"histogram\":{\"unit\":\"us\",\"buckets\":[[%g,30],[%g,60],[%g,10]]}}",
-		 scale, samples, 900 * scale, 1000 * scale, 1080 * scale, 1100 * scale, 1150 * scale,
-		 1200 * scale, 1000 * scale, 9000 * scale, 10000 * scale, 14000 * scale, 16000 * scale,
-		 17000 * scale, 17500 * scale, 20 * scale, 950 * scale, 1000 * scale, 1100 * scale);
-	write_text(name, text);
+	cJSON_AddNumberToObject(root, "file_version", 1);
+	cJSON_AddStringToObject(root, "policy", policy);
+	ev = cJSON_AddObjectToObject(root, "events");
+	cJSON_AddNumberToObject(ev, "sent", (double)n);
+	cJSON_AddNumberToObject(ev, "completed", (double)n);
+	cJSON_AddNumberToObject(ev, "timed_out", 0);
+	lat = cJSON_AddObjectToObject(root, "latency_us");
+	cJSON_AddItemToObject(lat, "processing", latency_obj(proc, n));
+	cJSON_AddItemToObject(lat, "presentation", latency_obj(pres, n));
+	hops = cJSON_AddArrayToObject(root, "hops");
+	hop = cJSON_CreateObject();
+	cJSON_AddNumberToObject(hop, "index", 1);
+	cJSON_AddStringToObject(hop, "name", "inject->evdev");
+	cJSON_AddNumberToObject(hop, "p50_us", 20 * scale);
+	cJSON_AddItemToArray(hops, hop);
+	smp = cJSON_AddObjectToObject(root, "samples_us");
+	cJSON_AddItemToObject(smp, "processing", cJSON_CreateDoubleArray(proc, (int)n));
+	cJSON_AddItemToObject(smp, "presentation", cJSON_CreateDoubleArray(pres, (int)n));
+	path_of(p, sizeof(p), name);
+	assert_int_equal(il_json_write(p, root), 0);
+	cJSON_Delete(root);
+	free(proc);
+	free(pres);
 }
 
 /* Runs compare with stdout and stderr captured; returns its exit code. */
+static int run_compare_argv(int argc, char **argv)
+{
+	return il_test_capture(il_cmd_compare, argc, argv, out_text, sizeof(out_text), err_text,
+			       sizeof(err_text));
+}
+
+/* "x,y" -> "DIR/x,DIR/y": every report of a group lives in the test's directory. */
+static void in_dir(char *out, size_t len, const char *names)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	while (*names && n < len) {
+		size_t l = strcspn(names, ",");
+
+		n += (size_t)snprintf(out + n, len - n, "%s%s/%.*s", n ? "," : "", dir, (int)l,
+				      names);
+		names += l + (names[l] == ',');
+	}
+}
+
 static int run_compare(const char *a, const char *b)
 {
-	char pa[128], pb[128];
+	char pa[512], pb[512];
 	char *argv[] = {"compare", pa, pb, NULL};
 
-	path_of(pa, sizeof(pa), a);
-	path_of(pb, sizeof(pb), b);
-	return il_test_capture(il_cmd_compare, 3, argv, out_text, sizeof(out_text), err_text,
-			       sizeof(err_text));
+	in_dir(pa, sizeof(pa), a);
+	in_dir(pb, sizeof(pb), b);
+	return run_compare_argv(3, argv);
+}
+
+/* The verdict column of a row of the table ("processing p50 (us)"). */
+static const char *verdict_of(const char *row)
+{
+	static char v[256];
+	const char *l = strstr(out_text, row), *end;
+
+	assert_non_null(l);
+	end = strchr(l, '\n');
+	/* The verdict is what follows the interval column: the last run of
+	 * text after two spaces. */
+	for (const char *p = end; p > l; p--)
+		if (p[-1] == ' ' && p[-2] == ' ') {
+			snprintf(v, sizeof(v), "%.*s", (int)(end - p), p);
+			return v;
+		}
+	return "";
 }
 
 static int count_lines(const char *s)
@@ -73,13 +173,30 @@ static int count_lines(const char *s)
 
 static int setup(void **state)
 {
+	char p[128];
+
 	(void)state;
-	if (il_test_tmpdir_make(dir, sizeof(dir), "compare") < 0)
+	strcpy(dir, "/tmp/il-compare-XXXXXX");
+	if (!mkdtemp(dir))
 		return -1;
-	write_report("a.json", 1, 1);
-	write_report("b.json", 0.5, 1);
-	write_report("c.json", 1, 0);
-	write_report("d.json", 0.5, 0);
+	write_report("a.json", "cfs", 1700, 1.0, 1, NEVENTS);
+	write_report("a12.json", "cfs", 1700, 1.2, 1, NEVENTS);
+	write_report("small.json", "cfs", 1700, 1.0, 2, 100);
+	/* Two cells of five rounds each, B 15% lower, with a round effect. */
+	path_of(p, sizeof(p), "cellA");
+	mkdir(p, 0755);
+	path_of(p, sizeof(p), "cellB");
+	mkdir(p, 0755);
+	for (int r = 1; r <= 5; r++) {
+		char name[64];
+		double effect = 1 + 0.03 * ((r * 7) % 5 - 2) / 2.0;
+
+		snprintf(name, sizeof(name), "cellA/round-%d.json", r);
+		write_report(name, "cfs", 1700 * effect, 1.0, 100 + (uint64_t)r, 600);
+		snprintf(name, sizeof(name), "cellB/round-%d.json", r);
+		write_report(name, "rt", 1700 * (2 - effect), 0.85, 200 + (uint64_t)r, 600);
+	}
+	write_text("cellA/merged.hist.csv", "upper_bound_us,count\n");
 	write_text("broken.json", "{\"file_version\": 1, ");
 	write_text("nokey.json", "{\"file_version\": 1, \"events\": {\"sent\": 1}}");
 	return 0;
@@ -87,37 +204,127 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+	char cmd[128];
+
 	(void)state;
-	return il_test_tmpdir_remove(dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
 }
 
-static void test_compare_side_by_side(void **state)
+static void test_compare_same_run_twice(void **state)
 {
 	(void)state;
-	assert_int_equal(run_compare("a.json", "b.json"), 0);
-	assert_non_null(strstr(out_text, "processing p50 (us)"));
-	assert_non_null(strstr(out_text, "1000.0"));
-	assert_non_null(strstr(out_text, "500.0"));
-	assert_non_null(strstr(out_text, "0.50"));
-	assert_non_null(strstr(out_text, "hop  1 inject->evdev p50 (us)"));
-	assert_non_null(strstr(out_text, "per-event samples"));
-	assert_non_null(strstr(out_text, "B is lower"));
+	assert_int_equal(run_compare("a.json", "a.json"), 0);
+	assert_string_equal(verdict_of("processing p50 (us)"), "no clear difference");
+	assert_string_equal(verdict_of("processing p99 (us)"), "no clear difference");
+	assert_string_equal(verdict_of("processing mean (us)"), "no clear difference");
+	assert_non_null(
+	    strstr(out_text, "one run each: the intervals cover the variation within a run"));
+	assert_non_null(strstr(out_text, "circular block bootstrap"));
+	assert_non_null(strstr(out_text, "seed 1"));
 	assert_string_equal(err_text, "");
 }
 
-static void test_compare_histogram_fallback(void **state)
+static void test_compare_scaled_run_higher(void **state)
 {
 	(void)state;
-	assert_int_equal(run_compare("c.json", "d.json"), 0);
-	assert_non_null(strstr(out_text, "histogram buckets"));
-	assert_non_null(strstr(out_text, "B is lower"));
-	assert_int_equal(run_compare("c.json", "c.json"), 0);
-	assert_non_null(strstr(out_text, "no clear difference"));
+	assert_int_equal(run_compare("a.json", "a12.json"), 0);
+	assert_string_equal(verdict_of("processing p50 (us)"), "higher");
+	assert_string_equal(verdict_of("processing p99 (us)"), "higher");
+	assert_string_equal(verdict_of("presentation p50 (us)"), "higher");
+	assert_non_null(strstr(out_text, " 1.200 "));
+	assert_non_null(strstr(out_text, "hop  1 inject->evdev p50 (us)"));
+	/* And the other way round. */
+	assert_int_equal(run_compare("a12.json", "a.json"), 0);
+	assert_string_equal(verdict_of("processing p50 (us)"), "lower");
+}
+
+static void test_compare_short_run_not_enough_for_p99(void **state)
+{
+	(void)state;
+	assert_int_equal(run_compare("small.json", "small.json"), 0);
+	assert_string_equal(verdict_of("processing p50 (us)"), "no clear difference");
+	assert_non_null(strstr(out_text, "not enough data: this percentile needs at least 500 "
+					 "events per run (has 100 and 100)"));
+}
+
+static void test_compare_rounds(void **state)
+{
+	(void)state;
+	assert_int_equal(run_compare("cellA", "cellB"), 0);
+	assert_non_null(strstr(out_text, "# A = "));
+	assert_non_null(strstr(out_text, "(5 runs, policy cfs)"));
+	assert_non_null(
+	    strstr(out_text, "permutation test over rounds (5 vs 5), all 252 partitions"));
+	assert_string_equal(verdict_of("processing p50 (us)"), "lower");
+	assert_string_equal(verdict_of("processing mean (us)"), "lower");
+	/* 600 events a round carry a p99 (500 needed). */
+	assert_string_equal(verdict_of("processing p99 (us)"), "lower");
+
+	/* Three rounds a side cannot reach 5%, whatever the data. */
+	assert_int_equal(run_compare("cellA/round-1.json,cellA/round-2.json,cellA/round-3.json",
+				     "cellB/round-1.json,cellB/round-2.json,cellB/round-3.json"),
+			 0);
+	assert_string_equal(verdict_of("processing p50 (us)"),
+			    "not enough data: needs at least 4 rounds of each (has 3 and 3)");
+
+	/* Same rounds on both sides. */
+	assert_int_equal(run_compare("cellA", "cellA"), 0);
+	assert_string_equal(verdict_of("processing p50 (us)"), "no clear difference");
+}
+
+static void test_compare_json_for_the_sweep(void **state)
+{
+	char pa[128], pb[128], pj[128], err[256];
+	char *argv[] = {"compare", "--json", pj, "--seed", "7", pa, pb, pa, NULL};
+	cJSON *root, *cmp, *c;
+	int found = 0;
+
+	(void)state;
+	path_of(pa, sizeof(pa), "cellA");
+	path_of(pb, sizeof(pb), "cellB");
+	path_of(pj, sizeof(pj), "cmp.json");
+	assert_int_equal(run_compare_argv(8, argv), 0);
+	assert_int_equal(il_json_load(pj, &root, err, sizeof(err)), 0);
+	assert_non_null(il_json_get(root, "kernel.release"));
+	assert_int_equal((int)il_json_num(root, "seed"), 7);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(root, "unit")), "round");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(root, "groups")), 3);
+	cmp = cJSON_GetObjectItem(root, "comparisons");
+	assert_int_equal(cJSON_GetArraySize(cmp), 2 * 8);
+	cJSON_ArrayForEach(c, cmp)
+	{
+		const char *stat = cJSON_GetStringValue(cJSON_GetObjectItem(c, "stat"));
+		const char *lat = cJSON_GetStringValue(cJSON_GetObjectItem(c, "latency"));
+		int group = (int)il_json_num(c, "group");
+
+		if (strcmp(stat, "p50") || strcmp(lat, "processing"))
+			continue;
+		found++;
+		assert_int_equal((int)il_json_num(c, "seed"), 7);
+		assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(c, "a_rounds")), 5);
+		assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(c, "verdict")),
+				    group == 1 ? "lower" : "no clear difference");
+		assert_true(il_json_num(c, "lo") <= il_json_num(c, "ratio"));
+		assert_true(il_json_num(c, "ratio") <= il_json_num(c, "hi"));
+		assert_float_equal(il_json_num(c, "ratio"),
+				   il_json_num(c, "b") / il_json_num(c, "a"), 1e-9);
+	}
+	assert_int_equal(found, 2);
+	cJSON_Delete(root);
+
+	/* --json - prints the JSON alone on stdout. */
+	argv[2] = "-";
+	assert_int_equal(run_compare_argv(8, argv), 0);
+	root = cJSON_Parse(out_text);
+	assert_non_null(root);
+	cJSON_Delete(root);
 }
 
 static void test_compare_errors_one_line(void **state)
 {
-	char *argv[] = { "compare", "only-one.json", NULL };
+	char *one[] = {"compare", "only-one.json", NULL};
+	char *bad[] = {"compare", "--resamples", "0", "a", "b", NULL};
 
 	(void)state;
 	assert_int_equal(run_compare("a.json", "missing.json"), 2);
@@ -125,22 +332,30 @@ static void test_compare_errors_one_line(void **state)
 	assert_int_equal(count_lines(err_text), 1);
 
 	assert_int_equal(run_compare("broken.json", "a.json"), 2);
-	assert_non_null(strstr(err_text, "broken.json: not a JSON object"));
+	assert_non_null(strstr(err_text, "broken.json: not JSON"));
 	assert_int_equal(count_lines(err_text), 1);
 
 	assert_int_equal(run_compare("a.json", "nokey.json"), 2);
 	assert_non_null(strstr(err_text, "nokey.json: missing key events.completed"));
 	assert_int_equal(count_lines(err_text), 1);
 
-	assert_int_equal(il_cmd_compare(2, argv), 2);
+	assert_int_equal(run_compare_argv(2, one), 2);
+	assert_non_null(strstr(err_text, "expected 2 to 16 groups of reports, got 1"));
+	assert_int_equal(count_lines(err_text), 1);
+	assert_int_equal(run_compare_argv(5, bad), 2);
+	assert_non_null(strstr(err_text, "--resamples '0'"));
+	assert_int_equal(count_lines(err_text), 1);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_compare_side_by_side),
-		cmocka_unit_test(test_compare_histogram_fallback),
-		cmocka_unit_test(test_compare_errors_one_line),
+	    cmocka_unit_test(test_compare_same_run_twice),
+	    cmocka_unit_test(test_compare_scaled_run_higher),
+	    cmocka_unit_test(test_compare_short_run_not_enough_for_p99),
+	    cmocka_unit_test(test_compare_rounds),
+	    cmocka_unit_test(test_compare_json_for_the_sweep),
+	    cmocka_unit_test(test_compare_errors_one_line),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

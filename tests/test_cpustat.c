@@ -65,6 +65,24 @@ static void test_cpustat_idle_pct_mask(void **state)
 	il_cpustat_free(b);
 }
 
+/* Steal: the eighth column, over every CPU present in both snapshots. */
+static void test_cpustat_steal_pct(void **state)
+{
+	static const char s1[] = "cpu  0 0 0 0 0 0 0 0\ncpu0 100 0 0 100 0 0 0 0 0 0\n"
+				 "cpu1 100 0 0 100 0 0 0 0 0 0\n";
+	/* 200 more ticks on each CPU: cpu0 20 stolen, cpu1 none. */
+	static const char s2[] = "cpu  0 0 0 0 0 0 0 0\ncpu0 180 0 0 200 0 0 0 20 0 0\n"
+				 "cpu1 200 0 0 200 0 0 0 0 0 0\n";
+	struct il_cpustat *a = NULL, *b = NULL;
+
+	assert_int_equal(il_cpustat_parse(s1, &a), 0);
+	assert_int_equal(il_cpustat_parse(s2, &b), 0);
+	assert_float_equal(il_cpustat_steal_pct(a, b), 5.0, 1e-9);
+	assert_float_equal(il_cpustat_steal_pct(a, a), -1.0, 1e-9);
+	il_cpustat_free(a);
+	il_cpustat_free(b);
+}
+
 static void test_cpustat_parse_rejects_garbage(void **state)
 {
 	struct il_cpustat *s = NULL;
@@ -104,6 +122,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpustat_parse_sparse),
 		cmocka_unit_test(test_cpustat_idle_pct_mask),
+		cmocka_unit_test(test_cpustat_steal_pct),
 		cmocka_unit_test(test_cpustat_parse_rejects_garbage),
 		cmocka_unit_test(test_cpustat_read_proc),
 	};

@@ -14,6 +14,7 @@
 
 #include "il_clock.h"
 #include "il_hog.h"
+#include "il_js.h"
 
 static int init_calls;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -111,6 +112,152 @@ static void test_hog_share_matches_proc(void **state)
 	assert_true(share > 0.0 && share <= 1.05);
 	assert_true(share - proc_share < 0.10 && proc_share - share < 0.10);
 	cJSON_Delete(stats);
+}
+
+/* The repository's miner, as the harness hands it to render-sim. */
+static char *miner(void)
+{
+	const char *src_dir = getenv("IL_SOURCE_DIR");
+	char path[4096], err[256];
+	char *text = NULL;
+
+	snprintf(path, sizeof(path), "%s/render-sim/js/miner.js", src_dir ? src_dir : "..");
+	if (il_js_read_file(path, &text, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	return text;
+}
+
+/* The JavaScript hog runs the miner, one tick() per iteration, and its CPU
+ * share is what the kernel accounted, within 10 points. */
+static void test_hog_js_share_matches_proc(void **state)
+{
+	char *src = miner();
+	struct il_hog_config c = { .threads = 1, .mode = IL_HOG_BUSY, .pin = true, .script = src,
+				   .script_name = "miner.js" };
+	struct il_hog *h = NULL;
+	char err[256] = "";
+	uint64_t proc0, proc1, t0, wall;
+	cJSON *stats;
+	int tid;
+
+	assert_int_equal(il_hog_start(&c, name_only_init, NULL, &h, err, sizeof(err)), 0);
+	stats = il_hog_stats_json(h, 0);
+	tid = (int)num(thread_entry(stats, 0), "tid");
+	cJSON_Delete(stats);
+	proc0 = proc_task_cpu_ns(tid);
+	il_hog_mark_start(h);
+	t0 = il_now_ns();
+	usleep(1000000);
+	proc1 = proc_task_cpu_ns(tid);
+	wall = il_now_ns() - t0;
+	stats = il_hog_stats_json(h, wall);
+	il_hog_stop(h);
+	free(src);
+
+	double share = num(stats, "cpu_share");
+	double proc_share = (double)(proc1 - proc0) / (double)wall;
+
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(stats, "mode")), "js");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(stats, "engine")),
+			    il_js_engine());
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(stats, "script")), "miner.js");
+	/* A tick is about 0.4 ms of SHA-256: a second holds hundreds. */
+	assert_true(num(thread_entry(stats, 0), "iterations") > 100);
+	assert_int_equal(num(stats, "js_errors"), 0);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(stats, "js_first_error")));
+	assert_true(num(stats, "js_heap_peak_bytes") > 0);
+	assert_true(num(stats, "js_heap_peak_bytes") < 1 << 20);
+	print_message("js hog cpu_share %.3f, /proc says %.3f, %.0f ticks, heap peak %.0f KiB\n",
+		      share, proc_share, num(thread_entry(stats, 0), "iterations"),
+		      num(stats, "js_heap_peak_bytes") / 1024);
+	assert_true(share > 0.0 && share <= 1.05);
+	assert_true(share - proc_share < 0.10 && proc_share - share < 0.10);
+	cJSON_Delete(stats);
+}
+
+/* A script that keeps every object it makes meets the cap: its ticks throw
+ * (counted, the first message kept), the heap never passes the cap, and
+ * the hog goes on burning CPU and stops promptly. */
+static void test_hog_js_memory_bounded(void **state)
+{
+	static const char hoarder[] = "var keep = [];\n"
+				      "function tick() { for (var i = 0; i < 200; i++) "
+				      "keep.push({ i: i, s: 'x' + i }); }\n";
+	struct il_hog_config c = { .threads = 1, .mode = IL_HOG_BUSY, .script = hoarder,
+				   .script_name = "hoarder.js", .js_heap_max = 2u << 20 };
+	struct il_hog *h = NULL;
+	char err[256] = "";
+	cJSON *stats;
+	double ticks;
+
+	assert_int_equal(il_hog_start(&c, name_only_init, NULL, &h, err, sizeof(err)), 0);
+	il_hog_mark_start(h);
+	usleep(500000);
+	stats = il_hog_stats_json(h, 0);
+	ticks = num(thread_entry(stats, 0), "iterations");
+	uint64_t t0 = il_now_ns();
+	il_hog_stop(h);
+	assert_true(il_now_ns() - t0 < il_ms_to_ns(500));
+
+	print_message("hoarder: %.0f ticks, %.0f threw, first: %s, peak %.0f KiB of %.0f\n", ticks,
+		      num(stats, "js_errors"),
+		      cJSON_GetStringValue(cJSON_GetObjectItem(stats, "js_first_error")),
+		      num(stats, "js_heap_peak_bytes") / 1024, num(stats, "js_heap_max_bytes") / 1024);
+	assert_int_equal(num(stats, "js_heap_max_bytes"), 2u << 20);
+	assert_true(num(stats, "js_heap_peak_bytes") <= 2u << 20);
+	assert_true(num(stats, "js_errors") > 0);
+	assert_true(ticks > num(stats, "js_errors") / 2);
+	assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(stats, "js_first_error")),
+			       "out of memory"));
+	cJSON_Delete(stats);
+}
+
+/* A script that does not compile fails the start with FILE:LINE before
+ * any hog thread exists; one without tick() likewise. */
+static void test_hog_js_bad_script(void **state)
+{
+	struct il_hog_config c = { .threads = 2, .mode = IL_HOG_BUSY,
+				   .script = "function tick() {\n  return 1 +;\n}\n",
+				   .script_name = "bad.js" };
+	struct il_hog *h = (struct il_hog *)0x1;
+	char err[256] = "";
+	int calls;
+
+	pthread_mutex_lock(&init_lock);
+	calls = init_calls;
+	pthread_mutex_unlock(&init_lock);
+	assert_int_equal(il_hog_start(&c, name_only_init, NULL, &h, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "bad.js:2: SyntaxError: unexpected token in expression: ';'");
+	assert_ptr_equal(h, (struct il_hog *)0x1);
+	c.script = "var x = 1;\n";
+	assert_int_equal(il_hog_start(&c, name_only_init, NULL, &h, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "bad.js: defines no function tick() (the hog calls tick() over and "
+				 "over; see render-sim/js/miner.js)");
+	c.script = "throw new Error('no');\nfunction tick() {}\n";
+	assert_int_equal(il_hog_start(&c, name_only_init, NULL, &h, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "bad.js: Error: no (running its top level)");
+	pthread_mutex_lock(&init_lock);
+	assert_int_equal(init_calls, calls);
+	pthread_mutex_unlock(&init_lock);
+	assert_int_equal(il_js_check("x = (;\n", "a.js", err, sizeof(err)), -EINVAL);
+	assert_int_equal(il_js_check("while (true) {}\n", "loop.js", err, sizeof(err)), 0);
+}
+
+static void test_hog_js_modes(void **state)
+{
+	enum il_hog_pattern p;
+	bool js;
+
+	assert_int_equal(il_hog_mode_split("js", &p, &js), 0);
+	assert_true(js && p == IL_HOG_BUSY);
+	assert_int_equal(il_hog_mode_split("js-bursty", &p, &js), 0);
+	assert_true(js && p == IL_HOG_BURSTY);
+	assert_int_equal(il_hog_mode_split("bursty", &p, &js), 0);
+	assert_true(!js && p == IL_HOG_BURSTY);
+	assert_int_equal(il_hog_mode_split("busy", &p, &js), 0);
+	assert_true(!js && p == IL_HOG_BUSY);
+	assert_int_equal(il_hog_mode_split("jsx", &p, &js), -EINVAL);
+	assert_int_equal(il_hog_mode_split(NULL, &p, &js), -EINVAL);
 }
 
 static void test_hog_one_per_cpu(void **state)
@@ -229,6 +376,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hog_share_matches_proc),
+		cmocka_unit_test(test_hog_js_share_matches_proc),
+		cmocka_unit_test(test_hog_js_memory_bounded),
+		cmocka_unit_test(test_hog_js_bad_script),
+		cmocka_unit_test(test_hog_js_modes),
 		cmocka_unit_test(test_hog_one_per_cpu),
 		cmocka_unit_test(test_hog_bursty_duty_cycle),
 		cmocka_unit_test(test_hog_hold_until_mark),

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "chromeos_expect.h"
 #include "il_cmd.h"
 #include "il_policy.h"
 #include "il_test.h"
@@ -44,12 +45,13 @@ static struct il_policy *load_ok(const char *name)
 
 static void test_policy_builtins_listed(void **state)
 {
-	static const char *const want[] = { "cfs", "cfs-chrome", "deadline", "eevdf-slice",
-					    "rt", "rt-fair-server", "rt-throttled" };
+	static const char *const want[] = { "cfs", "cfs-chrome", "chromeos", "chromeos-rt",
+					    "deadline", "eevdf-slice", "rt", "rt-fair-server",
+					    "rt-throttled" };
 	char **names = NULL;
 	size_t n = 0;
 	assert_int_equal(il_policy_list(builtin_dir, &names, &n), 0);
-	assert_int_equal(n, 7);
+	assert_int_equal(n, 9);
 	for (size_t i = 0; i < n; i++)
 		assert_string_equal(names[i], want[i]);
 	il_policy_list_free(names, n);
@@ -129,8 +131,9 @@ static void test_policy_unknown_name(void **state)
 	char err[512];
 	assert_int_equal(il_policy_load("nope", builtin_dir, &p, err, sizeof(err)), -ENOENT);
 	assert_ptr_equal(p, (struct il_policy *)0x1);
-	assert_string_equal(err, "unknown policy 'nope' (built-ins: cfs, cfs-chrome, deadline, "
-				 "eevdf-slice, rt, rt-fair-server, rt-throttled)");
+	assert_string_equal(err, "unknown policy 'nope' (built-ins: cfs, cfs-chrome, chromeos, "
+				 "chromeos-rt, deadline, eevdf-slice, rt, rt-fair-server, "
+				 "rt-throttled)");
 
 	assert_int_equal(il_policy_load("/nonexistent/x.policy", builtin_dir, &p, err,
 					sizeof(err)), -ENOENT);
@@ -156,18 +159,56 @@ struct broken {
 static const struct broken broken_files[] = {
 	{ "# unknown role\n[ui]\nclass = other\n\n[render]\nclass = fifo\n",
 	  "5: unknown section [render] (want a role: evdev, ui, io, compositor, main, "
-	  "gpu, drm, js, load, canary; or policy, knobs)" },
+	  "gpu, drm, js, load, canary; a thread: browser:evdev, browser:ui, browser:io, "
+	  "render:io, render:comp, render:main, viz:io, viz:comp, viz:gpu, viz:drm; or "
+	  "policy, knobs)" },
 	{ "[ui]\nclass = fast\n", "2: unknown class 'fast' (want other, batch, idle, fifo, "
 	  "rr or deadline)" },
 	{ "[ui]\nclass = other\nweight = 3\n", "3: unknown key 'weight' in [ui] (want class, "
-	  "priority, nice, slice_us, runtime_us, deadline_us, period_us, cpus)" },
+	  "priority, nice, slice_us, runtime_us, deadline_us, period_us, cpus, uclamp_min, "
+	  "uclamp_max)" },
 	{ "[io]\nclass = fifo\npriority = high\n", "3: bad number 'high' for priority (want "
 	  "an integer -2147483648..2147483647)" },
 	{ "[io]\nclass = fifo\npriority = 0\n", "3: priority 0 out of range for fifo (want "
-	  "1..99)" },
+	  "1..89)" },
 	{ "[io]\npriority = 100\nclass = rr\n", "2: priority 100 out of range for rr (want "
-	  "1..99)" },
-	{ "[io]\nclass = fifo\n", "1: [io]: class fifo needs priority = 1..99" },
+	  "1..89)" },
+	{ "[io]\nclass = fifo\n", "1: [io]: class fifo needs priority = 1..89" },
+	/* 90..99 belong to the harness: a policy thread there would outrank
+	 * the watchdog (99) and Ctrl-C's loop (98). */
+	{ "[js]\nclass = fifo\npriority = 99\n", "3: priority 99 above 89, the highest a "
+	  "policy may use (90..99 are the harness's: watchdog 99, orchestrator 98, control "
+	  "threads 97)" },
+	{ "[viz:io]\nclass = rr\npriority = 90\n", "3: priority 90 above 89, the highest a "
+	  "policy may use (90..99 are the harness's: watchdog 99, orchestrator 98, control "
+	  "threads 97)" },
+	/* uclamp and "optional". */
+	{ "[ui]\nuclamp_min = 101\n", "2: uclamp_min 101 out of range 0..100" },
+	{ "[ui]\noptional uclamp_max = half\n", "2: bad number 'half' for uclamp_max (want "
+	  "an integer 0..100)" },
+	{ "[ui]\nuclamp_min = 80\noptional uclamp_max = 50\n", "2: uclamp_min 80 > "
+	  "uclamp_max 50 (want uclamp_min <= uclamp_max)" },
+	{ "[drm]\nclass = deadline\nruntime_us = 100\nperiod_us = 1000\noptional uclamp_min = "
+	  "20\n", "5: uclamp_min does not apply to class deadline (its runtime and period set "
+	  "its share)" },
+	{ "[ui]\noptional nice = -8\n", "2: nice in [ui] cannot be optional (only uclamp_min "
+	  "and uclamp_max, which a kernel may lack, can)" },
+	{ "[knobs]\noptional sched_rt_runtime_us = -1\n", "2: sched_rt_runtime_us in [knobs] "
+	  "cannot be optional (only uclamp_min and uclamp_max, which a kernel may lack, can)" },
+	{ "[ui]\noptinal uclamp_min = 20\n", "2: unknown key 'optinal uclamp_min' in [ui] "
+	  "(want class, priority, nice, slice_us, runtime_us, deadline_us, period_us, cpus, "
+	  "uclamp_min, uclamp_max; a setting is marked optional as 'optional KEY = VALUE')" },
+	{ "[ui]\noptional uclamp = 20\n", "2: unknown key 'uclamp' in [ui] (want class, "
+	  "priority, nice, slice_us, runtime_us, deadline_us, period_us, cpus, uclamp_min, "
+	  "uclamp_max)" },
+	{ "[ui]\nuclamp_min = 20\noptional uclamp_min = 20\n", "3: duplicate key 'uclamp_min' "
+	  "in [ui] (first at line 2)" },
+	{ "[ui]\noptional\n", "2: syntax error (want '[section]', 'key = value' or a # "
+	  "comment)" },
+	/* Thread sections. */
+	{ "[viz:io]\nclass = rr\npriority = 6\n[viz:io]\nnice = 1\n", "4: duplicate section "
+	  "[viz:io] (first at line 1)" },
+	{ "[render:comp]\nclass = rr\n", "1: [render:comp]: class rr needs priority = 1..89" },
 	{ "[ui]\nclass = other\npriority = 5\n", "3: priority applies only to fifo and rr, not "
 	  "other (use nice for other/batch)" },
 	{ "[ui]\nnice = -21\n", "2: nice -21 out of range -20..19" },
@@ -222,6 +263,102 @@ static void test_policy_broken_files(void **state)
 	}
 }
 
+/* "optional" marks exactly the clamps it precedes, and blanks around it
+ * do not matter. */
+static void test_policy_optional(void **state)
+{
+	const char *path = write_tmp("[ui]\nclass = other\nnice = -8\noptional  uclamp_min = 20\n"
+				     "uclamp_max = 90\n[gpu]\noptional\tuclamp_max = 0\n"
+				     "[main]\nuclamp_min = 0\n");
+	struct il_policy *p = NULL;
+	char err[512] = "";
+	assert_int_equal(il_policy_load(path, builtin_dir, &p, err, sizeof(err)), 0);
+	const struct il_role_attrs *ui = il_policy_role(p, IL_ROLE_UI);
+	assert_int_equal(ui->nice, -8);
+	assert_true(ui->has_uclamp_min && ui->has_uclamp_max);
+	assert_int_equal(ui->uclamp_min_pct, 20);
+	assert_int_equal(ui->uclamp_max_pct, 90);
+	assert_int_equal(ui->optional, IL_OPT_UCLAMP_MIN);
+	const struct il_role_attrs *gpu = il_policy_role(p, IL_ROLE_GPU);
+	assert_false(gpu->has_uclamp_min);
+	assert_true(gpu->has_uclamp_max);
+	assert_int_equal(gpu->uclamp_max_pct, 0);
+	assert_int_equal(gpu->optional, IL_OPT_UCLAMP_MAX);
+	const struct il_role_attrs *m = il_policy_role(p, IL_ROLE_MAIN);
+	assert_true(m->has_uclamp_min);
+	assert_int_equal(m->optional, 0);
+	assert_false(il_policy_role(p, IL_ROLE_JS)->has_uclamp_min);
+	il_policy_free(p);
+	/* Chromium's rounding: (pct * 1024 + 50) / 100. */
+	assert_int_equal(il_uclamp_pct_to_util(20), 205);
+	assert_int_equal(il_uclamp_pct_to_util(100), 1024);
+	assert_int_equal(il_uclamp_pct_to_util(0), 0);
+}
+
+/* A thread section replaces its role's section for that thread only. */
+static void test_policy_thread_sections(void **state)
+{
+	const char *path = write_tmp("[io]\nclass = other\nnice = 2\n"
+				     "[viz:io]\nclass = rr\npriority = 6\n");
+	struct il_policy *p = NULL;
+	const char *label = NULL;
+	char err[512] = "";
+	assert_int_equal(il_policy_load(path, builtin_dir, &p, err, sizeof(err)), 0);
+	assert_true(il_policy_uses_rt(p));
+	assert_int_equal(il_policy_thread(p, IL_ROLE_IO, "viz:io")->sched_class, SCHED_RR);
+	assert_int_equal(il_policy_thread(p, IL_ROLE_IO, "viz:io")->priority, 6);
+	assert_int_equal(il_policy_thread(p, IL_ROLE_IO, "render:io")->nice, 2);
+	assert_int_equal(il_policy_thread(p, IL_ROLE_IO, NULL)->nice, 2);
+	/* A thread named like a chain thread but of another role keeps its role's. */
+	assert_int_equal(il_policy_thread(p, IL_ROLE_JS, "viz:io")->sched_class, SCHED_OTHER);
+	assert_null(il_policy_thread(p, IL_ROLE_COUNT, "viz:io"));
+	/* attrs_at: the roles, then the one thread section. */
+	for (int r = 0; r < IL_ROLE_COUNT; r++) {
+		assert_ptr_equal(il_policy_attrs_at(p, (size_t)r, &label), il_policy_role(p, r));
+		assert_string_equal(label, il_role_name(r));
+	}
+	assert_ptr_equal(il_policy_attrs_at(p, IL_ROLE_COUNT, &label),
+			 il_policy_thread(p, IL_ROLE_IO, "viz:io"));
+	assert_string_equal(label, "viz:io");
+	assert_null(il_policy_attrs_at(p, IL_ROLE_COUNT + 1, &label));
+	il_policy_free(p);
+}
+
+/* chromeos and chromeos-rt give every thread what chromeos_expect.h says. */
+static void test_policy_chromeos_builtins(void **state)
+{
+	const char *names[2] = { "chromeos", "chromeos-rt" };
+	for (int k = 0; k < 2; k++) {
+		struct il_policy *p = load_ok(names[k]);
+		for (size_t i = 0; i < N_CHROMEOS_THREADS; i++) {
+			const struct chromeos_thread *t = &chromeos_threads[i];
+			const struct chromeos_attrs *w = k ? &t->rt : &t->shipped;
+			const struct il_role_attrs *a = il_policy_thread(p, t->role, t->name);
+			const char *who = t->name ? t->name : il_role_name(t->role);
+			if (a->sched_class != w->sched_class || a->priority != w->priority ||
+			    a->nice != w->nice || a->has_uclamp_min != (w->uclamp_min_pct >= 0) ||
+			    a->has_uclamp_max != (w->uclamp_max_pct >= 0) ||
+			    (a->has_uclamp_min && (int)a->uclamp_min_pct != w->uclamp_min_pct) ||
+			    (a->has_uclamp_max && (int)a->uclamp_max_pct != w->uclamp_max_pct) ||
+			    a->has_cpus || a->slice_ns)
+				fail_msg("%s %s: %s prio %d nice %d uclamp %d/%d, want %s prio %d "
+					 "nice %d uclamp %d/%d", names[k], who,
+					 il_sched_class_name(a->sched_class), a->priority, a->nice,
+					 a->has_uclamp_min ? (int)a->uclamp_min_pct : -1,
+					 a->has_uclamp_max ? (int)a->uclamp_max_pct : -1,
+					 il_sched_class_name(w->sched_class), w->priority, w->nice,
+					 w->uclamp_min_pct, w->uclamp_max_pct);
+			/* Every clamp is optional: the policies run on kernels without uclamp. */
+			assert_int_equal(a->optional, (a->has_uclamp_min ? IL_OPT_UCLAMP_MIN : 0u) |
+							      (a->has_uclamp_max ? IL_OPT_UCLAMP_MAX : 0u));
+		}
+		assert_int_equal(il_policy_uses_rt(p), k == 1);
+		assert_false(il_policy_knobs(p)->has_rt_runtime || il_policy_knobs(p)->has_rt_period ||
+			     il_policy_knobs(p)->has_fair_server);
+		il_policy_free(p);
+	}
+}
+
 static void test_policy_defaults_and_cpus(void **state)
 {
 	const char *path = write_tmp("[policy]\nname = mine\ndescription = test ; comment\n"
@@ -272,23 +409,31 @@ static void test_policy_cmd_policies(void **state)
 	int lines = 0;
 	for (char *l = out; *l; l = strchr(l, '\n') + 1, lines++)
 		assert_non_null(strchr(l, '\n'));
-	assert_int_equal(lines, 7);
+	assert_int_equal(lines, 9);
 	assert_true(strncmp(out, "cfs              every thread SCHED_OTHER nice 0", 48) == 0);
 	assert_non_null(strstr(out, "\nrt-fair-server   "));
 
 	char *show[] = { "policies", "show", "rt", NULL };
 	assert_int_equal(
 	    il_test_capture(il_cmd_policies, 3, show, out, sizeof(out), err, sizeof(err)), 0);
-	assert_non_null(strstr(out, "\nevdev       fifo        60    -        -"));
+	assert_non_null(strstr(out, "\nevdev         fifo        60    -        -"));
 	assert_non_null(strstr(out, "\nsched_rt_runtime_us    = -1"));
 
 	char *nope[] = { "policies", "show", "nope", NULL };
 	assert_int_equal(
 	    il_test_capture(il_cmd_policies, 3, nope, out, sizeof(out), err, sizeof(err)), 2);
 	assert_string_equal(err, "inputlat policies: unknown policy 'nope' (built-ins: cfs, "
-				 "cfs-chrome, deadline, eevdf-slice, rt, rt-fair-server, "
-				 "rt-throttled)\n");
+				 "cfs-chrome, chromeos, chromeos-rt, deadline, eevdf-slice, rt, "
+				 "rt-fair-server, rt-throttled)\n");
 	assert_string_equal(out, "");
+
+	char *cros[] = { "policies", "show", "chromeos-rt", NULL };
+	assert_int_equal(
+	    il_test_capture(il_cmd_policies, 3, cros, out, sizeof(out), err, sizeof(err)), 0);
+	assert_non_null(strstr(out, "\nevdev         rr           6    -        -          -"
+				    "           -         - all   min 20? max 100?\n"));
+	assert_non_null(strstr(out, "\nviz:io        rr           6    -"));
+	assert_non_null(strstr(out, "\nrender:comp   rr           6    -"));
 
 	char *bad[] = { "policies", "frob", NULL };
 	assert_int_equal(
@@ -305,6 +450,9 @@ int main(void)
 		cmocka_unit_test(test_policy_builtin_values),
 		cmocka_unit_test(test_policy_unknown_name),
 		cmocka_unit_test(test_policy_broken_files),
+		cmocka_unit_test(test_policy_optional),
+		cmocka_unit_test(test_policy_thread_sections),
+		cmocka_unit_test(test_policy_chromeos_builtins),
 		cmocka_unit_test(test_policy_defaults_and_cpus),
 		cmocka_unit_test(test_policy_class_names),
 		cmocka_unit_test(test_policy_cmd_policies),

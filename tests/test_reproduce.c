@@ -70,24 +70,31 @@ static void test_reproduce_quick(void **state)
 
 	/* One line per claim: "claim N: VERDICT: title: figures ..." with
 	 * at least one number among the figures. */
-	assert_int_equal(regcomp(&line_re,
-				 "^claim ([1-4]): (holds|does not hold|not testable): (.*)$",
-				 REG_EXTENDED | REG_NEWLINE),
-			 0);
+	assert_int_equal(
+	    regcomp(
+		&line_re,
+		"^claim ([1-4])( \\(chromeos arm\\))?: (holds|does not hold|not testable): (.*)$",
+		REG_EXTENDED | REG_NEWLINE),
+	    0);
 	assert_int_equal(regcomp(&num_re, "[0-9]+(\\.[0-9]+)?", REG_EXTENDED), 0);
-	int seen[5] = { 0 };
+	int seen[5] = {0};
 	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
-		regmatch_t m[4];
+		regmatch_t m[5];
 
-		if (regexec(&line_re, l, 4, m, 0) != 0)
+		if (regexec(&line_re, l, 5, m, 0) != 0)
 			continue;
 		int id = l[m[1].rm_so] - '0';
 
-		seen[id]++;
-		if (strncmp(l + m[2].rm_so, "not testable", 12) != 0)
-			assert_int_equal(regexec(&num_re, l + m[3].rm_so, 0, NULL, 0), 0);
+		/* Claim 1's ChromeOS arm counts as claim 0 here. */
+		seen[m[2].rm_so >= 0 ? 0 : id]++;
+		if (strncmp(l + m[3].rm_so, "not testable", 12) != 0) {
+			assert_int_equal(regexec(&num_re, l + m[4].rm_so, 0, NULL, 0), 0);
+			/* Every verdict comes with its interval and the article's figure. */
+			assert_non_null(strstr(l, "interval"));
+			assert_non_null(strstr(l, "article: "));
+		}
 	}
-	for (int i = 1; i <= 4; i++)
+	for (int i = 0; i <= 4; i++)
 		assert_int_equal(seen[i], 1);
 	regfree(&line_re);
 	regfree(&num_re);
@@ -106,33 +113,54 @@ static void test_reproduce_quick(void **state)
 	assert_true(cJSON_GetObjectItem(root, "rounds")->valueint >= 3);
 	assert_true(cJSON_IsString(cJSON_GetObjectItem(root, "start_time")));
 	claims = cJSON_GetObjectItem(root, "claims");
-	assert_int_equal(cJSON_GetArraySize(claims), 4);
+	assert_int_equal(cJSON_GetArraySize(claims), 5);
 
-	static const char *const keys[4][6] = {
-		{ "cfs_p50_us", "rt_p50_us", "cfs_p99_us", "rt_p99_us", "p50_ratio", "p99_ratio" },
-		{ "rt_canary_max_stall_ms", "cfs_canary_max_stall_ms", "rt_timed_out",
-		  "cfs_timed_out" },
-		{ "throttled_idle_waste_pct", "fair_server_idle_waste_pct" },
-		{ "cfs_share_pct", "canary_max_stall_ms" },
+	/* Claims in order: 1 (all-fifo arm), 1 (chromeos arm), 2, 3, 4. */
+	static const int ids[5] = {1, 1, 2, 3, 4};
+	static const char *const keys[5][10] = {
+	    {"cfs_p50_us", "rt_p50_us", "cfs_p99_us", "rt_p99_us", "p50_ratio", "p99_ratio",
+	     "p50_ratio_lo", "p50_ratio_hi", "reduction_pct", "article_reduction_pct"},
+	    {"chromeos_p50_us", "chromeos-rt_p50_us", "chromeos_p99_us", "chromeos-rt_p99_us",
+	     "p50_ratio", "p99_ratio", "p50_ratio_lo", "p50_ratio_hi", "reduction_pct",
+	     "article_reduction_pct"},
+	    {"rt_canary_max_stall_ms", "cfs_canary_max_stall_ms", "rt_timed_out", "cfs_timed_out",
+	     "rt_canary_max_stall_ms_lo", "stall_ratio"},
+	    {"throttled_idle_waste_pct", "fair_server_idle_waste_pct", "waste_difference_pct"},
+	    {"cfs_share_pct", "canary_max_stall_ms", "cfs_share_pct_lo", "cfs_share_pct_hi"},
 	};
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		cJSON *c = cJSON_GetArrayItem(claims, i);
 		const char *verdict = cJSON_GetStringValue(cJSON_GetObjectItem(c, "verdict"));
 		cJSON *figs = cJSON_GetObjectItem(c, "figures");
 
-		assert_int_equal(cJSON_GetObjectItem(c, "id")->valueint, i + 1);
+		assert_int_equal(cJSON_GetObjectItem(c, "id")->valueint, ids[i]);
 		assert_true(cJSON_IsString(cJSON_GetObjectItem(c, "title")));
 		assert_true(cJSON_IsString(cJSON_GetObjectItem(c, "reason")));
 		assert_non_null(verdict);
-		assert_true(strcmp(verdict, "holds") == 0 || strcmp(verdict, "does not hold") == 0 ||
+		assert_true(strcmp(verdict, "holds") == 0 ||
+			    strcmp(verdict, "does not hold") == 0 ||
 			    strcmp(verdict, "not testable") == 0);
-		for (int k = 0; k < 6 && keys[i][k]; k++) {
+		for (int k = 0; k < 10 && keys[i][k]; k++) {
 			cJSON *v = cJSON_GetObjectItem(figs, keys[i][k]);
 
 			assert_non_null(v);
+			/* A claim that is judged has its figures and intervals. */
 			if (strcmp(verdict, "not testable") != 0)
 				assert_true(cJSON_IsNumber(v));
 		}
+	}
+	/* Each arm of claim 1 holds exactly when the interval of its p50 ratio is below 1. */
+	for (int i = 0; i < 2; i++) {
+		cJSON *c1 = cJSON_GetArrayItem(claims, i);
+		const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(c1, "verdict"));
+		cJSON *f = cJSON_GetObjectItem(c1, "figures");
+
+		assert_int_equal(
+		    (int)cJSON_GetNumberValue(cJSON_GetObjectItem(f, "article_reduction_pct")), 32);
+		if (strcmp(v, "not testable") != 0)
+			assert_int_equal(
+			    strcmp(v, "holds") == 0,
+			    cJSON_GetNumberValue(cJSON_GetObjectItem(f, "p50_ratio_hi")) < 1);
 	}
 	cJSON_Delete(root);
 
@@ -146,7 +174,7 @@ static void test_reproduce_quick(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reproduce_quick),
+	    cmocka_unit_test(test_reproduce_quick),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 
 #include "il_clock.h"
 #include "il_sched.h"
+#include "il_sysinfo.h"
 #include "il_test.h"
 
 struct job {
@@ -24,6 +25,7 @@ struct job {
 	int r;
 	char err[256];
 	struct il_sched_state self; /* read by the thread itself */
+	unsigned dropped;	    /* optional settings the kernel could not take */
 	pid_t tid;
 	sem_t applied, release;
 };
@@ -32,7 +34,7 @@ static void *job_main(void *arg)
 {
 	struct job *j = arg;
 	j->tid = gettid();
-	j->r = il_sched_apply_self(&j->a, j->err, sizeof(j->err));
+	j->r = il_sched_apply_self(&j->a, &j->dropped, j->err, sizeof(j->err));
 	il_sched_read(0, &j->self);
 	sem_post(&j->applied);
 	sem_wait(&j->release);
@@ -171,12 +173,96 @@ static void test_sched_refuses_rt_without_rttime(void **state)
 	if (pid == 0) {
 		struct il_role_attrs f = { .sched_class = SCHED_FIFO, .priority = 1 };
 		char err[256] = "";
-		int r = il_sched_apply_self(&f, err, sizeof(err));
+		int r = il_sched_apply_self(&f, NULL, err, sizeof(err));
 		_exit(r == -EINVAL && strstr(err, "refusing fifo without RLIMIT_RTTIME") ? 0 : 1);
 	}
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Where the kernel has uclamp: clamps applied and read back exactly, on a
+ * fair and an RR thread, required or optional alike. */
+static void test_sched_uclamp_applied(void **state)
+{
+	char why[160];
+	if (il_sysinfo_uclamp(why, sizeof(why)) != 1)
+		IL_TEST_SKIP("the applied uclamp path needs a kernel with uclamp: %s", why);
+	struct il_role_attrs a = { .sched_class = SCHED_OTHER, .has_uclamp_min = true,
+				   .uclamp_min_pct = 20, .has_uclamp_max = true,
+				   .uclamp_max_pct = 80 };
+	struct job j = { .a = a };
+	struct il_sched_state outside;
+	run_job(&j, &outside);
+	if (j.r)
+		fail_msg("apply uclamp: %s", j.err);
+	assert_int_equal(j.dropped, 0);
+	assert_true(outside.has_uclamp);
+	assert_int_equal(outside.util_min, 205);
+	assert_int_equal(outside.util_max, 819);
+	assert_true(il_sched_matches(&a, &outside));
+	IL_TEST_NEED_ROOT("the RR half (SCHED_RR)");
+	a = (struct il_role_attrs){ .sched_class = SCHED_RR, .priority = 6,
+				    .has_uclamp_min = true, .uclamp_min_pct = 20,
+				    .optional = IL_OPT_UCLAMP_MIN };
+	j = (struct job){ .a = a };
+	run_job(&j, &outside);
+	if (j.r)
+		fail_msg("apply RR 6 + uclamp: %s", j.err);
+	assert_int_equal(j.dropped, 0);
+	assert_int_equal(outside.sched_class, SCHED_RR);
+	assert_int_equal(outside.priority, 6);
+	assert_int_equal(outside.util_min, 205);
+}
+
+/* Where the kernel has no uclamp (this machine: CONFIG_UCLAMP_TASK is not
+ * set): an optional clamp is left out and reported, the rest applies, the
+ * read-back shows no clamp; a required one refuses the whole thing. */
+static void test_sched_uclamp_unsupported(void **state)
+{
+	char why[160];
+	if (il_sysinfo_uclamp(why, sizeof(why)) != 0)
+		IL_TEST_SKIP("this kernel has uclamp (%s); the unsupported path needs one without",
+			 why);
+	assert_string_equal(why, "kernel built without CONFIG_UCLAMP_TASK");
+
+	struct il_role_attrs a = { .sched_class = SCHED_OTHER, .nice = 5, .has_uclamp_min = true,
+				   .uclamp_min_pct = 20, .has_uclamp_max = true,
+				   .uclamp_max_pct = 100,
+				   .optional = IL_OPT_UCLAMP_MIN | IL_OPT_UCLAMP_MAX };
+	struct job j = { .a = a };
+	struct il_sched_state outside;
+	run_job(&j, &outside);
+	if (j.r)
+		fail_msg("apply with optional uclamp: %s", j.err);
+	assert_int_equal(j.dropped, IL_OPT_UCLAMP_MIN | IL_OPT_UCLAMP_MAX);
+	assert_int_equal(outside.nice, 5);
+	assert_false(outside.has_uclamp);
+	assert_true(il_sched_matches(&a, &outside));
+	cJSON *o = il_sched_state_json(&outside);
+	assert_non_null(o);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "util_min")),
+			    "unsupported: kernel built without CONFIG_UCLAMP_TASK");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "util_max")),
+			    "unsupported: kernel built without CONFIG_UCLAMP_TASK");
+	cJSON_Delete(o);
+
+	/* The same state does not satisfy a required clamp... */
+	a.optional = IL_OPT_UCLAMP_MAX;
+	assert_false(il_sched_matches(&a, &outside));
+	/* ...and a required clamp is refused before anything changes. */
+	j = (struct job){ .a = a };
+	run_job(&j, &outside);
+	assert_int_equal(j.r, -EOPNOTSUPP);
+	assert_string_equal(j.err, "uclamp_min 20%: kernel built without CONFIG_UCLAMP_TASK "
+				   "(mark it 'optional' in the policy to run without it)");
+	assert_int_equal(outside.nice, 0);
+	a.optional = 0;
+	j = (struct job){ .a = a };
+	run_job(&j, NULL);
+	assert_string_equal(j.err, "uclamp_min 20% and uclamp_max 100%: kernel built without "
+				   "CONFIG_UCLAMP_TASK (mark it 'optional' in the policy to run "
+				   "without it)");
 }
 
 static void test_sched_read_gone(void **state)
@@ -204,15 +290,28 @@ static void test_sched_format_and_json(void **state)
 	il_cpuset_format(&set, buf, sizeof(buf));
 	assert_string_equal(buf, "0-1,4,6-7");
 
-	struct il_sched_state s = { .sched_class = SCHED_FIFO, .priority = 60, .cpus = "0-1" };
+	struct il_sched_state s = { .sched_class = SCHED_FIFO, .priority = 60, .cpus = "0-1",
+				    .has_uclamp = true, .util_min = 205, .util_max = 1024 };
 	cJSON *o = il_sched_state_json(&s);
 	assert_non_null(o);
 	char *text = cJSON_PrintUnformatted(o);
 	assert_string_equal(text, "{\"policy\":\"fifo\",\"priority\":60,\"nice\":0,"
 				  "\"slice_ns\":0,\"dl_runtime_ns\":0,\"dl_deadline_ns\":0,"
-				  "\"dl_period_ns\":0,\"cpus\":\"0-1\"}");
+				  "\"dl_period_ns\":0,\"cpus\":\"0-1\",\"util_min\":205,"
+				  "\"util_max\":1024}");
 	cJSON_free(text);
 	cJSON_Delete(o);
+	/* Without uclamp the clamps are not zeros but a reason. */
+	char why[160], reason[200];
+	if (il_sysinfo_uclamp(why, sizeof(why)) != 1) {
+		s.has_uclamp = false;
+		o = il_sched_state_json(&s);
+		snprintf(reason, sizeof(reason), "%s: %s",
+			 il_sysinfo_uclamp(NULL, 0) == 0 ? "unsupported" : "unreadable", why);
+		assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "util_min")),
+				    reason);
+		cJSON_Delete(o);
+	}
 
 	struct il_role_attrs want = { .sched_class = SCHED_FIFO, .priority = 61 };
 	assert_false(il_sched_matches(&want, &s));
@@ -238,7 +337,7 @@ static void test_sched_rttime_kills_spinner(void **state)
 		char err[256];
 		setrlimit(RLIMIT_CORE, &no_core);
 		if (il_rttime_limit_set(200000, 400000) != 0 ||
-		    il_sched_apply_self(&a, err, sizeof(err)) != 0)
+		    il_sched_apply_self(&a, NULL, err, sizeof(err)) != 0)
 			_exit(3);
 		for (;;)
 			__asm__ volatile("" ::: "memory");
@@ -282,18 +381,22 @@ static void test_sched_builtin_policies_apply(void **state)
 	char **names;
 	size_t n;
 	assert_int_equal(il_policy_list(dir, &names, &n), 0);
-	assert_int_equal(n, 7);
+	assert_int_equal(n, 9);
 	for (size_t i = 0; i < n; i++) {
 		struct il_policy *p;
 		char err[512];
-		struct job jobs[16];
-		pthread_t th[16];
+		struct job jobs[32];
+		pthread_t th[32];
 		int nj = 0;
 		assert_int_equal(il_policy_load(names[i], dir, &p, err, sizeof(err)), 0);
-		for (int r = 0; r < IL_ROLE_COUNT; r++)
-			for (int k = 0; k < per_role[r]; k++, nj++) {
+		/* Each role as many times as a run has its threads, then each
+		 * thread section once (chromeos-rt's [viz:io], [render:comp]). */
+		const struct il_role_attrs *a;
+		for (size_t s = 0; (a = il_policy_attrs_at(p, s, NULL)); s++)
+			for (int k = 0; k < (s < IL_ROLE_COUNT ? per_role[s] : 1); k++, nj++) {
+				assert_true(nj < 32);
 				memset(&jobs[nj], 0, sizeof(jobs[nj]));
-				jobs[nj].a = *il_policy_role(p, (enum il_role)r);
+				jobs[nj].a = *a;
 				sem_init(&jobs[nj].applied, 0, 0);
 				sem_init(&jobs[nj].release, 0, 0);
 				assert_int_equal(pthread_create(&th[nj], NULL, job_main, &jobs[nj]), 0);
@@ -332,6 +435,8 @@ int main(void)
 		cmocka_unit_test(test_sched_slice),
 		cmocka_unit_test(test_sched_cpus),
 		cmocka_unit_test(test_sched_refusals),
+		cmocka_unit_test(test_sched_uclamp_applied),
+		cmocka_unit_test(test_sched_uclamp_unsupported),
 		cmocka_unit_test(test_sched_read_gone),
 		cmocka_unit_test(test_sched_format_and_json),
 		cmocka_unit_test(test_sched_builtin_policies_apply),

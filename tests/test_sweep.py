@@ -25,7 +25,8 @@ sys.path.insert(0, os.path.join(SOURCE, "scripts"))
 import inputlat_stats  # noqa: E402
 
 REAL = None
-SMALL = ["--policies", "cfs,rt", "--scenarios", "idle", "--rounds", "2", "--events", "50",
+# Four rounds: the fewest with which the permutation test can reach 5%.
+SMALL = ["--policies", "cfs,rt", "--scenarios", "idle", "--rounds", "4", "--events", "50",
          "--seed", "3"]
 
 
@@ -52,11 +53,20 @@ def round_of(run):
 class Outputs:
     """The checks a user would make on a finished 2 × 1 × 2 sweep."""
 
-    def check_outputs(self, out, policies=("cfs", "rt"), scenario="idle", rounds=2, events=50):
+    def check_outputs(self, out, policies=("cfs", "rt"), scenario="idle", rounds=4, events=50):
         with open(os.path.join(out, "summary.md")) as f:
             md = f.read()
-        for head in ("- kernel: ", " CPUs", "- fair server: ", "- date: ", "- command: `"):
+        for head in ("- kernel: ", " CPUs", "- fair server: ", "- date: ", "- command: `",
+                     "- preemption: ", "- uclamp: ", "- sched_ext: ", "- RT group scheduling: ",
+                     "- ext server: ", "- scheduler features: ", "- CPU: ", "steal during the runs: ",
+                     " version "):
             self.assertIn(head, md)
+        # The plain-words summary leads, computed from the cells.
+        self.assertTrue(md.startswith("# inputlat policy sweep\n\n## What it found\n\nWhat this sweep found ("),
+                        md[:300])
+        self.assertRegex(md, rf"\n- {scenario}: lowest processing p50: (cfs|rt), [0-9,]+ µs; ")
+        with open(os.path.join(out, "summary.txt")) as f:
+            self.assertIn(f"{scenario}: lowest processing p50: ", f.read())
         for p in policies:
             self.assertRegex(md, rf"\n\| {p} \| {scenario} \| {rounds} \| {rounds * events} \|")
 
@@ -74,10 +84,14 @@ class Outputs:
                 lo, r, hi = (float(byname[p][k]) for k in ("p50_ci_lo", "p50_ratio", "p50_ci_hi"))
                 self.assertLessEqual(lo, r)
                 self.assertLessEqual(r, hi)
+                self.assertIn(byname[p]["p50_verdict"], ("lower", "higher", "no clear difference"))
+                # 50 events a round cannot carry a p99.
+                self.assertEqual(byname[p]["p99_verdict"], "not enough data")
 
         with open(os.path.join(out, "index.md")) as f:
             index = f.read()
-        pngs = [f"plots/{n}-{scenario}.png" for n in ("cdf", "hist", "hops")] + ["plots/canary.png"]
+        self.assertIn("## What it found\n\nWhat this sweep found (", index)
+        pngs = [f"plots/{n}-{scenario}.png" for n in ("pct", "cdf", "hist", "hops")] + ["plots/canary.png"]
         for png in pngs:
             path = os.path.join(out, png)
             with open(path, "rb") as f:
@@ -102,14 +116,33 @@ class FakeSweep(unittest.TestCase, Outputs):
         r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
         self.assertEqual(r.returncode, 0, r.stderr)
         self.check_outputs(self.out)
-        self.assertEqual(len(logged_runs(self.log)), 4)
+        self.assertEqual(len(logged_runs(self.log)), 8)
         self.assertIn("seed 3", r.stderr)
-        self.assertRegex(r.stderr, r"cell 4 of 4 \(round 2, \S+, idle\), elapsed \d+ s, ETA \d+ s")
+        self.assertRegex(r.stderr, r"cell 8 of 8 \(round 4, \S+, idle\), elapsed \d+ s, ETA \d+ s")
+        # It ends with the summary in words, on stdout.
+        self.assertTrue(r.stdout.startswith("What this sweep found ("), r.stdout)
         # Each run got the flags of issue 6.
         run = logged_runs(self.log)[0]["argv"]
         self.assertEqual(run[0:2], ["--policy", run[1]])
         self.assertIn("--hist-csv", run)
         self.assertEqual(run[run.index("--events") + 1], "50")
+
+    def test_sweep_background_scenarios(self):
+        """stress-cpu and io-write hand inputlat a --background load; the
+        io-write file does not outlive its run."""
+        r = sweep(self.out, "--policies", "cfs", "--scenarios", "stress-cpu,io-write",
+                  "--rounds", "1", "--events", "20", "--seed", "3",
+                  env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        runs = {os.path.basename(os.path.dirname(run["json"])): run["argv"]
+                for run in logged_runs(self.log)}
+        stress = runs["cfs__stress-cpu"]
+        self.assertEqual(stress[stress.index("--background") + 1], "stress-ng --cpu 2 --quiet")
+        io = runs["cfs__io-write"]
+        cmd = io[io.index("--background") + 1]
+        self.assertRegex(cmd, r"^while :; do dd if=/dev/zero of=\S+/cells/cfs__io-write/"
+                              r"io-write.dat bs=1M count=256 status=none; done$")
+        self.assertFalse(glob.glob(os.path.join(self.out, "cells", "*", "io-write.dat")))
 
     def test_sweep_resumes_after_interrupt(self):
         env = {"FAKE_INPUTLAT_LOG": self.log, "FAKE_INPUTLAT_SLEEP": "0.7"}
@@ -127,13 +160,13 @@ class FakeSweep(unittest.TestCase, Outputs):
         done = {os.path.relpath(p, os.path.join(self.out, "cells"))[:-len(".json")]
                 for p in glob.glob(os.path.join(self.out, "cells", "*", "round-*.json"))}
         self.assertGreaterEqual(len(done), 1)
-        self.assertLess(len(done), 4)
+        self.assertLess(len(done), 8)
         self.assertFalse(os.path.exists(os.path.join(self.out, "summary.md")))
 
         r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
         self.assertEqual(r.returncode, 0, r.stderr)
         again = [round_of(run) for run in logged_runs(self.log)[len(first):]]
-        self.assertEqual(len(again), 4 - len(done))
+        self.assertEqual(len(again), 8 - len(done))
         self.assertFalse(done & set(again), "re-ran a finished cell")
         self.check_outputs(self.out)
 
@@ -152,7 +185,28 @@ class FakeSweep(unittest.TestCase, Outputs):
             md = f.read()
         self.assertIn("| rt | idle | 0 | 0 |", md)
         self.assertIn("rt idle round 2: exit 1: inputlat: render-sim died", md)
+        self.assertIn("Not measured here: ", md)
+        self.assertIn("rt under idle: no round succeeded", md)
         self.assertTrue(os.path.exists(os.path.join(self.out, "plots", "cdf-idle.png")))
+
+    def test_sweep_reruns_rounds_whose_work_is_off(self):
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_WORK_OFF": "rt", "FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # Each rt round ran three times (two re-runs), then was kept and marked.
+        self.assertEqual([run["policy"] for run in logged_runs(self.log)].count("rt"), 3 * 4)
+        self.assertIn("work off", r.stderr)
+        cdir = os.path.join(self.out, "cells", "rt__idle")
+        self.assertTrue(os.path.exists(os.path.join(cdir, "round-1.try-1.json.off")))
+        self.assertTrue(os.path.exists(os.path.join(cdir, "round-1.try-2.json.off")))
+        with open(os.path.join(cdir, "round-1.work-off")) as f:
+            self.assertIn("work: render:main did 67%", f.read())
+        with open(os.path.join(self.out, "summary.csv"), newline="") as f:
+            rows = {row["policy"]: row for row in csv.DictReader(f)}
+        self.assertEqual(rows["rt"]["work_off_rounds"], "4")
+        self.assertEqual(rows["cfs"]["work_off_rounds"], "0")
+        with open(os.path.join(self.out, "summary.md")) as f:
+            self.assertIn("rt idle: rounds 1, 2, 3, 4 kept although a handler's work was more than "
+                          "10% off after 2 re-runs", f.read())
 
     def test_sweep_policy_that_cannot_apply_is_tried_once(self):
         r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_CANNOT": "rt", "FAKE_INPUTLAT_LOG": self.log})
@@ -185,12 +239,36 @@ class FakeSweep(unittest.TestCase, Outputs):
         r = sweep(self.out, "--quick", env={"FAKE_INPUTLAT_LOG": self.log})
         self.assertEqual(r.returncode, 0, r.stderr)
         runs = logged_runs(self.log)
-        self.assertEqual(len(runs), 3 * 2 * 2)
-        self.assertEqual({run["policy"] for run in runs}, {"cfs", "rt", "rt-fair-server"})
-        for s in ("idle", "load"):
-            self.assertTrue(os.path.exists(os.path.join(self.out, "plots", f"cdf-{s}.png")))
+        self.assertEqual(len(runs), 4 * 3 * 4)
+        self.assertEqual({run["policy"] for run in runs},
+                         {"cfs", "rt", "rt-fair-server", "rt-throttled"})
+        for s in ("idle", "load", "hog"):
+            for chart in ("pct", "cdf", "hops"):
+                self.assertTrue(os.path.exists(os.path.join(self.out, "plots", f"{chart}-{s}.png")))
         ncpus = str(len(os.sched_getaffinity(0)))
         self.assertTrue(any(run["argv"][2:4] == ["--load", ncpus] for run in runs))
+        hog = [run["argv"] for run in runs if "--hog" in run["argv"]]
+        self.assertEqual(len(hog), 4 * 4)
+        self.assertEqual(hog[0][hog[0].index("--interval-ms") + 1], "50")
+        # The summary ends with the hog: canary stall and timeouts per policy,
+        # and says what throttling wastes against the fair server.
+        lines = r.stdout.strip().splitlines()
+        self.assertRegex(lines[-2], r"^Under the JS hog \(hog: .*canary's longest stall .*: "
+                                    r"cfs .*, rt .*, rt-fair-server .*, rt-throttled ")
+        self.assertRegex(lines[-1], r"^Under the JS hog \(hog\), mouse-downs timed out .*: "
+                                    r"cfs 0 of 120, rt 0 of 120, rt-fair-server 0 of 120, "
+                                    r"rt-throttled 0 of 120$")
+        self.assertTrue(any(line.startswith("Idle waste under the hog") and "throttling wastes more"
+                            in line for line in lines), lines)
+        self.assertTrue(any(line.startswith("hog: lowest processing p50: ") for line in lines))
+
+    def test_sweep_has_no_statistics_of_its_own(self):
+        # One engine: the Python side calls `inputlat compare`, never resamples.
+        for name in ("inputlat_stats.py", "inputlat_summary.py", "inputlat_plots.py", "policy-sweep"):
+            with open(os.path.join(SOURCE, "scripts", name)) as f:
+                text = f.read()
+            self.assertNotIn("bootstrap", text.lower().replace("no bootstrap", ""), name)
+            self.assertNotIn("random.choices", text, name)
 
     def test_sweep_bad_input_one_line(self):
         for args, want in ((["--rounds", "0"], "--rounds: '0' is not a whole number"),

@@ -17,3 +17,8 @@ add_dependencies(test_workload il-workload)
 il_add_test(test_reproduce SOURCES test_reproduce.c LIBS PkgConfig::CJSON
             LABELS root TIMEOUT 180)
 add_dependencies(test_reproduce inputlat browser-sim render-sim viz-sim il-workload)
+
+# --background (issue 15): the load generator stops on every exit path,
+# SIGKILL of the orchestrator included (the next check cleans up), and its
+# CPU share is reported. Own state directory; no root needed.
+il_add_run_test(test_background SOURCES test_background.c LABELS unit TIMEOUT 180)

@@ -2,7 +2,7 @@
  * Fuzz target: the policy-file parser. The input becomes the contents of a
  * memfd that il_policy_load opens through /proc/self/fd/N (a path with a
  * '/', so it is read as a file, never as a built-in name). On success every
- * role and the knobs must satisfy the rules the loader promises; on failure
+ * role, every thread section and the knobs must satisfy the rules the loader promises; on failure
  * the error is one non-empty line.
  */
 #include <errno.h>
@@ -25,16 +25,22 @@ static int check_policy(const struct il_policy *p)
 	IL_FUZZ_CHECK(il_policy_path(p) && il_policy_description(p));
 	IL_FUZZ_CHECK(il_policy_role(p, IL_ROLE_COUNT) == NULL);
 	IL_FUZZ_CHECK(il_policy_role(p, (enum il_role)-1) == NULL);
-	for (int i = 0; i < IL_ROLE_COUNT; i++) {
-		const struct il_role_attrs *a = il_policy_role(p, (enum il_role)i);
+	for (int i = 0; i < IL_ROLE_COUNT; i++)
+		IL_FUZZ_CHECK(il_policy_attrs_at(p, (size_t)i, NULL) ==
+			      il_policy_role(p, (enum il_role)i));
+	/* Every role and every thread section. */
+	const struct il_role_attrs *a;
+	const char *label = NULL;
+	for (size_t i = 0; (a = il_policy_attrs_at(p, i, &label)); i++) {
 		int cls;
 
-		IL_FUZZ_CHECK(a != NULL);
+		IL_FUZZ_CHECK(label && label[0]);
+		IL_FUZZ_CHECK(i < IL_ROLE_COUNT + IL_T_COUNT);
 		cls = a->sched_class;
 		IL_FUZZ_CHECK(il_sched_class_name(cls) != NULL);
 		IL_FUZZ_CHECK(il_sched_class_parse(il_sched_class_name(cls)) == cls);
 		if (il_sched_class_is_rt(cls)) {
-			IL_FUZZ_CHECK(a->priority >= 1 && a->priority <= 99);
+			IL_FUZZ_CHECK(a->priority >= 1 && a->priority <= IL_POLICY_RT_PRIO_MAX);
 			rt = true;
 		} else {
 			IL_FUZZ_CHECK(a->priority == 0);
@@ -53,6 +59,16 @@ static int check_policy(const struct il_policy *p)
 		}
 		if (a->has_cpus)
 			IL_FUZZ_CHECK(CPU_COUNT(&a->cpus) > 0);
+		IL_FUZZ_CHECK(!a->has_uclamp_min || a->uclamp_min_pct <= 100);
+		IL_FUZZ_CHECK(!a->has_uclamp_max || a->uclamp_max_pct <= 100);
+		if (a->has_uclamp_min && a->has_uclamp_max)
+			IL_FUZZ_CHECK(a->uclamp_min_pct <= a->uclamp_max_pct);
+		if (a->has_uclamp_min || a->has_uclamp_max)
+			IL_FUZZ_CHECK(cls != SCHED_DEADLINE);
+		/* Only the clamps can be optional, and only where they are set. */
+		IL_FUZZ_CHECK((a->optional & ~(IL_OPT_UCLAMP_MIN | IL_OPT_UCLAMP_MAX)) == 0);
+		IL_FUZZ_CHECK(!(a->optional & IL_OPT_UCLAMP_MIN) || a->has_uclamp_min);
+		IL_FUZZ_CHECK(!(a->optional & IL_OPT_UCLAMP_MAX) || a->has_uclamp_max);
 	}
 	IL_FUZZ_CHECK(il_policy_uses_rt(p) == rt);
 	if (k->has_rt_runtime && k->has_rt_period)

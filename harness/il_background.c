@@ -1,0 +1,408 @@
+#include "il_background.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "il_clock.h"
+#include "il_parse.h"
+
+#define STATE_PREFIX "background."
+#define STATE_SUFFIX ".state"
+/* A command that ends this fast never ran as a load. */
+#define EARLY_EXIT_MS 200
+#define TERM_GRACE_MS 1000
+
+struct il_background {
+	char *cmd;
+	pid_t pgid; /* the leader's pid: /bin/sh -c cmd */
+	uint64_t start_ns;
+	uint64_t cpu_start_ns; /* the group's CPU time at the start */
+	char state_path[4200];
+	bool reaped;
+	int status;
+};
+
+/* Fields of /proc/PID/stat after the command name: pgrp (5), utime (14),
+ * stime (15), cutime (16), cstime (17), starttime (22). 0 or -errno. */
+struct proc_stat {
+	long long pgrp;
+	unsigned long long utime, stime, cutime, cstime, start;
+};
+
+static int read_proc_stat(pid_t pid, struct proc_stat *ps)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	/* The command name may hold spaces and ')': fields start after the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p ||
+	    sscanf(p + 2,
+		   "%*c %*d %lld %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu "
+		   "%*d %*d %*d %*d %llu",
+		   &ps->pgrp, &ps->utime, &ps->stime, &ps->cutime, &ps->cstime, &ps->start) != 6)
+		return -EINVAL;
+	return 0;
+}
+
+static uint64_t ticks_to_ns(unsigned long long t)
+{
+	return (uint64_t)t * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
+}
+
+/*
+ * Calls fn for every process of group pgid started at or after
+ * min_start; returns how many there were. The CPU time sums utime,
+ * stime and the times of the children each has reaped.
+ */
+static int group_scan(pid_t pgid, unsigned long long min_start, uint64_t *cpu_ns, int sig)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	if (cpu_ns)
+		*cpu_ns = 0;
+	while (d && (e = readdir(d))) {
+		struct proc_stat ps;
+		uint64_t pid;
+
+		if (il_parse_u64(e->d_name, 1, INT32_MAX, &pid) < 0 ||
+		    read_proc_stat((pid_t)pid, &ps) < 0 || ps.pgrp != pgid || ps.start < min_start)
+			continue;
+		n++;
+		if (cpu_ns)
+			*cpu_ns += ticks_to_ns(ps.utime + ps.stime + ps.cutime + ps.cstime);
+		if (sig)
+			kill((pid_t)pid, sig);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int write_state(const char *dir, const char *path, pid_t pgid, unsigned long long start,
+		       const char *cmd, char *err, size_t errlen)
+{
+	struct proc_stat self;
+	cJSON *o = cJSON_CreateObject();
+	char tmp[4300], *text;
+	int fd, r = 0;
+
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		r = -errno;
+		snprintf(err, errlen, "state directory %s: %s", dir, strerror(-r));
+		cJSON_Delete(o);
+		return r;
+	}
+	read_proc_stat(getpid(), &self);
+	cJSON_AddNumberToObject(o, "pid", getpid());
+	cJSON_AddNumberToObject(o, "pid_start", (double)self.start);
+	cJSON_AddNumberToObject(o, "pgid", pgid);
+	cJSON_AddNumberToObject(o, "pgid_start", (double)start);
+	cJSON_AddStringToObject(o, "command", cmd);
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!text) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	/* Whole or not at all: a temporary name, fsync, then rename. */
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) || fsync(fd) != 0 ||
+	    rename(tmp, path) != 0) {
+		r = errno ? -errno : -EIO;
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		unlink(tmp);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(text);
+	return r;
+}
+
+/* In the child, between fork and exec: async-signal-safe calls only. */
+static void child_exec(const char *cmd, int gate)
+{
+	struct sched_param sp = {0};
+	char go;
+	int null;
+
+	setpgid(0, 0);
+	/* The orchestrator dying before the state file exists takes us along. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* Ordinary CFS load, whatever the orchestrator's class and nice. */
+	sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK, &sp);
+	setpriority(PRIO_PROCESS, 0, 0);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	null = open("/dev/null", O_RDWR);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	if (read(gate, &go, 1) != 1)
+		_exit(126); /* no state file: never run */
+	/* The group outlives us only through the state file, not PDEATHSIG:
+	 * the shell's own children would not get it anyway. */
+	prctl(PR_SET_PDEATHSIG, 0);
+	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+	_exit(127);
+}
+
+int il_background_start(const char *cmd, const char *state_dir, struct il_background **out,
+			char *err, size_t errlen)
+{
+	struct il_background *b = calloc(1, sizeof(*b));
+	struct proc_stat ps;
+	int gate[2] = {-1, -1}, r;
+	pid_t pid;
+
+	if (!b || !(b->cmd = strdup(cmd))) {
+		free(b);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (pipe2(gate, O_CLOEXEC) != 0) {
+		r = -errno;
+		snprintf(err, errlen, "pipe: %s", strerror(-r));
+		goto fail;
+	}
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		snprintf(err, errlen, "fork: %s", strerror(-r));
+		goto fail;
+	}
+	if (pid == 0) {
+		close(gate[1]);
+		child_exec(cmd, gate[0]);
+	}
+	close(gate[0]);
+	gate[0] = -1;
+	/* Both sides call setpgid, so the group exists whoever runs first. */
+	setpgid(pid, pid);
+	b->pgid = pid;
+	snprintf(b->state_path, sizeof(b->state_path), "%s/" STATE_PREFIX "%d" STATE_SUFFIX,
+		 state_dir, (int)getpid());
+	r = read_proc_stat(pid, &ps);
+	if (r == 0)
+		r = write_state(state_dir, b->state_path, pid, ps.start, cmd, err, errlen);
+	else
+		snprintf(err, errlen, "/proc/%d/stat: %s", (int)pid, strerror(-r));
+	if (r < 0) {
+		close(gate[1]); /* the child reads EOF and exits without running cmd */
+		waitpid(pid, NULL, 0);
+		b->reaped = true;
+		goto fail;
+	}
+	/* The file is on disk: let it run. */
+	if (write(gate[1], "g", 1) != 1) {
+		r = -errno;
+		snprintf(err, errlen, "starting the background command: %s", strerror(-r));
+	}
+	close(gate[1]);
+	gate[1] = -1;
+	b->start_ns = il_now_ns();
+	group_scan(b->pgid, ps.start, &b->cpu_start_ns, 0);
+	/* A command that is not there, or ends at once, is the user's mistake. */
+	for (int waited = 0; r == 0 && waited < EARLY_EXIT_MS; waited += 10) {
+		if (waitpid(pid, &b->status, WNOHANG) == pid) {
+			b->reaped = true;
+			r = -ECHILD;
+			if (WIFEXITED(b->status))
+				snprintf(err, errlen,
+					 "--background '%s': exited with status %d before "
+					 "the run started%s",
+					 cmd, WEXITSTATUS(b->status),
+					 WEXITSTATUS(b->status) == 127 ? " (command not found?)"
+								       : "");
+			else
+				snprintf(err, errlen,
+					 "--background '%s': killed by signal %d before "
+					 "the run started",
+					 cmd, WTERMSIG(b->status));
+			break;
+		}
+		usleep(10000);
+	}
+	if (r < 0)
+		goto fail;
+	*out = b;
+	return 0;
+fail:
+	if (gate[1] >= 0)
+		close(gate[1]);
+	if (b->pgid > 0) {
+		il_background_stop(b);
+		return r;
+	}
+	free(b->cmd);
+	free(b);
+	return r;
+}
+
+pid_t il_background_pgid(const struct il_background *b)
+{
+	return b->pgid;
+}
+
+cJSON *il_background_stats_json(const struct il_background *b)
+{
+	cJSON *o = cJSON_CreateObject();
+	uint64_t cpu = 0, wall = il_now_ns() - b->start_ns;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct proc_stat ps;
+
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "command", b->cmd);
+	cJSON_AddNumberToObject(o, "pgid", b->pgid);
+	cJSON_AddNumberToObject(o, "wall_ns", (double)wall);
+	/* The leader's start time bounds the scan, so a reused pgid is not ours. */
+	if (!b->reaped && read_proc_stat(b->pgid, &ps) == 0 && ps.pgrp == b->pgid) {
+		group_scan(b->pgid, ps.start, &cpu, 0);
+		cpu = cpu > b->cpu_start_ns ? cpu - b->cpu_start_ns : 0;
+		cJSON_AddNumberToObject(o, "cpu_ns", (double)cpu);
+		cJSON_AddNumberToObject(o, "cpu_share",
+					wall && ncpu > 0 ? (double)cpu / (double)wall / (double)ncpu
+							 : 0);
+		cJSON_AddBoolToObject(o, "exited_early", false);
+	} else {
+		cJSON_AddStringToObject(o, "cpu_ns", "unreadable: the command's process is gone");
+		cJSON_AddStringToObject(o, "cpu_share",
+					"unreadable: the command's process is gone");
+		cJSON_AddBoolToObject(o, "exited_early", true);
+	}
+	return o;
+}
+
+void il_background_stop(struct il_background *b)
+{
+	struct proc_stat ps;
+	unsigned long long start = 0;
+
+	if (!b)
+		return;
+	if (!b->reaped && read_proc_stat(b->pgid, &ps) == 0)
+		start = ps.start;
+	if (!b->reaped) {
+		kill(-b->pgid, SIGTERM);
+		for (int waited = 0; waited < TERM_GRACE_MS; waited += 10) {
+			if (waitpid(b->pgid, &b->status, WNOHANG) == b->pgid) {
+				b->reaped = true;
+				break;
+			}
+			usleep(10000);
+		}
+		if (!b->reaped) {
+			kill(-b->pgid, SIGKILL);
+			waitpid(b->pgid, &b->status, 0);
+			b->reaped = true;
+		}
+	}
+	/* Members the leader left behind (a shell's background jobs). */
+	if (start && group_scan(b->pgid, start, NULL, 0) > 0)
+		kill(-b->pgid, SIGKILL);
+	if (b->state_path[0])
+		unlink(b->state_path);
+	free(b->cmd);
+	free(b);
+}
+
+/* The group of one state file: killed when its orchestrator is gone. */
+static int recover_one(const char *path, FILE *log)
+{
+	char text[8192];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), killed = 0;
+	cJSON *o;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	o = cJSON_Parse(text);
+	double pid = cJSON_GetNumberValue(cJSON_GetObjectItem(o, "pid"));
+	double pid_start = cJSON_GetNumberValue(cJSON_GetObjectItem(o, "pid_start"));
+	double pgid = cJSON_GetNumberValue(cJSON_GetObjectItem(o, "pgid"));
+	double pgid_start = cJSON_GetNumberValue(cJSON_GetObjectItem(o, "pgid_start"));
+	const char *cmd = cJSON_GetStringValue(cJSON_GetObjectItem(o, "command"));
+	struct proc_stat ps;
+
+	if (!(pid >= 1 && pgid >= 1 && pid <= INT32_MAX && pgid <= INT32_MAX && pgid_start >= 0)) {
+		cJSON_Delete(o);
+		return 0; /* not ours to interpret: leave it for a human */
+	}
+	/* A live orchestrator (same pid, same start) still owns its group. */
+	if (read_proc_stat((pid_t)pid, &ps) == 0 && (double)ps.start == pid_start) {
+		cJSON_Delete(o);
+		return 0;
+	}
+	/* Its leader, if it is still the process we started, or else members
+	 * of the group started after it. */
+	bool leader = read_proc_stat((pid_t)pgid, &ps) == 0 && (double)ps.start == pgid_start;
+	bool reused = !leader && read_proc_stat((pid_t)pgid, &ps) == 0;
+	if (!reused && group_scan((pid_t)pgid, (unsigned long long)pgid_start, NULL, 0) > 0) {
+		group_scan((pid_t)pgid, (unsigned long long)pgid_start, NULL, SIGKILL);
+		if (log)
+			fprintf(log,
+				"inputlat: killed the background load '%s' (process group %d) "
+				"that a dead run left running\n",
+				cmd ? cmd : "?", (int)pgid);
+		killed = 1;
+	}
+	unlink(path);
+	cJSON_Delete(o);
+	return killed;
+}
+
+int il_background_recover_stale(const char *state_dir, FILE *log)
+{
+	DIR *d = opendir(state_dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name), plen = strlen(STATE_PREFIX),
+		       slen = strlen(STATE_SUFFIX);
+		char path[4400];
+
+		if (len <= plen + slen || strncmp(e->d_name, STATE_PREFIX, plen) != 0 ||
+		    strcmp(e->d_name + len - slen, STATE_SUFFIX) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", state_dir, e->d_name);
+		n += recover_one(path, log);
+	}
+	closedir(d);
+	return n;
+}

@@ -1,0 +1,63 @@
+/*
+ * --background "CMD": a load generator a user would recognise (stress-ng
+ * --cpu 2, a buffered-write loop) running for the length of a run, as
+ * /bin/sh -c CMD in a process group of its own, SCHED_OTHER at nice 0
+ * whatever the orchestrator's class. It is stopped on every exit path:
+ * by the run's last stage, by the watchdog (which kills the group), and,
+ * when the orchestrator itself was SIGKILLed, by the next `inputlat run`
+ * or `inputlat check`, which find its state file.
+ *
+ * The state file, STATE_DIR/background.PID.state (PID: the orchestrator),
+ * names the group and its leader's start time, and is on disk before the
+ * command runs: the leader waits on a pipe until the file is written. A
+ * group is only ever killed while its leader has the recorded start time,
+ * or, the leader gone, while members of the group started after it, so a
+ * reused pid is never hit.
+ */
+#ifndef IL_BACKGROUND_H
+#define IL_BACKGROUND_H
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct il_background;
+
+/*
+ * Starts cmd. On success *out owns it (il_background_stop). Returns 0,
+ * or -errno with one line in err: the state file could not be written,
+ * fork failed, or the command exited within its first 200 ms (-ECHILD:
+ * "--background 'stress-ng --cpu 2': exited with status 127 before the run
+ * started (command not found?)").
+ */
+int il_background_start(const char *cmd, const char *state_dir, struct il_background **out,
+			char *err, size_t errlen);
+
+/* The group's id, for the watchdog (kill(-pgid, SIGKILL)). */
+pid_t il_background_pgid(const struct il_background *b);
+
+/*
+ * {"command", "pgid", "wall_ns", "cpu_ns", "cpu_share", "exited_early"}:
+ * the group's CPU time (its members' and their reaped children's, from
+ * /proc) from the start until now, and that as a share of every online
+ * CPU over the same wall time. Take it before il_background_stop. NULL
+ * when out of memory.
+ */
+cJSON *il_background_stats_json(const struct il_background *b);
+
+/*
+ * Stops the group (SIGTERM, then SIGKILL after 1 s), reaps the leader,
+ * removes the state file and frees b. NULL-safe.
+ */
+void il_background_stop(struct il_background *b);
+
+/*
+ * Kills the groups of background.*.state files in state_dir whose
+ * orchestrator is gone (after a SIGKILL), and removes the files. One line
+ * on log per group killed. Returns the number killed, or -errno when the
+ * directory cannot be read (-ENOENT: nothing there, not an error).
+ */
+int il_background_recover_stale(const char *state_dir, FILE *log);
+
+#endif

@@ -1,0 +1,147 @@
+"""What a policy sweep found, in plain words, computed from its cells.
+
+summarize() returns the lines scripts/policy-sweep prints at its end and
+puts at the top of summary.md and index.md. Every figure comes from the
+cells (descriptions of the rounds) or from `inputlat compare` (intervals
+and verdicts); nothing is typed in. Where a figure could not be measured,
+the line says so and why. The hog scenario's lines come last, so the end
+of scripts/main-job names the canary stall and the timed-out mouse-downs.
+"""
+
+import inputlat_stats as st
+
+
+def _us(v):
+    return "-" if v is None else f"{v:,.0f} µs"
+
+
+def _ms(v):
+    return "-" if v is None else (f"{v:.1f} ms" if v < 10 else f"{v:,.0f} ms")
+
+
+def _spread(values, unit=_ms):
+    """"951 ms" for one round, "951 ms (949-953 over 4 rounds)" for several."""
+    if not values:
+        return None
+    values = sorted(values)
+    mid = values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] +
+                                                             values[len(values) // 2]) / 2
+    if len(values) == 1 or unit(values[0]) == unit(values[-1]):
+        return unit(mid) + (f" in each of {len(values)} rounds" if len(values) > 1 else "")
+    return f"{unit(mid)} ({unit(values[0])} to {unit(values[-1])} over {len(values)} rounds)"
+
+
+def _lowest(inputlat, cells, policies, scenario, stat, reference):
+    """One sentence: the policy with the lowest `stat` in a scenario, and by how much."""
+    key = f"proc_{stat}_us"
+    ranked = sorted((cells[(p, scenario)][key], p) for p in policies
+                    if cells.get((p, scenario), {}).get(key) is not None)
+    if not ranked:
+        return f"no processing {stat}: no policy completed a round here"
+    value, best = ranked[0]
+    text = f"lowest processing {stat}: {best}, {_us(value)}"
+    if len(ranked) > 1:
+        nxt = ranked[1][1]
+        try:
+            res = st.compare(inputlat, [cells[(nxt, scenario)]["dir"], cells[(best, scenario)]["dir"]])
+            text += "; " + st.change_text(st.comparisons(res, 1).get(stat, {}), nxt)
+        except st.RunError as e:
+            text += f"; against {nxt}: no statistics ({e})"
+    ref = cells.get((reference, scenario))
+    if best != reference and ref and ref.get("rounds"):
+        text += "; " + st.change_text(cells[(best, scenario)].get(f"{stat}_cmp") or {}, reference)
+    return text
+
+
+def _idle_waste(inputlat, cells, scenario):
+    thr, fs = cells.get(("rt-throttled", scenario)), cells.get(("rt-fair-server", scenario))
+    if not thr or not fs or not thr["idle_waste_pct"] or not fs["idle_waste_pct"]:
+        which = [n for n, c in (("rt-throttled", thr), ("rt-fair-server", fs))
+                 if not c or not c["idle_waste_pct"]]
+        return (f"Idle waste of RT throttling against the fair server: not measured here "
+                f"(no {' or '.join(which)} rounds with hog.idle_waste_pct under the {scenario})")
+    text = (f"Idle waste under the {scenario} (CPU time the hogs' CPUs sat idle): rt-throttled "
+            f"{_spread(thr['idle_waste_pct'], lambda v: f'{v:.2f}%')}, rt-fair-server "
+            f"{_spread(fs['idle_waste_pct'], lambda v: f'{v:.2f}%')}")
+    try:
+        res = st.compare(inputlat, [fs["dir"], thr["dir"]], metrics=["diff:hog.idle_waste_pct"])
+        c = st.comparisons(res, 1).get("hog.idle_waste_pct", {})
+    except st.RunError as e:
+        return text + f"; no statistics ({e})"
+    d, lo, hi = c.get("estimate"), c.get("lo"), c.get("hi")
+    if d is None:
+        return text
+    if lo is None:
+        return text + f"; throttling {d:+.2f} points ({st.verdict_text(c)})"
+    what = {"higher": "wastes more", "lower": "wastes less"}.get(c.get("verdict"),
+                                                                  "no clear difference")
+    return (text + f": throttling {what}, {d:+.2f} percentage points "
+            f"(95% interval {lo:+.2f} to {hi:+.2f})")
+
+
+def _hog_lines(cells, policies, scenario):
+    have = [p for p in policies if cells.get((p, scenario), {}).get("rounds")]
+    if not have:
+        return [f"Under the JS hog: nothing measured ({scenario} cells have no successful round)"]
+    stalls, timeouts = [], []
+    for p in have:
+        c = cells[(p, scenario)]
+        s = _spread(c["canary_stall_ms"])
+        stalls.append(f"{p} {s}" if s else f"{p} not measured (no canary in the reports)")
+        timeouts.append(f"{p} {c['timed_out']} of {c['events']}")
+    return [f"Under the JS hog ({scenario}: one busy JS thread per CPU in the role each policy "
+            f"gives js), the CFS canary's longest stall (median of rounds): " + ", ".join(stalls),
+            f"Under the JS hog ({scenario}), mouse-downs timed out (no frame within 1 s): "
+            + ", ".join(timeouts)]
+
+
+def summarize(inputlat, a, cells, policies, cannot, head, reference="cfs"):
+    """The plain-words summary of a sweep: a list of lines, without bullets."""
+    lines = [f"What this sweep found ({getattr(a, 'machine', 'machine unknown')}; "
+             f"{a.rounds} rounds a cell; intervals and verdicts at 95% from exact permutation "
+             f"tests over the rounds):"]
+    missing = []
+    for s in a.scenarios:
+        ran = [p for p in policies if cells.get((p, s), {}).get("rounds")]
+        if not ran:
+            lines.append(f"{s}: nothing measured (no policy completed a round)")
+            continue
+        lines.append(f"{s}: " + _lowest(inputlat, cells, policies, s, "p50", reference))
+        lines.append(f"{s}: " + _lowest(inputlat, cells, policies, s, "p99", reference))
+    hog = next((s for s in ("hog", "load+hog") if s in a.scenarios), None)
+    if hog:
+        lines.append(_idle_waste(inputlat, cells, hog))
+    else:
+        missing.append("the JS hog, its canary stall, its timeouts and the idle waste of "
+                       "throttling: no hog scenario in this sweep (--scenarios)")
+    for p, why in cannot.items():
+        missing.append(f"{p}: cannot run here ({why})")
+    for (p, s), c in cells.items():
+        if not c.get("rounds") and p not in cannot:
+            missing.append(f"{p} under {s}: no round succeeded (see the notes of summary.md)")
+    fs = getattr(a, "fair_server", None)
+    if fs is not None and not fs.get("present"):
+        missing.append("the fair server: this kernel has none (Linux 6.12+); rt-fair-server is "
+                       "then plain RT without throttling")
+    elif fs is not None and not fs.get("tunable"):
+        missing.append(f"fair-server settings of rt-fair-server: not tunable here "
+                       f"({fs.get('why') or 'debugfs'}); it ran with the values in force")
+    per_round = min((c.get("events_per_round") or 0 for c in cells.values() if c.get("rounds")),
+                    default=0)
+    if per_round and per_round < 500:
+        missing.append(f"p99 verdicts: a round's p99 needs 500 measured events, these rounds "
+                       f"have {per_round} (run without --quick, or with --events 500)")
+    off = sum(c.get("work_off_rounds") or 0 for c in cells.values())
+    if off:
+        total = sum(c.get("rounds") or 0 for c in cells.values())
+        missing.append(f"a clean CPU in {off} of {total} rounds: a handler's measured work was more "
+                       "than 10% off its configured work (the host ran the CPU at another speed "
+                       "than at calibration); kept, and counted in the 'work off' column")
+    if a.rounds < 4:
+        missing.append(f"every verdict: {a.rounds} rounds a cell; the permutation test needs 4 "
+                       "or more a side to reach 5%")
+    if missing:
+        lines.append("Not measured here: " + "; ".join(missing))
+    if hog:
+        lines += _hog_lines(cells, policies, hog)
+    return lines

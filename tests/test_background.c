@@ -1,0 +1,260 @@
+/*
+ * --background "CMD" (issue 15): the load generator runs for the length of
+ * the run in a process group of its own, its CPU share is reported, and
+ * it never outlives the run: not after a normal end, not after SIGINT,
+ * and not after a SIGKILL of the orchestrator, where the next `inputlat
+ * check` (or run) kills it from the state file. A command that is not
+ * there is one line and exit 2.
+ *
+ * Every run here uses its own state directory (IL_STATE_DIR) and the cfs
+ * policy, which changes no knob; the loads are `sleep` and a shell loop,
+ * and each case kills what it started.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "il_parse.h"
+#include "il_test.h"
+#include "il_test_proc.h"
+
+static char tmpdir[256], inputlat[PATH_MAX];
+static pid_t live_run;
+
+/* Members of process group pgid (0: none), counted from /proc. */
+static int group_size(pid_t pgid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		char path[300], buf[1024], *p;
+		uint64_t pid;
+		long long pgrp;
+		char state;
+
+		if (il_parse_u64(e->d_name, 1, INT32_MAX, &pid) < 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if (il_test_read_file(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+			continue;
+		if (sscanf(p + 2, "%c %*d %lld", &state, &pgrp) == 2 && pgrp == pgid &&
+		    state != 'Z')
+			n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* The pgid the run's state file names, 0 until the file is there. */
+static pid_t state_pgid(pid_t run)
+{
+	char path[400], text[8192];
+	pid_t pgid = 0;
+	cJSON *o;
+
+	snprintf(path, sizeof(path), "%s/background.%d.state", tmpdir, (int)run);
+	if (il_test_read_file(path, text, sizeof(text)) <= 0)
+		return 0;
+	o = cJSON_Parse(text);
+	if (cJSON_IsNumber(cJSON_GetObjectItem(o, "pgid")))
+		pgid = (pid_t)cJSON_GetNumberValue(cJSON_GetObjectItem(o, "pgid"));
+	cJSON_Delete(o);
+	return pgid;
+}
+
+static bool wait_for(bool (*cond)(pid_t), pid_t arg, int timeout_ms)
+{
+	for (int waited = 0; waited < timeout_ms; waited += 20) {
+		if (cond(arg))
+			return true;
+		usleep(20000);
+	}
+	return cond(arg);
+}
+
+static bool group_gone(pid_t pgid)
+{
+	return group_size(pgid) == 0;
+}
+
+static bool group_running(pid_t pgid)
+{
+	return group_size(pgid) > 0;
+}
+
+/* Starts a long run with the given background; returns its pid and the
+ * group's pgid once the load runs. */
+static pid_t start_long(const char *cmd, pid_t *pgid)
+{
+	char out[300], err[300];
+	char *argv[] = {inputlat, "run",     "--events",     "100000",	  "--interval-ms",
+			"10",	  "--quiet", "--background", (char *)cmd, NULL};
+
+	snprintf(out, sizeof(out), "%s/long.out", tmpdir);
+	snprintf(err, sizeof(err), "%s/long.err", tmpdir);
+	live_run = il_test_spawn(argv, out, err);
+	assert_true(live_run > 0);
+	for (int waited = 0; waited < 10000 && !(*pgid = state_pgid(live_run)); waited += 20)
+		usleep(20000);
+	assert_true(*pgid > 0);
+	assert_true(wait_for(group_running, *pgid, 5000));
+	return live_run;
+}
+
+static void test_background_normal_end(void **state)
+{
+	char json[300], text[1 << 20];
+	char *argv[] = {inputlat,
+			"run",
+			"--events",
+			"50",
+			"--interval-ms",
+			"10",
+			"--quiet",
+			"--background",
+			"while :; do :; done",
+			"--json",
+			json,
+			NULL};
+	struct il_test_result *res = malloc(sizeof(*res));
+	cJSON *root, *bg;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	assert_non_null(res);
+	snprintf(json, sizeof(json), "%s/normal.json", tmpdir);
+	assert_int_equal(il_test_run(argv, 60000, res), 0);
+	if (res->exit_code != 0)
+		fail_msg("exit %d: %s", res->exit_code, res->err);
+	free(res);
+	assert_true(il_test_read_file(json, text, sizeof(text)) > 0);
+	root = cJSON_Parse(text);
+	bg = cJSON_GetObjectItem(root, "background");
+	assert_true(cJSON_IsObject(bg));
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(bg, "command")),
+			    "while :; do :; done");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(
+				cJSON_GetObjectItem(root, "scenario"), "background")),
+			    "while :; do :; done");
+	/* A busy shell loop is one CPU of ncpu, give or take the VM's noise. */
+	double share = cJSON_GetNumberValue(cJSON_GetObjectItem(bg, "cpu_share"));
+	print_message("background cpu_share %.3f of %ld CPUs\n", share, ncpu);
+	assert_true(share > 0.3 / (double)ncpu && share <= 1.05);
+	assert_false(cJSON_IsTrue(cJSON_GetObjectItem(bg, "exited_early")));
+	pid_t pgid = (pid_t)cJSON_GetNumberValue(cJSON_GetObjectItem(bg, "pgid"));
+	cJSON_Delete(root);
+	/* Stopped and reaped; its state file gone. */
+	assert_true(wait_for(group_gone, pgid, 2000));
+	assert_int_equal(il_test_count_project_procs(), 0);
+}
+
+static void test_background_sigint(void **state)
+{
+	pid_t pgid, run = start_long("sleep 300", &pgid);
+	int status;
+
+	kill(run, SIGINT);
+	status = il_test_wait(run, 20000, NULL);
+	live_run = 0;
+	assert_true(WIFEXITED(status));
+	assert_true(wait_for(group_gone, pgid, 3000));
+	assert_int_equal(state_pgid(run), 0);
+}
+
+/* The orchestrator SIGKILLed: its children die with it (PDEATHSIG), the
+ * background group does not, and the next `inputlat check` kills it. */
+static void test_background_sigkill_then_check(void **state)
+{
+	pid_t pgid, run = start_long("sleep 300 & sleep 300; wait", &pgid);
+	char *argv[] = {inputlat, "check", NULL};
+	struct il_test_result *res = malloc(sizeof(*res));
+
+	assert_non_null(res);
+	kill(run, SIGKILL);
+	waitpid(run, NULL, 0);
+	live_run = 0;
+	usleep(200000);
+	assert_true(group_running(pgid)); /* it is the state file's job now */
+	assert_true(state_pgid(run) == pgid);
+	assert_int_equal(il_test_run(argv, 60000, res), 0);
+	assert_int_equal(res->exit_code, 0);
+	assert_non_null(
+	    strstr(res->out, "stale background load found: yes (killed 1 process group "));
+	assert_non_null(strstr(res->err, "inputlat: killed the background load 'sleep 300 & sleep "
+					 "300; wait' (process group "));
+	free(res);
+	assert_true(wait_for(group_gone, pgid, 3000));
+	assert_int_equal(state_pgid(run), 0);
+}
+
+static void test_background_not_found(void **state)
+{
+	char *argv[] = {inputlat, "run", "--events", "5", "--background", "no-such-load-generator",
+			NULL};
+	struct il_test_result *res = malloc(sizeof(*res));
+
+	assert_non_null(res);
+	assert_int_equal(il_test_run(argv, 20000, res), 0);
+	assert_int_equal(res->exit_code, 2);
+	assert_string_equal(res->err,
+			    "inputlat: --background 'no-such-load-generator': exited "
+			    "with status 127 before the run started (command not found?)\n");
+	free(res);
+	assert_int_equal(il_test_count_project_procs(), 0);
+}
+
+static int group_setup(void **state)
+{
+	if (il_test_tmpdir_make(tmpdir, sizeof(tmpdir), "background") < 0)
+		return -1;
+	snprintf(inputlat, sizeof(inputlat), "%s", il_test_build_path("inputlat"));
+	/* This file's state files, apart from any real run's. */
+	setenv("IL_STATE_DIR", tmpdir, 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	if (live_run > 0) {
+		kill(live_run, SIGKILL);
+		waitpid(live_run, NULL, 0);
+		live_run = 0;
+		/* What it left, by its state file. */
+		char *argv[] = {inputlat, "check", NULL};
+		struct il_test_result *res = malloc(sizeof(*res));
+
+		if (res)
+			il_test_run(argv, 60000, res);
+		free(res);
+	}
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	char cmd[300];
+
+	teardown(state);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_teardown(test_background_not_found, teardown),
+	    cmocka_unit_test_teardown(test_background_normal_end, teardown),
+	    cmocka_unit_test_teardown(test_background_sigint, teardown),
+	    cmocka_unit_test_teardown(test_background_sigkill_then_check, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

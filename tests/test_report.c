@@ -1,0 +1,384 @@
+/*
+ * The run report from a result built by hand: warm-up events out of every
+ * statistic and flagged in the records, work accuracy and its warning,
+ * null percentiles when nothing completed, and --hist with cyclictest's
+ * meaning. Then two real runs: a quiet one does its configured work, and
+ * one with --test-work-scale 0.5 is warned about.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "il_event_sink.h"
+#include "il_file.h"
+#include "il_knobs.h"
+#include "il_outputs.h"
+#include "il_result.h"
+#include "il_run_opts.h"
+#include "il_run_stats.h"
+#include "il_test.h"
+#include "il_test_proc.h"
+
+#define NEV    40
+#define WARMUP 5
+
+static char dir[64];
+
+struct fixture {
+	struct il_run_opts o;
+	struct il_policy *policy;
+	struct il_knob_report knobs;
+	struct il_msg msgs[NEV + 1];
+	enum il_event_state state[NEV + 1];
+	struct il_run_stats *stats;
+	struct il_event_sinks sinks;
+	cJSON *threads;
+	struct il_result r;
+};
+
+/* Hands every event to the run's statistics and to `extra` (a sink, or NULL). */
+static void fixture_stream(struct fixture *fx, struct il_event_sink *extra)
+{
+	for (uint64_t id = 1; id <= NEV; id++) {
+		struct il_event ev = {
+		    .id = id, .state = fx->state[id], .msg = &fx->msgs[id], .warmup = id <= WARMUP};
+
+		il_run_stats_add(fx->stats, &ev);
+		if (extra)
+			assert_int_equal(extra->event(extra->ctx, &ev), 0);
+	}
+	il_run_stats_samples_sort(fx->stats);
+}
+
+/*
+ * NEV events 1 ms apart: processing latency 1000 + 10 id us, presentation
+ * that plus 8 ms; the warm-up ones (1..WARMUP) take 50 ms, so they would
+ * be the maximum and the p99 if they counted. Every handler did its
+ * configured work exactly, except render:main which did `main_ratio` of it.
+ */
+static void fixture_build(struct fixture *fx, double main_ratio, uint64_t completed_from)
+{
+	char err[512], policies[512];
+	const char *src = getenv("IL_SOURCE_DIR");
+
+	memset(fx, 0, sizeof(*fx));
+	assert_int_equal(il_run_opts_parse(1, (char *[]){"run", NULL}, &fx->o), 0);
+	fx->o.warmup = WARMUP;
+	fx->o.hist_max_us = 1500;
+	if (src) {
+		snprintf(policies, sizeof(policies), "%s/policies", src);
+	} else {
+		/* Run by hand: the source tree that holds this file. */
+		snprintf(policies, sizeof(policies), "%s", __FILE__);
+		snprintf(strrchr(policies, '/'), 16, "/../policies");
+	}
+	assert_int_equal(il_policy_load("cfs", policies, &fx->policy, err, sizeof(err)), 0);
+	assert_int_equal(il_run_stats_new(fx->o.hist_max_us, &fx->stats), 0);
+	fx->threads = cJSON_CreateArray();
+	for (uint64_t id = 1; id <= NEV; id++) {
+		struct il_msg *m = &fx->msgs[id];
+		uint64_t t0 = id * 1000000ull,
+			 lat_ns = id <= WARMUP ? 50000000ull : (1000 + 10 * id) * 1000;
+
+		fx->state[id] = id >= completed_from ? IL_EV_COMPLETED : IL_EV_TIMED_OUT;
+		m->event_id = id;
+		for (int k = 0; k < IL_NSTAMPS; k++)
+			m->stamp_ns[k] = t0 + lat_ns * (uint64_t)k / IL_STAMP_PROCESSED;
+		m->stamp_ns[IL_STAMP_PRESENTED] = t0 + lat_ns + 8000000;
+		for (int k = 1; k <= IL_NHOPS; k++) {
+			int t = il_chain_hop(k)->to;
+
+			if (t < 0)
+				continue;
+			m->work_cpu_ns[k] = (uint32_t)(fx->o.work_us[t] * 1000 *
+						       (t == IL_T_RENDER_MAIN ? main_ratio : 1.0));
+		}
+	}
+	fx->r = (struct il_result){
+	    .o = &fx->o,
+	    .policy = fx->policy,
+	    .cmdline = "inputlat run (test)",
+	    .nr_cpus = 2,
+	    .knobs = &fx->knobs,
+	    .loops_per_us = 3000,
+	    .nsent = NEV - WARMUP,
+	    .run_stats = fx->stats,
+	    .sinks = &fx->sinks,
+	    .warmup = WARMUP,
+	    .memlock_why = "",
+	    .dma_why = "/dev/cpu_dma_latency: absent",
+	    .fail_msg = "",
+	    .threads = fx->threads,
+	};
+	for (uint64_t id = 1; id <= NEV; id++) {
+		bool w = id <= WARMUP, c = fx->state[id] == IL_EV_COMPLETED;
+
+		if (w)
+			*(c ? &fx->r.warmup_completed : &fx->r.warmup_timed_out) += 1;
+		else
+			*(c ? &fx->r.completed : &fx->r.timed_out) += 1;
+	}
+}
+
+static void fixture_free(struct fixture *fx)
+{
+	il_run_stats_free(fx->stats);
+	il_policy_free(fx->policy);
+	cJSON_Delete(fx->threads);
+}
+
+static cJSON *write_and_load(const struct il_result *r, const char *name)
+{
+	char path[128], err[256];
+	cJSON *root = NULL;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(il_report_json(r, path), 0);
+	assert_int_equal(il_json_load(path, &root, err, sizeof(err)), 0);
+	return root;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(dir, "/tmp/il-report-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_report_warmup_excluded_and_flagged(void **state)
+{
+	struct fixture *fx = malloc(sizeof(*fx));
+	char path[128], line[4096];
+	cJSON *root;
+	int n = 0, flagged = 0;
+	FILE *f;
+
+	(void)state;
+	fixture_build(fx, 1.0, 1);
+	fixture_stream(fx, NULL);
+	root = write_and_load(&fx->r, "warm.json");
+	/* The 50 ms warm-up events are in no statistic: max is event 40's 1400 us. */
+	assert_float_equal(il_json_num(root, "latency_us.processing.max"), 1400, 1e-9);
+	assert_true(il_json_num(root, "latency_us.processing.p99") < 1401);
+	assert_float_equal(il_json_num(root, "latency_us.processing.count"), NEV - WARMUP, 0);
+	assert_float_equal(il_json_num(root, "events.sent"), NEV - WARMUP, 0);
+	assert_float_equal(il_json_num(root, "events.completed"), NEV - WARMUP, 0);
+	assert_float_equal(il_json_num(root, "events.warmup.sent"), WARMUP, 0);
+	assert_float_equal(il_json_num(root, "events.warmup.completed"), WARMUP, 0);
+	assert_int_equal(cJSON_GetArraySize(il_json_get(root, "samples_us.processing")),
+			 NEV - WARMUP);
+	assert_float_equal(
+	    cJSON_GetArrayItem(il_json_get(root, "samples_us.processing"), 0)->valuedouble, 1060,
+	    1e-9);
+	assert_float_equal(il_json_num(root, "hygiene.warmup_events"), WARMUP, 0);
+	cJSON_Delete(root);
+
+	/* Kept in the records, flagged. */
+	snprintf(path, sizeof(path), "%s/warm.records", dir);
+	{
+		struct il_event_sink rec;
+
+		fixture_free(fx);
+		fixture_build(fx, 1.0, 1);
+		assert_int_equal(il_records_sink_new(path, &rec), 0);
+		fixture_stream(fx, &rec);
+		assert_int_equal(rec.finish(rec.ctx, &fx->r), 0);
+		rec.free(rec.ctx);
+	}
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		cJSON *rec = cJSON_Parse(line);
+
+		n++;
+		if (cJSON_IsTrue(cJSON_GetObjectItem(rec, "warmup"))) {
+			flagged++;
+			assert_true(il_json_num(rec, "id") <= WARMUP);
+		}
+		cJSON_Delete(rec);
+	}
+	fclose(f);
+	assert_int_equal(n, NEV);
+	assert_int_equal(flagged, WARMUP);
+	fixture_free(fx);
+	free(fx);
+}
+
+static void test_report_work_accuracy_and_warning(void **state)
+{
+	struct fixture *fx = malloc(sizeof(*fx));
+	struct il_warnings *warn = calloc(1, sizeof(*warn));
+	cJSON *root;
+	const cJSON *w;
+
+	(void)state;
+	fixture_build(fx, 1.0, 1);
+	fixture_stream(fx, NULL);
+	/* What il_cmd_run does once the run is over. */
+	il_report_check(&fx->r, warn);
+	fx->r.warnings = warn;
+	root = write_and_load(&fx->r, "work-ok.json");
+	assert_true(cJSON_IsTrue(il_json_get(root, "work_accuracy.ok")));
+	assert_float_equal(il_json_num(root, "work_accuracy.threads.render:main.ratio"), 1.0,
+			   0.005);
+	assert_float_equal(il_json_num(root, "work_accuracy.threads.render:main.configured_us"),
+			   400, 0);
+	assert_string_equal(
+	    cJSON_GetStringValue(il_json_get(root, "work_accuracy.threads.viz:gpu.role")), "gpu");
+	/* render:comp handles two stamps per event. */
+	assert_float_equal(il_json_num(root, "work_accuracy.threads.render:comp.handlers"),
+			   2 * (NEV - WARMUP), 0);
+	assert_int_equal(cJSON_GetArraySize(il_json_get(root, "warnings")), 0);
+	cJSON_Delete(root);
+	fixture_free(fx);
+
+	/* render:main at 67% of its work: warned, by name, in the JSON. */
+	fixture_build(fx, 0.67, 1);
+	fixture_stream(fx, NULL);
+	il_report_check(&fx->r, warn);
+	fx->r.warnings = warn;
+	root = write_and_load(&fx->r, "work-bad.json");
+	assert_true(cJSON_IsFalse(il_json_get(root, "work_accuracy.ok")));
+	assert_string_equal(cJSON_GetStringValue(il_json_get(root, "work_accuracy.worst_thread")),
+			    "render:main");
+	w = il_json_get(root, "warnings");
+	assert_int_equal(cJSON_GetArraySize(w), 1);
+	assert_non_null(strstr(cJSON_GetArrayItem(w, 0)->valuestring,
+			       "work: render:main did 67% of its configured work"));
+	cJSON_Delete(root);
+	fixture_free(fx);
+	free(fx);
+	free(warn);
+}
+
+static void test_report_nothing_completed_gives_null(void **state)
+{
+	struct fixture *fx = malloc(sizeof(*fx));
+	cJSON *root;
+
+	(void)state;
+	fixture_build(fx, 1.0, NEV + 1); /* every event timed out */
+	fixture_stream(fx, NULL);
+	root = write_and_load(&fx->r, "none.json");
+	assert_float_equal(il_json_num(root, "events.timed_out"), NEV - WARMUP, 0);
+	assert_true(cJSON_IsNull(il_json_get(root, "latency_us.processing.p50")));
+	assert_true(cJSON_IsNull(il_json_get(root, "latency_us.processing.p99")));
+	assert_true(cJSON_IsNull(il_json_get(root, "latency_us.presentation.mean")));
+	assert_true(cJSON_IsNull(il_json_get(root, "latency_us.processing.min")));
+	assert_true(cJSON_IsNull(
+	    cJSON_GetObjectItem(cJSON_GetArrayItem(il_json_get(root, "hops"), 0), "p50_us")));
+	assert_true(cJSON_IsNull(il_json_get(root, "work_accuracy.ok")));
+	cJSON_Delete(root);
+	fixture_free(fx);
+	free(fx);
+}
+
+static void test_report_hist_like_cyclictest(void **state)
+{
+	struct fixture *fx = malloc(sizeof(*fx));
+	char path[128], *text;
+
+	(void)state;
+	fixture_build(fx, 1.0, 1);
+	fixture_stream(fx, NULL);
+	snprintf(path, sizeof(path), "%s/h.hist", dir);
+	assert_int_equal(il_report_hist(&fx->r, path), 0);
+	text = il_file_read(path, 1 << 20, NULL);
+	assert_non_null(text);
+	/* 1500 rows (0 .. 1499 us); processing of events 6..40 is 1060..1400 us,
+	 * all in range; presentation (9 ms and more) is all overflow. */
+	assert_non_null(strstr(text, "# Histogram\n000000 000000\t000000\n"));
+	assert_non_null(strstr(text, "\n001060 000001\t000000\n"));
+	assert_non_null(strstr(text, "\n001499 000000\t000000\n# Total: 000000035 000000000\n"));
+	assert_null(strstr(text, "\n001500 "));
+	assert_non_null(strstr(text, "# Min Latencies: 01060 09060\n"));
+	assert_non_null(strstr(text, "# Max Latencies: 01400 09400\n"));
+	assert_non_null(strstr(text, "# Histogram Overflows: 00000 00035\n"));
+	assert_non_null(strstr(text, "# Histogram Overflow at cycle number:\n# Thread 0:\n"
+				     "# Thread 1: 00006 00007 00008"));
+	free(text);
+	fixture_free(fx);
+	free(fx);
+}
+
+/* Real runs: a quiet one does its configured work; a mis-calibrated one is warned. */
+static double real_worst_ratio(const char *extra, char *err_out, size_t errlen)
+{
+	char json[128], err[256];
+	char *argv[] = {(char *)il_test_build_path("inputlat"),
+			"run",
+			"--events",
+			"100",
+			"--interval-ms",
+			"10",
+			"--json",
+			json,
+			(char *)extra,
+			(char *)(extra ? "0.5" : NULL),
+			NULL};
+	struct il_test_result *res = malloc(sizeof(*res));
+	cJSON *root;
+	double worst;
+
+	snprintf(json, sizeof(json), "%s/real.json", dir);
+	assert_int_equal(il_test_run(argv, 60000, res), 0);
+	assert_int_equal(res->exit_code, 0);
+	snprintf(err_out, errlen, "%s", res->err);
+	free(res);
+	assert_int_equal(il_json_load(json, &root, err, sizeof(err)), 0);
+	worst = il_json_num(root, "work_accuracy.worst_ratio");
+	/* The report says how the run was kept tidy, process by process. */
+	assert_non_null(il_json_get(root, "hygiene.memlock.render-sim.locked"));
+	assert_non_null(il_json_get(root, "hygiene.cpu_dma_latency.held"));
+	cJSON_Delete(root);
+	return worst;
+}
+
+static void test_report_real_work_accuracy(void **state)
+{
+	static char err[65536];
+	double worst = NAN;
+
+	(void)state;
+	/* A shared VM is not always quiet: a run counts as quiet when its
+	 * CPU ran at the calibrated speed; three tries to find one. */
+	for (int i = 0; i < 3; i++) {
+		worst = real_worst_ratio(NULL, err, sizeof(err));
+		print_message("run %d: worst work ratio %.3f\n", i + 1, worst);
+		if (fabs(worst - 1) <= 0.10)
+			break;
+	}
+	assert_true(fabs(worst - 1) <= 0.10);
+	assert_null(strstr(err, "warning: work:"));
+
+	/* Every handler's loop scaled to half: the run says so, on stderr too. */
+	worst = real_worst_ratio("--test-work-scale", err, sizeof(err));
+	assert_true(worst < 0.6);
+	assert_non_null(strstr(err, "inputlat run: warning: work: "));
+	assert_non_null(strstr(err, "of its configured work"));
+	assert_int_equal(il_test_count_project_procs(), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_report_warmup_excluded_and_flagged),
+	    cmocka_unit_test(test_report_work_accuracy_and_warning),
+	    cmocka_unit_test(test_report_nothing_completed_gives_null),
+	    cmocka_unit_test(test_report_hist_like_cyclictest),
+	    cmocka_unit_test(test_report_real_work_accuracy),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,250 @@
+/*
+ * Every report says what it measured (issue 15): the kernel and machine
+ * facts of policies/il_sysinfo, in `check --json` and in a run's JSON.
+ * Each key must exist and hold a value, or a string saying why there is
+ * none ("unreadable: ...", "absent: ..."); never an empty or made-up
+ * value. The values themselves depend on the machine, so the test checks
+ * their form and, where this process can read the truth itself, the value.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "il_sysinfo.h"
+#include "il_test.h"
+#include "il_test_proc.h"
+
+static bool starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* A string that explains a missing value, with the explanation. */
+static bool is_reason(const char *s)
+{
+	return (starts(s, "unreadable: ") && strlen(s) > 12) ||
+	       (starts(s, "absent: ") && strlen(s) > 8) || (starts(s, "none: ") && strlen(s) > 6);
+}
+
+/* key of o exists; a string is a reason or one of the allowed values
+ * (NULL: any non-empty value); numbers and booleans are values. */
+static void check_leaf(const cJSON *o, const char *path, const char *key,
+		       const char *const *allowed)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!v)
+		fail_msg("%s.%s is missing", path, key);
+	if (cJSON_IsNumber(v) || cJSON_IsBool(v))
+		return;
+	if (!cJSON_IsString(v) || !v->valuestring[0])
+		fail_msg("%s.%s is neither a value nor a reason", path, key);
+	if (is_reason(v->valuestring))
+		return;
+	if (starts(v->valuestring, "unreadable") || starts(v->valuestring, "absent"))
+		fail_msg("%s.%s: '%s' gives no reason", path, key, v->valuestring);
+	for (size_t i = 0; allowed && allowed[i]; i++)
+		if (strcmp(v->valuestring, allowed[i]) == 0)
+			return;
+	if (allowed)
+		fail_msg("%s.%s: '%s' is not an allowed value", path, key, v->valuestring);
+}
+
+/* [{cpu, runtime_ns, period_ns}] or a reason. */
+static void check_per_cpu(const cJSON *k, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(k, key), *c;
+
+	if (cJSON_IsString(v) && is_reason(v->valuestring))
+		return;
+	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0)
+		fail_msg("kernel.%s is neither per-CPU values nor a reason", key);
+	cJSON_ArrayForEach(c, v)
+	{
+		assert_true(cJSON_IsNumber(cJSON_GetObjectItem(c, "cpu")));
+		assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(c, "runtime_ns")) >= 0);
+		assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(c, "period_ns")) > 0);
+	}
+}
+
+static void check_kernel(const cJSON *k)
+{
+	static const char *const models[] = {"none", "voluntary", "full", "lazy", "rt", NULL};
+	static const char *const yn[] = {"y", "n", NULL};
+	const cJSON *o;
+	char why[160];
+
+	assert_non_null(k);
+	o = cJSON_GetObjectItemCaseSensitive(k, "preempt");
+	check_leaf(o, "kernel.preempt", "model", models);
+	check_leaf(o, "kernel.preempt", "source", NULL);
+	check_leaf(k, "kernel", "sched_features", NULL);
+	check_per_cpu(k, "fair_server_per_cpu");
+	check_per_cpu(k, "ext_server_per_cpu");
+	o = cJSON_GetObjectItemCaseSensitive(k, "rt_group_sched");
+	check_leaf(o, "kernel.rt_group_sched", "config", yn);
+	check_leaf(o, "kernel.rt_group_sched", "root_rt_runtime_us", NULL);
+	o = cJSON_GetObjectItemCaseSensitive(k, "uclamp");
+	check_leaf(o, "kernel.uclamp", "supported", NULL);
+	check_leaf(o, "kernel.uclamp", "why", NULL);
+	/* The same answer sched_setattr gives this process. */
+	if (il_sysinfo_uclamp(why, sizeof(why)) >= 0) {
+		assert_true(cJSON_IsBool(cJSON_GetObjectItem(o, "supported")));
+		assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItem(o, "supported")),
+				 il_sysinfo_uclamp(NULL, 0) == 1);
+		assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "why")), why);
+	}
+	o = cJSON_GetObjectItemCaseSensitive(k, "sched_ext");
+	check_leaf(o, "kernel.sched_ext", "state", NULL);
+	check_leaf(o, "kernel.sched_ext", "scheduler", NULL);
+	check_leaf(k, "kernel", "config", NULL);
+	/* Where debugfs cannot be read, the preemption model says how it was
+	 * found instead (command line, config, uname). */
+	if (access("/sys/kernel/debug/sched/preempt", R_OK) != 0)
+		assert_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(
+				       cJSON_GetObjectItem(k, "preempt"), "source")),
+				   "/sched/preempt: "));
+}
+
+static void check_system(const cJSON *s, bool run)
+{
+	const cJSON *h;
+
+	assert_non_null(s);
+	check_leaf(s, "system", "cpu_model", NULL);
+	h = cJSON_GetObjectItemCaseSensitive(s, "hypervisor");
+	if (!(cJSON_IsString(h) && is_reason(h->valuestring))) {
+		check_leaf(h, "system.hypervisor", "present", NULL);
+		check_leaf(h, "system.hypervisor", "vendor", NULL);
+	}
+	check_leaf(s, "system", run ? "steal_pct" : "steal_since_boot_pct", NULL);
+	if (cJSON_IsNumber(cJSON_GetObjectItem(s, run ? "steal_pct" : "steal_since_boot_pct"))) {
+		double v = cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(s, run ? "steal_pct" : "steal_since_boot_pct"));
+
+		assert_true(v >= 0 && v <= 100);
+	}
+}
+
+static void check_header(const cJSON *root)
+{
+	const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(root, "tool_version"));
+
+	assert_non_null(v);
+	/* "0.1.0 (git 6a57e1f)" or "0.1.0 (git unreadable: ...)". */
+	assert_non_null(strstr(v, " (git "));
+}
+
+static void test_sysinfo_facts(void **state)
+{
+	cJSON *k = cJSON_CreateObject(), *s = cJSON_CreateObject();
+
+	il_sysinfo_kernel_facts(k);
+	il_sysinfo_system_facts(s);
+	check_kernel(k);
+	check_leaf(s, "system", "cpu_model", NULL);
+	cJSON_Delete(k);
+	cJSON_Delete(s);
+}
+
+static void test_sysinfo_preempt_parse(void **state)
+{
+	char m[32];
+
+	assert_int_equal(il_sysinfo_preempt_parse("none (voluntary) full lazy", m, sizeof(m)), 0);
+	assert_string_equal(m, "voluntary");
+	assert_int_equal(il_sysinfo_preempt_parse("(full)", m, sizeof(m)), 0);
+	assert_string_equal(m, "full");
+	assert_int_equal(il_sysinfo_preempt_parse("none voluntary full", m, sizeof(m)), -EINVAL);
+	assert_int_equal(il_sysinfo_preempt_parse("none () full", m, sizeof(m)), -EINVAL);
+}
+
+/* The kernel config reader: /boot/config-RELEASE or /proc/config.gz. */
+static void test_sysinfo_kconfig(void **state)
+{
+	char path[300], v[64];
+
+	IL_TEST_NEED(il_sysinfo_kconfig_source(path, sizeof(path)) == 0,
+		     "no /boot/config-RELEASE and no /proc/config.gz");
+	/* Every x86/arm kernel config has CONFIG_SMP or says it is not set. */
+	assert_int_equal(il_sysinfo_kconfig("CONFIG_SMP", v, sizeof(v)), 0);
+	assert_true(strcmp(v, "y") == 0 || strcmp(v, "n") == 0);
+	assert_int_equal(il_sysinfo_kconfig("CONFIG_NO_SUCH_OPTION_EVER", v, sizeof(v)), -ENOENT);
+}
+
+static cJSON *run_json(char *const argv[], const char *what)
+{
+	struct il_test_result *res = malloc(sizeof(*res));
+	cJSON *root;
+
+	assert_non_null(res);
+	assert_int_equal(il_test_run(argv, 60000, res), 0);
+	if (res->exit_code != 0)
+		fail_msg("%s: exit %d: %s", what, res->exit_code, res->err);
+	root = cJSON_Parse(res->out);
+	free(res);
+	return root;
+}
+
+static void test_sysinfo_check_json(void **state)
+{
+	char inputlat[PATH_MAX];
+	char *argv[] = {inputlat, "check", "--json", NULL};
+	cJSON *root;
+
+	snprintf(inputlat, sizeof(inputlat), "%s", il_test_build_path("inputlat"));
+	root = run_json(argv, "check --json");
+	assert_non_null(root);
+	check_header(root);
+	check_kernel(cJSON_GetObjectItem(root, "kernel"));
+	check_system(cJSON_GetObjectItem(root, "system"), false);
+	cJSON_Delete(root);
+}
+
+/* A short cfs run (no root needed): the report carries the facts, steal
+ * during the run and the seed it used. */
+static void test_sysinfo_run_json(void **state)
+{
+	char inputlat[PATH_MAX], json[] = "/tmp/il-test-sysinfo.XXXXXX";
+	static char text[1 << 20];
+	int fd = mkstemp(json);
+	char *argv[] = {inputlat,  "run",    "--events", "5", "--interval-ms", "5", "--seed", "7",
+			"--quiet", "--json", json,	 NULL};
+	struct il_test_result *res = malloc(sizeof(*res));
+	cJSON *root;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_non_null(res);
+	snprintf(inputlat, sizeof(inputlat), "%s", il_test_build_path("inputlat"));
+	assert_int_equal(il_test_run(argv, 60000, res), 0);
+	if (res->exit_code != 0)
+		fail_msg("run: exit %d: %s", res->exit_code, res->err);
+	free(res);
+	assert_true(il_test_read_file(json, text, sizeof(text)) > 0);
+	unlink(json);
+	root = cJSON_Parse(text);
+	assert_non_null(root);
+	check_header(root);
+	check_kernel(cJSON_GetObjectItem(root, "kernel"));
+	check_system(cJSON_GetObjectItem(root, "system"), true);
+	assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(root, "seed")), 7);
+	cJSON_Delete(root);
+	assert_int_equal(il_test_count_project_procs(), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_sysinfo_facts),    cmocka_unit_test(test_sysinfo_preempt_parse),
+	    cmocka_unit_test(test_sysinfo_kconfig),  cmocka_unit_test(test_sysinfo_check_json),
+	    cmocka_unit_test(test_sysinfo_run_json),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
