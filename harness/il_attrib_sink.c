@@ -25,7 +25,8 @@ static int sink_event(void *ctx, const struct il_event *ev)
 	struct attrib_sink *s = ctx;
 
 	s->have_last = false;
-	if (ev->state == IL_EV_COMPLETED)
+	/* Warm-up events are left out of every statistic, attribution's too. */
+	if (ev->state == IL_EV_COMPLETED && !ev->warmup)
 		s->have_last = il_attrib_run_event(s->a, ev->msg, &s->last) == 0;
 	else
 		il_attrib_run_skip(s->a, ev->msg);
