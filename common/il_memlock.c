@@ -1,4 +1,5 @@
 #include "il_memlock.h"
+#include "il_rss.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -70,15 +71,5 @@ void il_memlock_prefault_stack(void)
 
 uint64_t il_memlock_locked_kib(void)
 {
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	unsigned long long kib = 0;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "VmLck:", 6) == 0 && sscanf(line + 6, "%llu", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
+	return il_rss_status_kib("VmLck");
 }
