@@ -159,7 +159,9 @@ static void band_line(FILE *out, const cJSON *run, const cJSON *band, double p)
 		    v[i].us >= 0.2 * mean && num(top, "total_ms") * 1000 >= 0.3 * v[i].us) {
 			il_explain_culprit_words(top, words, sizeof(words));
 			fmt_time(t2, sizeof(t2), num(top, "total_ms") * 1000 / num(band, "count"));
-			fprintf(out, ", behind %s for %s", words, t2);
+			/* The holder's time counts both of its ways of delaying
+			 * the pipeline, so the line says so. */
+			fprintf(out, ", behind %s for %s of runqueue + preempted", words, t2);
 			top = NULL;
 		}
 		fputc(')', out);
