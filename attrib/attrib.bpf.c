@@ -26,8 +26,8 @@
  * 16..23, 0: none) and 1 + the CPU it waits on (0: not waiting) in the
  * low 16 bits. */
 #define TRACKED 0x80000000u
-#define ONCPU 0x40000000u
-#define QMASK 0xffffu
+#define ONCPU	0x40000000u
+#define QMASK	0xffffu
 #define SLOT(v) (((v) >> 16) & 0xffu)
 
 /* Sized by the loader to pid_max before loading. */

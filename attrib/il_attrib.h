@@ -180,7 +180,7 @@ struct il_attrib_thread_total {
 	uint64_t runqueue_ns; /* every runnable-not-running stretch */
 	uint64_t running_ns;
 	uint64_t wakeups;
-	uint64_t waits;	      /* runnable stretches (wake-ups and preemptions) */
+	uint64_t waits;	 /* runnable stretches (wake-ups and preemptions) */
 	int top_culprit; /* id of who held its CPU the longest while it waited, -1 none */
 	uint64_t top_culprit_ns;
 };

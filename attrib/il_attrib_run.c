@@ -406,8 +406,9 @@ static void schedstat_check(const struct il_attrib_run *r, cJSON *attr)
 
 		for (size_t i = 0; i < r->nt; i++) {
 			const struct tracked *x = &r->t[i];
-			double cap_ns =
-			    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "runqueue_ms")) * 1e6;
+			double cap_ns = cJSON_GetNumberValue(
+					    cJSON_GetObjectItemCaseSensitive(t, "runqueue_ms")) *
+					1e6;
 			double ss_ns;
 			bool comparable;
 
@@ -420,7 +421,8 @@ static void schedstat_check(const struct il_attrib_run *r, cJSON *attr)
 				break;
 			}
 			ss_ns = (double)(x->delay1_ns - x->delay0_ns);
-			cJSON_AddNumberToObject(t, "schedstat_run_delay_ms", round(ss_ns / 1e3) / 1e3);
+			cJSON_AddNumberToObject(t, "schedstat_run_delay_ms",
+						round(ss_ns / 1e3) / 1e3);
 			comparable = !x->rt;
 			cJSON_AddBoolToObject(t, "schedstat_comparable", comparable);
 			if (!x->pipeline || !comparable)
@@ -433,7 +435,8 @@ static void schedstat_check(const struct il_attrib_run *r, cJSON *attr)
 	if (!check)
 		return;
 	if (n)
-		cJSON_AddNumberToObject(check, "schedstat_within_10pct_pct", round(1e4 * ok / n) / 100);
+		cJSON_AddNumberToObject(check, "schedstat_within_10pct_pct",
+					round(1e4 * ok / n) / 100);
 	else
 		cJSON_AddNullToObject(check, "schedstat_within_10pct_pct");
 	cJSON_AddNumberToObject(check, "schedstat_compared", n);

@@ -350,9 +350,10 @@ static void header(FILE *out, const cJSON *run, const cJSON *attr, const char *p
 	fprintf(out, "# inputlat explain: %s\n", path);
 	fprintf(out, "# policy %s, %s events, hog %s %s, load %s; kernel %s, %s CPUs\n",
 		str_or(run, "policy"), count(c1, sizeof(c1), num(run, "events.sent")),
-		count(c2, sizeof(c2), num(run, "scenario.hog_threads")), str_or(run, "scenario.hog_mode"),
-		count(c3, sizeof(c3), num(run, "scenario.load_threads")), str_or(run, "kernel.release"),
-		count(c4, sizeof(c4), num(run, "kernel.nr_cpus")));
+		count(c2, sizeof(c2), num(run, "scenario.hog_threads")),
+		str_or(run, "scenario.hog_mode"),
+		count(c3, sizeof(c3), num(run, "scenario.load_threads")),
+		str_or(run, "kernel.release"), count(c4, sizeof(c4), num(run, "kernel.nr_cpus")));
 	fprintf(out, "# %s of %s events explained", count(c1, sizeof(c1), explained),
 		count(c2, sizeof(c2), explained + un));
 	if (!isnan(num(attr, "residual_pct.p50")))

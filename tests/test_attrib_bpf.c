@@ -412,9 +412,11 @@ static void test_attrib_bpf_asleep_identity(void **state)
 			ok += fabs(parts - gap) <= 2000;
 			if (fabs(parts - gap) > worst)
 				worst = fabs(parts - gap);
-			/* The wake chain is ordered: end <= waking <= wakeup <= switch-in <= stamp. */
+			/* The wake chain is ordered: end <= waking <= wakeup <= switch-in <= stamp.
+			 */
 			if (!(h->waking_ns >= c.m.end_ns[k - 1] && h->wakeup_ns >= h->waking_ns &&
-			      h->switch_in_ns >= h->wakeup_ns && h->switch_in_ns <= c.m.stamp_ns[k]))
+			      h->switch_in_ns >= h->wakeup_ns &&
+			      h->switch_in_ns <= c.m.stamp_ns[k]))
 				print_message("event %llu hop %d: end %llu waking %llu wakeup %llu "
 					      "switch-in %llu stamp %llu\n",
 					      (unsigned long long)id, k,

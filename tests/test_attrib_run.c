@@ -110,7 +110,8 @@ static void check_run(const cJSON *root, const char *what, bool under_load)
 		cap = il_test_json_num(t, "runqueue_ms");
 		ss = il_test_json_num(t, "schedstat_run_delay_ms");
 		waits = il_test_json_num(t, "waits");
-		comparable = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "schedstat_comparable"));
+		comparable =
+		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "schedstat_comparable"));
 		print_message("  %-14s runqueue %8.3f ms, schedstat %8.3f ms, %4.0f waits%s\n",
 			      il_test_json_str(t, "name"), cap, ss, waits,
 			      comparable ? "" : " (RT: not compared, il_attrib_run.c)");
@@ -128,7 +129,8 @@ static void check_run(const cJSON *root, const char *what, bool under_load)
 	/* hops[] has the user-space split, from the stamps. */
 	cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(root, "hops"))
 	{
-		double work = il_test_json_num(h, "work_p50_us"), queue = il_test_json_num(h, "queue_p50_us");
+		double work = il_test_json_num(h, "work_p50_us"),
+		       queue = il_test_json_num(h, "queue_p50_us");
 
 		assert_true(work >= 0 && queue >= 0);
 	}
@@ -159,7 +161,8 @@ static void check_records(const char *path)
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "explained"))) {
 			cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(a, "hops"))
 			{
-				const cJSON *c, *comps = cJSON_GetObjectItemCaseSensitive(h, "components_us");
+				const cJSON *c,
+				    *comps = cJSON_GetObjectItemCaseSensitive(h, "components_us");
 				double sum = 0;
 
 				cJSON_ArrayForEach(c, comps) sum += c->valuedouble;
@@ -188,9 +191,9 @@ static void test_attrib_run_load(void **state)
 	path_of(json, sizeof(json), "load.json");
 	path_of(rec, sizeof(rec), "load.records");
 	path_of(trace, sizeof(trace), "load.trace");
-	res = run("cfs --load 2", "--policy", "cfs", "--load", "2", "--events", "200", "--attribution",
-		  "on", "--json", json, "--records", rec, "--trace", trace, "--trace-events", "50",
-		  NULL);
+	res = run("cfs --load 2", "--policy", "cfs", "--load", "2", "--events", "200",
+		  "--attribution", "on", "--json", json, "--records", rec, "--trace", trace,
+		  "--trace-events", "50", NULL);
 	free(res);
 	root = il_test_json_load(json);
 	check_run(root, "cfs --load 2", true);
@@ -199,7 +202,8 @@ static void test_attrib_run_load(void **state)
 
 	/* The trace: absolute CLOCK_MONOTONIC time, and per-CPU tracks. */
 	tr = il_test_json_load(trace);
-	assert_string_equal(cJSON_GetStringValue(il_json_get(tr, "otherData.clock")), "CLOCK_MONOTONIC");
+	assert_string_equal(cJSON_GetStringValue(il_json_get(tr, "otherData.clock")),
+			    "CLOCK_MONOTONIC");
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(tr, "traceEvents"))
 	{
 		const char *cat = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "cat"));
@@ -219,9 +223,8 @@ static void test_attrib_run_load(void **state)
 	assert_true(sched > 0);
 
 	/* explain reads it. */
-	assert_int_equal(il_test_capture(il_cmd_explain, 4, argv, out, sizeof(out), err,
-					 sizeof(err)),
-			 0);
+	assert_int_equal(
+	    il_test_capture(il_cmd_explain, 4, argv, out, sizeof(out), err, sizeof(err)), 0);
 	print_message("%s", out);
 	assert_non_null(strstr(out, "  p99 "));
 	assert_non_null(strstr(out, "total (hops 1-11)"));
@@ -253,8 +256,8 @@ static void test_attrib_run_hog_culprit(void **state)
 
 	need_bpf();
 	path_of(json, sizeof(json), "hog.json");
-	res = run("cfs --hog 2", "--policy", "cfs", "--hog", "2", "--events", "150", "--attribution",
-		  "on", "--json", json, NULL);
+	res = run("cfs --hog 2", "--policy", "cfs", "--hog", "2", "--events", "150",
+		  "--attribution", "on", "--json", json, NULL);
 	free(res);
 	root = il_test_json_load(json);
 	top = cJSON_GetArrayItem(il_json_get(root, "attribution.culprits"), 0);
@@ -303,8 +306,10 @@ static int count_markers(const char *needle)
 		FILE *f;
 
 		close(pfd[0]);
-		if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
-		    (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0 || errno == EBUSY) &&
+		if (unshare(CLONE_NEWNS) == 0 &&
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+		    (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0 ||
+		     errno == EBUSY) &&
 		    (f = fopen("/sys/kernel/tracing/trace", "re"))) {
 			while (fgets(line, sizeof(line), f))
 				c += strstr(line, needle) != NULL;
@@ -335,13 +340,14 @@ static void test_attrib_run_trace_marker(void **state)
 
 	IL_TEST_NEED_ROOT("tracefs trace_marker");
 	path_of(json, sizeof(json), "marker.json");
-	res = run("--trace-marker", "--events", "5", "--warmup", "0", "--trace-marker", "--attribution", "off",
-		  "--json", json, NULL);
+	res = run("--trace-marker", "--events", "5", "--warmup", "0", "--trace-marker",
+		  "--attribution", "off", "--json", json, NULL);
 	free(res);
 	root = il_test_json_load(json);
-	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(root, "threads"))
-	if (!strcmp(il_test_json_str(t, "name"), "browser:ui"))
-		browser = (int)il_test_json_num(t, "pid");
+	cJSON_ArrayForEach(
+	    t, cJSON_GetObjectItemCaseSensitive(
+		   root, "threads")) if (!strcmp(il_test_json_str(t, "name"), "browser:ui"))
+	    browser = (int)il_test_json_num(t, "pid");
 	cJSON_Delete(root);
 	assert_true(browser > 0);
 	/* Hop 2's handler runs in browser-sim: one slice begin per mouse-down. */

@@ -60,9 +60,9 @@ static cJSON *event(int id, double rq)
 	cJSON_AddBoolToObject(e, "explained", true);
 	cJSON_AddNumberToObject(e, "processing_us", 1100 + rq);
 	for (int k = 1; k <= IL_STAMP_PROCESSED; k++)
-		cJSON_AddItemToArray(hops, k == 6 ? hop(k, 100 + rq, "runqueue", rq, "render:js0",
-							"other", rq)
-						  : hop(k, 100, "work", 100, NULL, NULL, 0));
+		cJSON_AddItemToArray(
+		    hops, k == 6 ? hop(k, 100 + rq, "runqueue", rq, "render:js0", "other", rq)
+				 : hop(k, 100, "work", 100, NULL, NULL, 0));
 	return e;
 }
 
@@ -78,7 +78,10 @@ static cJSON *band(double lo, double hi, int count, double mean, double rq, int 
 	for (int i = 0; i < IL_NCOMP; i++) {
 		const char *n = il_attrib_comp_name(i);
 
-		cJSON_AddNumberToObject(c, n, !strcmp(n, "runqueue") ? rq : !strcmp(n, "work") ? mean - rq : 0);
+		cJSON_AddNumberToObject(c, n,
+					!strcmp(n, "runqueue") ? rq
+					: !strcmp(n, "work")   ? mean - rq
+							       : 0);
 	}
 	cJSON_AddStringToObject(o, "thread", "render:js0");
 	cJSON_AddStringToObject(o, "class", "other");
@@ -93,10 +96,10 @@ static cJSON *band(double lo, double hi, int count, double mean, double rq, int 
 			cJSON *h = cJSON_CreateArray();
 
 			for (int i = 0; i < IL_NCOMP; i++)
-				cJSON_AddItemToArray(h, cJSON_CreateNumber(
-							   k == 6 && i == IL_COMP_RUNQUEUE ? rq
-							   : i == IL_COMP_WORK		   ? (mean - rq) / 11
-											   : 0));
+				cJSON_AddItemToArray(
+				    h, cJSON_CreateNumber(k == 6 && i == IL_COMP_RUNQUEUE ? rq
+							  : i == IL_COMP_WORK ? (mean - rq) / 11
+									      : 0));
 			cJSON_AddItemToArray(hops, h);
 		}
 	}
@@ -158,14 +161,17 @@ static char A[300], B[300], OUT[1 << 16], ERR[4096];
 /* The p99 summary names the component and its culprit, with its share. */
 static void test_explain_percentile(void **state)
 {
-	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), A, "--percentile", "99", NULL), 0);
+	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), A, "--percentile", "99", NULL),
+			 0);
 	print_message("%s", OUT);
 	assert_non_null(strstr(OUT, "p99 4.10 ms"));
-	assert_non_null(strstr(OUT, "runqueue 3.00 ms (73%, behind render:js0 (SCHED_OTHER nice 0)"));
+	assert_non_null(
+	    strstr(OUT, "runqueue 3.00 ms (73%, behind render:js0 (SCHED_OTHER nice 0)"));
 	/* The band's example event, with its hop table and largest hop. */
 	assert_non_null(strstr(OUT, "## event 99"));
-	assert_non_null(strstr(OUT, "largest: hop 6 compositor->main, 3.10 ms (76% of processing), "
-				    "mostly runqueue 3.00 ms behind render:js0 (SCHED_OTHER nice 0) on CPU 1"));
+	assert_non_null(
+	    strstr(OUT, "largest: hop 6 compositor->main, 3.10 ms (76% of processing), "
+			"mostly runqueue 3.00 ms behind render:js0 (SCHED_OTHER nice 0) on CPU 1"));
 	assert_string_equal(ERR, "");
 }
 
@@ -209,15 +215,16 @@ static void test_explain_event_from_records(void **state)
 	{
 		char line[1 << 15];
 
-		snprintf(line, sizeof(line), "{\"id\":41,\"state\":\"completed\"}\n"
-					     "{\"id\":42,\"state\":\"completed\",\"attribution\":%s}\n",
+		snprintf(line, sizeof(line),
+			 "{\"id\":41,\"state\":\"completed\"}\n"
+			 "{\"id\":42,\"state\":\"completed\",\"attribution\":%s}\n",
 			 text);
 		il_test_write_file(rec, line);
 	}
 	free(text);
-	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "42", "--records", rec,
-				 A, NULL),
-			 0);
+	assert_int_equal(
+	    explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "42", "--records", rec, A, NULL),
+	    0);
 	assert_non_null(strstr(OUT, "## event 42: processing 1.60 ms"));
 }
 
@@ -237,14 +244,15 @@ static void test_explain_json(void **state)
 {
 	cJSON *o;
 
-	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--json", "--percentile", "99", A,
-				 NULL),
-			 0);
+	assert_int_equal(
+	    explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--json", "--percentile", "99", A, NULL),
+	    0);
 	o = cJSON_Parse(OUT);
 	assert_non_null(o);
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(o, "percentiles")), 1);
 	assert_int_equal(
-	    (int)il_test_json_num(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "events"), 0), "id"), 99);
+	    (int)il_test_json_num(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "events"), 0), "id"),
+	    99);
 	cJSON_Delete(o);
 }
 
@@ -255,7 +263,8 @@ static void test_explain_compare(void **state)
 	print_message("%s", OUT);
 	assert_non_null(strstr(OUT, "processing p50: cfs 1.20 ms, rt 1.50 ms (+300 us, x1.25)"));
 	assert_non_null(strstr(OUT, "hop 6 compositor->main (+300 us)"));
-	assert_non_null(strstr(OUT, "=> rt is slower by 300 us at p50; runqueue grew most (+300 us)"));
+	assert_non_null(
+	    strstr(OUT, "=> rt is slower by 300 us at p50; runqueue grew most (+300 us)"));
 }
 
 /* A report without attribution, or with it unavailable: one line, exit 2. */
