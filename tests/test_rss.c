@@ -94,6 +94,11 @@ static void test_rss_100k_traced_events(void **state)
 			"0.3",
 			"--work",
 			"none",
+			/* The harness's own streaming memory: kernel attribution at
+			 * 3300 events/s slows the orchestrator past the run's time
+			 * bound (issue 12 work left), so it is measured off. */
+			"--attribution",
+			"off",
 			"--quiet",
 			"--json",
 			json,
