@@ -1,8 +1,10 @@
 /*
  * bench/hop-floor: the physical floor of one hop on this machine. The bare
- * primitives the chain uses — uv_async_send between two loops, a bare
- * eventfd, a Unix stream socket between processes — one-way wake-up
- * latency, for SCHED_OTHER and SCHED_FIFO, pinned same-CPU and cross-CPU.
+ * primitives — uv_async_send between two loops, a bare eventfd, a Unix
+ * stream socket between processes — and the chain's own (eventfd polled by
+ * a uv loop, a frame-sized socket write polled by a uv loop): one-way
+ * wake-up latency, for SCHED_OTHER and SCHED_FIFO, pinned same-CPU and
+ * cross-CPU, and unpinned.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,8 +19,10 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: hop-floor [--samples N] [--gap-us US]\n"
+	fprintf(f, "Usage: hop-floor [--samples N] [--gap-us US] [--prim NAME]\n"
 		   "  --gap-us US    pause between messages (default 200)\n"
+		   "  --prim NAME    only this primitive (uv_async, eventfd, unix_socket,\n"
+		   "                 eventfd+uv_poll, unix_socket+uv)\n"
 		   "  --samples N    messages per cell (default 5000)\n");
 }
 
@@ -27,19 +31,27 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "gap-us", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "prim", required_argument, NULL, 'p' },
 		{ "samples", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t samples = 5000, gap = 200;
 	struct rlimit rl = { .rlim_cur = 2000000, .rlim_max = 3000000 };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int c;
+	int c, only = -1;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 's' && il_parse_u64(optarg, 10, 10000000, &samples) == 0)
 			continue;
 		if (c == 'g' && il_parse_u64(optarg, 0, 1000000, &gap) == 0)
 			continue;
+		if (c == 'p') {
+			for (int p = 0; p < IL_FLOOR_PRIM_COUNT; p++)
+				if (strcmp(optarg, il_floor_prim_name(p)) == 0)
+					only = p;
+			if (only >= 0)
+				continue;
+		}
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
@@ -51,10 +63,10 @@ int main(int argc, char **argv)
 	setrlimit(RLIMIT_RTTIME, &rl);
 	printf("# hop floor: one-way wake-up latency, %llu samples per cell, %llu us apart\n",
 	       (unsigned long long)samples, (unsigned long long)gap);
-	printf("%-12s %-6s %-9s %10s %10s %10s\n", "primitive", "policy", "placement", "p50_us",
+	printf("%-15s %-6s %-9s %10s %10s %10s\n", "primitive", "policy", "placement", "p50_us",
 	       "p99_us", "max_us");
 	for (int p = 0; p < IL_FLOOR_PRIM_COUNT; p++)
-		for (int pol = 0; pol < 2; pol++)
+		for (int pol = 0; pol < 2 && (only < 0 || only == p); pol++)
 			for (int pl = 0; pl < 3; pl++) {
 				static const char *const placement[] = { "same-cpu", "cross-cpu", "unpinned" };
 				struct il_floor_cfg cfg = {
@@ -69,11 +81,11 @@ int main(int argc, char **argv)
 				char err[256];
 
 				if (il_floor_measure(&cfg, &r, err, sizeof(err)) < 0) {
-					printf("%-12s %-6s %-9s  not measured: %s\n", il_floor_prim_name(p),
+					printf("%-15s %-6s %-9s  not measured: %s\n", il_floor_prim_name(p),
 					       pol ? "fifo" : "other", placement[pl], err);
 					continue;
 				}
-				printf("%-12s %-6s %-9s %10.1f %10.1f %10.1f\n", il_floor_prim_name(p),
+				printf("%-15s %-6s %-9s %10.1f %10.1f %10.1f\n", il_floor_prim_name(p),
 				       pol ? "fifo" : "other", placement[pl], r.p50_ns / 1e3, r.p99_ns / 1e3,
 				       r.max_ns / 1e3);
 				fflush(stdout);

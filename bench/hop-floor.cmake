@@ -2,7 +2,7 @@
 # own per-hop cost measured against it (issue 9).
 add_library(il_floor STATIC ${CMAKE_CURRENT_LIST_DIR}/il_floor.c)
 target_include_directories(il_floor PUBLIC ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(il_floor PUBLIC il_common PkgConfig::UV)
+target_link_libraries(il_floor PUBLIC il_wire il_common PkgConfig::UV)
 
 add_executable(hop-floor ${CMAKE_CURRENT_LIST_DIR}/hop-floor.c)
 target_link_libraries(hop-floor PRIVATE il_floor)
@@ -17,3 +17,9 @@ add_dependencies(overhead inputlat)
 add_executable(hop-cost ${CMAKE_CURRENT_LIST_DIR}/hop-cost.c)
 target_link_libraries(hop-cost PRIVATE il_wire)
 set_target_properties(hop-cost PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
+
+# Peak RSS per process against the number of traced events (issue 17).
+add_executable(rss-events ${CMAKE_CURRENT_LIST_DIR}/rss-events.c)
+target_link_libraries(rss-events PRIVATE il_common PkgConfig::CJSON)
+set_target_properties(rss-events PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
+add_dependencies(rss-events inputlat)

@@ -1,6 +1,9 @@
 #include "il_floor.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -16,20 +19,25 @@
 
 #include "il_clock.h"
 #include "il_hist.h"
+#include "il_msg.h"
+
+/* A cross-process hop carries one EVENT frame: the floor sends as much. */
+#define IL_FLOOR_FRAME_LEN IL_FRAME_EVENT_LEN
 
 /* The receiver runs just below the priorities a watchdog would use. */
 #define FLOOR_FIFO_PRIO 50
 
 const char *il_floor_prim_name(enum il_floor_prim p)
 {
-	static const char *const names[] = { "uv_async", "eventfd", "unix_socket" };
+	static const char *const names[] = { "uv_async", "eventfd", "unix_socket",
+					     "eventfd+uv_poll", "unix_socket+uv" };
 
 	return (unsigned)p < IL_FLOOR_PRIM_COUNT ? names[p] : "?";
 }
 
-static int place_self(int policy, int cpu)
+static int place_self_prio(int policy, int cpu, int delta)
 {
-	struct sched_param sp = { .sched_priority = policy == SCHED_FIFO ? FLOOR_FIFO_PRIO : 0 };
+	struct sched_param sp = { .sched_priority = policy == SCHED_FIFO ? FLOOR_FIFO_PRIO + delta : 0 };
 	int rc;
 
 	if (cpu >= 0) {
@@ -42,6 +50,11 @@ static int place_self(int policy, int cpu)
 	}
 	rc = pthread_setschedparam(pthread_self(), policy, &sp);
 	return -rc;
+}
+
+static int place_self(int policy, int cpu)
+{
+	return place_self_prio(policy, cpu, 0);
 }
 
 static void pause_us(uint64_t us)
@@ -61,8 +74,25 @@ struct thread_pair {
 	int efd;
 	uv_loop_t loop;
 	uv_async_t async;
+	uv_poll_t poll;
 	unsigned received;
 };
+
+/* The chain's receiving side of an in-process hop: the eventfd is read in
+ * the uv_poll callback, as il_queue's consumer does, then the stamp. */
+static void floor_efd_cb(uv_poll_t *h, int status, int events)
+{
+	struct thread_pair *p = h->data;
+	uint64_t v, now;
+
+	if (read(p->efd, &v, sizeof(v)) != sizeof(v))
+		return;
+	now = il_now_ns();
+	il_hist_add(p->h, now - atomic_load(&p->sent_ns));
+	if (++p->received >= p->cfg->samples)
+		uv_close((uv_handle_t *)h, NULL);
+	atomic_store(&p->acked, 1);
+}
 
 static void floor_async_cb(uv_async_t *a)
 {
@@ -79,12 +109,18 @@ static void *receiver_main(void *arg)
 {
 	struct thread_pair *p = arg;
 
-	p->err = place_self(p->cfg->policy, p->cfg->cpu_b);
+	p->err = place_self_prio(p->cfg->policy, p->cfg->cpu_b, p->cfg->prio_delta);
 	if (p->err) {
 		atomic_store(&p->ready, -1);
 		return NULL;
 	}
-	if (p->cfg->prim == IL_FLOOR_UV_ASYNC) {
+	if (p->cfg->prim == IL_FLOOR_UV_ASYNC || p->cfg->prim == IL_FLOOR_EVENTFD_UV_POLL) {
+		/* The loop is initialised here, on the thread that runs it. */
+		if (p->cfg->prim == IL_FLOOR_EVENTFD_UV_POLL) {
+			uv_poll_init(&p->loop, &p->poll, p->efd);
+			p->poll.data = p;
+			uv_poll_start(&p->poll, UV_READABLE, floor_efd_cb);
+		}
 		atomic_store(&p->ready, 1);
 		uv_run(&p->loop, UV_RUN_DEFAULT);
 		return NULL;
@@ -112,9 +148,12 @@ static int measure_threads(const struct il_floor_cfg *c, struct il_hist *h, char
 		uv_async_init(&p.loop, &p.async, floor_async_cb);
 		p.async.data = &p;
 	} else {
-		p.efd = eventfd(0, EFD_CLOEXEC);
+		/* Non-blocking where a loop polls it, as il_queue's. */
+		p.efd = eventfd(0, EFD_CLOEXEC | (c->prim == IL_FLOOR_EVENTFD_UV_POLL ? EFD_NONBLOCK : 0));
 		if (p.efd < 0)
 			return -errno;
+		if (c->prim == IL_FLOOR_EVENTFD_UV_POLL)
+			uv_loop_init(&p.loop);
 	}
 	rc = place_self(c->policy, c->cpu_a);
 	if (rc < 0) {
@@ -155,13 +194,74 @@ out:
 		uv_run(&p.loop, UV_RUN_NOWAIT);
 		uv_loop_close(&p.loop);
 	} else {
+		if (c->prim == IL_FLOOR_EVENTFD_UV_POLL) {
+			/* The receiver closed its handle; a failed start leaves it open. */
+			if (!uv_is_closing((uv_handle_t *)&p.poll) && atomic_load(&p.ready) > 0)
+				uv_close((uv_handle_t *)&p.poll, NULL);
+			uv_run(&p.loop, UV_RUN_NOWAIT);
+			uv_loop_close(&p.loop);
+		}
 		close(p.efd);
 	}
 	return rc;
 }
 
+/* The receiving process of unix_socket+uv: a uv loop polls the socket, as
+ * a child's loop does, reads a whole frame-sized message and answers with
+ * its one-way latency. */
+struct sock_rx {
+	int fd;
+	unsigned left;
+	size_t got;
+	uint8_t buf[IL_FLOOR_FRAME_LEN];
+};
+
+static void floor_sock_cb(uv_poll_t *h, int status, int events)
+{
+	struct sock_rx *rx = h->data;
+
+	for (;;) {
+		ssize_t n = read(rx->fd, rx->buf + rx->got, sizeof(rx->buf) - rx->got);
+		uint64_t sent, lat;
+
+		if (n <= 0) {
+			if (n == 0 || errno != EAGAIN)
+				uv_close((uv_handle_t *)h, NULL);
+			return;
+		}
+		rx->got += (size_t)n;
+		if (rx->got < sizeof(rx->buf))
+			continue;
+		lat = il_now_ns();
+		memcpy(&sent, rx->buf, sizeof(sent));
+		lat -= sent;
+		rx->got = 0;
+		if (write(rx->fd, &lat, sizeof(lat)) != sizeof(lat) || --rx->left == 0) {
+			uv_close((uv_handle_t *)h, NULL);
+			return;
+		}
+	}
+}
+
+static void socket_uv_receiver(int fd, unsigned samples)
+{
+	struct sock_rx rx = { .fd = fd, .left = samples };
+	uv_loop_t loop;
+	uv_poll_t poll;
+
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	uv_loop_init(&loop);
+	uv_poll_init(&loop, &poll, fd);
+	poll.data = &rx;
+	uv_poll_start(&poll, UV_READABLE, floor_sock_cb);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	uv_loop_close(&loop);
+}
+
 static int measure_socket(const struct il_floor_cfg *c, struct il_hist *h, char *err, size_t errlen)
 {
+	bool uv = c->prim == IL_FLOOR_UNIX_SOCKET_UV;
+	size_t msg_len = uv ? IL_FLOOR_FRAME_LEN : sizeof(uint64_t);
 	int sv[2], res[2];
 	pid_t pid;
 	int rc, status;
@@ -176,9 +276,13 @@ static int measure_socket(const struct il_floor_cfg *c, struct il_hist *h, char 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(sv[0]);
 		close(res[0]);
-		rc = place_self(c->policy, c->cpu_b);
+		rc = place_self_prio(c->policy, c->cpu_b, c->prio_delta);
 		if (write(res[1], &rc, sizeof(rc)) != sizeof(rc) || rc)
 			_exit(1);
+		if (uv) {
+			socket_uv_receiver(sv[1], c->samples);
+			_exit(0);
+		}
 		for (unsigned i = 0; i < c->samples; i++) {
 			uint64_t sent, lat;
 
@@ -203,11 +307,13 @@ static int measure_socket(const struct il_floor_cfg *c, struct il_hist *h, char 
 		kill(pid, SIGKILL);
 	}
 	for (unsigned i = 0; rc == 0 && i < c->samples; i++) {
+		uint8_t msg[IL_FLOOR_FRAME_LEN] = { 0 };
 		uint64_t now, lat;
 
 		pause_us(c->gap_us);
 		now = il_now_ns();
-		if (write(sv[0], &now, sizeof(now)) != sizeof(now) ||
+		memcpy(msg, &now, sizeof(now));
+		if (write(sv[0], msg, msg_len) != (ssize_t)msg_len ||
 		    read(sv[0], &lat, sizeof(lat)) != sizeof(lat)) {
 			rc = -EIO;
 			snprintf(err, errlen, "unix_socket: receiver went away");
@@ -221,6 +327,26 @@ static int measure_socket(const struct il_floor_cfg *c, struct il_hist *h, char 
 	return rc;
 }
 
+int il_floor_measure_into(const struct il_floor_cfg *c, struct il_hist *h, char *err,
+			  size_t errlen)
+{
+	cpu_set_t saved;
+	int have = sched_getaffinity(0, sizeof(saved), &saved) == 0, rc;
+
+	if (c->prim == IL_FLOOR_UNIX_SOCKET || c->prim == IL_FLOOR_UNIX_SOCKET_UV)
+		rc = measure_socket(c, h, err, errlen);
+	else
+		rc = measure_threads(c, h, err, errlen);
+	/*
+	 * The sender is the calling thread: give it back the CPUs it had, or
+	 * whatever it starts next (bench/overhead's harness runs) inherits the
+	 * pinning and runs on one CPU.
+	 */
+	if (have)
+		sched_setaffinity(0, sizeof(saved), &saved);
+	return rc;
+}
+
 int il_floor_measure(const struct il_floor_cfg *c, struct il_floor_result *out, char *err,
 		     size_t errlen)
 {
@@ -229,10 +355,7 @@ int il_floor_measure(const struct il_floor_cfg *c, struct il_floor_result *out, 
 
 	if (il_hist_new(&h) < 0)
 		return -ENOMEM;
-	if (c->prim == IL_FLOOR_UNIX_SOCKET)
-		rc = measure_socket(c, h, err, errlen);
-	else
-		rc = measure_threads(c, h, err, errlen);
+	rc = il_floor_measure_into(c, h, err, errlen);
 	if (rc == 0) {
 		out->n = il_hist_count(h);
 		out->p50_ns = il_hist_percentile(h, 50);

@@ -1,14 +1,30 @@
 /*
  * lock-bench: N threads contend for one lock for T seconds, with a
- * critical section of C ns and D ns of work outside it, under several
- * placements (one thread per CPU, all on one CPU, 4x and 8x
- * oversubscribed), optionally beside a CPU hog (CFS or FIFO). The locks
- * run interleaved in one process: pthread default, ADAPTIVE_NP, a TAS
- * spin lock, il_spin with source none and with source bpf.
+ * critical section of C ns and D ns of work outside it, in scenarios:
+ *
+ * today's: several placements (one thread per CPU, all on one CPU, 4x and
+ * 8x oversubscribed), optionally beside a CPU hog (CFS or FIFO), with the
+ * --cs-ns/--outside-ns sections (100 ns each by default);
+ *
+ * owner off CPU, where asking whether the owner runs should pay: 4x
+ * oversubscription with 1, 10 and 50 us critical sections (the owner is
+ * preempted inside them); one thread per CPU with a SCHED_FIFO thread on
+ * every CPU that preempts whoever runs; an owner that sleeps or waits for
+ * I/O (a round trip to an echo thread) inside every fourth critical
+ * section.
+ *
+ * The locks run interleaved in one process: pthread default, ADAPTIVE_NP,
+ * a TAS spin lock, il_spin with source none and with source bpf, and
+ * il-bpf whose owner asks for a time-slice extension (rseq, Linux 7.0),
+ * which reports why it cannot run where the kernel lacks it. Per lock and
+ * scenario: ops/s and ratios to pthread and adaptive-np, the CPU a thread
+ * burns inside lock() per acquisition (spinning and futex calls; sampled
+ * with the thread CPU clock), and the acquisition latency.
  *
  * Also measures what the sched_switch BPF program adds to a context switch
  * (pipe ping-pong between two processes on one CPU, with and without the
- * program) and the futex wake round trip that sets the spin budget.
+ * program; the raw tracepoint and the classic one) and the futex wake
+ * round trip that sets the spin budget.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -29,6 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/futex.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <x86intrin.h>
 
 #include "il_clock.h"
@@ -39,20 +57,35 @@
 #include "il_spin.h"
 
 #define MAX_THREADS 1024
-#define MAX_CONFIGS 16
+#define MAX_CONFIGS 32
+/* The arms: the lock kinds, and il-bpf with the owner's time-slice extension. */
+#define ARM_SLICE IL_LOCK_KIND_COUNT
+#define NARMS	  (IL_LOCK_KIND_COUNT + 1)
 /* Log-linear histogram: exact below 64 ns, then 32 sub-buckets per power of 2. */
 #define HIST_SUB 32
 #define HIST_BUCKETS (64 + 40 * HIST_SUB)
 
-enum placement { PL_ONE_PER_CPU, PL_ONE_CPU, PL_OVER4, PL_OVER8, PL_COUNT };
+enum placement { PL_ONE_PER_CPU, PL_ONE_CPU, PL_OVER4, PL_OVER8, PL_OVER2, PL_COUNT };
 enum hog { HOG_NONE, HOG_CFS, HOG_FIFO, HOG_COUNT };
 
-static const char *const placement_names[PL_COUNT] = { "one-per-cpu", "one-cpu", "over4", "over8" };
+static const char *const placement_names[PL_COUNT] = {"one-per-cpu", "one-cpu", "over4", "over8",
+						      "over2"};
+/* Today's placements (--placements): over2 serves the owner-off scenarios only. */
+#define PL_TODAY_COUNT 4
 static const char *const hog_names[HOG_COUNT] = { "none", "cfs", "fifo" };
 
+enum block { BLK_NONE, BLK_SLEEP, BLK_IO };
+
 struct config {
+	char name[48];
 	enum placement pl;
 	enum hog hog;
+	uint64_t cs_ns, outside_ns;
+	enum block block;   /* what the owner does inside every 4th section */
+	uint64_t block_us;  /* BLK_SLEEP: how long */
+	int preempt;	    /* a SCHED_FIFO preemptor on every CPU */
+	int owner_off;	    /* an owner-off-CPU scenario: il-bpf's targets apply */
+	unsigned cpu_every; /* sample the thread CPU clock every Nth acquisition */
 };
 
 struct opts {
@@ -62,6 +95,7 @@ struct opts {
 	const char *json;
 	int quick;
 	unsigned locks_mask, pl_mask, hog_mask;
+	int today, owner_off; /* which scenario families run */
 };
 
 /* Result of one lock in one config, accumulated over rounds. */
@@ -69,6 +103,7 @@ struct result {
 	uint64_t ops, min_ops, max_ops, ctxsw, max_ns, violations;
 	double elapsed_s;
 	uint64_t hist[HIST_BUCKETS];
+	uint64_t cpu_ns, cpu_samples; /* thread CPU inside lock(), sampled */
 	int skipped;
 };
 
@@ -85,6 +120,7 @@ struct worker {
 	pthread_t th;
 	int cpu;
 	uint64_t ops, max_cyc, ctxsw, violations;
+	uint64_t cpu_ns, cpu_samples;
 	uint64_t hist[HIST_BUCKETS];
 } __attribute__((aligned(64)));
 
@@ -94,6 +130,9 @@ struct cell {
 	pthread_barrier_t go;
 	uint64_t cs_cyc, out_cyc;
 	int nthreads;
+	const struct config *cfg;
+	int slice; /* the owner asks for a time-slice extension */
+	int io_fd; /* BLK_IO: our end of the echo thread's socket */
 	struct worker *w;
 };
 
@@ -174,36 +213,165 @@ static long thread_ctxsw(void)
 	return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
+/* --- rseq time-slice extension (Linux 7.0) ------------------------------ */
+#ifndef PR_RSEQ_SLICE_EXTENSION
+#define PR_RSEQ_SLICE_EXTENSION	    79
+#define PR_RSEQ_SLICE_EXTENSION_GET 1
+#define PR_RSEQ_SLICE_EXTENSION_SET 2
+#define PR_RSEQ_SLICE_EXT_ENABLE    0x01
+#endif
+#ifndef __NR_rseq_slice_yield
+#define __NR_rseq_slice_yield 471
+#endif
+/* struct rseq: cpu_id_start, cpu_id, rseq_cs (u64), flags, node_id, mm_cid,
+ * then slice_ctrl {u8 request; u8 granted; u16 reserved}. */
+#define RSEQ_SLICE_CTRL_OFFSET 28
+
+/* glibc (2.35+) registers rseq for every thread and says where. */
+extern ptrdiff_t __rseq_offset __attribute__((weak));
+extern unsigned int __rseq_size __attribute__((weak));
+
+static char slice_why[256];
+
+/*
+ * Whether the owner can ask for a time-slice extension: glibc registered
+ * an rseq area large enough for slice_ctrl, and the kernel knows
+ * PR_RSEQ_SLICE_EXTENSION. Else slice_why says why, and the arm reports
+ * that instead of a number.
+ */
+static int slice_available(void)
+{
+	struct utsname un;
+
+	uname(&un);
+	if (!&__rseq_size || !&__rseq_offset || __rseq_size == 0) {
+		snprintf(slice_why, sizeof(slice_why),
+			 "not available on this kernel: no rseq area registered by the C library");
+		return 0;
+	}
+	if (prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_GET, 0, 0, 0) < 0) {
+		snprintf(slice_why, sizeof(slice_why),
+			 "not available on this kernel: prctl(PR_RSEQ_SLICE_EXTENSION) on %s: %s "
+			 "(the rseq time-slice extension came in Linux 7.0)",
+			 un.release, strerror(errno));
+		return 0;
+	}
+	/* glibc registers a 32-byte area: slice_ctrl (bytes 28..31) is inside. */
+	if (__rseq_size < RSEQ_SLICE_CTRL_OFFSET + 4 && __rseq_size != 20) {
+		snprintf(slice_why, sizeof(slice_why),
+			 "not available on this kernel: the registered rseq area (%u bytes) has no "
+			 "slice_ctrl",
+			 __rseq_size);
+		return 0;
+	}
+	slice_why[0] = '\0';
+	return 1;
+}
+
+static volatile uint8_t *slice_ctrl(void)
+{
+	return (volatile uint8_t *)((char *)__builtin_thread_pointer() + __rseq_offset +
+				    RSEQ_SLICE_CTRL_OFFSET);
+}
+
+/* The owner enters its critical section: preempt me later, please. */
+static inline void slice_begin(void)
+{
+	slice_ctrl()[0] = 1;
+	__asm__ __volatile__("" ::: "memory");
+}
+
+/* Left it: give a granted extension back at once, else drop the request. */
+static inline void slice_end(void)
+{
+	volatile uint8_t *c = slice_ctrl();
+
+	__asm__ __volatile__("" ::: "memory");
+	if (c[1])
+		syscall(__NR_rseq_slice_yield);
+	else
+		c[0] = 0;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* What the owner does inside a blocking critical section. */
+static void block_in_cs(struct cell *c)
+{
+	if (c->cfg->block == BLK_SLEEP) {
+		struct timespec ts = il_ns_to_ts(c->cfg->block_us * 1000);
+
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	} else if (c->cfg->block == BLK_IO) {
+		char b = 'x';
+
+		/* A round trip to the echo thread: the owner waits for I/O. */
+		if (write(c->io_fd, &b, 1) != 1 || read(c->io_fd, &b, 1) != 1)
+			return;
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct cell *c = w->c;
 	struct shared *sh = &c->sh;
+	const struct config *cfg = c->cfg;
+	unsigned every = cfg->cpu_every;
 	uint32_t me = il_spin_tid();
 	long csw0;
 
 	pin_self(w->cpu);
+	if (c->slice)
+		prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_SET,
+		      PR_RSEQ_SLICE_EXT_ENABLE, 0, 0);
 	pthread_barrier_wait(&c->go);
 	csw0 = thread_ctxsw();
 	while (!atomic_load_explicit(&c->stop, memory_order_relaxed)) {
-		uint64_t t0 = __rdtsc(), t1, t2, d;
+		int sample = every && w->ops % every == every - 1;
+		uint64_t t0 = __rdtsc(), t1, t2, d, cpu0 = 0;
 
+		/*
+		 * The CPU burned acquiring (spinning, futex calls) is sampled
+		 * with the thread CPU clock, a system call: every Nth
+		 * acquisition only, and those stay out of the latency histogram.
+		 */
+		if (sample)
+			cpu0 = thread_cpu_ns();
 		il_lock_lock(&sh->lock);
+		if (sample) {
+			w->cpu_ns += thread_cpu_ns() - cpu0;
+			w->cpu_samples++;
+		}
 		t1 = __rdtsc();
+		if (c->slice)
+			slice_begin();
 		if (sh->owner)
 			w->violations++;
 		sh->owner = me;
 		busy_cyc(t1, c->cs_cyc);
+		if (cfg->block != BLK_NONE && (w->ops & 3) == 0)
+			block_in_cs(c);
 		sh->counter++;
 		if (sh->owner != me)
 			w->violations++;
 		sh->owner = 0;
 		il_lock_unlock(&sh->lock);
+		if (c->slice)
+			slice_end();
 		t2 = __rdtsc();
 		d = t1 - t0;
-		if (d > w->max_cyc)
-			w->max_cyc = d;
-		w->hist[hist_index((uint64_t)((double)d * ns_per_cyc))]++;
+		if (!sample) {
+			if (d > w->max_cyc)
+				w->max_cyc = d;
+			w->hist[hist_index((uint64_t)((double)d * ns_per_cyc))]++;
+		}
 		w->ops++;
 		busy_cyc(t2, c->out_cyc);
 	}
@@ -281,6 +449,86 @@ static int hog_stop(struct hog_ctl *h)
 	return ret ? -EPERM : 0;
 }
 
+/*
+ * Preemptors: one SCHED_FIFO thread per CPU, 100 us on every 500 us, the
+ * CPUs' phases apart, so a lock owner is often switched out with the lock
+ * held by something it cannot outrank. They block 80% of the time, well
+ * inside RLIMIT_RTTIME.
+ */
+#define PREEMPT_ON_NS	  100000ull
+#define PREEMPT_PERIOD_NS 500000ull
+
+struct preemptors {
+	pthread_t th[MAX_THREADS];
+	int n, cpu[MAX_THREADS];
+	_Atomic int stop, failed;
+};
+
+struct preemptor_arg {
+	struct preemptors *p;
+	int i;
+};
+
+static void *preemptor_main(void *arg)
+{
+	struct preemptor_arg *a = arg;
+	struct preemptors *p = a->p;
+	struct sched_param sp = {.sched_priority = 2};
+	struct timespec next;
+	uint64_t t;
+
+	pin_self(p->cpu[a->i]);
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0) {
+		atomic_store(&p->failed, 1);
+		return NULL;
+	}
+	t = il_now_ns() + (uint64_t)a->i * PREEMPT_PERIOD_NS / (uint64_t)(p->n ? p->n : 1);
+	while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
+		next = il_ns_to_ts(t);
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		busy_cyc(__rdtsc(), (uint64_t)((double)PREEMPT_ON_NS / ns_per_cyc));
+		t += PREEMPT_PERIOD_NS;
+	}
+	return NULL;
+}
+
+static struct preemptor_arg preempt_args[MAX_THREADS];
+
+static int preemptors_start(struct preemptors *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->n = ncpu;
+	for (int i = 0; i < p->n; i++) {
+		p->cpu[i] = cpus[i];
+		preempt_args[i] = (struct preemptor_arg){p, i};
+		if (pthread_create(&p->th[i], NULL, preemptor_main, &preempt_args[i]) != 0) {
+			p->n = i;
+			return -EAGAIN;
+		}
+	}
+	return 0;
+}
+
+static int preemptors_stop(struct preemptors *p)
+{
+	atomic_store(&p->stop, 1);
+	for (int i = 0; i < p->n; i++)
+		pthread_join(p->th[i], NULL);
+	return atomic_load(&p->failed) ? -EPERM : 0;
+}
+
+/* The I/O a blocking owner waits for: a thread that echoes every byte. */
+static void *echo_main(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	char b;
+
+	while (read(fd, &b, 1) == 1)
+		if (write(fd, &b, 1) != 1)
+			break;
+	return NULL;
+}
+
 /* --- one cell: one lock, one config, one round ----------------------- */
 
 static int nthreads_of(enum placement pl)
@@ -289,6 +537,8 @@ static int nthreads_of(enum placement pl)
 	case PL_ONE_PER_CPU:
 	case PL_ONE_CPU:
 		return ncpu;
+	case PL_OVER2:
+		return 2 * ncpu;
 	case PL_OVER4:
 		return 4 * ncpu;
 	case PL_OVER8:
@@ -298,12 +548,14 @@ static int nthreads_of(enum placement pl)
 	}
 }
 
-static int run_cell(const struct opts *o, struct config cfg, enum il_lock_kind kind, double secs,
+static int run_cell(const struct config *cfg, enum il_lock_kind kind, int slice, double secs,
 		    struct result *res)
 {
-	int n = nthreads_of(cfg.pl);
+	int n = nthreads_of(cfg->pl), io[2] = {-1, -1};
 	struct cell *c;
 	struct hog_ctl hog;
+	struct preemptors *pre = NULL;
+	pthread_t echo;
 	uint64_t t0, t1, sum = 0;
 	struct timespec run;
 	int r = 0;
@@ -321,15 +573,34 @@ static int run_cell(const struct opts *o, struct config cfg, enum il_lock_kind k
 	}
 	memset(c->w, 0, sizeof(struct worker) * (size_t)n);
 	c->nthreads = n;
-	c->cs_cyc = (uint64_t)((double)o->cs_ns / ns_per_cyc);
-	c->out_cyc = (uint64_t)((double)o->outside_ns / ns_per_cyc);
+	c->cfg = cfg;
+	c->slice = slice;
+	c->io_fd = -1;
+	c->cs_cyc = (uint64_t)((double)cfg->cs_ns / ns_per_cyc);
+	c->out_cyc = (uint64_t)((double)cfg->outside_ns / ns_per_cyc);
 	il_lock_init(&c->sh.lock, kind);
 	pthread_barrier_init(&c->go, NULL, (unsigned)n + 1);
 
-	r = hog_start(&hog, cfg.hog);
+	if (cfg->block == BLK_IO) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, io) < 0 ||
+		    pthread_create(&echo, NULL, echo_main, (void *)(intptr_t)io[1]) != 0) {
+			fprintf(stderr, "lock-bench: cannot start the echo thread\n");
+			exit(1);
+		}
+		c->io_fd = io[0];
+	}
+	if (cfg->preempt) {
+		pre = calloc(1, sizeof(*pre));
+		if (!pre || preemptors_start(pre) < 0)
+			r = -EAGAIN;
+	}
+	if (r == 0)
+		r = hog_start(&hog, cfg->hog);
+	else
+		memset(&hog, 0, sizeof(hog));
 	for (int i = 0; r == 0 && i < n; i++) {
 		c->w[i].c = c;
-		c->w[i].cpu = cfg.pl == PL_ONE_CPU ? cpus[0] : cpus[i % ncpu];
+		c->w[i].cpu = cfg->pl == PL_ONE_CPU ? cpus[0] : cpus[i % ncpu];
 		if (pthread_create(&c->w[i].th, NULL, worker_main, &c->w[i]) != 0) {
 			fprintf(stderr, "lock-bench: cannot create %d threads\n", n);
 			exit(1);
@@ -354,6 +625,8 @@ static int run_cell(const struct opts *o, struct config cfg, enum il_lock_kind k
 			res->ops += w->ops;
 			res->ctxsw += w->ctxsw;
 			res->violations += w->violations;
+			res->cpu_ns += w->cpu_ns;
+			res->cpu_samples += w->cpu_samples;
 			if (max_ns > res->max_ns)
 				res->max_ns = max_ns;
 			for (unsigned b = 0; b < HIST_BUCKETS; b++)
@@ -372,6 +645,18 @@ static int run_cell(const struct opts *o, struct config cfg, enum il_lock_kind k
 	if (hog_stop(&hog) < 0) {
 		res->skipped = 1;
 		r = -EPERM;
+	}
+	if (pre && preemptors_stop(pre) < 0) {
+		res->skipped = 1;
+		r = -EPERM;
+	}
+	free(pre);
+	if (io[0] >= 0) {
+		/* End of file ends the echo thread. */
+		shutdown(io[0], SHUT_RDWR);
+		pthread_join(echo, NULL);
+		close(io[0]);
+		close(io[1]);
 	}
 	pthread_barrier_destroy(&c->go);
 	il_lock_destroy(&c->sh.lock);
@@ -431,7 +716,7 @@ static double pingpong_ns_per_switch(int rounds)
  * Returns NAN when the program cannot be loaded or someone else's copy
  * is already attached (no baseline).
  */
-static double bpf_switch_cost_ns(const char **why, double *base_ns)
+static double bpf_switch_cost_ns(enum il_oncpu_prog prog, const char **why, double *base_ns)
 {
 	double off = INFINITY, on = INFINITY, v;
 	struct il_oncpu *o;
@@ -445,7 +730,7 @@ static double bpf_switch_cost_ns(const char **why, double *base_ns)
 	for (int i = 0; i < 5; i++) {
 		v = pingpong_ns_per_switch(20000);
 		off = v < off ? v : off;
-		r = il_oncpu_load(&o);
+		r = il_oncpu_load_prog(prog, &o);
 		if (r < 0) {
 			*why = "cannot load the BPF program";
 			return NAN;
@@ -506,23 +791,28 @@ static double futex_wake_rtt_ns(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: lock-bench [options]\n"
-		"  --cs-ns NS            critical section length, ns (default 100)\n"
-		"  --help                show this help\n"
-		"  --hogs LIST           none,cfs,fifo: CPU hog beside the threads (default none;\n"
-		"                        fifo runs 1 ms on/1 ms off under RLIMIT_RTTIME)\n"
-		"  --json FILE           write results as JSON to FILE\n"
-		"  --locks LIST          pthread,adaptive-np,tas,il-none,il-bpf (default all)\n"
-		"  --outside-ns NS       work between critical sections, ns (default 100)\n"
-		"  --placements LIST     one-per-cpu,one-cpu,over4,over8 (default all)\n"
-		"  --quick               short run (< 1 min on 2 CPUs): 0.8 s per lock and config,\n"
-		"                        all placements, plus one-per-cpu beside a cfs and a fifo hog\n"
-		"  --rounds N            interleaving rounds per config (default 3)\n"
-		"  --seconds S           run time per lock and config over all rounds (default 3)\n"
-		"  --spin-budget-ns NS   il_spin spin budget (default: il_spin's, %u)\n"
-		"  --version             print the version\n",
-		IL_SPIN_DEFAULT_BUDGET_NS);
+	fprintf(
+	    f,
+	    "Usage: lock-bench [options]\n"
+	    "  --cs-ns NS            critical section length, ns (default 100)\n"
+	    "  --help                show this help\n"
+	    "  --hogs LIST           none,cfs,fifo: CPU hog beside the threads (default none;\n"
+	    "                        fifo runs 1 ms on/1 ms off under RLIMIT_RTTIME)\n"
+	    "  --json FILE           write results as JSON to FILE\n"
+	    "  --locks LIST          pthread,adaptive-np,tas,il-none,il-bpf (default all)\n"
+	    "  --outside-ns NS       work between critical sections, ns (default 100)\n"
+	    "  --placements LIST     one-per-cpu,one-cpu,over4,over8 (default all)\n"
+	    "  --quick               short run (< 1 min on 2 CPUs): 0.8 s per lock and config,\n"
+	    "                        all placements, plus one-per-cpu beside a cfs and a fifo hog\n"
+	    "  --rounds N            interleaving rounds per config (default 3)\n"
+	    "  --scenarios LIST      today (the placements and hogs above, --cs-ns/--outside-ns),\n"
+	    "                        owner-off (oversubscription with 1/10/50 us sections, a\n"
+	    "                        preempted owner, an owner that sleeps or waits for I/O)\n"
+	    "                        (default today,owner-off)\n"
+	    "  --seconds S           run time per lock and config over all rounds (default 3)\n"
+	    "  --spin-budget-ns NS   il_spin spin budget (default: il_spin's, %u)\n"
+	    "  --version             print the version\n",
+	    IL_SPIN_DEFAULT_BUDGET_NS);
 }
 
 /* Parses "a,b,c" against names[]; returns a bit mask or -EINVAL. */
@@ -553,26 +843,36 @@ static void bad_arg(const char *opt, const char *val, const char *want)
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-		{ "cs-ns", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "hogs", required_argument, NULL, 'H' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "locks", required_argument, NULL, 'l' },
-		{ "outside-ns", required_argument, NULL, 'o' },
-		{ "placements", required_argument, NULL, 'p' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "spin-budget-ns", required_argument, NULL, 'b' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+	    {"cs-ns", required_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"hogs", required_argument, NULL, 'H'},
+	    {"json", required_argument, NULL, 'j'},
+	    {"locks", required_argument, NULL, 'l'},
+	    {"outside-ns", required_argument, NULL, 'o'},
+	    {"placements", required_argument, NULL, 'p'},
+	    {"quick", no_argument, NULL, 'q'},
+	    {"rounds", required_argument, NULL, 'r'},
+	    {"scenarios", required_argument, NULL, 'S'},
+	    {"seconds", required_argument, NULL, 's'},
+	    {"spin-budget-ns", required_argument, NULL, 'b'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	static const char *const lock_names[] = { "pthread", "adaptive-np", "tas", "il-none", "il-bpf" };
 	uint64_t v;
 	int c, m;
 
-	*o = (struct opts){ .cs_ns = 100, .outside_ns = 100, .seconds = 3, .rounds = 3,
-			    .locks_mask = 0x1f, .pl_mask = 0xf, .hog_mask = 1 };
+	static const char *const families[] = {"today", "owner-off"};
+
+	*o = (struct opts){.cs_ns = 100,
+			   .outside_ns = 100,
+			   .seconds = 3,
+			   .rounds = 3,
+			   .locks_mask = 0x1f,
+			   .pl_mask = 0xf,
+			   .hog_mask = 1,
+			   .today = 1,
+			   .owner_off = 1};
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -607,8 +907,14 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				bad_arg("--locks", optarg, "a list of pthread,adaptive-np,tas,il-none,il-bpf");
 			o->locks_mask = (unsigned)m;
 			break;
+		case 'S':
+			if ((m = parse_list(optarg, families, 2)) < 0)
+				bad_arg("--scenarios", optarg, "a list of today,owner-off");
+			o->today = m & 1;
+			o->owner_off = (m >> 1) & 1;
+			break;
 		case 'p':
-			if ((m = parse_list(optarg, placement_names, PL_COUNT)) < 0)
+			if ((m = parse_list(optarg, placement_names, PL_TODAY_COUNT)) < 0)
 				bad_arg("--placements", optarg, "a list of one-per-cpu,one-cpu,over4,over8");
 			o->pl_mask = (unsigned)m;
 			break;
@@ -634,46 +940,158 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	}
 }
 
+static void add_config(struct config *cfg, int *n, struct config c)
+{
+	if (*n < MAX_CONFIGS)
+		cfg[(*n)++] = c;
+}
+
+/* Today's scenario: a placement, maybe beside a hog, the --cs-ns sections. */
+static struct config today_config(const struct opts *o, enum placement pl, enum hog hog)
+{
+	struct config c = {
+	    .pl = pl, .hog = hog, .cs_ns = o->cs_ns, .outside_ns = o->outside_ns, .cpu_every = 64};
+
+	snprintf(c.name, sizeof(c.name), "%s%s%s", placement_names[pl], hog ? "+hog-" : "",
+		 hog ? hog_names[hog] : "");
+	return c;
+}
+
 static int build_configs(const struct opts *o, struct config *cfg)
 {
 	int n = 0;
 
-	for (int h = 0; h < HOG_COUNT; h++)
-		for (int p = 0; p < PL_COUNT; p++)
-			if ((o->hog_mask >> h & 1) && (o->pl_mask >> p & 1))
-				cfg[n++] = (struct config){ (enum placement)p, (enum hog)h };
-	if (o->quick) {
-		/* The hog rows where on-CPU awareness matters most: a preempted holder. */
-		if (!(o->hog_mask >> HOG_CFS & 1) || !(o->pl_mask & 1))
-			cfg[n++] = (struct config){ PL_ONE_PER_CPU, HOG_CFS };
-		if (!(o->hog_mask >> HOG_FIFO & 1) || !(o->pl_mask & 1))
-			cfg[n++] = (struct config){ PL_ONE_PER_CPU, HOG_FIFO };
+	if (o->today) {
+		for (int h = 0; h < HOG_COUNT; h++)
+			for (int p = 0; p < PL_TODAY_COUNT; p++)
+				if ((o->hog_mask >> h & 1) && (o->pl_mask >> p & 1))
+					add_config(cfg, &n,
+						   today_config(o, (enum placement)p, (enum hog)h));
+		if (o->quick) {
+			/* The hog rows where on-CPU awareness matters most: a preempted holder. */
+			if (!(o->hog_mask >> HOG_CFS & 1) || !(o->pl_mask & 1))
+				add_config(cfg, &n, today_config(o, PL_ONE_PER_CPU, HOG_CFS));
+			if (!(o->hog_mask >> HOG_FIFO & 1) || !(o->pl_mask & 1))
+				add_config(cfg, &n, today_config(o, PL_ONE_PER_CPU, HOG_FIFO));
+		}
+	}
+	if (o->owner_off) {
+		/*
+		 * The owner is often off its CPU while it holds the lock: this
+		 * is where asking whether it runs should win. Sections long
+		 * enough to be preempted in (threads > CPUs), a higher-priority
+		 * thread on every CPU, an owner that sleeps or waits for I/O.
+		 */
+		static const uint64_t cs_us[] = {1, 10, 50};
+
+		for (size_t i = 0; i < sizeof(cs_us) / sizeof(cs_us[0]); i++) {
+			struct config c = {.pl = PL_OVER4,
+					   .cs_ns = cs_us[i] * 1000,
+					   .outside_ns = cs_us[i] * 1000,
+					   .owner_off = 1,
+					   .cpu_every = 8};
+
+			snprintf(c.name, sizeof(c.name), "oversub-cs%llu",
+				 (unsigned long long)cs_us[i]);
+			add_config(cfg, &n, c);
+		}
+		add_config(cfg, &n,
+			   (struct config){.name = "preempted-owner",
+					   .pl = PL_ONE_PER_CPU,
+					   .cs_ns = 5000,
+					   .outside_ns = 5000,
+					   .preempt = 1,
+					   .owner_off = 1,
+					   .cpu_every = 8});
+		add_config(cfg, &n,
+			   (struct config){.name = "blocking-sleep",
+					   .pl = PL_OVER2,
+					   .cs_ns = 2000,
+					   .outside_ns = 2000,
+					   .block = BLK_SLEEP,
+					   .block_us = 50,
+					   .owner_off = 1,
+					   .cpu_every = 8});
+		add_config(cfg, &n,
+			   (struct config){.name = "blocking-io",
+					   .pl = PL_OVER2,
+					   .cs_ns = 2000,
+					   .outside_ns = 2000,
+					   .block = BLK_IO,
+					   .owner_off = 1,
+					   .cpu_every = 8});
 	}
 	return n;
 }
 
 /* --- output ---------------------------------------------------------- */
 
-static cJSON *result_json(const struct opts *o, struct config cfg, enum il_lock_kind k,
-			  const struct result *r, double ops_s, double base)
+static const char *arm_name(int arm)
+{
+	return arm == ARM_SLICE ? "il-bpf+slice" : il_lock_kind_name((enum il_lock_kind)arm);
+}
+
+static double ops_per_s(const struct result *r)
+{
+	return r->elapsed_s > 0 && !r->skipped ? (double)r->ops / r->elapsed_s : 0;
+}
+
+/* CPU burned inside lock() per acquisition (ns), NAN when never sampled. */
+static double spin_ns(const struct result *r)
+{
+	return r->cpu_samples ? (double)r->cpu_ns / (double)r->cpu_samples : NAN;
+}
+
+static void add_num_or_null(cJSON *j, const char *key, double v)
+{
+	if (isnan(v) || isinf(v))
+		cJSON_AddNullToObject(j, key);
+	else
+		cJSON_AddNumberToObject(j, key, v);
+}
+
+static cJSON *result_json(const struct config *cfg, int arm, const struct result *r, double base,
+			  double adaptive)
 {
 	cJSON *j = cJSON_CreateObject();
+	double ops_s = ops_per_s(r);
 
-	cJSON_AddStringToObject(j, "lock", il_lock_kind_name(k));
-	cJSON_AddNumberToObject(j, "threads", nthreads_of(cfg.pl));
-	cJSON_AddStringToObject(j, "placement", placement_names[cfg.pl]);
-	cJSON_AddNumberToObject(j, "cs_ns", (double)o->cs_ns);
-	cJSON_AddNumberToObject(j, "outside_ns", (double)o->outside_ns);
-	cJSON_AddStringToObject(j, "hog", hog_names[cfg.hog]);
+	cJSON_AddStringToObject(j, "scenario", cfg->name);
+	cJSON_AddStringToObject(j, "lock", arm_name(arm));
+	cJSON_AddNumberToObject(j, "threads", nthreads_of(cfg->pl));
+	cJSON_AddStringToObject(j, "placement", placement_names[cfg->pl]);
+	cJSON_AddNumberToObject(j, "cs_ns", (double)cfg->cs_ns);
+	cJSON_AddNumberToObject(j, "outside_ns", (double)cfg->outside_ns);
+	cJSON_AddStringToObject(j, "hog", hog_names[cfg->hog]);
+	cJSON_AddBoolToObject(j, "preemptor_per_cpu", cfg->preempt);
+	cJSON_AddStringToObject(j, "owner_blocks",
+				cfg->block == BLK_SLEEP ? "sleep"
+				: cfg->block == BLK_IO	? "io"
+							: "no");
+	cJSON_AddBoolToObject(j, "owner_often_off_cpu", cfg->owner_off);
+	if (arm == ARM_SLICE && slice_why[0]) {
+		/* Never a number where the kernel could not do it: the fields
+		 * every entry has are null, and why is said. */
+		cJSON_AddBoolToObject(j, "available", 0);
+		cJSON_AddStringToObject(j, "not_available", slice_why);
+		cJSON_AddNullToObject(j, "ops_per_s");
+		cJSON_AddNullToObject(j, "ratio_vs_adaptive");
+		cJSON_AddNullToObject(j, "spin_ns_per_acquire");
+		return j;
+	}
 	if (r->skipped) {
 		cJSON_AddBoolToObject(j, "skipped", 1);
+		cJSON_AddNullToObject(j, "ops_per_s");
+		cJSON_AddNullToObject(j, "ratio_vs_adaptive");
+		cJSON_AddNullToObject(j, "spin_ns_per_acquire");
 		return j;
 	}
 	cJSON_AddNumberToObject(j, "ops_per_s", round(ops_s));
-	if (base > 0)
-		cJSON_AddNumberToObject(j, "ratio_vs_pthread", round(ops_s / base * 1000) / 1000);
-	else
-		cJSON_AddNullToObject(j, "ratio_vs_pthread");
+	add_num_or_null(j, "ratio_vs_pthread", base > 0 ? round(ops_s / base * 1000) / 1000 : NAN);
+	add_num_or_null(j, "ratio_vs_adaptive",
+			adaptive > 0 ? round(ops_s / adaptive * 1000) / 1000 : NAN);
+	add_num_or_null(j, "spin_ns_per_acquire", round(spin_ns(r)));
+	cJSON_AddNumberToObject(j, "spin_samples", (double)r->cpu_samples);
 	cJSON_AddNumberToObject(j, "acquire_p50_ns", round(hist_pct(r->hist, 0.50)));
 	cJSON_AddNumberToObject(j, "acquire_p99_ns", round(hist_pct(r->hist, 0.99)));
 	cJSON_AddNumberToObject(j, "acquire_max_ns", (double)r->max_ns);
@@ -686,7 +1104,7 @@ static cJSON *result_json(const struct opts *o, struct config cfg, enum il_lock_
 	return j;
 }
 
-static char bpf_source[16] = "not run", bpf_reason[200];
+static char bpf_source[16] = "not run", bpf_reason[200], bpf_program[16] = "none";
 
 /* Opens the il-bpf source and remembers what it was for the report. */
 static void bpf_source_open(const struct il_spin_opts *so)
@@ -694,18 +1112,56 @@ static void bpf_source_open(const struct il_spin_opts *so)
 	il_spin_init(IL_SPIN_SOURCE_AUTO, so);
 	snprintf(bpf_source, sizeof(bpf_source), "%s", il_spin_source_name(il_spin_source_get()));
 	snprintf(bpf_reason, sizeof(bpf_reason), "%s", il_spin_source_reason());
+	snprintf(bpf_program, sizeof(bpf_program), "%s", il_spin_source_program());
+}
+
+/*
+ * il-bpf against adaptive-np, scenario by scenario: where the owner is
+ * often off its CPU, at least 1.2x the ops/s and at most half the CPU
+ * burned per acquisition; elsewhere no worse than 0.95x.
+ */
+static cJSON *targets_json(const struct config *cfg, int ncfg, struct result (*res)[NARMS],
+			   int *met, int *checked)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (int c = 0; c < ncfg; c++) {
+		const struct result *b = &res[c][IL_LOCK_IL_BPF],
+				    *ad = &res[c][IL_LOCK_ADAPTIVE_NP];
+		double ratio, spin_ratio;
+		cJSON *t;
+		int ok;
+
+		if (ops_per_s(b) <= 0 || ops_per_s(ad) <= 0)
+			continue;
+		ratio = ops_per_s(b) / ops_per_s(ad);
+		spin_ratio = spin_ns(b) / spin_ns(ad);
+		ok = cfg[c].owner_off ? ratio >= 1.2 && spin_ratio <= 0.5 : ratio >= 0.95;
+		t = cJSON_CreateObject();
+		cJSON_AddStringToObject(t, "scenario", cfg[c].name);
+		cJSON_AddNumberToObject(t, "ops_ratio_vs_adaptive", round(ratio * 1000) / 1000);
+		add_num_or_null(t, "spin_ratio_vs_adaptive", round(spin_ratio * 1000) / 1000);
+		cJSON_AddStringToObject(
+		    t, "target", cfg[c].owner_off ? "ops >= 1.2x, spin <= 0.5x" : "ops >= 0.95x");
+		cJSON_AddBoolToObject(t, "met", ok);
+		cJSON_AddItemToArray(a, t);
+		*met += ok;
+		(*checked)++;
+	}
+	return a;
 }
 
 int main(int argc, char **argv)
 {
-	static struct result res[MAX_CONFIGS][IL_LOCK_KIND_COUNT];
+	static struct result res[MAX_CONFIGS][NARMS];
 	struct config cfg[MAX_CONFIGS];
 	struct il_spin_opts so = { 0 };
 	struct opts o;
 	struct rlimit rt = { 200000, 500000 }; /* us of RT CPU without blocking */
-	const char *why = "";
-	double cost = NAN, base_switch = NAN, rtt;
-	int ncfg, progress = isatty(2), cells = 0, total_cells;
+	const char *why = "", *why_tp = "", *why_raw = "";
+	double cost = NAN, base_switch = NAN, cost_tp = NAN, base_tp = NAN, rtt;
+	double cost_raw = NAN, base_raw = NAN;
+	int ncfg, progress = isatty(2), cells = 0, total_cells, have_slice, met = 0, checked = 0;
 	struct timespec start_wall;
 	struct utsname un;
 	char *cmdline;
@@ -729,21 +1185,30 @@ int main(int argc, char **argv)
 	setrlimit(RLIMIT_RTTIME, &rt);
 	calibrate_tsc();
 	ncfg = build_configs(&o, cfg);
+	have_slice = slice_available();
 
 	if (progress)
 		fprintf(stderr, "lock-bench: measuring context switch cost...\n");
-	cost = bpf_switch_cost_ns(&why, &base_switch);
+	cost = bpf_switch_cost_ns(IL_ONCPU_PROG_AUTO, &why, &base_switch);
+	cost_raw = bpf_switch_cost_ns(IL_ONCPU_PROG_RAW_TP, &why_raw, &base_raw);
+	cost_tp = bpf_switch_cost_ns(IL_ONCPU_PROG_TRACEPOINT, &why_tp, &base_tp);
 	rtt = futex_wake_rtt_ns();
 
 	so.spin_budget_ns = o.spin_budget_ns;
 	if (o.spin_budget_ns)
 		il_spin_budget_set_ns(o.spin_budget_ns);
 
-	total_cells = ncfg * (int)o.rounds * __builtin_popcount(o.locks_mask);
+	total_cells = ncfg * (int)o.rounds *
+		      (__builtin_popcount(o.locks_mask) +
+		       ((o.locks_mask >> IL_LOCK_IL_BPF & 1) && have_slice));
 	for (int c = 0; c < ncfg; c++)
 		for (unsigned r = 0; r < o.rounds; r++)
-			for (int k = 0; k < IL_LOCK_KIND_COUNT; k++) {
-				if (!(o.locks_mask >> k & 1) || res[c][k].skipped)
+			for (int k = 0; k < NARMS; k++) {
+				int lock = k == ARM_SLICE ? IL_LOCK_IL_BPF : k;
+
+				if (!(o.locks_mask >> lock & 1) || res[c][k].skipped)
+					continue;
+				if (k == ARM_SLICE && !have_slice)
 					continue;
 				if (progress)
 					fprintf(stderr, "\rlock-bench: %d/%d", ++cells, total_cells);
@@ -752,32 +1217,40 @@ int main(int argc, char **argv)
 				 * machine, so it is attached only while il-bpf runs:
 				 * the other locks must not pay for it.
 				 */
-				if (k == IL_LOCK_IL_BPF)
+				if (lock == IL_LOCK_IL_BPF)
 					bpf_source_open(&so);
-				run_cell(&o, cfg[c], (enum il_lock_kind)k, o.seconds / o.rounds, &res[c][k]);
-				if (k == IL_LOCK_IL_BPF)
+				run_cell(&cfg[c], (enum il_lock_kind)lock, k == ARM_SLICE,
+					 o.seconds / o.rounds, &res[c][k]);
+				if (lock == IL_LOCK_IL_BPF)
 					il_spin_close();
 			}
 	if (progress)
 		fprintf(stderr, "\n");
 
-	printf("# lock-bench %s, kernel %s, %d CPUs, cs %llu ns, outside %llu ns, %.2f s x %u rounds per cell\n",
+	printf("# lock-bench %s, kernel %s, %d CPUs, today's sections cs %llu ns, outside %llu ns, "
+	       "%.2f s x %u rounds per cell\n",
 	       IL_VERSION, un.release, ncpu, (unsigned long long)o.cs_ns,
 	       (unsigned long long)o.outside_ns, o.seconds, o.rounds);
-	printf("# il-bpf source: %s%s%s%s; spin budget %llu ns; futex wake round trip %.0f ns\n",
-	       bpf_source, bpf_reason[0] ? " (" : "", bpf_reason, bpf_reason[0] ? ")" : "",
-	       (unsigned long long)il_spin_budget_get_ns(), rtt);
+	printf(
+	    "# il-bpf source: %s (%s)%s%s%s; spin budget %llu ns; futex wake round trip %.0f ns\n",
+	    bpf_source, bpf_program, bpf_reason[0] ? " (" : "", bpf_reason,
+	    bpf_reason[0] ? ")" : "", (unsigned long long)il_spin_budget_get_ns(), rtt);
 	if (isnan(cost))
 		printf("# bpf switch cost: not measured (%s)\n", why);
 	else
-		printf("# bpf switch cost: %+.0f ns per context switch (base %.0f ns per switch)\n", cost,
-		       base_switch);
-	printf("%-12s %4s %-5s %-12s %12s %6s %8s %9s %10s %6s %9s\n", "#placement", "thr", "hog",
-	       "lock", "ops/s", "ratio", "p50_ns", "p99_ns", "max_ns", "fair", "ctxsw");
+		printf(
+		    "# bpf switch cost: %+.0f ns per context switch (base %.0f ns per switch), the "
+		    "program il_spin loads; raw tracepoint %+.0f ns, classic tracepoint %+.0f ns\n",
+		    cost, base_switch, cost_raw, cost_tp);
+	printf("# il-bpf+slice (owner asks for an rseq time-slice extension): %s\n",
+	       have_slice ? "measured" : slice_why);
+	printf("%-18s %4s %-12s %11s %6s %6s %8s %8s %9s %5s %9s\n", "#scenario", "thr", "lock",
+	       "ops/s", "x_pth", "x_adap", "spin_ns", "p50_ns", "p99_ns", "fair", "ctxsw");
 
-	root = il_header_new(2, cmdline, &start_wall);
+	root = il_header_new(3, cmdline, &start_wall);
 	cJSON_AddNumberToObject(root, "cpus", ncpu);
 	cJSON_AddStringToObject(root, "il_bpf_source", bpf_source);
+	cJSON_AddStringToObject(root, "il_bpf_program", bpf_program);
 	cJSON_AddStringToObject(root, "il_bpf_source_reason", bpf_reason);
 	cJSON_AddNumberToObject(root, "spin_budget_ns", (double)il_spin_budget_get_ns());
 	cJSON_AddNumberToObject(root, "futex_wake_rtt_ns", round(rtt));
@@ -788,41 +1261,67 @@ int main(int argc, char **argv)
 		cJSON_AddNumberToObject(root, "bpf_switch_cost_ns", round(cost));
 		cJSON_AddNumberToObject(root, "switch_base_ns", round(base_switch));
 	}
+	add_num_or_null(root, "bpf_switch_cost_raw_tp_ns", round(cost_raw));
+	add_num_or_null(root, "bpf_switch_cost_tracepoint_ns", round(cost_tp));
+	cJSON_AddStringToObject(root, "slice_extension", have_slice ? "available" : slice_why);
 	cJSON_AddNumberToObject(root, "handoffs", (double)il_spin_handoffs());
+	cJSON_AddStringToObject(
+	    root, "spin_ns_per_acquire_means",
+	    "thread CPU time inside lock() per acquisition (spinning and futex calls), "
+	    "sampled with CLOCK_THREAD_CPUTIME_ID every Nth acquisition");
 	arr = cJSON_AddArrayToObject(root, "results");
 
 	for (int c = 0; c < ncfg; c++) {
-		double base = 0;
+		double base = ops_per_s(&res[c][IL_LOCK_PTHREAD]);
+		double adaptive = ops_per_s(&res[c][IL_LOCK_ADAPTIVE_NP]);
 
-		if ((o.locks_mask & 1) && res[c][IL_LOCK_PTHREAD].elapsed_s > 0)
-			base = (double)res[c][IL_LOCK_PTHREAD].ops / res[c][IL_LOCK_PTHREAD].elapsed_s;
-		for (int k = 0; k < IL_LOCK_KIND_COUNT; k++) {
+		for (int k = 0; k < NARMS; k++) {
+			int lock = k == ARM_SLICE ? IL_LOCK_IL_BPF : k;
 			struct result *r = &res[c][k];
-			double ops_s;
+			double ops_s = ops_per_s(r);
 
-			if (!(o.locks_mask >> k & 1))
+			if (!(o.locks_mask >> lock & 1))
 				continue;
-			cJSON_AddItemToArray(arr, result_json(&o, cfg[c], (enum il_lock_kind)k, r,
-							     r->elapsed_s > 0 ? (double)r->ops / r->elapsed_s : 0,
-							     base));
-			if (r->skipped || r->elapsed_s <= 0) {
-				printf("%-12s %4d %-5s %-12s %12s  (skipped: cannot run this hog here)\n",
-				       placement_names[cfg[c].pl], nthreads_of(cfg[c].pl), hog_names[cfg[c].hog],
-				       il_lock_kind_name((enum il_lock_kind)k), "-");
+			cJSON_AddItemToArray(arr, result_json(&cfg[c], k, r, base, adaptive));
+			if (k == ARM_SLICE && !have_slice) {
+				printf(
+				    "%-18s %4d %-12s  not available on this kernel (see above)\n",
+				    cfg[c].name, nthreads_of(cfg[c].pl), arm_name(k));
 				continue;
 			}
-			ops_s = (double)r->ops / r->elapsed_s;
-			printf("%-12s %4d %-5s %-12s %12.0f %6.2f %8.0f %9.0f %10llu %6.2f %9llu%s\n",
-			       placement_names[cfg[c].pl], nthreads_of(cfg[c].pl), hog_names[cfg[c].hog],
-			       il_lock_kind_name((enum il_lock_kind)k), ops_s, base > 0 ? ops_s / base : 0,
-			       hist_pct(r->hist, 0.5), hist_pct(r->hist, 0.99), (unsigned long long)r->max_ns,
-			       r->max_ops ? (double)r->min_ops / (double)r->max_ops : 0,
-			       (unsigned long long)r->ctxsw, r->violations ? "  EXCLUSION VIOLATED" : "");
+			if (r->skipped || r->elapsed_s <= 0) {
+				printf("%-18s %4d %-12s %11s  (skipped: cannot run this hog or "
+				       "preemptor here)\n",
+				       cfg[c].name, nthreads_of(cfg[c].pl), arm_name(k), "-");
+				continue;
+			}
+			printf(
+			    "%-18s %4d %-12s %11.0f %6.2f %6.2f %8.0f %8.0f %9.0f %5.2f %9llu%s\n",
+			    cfg[c].name, nthreads_of(cfg[c].pl), arm_name(k), ops_s,
+			    base > 0 ? ops_s / base : 0, adaptive > 0 ? ops_s / adaptive : 0,
+			    spin_ns(r), hist_pct(r->hist, 0.5), hist_pct(r->hist, 0.99),
+			    r->max_ops ? (double)r->min_ops / (double)r->max_ops : 0,
+			    (unsigned long long)r->ctxsw,
+			    r->violations ? "  EXCLUSION VIOLATED" : "");
 		}
 	}
-	printf("lock-bench: %d configs x %d locks, il-bpf source %s, bpf switch cost %s%.0f ns\n", ncfg,
-	       __builtin_popcount(o.locks_mask), bpf_source,
-	       isnan(cost) ? "n/a " : "", isnan(cost) ? 0.0 : cost);
+	if ((o.locks_mask >> IL_LOCK_IL_BPF & 1) && (o.locks_mask >> IL_LOCK_ADAPTIVE_NP & 1)) {
+		cJSON *t = targets_json(cfg, ncfg, res, &met, &checked);
+
+		cJSON_AddItemToObject(root, "targets", t);
+		printf("# il-bpf vs adaptive-np targets met in %d of %d scenarios:", met, checked);
+		{
+			const cJSON *e;
+
+			cJSON_ArrayForEach(e, t) if (!cJSON_IsTrue(cJSON_GetObjectItem(e, "met")))
+			    printf(" %s missed",
+				   cJSON_GetStringValue(cJSON_GetObjectItem(e, "scenario")));
+		}
+		printf("\n");
+	}
+	printf("lock-bench: %d scenarios x %d locks, il-bpf source %s, bpf switch cost %s%.0f ns\n",
+	       ncfg, __builtin_popcount(o.locks_mask), bpf_source, isnan(cost) ? "n/a " : "",
+	       isnan(cost) ? 0.0 : cost);
 
 	if (o.json) {
 		char *txt = cJSON_Print(root);

@@ -5,6 +5,8 @@
  * children, and a stop collects every child's stats and exit.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 
 #include "il_clock.h"
 #include "il_ctl.h"
+#include "il_ctxsw.h"
 #include "il_run.h"
 #include "il_thread.h"
 
@@ -95,6 +98,23 @@ static void kill_all(struct il_run *r)
 }
 
 /* --- failure and stop -------------------------------------------------- */
+/*
+ * Once the children are told to stop, the orchestrator leaves SCHED_FIFO.
+ * Reaping a child (wait4 -> release_task) invalidates its /proc dentries,
+ * and shrink_dcache_parent busy-waits for dentries that the child's own
+ * exiting threads are releasing: at FIFO 98 on their CPU the orchestrator
+ * kept those lower-priority RT threads off it and spun for good (seen
+ * with --policy rt once anything had looked at /proc/PID/task/TID). The
+ * watchdog thread stays RT and still bounds the run.
+ */
+static void orch_leave_rt(struct il_run *r)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	if (il_policy_uses_rt(r->policy))
+		pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+}
+
 void il_orch_fail(struct il_run *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -108,6 +128,7 @@ void il_orch_fail(struct il_run *r, const char *fmt, ...)
 	r->exit_code = 1;
 	/* A failed run does not wait for goodbyes: the children are ours, by pid. */
 	kill_all(r);
+	orch_leave_rt(r);
 	inject_stop(r);
 	r->phase = IL_PH_STOPPING;
 	r->phase_deadline_ns = il_now_ns() + il_ms_to_ns(STOP_TIMEOUT_MS);
@@ -136,12 +157,16 @@ static void run_stop(struct il_run *r)
 	if (r->phase >= IL_PH_STOPPING)
 		return;
 	inject_stop(r);
+	/* Wake-ups counted up to here: the stop itself wakes every thread. */
+	if (r->phase >= IL_PH_RUNNING)
+		il_ctxsw_sample(r->ctxsw, 1);
 	r->phase = IL_PH_STOPPING;
 	r->stop_ns = il_now_ns();
 	/* While the children still live: their schedstat closes the capture. */
 	il_attrib_run_stop(r->attrib);
 	r->phase_deadline_ns = r->stop_ns + il_ms_to_ns(STOP_TIMEOUT_MS);
 	send_all(r, "stop");
+	orch_leave_rt(r);
 }
 
 /* --- children ---------------------------------------------------------- */
@@ -180,6 +205,8 @@ static void on_all_ready(struct il_run *r)
 		.self_pid = (int)getpid(),
 		.self_tid = r->self_tid,
 	};
+	r->ctxsw = il_ctxsw_new(r->threads, (int)getpid(), r->self_tid);
+	il_ctxsw_sample(r->ctxsw, 0);
 	if (il_event_sinks_start(&r->sinks, &info) < 0) {
 		il_orch_fail(r, "cannot start the run's outputs");
 		return;

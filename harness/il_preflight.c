@@ -133,12 +133,17 @@ int il_preflight(struct il_run *r)
 		fprintf(stderr, "inputlat run: %s\n", err);
 		return 2;
 	}
-	/* Each child prepares its own lock; check here that it can. */
+	/*
+	 * The lock is prepared here and kept for the run: for il-bpf that loads
+	 * the one BPF program of the run, whose records the children get over
+	 * their control channel (il_wiring.c) instead of loading a copy each
+	 * (every copy runs on every context switch of the machine).
+	 */
 	if (il_lock_kind_prepare(o->lock, err, sizeof(err)) < 0) {
 		fprintf(stderr, "inputlat run: --lock %s\n", err);
 		return 2;
 	}
-	il_lock_kind_release(o->lock);
+	r->lock_prepared = true;
 	if (il_paths_children(r->children_dir, sizeof(r->children_dir), err, sizeof(err)) < 0) {
 		fprintf(stderr, "inputlat run: %s\n", err);
 		return 1;

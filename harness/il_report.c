@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "il_clock.h"
+#include "il_ctxsw.h"
 #include "il_file.h"
 #include "il_header.h"
 #include "il_hist.h"
@@ -208,6 +209,17 @@ static cJSON *hops_json(const struct il_run_stats *h)
 						(double)h->same_cpu[k] / (double)known);
 		else
 			cJSON_AddNullToObject(o, "same_cpu_fraction");
+		/* The hop's latency by placement (null when it never had it). */
+		if (h->same_cpu[k])
+			cJSON_AddNumberToObject(o, "same_cpu_p50_us",
+						us(il_hist_percentile(h->hop_same_cpu[k], 50)));
+		else
+			cJSON_AddNullToObject(o, "same_cpu_p50_us");
+		if (h->cross_cpu[k])
+			cJSON_AddNumberToObject(o, "cross_cpu_p50_us",
+						us(il_hist_percentile(h->hop_cross_cpu[k], 50)));
+		else
+			cJSON_AddNullToObject(o, "cross_cpu_p50_us");
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -555,6 +567,12 @@ int il_report_json(const struct il_result *r, const char *path)
 	cJSON_AddItemToObject(root, "scenario", scenario_json(r));
 	cJSON_AddNumberToObject(root, "duration_s", (double)(r->end_ns - r->start_ns) / 1e9);
 	startup_json(r, root);
+	/* Wake-ups per event: one per hop is the floor; the stop is not counted. */
+	cJSON_AddItemToObject(root, "context_switches",
+			      il_ctxsw_json(r->ctxsw, r->completed,
+					    r->stop_ns > r->measure_start_ns
+						    ? (double)(r->stop_ns - r->measure_start_ns) / 1e9
+						    : 0));
 	cJSON_AddNumberToObject(root, "exit_code", r->exit_code);
 	if (r->fail_msg[0])
 		cJSON_AddStringToObject(root, "error", r->fail_msg);

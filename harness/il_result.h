@@ -108,6 +108,9 @@ struct il_result {
 	/* The orchestrator itself (the injector's thread in the trace). */
 	int self_pid, self_tid;
 
+	/* Context switches of the chain's threads while measuring (il_ctxsw.h). */
+	const struct il_ctxsw *ctxsw;
+
 	/* Counter samples for the trace (may be empty). */
 	const struct il_trace_counter *counters;
 	size_t ncounters;

@@ -18,6 +18,7 @@
 #include "il_cmd.h"
 #include "il_attrib_sink.h"
 #include "il_cpustat.h"
+#include "il_ctxsw.h"
 #include "il_header.h"
 #include "il_memlock.h"
 #include "il_outputs.h"
@@ -150,6 +151,7 @@ static void run_free(struct il_run *r)
 	il_attrib_run_free(r->attrib);
 	if (r->marker_fd >= 0)
 		close(r->marker_fd);
+	il_ctxsw_free(r->ctxsw);
 	for (int i = 0; i < IL_PROC_COUNT; i++)
 		il_proc_free_msgs(&r->procs[i]);
 	free(r->cmdline);
@@ -159,6 +161,8 @@ static void run_free(struct il_run *r)
 	if (r->inject_tfd >= 0)
 		close(r->inject_tfd);
 	il_policy_free(r->policy);
+	if (r->lock_prepared)
+		il_lock_kind_release(r->o->lock);
 	if (r->dma_fd >= 0)
 		close(r->dma_fd);
 }
@@ -259,6 +263,7 @@ static void result_of(const struct il_run *r, struct il_result *res)
 		res->stats[p] = r->procs[p].stats_msg;
 	res->self_pid = getpid();
 	res->self_tid = r->self_tid;
+	res->ctxsw = r->ctxsw;
 	res->counters = il_sampler_counters(r->sampler, &nctr);
 	res->ncounters = nctr;
 }

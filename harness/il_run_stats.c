@@ -14,7 +14,8 @@ int il_run_stats_new(uint64_t hist_max_us, struct il_run_stats **out)
 		goto fail;
 	for (int k = 1; k <= IL_NHOPS; k++)
 		if (il_hist_new(&s->hop[k]) < 0 || il_hist_new(&s->hop_work[k]) < 0 ||
-		    il_hist_new(&s->hop_queue[k]) < 0)
+		    il_hist_new(&s->hop_queue[k]) < 0 || il_hist_new(&s->hop_same_cpu[k]) < 0 ||
+		    il_hist_new(&s->hop_cross_cpu[k]) < 0)
 			goto fail;
 	for (int t = 0; t < IL_T_COUNT; t++)
 		if (il_hist_new(&s->work[t]) < 0)
@@ -46,6 +47,8 @@ void il_run_stats_free(struct il_run_stats *s)
 		il_hist_free(s->hop[k]);
 		il_hist_free(s->hop_work[k]);
 		il_hist_free(s->hop_queue[k]);
+		il_hist_free(s->hop_same_cpu[k]);
+		il_hist_free(s->hop_cross_cpu[k]);
 	}
 	for (int t = 0; t < IL_T_COUNT; t++)
 		il_hist_free(s->work[t]);
@@ -144,11 +147,11 @@ void il_run_stats_add(struct il_run_stats *s, const struct il_event *ev)
 	il_hist_add(s->presentation, pres);
 	for (int k = 1; k <= IL_NHOPS; k++) {
 		uint32_t a = m->cpu[k - 1], b = m->cpu[k];
-
+		uint64_t d = m->stamp_ns[k] - m->stamp_ns[k - 1];
 		uint64_t end = m->end_ns[k - 1];
 		int t = il_chain_hop(k)->to;
 
-		il_hist_add(s->hop[k], m->stamp_ns[k] - m->stamp_ns[k - 1]);
+		il_hist_add(s->hop[k], d);
 		if (end < m->stamp_ns[k - 1])
 			end = m->stamp_ns[k - 1];
 		if (end > m->stamp_ns[k])
@@ -158,12 +161,15 @@ void il_run_stats_add(struct il_run_stats *s, const struct il_event *ev)
 		/* Threads without work measure none (il_hop_end): nothing to add. */
 		if (t >= 0 && t < IL_T_COUNT && m->work_cpu_ns[k])
 			il_hist_add(s->work[t], m->work_cpu_ns[k]);
-		if (a == UINT32_MAX || b == UINT32_MAX)
+		if (a == UINT32_MAX || b == UINT32_MAX) {
 			s->cpu_unknown[k]++;
-		else if (a == b)
+		} else if (a == b) {
 			s->same_cpu[k]++;
-		else
+			il_hist_add(s->hop_same_cpu[k], d);
+		} else {
 			s->cross_cpu[k]++;
+			il_hist_add(s->hop_cross_cpu[k], d);
+		}
 	}
 	if (s->hist_count) {
 		uint64_t v[2] = {proc / 1000, pres / 1000};

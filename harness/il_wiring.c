@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "il_ctl.h"
 #include "il_lock.h"
 #include "il_present.h"
 #include "il_run.h"
@@ -62,6 +63,9 @@ static void child_args(const struct il_run *r, enum il_proc_id p, struct args *a
 	if (il_chain_proc(p)->in_chain) {
 		args_add(a, "--loops-per-us=%.6f", r->loops_per_us);
 		args_add(a, "--lock=%s", il_lock_kind_name(o->lock));
+		/* The on-CPU records come over the control channel (il_wiring_start). */
+		if (il_lock_kind_share_fd(o->lock) >= 0)
+			args_add(a, "--oncpu-map=ctl");
 		for (int t = 0; t < IL_T_COUNT; t++) {
 			const struct il_thread_desc *d = il_chain_thread(t);
 
@@ -188,8 +192,18 @@ int il_wiring_start(struct il_run *r, char *err, size_t errlen)
 	}
 	for (int p = 0; p < IL_PROC_COUNT; p++) {
 		const char *prog = il_chain_proc(p)->program;
+		int share = il_lock_kind_share_fd(r->o->lock);
 		struct args a = { 0 };
 
+		/* First on the channel, before the child reads any frame: the
+		 * lock's on-CPU records (SCM_RIGHTS), one BPF program per run. */
+		if (share >= 0 && il_chain_proc(p)->in_chain) {
+			rc = il_ctl_send_fd(m.ctl[p], share);
+			if (rc < 0) {
+				snprintf(err, errlen, "handing the on-CPU map to %s: %s", prog, strerror(-rc));
+				goto out;
+			}
+		}
 		child_args(r, p, &a);
 		rc = il_proc_spawn(&r->loop, &r->procs[p], r->children_dir, prog, a.v, m.child[p],
 				   IL_CHILD_MAX_FDS, m.ctl[p], &il_orch_proc_events, r);

@@ -25,6 +25,8 @@
 #define MAX_WORK 32
 /* Above every role, below the orchestrator's watchdog (99) and control (98). */
 #define CHILD_CONTROL_PRIO 97
+/* The orchestrator sends the on-CPU map before spawning us: it is there. */
+#define ONCPU_MAP_WAIT_MS 5000
 
 struct work_entry {
 	char name[16];
@@ -38,6 +40,7 @@ struct il_child {
 	struct il_policy *policy;
 	char builtin_dir[512];
 	enum il_lock_kind lock;
+	bool oncpu_from_ctl; /* --oncpu-map=ctl: the orchestrator sends the records */
 	char runaway[16];
 	uint64_t rttime_us;
 	struct work_entry work[MAX_WORK];
@@ -141,6 +144,12 @@ static int parse_common(struct il_child *c, const char *name, const char *v, pid
 		return parse_work(c, v);
 	if (strcmp(name, "runaway") == 0) {
 		snprintf(c->runaway, sizeof(c->runaway), "%s", v);
+		return 0;
+	}
+	if (strcmp(name, "oncpu-map") == 0) {
+		if (strcmp(v, "ctl") != 0)
+			return -EINVAL;
+		c->oncpu_from_ctl = true;
 		return 0;
 	}
 	if (strcmp(name, "lock") == 0) {
@@ -295,8 +304,22 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 	 * would silently be a different one, so that is an error. */
 	{
 		char why[256];
+		int fd = -1;
 
-		if (il_lock_kind_prepare(c->lock, why, sizeof(why)) < 0) {
+		/* The run's one BPF program is the orchestrator's: its records
+		 * come first on the control channel, before any frame. */
+		if (c->oncpu_from_ctl) {
+			rc = il_ctl_recv_fd(IL_FD_CONTROL, ONCPU_MAP_WAIT_MS, &fd);
+			if (rc < 0) {
+				fprintf(stderr, "%s: --lock %s: no on-CPU map from the orchestrator: %s\n",
+					process, il_lock_kind_name(c->lock), strerror(-rc));
+				exit(2);
+			}
+		}
+		rc = il_lock_kind_prepare_from(c->lock, fd, why, sizeof(why));
+		if (fd >= 0)
+			close(fd);
+		if (rc < 0) {
 			fprintf(stderr, "%s: --lock %s\n", process, why);
 			exit(2);
 		}

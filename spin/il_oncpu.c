@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <time.h>
+#include <sys/wait.h>
 #include <linux/perf_event.h>
 #include <unistd.h>
 
@@ -76,6 +78,36 @@ static int map_records(int fd, struct il_oncpu *o)
 	return 0;
 }
 
+int il_oncpu_open_fd(int map_fd, struct il_oncpu **out)
+{
+	struct il_oncpu *o;
+	int fd, r;
+
+	/* Our own descriptor: the caller keeps (and closes) theirs. */
+	fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	o = calloc(1, sizeof(*o));
+	if (!o) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r = map_records(fd, o);
+	if (r < 0) {
+		close(fd);
+		free(o);
+		return r;
+	}
+	o->program = "shared";
+	*out = o;
+	return 0;
+}
+
+const char *il_oncpu_program(const struct il_oncpu *o)
+{
+	return o && o->program ? o->program : "?";
+}
+
 int il_oncpu_open_pinned(const char *pin_dir, struct il_oncpu **out)
 {
 	char path[PATH_MAX];
@@ -104,6 +136,7 @@ int il_oncpu_open_pinned(const char *pin_dir, struct il_oncpu **out)
 		free(o);
 		return r;
 	}
+	o->program = "pinned";
 	*out = o;
 	return 0;
 }
@@ -147,8 +180,40 @@ static int attach_switch(struct il_oncpu_bpf *skel)
 	return 0;
 }
 
-/* Opens, sizes and loads the skeleton; attaches when attach is set. */
-static int load_skel(struct il_oncpu_bpf **out, int do_attach)
+static int attach_prog(struct bpf_program *prog, struct bpf_link **link)
+{
+	*link = bpf_program__attach(prog);
+	return *link ? 0 : (errno ? -errno : -EINVAL);
+}
+
+/* The link of whichever program is attached. */
+static struct bpf_link *skel_link(const struct il_oncpu_bpf *skel)
+{
+	if (skel->links.il_oncpu_switch_btf)
+		return skel->links.il_oncpu_switch_btf;
+	return skel->links.il_oncpu_switch_raw ? skel->links.il_oncpu_switch_raw
+					       : skel->links.il_oncpu_switch;
+}
+
+/*
+ * The records work: after a sleep (a switch out and back in) the calling
+ * thread's own record says it is on a CPU. A program whose kernel reads
+ * come back 0 records nothing and fails here.
+ */
+static int records_live(const struct il_oncpu_bpf *skel)
+{
+	struct timespec ts = {0, 200000};
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	uint64_t v = 0;
+
+	nanosleep(&ts, NULL);
+	if (bpf_map__lookup_elem(skel->maps.oncpu, &tid, sizeof(tid), &v, sizeof(v), 0) < 0)
+		return -errno;
+	return v & IL_ONCPU_FLAG ? 0 : -ESTALE;
+}
+
+/* Opens, sizes and loads one of the programs; attaches (and checks it) when asked. */
+static int load_variant(struct il_oncpu_bpf **out, int do_attach, enum il_oncpu_prog prog)
 {
 	struct il_oncpu_bpf *skel;
 	int r;
@@ -158,13 +223,31 @@ static int load_skel(struct il_oncpu_bpf **out, int do_attach)
 	if (!skel)
 		return errno ? -errno : -EINVAL;
 	r = bpf_map__set_max_entries(skel->maps.oncpu, wanted_entries());
+	if (r == 0)
+		r = bpf_program__set_autoload(skel->progs.il_oncpu_switch_btf,
+					      prog == IL_ONCPU_PROG_BTF);
+	if (r == 0)
+		r = bpf_program__set_autoload(skel->progs.il_oncpu_switch_raw,
+					      prog == IL_ONCPU_PROG_RAW_TP);
+	if (r == 0)
+		r = bpf_program__set_autoload(skel->progs.il_oncpu_switch,
+					      prog == IL_ONCPU_PROG_TRACEPOINT);
 	if (r < 0)
 		goto fail;
 	r = il_oncpu_bpf__load(skel);
 	if (r < 0)
 		goto fail;
 	if (do_attach) {
-		r = attach_switch(skel);
+		if (prog == IL_ONCPU_PROG_BTF)
+			r = attach_prog(skel->progs.il_oncpu_switch_btf,
+					&skel->links.il_oncpu_switch_btf);
+		else if (prog == IL_ONCPU_PROG_RAW_TP)
+			r = attach_prog(skel->progs.il_oncpu_switch_raw,
+					&skel->links.il_oncpu_switch_raw);
+		else
+			r = attach_switch(skel);
+		if (r == 0)
+			r = records_live(skel);
 		if (r < 0)
 			goto fail;
 	}
@@ -175,7 +258,27 @@ fail:
 	return r;
 }
 
+/*
+ * The cheapest program the kernel takes and runs correctly: BTF
+ * tracepoint, raw tracepoint, classic tracepoint (see oncpu.bpf.c).
+ */
+static int load_skel(struct il_oncpu_bpf **out, int do_attach)
+{
+	int r = load_variant(out, do_attach, IL_ONCPU_PROG_BTF);
+
+	if (r < 0)
+		r = load_variant(out, do_attach, IL_ONCPU_PROG_RAW_TP);
+	if (r < 0)
+		r = load_variant(out, do_attach, IL_ONCPU_PROG_TRACEPOINT);
+	return r;
+}
+
 int il_oncpu_load(struct il_oncpu **out)
+{
+	return il_oncpu_load_prog(IL_ONCPU_PROG_AUTO, out);
+}
+
+int il_oncpu_load_prog(enum il_oncpu_prog prog, struct il_oncpu **out)
 {
 	struct il_oncpu *o;
 	int r, fd;
@@ -183,7 +286,10 @@ int il_oncpu_load(struct il_oncpu **out)
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return -ENOMEM;
-	r = load_skel(&o->skel, 1);
+	if (prog == IL_ONCPU_PROG_AUTO)
+		r = load_skel(&o->skel, 1);
+	else
+		r = load_variant(&o->skel, 1, prog);
 	if (r < 0) {
 		free(o);
 		return r;
@@ -199,6 +305,9 @@ int il_oncpu_load(struct il_oncpu **out)
 		close(fd);
 		goto fail;
 	}
+	o->program = o->skel->links.il_oncpu_switch_btf	  ? "tp_btf"
+		     : o->skel->links.il_oncpu_switch_raw ? "raw_tp"
+							  : "tracepoint";
 	*out = o;
 	return 0;
 fail:
@@ -259,7 +368,7 @@ int il_oncpu_publish(const char *pin_dir)
 	r = bpf_map__pin(skel->maps.oncpu, map_path);
 	if (r < 0)
 		goto fail;
-	r = bpf_link__pin(skel->links.il_oncpu_switch, link_path);
+	r = bpf_link__pin(skel_link(skel), link_path);
 	if (r < 0)
 		goto fail;
 	/* Pins are created with the umask; the design asks for owner-only. */

@@ -20,6 +20,7 @@ struct il_oncpu {
 	size_t map_len;              /* bytes mapped */
 	int map_fd;
 	struct il_oncpu_bpf *skel;   /* non-NULL when loaded in this process */
+	const char *program;	     /* "tp_btf", "raw_tp", "tracepoint", "pinned" or "shared" */
 };
 
 /*
@@ -30,11 +31,34 @@ struct il_oncpu {
 int il_oncpu_open_pinned(const char *pin_dir, struct il_oncpu **out);
 
 /*
+ * Maps the records of a map another process loaded and handed over (a
+ * descriptor received over a socket with SCM_RIGHTS, say): map_fd is
+ * duplicated, the caller keeps its own. Returns 0 or a negative errno
+ * (-EPROTO when the descriptor is not such a map).
+ */
+int il_oncpu_open_fd(int map_fd, struct il_oncpu **out);
+
+/* Where the records come from: "tp_btf", "raw_tp" or "tracepoint" (loaded here),
+ * "pinned" (ilspin-oncpu), "shared" (another process's, by descriptor). */
+const char *il_oncpu_program(const struct il_oncpu *o);
+
+/*
  * Loads and attaches the program in this process; it stays attached until
  * il_oncpu_free() or process exit. Needs CAP_BPF and CAP_PERFMON (root).
  * Returns 0 or a negative errno (-EPERM when BPF is not allowed).
  */
 int il_oncpu_load(struct il_oncpu **out);
+
+/* As il_oncpu_load with a chosen program (AUTO: the first of tp_btf,
+ * raw_tp, tracepoint that works), for benchmarks that compare what each
+ * costs a context switch. */
+enum il_oncpu_prog {
+	IL_ONCPU_PROG_AUTO,
+	IL_ONCPU_PROG_BTF,
+	IL_ONCPU_PROG_RAW_TP,
+	IL_ONCPU_PROG_TRACEPOINT
+};
+int il_oncpu_load_prog(enum il_oncpu_prog prog, struct il_oncpu **out);
 
 /* Detaches (if loaded here) and unmaps. NULL-safe. */
 void il_oncpu_free(struct il_oncpu *o);

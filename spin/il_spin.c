@@ -91,6 +91,18 @@ static struct handoff_slot slots[HANDOFF_SLOTS];
 
 static __thread uint32_t tls_tid;
 static __thread uint32_t tls_spins;
+/*
+ * Owner-aware spins learn too: the longest spin on an on-CPU owner this
+ * thread allows itself now (iterations; 0 = not set yet). A spin that runs
+ * out while the owner still runs halves it: the owner's sections are
+ * longer than spinning can cover, and sleeping costs the CPU less. One
+ * that gets the lock after i iterations lets it grow to 2i (within the
+ * budget). An owner that leaves its CPU ends the spin without changing it.
+ */
+static __thread uint32_t tls_aware_limit;
+
+/* The smallest owner-aware spin: 1/IL_SPIN_AWARE_MIN_DIV of the budget. */
+#define IL_SPIN_AWARE_MIN_DIV 30u
 
 static void forget_tid(void)
 {
@@ -220,11 +232,22 @@ static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_sourc
 {
 	uint32_t adaptive = 2 * tls_spins + 10;
 	int aware = il_spin_source_aware(src);
-	uint32_t limit, i, w, backoff = 1, fair, asked = 0;
+	uint32_t limit, i, w, backoff = 1, fair, asked = 0, budget = 0, min_iters = 0;
+	uint64_t self0 = 0;
 
 	if (adaptive > IL_SPIN_NONE_MAX)
 		adaptive = IL_SPIN_NONE_MAX;
-	limit = aware ? atomic_load_explicit(&il_spin_g.budget_iters, memory_order_relaxed) : adaptive;
+	limit = adaptive;
+	if (aware) {
+		budget = atomic_load_explicit(&il_spin_g.budget_iters, memory_order_relaxed);
+		min_iters = budget / IL_SPIN_AWARE_MIN_DIV + 1;
+		if (!tls_aware_limit || tls_aware_limit > budget)
+			tls_aware_limit = budget;
+		limit = tls_aware_limit;
+		/* Our own switch count: a spinner that gets switched out is in
+		 * somebody's way on its CPU (user space's need_resched). */
+		self0 = il_spin_self_switches(src);
+	}
 	fair = atomic_load_explicit(&il_spin_g.fair_iters, memory_order_relaxed);
 	w = atomic_load_explicit(&m->word, memory_order_relaxed);
 	for (i = 0; i < limit; i++) {
@@ -232,6 +255,9 @@ static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_sourc
 			if (cas_acquire(m, &w, want)) {
 				if (!aware)
 					tls_spins += ((int32_t)i - (int32_t)tls_spins) / 8;
+				else if (2 * i + min_iters > tls_aware_limit)
+					tls_aware_limit =
+					    2 * i + min_iters < budget ? 2 * i + min_iters : budget;
 				return 1;
 			}
 			continue;
@@ -247,6 +273,8 @@ static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_sourc
 				return 0;
 			if (st < 0 && limit > adaptive)
 				limit = adaptive; /* TID beyond the map: behave as none */
+			if (self0 != il_spin_self_switches(src))
+				return 0;
 			/*
 			 * Spinning this long means we keep missing the short
 			 * window between the owner's unlock and its next lock:
@@ -273,6 +301,8 @@ static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_sourc
 	}
 	if (!aware)
 		tls_spins += ((int32_t)limit - (int32_t)tls_spins) / 8;
+	else if (limit == tls_aware_limit)
+		tls_aware_limit = tls_aware_limit / 2 > min_iters ? tls_aware_limit / 2 : min_iters;
 	return 0;
 }
 

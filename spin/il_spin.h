@@ -74,6 +74,22 @@ struct il_spin_opts {
  */
 int il_spin_init(enum il_spin_source want, const struct il_spin_opts *opts);
 
+/*
+ * As il_spin_init(IL_SPIN_SOURCE_BPF), with the records of a map another
+ * process loaded and handed over (SCM_RIGHTS): one program per machine
+ * instead of one per process, since every copy runs on every context
+ * switch. map_fd stays the caller's. Checked as il_spin_init checks.
+ * Returns 0 or a negative errno (reason in il_spin_source_reason()).
+ */
+int il_spin_init_map_fd(int map_fd, const struct il_spin_opts *opts);
+
+/* The descriptor of the records in use, to hand to another process; -1 if none. */
+int il_spin_map_fd(void);
+
+/* Where the records come from: "tp_btf", "raw_tp", "tracepoint" (loaded here),
+ * "pinned", "shared" (handed over) or "none". */
+const char *il_spin_source_program(void);
+
 /* Releases the BPF map (and in-process program); the source becomes none. */
 void il_spin_close(void);
 

@@ -57,4 +57,19 @@ static inline int il_spin_owner_state(enum il_spin_source s, uint32_t tid)
 	return il_oncpu_state(o, tid);
 }
 
+/*
+ * How many times the calling thread has been switched in or out, from its
+ * own BPF record (0 without the bpf source): a change during a spin means
+ * the spinner itself was preempted.
+ */
+static inline uint64_t il_spin_self_switches(enum il_spin_source s)
+{
+	struct il_oncpu *o;
+
+	if (s != IL_SPIN_SOURCE_BPF)
+		return 0;
+	o = atomic_load_explicit(&il_spin_g.oncpu, memory_order_relaxed);
+	return o ? il_oncpu_record(o, il_spin_tid()) & IL_ONCPU_SEQ_MASK : 0;
+}
+
 #endif

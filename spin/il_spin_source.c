@@ -238,6 +238,54 @@ out:
 	return r;
 }
 
+int il_spin_init_map_fd(int map_fd, const struct il_spin_opts *opts)
+{
+	struct il_oncpu *o = NULL;
+	int r;
+
+	il_spin_calibrate();
+	if (opts && opts->spin_budget_ns)
+		il_spin_budget_set_ns(opts->spin_budget_ns);
+	pthread_mutex_lock(&init_lock);
+	il_oncpu_free(atomic_exchange(&il_spin_g.oncpu, NULL));
+	if (in_child_pid_ns()) {
+		snprintf(reason, sizeof(reason), "source none: in a child PID namespace, BPF TIDs would not match");
+		r = -EXDEV;
+		goto out;
+	}
+	r = il_oncpu_open_fd(map_fd, &o);
+	if (r < 0) {
+		snprintf(reason, sizeof(reason), "source none: the handed-over map cannot be mapped (%s)",
+			 strerror(-r));
+		goto out;
+	}
+	r = self_check(o);
+	if (r < 0) {
+		snprintf(reason, sizeof(reason), "source none: handed-over BPF records are %s",
+			 r == -ERANGE ? "smaller than this TID" : "stale (program not attached?)");
+		il_oncpu_free(o);
+		goto out;
+	}
+	atomic_store_explicit(&il_spin_g.oncpu, o, memory_order_release);
+out:
+	pthread_mutex_unlock(&init_lock);
+	return r;
+}
+
+int il_spin_map_fd(void)
+{
+	struct il_oncpu *o = atomic_load(&il_spin_g.oncpu);
+
+	return o ? o->map_fd : -1;
+}
+
+const char *il_spin_source_program(void)
+{
+	struct il_oncpu *o = atomic_load(&il_spin_g.oncpu);
+
+	return o ? il_oncpu_program(o) : "none";
+}
+
 /*
  * Only safe when no thread is inside a lock call: spinners read the map
  * without a reference count, by design (one load, no system call).

@@ -4,3 +4,8 @@
 il_add_test(test_event_window SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_event_window.c LIBS il_harness)
 il_add_run_test(test_rss SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rss.c
                 LIBS PkgConfig::CJSON TIMEOUT 240)
+if(IL_WITH_SPIN)
+  # One BPF program per run: records handed over a socket (root, BPF).
+  il_add_run_test(test_oncpu_share SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_oncpu_share.c
+                  LIBS il_wire il_spin LABELS root TIMEOUT 90)
+endif()

@@ -1,6 +1,8 @@
 #include "il_ctl.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,4 +230,70 @@ int il_ctl_send_type(uv_stream_t *stream, const char *type)
 	rc = il_ctl_send(stream, o);
 	cJSON_Delete(o);
 	return rc;
+}
+
+/* The byte that carries a descriptor; anything else there is a protocol error. */
+#define FD_MARK 'F'
+
+int il_ctl_send_fd(int sock, int fd)
+{
+	char mark = FD_MARK;
+	struct iovec iov = { .iov_base = &mark, .iov_len = 1 };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} c;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
+			      .msg_controllen = sizeof(c.buf) };
+	struct cmsghdr *h;
+	ssize_t n;
+
+	memset(&c, 0, sizeof(c));
+	h = CMSG_FIRSTHDR(&msg);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(h), &fd, sizeof(int));
+	do
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == 1 ? 0 : n < 0 ? -errno : -EIO;
+}
+
+int il_ctl_recv_fd(int sock, int timeout_ms, int *fd)
+{
+	char mark = 0;
+	struct iovec iov = { .iov_base = &mark, .iov_len = 1 };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} c;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
+			      .msg_controllen = sizeof(c.buf) };
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	struct cmsghdr *h;
+	ssize_t n;
+	int r;
+
+	do
+		r = poll(&p, 1, timeout_ms);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return -ETIMEDOUT;
+	if (r < 0)
+		return -errno;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n != 1 || mark != FD_MARK)
+		return -EPROTO;
+	for (h = CMSG_FIRSTHDR(&msg); h; h = CMSG_NXTHDR(&msg, h))
+		if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
+		    h->cmsg_len == CMSG_LEN(sizeof(int))) {
+			memcpy(fd, CMSG_DATA(h), sizeof(int));
+			return 0;
+		}
+	return -EPROTO;
 }

@@ -55,4 +55,15 @@ int il_ctl_send_type(uv_stream_t *stream, const char *type);
 /* Sends an EVENT frame; tries a direct write first, queues otherwise. */
 int il_frame_send_event(uv_stream_t *stream, const struct il_msg *m);
 
+/*
+ * A descriptor over the control channel, before any frame: one byte with
+ * the descriptor attached (SCM_RIGHTS), sent on the raw socket before it
+ * is handed to libuv, and received by the child, blocking, before it
+ * starts reading frames (the --oncpu-map=ctl option says it will come).
+ * recv waits at most timeout_ms. Both return 0 or a negative errno; *fd is
+ * the child's new descriptor (close-on-exec).
+ */
+int il_ctl_send_fd(int sock, int fd);
+int il_ctl_recv_fd(int sock, int timeout_ms, int *fd);
+
 #endif

@@ -48,6 +48,30 @@ int il_lock_kind_prepare(enum il_lock_kind k, char *why, size_t len)
 	return 0;
 }
 
+int il_lock_kind_share_fd(enum il_lock_kind k)
+{
+#ifdef IL_HAVE_SPIN
+	if (k == IL_LOCK_IL_BPF)
+		return il_spin_map_fd();
+#endif
+	return -1;
+}
+
+int il_lock_kind_prepare_from(enum il_lock_kind k, int map_fd, char *why, size_t len)
+{
+#ifdef IL_HAVE_SPIN
+	if (k == IL_LOCK_IL_BPF && map_fd >= 0) {
+		if (il_spin_init_map_fd(map_fd, NULL) < 0) {
+			snprintf(why, len, "%s: BPF on-CPU source unavailable: %s", il_lock_kind_name(k),
+				 il_spin_source_reason());
+			return -ENOTSUP;
+		}
+		return 0;
+	}
+#endif
+	return il_lock_kind_prepare(k, why, len);
+}
+
 void il_lock_kind_release(enum il_lock_kind k)
 {
 #ifdef IL_HAVE_SPIN

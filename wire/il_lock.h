@@ -54,6 +54,16 @@ int il_lock_kind_prepare(enum il_lock_kind k, char *why, size_t len);
 void il_lock_kind_release(enum il_lock_kind k);
 
 /*
+ * One BPF program per run, not one per process: the process that prepared
+ * il-bpf hands il_lock_kind_share_fd()'s descriptor (the on-CPU records)
+ * to the others, which prepare with il_lock_kind_prepare_from() instead of
+ * loading their own copy. share_fd returns -1 for any other kind (or when
+ * nothing is prepared); prepare_from is il_lock_kind_prepare for them.
+ */
+int il_lock_kind_share_fd(enum il_lock_kind k);
+int il_lock_kind_prepare_from(enum il_lock_kind k, int map_fd, char *why, size_t len);
+
+/*
  * Initialises l as kind k. For IL_LOCK_IL_BPF the BPF records come from
  * il_spin_init(), which the program calls once beforehand (a harness
  * reports il_spin_source_get()/il_spin_source_reason()); without them the

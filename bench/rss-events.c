@@ -1,0 +1,319 @@
+/*
+ * bench/rss-events: peak RSS of every process of a traced run against the
+ * number of events (issue 17: memory must not grow with the run). For
+ * each count (default 10^3, 10^4, 10^5, 10^6) it runs
+ *
+ *   inputlat run --events N --warmup 0 --interval-ms MS --work none
+ *                --trace T --trace-events min(N, 100000) --records R --json J
+ *
+ * and prints, per count, the wall time, each process's peak RSS as the
+ * run's report gives it (rss_kib: VmHWM per process) and the largest peak
+ * in the process tree from wait4 (which covers the orchestrator writing
+ * its report after it read its own VmHWM), and the growth per tenfold
+ * step. The trace is capped at 100,000 mouse-downs by inputlat itself.
+ *
+ * A count whose outputs would not fit on the output file system (from the
+ * bytes per event of the runs before it) is reported as not run, with why.
+ * A benchmark: it prints figures, it is never a timed test.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "il_file.h"
+#include "il_header.h"
+#include "il_parse.h"
+
+#define RSS_FILE_VERSION 1
+#define MAX_COUNTS	 8
+#define TRACE_CAP	 100000
+#define NPROCS		 5
+
+static const char *const procs[NPROCS] = {"inputlat", "browser-sim", "render-sim", "viz-sim",
+					  "il-workload"};
+
+struct row {
+	uint64_t events;
+	int ran;
+	char why[4400];
+	double elapsed_s, completed;
+	double proc_kib[NPROCS];
+	long tree_kib;
+	unsigned long long out_bytes;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: rss-events [OPTION]...\n"
+		   "  --counts LIST     event counts, comma-separated (default "
+		   "1000,10000,100000,1000000)\n"
+		   "  --dir DIR         where the run's outputs go (default a new /tmp directory)\n"
+		   "  --interval-ms MS  event spacing (default 0.3)\n"
+		   "  --json FILE       results as JSON\n");
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static unsigned long long file_bytes(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (unsigned long long)st.st_size : 0;
+}
+
+static int parse_counts(char *list, uint64_t *counts, int *n)
+{
+	char *save = NULL;
+
+	*n = 0;
+	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (*n >= MAX_COUNTS || il_parse_u64(t, 1, 10000000, &counts[*n]) < 0)
+			return -1;
+		(*n)++;
+	}
+	return *n ? 0 : -1;
+}
+
+/* One run of n events; fills r. Returns 0, or -1 with r->why set. */
+static int run_one(const char *inputlat, const char *dir, const char *interval, struct row *r)
+{
+	char ev[32], tev[32], json[4200], trace[4200], records[4200], err[4200], jerr[256];
+	struct rusage ru;
+	cJSON *root = NULL, *rss, *events;
+	double t0;
+	int status;
+	pid_t pid;
+
+	snprintf(ev, sizeof(ev), "%llu", (unsigned long long)r->events);
+	snprintf(tev, sizeof(tev), "%llu",
+		 (unsigned long long)(r->events < TRACE_CAP ? r->events : TRACE_CAP));
+	snprintf(json, sizeof(json), "%s/run.json", dir);
+	snprintf(trace, sizeof(trace), "%s/trace.json", dir);
+	snprintf(records, sizeof(records), "%s/records.jsonl", dir);
+	snprintf(err, sizeof(err), "%s/err.txt", dir);
+	t0 = now_s();
+	pid = fork();
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout) || !freopen(err, "w", stderr))
+			_exit(127);
+		execl(inputlat, inputlat, "run", "--events", ev, "--warmup", "0", "--interval-ms",
+		      interval, "--work", "none", "--quiet", "--json", json, "--trace", trace,
+		      "--trace-events", tev, "--records", records, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) {
+		snprintf(r->why, sizeof(r->why), "cannot run inputlat: %s", strerror(errno));
+		return -1;
+	}
+	r->elapsed_s = now_s() - t0;
+	r->tree_kib = ru.ru_maxrss;
+	r->out_bytes = file_bytes(json) + file_bytes(trace) + file_bytes(records);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		snprintf(r->why, sizeof(r->why), "inputlat run failed (wait status 0x%x, see %s)",
+			 status, err);
+		return -1;
+	}
+	if (il_json_load(json, &root, jerr, sizeof(jerr)) < 0) {
+		snprintf(r->why, sizeof(r->why), "report unreadable: %s", jerr);
+		return -1;
+	}
+	rss = cJSON_GetObjectItemCaseSensitive(root, "rss_kib");
+	for (int i = 0; i < NPROCS; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(rss, procs[i]);
+
+		r->proc_kib[i] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	}
+	events = cJSON_GetObjectItemCaseSensitive(root, "events");
+	r->completed = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(events, "completed"));
+	cJSON_Delete(root);
+	unlink(json);
+	unlink(trace);
+	unlink(records);
+	unlink(err);
+	r->ran = 1;
+	return 0;
+}
+
+static void add_num_or_null(cJSON *o, const char *k, double v)
+{
+	if (isnan(v))
+		cJSON_AddNullToObject(o, k);
+	else
+		cJSON_AddNumberToObject(o, k, v);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"counts", required_argument, NULL, 'c'}, {"dir", required_argument, NULL, 'd'},
+	    {"help", no_argument, NULL, 'h'},	      {"interval-ms", required_argument, NULL, 'i'},
+	    {"json", required_argument, NULL, 'j'},   {NULL, 0, NULL, 0},
+	};
+	char default_counts[] = "1000,10000,100000,1000000";
+	char self[4096], inputlat[4200], tmpdir[] = "/tmp/il-rss-events.XXXXXX";
+	const char *json_path = NULL, *interval = "0.3", *dir = NULL;
+	uint64_t counts[MAX_COUNTS];
+	struct row rows[MAX_COUNTS] = {0};
+	double bytes_per_event = 0, interval_ms;
+	struct timespec start_wall;
+	int n = 0, c, rc = 0, made_dir = 0;
+	cJSON *root, *arr;
+	char *cmdline;
+	ssize_t len;
+
+	parse_counts(default_counts, counts, &n);
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int bad = 0;
+
+		switch (c) {
+		case 'c':
+			bad = parse_counts(optarg, counts, &n) < 0;
+			break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 'i':
+			interval = optarg;
+			bad = il_parse_double(optarg, 0.1, 1000, &interval_ms) < 0;
+			break;
+		case 'j':
+			json_path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			bad = 1;
+		}
+		if (bad) {
+			fprintf(stderr, "rss-events: bad option or value '%s' (see --help)\n",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	clock_gettime(CLOCK_REALTIME, &start_wall);
+	cmdline = il_cmdline_join("rss-events", argc - 1, argv + 1);
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len < 0)
+		return 1;
+	self[len] = '\0';
+	/* build/bench/rss-events -> build/inputlat */
+	snprintf(inputlat, sizeof(inputlat), "%s/../inputlat", dirname(self));
+	if (access(inputlat, X_OK) < 0) {
+		fprintf(stderr, "rss-events: cannot find %s (build the inputlat target)\n",
+			inputlat);
+		return 1;
+	}
+	if (!dir) {
+		if (!mkdtemp(tmpdir)) {
+			fprintf(stderr, "rss-events: cannot make %s: %s\n", tmpdir,
+				strerror(errno));
+			return 1;
+		}
+		dir = tmpdir;
+		made_dir = 1;
+	}
+
+	for (int i = 0; i < n; i++) {
+		struct row *r = &rows[i];
+		struct statvfs vfs;
+
+		r->events = counts[i];
+		/* Room for the outputs, from what the runs before wrote per event
+		 * (the trace's share stops growing at its cap: an overestimate). */
+		if (bytes_per_event > 0 && statvfs(dir, &vfs) == 0 &&
+		    (double)vfs.f_bavail * (double)vfs.f_frsize <
+			1.5 * bytes_per_event * (double)r->events) {
+			snprintf(r->why, sizeof(r->why),
+				 "not run: its outputs need about %.1f GiB, %s has %.1f GiB free",
+				 bytes_per_event * (double)r->events / (1 << 30), dir,
+				 (double)vfs.f_bavail * (double)vfs.f_frsize / (1 << 30));
+			continue;
+		}
+		fprintf(stderr, "rss-events: %llu events...\n", (unsigned long long)r->events);
+		if (run_one(inputlat, dir, interval, r) < 0) {
+			fprintf(stderr, "rss-events: %llu events: %s\n",
+				(unsigned long long)r->events, r->why);
+			rc = 1;
+			continue;
+		}
+		bytes_per_event = (double)r->out_bytes / (double)r->events;
+	}
+	if (made_dir)
+		rmdir(dir);
+
+	printf(
+	    "# rss-events: traced runs (--trace, --records, --work none, --interval-ms %s); peak "
+	    "RSS in KiB per process (the report's VmHWM) and in the process tree (wait4)\n",
+	    interval);
+	printf("%10s %9s %10s", "events", "wall_s", "completed");
+	for (int p = 0; p < NPROCS; p++)
+		printf(" %12s", procs[p]);
+	printf(" %9s %9s\n", "tree_max", "growth");
+	for (int i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+
+		printf("%10llu", (unsigned long long)r->events);
+		if (!r->ran) {
+			printf("  %s\n", r->why);
+			continue;
+		}
+		printf(" %9.1f %10.0f", r->elapsed_s, r->completed);
+		for (int p = 0; p < NPROCS; p++)
+			printf(" %12.0f", r->proc_kib[p]);
+		printf(" %9ld", r->tree_kib);
+		/* Growth of the largest peak against the previous count that ran. */
+		if (i > 0 && rows[i - 1].ran && rows[i - 1].tree_kib > 0)
+			printf(" %8.2fx\n", (double)r->tree_kib / (double)rows[i - 1].tree_kib);
+		else
+			printf(" %9s\n", "-");
+	}
+
+	root = il_header_new(RSS_FILE_VERSION, cmdline, &start_wall);
+	cJSON_AddStringToObject(root, "interval_ms", interval);
+	arr = cJSON_AddArrayToObject(root, "results");
+	for (int i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		cJSON *o = cJSON_CreateObject(), *pk;
+
+		cJSON_AddNumberToObject(o, "events", (double)r->events);
+		cJSON_AddItemToArray(arr, o);
+		if (!r->ran) {
+			cJSON_AddStringToObject(o, "not_run", r->why);
+			continue;
+		}
+		cJSON_AddNumberToObject(o, "trace_events",
+					(double)(r->events < TRACE_CAP ? r->events : TRACE_CAP));
+		cJSON_AddNumberToObject(o, "completed", r->completed);
+		cJSON_AddNumberToObject(o, "wall_s", round(r->elapsed_s * 100) / 100);
+		pk = cJSON_AddObjectToObject(o, "peak_rss_kib");
+		for (int p = 0; p < NPROCS; p++)
+			add_num_or_null(pk, procs[p], r->proc_kib[p]);
+		cJSON_AddNumberToObject(o, "tree_max_rss_kib", (double)r->tree_kib);
+		cJSON_AddNumberToObject(o, "output_bytes", (double)r->out_bytes);
+	}
+	if (json_path && il_json_write(json_path, root) < 0) {
+		fprintf(stderr, "rss-events: cannot write %s\n", json_path);
+		rc = 1;
+	}
+	cJSON_Delete(root);
+	free(cmdline);
+	return rc;
+}
