@@ -48,6 +48,8 @@ static void evdev_press_cb(void *ctx, uint64_t kernel_ns)
 	m.stamp_ns[IL_STAMP_EVDEV] = B.press_stamp_ns;
 	m.tid[IL_STAMP_EVDEV] = (uint32_t)il_gettid();
 	m.cpu[IL_STAMP_EVDEV] = B.press_cpu;
+	if (il_hop_marker_fd >= 0)
+		il_hop_mark(&m, IL_STAMP_EVDEV, 1);
 	il_hop_end(&m, IL_STAMP_EVDEV, B.evdev.work_us);
 	il_queue_push(&B.ui_q, &m);
 }

@@ -9,6 +9,9 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <linux/bpf.h>
+
+#include "il_attrib_run.h"
+#include "il_tracefs.h"
 #include <linux/capability.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -281,13 +284,39 @@ static void check_tracefs(struct checks *cs)
 {
 	static const char *const paths[] = { "/sys/kernel/tracing/trace_marker",
 					     "/sys/kernel/debug/tracing/trace_marker" };
+	int fd;
+
 	for (size_t i = 0; i < 2; i++)
 		if (access(paths[i], W_OK) == 0) {
 			add(cs, "tracefs", true, "%s writable", paths[i]);
 			return;
 		}
+	/* What run --trace-marker does: a private mount of tracefs. */
+	fd = il_tracefs_open_marker();
+	if (fd >= 0) {
+		close(fd);
+		add(cs, "tracefs", true, "not mounted, but trace_marker opens in a private mount "
+		    "namespace: run --trace-marker works");
+		return;
+	}
 	add(cs, "tracefs", false, "no writable trace_marker under /sys/kernel/tracing "
-	    "or /sys/kernel/debug/tracing: tracefs not mounted");
+	    "or /sys/kernel/debug/tracing, and mounting tracefs privately failed: %s",
+	    strerror(-fd));
+}
+
+/* What a run's --attribution auto will find: the BPF capture loads and attaches. */
+static void check_attribution(struct checks *cs)
+{
+	struct il_attrib_run *r = NULL;
+	char why[256] = "";
+
+	if (il_attrib_run_new(IL_ATTRIB_ON, &r, why, sizeof(why)) == 0) {
+		add(cs, "attribution", true, "the sched tracepoint programs load and attach: "
+		    "run --attribution works");
+		il_attrib_run_free(r);
+	} else {
+		add(cs, "attribution", false, "%s", why[0] ? why : "out of memory");
+	}
 }
 
 /*
@@ -638,6 +667,7 @@ int il_cmd_check(int argc, char **argv)
 	check_uinput(cs);
 	check_drm(cs);
 	check_bpf(cs);
+	check_attribution(cs);
 	check_tracefs(cs);
 	il_knobs_unlock(lock);
 

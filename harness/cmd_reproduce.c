@@ -11,6 +11,7 @@
  * figure is the median over the rounds (timeouts are summed).
  */
 #include "il_cmd.h"
+#include "il_explain.h"
 #include "il_header.h"
 #include "il_paths.h"
 
@@ -421,7 +422,120 @@ struct claim {
 	const char *verdict;
 	char reason[1024];
 	cJSON *figures;
+	cJSON *culprits;
 };
+
+/* Who held the CPUs behind a claim's figure, summed over a scenario's rounds. */
+struct culprit_sum {
+	char thread[32];
+	const cJSON *first; /* one of its report objects: class, priority */
+	double ms;
+};
+
+/*
+ * The culprit that held the CPU longest, over the rounds of sc: while the
+ * pipeline's hops waited (attribution.culprits) or, with canary, while
+ * the canary waited (its thread's culprits). false when no round had
+ * attribution; why then says why.
+ */
+static bool top_culprit(const struct repro *r, int sc, bool canary, struct culprit_sum *top,
+			const char **why)
+{
+	struct culprit_sum v[32];
+	size_t n = 0;
+
+	memset(top, 0, sizeof(*top));
+	*why = "no report";
+	for (unsigned i = 0; i < r->rounds; i++) {
+		const cJSON *a = il_json_get(r->res[sc][i].report, "attribution"), *list = NULL, *c;
+
+		if (!a)
+			continue;
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "available"))) {
+			*why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "why"));
+			continue;
+		}
+		if (canary) {
+			const cJSON *t;
+
+			cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(a, "threads"))
+			{
+				const char *nm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "name"));
+
+				if (nm && !strcmp(nm, "il:canary"))
+					list = cJSON_GetObjectItemCaseSensitive(t, "culprits");
+			}
+		} else {
+			list = cJSON_GetObjectItemCaseSensitive(a, "culprits");
+		}
+		cJSON_ArrayForEach(c, list)
+		{
+			const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "thread"));
+			size_t j;
+
+			if (!t)
+				continue;
+			for (j = 0; j < n && strcmp(v[j].thread, t); j++)
+				;
+			if (j == n) {
+				if (n == 32)
+					continue;
+				snprintf(v[n].thread, sizeof(v[n].thread), "%s", t);
+				v[n].first = c;
+				v[n].ms = 0;
+				n++;
+			}
+			v[j].ms += il_json_num(c, "total_ms");
+		}
+	}
+	for (size_t j = 0; j < n; j++)
+		if (v[j].ms > top->ms)
+			*top = v[j];
+	if (!top->first && n == 0 && *why && !strcmp(*why, "no report"))
+		*why = "no run waited";
+	return top->first != NULL;
+}
+
+/*
+ * Names the culprit of a claim's figure: for each scenario, who held the
+ * CPU the pipeline (or the canary) waited for, added to the reason and to
+ * the claim's "culprits" in the JSON.
+ */
+static void claim_culprits(struct repro *r, struct claim *c, const int *scs, int n, bool canary)
+{
+	char words[160], more[512] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct culprit_sum top;
+		const char *why = "";
+		cJSON *o = cJSON_CreateObject();
+
+		if (top_culprit(r, scs[i], canary, &top, &why)) {
+			il_explain_culprit_words(top.first, words, sizeof(words));
+			cJSON_AddStringToObject(o, "thread", top.thread);
+			cJSON_AddItemToObject(o, "class", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(top.first, "class"), 1));
+			cJSON_AddItemToObject(o, "priority", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(top.first, "priority"), 1));
+			cJSON_AddNumberToObject(o, "total_ms", round(top.ms * 1000) / 1000);
+			len += (size_t)snprintf(more + len, sizeof(more) - len, "%s%s %s for %.1f ms",
+						len ? ", " : "", r->sc[scs[i]].id, words, top.ms);
+		} else {
+			cJSON_AddNullToObject(o, "thread");
+			cJSON_AddStringToObject(o, "why", why ? why : "");
+			len += (size_t)snprintf(more + len, sizeof(more) - len, "%s%s unknown (%s)",
+						len ? ", " : "", r->sc[scs[i]].id, why ? why : "");
+		}
+		cJSON_AddItemToObject(c->culprits, r->sc[scs[i]].id, o);
+		if (len >= sizeof(more))
+			break;
+	}
+	{
+		size_t rl = strlen(c->reason);
+
+		snprintf(c->reason + rl, sizeof(c->reason) - rl, "; the %s waited behind: %s",
+			 canary ? "canary" : "pipeline", more);
+	}
+}
 
 static void fig(struct claim *c, const char *key, double v)
 {
@@ -617,6 +731,7 @@ static void claim1_arm(struct repro *r, struct claim *c, const struct arm *m)
 		 "rounds): %s; p99 %.0f vs %.0f us: %s; exact permutation test over rounds, "
 		 "seed %u; article: about 32%% lower with RT",
 		 b50, m->b_name, a50, m->a_name, n, t50, b99, a99, t99, IL_STATS_SEED);
+	claim_culprits(r, c, scs, 2, false);
 }
 
 static void claim1(struct repro *r, struct claim *c)
@@ -674,6 +789,7 @@ static void claim2(struct repro *r, struct claim *c)
 	    "%.0f under cfs; article: RT JS starves the rest (a stall of about 950 ms; holds "
 	    "when rt's interval is above 500 ms and cfs's below 50 ms)",
 	    trt, tcfs, tratio, rt_to, rt_sent, cfs_to, cfs_sent);
+	claim_culprits(r, c, scs, 2, true);
 }
 
 /*
@@ -756,6 +872,7 @@ static void claim3(struct repro *r, struct claim *c)
 		    "about 0",
 		    tthr, thr_share.median * 100, others.median, tfs, diff.estimate, diff.lo,
 		    diff.hi);
+	claim_culprits(r, c, scs, 2, true);
 }
 
 static void claim4(struct repro *r, struct claim *c)
@@ -817,6 +934,7 @@ static void claim4(struct repro *r, struct claim *c)
 	    "other CFS task) and the canary's longest stall was %s (period - runtime %.0f ms, "
 	    "holds up to %.0f ms); article: about 5%%, stall at most about 950 ms",
 	    tshare, want, 0.6 * want, 1.6 * want, load.median * 100, tstall, gap_ms, bound_ms);
+	claim_culprits(r, c, scs, 1, true);
 }
 
 static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -1019,6 +1137,7 @@ int il_cmd_reproduce(int argc, char **argv)
 		char arm[48] = "";
 
 		c->figures = cJSON_CreateObject();
+		c->culprits = cJSON_CreateObject();
 		judge[i](&r, c);
 		/* The article's arm keeps the plain "claim 1:" line scripts read. */
 		if (c->arm && i > 0)
@@ -1033,6 +1152,7 @@ int il_cmd_reproduce(int argc, char **argv)
 		cJSON_AddStringToObject(o, "verdict", c->verdict);
 		cJSON_AddStringToObject(o, "reason", c->reason);
 		cJSON_AddItemToObject(o, "figures", c->figures);
+		cJSON_AddItemToObject(o, "culprits", c->culprits);
 		cJSON_AddItemToArray(arr, o);
 	}
 	fflush(stdout);

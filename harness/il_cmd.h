@@ -43,6 +43,14 @@ int il_cmd_restore(int argc, char **argv);
 int il_cmd_compare(int argc, char **argv);
 
 /*
+ * `inputlat explain [--event N|--worst K] [--percentile P] [--json]
+ * [--records FILE] RUN.json [B.json]`: the run's attribution in words; with
+ * B.json, which component grew from RUN to B. 2 with one line on stderr
+ * for a usage error, an unreadable report or one without attribution.
+ */
+int il_cmd_explain(int argc, char **argv);
+
+/*
  * `inputlat reproduce [--json FILE] [--quick] [--rounds R]`: runs the
  * scenarios behind DESIGN.md's four claims as `inputlat run` child
  * processes, policies interleaved, and prints one verdict line per claim.

@@ -68,6 +68,18 @@ static void inject_arm(struct il_run *r, uint64_t delay_ns)
 		il_orch_fail(r, "arming the injection timer: %s", strerror(errno));
 }
 
+/* --trace-marker: the injection as a slice in tracefs (see sim/il_hop.h). */
+static void inject_mark(struct il_run *r, uint64_t id, bool begin)
+{
+	char buf[64];
+	int n = begin ? snprintf(buf, sizeof(buf), "B|%d|inject ev=%llu", (int)getpid(),
+				 (unsigned long long)id)
+		      : snprintf(buf, sizeof(buf), "E|%d", (int)getpid());
+
+	if (n > 0 && write(r->marker_fd, buf, (size_t)n) < 0)
+		return; /* tracing off or full: not the run's failure */
+}
+
 static void inject_stop(struct il_run *r)
 {
 	struct itimerspec its;
@@ -164,6 +176,8 @@ static void run_stop(struct il_run *r)
 	if (r->phase >= IL_PH_RUNNING)
 		il_ctxsw_sample(r->ctxsw, 1);
 	r->stop_ns = il_now_ns();
+	/* While the children still live: their schedstat closes the capture. */
+	il_attrib_run_stop(r->attrib);
 	enter_stopping(r, r->stop_ns);
 	send_all(r, "stop");
 }
@@ -417,8 +431,12 @@ static void inject(struct il_run *r)
 		uv_timer_stop(&r->release_timer);
 		il_injector_release(r->inj);
 	}
+	if (r->marker_fd >= 0)
+		inject_mark(r, m->event_id, true);
 	rc = il_injector_press(r->inj, &m->stamp_ns[IL_STAMP_INJECT]);
 	m->end_ns[IL_STAMP_INJECT] = il_now_ns();
+	if (r->marker_fd >= 0)
+		inject_mark(r, m->event_id, false);
 	if (rc < 0) {
 		r->inject_errors++;
 		if (rc == -EPIPE) {
@@ -527,6 +545,7 @@ static void tick_cb(uv_timer_t *t)
 			il_orch_fail(r, "browser-sim closed its input pipe; stopping the run");
 			return;
 		}
+		il_attrib_run_tick(r->attrib);
 		expire_events(r, now);
 		check_liveness(r, now);
 		if (r->o->test.garbage_proc >= 0 && !r->garbage_sent &&

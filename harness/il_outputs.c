@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "il_attrib.h"
 #include "il_file.h"
 #include "il_result.h"
 #include "il_trace.h"
@@ -14,6 +15,8 @@ struct records {
 	const char *path;
 	struct il_out *out; /* large blocks: a record costs no system call */
 	FILE *f;
+	il_records_field_fn field;
+	void *field_ctx;
 };
 
 static void put_u64_array(FILE *f, const char *key, const uint64_t *v)
@@ -56,6 +59,8 @@ static int records_event(void *ctx, const struct il_event *ev)
 	}
 	fputc(']', f);
 	put_u32_array(f, "work_cpu_ns", m->work_cpu_ns);
+	if (rc->field)
+		rc->field(rc->field_ctx, ev, f);
 	fputs("}\n", f);
 	if (ferror(f)) {
 		fprintf(stderr, "inputlat: writing %s: %s\n", rc->path, strerror(errno));
@@ -107,6 +112,14 @@ int il_records_sink_new(struct il_out *o, struct il_event_sink *out)
 	return 0;
 }
 
+void il_records_sink_field(struct il_event_sink *s, il_records_field_fn fn, void *ctx)
+{
+	struct records *rc = s->ctx;
+
+	rc->field = fn;
+	rc->field_ctx = ctx;
+}
+
 /* --- trace ------------------------------------------------------------- */
 struct trace {
 	const char *path;
@@ -114,6 +127,9 @@ struct trace {
 	struct il_trace_writer *w;
 	struct il_trace_thread *threads;
 	size_t nthreads;
+	size_t max_events;
+	struct il_attrib_run *attrib; /* per-CPU tracks from it, or NULL */
+	uint64_t first_ns, last_ns;   /* the traced mouse-downs' span */
 };
 
 static int trace_start(void *ctx, const struct il_event_run_info *info)
@@ -144,7 +160,8 @@ static int trace_start(void *ctx, const struct il_event_run_info *info)
 	t->threads[i] =
 	    (struct il_trace_thread){info->self_pid, info->self_tid, "inputlat", "inputlat"};
 	t->nthreads = (size_t)i + 1;
-	il_trace_set_t0(t->w, info->measure_start_ns);
+	/* Absolute CLOCK_MONOTONIC: the trace merges with kernel traces on that clock. */
+	il_trace_set_t0(t->w, 0);
 	return 0;
 }
 
@@ -155,6 +172,15 @@ static int trace_event(void *ctx, const struct il_event *ev)
 
 	if (ev->state != IL_EV_COMPLETED)
 		return 0;
+	if (!t->max_events || il_trace_count(t->w) < t->max_events) {
+		const struct il_msg *m = ev->msg;
+
+		if (!t->first_ns)
+			t->first_ns = m->stamp_ns[IL_STAMP_INJECT];
+		for (int k = 0; k < IL_NSTAMPS; k++)
+			if (m->stamp_ns[k] > t->last_ns)
+				t->last_ns = m->stamp_ns[k];
+	}
 	rc = il_trace_add(t->w, ev->msg, t->threads, t->nthreads);
 	if (rc < 0)
 		fprintf(stderr, "inputlat: cannot write trace %s: %s\n", t->path, strerror(-rc));
@@ -204,6 +230,7 @@ int il_trace_sink_new(struct il_out *o, size_t max_events, struct il_event_sink 
 	}
 	t->path = il_out_path(o);
 	t->out = o;
+	t->max_events = max_events;
 	rc = il_trace_open_file(il_out_file(o), max_events, &t->w);
 	if (rc < 0) {
 		fprintf(stderr, "inputlat: cannot write trace %s: %s\n", t->path, strerror(-rc));
@@ -220,4 +247,32 @@ int il_trace_sink_new(struct il_out *o, size_t max_events, struct il_event_sink 
 	    .free = trace_free,
 	};
 	return 0;
+}
+
+/* What ran on a CPU, from the attribution engine: kept while the traced
+ * mouse-downs last (the engine hands slices out in time order per CPU). */
+static void trace_slice_cb(void *ctx, const struct il_attrib_slice *sl)
+{
+	struct trace *t = ctx;
+	const struct il_attrib_culprit *c;
+	bool done = t->max_events && il_trace_count(t->w) >= t->max_events;
+
+	if (!t->w || !t->first_ns || sl->end_ns < t->first_ns || (done && sl->start_ns > t->last_ns))
+		return;
+	if (sl->culprit == IL_CULPRIT_IDLE)
+		return;
+	c = il_attrib_culprit(il_attrib_run_engine(t->attrib), sl->culprit);
+	il_trace_add_cpu_slice(t->w, sl->cpu, sl->start_ns, sl->end_ns, c ? c->thread : "?",
+			       c ? c->tid : 0, c && c->policy[0] ? c->policy : NULL,
+			       c ? c->priority : 0);
+}
+
+void il_trace_sink_cpu_tracks(struct il_event_sink *s, struct il_attrib_run *a)
+{
+	struct trace *t = s->ctx;
+
+	if (!il_attrib_run_available(a))
+		return;
+	t->attrib = a;
+	il_attrib_run_on_slice(a, trace_slice_cb, t);
 }

@@ -10,7 +10,9 @@
 #define IL_OUTPUTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
+#include "il_attrib_run.h"
 #include "il_event_sink.h"
 #include "il_file.h"
 
@@ -23,10 +25,25 @@
 int il_records_sink_new(struct il_out *o, struct il_event_sink *out);
 
 /*
- * --trace FILE: the first max_events completed mouse-downs, time since
- * the start of measurement, with the run's counter tracks. Returns 0 or
+ * Adds fields to every --records line: fn writes `,"key":value...` for ev
+ * (or nothing). s is the records sink, before it is added to the run.
+ */
+typedef void (*il_records_field_fn)(void *ctx, const struct il_event *ev, FILE *f);
+void il_records_sink_field(struct il_event_sink *s, il_records_field_fn fn, void *ctx);
+
+/*
+ * --trace FILE: the first max_events completed mouse-downs, time in
+ * absolute CLOCK_MONOTONIC microseconds (so it lines up with kernel
+ * traces on that clock), with the run's counter tracks. Returns 0 or
  * -errno after one line on stderr.
  */
 int il_trace_sink_new(struct il_out *o, size_t max_events, struct il_event_sink *out);
+
+/*
+ * With attribution on, the trace also gets one track per CPU with what
+ * ran there (the run's threads and whoever held a CPU they waited for)
+ * over the time of the traced mouse-downs. s is the trace sink.
+ */
+void il_trace_sink_cpu_tracks(struct il_event_sink *s, struct il_attrib_run *a);
 
 #endif

@@ -194,6 +194,9 @@ static cJSON *hops_json(const struct il_run_stats *h)
 		cJSON_AddItemToObject(o, "mean_us", il_hist_count(h->hop[k])
 							    ? cJSON_CreateNumber(il_hist_mean(h->hop[k]) / 1e3)
 							    : cJSON_CreateNull());
+		/* From the stamps alone: the sender's handler, then the wait for the receiver's. */
+		cJSON_AddItemToObject(o, "work_p50_us", pct_json(h->hop_work[k], 50));
+		cJSON_AddItemToObject(o, "queue_p50_us", pct_json(h->hop_queue[k], 50));
 		/* Where sender and receiver ran: the CPU of stamp k-1 and of stamp k. */
 		cJSON_AddNumberToObject(o, "same_cpu", (double)h->same_cpu[k]);
 		cJSON_AddNumberToObject(o, "cross_cpu", (double)h->cross_cpu[k]);

@@ -17,6 +17,7 @@
 
 #include "il_clock.h"
 #include "il_cmd.h"
+#include "il_attrib_sink.h"
 #include "il_cpustat.h"
 #include "il_ctxsw.h"
 #include "il_header.h"
@@ -26,6 +27,7 @@
 #include "il_sched.h"
 #include "il_sysinfo.h"
 #include "il_thread.h"
+#include "il_tracefs.h"
 #include "il_watchdog.h"
 #include "il_work.h"
 
@@ -108,7 +110,7 @@ static bool outputs_to_stdout(const struct il_run_opts *o)
 static int sinks_build(struct il_run *r)
 {
 	const struct il_run_opts *o = r->o;
-	struct il_event_sink s;
+	struct il_event_sink s, attrib;
 	int rc;
 
 	rc = il_run_stats_new(o->hist_path ? o->hist_max_us : 0, &r->stats);
@@ -119,17 +121,63 @@ static int sinks_build(struct il_run *r)
 	s = il_run_stats_sink(r->stats);
 	if ((rc = il_event_sinks_add(&r->sinks, &s)) < 0)
 		return rc;
+	/* Attribution before the outputs: records and trace read what it found. */
+	if ((rc = il_attrib_sink_new(r->attrib, &attrib)) < 0 ||
+	    (rc = il_event_sinks_add(&r->sinks, &attrib)) < 0)
+		return rc;
 	if (r->out[IL_OUT_RECORDS]) {
 		rc = il_records_sink_new(r->out[IL_OUT_RECORDS], &s);
 		r->out[IL_OUT_RECORDS] = NULL; /* the sink's, even on failure */
-		if (rc < 0 || (rc = il_event_sinks_add(&r->sinks, &s)) < 0)
+		if (rc < 0)
+			return rc;
+		if (il_attrib_run_available(r->attrib))
+			il_records_sink_field(&s, il_attrib_sink_records_field, attrib.ctx);
+		if ((rc = il_event_sinks_add(&r->sinks, &s)) < 0)
 			return rc;
 	}
 	if (r->out[IL_OUT_TRACE]) {
 		rc = il_trace_sink_new(r->out[IL_OUT_TRACE], o->trace_events, &s);
 		r->out[IL_OUT_TRACE] = NULL;
-		if (rc < 0 || (rc = il_event_sinks_add(&r->sinks, &s)) < 0)
+		if (rc < 0)
 			return rc;
+		il_trace_sink_cpu_tracks(&s, r->attrib);
+		if ((rc = il_event_sinks_add(&r->sinks, &s)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Attribution: the BPF capture is loaded and attached before anything
+ * runs (it follows the run's threads once they report ready). Where it
+ * cannot run, one line says why and the run goes on without it, unless
+ * --attribution on asked for it: then the run stops (exit 2). Returns 0
+ * or the exit code.
+ */
+static int attribution_start(struct il_run *r)
+{
+	char err[512];
+	int rc = il_attrib_run_new(r->o->attribution, &r->attrib, err, sizeof(err));
+
+	if (rc == -ENOMEM) {
+		fprintf(stderr, "inputlat run: out of memory\n");
+		return 1;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "inputlat run: --attribution on: %s\n", err);
+		return 2;
+	}
+	/* A diagnostic, not progress: --quiet keeps it. */
+	if (!il_attrib_run_available(r->attrib) && r->o->attribution == IL_ATTRIB_AUTO)
+		fprintf(stderr, "inputlat run: no attribution: %s\n", il_attrib_run_why(r->attrib));
+	if (r->o->trace_marker) {
+		/* Opened here, in a private mount namespace when tracefs is not
+		 * mounted (il_tracefs.h); the children open their own. */
+		r->marker_fd = il_tracefs_open_marker();
+		if (r->marker_fd < 0)
+			fprintf(stderr, "inputlat run: --trace-marker: cannot open tracefs trace_marker: %s "
+				"(needs root, and a kernel with tracefs); going on without it\n",
+				strerror(-r->marker_fd));
 	}
 	return 0;
 }
@@ -166,6 +214,9 @@ static void run_free(struct il_run *r)
 	il_background_stop(r->background);
 	cJSON_Delete(r->background_stats);
 	il_sampler_free(r->sampler);
+	il_attrib_run_free(r->attrib);
+	if (r->marker_fd >= 0)
+		close(r->marker_fd);
 	il_ctxsw_free(r->ctxsw);
 	for (int i = 0; i < IL_PROC_COUNT; i++)
 		il_proc_free_msgs(&r->procs[i]);
@@ -400,6 +451,7 @@ int il_cmd_run(int argc, char **argv)
 	r.o = &o;
 	r.input_wfd = -1;
 	r.inject_tfd = -1;
+	r.marker_fd = -1;
 	r.dma_fd = -1;
 	r.self_tid = il_gettid();
 	r.nr_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -415,6 +467,9 @@ int il_cmd_run(int argc, char **argv)
 		exit_code = 1;
 		goto out_free;
 	}
+	exit_code = attribution_start(&r);
+	if (exit_code)
+		goto out_free;
 	if (sinks_build(&r) < 0) {
 		exit_code = 1;
 		goto out_free;

@@ -99,6 +99,8 @@ struct il_run {
 	char fail_msg[512];
 	cJSON *threads; /* every thread's ready report, owned */
 	struct il_sampler *sampler; /* trace counters, NULL without --trace */
+	struct il_attrib_run *attrib; /* kernel attribution (available or saying why not) */
+	int marker_fd;		      /* tracefs trace_marker with --trace-marker, else -1 */
 	struct il_ctxsw *ctxsw;	    /* wake-ups of the chain's threads */
 	bool lock_prepared;	    /* il_lock_kind_prepare(o->lock) held for the run */
 	uint64_t last_sample_ns;

@@ -28,6 +28,8 @@ static void print_help(void)
 {
 	printf("Usage: inputlat run [OPTION]...\n"
 	       "Pass mouse-downs through the browser/render/viz hop chain and measure latency.\n\n"
+	       "  --attribution MODE    why each hop took its time, from the kernel's scheduling events\n"
+	       "                        (BPF): auto (default: where root and BPF allow it), on, off\n"
 	       "  --background CMD      run sh -c CMD (a load generator, e.g. \"stress-ng --cpu 2\")\n"
 	       "                        for the length of the run, in its own process group\n"
 	       "  --duration-ms MS      keep the run going at least this long (default 0: until --events are done)\n"
@@ -59,6 +61,7 @@ static void print_help(void)
 	       "  --timeout-ms MS       an event not presented by then is timed out (default 1000)\n"
 	       "  --trace FILE          Chrome trace-event JSON (opens in Perfetto)\n"
 	       "  --trace-events N      mouse-downs in the trace (default 200)\n"
+	       "  --trace-marker        also write hop boundaries to tracefs trace_marker (trace-cmd, perf)\n"
 	       "  --warmup N            mouse-downs before the measured ones, left out of every\n"
 	       "                        statistic and flagged in --records (default 10)\n"
 	       "  --test-garbage CHILD  test hook: CHILD (e.g. render-sim) gets a garbage control frame\n"
@@ -119,6 +122,7 @@ enum {
 	OPT_HOG_GAP, OPT_HOG_MODE, OPT_HOG_SCRIPT, OPT_HOG_TASK, OPT_INPUT, OPT_INTERVAL, OPT_JSON, OPT_LOAD,
 	OPT_LOCK, OPT_POLICY, OPT_PRESENT, OPT_QUIET, OPT_RECORDS, OPT_RTTIME, OPT_RUNAWAY, OPT_GARBAGE, OPT_SEED, OPT_TIMEOUT, OPT_TRACE,
 	OPT_TRACE_EVENTS, OPT_WORK, OPT_HELP, OPT_NO_DMA, OPT_WARMUP, OPT_WORK_SCALE,
+	OPT_ATTRIBUTION, OPT_TRACE_MARKER,
 };
 
 const char *il_hog_mode_name_of(enum il_hog_mode m)
@@ -131,6 +135,7 @@ const char *il_hog_mode_name_of(enum il_hog_mode m)
 int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 {
 	static const struct option longopts[] = {
+		{ "attribution", required_argument, NULL, OPT_ATTRIBUTION },
 		{ "background", required_argument, NULL, OPT_BACKGROUND },
 		{ "duration-ms", required_argument, NULL, OPT_DURATION },
 		{ "events", required_argument, NULL, OPT_EVENTS },
@@ -161,6 +166,7 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 		{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "trace-events", required_argument, NULL, OPT_TRACE_EVENTS },
+		{ "trace-marker", no_argument, NULL, OPT_TRACE_MARKER },
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "work", required_argument, NULL, OPT_WORK },
 		{ NULL, 0, NULL, 0 },
@@ -196,6 +202,15 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	optind = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
+		case OPT_ATTRIBUTION: {
+			int m = il_attrib_mode_parse(optarg);
+
+			if (m < 0)
+				rc = usage_error("--attribution: unknown mode '%s' (use auto, on or off)", optarg);
+			else
+				o->attribution = (enum il_attrib_mode)m;
+			break;
+		}
 		case OPT_BACKGROUND:
 			if (!*optarg)
 				rc = usage_error("--background needs a command (e.g. \"stress-ng --cpu 2\")");
@@ -327,6 +342,9 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			break;
 		case OPT_TRACE:
 			o->trace_path = optarg;
+			break;
+		case OPT_TRACE_MARKER:
+			o->trace_marker = true;
 			break;
 		case OPT_TRACE_EVENTS:
 			rc = num("trace-events", optarg, 1, 100000, &o->trace_events);

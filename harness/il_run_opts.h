@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "il_attrib_run.h"
 #include "il_chain.h"
 #include "il_input.h"
 #include "il_lock.h"
@@ -58,7 +59,9 @@ struct il_run_opts {
 	struct il_test_hooks test;
 	uint64_t rttime_ms; /* RLIMIT_RTTIME; 0: the run's time bound */
 	bool quiet;
-	bool no_dma_latency; /* do not hold /dev/cpu_dma_latency at 0 */
+	enum il_attrib_mode attribution; /* kernel attribution of every hop */
+	bool trace_marker;		 /* hop boundaries into tracefs trace_marker */
+	bool no_dma_latency;		 /* do not hold /dev/cpu_dma_latency at 0 */
 };
 
 /* Mouse-downs the run injects: the warm-up ones, then the measured ones

@@ -13,7 +13,8 @@ int il_run_stats_new(uint64_t hist_max_us, struct il_run_stats **out)
 	if (il_hist_new(&s->processing) < 0 || il_hist_new(&s->presentation) < 0)
 		goto fail;
 	for (int k = 1; k <= IL_NHOPS; k++)
-		if (il_hist_new(&s->hop[k]) < 0 || il_hist_new(&s->hop_same_cpu[k]) < 0 ||
+		if (il_hist_new(&s->hop[k]) < 0 || il_hist_new(&s->hop_work[k]) < 0 ||
+		    il_hist_new(&s->hop_queue[k]) < 0 || il_hist_new(&s->hop_same_cpu[k]) < 0 ||
 		    il_hist_new(&s->hop_cross_cpu[k]) < 0)
 			goto fail;
 	for (int t = 0; t < IL_T_COUNT; t++)
@@ -44,6 +45,8 @@ void il_run_stats_free(struct il_run_stats *s)
 	il_hist_free(s->presentation);
 	for (int k = 0; k < IL_NSTAMPS; k++) {
 		il_hist_free(s->hop[k]);
+		il_hist_free(s->hop_work[k]);
+		il_hist_free(s->hop_queue[k]);
 		il_hist_free(s->hop_same_cpu[k]);
 		il_hist_free(s->hop_cross_cpu[k]);
 	}
@@ -145,10 +148,16 @@ void il_run_stats_add(struct il_run_stats *s, const struct il_event *ev)
 	for (int k = 1; k <= IL_NHOPS; k++) {
 		uint32_t a = m->cpu[k - 1], b = m->cpu[k];
 		uint64_t d = m->stamp_ns[k] - m->stamp_ns[k - 1];
-
+		uint64_t end = m->end_ns[k - 1];
 		int t = il_chain_hop(k)->to;
 
 		il_hist_add(s->hop[k], d);
+		if (end < m->stamp_ns[k - 1])
+			end = m->stamp_ns[k - 1];
+		if (end > m->stamp_ns[k])
+			end = m->stamp_ns[k];
+		il_hist_add(s->hop_work[k], end - m->stamp_ns[k - 1]);
+		il_hist_add(s->hop_queue[k], m->stamp_ns[k] - end);
 		/* Threads without work measure none (il_hop_end): nothing to add. */
 		if (t >= 0 && t < IL_T_COUNT && m->work_cpu_ns[k])
 			il_hist_add(s->work[t], m->work_cpu_ns[k]);

@@ -28,6 +28,13 @@ struct il_run_stats {
 	/* Completed events only. */
 	struct il_hist *processing, *presentation;
 	struct il_hist *hop[IL_NSTAMPS]; /* hop k = stamp k - stamp k-1, k = 1..IL_NHOPS */
+	/*
+	 * The user-space split of hop k from stamps alone (no BPF): hop_work =
+	 * the sender's handler, stamp k-1 .. end k-1; hop_queue = end k-1 ..
+	 * stamp k. An end after stamp k (a sender preempted by its receiver
+	 * before it took its end stamp) counts as stamp k: they add up to the hop.
+	 */
+	struct il_hist *hop_work[IL_NSTAMPS], *hop_queue[IL_NSTAMPS];
 
 	/*
 	 * Placement of hop k over completed events: whether the handler

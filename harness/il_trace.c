@@ -36,8 +36,12 @@ struct il_trace_writer {
 	size_t max_events, nevents;
 	struct seen_tid seen[MAX_TIDS];
 	size_t nseen;
+	uint64_t cpus_seen; /* per-CPU tracks written (CPUs 0..63) */
 	int err;
 };
+
+/* Per-CPU tracks live in pseudo-processes far above any pid (pid_max <= 2^22). */
+#define CPU_TRACK_PID 1000000000
 
 /* A JSON number as cJSON prints it: shortest of %.15g / %.17g that round-trips. */
 static void put_num(FILE *f, double v)
@@ -246,6 +250,30 @@ int il_trace_add(struct il_trace_writer *w, const struct il_msg *m,
 	return 0;
 }
 
+int il_trace_add_cpu_slice(struct il_trace_writer *w, int cpu, uint64_t start_ns, uint64_t end_ns,
+			   const char *name, int tid, const char *cls, int priority)
+{
+	if (cpu < 0 || cpu >= 64 || end_ns <= start_ns)
+		return 0;
+	w->cpus_seen |= 1ull << cpu;
+	ev_begin(w, "X", name, CPU_TRACK_PID + cpu, CPU_TRACK_PID + cpu);
+	fputs(",\"cat\":\"sched\"", w->f);
+	key_num(w, "ts", rel_us(w, start_ns));
+	key_num(w, "dur", (double)(end_ns - start_ns) / 1e3);
+	fprintf(w->f, ",\"args\":{\"tid\":%d", tid);
+	if (cls) {
+		fputs(",\"class\":", w->f);
+		put_str(w->f, cls);
+		fprintf(w->f, ",\"priority\":%d", priority);
+	}
+	fputs("}}", w->f);
+	if (ferror(w->f)) {
+		w->err = errno ? -errno : -EIO;
+		return w->err;
+	}
+	return 0;
+}
+
 static void meta_str(struct il_trace_writer *w, const char *what, int pid, int tid, const char *name)
 {
 	ev_begin(w, "M", what, pid, tid);
@@ -313,6 +341,17 @@ static void write_metadata(struct il_trace_writer *w, const struct il_trace_thre
 	}
 	if (counters && !self_named)
 		meta_str(w, "process_name", self, self, "inputlat");
+	/* The per-CPU scheduling tracks, after every pipeline process. */
+	for (int c = 0; c < 64; c++) {
+		char name[32];
+
+		if (!(w->cpus_seen & (1ull << c)))
+			continue;
+		snprintf(name, sizeof(name), "CPU %d", c);
+		meta_str(w, "process_name", CPU_TRACK_PID + c, CPU_TRACK_PID + c, name);
+		meta_sort(w, "process_sort_index", CPU_TRACK_PID + c, CPU_TRACK_PID + c, IL_NSTAMPS + 1 + c);
+		meta_str(w, "thread_name", CPU_TRACK_PID + c, CPU_TRACK_PID + c, "what ran");
+	}
 }
 
 static void write_counters(struct il_trace_writer *w, const struct il_trace_counter *ctr, size_t nctr)
@@ -347,7 +386,8 @@ int il_trace_close(struct il_trace_writer *w, const struct il_trace_thread *thre
 	write_counters(w, ctr, nctr);
 	fputs("],\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"inputlat\",\"mouse_downs\":",
 	      w->f);
-	fprintf(w->f, "%zu,\"t0_monotonic_ns\":%llu}}\n", w->nevents, (unsigned long long)w->t0_ns);
+	fprintf(w->f, "%zu,\"clock\":\"CLOCK_MONOTONIC\",\"t0_monotonic_ns\":%llu}}\n", w->nevents,
+		(unsigned long long)w->t0_ns);
 	rc = w->err;
 	if (ferror(w->f) && !rc)
 		rc = errno ? -errno : -EIO;

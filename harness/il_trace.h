@@ -42,7 +42,7 @@ struct il_trace_counter {
  * threads (which may be NULL) give each tid its pid. il_trace_close
  * writes the thread and process names (sorted in the order a mouse-down
  * visits them), the counters, and closes the file; it frees w in every
- * case. Time is in microseconds since t0.
+ * case. Time is in microseconds since t0 (0: absolute CLOCK_MONOTONIC).
  *
  * Return 0 or a negative errno: open -EINVAL (NULL path), -ENOMEM, the
  * -errno of creating the file (-ELOOP for a symlink); add and close the
@@ -57,6 +57,13 @@ int il_trace_open_file(FILE *f, size_t max_events, struct il_trace_writer **out)
 void il_trace_set_t0(struct il_trace_writer *w, uint64_t t0_ns);
 int il_trace_add(struct il_trace_writer *w, const struct il_msg *m,
 		 const struct il_trace_thread *threads, size_t nthreads);
+/*
+ * One slice of a per-CPU scheduling track ("CPU n"): thread `name` (tid,
+ * its class and priority, cls may be NULL) ran on cpu over [start_ns,
+ * end_ns). Returns 0 or the -errno of writing.
+ */
+int il_trace_add_cpu_slice(struct il_trace_writer *w, int cpu, uint64_t start_ns, uint64_t end_ns,
+			   const char *name, int tid, const char *cls, int priority);
 /* Mouse-downs written so far. */
 size_t il_trace_count(const struct il_trace_writer *w);
 int il_trace_close(struct il_trace_writer *w, const struct il_trace_thread *threads,

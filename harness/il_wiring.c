@@ -59,6 +59,8 @@ static void child_args(const struct il_run *r, enum il_proc_id p, struct args *a
 	args_add(a, "--sched=%s", r->sched_text);
 	args_add(a, "--rttime-us=%llu", (unsigned long long)r->rttime_us);
 	args_add(a, "--parent-pid=%d", (int)getpid());
+	if (r->marker_fd >= 0 && il_chain_proc(p)->in_chain)
+		args_add(a, "--trace-marker=1");
 	if (il_chain_proc(p)->in_chain) {
 		args_add(a, "--loops-per-us=%.6f", r->loops_per_us);
 		args_add(a, "--lock=%s", il_lock_kind_name(o->lock));

@@ -146,8 +146,46 @@ def cell_stats(runs):
         "idle_waste_pct": _values(runs, "hog.idle_waste_pct"),
         "merged": merged,
         "hop_mean_us": hop_means(runs),
+        "runqueue_share_pct": runqueue_shares(runs),
+        "culprits": culprit_totals(runs),
+        "attribution_why": attribution_why(runs),
         "work_off": [],  # rounds kept although their work was off (filled by the sweep)
     }
+
+
+def runqueue_shares(runs):
+    """Per round with attribution: the share of processing latency spent in
+    run queues (the mean runqueue component over the processing mean, in %)."""
+    out = []
+    for r in runs:
+        rq = get(r, "attribution.processing.runqueue.mean_us")
+        total = sum(v.get("mean_us") or 0 for v in (get(r, "attribution.processing", {}) or {}).values()
+                    if isinstance(v, dict))
+        if isinstance(rq, (int, float)) and total > 0:
+            out.append(100.0 * rq / total)
+    return out
+
+
+def culprit_totals(runs):
+    """{thread: milliseconds it held a CPU the pipeline waited for}, summed over rounds."""
+    tot = {}
+    for r in runs:
+        for c in get(r, "attribution.culprits", []) or []:
+            t, ms = c.get("thread"), c.get("total_ms")
+            if t and isinstance(ms, (int, float)):
+                tot[t] = tot.get(t, 0.0) + ms
+    return tot
+
+
+def attribution_why(runs):
+    """Why no round of a cell had attribution (None when one had)."""
+    whys = []
+    for r in runs:
+        a = r.get("attribution")
+        if isinstance(a, dict) and a.get("available"):
+            return None
+        whys.append(a.get("why") if isinstance(a, dict) else "the report has no attribution")
+    return whys[0] if whys else "no round"
 
 
 def hop_means(runs):

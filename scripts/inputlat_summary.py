@@ -95,6 +95,30 @@ def _hog_lines(cells, policies, scenario):
             + ", ".join(timeouts)]
 
 
+def _attribution_line(cells, policies, scenario):
+    """Per cell of the scenario: the median run-queue share of processing
+    latency over the rounds and the thread that held the CPUs longest."""
+    parts = []
+    for p in policies:
+        c = cells.get((p, scenario), {})
+        if not c.get("rounds"):
+            continue
+        shares, culprits = c.get("runqueue_share_pct") or [], c.get("culprits") or {}
+        if not shares:
+            parts.append(f"{p} unreadable: {c.get('attribution_why') or 'no attribution'}")
+            continue
+        text = f"{p} runqueue {st._median(shares):.0f}%"
+        if culprits:
+            top = max(culprits, key=culprits.get)
+            text += f" (top culprit {top}, {culprits[top]:,.0f} ms over {len(shares)} rounds)"
+        else:
+            text += " (nothing held a CPU the pipeline waited for)"
+        parts.append(text)
+    if not parts:
+        return None
+    return f"{scenario}: where processing waited (median share over rounds): " + ", ".join(parts)
+
+
 def summarize(inputlat, a, cells, policies, cannot, head, reference="cfs"):
     """The plain-words summary of a sweep: a list of lines, without bullets."""
     lines = [f"What this sweep found ({getattr(a, 'machine', 'machine unknown')}; "
@@ -108,6 +132,9 @@ def summarize(inputlat, a, cells, policies, cannot, head, reference="cfs"):
             continue
         lines.append(f"{s}: " + _lowest(inputlat, cells, policies, s, "p50", reference))
         lines.append(f"{s}: " + _lowest(inputlat, cells, policies, s, "p99", reference))
+        attr = _attribution_line(cells, policies, s)
+        if attr:
+            lines.append(attr)
     hog = next((s for s in ("hog", "load+hog") if s in a.scenarios), None)
     if hog:
         lines.append(_idle_waste(inputlat, cells, hog))

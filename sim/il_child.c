@@ -19,6 +19,8 @@
 #include "il_sched.h"
 #include "il_sysinfo.h"
 #include "il_thread.h"
+#include "il_tracefs.h"
+#include "il_hop.h"
 #include "il_work.h"
 
 #define MAX_WORK 32
@@ -84,11 +86,36 @@ static int parse_work(struct il_child *c, const char *v)
 	return 0;
 }
 
+int il_hop_marker_fd = -1;
+
+void il_hop_mark(const struct il_msg *m, enum il_stamp k, int begin)
+{
+	const struct il_hop_desc *d = il_chain_hop((int)k);
+	char buf[128];
+	int n;
+
+	if (begin)
+		n = snprintf(buf, sizeof(buf), "B|%d|hop %d %s ev=%llu", (int)getpid(), (int)k,
+			     d ? d->name : "?", (unsigned long long)m->event_id);
+	else
+		n = snprintf(buf, sizeof(buf), "E|%d", (int)getpid());
+	/* A marker that cannot be written (tracing off, buffer full) is not an error of the run. */
+	if (n > 0 && write(il_hop_marker_fd, buf, (size_t)n) < 0)
+		return;
+}
+
 static int parse_common(struct il_child *c, const char *name, const char *v, pid_t *parent)
 {
 	uint64_t u;
 	double d;
 
+	if (strcmp(name, "trace-marker") == 0) {
+		/* Before any thread starts: the helper forks a child of its own. */
+		il_hop_marker_fd = il_tracefs_open_marker();
+		if (il_hop_marker_fd < 0)
+			fprintf(stderr, "%s: --trace-marker: %s\n", c->process, strerror(-il_hop_marker_fd));
+		return 0;
+	}
 	if (strcmp(name, "sched") == 0) {
 		if (!c->table && !(c->table = calloc(1, sizeof(*c->table))))
 			return -ENOMEM;

@@ -7,6 +7,15 @@
 #include "il_thread.h"
 #include "il_work.h"
 
+/*
+ * tracefs trace_marker when the run asked for --trace-marker (il_child.c
+ * opens it), else -1. Each handler then writes an atrace-style "B|pid|hop
+ * k NAME ev=ID" at its stamp and "E|pid" at its end, which trace-cmd,
+ * perf and Perfetto show as slices next to the kernel's own events.
+ */
+extern int il_hop_marker_fd;
+void il_hop_mark(const struct il_msg *m, enum il_stamp k, int begin);
+
 /* First thing in the handler of hop k: its stamp, the thread that ran it
  * and the CPU it ran on (sched_getcpu reads it without a system call). */
 static inline void il_hop_begin(struct il_msg *m, enum il_stamp k)
@@ -14,6 +23,8 @@ static inline void il_hop_begin(struct il_msg *m, enum il_stamp k)
 	m->stamp_ns[k] = il_now_ns();
 	m->tid[k] = (uint32_t)il_gettid();
 	m->cpu[k] = il_cpu_now();
+	if (il_hop_marker_fd >= 0)
+		il_hop_mark(m, k, 1);
 }
 
 /*
@@ -31,6 +42,8 @@ static inline void il_hop_end(struct il_msg *m, enum il_stamp k, uint64_t work_u
 		m->work_cpu_ns[k] = dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt;
 	}
 	m->end_ns[k] = il_now_ns();
+	if (il_hop_marker_fd >= 0)
+		il_hop_mark(m, k, 0);
 }
 
 #endif

@@ -14,13 +14,13 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
 #include <unistd.h>
 
+#include "il_tracefs.h"
 #include "oncpu.skel.h"
 
 #define BPFFS_ROOT "/sys/fs/bpf"
@@ -141,67 +141,13 @@ int il_oncpu_open_pinned(const char *pin_dir, struct il_oncpu **out)
 	return 0;
 }
 
-static int read_id(const char *path)
-{
-	char buf[32];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	return atoi(buf) > 0 ? atoi(buf) : -EIO;
-}
-
-/*
- * The perf event ID of sched/sched_switch. libbpf reads it from tracefs,
- * which is often not mounted; mounting it for everyone would change the
- * system, so a short-lived child mounts it in a private mount namespace
- * (unshare needs a single-threaded process) and passes the ID back.
- */
+/* The perf event ID of sched/sched_switch, whether or not tracefs is mounted. */
 static int sched_switch_id(void)
 {
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/events/sched/sched_switch/id",
-		"/sys/kernel/debug/tracing/events/sched/sched_switch/id",
-	};
-	int pfd[2], id = -ENOENT, st;
-	pid_t pid;
+	static const char *const ev[] = { "sched/sched_switch" };
+	int id, rc = il_tracefs_event_ids(ev, 1, &id);
 
-	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
-		if ((id = read_id(paths[i])) > 0)
-			return id;
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return -errno;
-	}
-	if (pid == 0) {
-		/* Only async-signal-safe calls: the parent may have threads. */
-		int v = -ENOENT;
-
-		if (unshare(CLONE_NEWNS) == 0 &&
-		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
-		    mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
-			v = read_id(paths[0]);
-		if (write(pfd[1], &v, sizeof(v)) != sizeof(v))
-			_exit(1);
-		_exit(0);
-	}
-	close(pfd[1]);
-	if (read(pfd[0], &id, sizeof(id)) != sizeof(id))
-		id = -ENOENT;
-	close(pfd[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	return id;
+	return rc < 0 ? rc : id;
 }
 
 /* Attaches through a perf event we open, since libbpf's needs tracefs. */

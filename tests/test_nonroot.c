@@ -223,6 +223,64 @@ static void test_nonroot_rt(void **state)
 	assert_int_equal(failed, 0);
 }
 
+/* How many lines of text start with prefix. */
+static int lines_starting(const char *text, const char *prefix)
+{
+	int n = 0;
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		n += strncmp(l, prefix, strlen(prefix)) == 0;
+	return n;
+}
+
+/*
+ * --- 2b. no attribution without BPF ---------------------------------------
+ * The run carries on with one line saying why, writes its usual outputs,
+ * and its report says attribution.available is false (issue 12); asked
+ * for explicitly (--attribution on), it is a user's mistake: exit 2.
+ */
+static void test_nonroot_attribution(void **state)
+{
+	static char buf[1 << 20];
+	char json[300];
+	char *args[] = {il_test_suite.inputlat, "run", "--events", "20", "--json", json, NULL};
+	char *on[] = {il_test_suite.inputlat, "run", "--events", "5", "--attribution", "on", NULL};
+	struct il_test_result *res = malloc(sizeof(*res));
+	const cJSON *a;
+	cJSON *root;
+
+	need_user();
+	assert_non_null(res);
+	snprintf(json, sizeof(json), "%s/noattr.json", il_test_suite.tmpdir);
+	run_user(args, 60000, res);
+	print_message("as %s: default attribution: exit %d: %s", user, res->exit_code, res->err);
+	assert_int_equal(res->exit_code, 0);
+	/* One line about attribution; the others are the run's own warnings
+	 * (memory not locked without root...). */
+	assert_int_equal(lines_starting(res->err, "inputlat run: no attribution: "), 1);
+	assert_int_equal(lines_starting(res->err, "inputlat run: ") -
+			     lines_starting(res->err, "inputlat run: warning: "),
+			 1);
+	assert_non_null(strstr(res->err, "root"));
+	assert_true(il_test_read_file(json, buf, sizeof(buf)) > 0);
+	root = cJSON_Parse(buf);
+	assert_non_null(root);
+	a = cJSON_GetObjectItemCaseSensitive(root, "attribution");
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(a, "available")));
+	assert_true(strlen(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "why"))) > 0);
+	assert_int_equal((int)il_test_json_num(cJSON_GetObjectItemCaseSensitive(root, "events"),
+					       "completed"),
+			 20);
+	cJSON_Delete(root);
+
+	run_user(on, 60000, res);
+	print_message("as %s: --attribution on: exit %d: %s", user, res->exit_code, res->err);
+	il_test_assert_one_line_exit(res->exit_code, res->out, res->err, 2, "--attribution on", "root");
+	assert_int_equal(il_test_count_project_procs(), 0);
+	assert_knob_unchanged();
+	free(res);
+}
+
 /* --- 3. check says so --------------------------------------------------- */
 static void test_nonroot_check(void **state)
 {
@@ -347,6 +405,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nonroot_cfs),
 		cmocka_unit_test(test_nonroot_rt),
+		cmocka_unit_test(test_nonroot_attribution),
 		cmocka_unit_test(test_nonroot_check),
 		cmocka_unit_test(test_nonroot_reproduce),
 	};

@@ -125,7 +125,7 @@ static void test_rss_100k_traced_events(void **state)
 	static const char *const procs[] = {"inputlat", "browser-sim", "render-sim", "viz-sim",
 					    "il-workload"};
 	static char text[16 << 20];
-	char json[300], trace[300], records[300], events[16], end[64];
+	char json[300], trace[300], records[300], events[16], end[192];
 	char *argv[] = {(char *)il_test_build_path("inputlat"),
 			"run",
 			"--events",
@@ -143,6 +143,11 @@ static void test_rss_100k_traced_events(void **state)
 			"60000",
 			"--work",
 			"none",
+			/* The harness's own streaming memory: kernel attribution at
+			 * 3300 events/s slows the orchestrator past the run's time
+			 * bound (issue 12 work left), so it is measured off. */
+			"--attribution",
+			"off",
 			"--quiet",
 			"--json",
 			json,

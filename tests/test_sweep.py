@@ -102,6 +102,9 @@ class Outputs:
         self.assertTrue(md.startswith("# inputlat policy sweep\n\n## What it found\n\nWhat this sweep found ("),
                         md[:300])
         self.assertRegex(md, rf"\n- {scenario}: lowest processing p50: (cfs|rt), [0-9,]+ µs; ")
+        # Attribution per cell (issue 12): the run-queue share, the top culprit where one waited.
+        self.assertRegex(md, rf"\n- {scenario}: where processing waited \(median share over rounds\): "
+                             rf"{policies[0]} runqueue [0-9]+%")
         with open(os.path.join(out, "summary.txt")) as f:
             self.assertIn(f"{scenario}: lowest processing p50: ", f.read())
         for p in policies:

@@ -42,7 +42,7 @@ if(NOT IL_SANITIZE)
 endif()
 
 # Coverage feedback for the code under test: libFuzzer steers by it.
-foreach(lib il_common il_wire il_policy il_input il_present il_harness)
+foreach(lib il_tracefs_obj il_common il_wire il_policy il_input il_present il_harness)
   if(TARGET ${lib})
     target_compile_options(${lib} PRIVATE -fsanitize=fuzzer-no-link)
   endif()

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The scheduling events of one inputlat run, for the decomposition of every
+ * hop (il_attrib.c). Classic tracepoint programs: each context is the raw
+ * trace record, laid out as in /sys/kernel/tracing/events/<group>/<name>/format
+ * on kernel 6.x (tp_btf is not used: under lockdown its pointer reads
+ * return 0). Events go to a ring buffer without waking the reader, which
+ * drains it on a timer: a wake-up per event would itself be a scheduling
+ * event of the reader.
+ *
+ * Filtering happens here, so the ring buffer carries what matters only:
+ *   - wake-ups and migrations of the run's threads (the `threads` map,
+ *     filled by user space once the children report ready);
+ *   - every switch that involves one of them, and every switch on a CPU
+ *     where one of them waits (runnable, not running): who held the CPU;
+ *   - interrupts and softirqs that interrupt one of them.
+ * Where a thread waits is kept per thread (its queued CPU) and per CPU
+ * (how many wait there), updated from the same tracepoints.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "il_kev.h"
+
+/* threads[tid]: TRACKED, ONCPU while it runs, its slot in `wakes` (bits
+ * 16..23, 0: none) and 1 + the CPU it waits on (0: not waiting) in the
+ * low 16 bits. */
+#define TRACKED 0x80000000u
+#define ONCPU	0x40000000u
+#define QMASK	0xffffu
+#define SLOT(v) (((v) >> 16) & 0xffu)
+
+/* Sized by the loader to pid_max before loading. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 32768);
+} threads SEC(".maps");
+
+/*
+ * A thread's pending sched_waking, kept until its sched_wakeup so that a
+ * wake-up costs one ring-buffer record, not two (sched_wakeup always
+ * follows sched_waking: try_to_wake_up() fires the first only once the
+ * wake-up is certain).
+ */
+struct wake_rec {
+	__u64 ts;
+	__s32 waker;
+	__s32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct wake_rec);
+	__uint(max_entries, 256);
+} wakes SEC(".maps");
+
+/* waiters[cpu]: the run's threads waiting on that CPU (sized to the CPUs). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __s32);
+	__uint(max_entries, 1024);
+} waiters SEC(".maps");
+
+/* Per CPU: whether the interrupt now running was emitted (bit 0 hardirq,
+ * bit 1 softirq, bit 2 timer), so that an exit is emitted exactly when
+ * its entry was, whatever the filter says in between. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 1);
+} irqstate SEC(".maps");
+
+/* Events the ring buffer had no room for, per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} drops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} events SEC(".maps");
+
+/* Context layouts, offsets from the format files (common header: 8 bytes). */
+struct switch_args {
+	__u64 common;
+	char prev_comm[16];
+	__s32 prev_pid;
+	__s32 prev_prio;
+	__s64 prev_state;
+	char next_comm[16];
+	__s32 next_pid;
+	__s32 next_prio;
+};
+
+struct wake_args { /* sched_waking, sched_wakeup, sched_wakeup_new */
+	__u64 common;
+	char comm[16];
+	__s32 pid;
+	__s32 prio;
+	__s32 target_cpu;
+};
+
+struct migrate_args {
+	__u64 common;
+	__u32 comm_loc; /* __data_loc char[] */
+	__s32 pid;
+	__s32 prio;
+	__s32 orig_cpu;
+	__s32 dest_cpu;
+};
+
+struct irq_args { /* irq_handler_entry/exit: irq; softirq_*: vec; local_timer_*: vector */
+	__u64 common;
+	__s32 nr;
+};
+
+static __always_inline __u32 *thread_slot(__s32 tid)
+{
+	__u32 key = (__u32)tid;
+
+	return bpf_map_lookup_elem(&threads, &key);
+}
+
+static __always_inline void waiters_add(__u32 cpu, __s32 d)
+{
+	__s32 *w = bpf_map_lookup_elem(&waiters, &cpu);
+
+	if (w)
+		__sync_fetch_and_add(w, d);
+}
+
+static __always_inline int cpu_has_waiters(__u32 cpu)
+{
+	__s32 *w = bpf_map_lookup_elem(&waiters, &cpu);
+
+	return w && *w > 0;
+}
+
+/* The thread stops waiting wherever it waited. */
+static __always_inline __u32 unqueue(__u32 v)
+{
+	if (v & QMASK)
+		waiters_add((v & QMASK) - 1, -1);
+	return v & ~QMASK;
+}
+
+static __always_inline __u32 queue_on(__u32 v, __u32 cpu)
+{
+	v = unqueue(v);
+	waiters_add(cpu, 1);
+	return v | ((cpu + 1) & QMASK);
+}
+
+static __always_inline struct il_kev *reserve(void)
+{
+	struct il_kev *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		__u32 zero = 0;
+		__u64 *d = bpf_map_lookup_elem(&drops, &zero);
+
+		if (d)
+			(*d)++;
+	}
+	return e;
+}
+
+static __always_inline void submit(struct il_kev *e)
+{
+	/* No wake-up: the reader polls (see the comment at the top). */
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
+/* Copies a 16-byte comm out of the context with two aligned 8-byte loads
+ * (the only reads a tracepoint context allows). */
+static __always_inline void comm_copy(char *dst, const char *src)
+{
+	((__u64 *)dst)[0] = ((const __u64 *)src)[0];
+	((__u64 *)dst)[1] = ((const __u64 *)src)[1];
+}
+
+SEC("tracepoint/sched/sched_switch")
+int il_attrib_switch(struct switch_args *ctx)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 *pv = thread_slot(ctx->prev_pid), *nv = thread_slot(ctx->next_pid);
+	__u32 p = pv ? *pv : 0, n = nv ? *nv : 0;
+	int emit = ((p | n) & TRACKED) || cpu_has_waiters(cpu);
+	struct il_kev *e;
+
+	if (p & TRACKED) {
+		/* Switched out still runnable (preempted, yielded): it waits here. */
+		if ((ctx->prev_state & IL_KEV_STATE_MASK) == 0)
+			*pv = queue_on(p, cpu) & ~ONCPU;
+		else
+			*pv = unqueue(p) & ~ONCPU;
+	}
+	if (n & TRACKED)
+		*nv = unqueue(n) | ONCPU;
+	if (!emit)
+		return 0;
+	e = reserve();
+	if (!e)
+		return 0;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->type = IL_KEV_SWITCH;
+	e->cpu = (__u16)cpu;
+	e->pid = ctx->prev_pid;
+	e->pid2 = ctx->next_pid;
+	e->prio = ctx->prev_prio;
+	e->prio2 = ctx->next_prio;
+	e->arg = (__s32)ctx->prev_state;
+	e->waking_ns = 0;
+	comm_copy(e->comm, ctx->prev_comm);
+	comm_copy(e->comm2, ctx->next_comm);
+	submit(e);
+	return 0;
+}
+
+static __always_inline int wake(struct wake_args *ctx, __u16 type)
+{
+	__u32 *v = thread_slot(ctx->pid), slot;
+	struct wake_rec *w = NULL;
+	struct il_kev *e;
+
+	if (!v || !(*v & TRACKED))
+		return 0;
+	slot = SLOT(*v);
+	if (slot)
+		w = bpf_map_lookup_elem(&wakes, &slot);
+	if (type == IL_KEV_WAKING && w) {
+		/* In sched_waking the current task is the waker. */
+		w->ts = bpf_ktime_get_ns();
+		w->waker = (__s32)bpf_get_current_pid_tgid();
+		return 0;
+	}
+	/* sched_wakeup also fires for a task that never left its CPU (woken
+	 * while it was about to sleep): it waits nowhere. */
+	if (type != IL_KEV_WAKING && !(*v & ONCPU))
+		*v = queue_on(*v, (__u32)ctx->target_cpu);
+	e = reserve();
+	if (!e)
+		return 0;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->type = type;
+	e->cpu = (__u16)bpf_get_smp_processor_id();
+	e->pid = ctx->pid;
+	e->pid2 = (__s32)bpf_get_current_pid_tgid();
+	e->prio = ctx->prio;
+	e->prio2 = 0;
+	e->arg = ctx->target_cpu;
+	e->waking_ns = 0;
+	if (w && type == IL_KEV_WAKEUP && w->ts) {
+		e->waking_ns = w->ts;
+		e->pid2 = w->waker;
+		w->ts = 0;
+	}
+	comm_copy(e->comm, ctx->comm);
+	((__u64 *)e->comm2)[0] = 0;
+	((__u64 *)e->comm2)[1] = 0;
+	submit(e);
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_waking")
+int il_attrib_waking(struct wake_args *ctx)
+{
+	return wake(ctx, IL_KEV_WAKING);
+}
+
+SEC("tracepoint/sched/sched_wakeup")
+int il_attrib_wakeup(struct wake_args *ctx)
+{
+	return wake(ctx, IL_KEV_WAKEUP);
+}
+
+SEC("tracepoint/sched/sched_wakeup_new")
+int il_attrib_wakeup_new(struct wake_args *ctx)
+{
+	return wake(ctx, IL_KEV_WAKEUP_NEW);
+}
+
+SEC("tracepoint/sched/sched_migrate_task")
+int il_attrib_migrate(struct migrate_args *ctx)
+{
+	__u32 *v = thread_slot(ctx->pid);
+	struct il_kev *e;
+
+	if (!v || !(*v & TRACKED))
+		return 0;
+	/* A waiting thread moves its wait along; a waking one is not counted yet. */
+	if (*v & QMASK)
+		*v = queue_on(*v, (__u32)ctx->dest_cpu);
+	e = reserve();
+	if (!e)
+		return 0;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->type = IL_KEV_MIGRATE;
+	e->cpu = (__u16)bpf_get_smp_processor_id();
+	e->pid = ctx->pid;
+	e->pid2 = 0;
+	e->prio = ctx->prio;
+	e->prio2 = 0;
+	e->arg = ctx->orig_cpu;
+	e->waking_ns = 0;
+	e->arg2 = ctx->dest_cpu;
+	((__u64 *)e->comm)[0] = 0;
+	((__u64 *)e->comm)[1] = 0;
+	((__u64 *)e->comm2)[0] = 0;
+	((__u64 *)e->comm2)[1] = 0;
+	submit(e);
+	return 0;
+}
+
+static __always_inline int irq(struct irq_args *ctx, __u16 type, __u32 bit, int entry)
+{
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
+	__u32 *st = bpf_map_lookup_elem(&irqstate, &zero);
+	struct il_kev *e;
+
+	if (!st)
+		return 0;
+	if (entry) {
+		__u32 *v = thread_slot((__s32)bpf_get_current_pid_tgid());
+
+		/* Interrupt time only counts against a run thread it interrupts
+		 * (a handler's work, a busy receiver): nothing else is needed. */
+		if (!(v && (*v & TRACKED))) {
+			*st &= ~bit;
+			return 0;
+		}
+		*st |= bit;
+	} else {
+		if (!(*st & bit))
+			return 0;
+		*st &= ~bit;
+	}
+	e = reserve();
+	if (!e)
+		return 0;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->type = type;
+	e->cpu = (__u16)cpu;
+	e->pid = (__s32)bpf_get_current_pid_tgid();
+	e->pid2 = 0;
+	e->prio = 0;
+	e->prio2 = 0;
+	e->arg = ctx->nr;
+	e->waking_ns = 0;
+	((__u64 *)e->comm)[0] = 0;
+	((__u64 *)e->comm)[1] = 0;
+	((__u64 *)e->comm2)[0] = 0;
+	((__u64 *)e->comm2)[1] = 0;
+	submit(e);
+	return 0;
+}
+
+SEC("tracepoint/irq/irq_handler_entry")
+int il_attrib_irq_entry(struct irq_args *ctx)
+{
+	return irq(ctx, IL_KEV_IRQ_ENTRY, 1, 1);
+}
+
+SEC("tracepoint/irq/irq_handler_exit")
+int il_attrib_irq_exit(struct irq_args *ctx)
+{
+	return irq(ctx, IL_KEV_IRQ_EXIT, 1, 0);
+}
+
+SEC("tracepoint/irq/softirq_entry")
+int il_attrib_softirq_entry(struct irq_args *ctx)
+{
+	return irq(ctx, IL_KEV_SOFTIRQ_ENTRY, 2, 1);
+}
+
+SEC("tracepoint/irq/softirq_exit")
+int il_attrib_softirq_exit(struct irq_args *ctx)
+{
+	return irq(ctx, IL_KEV_SOFTIRQ_EXIT, 2, 0);
+}
+
+/* x86's local APIC timer (the tick, hrtimers): not a device IRQ, so
+ * irq_handler_* never shows it. Attached only where it exists. */
+SEC("tracepoint/irq_vectors/local_timer_entry")
+int il_attrib_timer_entry(struct irq_args *ctx)
+{
+	return irq(ctx, IL_KEV_TIMER_ENTRY, 4, 1);
+}
+
+SEC("tracepoint/irq_vectors/local_timer_exit")
+int il_attrib_timer_exit(struct irq_args *ctx)
+{
+	return irq(ctx, IL_KEV_TIMER_EXIT, 4, 0);
+}
+
+char LICENSE[] SEC("license") = "GPL";

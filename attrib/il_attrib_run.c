@@ -1,0 +1,491 @@
+#include "il_attrib_run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "il_capture.h"
+#include "il_clock.h"
+#include "il_cpustat.h"
+#include "il_file.h"
+#include "il_parse.h"
+
+/*
+ * schedstat's run_delay is the kernel's own count of a thread's run-queue
+ * wait: the cross-check compares it with the capture's total. Its stamps
+ * are the run-queues' own clocks, which the scheduler updates lazily: it
+ * skips an update after a wake-up that preempts (rq_clock_skip_update()),
+ * and a wait that moves to another CPU (RT push and pull) is stamped by two
+ * run-queue clocks. For RT threads, woken mostly by preempting and moved
+ * between CPUs, run_delay then misses a few to tens of microseconds per
+ * wait (measured here: 0.03 ms of schedstat against 1.5 ms captured for
+ * viz:drm under rt --hog 1). CFS threads are compared; RT threads are
+ * reported with both figures and "schedstat_comparable": false.
+ */
+
+struct tracked {
+	int pid, tid;
+	char name[32];
+	bool pipeline;
+	bool rt; /* SCHED_FIFO, SCHED_RR or SCHED_DEADLINE: schedstat not compared */
+	uint64_t delay0_ns, delay1_ns; /* schedstat run_delay at start and stop */
+	bool have0, have1;
+};
+
+struct il_attrib_run {
+	enum il_attrib_mode mode;
+	bool available;
+	char why[256];
+	struct il_capture *cap;
+	struct il_attrib *eng;
+	struct tracked *t;
+	size_t nt;
+	uint64_t from_ns, to_ns;
+	uint64_t drops, last_drain_ns;
+	struct il_cpustat *stat0, *stat1;
+	struct il_capture_prog progs[IL_CAPTURE_MAX_PROGS];
+	size_t nprogs;
+	bool stopped, closed;
+};
+
+int il_attrib_mode_parse(const char *s)
+{
+	if (!s)
+		return -EINVAL;
+	if (!strcmp(s, "auto"))
+		return IL_ATTRIB_AUTO;
+	if (!strcmp(s, "on"))
+		return IL_ATTRIB_ON;
+	if (!strcmp(s, "off"))
+		return IL_ATTRIB_OFF;
+	return -EINVAL;
+}
+
+const char *il_attrib_mode_name(enum il_attrib_mode m)
+{
+	return m == IL_ATTRIB_ON ? "on" : m == IL_ATTRIB_OFF ? "off" : "auto";
+}
+
+static void feed_cb(void *ctx, const struct il_kev *ev)
+{
+	il_attrib_feed(ctx, ev);
+}
+
+static void unavailable(struct il_attrib_run *r, const char *why)
+{
+	r->available = false;
+	snprintf(r->why, sizeof(r->why), "%s", why);
+	il_capture_free(r->cap);
+	r->cap = NULL;
+}
+
+int il_attrib_run_new(enum il_attrib_mode mode, struct il_attrib_run **out, char *why,
+		      size_t whylen)
+{
+	struct il_attrib_run *r = calloc(1, sizeof(*r));
+	int rc;
+
+	if (!r)
+		return -ENOMEM;
+	r->mode = mode;
+	if (mode == IL_ATTRIB_OFF) {
+		snprintf(r->why, sizeof(r->why), "turned off (--attribution off)");
+		*out = r;
+		return 0;
+	}
+	rc = il_attrib_new(NULL, &r->eng);
+	if (rc < 0) {
+		free(r);
+		return rc;
+	}
+	rc = il_capture_new(feed_cb, r->eng, &r->cap, r->why, sizeof(r->why));
+	if (rc < 0) {
+		if (mode == IL_ATTRIB_ON) {
+			snprintf(why, whylen, "%s", r->why);
+			il_attrib_free(r->eng);
+			free(r);
+			return rc;
+		}
+		r->cap = NULL;
+	} else {
+		r->available = true;
+	}
+	*out = r;
+	return 0;
+}
+
+bool il_attrib_run_available(const struct il_attrib_run *r)
+{
+	return r && r->available;
+}
+
+const char *il_attrib_run_why(const struct il_attrib_run *r)
+{
+	return r ? r->why : "";
+}
+
+const struct il_attrib *il_attrib_run_engine(const struct il_attrib_run *r)
+{
+	return r && r->available ? r->eng : NULL;
+}
+
+/* schedstat's second field: time spent waiting on a run queue, ns. */
+static int read_run_delay(int pid, int tid, uint64_t *out)
+{
+	char path[96], *text, *sp, *end;
+	uint64_t v;
+	int rc;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	text = il_file_read(path, 256, NULL);
+	if (!text)
+		return -errno;
+	sp = strchr(text, ' ');
+	end = sp ? strchr(sp + 1, ' ') : NULL;
+	if (!sp || !end) {
+		free(text);
+		return -EINVAL;
+	}
+	*end = '\0';
+	rc = il_parse_u64(sp + 1, 0, UINT64_MAX, &v);
+	free(text);
+	if (rc == 0)
+		*out = v;
+	return rc;
+}
+
+static const char *str_of(const cJSON *o, const char *key)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+static int num_of(const cJSON *o, const char *key, int dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) ? (int)v->valuedouble : dflt;
+}
+
+static int add_thread(struct il_attrib_run *r, const struct il_attrib_thread *t, bool pipeline)
+{
+	struct tracked *x = &r->t[r->nt];
+	int rc = il_attrib_thread_add(r->eng, t);
+
+	if (rc < 0)
+		return rc;
+	if (!t->name_only) {
+		rc = il_capture_track(r->cap, t->tid);
+		if (rc < 0)
+			return rc;
+	}
+	x->pid = t->pid;
+	x->tid = t->tid;
+	snprintf(x->name, sizeof(x->name), "%s", t->name);
+	x->pipeline = pipeline;
+	x->rt = t->policy && (!strcmp(t->policy, "fifo") || !strcmp(t->policy, "rr") ||
+			      !strcmp(t->policy, "deadline"));
+	x->have0 = read_run_delay(t->pid, t->tid, &x->delay0_ns) == 0;
+	r->nt++;
+	return 0;
+}
+
+int il_attrib_run_threads(struct il_attrib_run *r, const cJSON *threads, int self_pid, int self_tid)
+{
+	const cJSON *t;
+	int n = cJSON_GetArraySize(threads), rc;
+	struct il_attrib_thread self = {.pid = self_pid,
+					.tid = self_tid,
+					.name = "inputlat",
+					.process = "inputlat",
+					.role = "inject"};
+
+	if (!r->available)
+		return -ENODATA;
+	r->t = calloc((size_t)n + 1, sizeof(*r->t));
+	if (!r->t) {
+		unavailable(r, "out of memory");
+		return -ENOMEM;
+	}
+	/* The orchestrator's own attributes: it injects (stamp 0). */
+	{
+		int pol = sched_getscheduler(0);
+
+		self.policy = pol == SCHED_FIFO ? "fifo" : pol == SCHED_RR ? "rr" : "other";
+	}
+	cJSON_ArrayForEach(t, threads)
+	{
+		const cJSON *sched = cJSON_GetObjectItemCaseSensitive(t, "sched");
+		const char *role = str_of(t, "role");
+		struct il_attrib_thread th = {
+		    .pid = num_of(t, "pid", 0),
+		    .tid = num_of(t, "tid", 0),
+		    .name = str_of(t, "name"),
+		    .process = str_of(t, "process"),
+		    .role = role,
+		    .policy = sched ? str_of(sched, "policy") : str_of(t, "policy"),
+		    .priority = num_of(sched ? sched : t, "priority", 0),
+		    .nice = num_of(sched ? sched : t, "nice", 0),
+		};
+		bool pipeline =
+		    role && strcmp(role, "js") && strcmp(role, "load") && strcmp(role, "canary");
+
+		if (th.tid <= 0 || !th.name)
+			continue;
+		/* The hogs and the load only ever matter as who held a CPU: they are
+		 * named, their own events are not followed (that would double the
+		 * events and the BPF cost for nothing the report uses). */
+		th.name_only = role && (!strcmp(role, "js") || !strcmp(role, "load"));
+		rc = add_thread(r, &th, pipeline);
+		if (rc < 0) {
+			char why[128];
+
+			snprintf(why, sizeof(why), "cannot follow thread %s: %s", th.name,
+				 strerror(-rc));
+			unavailable(r, why);
+			return rc;
+		}
+	}
+	rc = add_thread(r, &self, false);
+	if (rc < 0) {
+		unavailable(r, "cannot follow the orchestrator's thread");
+		return rc;
+	}
+	il_cpustat_read(&r->stat0);
+	r->from_ns = il_now_ns();
+	r->last_drain_ns = r->from_ns;
+	il_attrib_start(r->eng, r->from_ns);
+	return 0;
+}
+
+void il_attrib_run_tick(struct il_attrib_run *r)
+{
+	uint64_t now, drops;
+
+	if (!r || !r->available || !r->cap)
+		return;
+	now = il_now_ns();
+	il_capture_drain(r->cap);
+	drops = il_capture_drops(r->cap);
+	if (drops != r->drops) {
+		/* Some events since the last drain never made it: say so for the
+		 * events of that time instead of explaining them wrongly. */
+		il_attrib_mark_lost(r->eng, r->last_drain_ns, now);
+		r->drops = drops;
+	}
+	r->last_drain_ns = now;
+}
+
+int il_attrib_run_event(struct il_attrib_run *r, const struct il_msg *m,
+			struct il_attrib_event *out)
+{
+	struct il_attrib_event local;
+	int rc;
+
+	if (!r || !r->available || !r->t)
+		return -ENODATA;
+	/* Everything up to now is in the ring buffer: the record came after the flip. */
+	il_attrib_run_tick(r);
+	rc = il_attrib_explain(r->eng, m, out ? out : &local);
+	/* Events come in id order, and ids in injection order: nothing older
+	 * than this one's injection is needed again. */
+	il_attrib_advance(r->eng, m->stamp_ns[IL_STAMP_INJECT]);
+	return rc;
+}
+
+void il_attrib_run_skip(struct il_attrib_run *r, const struct il_msg *m)
+{
+	if (r && r->available && r->t && m->stamp_ns[IL_STAMP_INJECT])
+		il_attrib_advance(r->eng, m->stamp_ns[IL_STAMP_INJECT]);
+}
+
+/* Cheap, so that the children get their "stop" at once: the end of the
+ * figures, read while they still live. */
+void il_attrib_run_stop(struct il_attrib_run *r)
+{
+	if (!r || !r->available || r->stopped)
+		return;
+	r->stopped = true;
+	r->to_ns = il_now_ns();
+	for (size_t i = 0; i < r->nt; i++)
+		r->t[i].have1 = read_run_delay(r->t[i].pid, r->t[i].tid, &r->t[i].delay1_ns) == 0;
+	il_cpustat_read(&r->stat1);
+}
+
+/* Detaching takes a while (each link's perf event is released), so it
+ * waits until the report: what comes after to_ns is not counted. */
+void il_attrib_run_close(struct il_attrib_run *r)
+{
+	if (!r || !r->available || r->closed)
+		return;
+	il_attrib_run_stop(r);
+	r->closed = true;
+	il_capture_stop(r->cap);
+	il_attrib_run_tick(r);
+	r->nprogs = il_capture_progs(r->cap, r->progs, IL_CAPTURE_MAX_PROGS);
+	if (r->t && r->to_ns > r->from_ns)
+		il_attrib_finish(r->eng, r->to_ns);
+}
+
+static cJSON *steal_json(const struct il_attrib_run *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	uint64_t steal = 0, total = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (!r->stat0 || !r->stat1) {
+		cJSON_AddStringToObject(o, "why", "/proc/stat unreadable");
+		return o;
+	}
+	for (unsigned c = 0; c < il_cpustat_ncpu(r->stat1); c++) {
+		const struct il_cpustat_cpu *a = il_cpustat_cpu(r->stat0, c),
+					    *b = il_cpustat_cpu(r->stat1, c);
+
+		if (!a || !b || !a->present || !b->present)
+			continue;
+		steal += b->steal - a->steal;
+		total += il_cpustat_total(b) - il_cpustat_total(a);
+	}
+	cJSON_AddNumberToObject(o, "ms", hz > 0 ? (double)steal * 1000.0 / (double)hz : 0);
+	cJSON_AddNumberToObject(o, "pct",
+				total ? round(1e4 * (double)steal / (double)total) / 100 : 0);
+	return o;
+}
+
+static cJSON *bpf_json(const struct il_attrib_run *r)
+{
+	cJSON *o = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(o, "programs");
+	uint64_t cnt = 0, ns = 0;
+	struct il_attrib_counts c;
+
+	for (size_t i = 0; i < r->nprogs; i++) {
+		const struct il_capture_prog *p = &r->progs[i];
+		cJSON *po = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(po, "name", p->name);
+		cJSON_AddNumberToObject(po, "run_cnt", (double)p->run_cnt);
+		cJSON_AddNumberToObject(po, "run_time_ns", (double)p->run_time_ns);
+		if (p->run_cnt)
+			cJSON_AddNumberToObject(
+			    po, "ns_per_run",
+			    round(10.0 * (double)p->run_time_ns / (double)p->run_cnt) / 10);
+		else
+			cJSON_AddNullToObject(po, "ns_per_run");
+		cJSON_AddItemToArray(arr, po);
+		cnt += p->run_cnt;
+		ns += p->run_time_ns;
+	}
+	/* Every scheduling or interrupt event the kernel ran a program for, filtered or not. */
+	cJSON_AddNumberToObject(o, "runs", (double)cnt);
+	if (cnt && ns)
+		cJSON_AddNumberToObject(o, "ns_per_run",
+					round(10.0 * (double)ns / (double)cnt) / 10);
+	else
+		cJSON_AddStringToObject(o, "ns_per_run",
+					cnt ? "unreadable: BPF statistics off"
+					    : "unreadable: no runs");
+	il_attrib_counts(r->eng, &c);
+	cJSON_AddNumberToObject(o, "events", (double)c.kevents);
+	cJSON_AddNumberToObject(o, "drops", (double)r->drops);
+	return o;
+}
+
+/* schedstat next to each thread's captured run-queue total. */
+static void schedstat_check(const struct il_attrib_run *r, cJSON *attr)
+{
+	cJSON *threads = cJSON_GetObjectItemCaseSensitive(attr, "threads"), *t;
+	cJSON *check = cJSON_GetObjectItemCaseSensitive(attr, "check");
+	unsigned n = 0, ok = 0;
+
+	cJSON_ArrayForEach(t, threads)
+	{
+		int tid = num_of(t, "tid", 0);
+
+		for (size_t i = 0; i < r->nt; i++) {
+			const struct tracked *x = &r->t[i];
+			double cap_ns = cJSON_GetNumberValue(
+					    cJSON_GetObjectItemCaseSensitive(t, "runqueue_ms")) *
+					1e6;
+			double ss_ns;
+			bool comparable;
+
+			if (x->tid != tid)
+				continue;
+			cJSON_AddBoolToObject(t, "pipeline", x->pipeline);
+			if (!x->have0 || !x->have1) {
+				cJSON_AddStringToObject(t, "schedstat_run_delay_ms",
+							"unreadable: no schedstat");
+				break;
+			}
+			ss_ns = (double)(x->delay1_ns - x->delay0_ns);
+			cJSON_AddNumberToObject(t, "schedstat_run_delay_ms",
+						round(ss_ns / 1e3) / 1e3);
+			comparable = !x->rt;
+			cJSON_AddBoolToObject(t, "schedstat_comparable", comparable);
+			if (!x->pipeline || !comparable)
+				break;
+			n++;
+			ok += fabs(ss_ns - cap_ns) <= 0.1 * ss_ns;
+			break;
+		}
+	}
+	if (!check)
+		return;
+	if (n)
+		cJSON_AddNumberToObject(check, "schedstat_within_10pct_pct",
+					round(1e4 * ok / n) / 100);
+	else
+		cJSON_AddNullToObject(check, "schedstat_within_10pct_pct");
+	cJSON_AddNumberToObject(check, "schedstat_compared", n);
+}
+
+int il_attrib_run_report(struct il_attrib_run *r, cJSON *root)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "attribution");
+
+	if (!o)
+		return -ENOMEM;
+	cJSON_AddBoolToObject(o, "available", r && r->available);
+	cJSON_AddStringToObject(o, "why", r && !r->available ? r->why : "");
+	cJSON_AddStringToObject(o, "mode", il_attrib_mode_name(r ? r->mode : IL_ATTRIB_AUTO));
+	if (!r || !r->available)
+		return 0;
+	il_attrib_run_close(r);
+	if (il_attrib_report(r->eng, o) < 0)
+		return -ENOMEM;
+	schedstat_check(r, o);
+	cJSON_AddItemToObject(o, "steal", steal_json(r));
+	cJSON_AddItemToObject(o, "bpf", bpf_json(r));
+	cJSON_AddNumberToObject(o, "capture_ms",
+				round((double)(r->to_ns - r->from_ns) / 1e3) / 1e3);
+	return 0;
+}
+
+cJSON *il_attrib_run_event_json(const struct il_attrib_run *r, const struct il_attrib_event *e)
+{
+	if (!r || !r->available)
+		return NULL;
+	return il_attrib_event_json(r->eng, e);
+}
+
+void il_attrib_run_on_slice(struct il_attrib_run *r, il_attrib_slice_cb cb, void *ctx)
+{
+	if (r && r->eng)
+		il_attrib_on_slice(r->eng, cb, ctx);
+}
+
+void il_attrib_run_free(struct il_attrib_run *r)
+{
+	if (!r)
+		return;
+	il_attrib_run_close(r);
+	il_capture_free(r->cap);
+	il_attrib_free(r->eng);
+	il_cpustat_free(r->stat0);
+	il_cpustat_free(r->stat1);
+	free(r->t);
+	free(r);
+}

@@ -1,0 +1,313 @@
+/* The BPF capture (see il_capture.h); il_capture_none.c stands in without BPF tools. */
+#include "il_capture.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "il_tracefs.h"
+#include "attrib.skel.h"
+
+/* pid_max can be 4194304: a u32 per possible tid is 16 MiB of kernel memory
+ * at most, for one array lookup (inlined by the verifier) per event. */
+#define MAX_TIDS (1u << 22)
+
+struct il_capture {
+	struct il_attrib_bpf *skel;
+	struct ring_buffer *rb;
+	il_capture_event_cb cb;
+	void *ctx;
+	int stats_fd;
+	int ncpus;
+	uint32_t max_tid;
+	unsigned slots; /* slots of `wakes` given out */
+	int stopped;
+	struct il_capture_prog progs[IL_CAPTURE_MAX_PROGS];
+	size_t nprogs;
+};
+
+static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!getenv("IL_ATTRIB_DEBUG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static uint32_t pid_max(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+	unsigned long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	if (v == 0)
+		v = 32768;
+	return v > MAX_TIDS ? MAX_TIDS : (uint32_t)v;
+}
+
+static int ring_cb(void *ctx, void *data, size_t len)
+{
+	struct il_capture *c = ctx;
+
+	if (len >= sizeof(struct il_kev))
+		c->cb(c->ctx, data);
+	return 0;
+}
+
+/* The tracepoints, the program on each, and whether the run needs it. */
+static const struct {
+	const char *event;
+	size_t prog_offset, link_offset;
+	int optional;
+} tps[] = {
+#define TP(ev, prog, opt)                                                                          \
+	{                                                                                          \
+		ev, offsetof(struct il_attrib_bpf, progs.prog),                                    \
+		    offsetof(struct il_attrib_bpf, links.prog), opt                                \
+	}
+    TP("sched/sched_switch", il_attrib_switch, 0),
+    TP("sched/sched_waking", il_attrib_waking, 0),
+    TP("sched/sched_wakeup", il_attrib_wakeup, 0),
+    TP("sched/sched_wakeup_new", il_attrib_wakeup_new, 0),
+    TP("sched/sched_migrate_task", il_attrib_migrate, 0),
+    TP("irq/irq_handler_entry", il_attrib_irq_entry, 0),
+    TP("irq/irq_handler_exit", il_attrib_irq_exit, 0),
+    TP("irq/softirq_entry", il_attrib_softirq_entry, 0),
+    TP("irq/softirq_exit", il_attrib_softirq_exit, 0),
+    /* x86 only: the tick and hrtimers are no device IRQ. */
+    TP("irq_vectors/local_timer_entry", il_attrib_timer_entry, 1),
+    TP("irq_vectors/local_timer_exit", il_attrib_timer_exit, 1),
+#undef TP
+};
+#define NTPS (sizeof(tps) / sizeof(tps[0]))
+
+static struct bpf_program *tp_prog(struct il_attrib_bpf *skel, size_t i)
+{
+	return *(struct bpf_program **)((char *)skel + tps[i].prog_offset);
+}
+
+/*
+ * Attaches every program through a perf event opened here, since libbpf's
+ * own tracepoint attach reads the ids from a mounted tracefs. One event on
+ * CPU 0 is enough: a tracepoint runs its BPF program on every CPU.
+ */
+static int attach_all(struct il_capture *c, char *why, size_t whylen)
+{
+	const char *names[NTPS];
+	int ids[NTPS], rc;
+
+	for (size_t i = 0; i < NTPS; i++)
+		names[i] = tps[i].event;
+	rc = il_tracefs_event_ids(names, NTPS, ids);
+	if (rc < 0 && rc != -ENOENT) {
+		snprintf(why, whylen, "cannot read tracepoint ids from tracefs: %s", strerror(-rc));
+		return rc;
+	}
+	for (size_t i = 0; i < NTPS; i++) {
+		struct perf_event_attr attr;
+		struct bpf_link *link;
+		int pfd;
+
+		if (ids[i] < 0) {
+			if (tps[i].optional)
+				continue;
+			snprintf(why, whylen, "kernel has no tracepoint %s", tps[i].event);
+			return -ENOENT;
+		}
+		memset(&attr, 0, sizeof(attr));
+		attr.type = PERF_TYPE_TRACEPOINT;
+		attr.size = sizeof(attr);
+		attr.config = (uint64_t)ids[i];
+		attr.sample_period = 1;
+		attr.wakeup_events = 1;
+		pfd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+		if (pfd < 0) {
+			rc = -errno;
+			snprintf(why, whylen, "perf_event_open(%s): %s", tps[i].event,
+				 strerror(errno));
+			return rc;
+		}
+		link = bpf_program__attach_perf_event(tp_prog(c->skel, i), pfd);
+		if (!link) {
+			rc = -errno;
+			close(pfd);
+			snprintf(why, whylen, "attaching to %s: %s", tps[i].event, strerror(-rc));
+			return rc;
+		}
+		/* The skeleton destroys its links, and with each its perf event. */
+		*(struct bpf_link **)((char *)c->skel + tps[i].link_offset) = link;
+	}
+	return 0;
+}
+
+int il_capture_built(void)
+{
+	return 1;
+}
+
+int il_capture_new(il_capture_event_cb cb, void *ctx, struct il_capture **out, char *why,
+		   size_t whylen)
+{
+	struct il_capture *c;
+	int rc;
+
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	c->cb = cb;
+	c->ctx = ctx;
+	c->stats_fd = -1;
+	libbpf_set_print(quiet_print);
+	c->ncpus = libbpf_num_possible_cpus();
+	if (c->ncpus <= 0) {
+		rc = c->ncpus ? c->ncpus : -EINVAL;
+		snprintf(why, whylen, "cannot count the possible CPUs");
+		goto fail;
+	}
+	c->skel = il_attrib_bpf__open();
+	if (!c->skel) {
+		rc = errno ? -errno : -EINVAL;
+		snprintf(why, whylen, "opening the BPF object: %s", strerror(-rc));
+		goto fail;
+	}
+	c->max_tid = pid_max();
+	if ((rc = bpf_map__set_max_entries(c->skel->maps.threads, c->max_tid)) < 0 ||
+	    (rc = bpf_map__set_max_entries(c->skel->maps.waiters, (uint32_t)c->ncpus)) < 0) {
+		snprintf(why, whylen, "sizing the BPF maps: %s", strerror(-rc));
+		goto fail;
+	}
+	rc = il_attrib_bpf__load(c->skel);
+	if (rc < 0) {
+		if (rc == -EPERM || rc == -EACCES)
+			snprintf(why, whylen,
+				 "BPF not allowed: loading the sched tracepoint program needs root "
+				 "(CAP_BPF and CAP_PERFMON)");
+		else
+			snprintf(why, whylen, "loading the BPF program: %s", strerror(-rc));
+		goto fail;
+	}
+	rc = attach_all(c, why, whylen);
+	if (rc < 0)
+		goto fail;
+	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), ring_cb, c, NULL);
+	if (!c->rb) {
+		rc = errno ? -errno : -ENOMEM;
+		snprintf(why, whylen, "opening the BPF ring buffer: %s", strerror(-rc));
+		goto fail;
+	}
+	/* Without statistics the run still works; it only cannot report the cost. */
+	c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	*out = c;
+	return 0;
+fail:
+	il_capture_free(c);
+	return rc;
+}
+
+int il_capture_track(struct il_capture *c, int tid)
+{
+	/* TRACKED and a slot of `wakes` (attrib.bpf.c); past 255 threads, none:
+	 * their wake-ups then take two records. */
+	uint32_t key = (uint32_t)tid, v = 0x80000000u;
+
+	if (tid <= 0 || (uint32_t)tid >= c->max_tid)
+		return -ERANGE;
+	if (c->slots < 255)
+		v |= (++c->slots) << 16;
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.threads), &key, &v, BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+int il_capture_drain(struct il_capture *c)
+{
+	if (!c->rb)
+		return 0;
+	return ring_buffer__consume(c->rb);
+}
+
+uint64_t il_capture_drops(struct il_capture *c)
+{
+	uint64_t *v, sum = 0;
+	uint32_t zero = 0;
+
+	if (!c->skel)
+		return 0;
+	v = calloc((size_t)c->ncpus, sizeof(*v));
+	if (!v)
+		return 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.drops), &zero, v) == 0)
+		for (int i = 0; i < c->ncpus; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+/* Reads each program's statistics while its descriptor is still open. */
+static void read_progs(struct il_capture *c)
+{
+	struct bpf_program *p;
+
+	c->nprogs = 0;
+	bpf_object__for_each_program(p, c->skel->obj)
+	{
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+
+		if (c->nprogs >= IL_CAPTURE_MAX_PROGS)
+			break;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) < 0)
+			continue;
+		snprintf(c->progs[c->nprogs].name, sizeof(c->progs[0].name), "%s",
+			 bpf_program__name(p));
+		c->progs[c->nprogs].run_cnt = info.run_cnt;
+		c->progs[c->nprogs].run_time_ns = info.run_time_ns;
+		c->nprogs++;
+	}
+}
+
+void il_capture_stop(struct il_capture *c)
+{
+	if (!c || c->stopped || !c->skel)
+		return;
+	c->stopped = 1;
+	read_progs(c);
+	il_attrib_bpf__detach(c->skel);
+	il_capture_drain(c);
+}
+
+size_t il_capture_progs(struct il_capture *c, struct il_capture_prog *out, size_t n)
+{
+	if (!c->stopped)
+		read_progs(c);
+	if (n > c->nprogs)
+		n = c->nprogs;
+	memcpy(out, c->progs, n * sizeof(*out));
+	return n;
+}
+
+void il_capture_free(struct il_capture *c)
+{
+	if (!c)
+		return;
+	if (c->skel)
+		il_capture_stop(c);
+	ring_buffer__free(c->rb);
+	il_attrib_bpf__destroy(c->skel);
+	if (c->stats_fd >= 0)
+		close(c->stats_fd);
+	free(c);
+}

@@ -1,0 +1,586 @@
+#include "il_explain.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "il_attrib.h"
+#include "il_chain.h"
+#include "il_file.h"
+
+/* Column heads of the hop table, in enum il_attrib_comp order. */
+static const char *const heads[IL_NCOMP] = {"work", "preempt", "send", "wake",	 "runq",
+					    "busy", "disp",    "irq",  "vblank", "resid"};
+
+static double num(const cJSON *o, const char *path)
+{
+	return il_json_num(o, path);
+}
+
+static void fmt_time(char *buf, size_t n, double us)
+{
+	if (isnan(us))
+		snprintf(buf, n, "?");
+	else if (fabs(us) >= 1000)
+		snprintf(buf, n, "%.2f ms", us / 1000);
+	else
+		snprintf(buf, n, "%.0f us", us);
+}
+
+void il_explain_culprit_words(const cJSON *c, char *buf, size_t n)
+{
+	const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "thread"));
+	const char *cls = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "class"));
+	const cJSON *pr = cJSON_GetObjectItemCaseSensitive(c, "priority");
+	int p = cJSON_IsNumber(pr) ? (int)pr->valuedouble : 0;
+
+	if (!t)
+		t = "?";
+	if (!cls) {
+		if (!strcmp(t, "idle"))
+			snprintf(buf, n, "an idle CPU (idle exit)");
+		else if (!strcmp(t, "throttled"))
+			snprintf(buf, n,
+				 "throttling (RT throttling or the fair server: the CPU idled or "
+				 "ran CFS)");
+		else
+			snprintf(buf, n, "%s", t);
+	} else if (!strcmp(cls, "fifo") || !strcmp(cls, "rr")) {
+		snprintf(buf, n, "%s (SCHED_%s %d)", t, !strcmp(cls, "fifo") ? "FIFO" : "RR", p);
+	} else if (!strcmp(cls, "rt")) {
+		snprintf(buf, n, "%s (RT %d)", t, p);
+	} else if (!strcmp(cls, "deadline")) {
+		snprintf(buf, n, "%s (SCHED_DEADLINE)", t);
+	} else if (!strcmp(cls, "fair")) {
+		snprintf(buf, n, "%s (CFS nice %d)", t, p);
+	} else if (!strcmp(cls, "batch")) {
+		snprintf(buf, n, "%s (SCHED_BATCH nice %d)", t, p);
+	} else if (!strcmp(cls, "idle")) {
+		snprintf(buf, n, "%s (SCHED_IDLE)", t);
+	} else {
+		snprintf(buf, n, "%s (SCHED_OTHER nice %d)", t, p);
+	}
+}
+
+/* The latency band holding percentile p of the explained events. */
+static const cJSON *band_at(const cJSON *attr, double p)
+{
+	const cJSON *bands = cJSON_GetObjectItemCaseSensitive(attr, "bands"), *b, *last = NULL;
+	double total = 0, cum = 0, target;
+
+	cJSON_ArrayForEach(b, bands) total += num(b, "count");
+	if (total <= 0)
+		return NULL;
+	target = ceil(p / 100.0 * total);
+	if (target < 1)
+		target = 1;
+	cJSON_ArrayForEach(b, bands)
+	{
+		cum += num(b, "count");
+		last = b;
+		if (cum >= target)
+			return b;
+	}
+	return last;
+}
+
+/* The run's own percentile when the report has it (p50, p90, p99, p999). */
+static double run_percentile(const cJSON *run, double p)
+{
+	char key[64];
+
+	if (p == 99.9)
+		return num(run, "latency_us.processing.p999");
+	if (p != floor(p))
+		return NAN;
+	snprintf(key, sizeof(key), "latency_us.processing.p%.0f", p);
+	return num(run, key);
+}
+
+struct comp_val {
+	int c;
+	double us;
+};
+
+static int comp_val_cmp(const void *x, const void *y)
+{
+	const struct comp_val *a = x, *b = y;
+
+	return a->us < b->us ? 1 : a->us > b->us ? -1 : a->c - b->c;
+}
+
+/* "p99 4.12 ms: runqueue 2.30 ms (56%, behind ...), work 1.20 ms (29%), ..." */
+static void band_line(FILE *out, const cJSON *run, const cJSON *band, double p)
+{
+	const cJSON *comps = cJSON_GetObjectItemCaseSensitive(band, "components_us");
+	const cJSON *culprits = cJSON_GetObjectItemCaseSensitive(band, "culprits"), *cu;
+	struct comp_val v[IL_NCOMP];
+	double mean = num(band, "mean_us"), pv = run_percentile(run, p);
+	char t1[32], t2[32], t3[32], words[160];
+	const cJSON *top = NULL;
+	int n = 0;
+
+	cJSON_ArrayForEach(cu, culprits)
+	{
+		const char *t =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cu, "thread"));
+
+		/* The first holder that is a thread names the wait; idle and
+		 * throttling are named when they are all there is. */
+		if (!top || (t && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(top, "class")) &&
+			     !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cu, "class")) &&
+			     num(cu, "total_ms") >= 0.2 * num(top, "total_ms")))
+			top = cu;
+	}
+	for (int c = 0; c < IL_NCOMP; c++) {
+		double us = num(comps, il_attrib_comp_name(c));
+
+		if (!isnan(us) && c != IL_COMP_VBLANK)
+			v[n++] = (struct comp_val){c, us};
+	}
+	qsort(v, (size_t)n, sizeof(v[0]), comp_val_cmp);
+	fmt_time(t1, sizeof(t1), isnan(pv) ? mean : pv);
+	fmt_time(t2, sizeof(t2), num(band, "lo_us"));
+	fmt_time(t3, sizeof(t3), num(band, "hi_us"));
+	fprintf(out, "  p%g %s (%g events between %s and %s, mean ", p, t1, num(band, "count"), t2,
+		t3);
+	fmt_time(t1, sizeof(t1), mean);
+	fprintf(out, "%s):", t1);
+	for (int i = 0, shown = 0; i < n; i++) {
+		double pct = mean > 0 ? 100 * v[i].us / mean : 0;
+
+		if (shown >= 6 || (pct < 1 && v[i].c != IL_COMP_RESIDUAL))
+			continue;
+		fmt_time(t1, sizeof(t1), v[i].us);
+		fprintf(out, "%s %s %s (%.0f%%", shown ? "," : "", il_attrib_comp_name(v[i].c), t1,
+			pct);
+		if (top && (v[i].c == IL_COMP_RUNQUEUE || v[i].c == IL_COMP_PREEMPTED) &&
+		    v[i].us >= 0.2 * mean && num(top, "total_ms") * 1000 >= 0.3 * v[i].us) {
+			il_explain_culprit_words(top, words, sizeof(words));
+			fmt_time(t2, sizeof(t2), num(top, "total_ms") * 1000 / num(band, "count"));
+			/* The holder's time counts both of its ways of delaying
+			 * the pipeline, so the line says so. */
+			fprintf(out, ", behind %s for %s of runqueue + preempted", words, t2);
+			top = NULL;
+		}
+		fputc(')', out);
+		shown++;
+	}
+	fputc('\n', out);
+}
+
+static const cJSON *find_stored(const cJSON *attr, uint64_t id)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(
+				  attr, "events")) if ((uint64_t)num(e, "id") == id) return e;
+	return NULL;
+}
+
+/* Looks event id up in a --records file (one JSON object a line, "id" first). */
+static cJSON *find_record(const char *path, uint64_t id)
+{
+	char prefix[48], *line = NULL;
+	size_t cap = 0, plen;
+	cJSON *found = NULL;
+	FILE *f;
+
+	if (!path || !(f = fopen(path, "re")))
+		return NULL;
+	plen = (size_t)snprintf(prefix, sizeof(prefix), "{\"id\":%llu,", (unsigned long long)id);
+	while (getline(&line, &cap, f) > 0) {
+		cJSON *o, *a;
+
+		if (strncmp(line, prefix, plen))
+			continue;
+		o = cJSON_Parse(line);
+		a = o ? cJSON_DetachItemFromObjectCaseSensitive(o, "attribution") : NULL;
+		cJSON_Delete(o);
+		found = a;
+		break;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+static void event_table(FILE *out, const cJSON *ev, const char *title)
+{
+	const cJSON *hops = cJSON_GetObjectItemCaseSensitive(ev, "hops"), *h, *largest = NULL;
+	double tot[IL_NCOMP] = {0}, total = 0, proc = num(ev, "processing_us");
+	char t1[32], t2[32], words[160];
+
+	fmt_time(t1, sizeof(t1), proc);
+	fprintf(out, "\n## event %.0f%s%s: processing %s\n", num(ev, "id"), title ? ", " : "",
+		title ? title : "", t1);
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "explained"))) {
+		fprintf(out, "  not explained: %s\n",
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "why")));
+		return;
+	}
+	fprintf(out, "%-3s %-28s %7s", "hop", "from -> to (us)", "total");
+	for (int c = 0; c < IL_NCOMP; c++)
+		if (c != IL_COMP_VBLANK)
+			fprintf(out, " %7s", heads[c]);
+	fprintf(out, "  cpu    culprit\n");
+	cJSON_ArrayForEach(h, hops)
+	{
+		int k = (int)num(h, "index");
+		const struct il_hop_desc *d = il_chain_hop(k);
+		const cJSON *comps = cJSON_GetObjectItemCaseSensitive(h, "components_us");
+		const cJSON *cu =
+		    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(h, "culprits"), 0);
+		char path[64], cpu[16];
+		double from = num(h, "cpu_from"), to = num(h, "cpu_to");
+
+		if (!d)
+			continue;
+		snprintf(path, sizeof(path), "%s -> %s", il_chain_hop_from(d), il_chain_hop_to(d));
+		if (k > IL_STAMP_PROCESSED) {
+			fmt_time(t1, sizeof(t1), num(h, "total_us"));
+			fmt_time(t2, sizeof(t2), num(comps, "vblank"));
+			fprintf(
+			    out,
+			    "%3d %-28s %7.0f  (presentation, not in processing: vblank wait %s)\n",
+			    k, path, num(h, "total_us"), t2);
+			continue;
+		}
+		if (!isnan(from) && !isnan(to))
+			snprintf(cpu, sizeof(cpu), "%d->%d", (int)from, (int)to);
+		else if (!isnan(to))
+			snprintf(cpu, sizeof(cpu), "?->%d", (int)to);
+		else
+			snprintf(cpu, sizeof(cpu), "?");
+		fprintf(out, "%3d %-28s %7.0f", k, path, num(h, "total_us"));
+		for (int c = 0; c < IL_NCOMP; c++) {
+			double us = num(comps, il_attrib_comp_name(c));
+
+			if (c == IL_COMP_VBLANK)
+				continue;
+			tot[c] += isnan(us) ? 0 : us;
+			fprintf(out, " %7.0f", us);
+		}
+		total += num(h, "total_us");
+		fprintf(out, "  %-6s", cpu);
+		if (cu) {
+			il_explain_culprit_words(cu, words, sizeof(words));
+			fprintf(out, " %s %.0f us", words, num(cu, "us"));
+		}
+		fputc('\n', out);
+		if (!largest || num(h, "total_us") > num(largest, "total_us"))
+			largest = h;
+	}
+	fprintf(out, "%3s %-28s %7.0f", "", "total (hops 1-11)", total);
+	for (int c = 0; c < IL_NCOMP; c++)
+		if (c != IL_COMP_VBLANK)
+			fprintf(out, " %7.0f", tot[c]);
+	fprintf(out, "\n%3s %-28s %6.0f%%", "", "", total > 0 ? 100.0 : 0);
+	for (int c = 0; c < IL_NCOMP; c++)
+		if (c != IL_COMP_VBLANK)
+			fprintf(out, " %6.0f%%", total > 0 ? 100 * tot[c] / total : 0);
+	fputc('\n', out);
+	if (largest && total > 0) {
+		int k = (int)num(largest, "index");
+		const cJSON *comps = cJSON_GetObjectItemCaseSensitive(largest, "components_us");
+		const cJSON *cu =
+		    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(largest, "culprits"), 0);
+		int best = 0;
+
+		for (int c = 1; c < IL_NCOMP; c++)
+			if (num(comps, il_attrib_comp_name(c)) >
+			    num(comps, il_attrib_comp_name(best)))
+				best = c;
+		fmt_time(t1, sizeof(t1), num(largest, "total_us"));
+		fmt_time(t2, sizeof(t2), num(comps, il_attrib_comp_name(best)));
+		fprintf(out, "  largest: hop %d %s, %s (%.0f%% of processing), mostly %s %s", k,
+			il_chain_hop(k)->name, t1, 100 * num(largest, "total_us") / total,
+			il_attrib_comp_name(best), t2);
+		if (cu && (best == IL_COMP_RUNQUEUE || best == IL_COMP_PREEMPTED ||
+			   best == IL_COMP_SEND)) {
+			il_explain_culprit_words(cu, words, sizeof(words));
+			fprintf(out, " behind %s", words);
+			if (!isnan(num(largest, "cpu_to")) && best == IL_COMP_RUNQUEUE)
+				fprintf(out, " on CPU %.0f", num(largest, "cpu_to"));
+		}
+		fprintf(out, "\n");
+	}
+}
+
+static const cJSON *attribution_of(const cJSON *run, const char *path, char *err, size_t errlen)
+{
+	const cJSON *attr = cJSON_GetObjectItemCaseSensitive(run, "attribution");
+
+	if (!attr) {
+		snprintf(err, errlen, "%s has no attribution (made by an inputlat without it?)",
+			 path);
+		return NULL;
+	}
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(attr, "available"))) {
+		snprintf(err, errlen, "%s: attribution was not available in that run: %s", path,
+			 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(attr, "why")));
+		return NULL;
+	}
+	return attr;
+}
+
+static const char *str_or(const cJSON *o, const char *path)
+{
+	const char *v = cJSON_GetStringValue(il_json_get(o, path));
+
+	return v ? v : "?";
+}
+
+/* A count or "?" when the report lacks it. */
+static const char *count(char *buf, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(buf, n, "?");
+	else
+		snprintf(buf, n, "%.0f", v);
+	return buf;
+}
+
+static void header(FILE *out, const cJSON *run, const cJSON *attr, const char *path)
+{
+	char t1[32], c1[24], c2[24], c3[24], c4[24];
+	double explained = num(attr, "events_explained"), un = num(attr, "events_unexplained");
+
+	fprintf(out, "# inputlat explain: %s\n", path);
+	fprintf(out, "# policy %s, %s events, hog %s %s, load %s; kernel %s, %s CPUs\n",
+		str_or(run, "policy"), count(c1, sizeof(c1), num(run, "events.sent")),
+		count(c2, sizeof(c2), num(run, "scenario.hog_threads")),
+		str_or(run, "scenario.hog_mode"),
+		count(c3, sizeof(c3), num(run, "scenario.load_threads")),
+		str_or(run, "kernel.release"), count(c4, sizeof(c4), num(run, "kernel.nr_cpus")));
+	fprintf(out, "# %s of %s events explained", count(c1, sizeof(c1), explained),
+		count(c2, sizeof(c2), explained + un));
+	if (!isnan(num(attr, "residual_pct.p50")))
+		fprintf(out, "; residual p50 %.2f%%, p95 %.2f%% of processing latency",
+			num(attr, "residual_pct.p50"), num(attr, "residual_pct.p95"));
+	if (!isnan(num(attr, "steal.ms"))) {
+		fmt_time(t1, sizeof(t1), num(attr, "steal.ms") * 1000);
+		fprintf(out, "; steal %s (%.2f%%)", t1, num(attr, "steal.pct"));
+	}
+	fputc('\n', out);
+}
+
+int il_explain_run(const cJSON *run, const char *path, const struct il_explain_opts *o, FILE *out,
+		   char *err, size_t errlen)
+{
+	const cJSON *attr = attribution_of(run, path, err, errlen), *ev = NULL;
+	cJSON *jout = NULL, *jp = NULL, *je = NULL, *owned = NULL;
+	double ps[2] = {50, 99};
+	int np = 2, rc = 0;
+
+	if (!attr)
+		return 2;
+	if (o->percentile > 0) {
+		ps[0] = o->percentile;
+		np = 1;
+	}
+	if (o->event) {
+		ev = find_stored(attr, o->event);
+		if (!ev)
+			ev = owned = find_record(o->records, o->event);
+		if (!ev) {
+			snprintf(
+			    err, errlen,
+			    "event %llu is not among the %d events %s keeps%s%s (run with "
+			    "--records "
+			    "FILE to explain any event)",
+			    (unsigned long long)o->event,
+			    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(attr, "events")),
+			    path, o->records ? " nor in " : "", o->records ? o->records : "");
+			return 2;
+		}
+	}
+	if (o->json) {
+		jout = cJSON_CreateObject();
+		cJSON_AddStringToObject(jout, "file", path);
+		jp = cJSON_AddArrayToObject(jout, "percentiles");
+		je = cJSON_AddArrayToObject(jout, "events");
+	} else {
+		header(out, run, attr, path);
+		fprintf(out, "\n## where the processing latency went (mean of the events around "
+			     "each percentile)\n");
+	}
+	for (int i = 0; i < np; i++) {
+		const cJSON *b = band_at(attr, ps[i]);
+
+		if (!b)
+			continue;
+		if (jout) {
+			cJSON *x = cJSON_CreateObject();
+
+			cJSON_AddNumberToObject(x, "p", ps[i]);
+			cJSON_AddNumberToObject(x, "latency_us", run_percentile(run, ps[i]));
+			cJSON_AddItemToObject(x, "band", cJSON_Duplicate(b, 1));
+			cJSON_AddItemToArray(jp, x);
+		} else {
+			band_line(out, run, b, ps[i]);
+		}
+	}
+	if (o->event) {
+		if (jout)
+			cJSON_AddItemToArray(je, cJSON_Duplicate(ev, 1));
+		else
+			event_table(out, ev, NULL);
+	} else if (o->worst) {
+		/* The worst stored events, by processing latency. */
+		const cJSON *events = cJSON_GetObjectItemCaseSensitive(attr, "events");
+		int n = cJSON_GetArraySize(events);
+		bool *used = calloc((size_t)n + 1, 1);
+
+		for (unsigned w = 0; used && w < o->worst && w < (unsigned)n; w++) {
+			int best = -1;
+
+			for (int i = 0; i < n; i++)
+				if (!used[i] &&
+				    (best < 0 ||
+				     num(cJSON_GetArrayItem(events, i), "processing_us") >
+					 num(cJSON_GetArrayItem(events, best), "processing_us")))
+					best = i;
+			if (best < 0)
+				break;
+			used[best] = true;
+			if (jout)
+				cJSON_AddItemToArray(
+				    je, cJSON_Duplicate(cJSON_GetArrayItem(events, best), 1));
+			else
+				event_table(out, cJSON_GetArrayItem(events, best),
+					    w == 0 ? "the worst" : NULL);
+		}
+		free(used);
+	} else {
+		/* The example event of the last percentile's band. */
+		const cJSON *b = band_at(attr, ps[np - 1]);
+		char title[64];
+
+		ev = b ? find_stored(attr, (uint64_t)num(b, "event")) : NULL;
+		snprintf(title, sizeof(title), "an event of the p%g band", ps[np - 1]);
+		if (ev) {
+			if (jout)
+				cJSON_AddItemToArray(je, cJSON_Duplicate(ev, 1));
+			else
+				event_table(out, ev, title);
+		}
+	}
+	if (jout) {
+		char *text = cJSON_Print(jout);
+
+		if (text) {
+			fprintf(out, "%s\n", text);
+			free(text);
+		} else {
+			rc = 1;
+		}
+		cJSON_Delete(jout);
+	}
+	cJSON_Delete(owned);
+	return rc;
+}
+
+int il_explain_compare(const cJSON *a, const char *path_a, const cJSON *b, const char *path_b,
+		       const struct il_explain_opts *o, FILE *out, char *err, size_t errlen)
+{
+	const cJSON *aa = attribution_of(a, path_a, err, errlen), *ab, *ba, *bb;
+	const char *pa, *pb;
+	double p = o->percentile > 0 ? o->percentile : 50, la, lb;
+	struct comp_val d[IL_NCOMP];
+	char t1[32], t2[32], t3[32];
+	int n = 0;
+
+	if (!aa)
+		return 2;
+	ab = attribution_of(b, path_b, err, errlen);
+	if (!ab)
+		return 2;
+	ba = band_at(aa, p);
+	bb = band_at(ab, p);
+	if (!ba || !bb) {
+		snprintf(err, errlen, "%s has no explained events", ba ? path_b : path_a);
+		return 2;
+	}
+	pa = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "policy"));
+	pb = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "policy"));
+	if (!pa || !pb || !strcmp(pa, pb)) {
+		pa = path_a;
+		pb = path_b;
+	}
+	la = run_percentile(a, p);
+	lb = run_percentile(b, p);
+	if (isnan(la))
+		la = num(ba, "mean_us");
+	if (isnan(lb))
+		lb = num(bb, "mean_us");
+	fprintf(out, "# inputlat explain: %s (B) against %s (A), at p%g\n", path_b, path_a, p);
+	fmt_time(t1, sizeof(t1), la);
+	fmt_time(t2, sizeof(t2), lb);
+	fmt_time(t3, sizeof(t3), lb - la);
+	fprintf(out, "processing p%g: %s %s, %s %s (%s%s, x%.2f)\n", p, pa, t1, pb, t2,
+		lb >= la ? "+" : "", t3, la > 0 ? lb / la : NAN);
+	fprintf(out, "%-10s %12s %12s %12s  %s\n", "component", pa, pb, "change",
+		"hop where it changed most");
+	for (int c = 0; c < IL_NCOMP; c++) {
+		const char *name = il_attrib_comp_name(c);
+
+		if (c == IL_COMP_VBLANK)
+			continue;
+		d[n++] = (struct comp_val){
+		    c, num(cJSON_GetObjectItemCaseSensitive(bb, "components_us"), name) -
+			   num(cJSON_GetObjectItemCaseSensitive(ba, "components_us"), name)};
+	}
+	/* Largest change (either way) first. */
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if (fabs(d[j].us) > fabs(d[i].us)) {
+				struct comp_val t = d[i];
+
+				d[i] = d[j];
+				d[j] = t;
+			}
+	for (int i = 0; i < n; i++) {
+		const char *name = il_attrib_comp_name(d[i].c);
+		const cJSON *ha = cJSON_GetObjectItemCaseSensitive(ba, "hops_us");
+		const cJSON *hb = cJSON_GetObjectItemCaseSensitive(bb, "hops_us");
+		int best = -1;
+		double bestd = 0;
+
+		for (int k = 0; k < cJSON_GetArraySize(hb) && k < cJSON_GetArraySize(ha); k++) {
+			double x = cJSON_GetNumberValue(
+				       cJSON_GetArrayItem(cJSON_GetArrayItem(hb, k), d[i].c)) -
+				   cJSON_GetNumberValue(
+				       cJSON_GetArrayItem(cJSON_GetArrayItem(ha, k), d[i].c));
+
+			if (fabs(x) > fabs(bestd)) {
+				bestd = x;
+				best = k + 1;
+			}
+		}
+		fmt_time(t1, sizeof(t1),
+			 num(cJSON_GetObjectItemCaseSensitive(ba, "components_us"), name));
+		fmt_time(t2, sizeof(t2),
+			 num(cJSON_GetObjectItemCaseSensitive(bb, "components_us"), name));
+		{
+			char t4[40];
+
+			fmt_time(t3, sizeof(t3), d[i].us);
+			snprintf(t4, sizeof(t4), "%s%s", d[i].us >= 0 ? "+" : "", t3);
+			fprintf(out, "%-10s %12s %12s %12s", name, t1, t2, t4);
+		}
+		if (best > 0 && fabs(bestd) >= 1) {
+			fmt_time(t1, sizeof(t1), bestd);
+			fprintf(out, "  hop %d %s (%s%s)", best, il_chain_hop(best)->name,
+				bestd >= 0 ? "+" : "", t1);
+		}
+		fputc('\n', out);
+	}
+	fmt_time(t1, sizeof(t1), fabs(lb - la));
+	fmt_time(t2, sizeof(t2), fabs(d[0].us));
+	fprintf(out, "=> %s is %s %s at p%g; %s %s most (%s%s)\n", pb,
+		lb >= la ? "slower by" : "faster by", t1, p, il_attrib_comp_name(d[0].c),
+		d[0].us >= 0 ? "grew" : "shrank", d[0].us >= 0 ? "+" : "-", t2);
+	return 0;
+}

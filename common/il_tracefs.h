@@ -1,0 +1,34 @@
+/*
+ * tracefs without changing the machine: the perf event ids of tracepoints
+ * (what attaching a classic tracepoint BPF program needs) and a writable
+ * trace_marker, whether or not tracefs is mounted.
+ *
+ * When tracefs is not mounted, a short-lived child mounts it in a private
+ * mount namespace, where nobody else sees it, and hands back what was
+ * asked for (the ids as text over a pipe, the marker as a descriptor over
+ * a socketpair with SCM_RIGHTS). Mounting it for everyone would change
+ * the system. Needs CAP_SYS_ADMIN for the namespace; without it only an
+ * already mounted tracefs works. No libbpf: spin/ and attrib/ share it.
+ */
+#ifndef IL_TRACEFS_H
+#define IL_TRACEFS_H
+
+#include <stddef.h>
+
+/*
+ * Fills ids[i] with the perf event id (PERF_TYPE_TRACEPOINT config) of
+ * tracepoint events[i], written "group/name" (e.g. "sched/sched_switch"),
+ * or with a negative errno for that one (-ENOENT: no such tracepoint).
+ * Returns 0 when every id was read, -ENOENT when some were missing (the
+ * others are filled), or a negative errno when tracefs could not be
+ * reached at all (-EPERM without the privilege to mount it).
+ */
+int il_tracefs_event_ids(const char *const *events, size_t n, int *ids);
+
+/*
+ * Opens tracefs's trace_marker for writing (O_WRONLY | O_CLOEXEC).
+ * Returns the descriptor, which the caller owns, or a negative errno.
+ */
+int il_tracefs_open_marker(void);
+
+#endif

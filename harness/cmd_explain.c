@@ -1,0 +1,129 @@
+/*
+ * `inputlat explain RUN.json [B.json]`: why the run's mouse-downs took
+ * what they took, from the attribution in its report (attrib/il_explain).
+ * With two reports: which component grew from the first to the second.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "il_cmd.h"
+#include "il_explain.h"
+#include "il_file.h"
+#include "il_parse.h"
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "Usage: inputlat explain [options] RUN.json [B.json]\n"
+	    "Says where each hop's time went in a run made with attribution (run --attribution),\n"
+	    "rtla-style: work, preempted, send, wake, runqueue (and who held the CPU), busy,\n"
+	    "dispatch, irq, residual. With a second report: which component grew from RUN to B.\n"
+	    "  --event N         the hop table of event N (kept in the report, or in --records)\n"
+	    "  -h, --help        this text\n"
+	    "  --json            the same selection as JSON\n"
+	    "  --percentile P    where the latency went at percentile P, 0 < P <= 100\n"
+	    "                    (default: p50 and p99; with B.json: 50)\n"
+	    "  --records FILE    the run's --records file, to explain any event\n"
+	    "  --worst K         the hop tables of the K worst events the report kept\n");
+}
+
+int il_cmd_explain(int argc, char **argv)
+{
+	enum { OPT_EVENT = 256, OPT_JSON, OPT_PCT, OPT_RECORDS, OPT_WORST };
+	static const struct option opts[] = {
+	    {"event", required_argument, NULL, OPT_EVENT},
+	    {"help", no_argument, NULL, 'h'},
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"percentile", required_argument, NULL, OPT_PCT},
+	    {"records", required_argument, NULL, OPT_RECORDS},
+	    {"worst", required_argument, NULL, OPT_WORST},
+	    {NULL, 0, NULL, 0},
+	};
+	struct il_explain_opts o = {0};
+	cJSON *a = NULL, *b = NULL;
+	char err[1024];
+	uint64_t v;
+	int c, rc = 2;
+
+	optind = 0; /* glibc: rescan from argv[1] whatever main parsed before. */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case OPT_EVENT:
+			if (il_parse_u64(optarg, 1, UINT64_MAX, &o.event) < 0) {
+				fprintf(stderr,
+					"explain: --event '%s': expected an event id (1, 2, ...)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_JSON:
+			o.json = true;
+			break;
+		case OPT_PCT:
+			if (il_parse_double(optarg, 1e-9, 100, &o.percentile) < 0) {
+				fprintf(stderr,
+					"explain: --percentile '%s': expected a number above 0, at "
+					"most 100\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_RECORDS:
+			o.records = optarg;
+			break;
+		case OPT_WORST:
+			if (il_parse_u64(optarg, 1, 10000, &v) < 0) {
+				fprintf(stderr,
+					"explain: --worst '%s': expected a count from 1 to 10000\n",
+					optarg);
+				return 2;
+			}
+			o.worst = (unsigned)v;
+			break;
+		case ':':
+			fprintf(stderr, "explain: %s needs a value (see inputlat explain --help)\n",
+				argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr,
+				"explain: unknown option '%s' (see inputlat explain --help)\n",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (argc - optind < 1 || argc - optind > 2) {
+		fprintf(stderr,
+			"explain: expected RUN.json [B.json], got %d files (see inputlat explain "
+			"--help)\n",
+			argc - optind);
+		return 2;
+	}
+	if (o.event && o.worst) {
+		fprintf(stderr, "explain: --event and --worst select different events; give one\n");
+		return 2;
+	}
+	if (il_json_load(argv[optind], &a, err, sizeof(err)) < 0 ||
+	    (argc - optind == 2 && il_json_load(argv[optind + 1], &b, err, sizeof(err)) < 0)) {
+		fprintf(stderr, "explain: %s\n", err);
+		goto out;
+	}
+	if (b)
+		rc = il_explain_compare(a, argv[optind], b, argv[optind + 1], &o, stdout, err,
+					sizeof(err));
+	else
+		rc = il_explain_run(a, argv[optind], &o, stdout, err, sizeof(err));
+	if (rc == 2)
+		fprintf(stderr, "explain: %s\n", err);
+	if (fflush(stdout) != 0)
+		rc = 1;
+out:
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	return rc;
+}

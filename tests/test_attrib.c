@@ -1,0 +1,697 @@
+/*
+ * The decomposition engine (attrib/il_attrib) on synthetic kernel event
+ * sequences: every component, the culprits (thread, idle, throttled), the
+ * identity for asleep receivers, residual where stamps and kernel
+ * disagree, the sliding window and its cap, lost events, per-thread
+ * totals and the report. No root, no BPF.
+ */
+#include "il_test.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "il_attrib.h"
+#include "il_chain.h"
+#include "il_kev.h"
+#include "il_msg.h"
+
+#define US	  1000ull
+#define T0	  (1000000000ull) /* 1 s: far from 0 */
+#define TID(k)	  (1000 + (k))
+#define CPU_OF(k) (cpu_of[k])
+#define IDLE	  0
+#define FAIR	  120
+#define RT50	  49 /* kernel prio of SCHED_FIFO 50 */
+
+static struct il_attrib *A;
+
+/*
+ * Events are collected, then fed in time order (stable), as the capture
+ * delivers them: one thread's and one CPU's events always in order.
+ */
+struct pending {
+	struct il_kev e;
+	size_t seq;
+};
+static struct pending *P;
+static size_t NP, CAPP;
+static int cpu_of[IL_NSTAMPS];
+
+static void feed(struct il_kev e)
+{
+	if (NP == CAPP) {
+		CAPP = CAPP ? CAPP * 2 : 1024;
+		P = realloc(P, CAPP * sizeof(*P));
+		assert_non_null(P);
+	}
+	P[NP].e = e;
+	P[NP].seq = NP;
+	NP++;
+}
+
+static int pending_cmp(const void *x, const void *y)
+{
+	const struct pending *a = x, *b = y;
+
+	if (a->e.ts_ns != b->e.ts_ns)
+		return a->e.ts_ns < b->e.ts_ns ? -1 : 1;
+	return a->seq < b->seq ? -1 : 1;
+}
+
+static void flush(void)
+{
+	qsort(P, NP, sizeof(*P), pending_cmp);
+	for (size_t i = 0; i < NP; i++)
+		il_attrib_feed(A, &P[i].e);
+	NP = 0;
+}
+
+static void sw(uint64_t ts, int cpu, int prev, int pprio, int pstate, int next, int nprio,
+	       const char *pcomm, const char *ncomm)
+{
+	struct il_kev e = {.ts_ns = ts,
+			   .type = IL_KEV_SWITCH,
+			   .cpu = (uint16_t)cpu,
+			   .pid = prev,
+			   .pid2 = next,
+			   .prio = pprio,
+			   .prio2 = nprio,
+			   .arg = pstate};
+
+	snprintf(e.comm, sizeof(e.comm), "%s", pcomm ? pcomm : (prev ? "t" : "swapper"));
+	snprintf(e.comm2, sizeof(e.comm2), "%s", ncomm ? ncomm : (next ? "t" : "swapper"));
+	feed(e);
+}
+
+static void wake(uint64_t ts, int type, int cpu, int pid, int prio, int target)
+{
+	struct il_kev e = {.ts_ns = ts,
+			   .type = (uint16_t)type,
+			   .cpu = (uint16_t)cpu,
+			   .pid = pid,
+			   .prio = prio,
+			   .arg = target};
+
+	feed(e);
+}
+
+static void irq(uint64_t ts, int cpu, int entry)
+{
+	struct il_kev e = {.ts_ns = ts,
+			   .type = entry ? IL_KEV_IRQ_ENTRY : IL_KEV_IRQ_EXIT,
+			   .cpu = (uint16_t)cpu,
+			   .arg = 11};
+
+	feed(e);
+}
+
+static void migrate(uint64_t ts, int pid, int from, int to)
+{
+	struct il_kev e = {.ts_ns = ts,
+			   .type = IL_KEV_MIGRATE,
+			   .cpu = (uint16_t)from,
+			   .pid = pid,
+			   .arg = from,
+			   .arg2 = to};
+
+	feed(e);
+}
+
+static void add_threads(const char *policy, int prio)
+{
+	for (int k = 0; k < IL_NSTAMPS - 1; k++) {
+		char name[32];
+		struct il_attrib_thread t = {.pid = 999,
+					     .tid = TID(k),
+					     .name = name,
+					     .process = "sim",
+					     .role = "x",
+					     .policy = policy,
+					     .priority = prio};
+
+		snprintf(name, sizeof(name), "thread%d", k);
+		assert_int_equal(il_attrib_thread_add(A, &t), 0);
+	}
+}
+
+static void reset(void)
+{
+	NP = 0;
+	for (int k = 0; k < IL_NSTAMPS; k++)
+		cpu_of[k] = k % 2;
+}
+
+static int setup(void **state)
+{
+	reset();
+	assert_int_equal(il_attrib_new(NULL, &A), 0);
+	add_threads("other", 0);
+	return 0;
+}
+
+static int setup_rt(void **state)
+{
+	reset();
+	assert_int_equal(il_attrib_new(NULL, &A), 0);
+	add_threads("fifo", 50);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	free(P);
+	P = NULL;
+	NP = CAPP = 0;
+	il_attrib_free(A);
+	A = NULL;
+	return 0;
+}
+
+/*
+ * What a hop looks like by default, hop k from stamp k-1 at t:
+ *   sender runs its handler [t, t+work), posts at +2 us (receiver's
+ *   sched_waking), sleeps at +3 us; receiver's sched_wakeup at +4 us,
+ *   switched in (from idle) at +10 us, stamps at +15 us.
+ * Thread k runs stamp k on CPU k % 2, so sender and receiver never share.
+ */
+struct hopspec {
+	uint64_t work_ns;
+	uint64_t waking, wakeup, switch_in, stamp; /* offsets after the sender's end */
+	bool custom; /* the test adds this hop's receiver events itself */
+};
+
+static void default_spec(struct hopspec *s)
+{
+	for (int k = 1; k <= IL_NHOPS; k++)
+		s[k] = (struct hopspec){20 * US, 2 * US, 4 * US, 10 * US, 15 * US, false};
+}
+
+/*
+ * Builds message m and feeds the events for all hops from spec. Before
+ * hop 1 every thread sleeps (switched out once), the injector (thread 0)
+ * runs from T0 - 5 us.
+ */
+static void chain(const struct hopspec *spec, struct il_msg *m, uint64_t start)
+{
+	uint64_t t = start;
+
+	memset(m, 0, sizeof(*m));
+	m->event_id = 1;
+	for (int k = 1; k < IL_NSTAMPS - 1; k++)
+		sw(start - 100 * US + (uint64_t)k, CPU_OF(k), TID(k), FAIR, 1, IDLE, FAIR, NULL,
+		   NULL);
+	sw(start - 5 * US, CPU_OF(0), IDLE, FAIR, 0, TID(0), FAIR, NULL, NULL);
+	for (int k = 1; k <= IL_NHOPS; k++) {
+		const struct hopspec *s = &spec[k];
+		uint64_t end = t + s->work_ns;
+
+		m->stamp_ns[k - 1] = t;
+		m->end_ns[k - 1] = end;
+		m->tid[k - 1] = TID(k - 1);
+		m->cpu[k - 1] = CPU_OF(k - 1);
+		if (k == IL_STAMP_PRESENTED) {
+			m->stamp_ns[k] = end + 1000 * US; /* the vblank */
+			m->end_ns[k] = m->stamp_ns[k];
+			m->tid[k] = TID(k - 1);
+			m->cpu[k] = CPU_OF(k - 1);
+			break;
+		}
+		if (!s->custom) {
+			wake(end + s->waking, IL_KEV_WAKING, CPU_OF(k - 1), TID(k), FAIR,
+			     CPU_OF(k));
+			wake(end + s->wakeup, IL_KEV_WAKEUP, CPU_OF(k), TID(k), FAIR, CPU_OF(k));
+			sw(end + s->switch_in, CPU_OF(k), IDLE, FAIR, 0, TID(k), FAIR, NULL, NULL);
+		}
+		/* The sender goes back to sleep once it has posted. */
+		sw(end + 3 * US, CPU_OF(k - 1), TID(k - 1), FAIR, 1, IDLE, FAIR, NULL, NULL);
+		t = end + s->stamp;
+	}
+}
+
+static const struct il_attrib_hop *explain(const struct il_msg *m, struct il_attrib_event *ev)
+{
+	flush();
+	assert_int_equal(il_attrib_explain(A, m, ev), 0);
+	assert_true(ev->explained);
+	return ev->hop;
+}
+
+static uint64_t sum_components(const struct il_attrib_hop *h)
+{
+	uint64_t s = 0;
+
+	for (int c = 0; c < IL_NCOMP; c++)
+		s += h->comp_ns[c];
+	return s;
+}
+
+/* Every hop adds up, and the default hop splits exactly as built. */
+static void test_attrib_default_hop_components(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	const struct il_attrib_hop *h;
+	struct il_msg m;
+
+	default_spec(spec);
+	chain(spec, &m, T0);
+	h = explain(&m, &ev);
+	for (int k = 1; k <= IL_NHOPS; k++) {
+		assert_int_equal(sum_components(&h[k]), h[k].total_ns);
+		assert_true(h[k].consistent);
+	}
+	h = &ev.hop[3];
+	assert_int_equal(h->comp_ns[IL_COMP_WORK], 20 * US);
+	assert_int_equal(h->comp_ns[IL_COMP_SEND], 2 * US);
+	assert_int_equal(h->comp_ns[IL_COMP_WAKE], 2 * US);
+	assert_int_equal(h->comp_ns[IL_COMP_RUNQUEUE], 6 * US);
+	assert_int_equal(h->comp_ns[IL_COMP_DISPATCH], 5 * US);
+	assert_int_equal(h->comp_ns[IL_COMP_RESIDUAL], 0);
+	assert_true(h->asleep);
+	assert_int_equal(h->waking_ns, m.end_ns[2] + 2 * US);
+	assert_int_equal(h->wakeup_ns, m.end_ns[2] + 4 * US);
+	assert_int_equal(h->switch_in_ns, m.end_ns[2] + 10 * US);
+	/* Woken onto an idle CPU: the run-queue time is the idle exit. */
+	assert_int_equal(h->culprit[0].id, IL_CULPRIT_IDLE);
+	assert_int_equal(h->culprit[0].ns, 6 * US);
+	assert_int_equal(ev.hop[IL_STAMP_PRESENTED].comp_ns[IL_COMP_VBLANK], 1000 * US);
+	assert_int_equal(ev.processing_ns, m.stamp_ns[IL_STAMP_PROCESSED] - m.stamp_ns[0]);
+}
+
+/* send + wake + runqueue + dispatch = stamp k - end k-1 for an asleep receiver. */
+static void test_attrib_asleep_identity(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_msg m;
+
+	default_spec(spec);
+	spec[5] = (struct hopspec){100 * US, 7 * US, 19 * US, 250 * US, 262 * US, false};
+	chain(spec, &m, T0);
+	explain(&m, &ev);
+	for (int k = 1; k <= IL_STAMP_PROCESSED; k++) {
+		const struct il_attrib_hop *h = &ev.hop[k];
+
+		assert_true(h->asleep);
+		assert_int_equal(h->comp_ns[IL_COMP_SEND] + h->comp_ns[IL_COMP_WAKE] +
+				     h->comp_ns[IL_COMP_RUNQUEUE] + h->comp_ns[IL_COMP_DISPATCH],
+				 m.stamp_ns[k] - m.end_ns[k - 1]);
+	}
+	assert_int_equal(ev.hop[5].comp_ns[IL_COMP_RUNQUEUE], 231 * US);
+}
+
+/* A thread holding the receiver's CPU is the run-queue culprit, named. */
+static void test_attrib_runqueue_culprit_thread(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	const struct il_attrib_culprit *c;
+	struct il_msg m;
+	uint64_t end;
+
+	default_spec(spec);
+	spec[4].custom = true;
+	spec[4].stamp = 510 * US;
+	chain(spec, &m, T0);
+	/* Hop 4's receiver (thread 4, CPU 0) wakes while "hog" runs there
+	 * (switched in long before, unseen), which keeps the CPU 500 us. */
+	end = m.end_ns[3];
+	wake(end + 2 * US, IL_KEV_WAKING, 1, TID(4), FAIR, 0);
+	wake(end + 4 * US, IL_KEV_WAKEUP, 0, TID(4), FAIR, 0);
+	sw(end + 504 * US, 0, 4242, FAIR, 0, TID(4), FAIR, "hog", NULL);
+	explain(&m, &ev);
+	assert_int_equal(ev.hop[4].comp_ns[IL_COMP_RUNQUEUE], 500 * US);
+	assert_int_equal(ev.hop[4].comp_ns[IL_COMP_DISPATCH], 6 * US);
+	c = il_attrib_culprit(A, ev.hop[4].culprit[0].id);
+	assert_non_null(c);
+	assert_string_equal(c->thread, "hog");
+	assert_int_equal(c->tid, 4242);
+	assert_string_equal(c->policy, "fair");
+	assert_int_equal(ev.hop[4].culprit[0].ns, 500 * US);
+}
+
+/* A sender switched out mid-handler is preempted, with who ran instead. */
+static void test_attrib_preempted_sender(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_msg m;
+	uint64_t s;
+
+	default_spec(spec);
+	spec[7].work_ns = 400 * US;
+	chain(spec, &m, T0);
+	/* Sender of hop 7 (thread 6, CPU 0) loses its CPU to an RT thread for 150 us. */
+	s = m.stamp_ns[6];
+	sw(s + 100 * US, 0, TID(6), FAIR, IL_KEV_STATE_PREEMPT, 777, RT50, NULL, "intruder");
+	sw(s + 250 * US, 0, 777, RT50, 1, TID(6), FAIR, "intruder", NULL);
+	explain(&m, &ev);
+	assert_int_equal(ev.hop[7].comp_ns[IL_COMP_PREEMPTED], 150 * US);
+	assert_int_equal(ev.hop[7].comp_ns[IL_COMP_WORK], 250 * US);
+	assert_string_equal(il_attrib_culprit(A, ev.hop[7].culprit[0].id)->thread, "intruder");
+	assert_string_equal(il_attrib_culprit(A, ev.hop[7].culprit[0].id)->policy, "rt");
+	assert_int_equal(il_attrib_culprit(A, ev.hop[7].culprit[0].id)->priority, 50);
+	assert_int_equal(sum_components(&ev.hop[7]), ev.hop[7].total_ns);
+}
+
+/* Interrupts while the handler runs are irq, not work. */
+static void test_attrib_irq_carved_from_work(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_msg m;
+
+	default_spec(spec);
+	chain(spec, &m, T0);
+	irq(m.stamp_ns[2] + 5 * US, CPU_OF(2), 1);
+	irq(m.stamp_ns[2] + 8 * US, CPU_OF(2), 0);
+	explain(&m, &ev);
+	assert_int_equal(ev.hop[3].comp_ns[IL_COMP_IRQ], 3 * US);
+	assert_int_equal(ev.hop[3].comp_ns[IL_COMP_WORK], 17 * US);
+}
+
+/* A receiver still running earlier work is busy, then dispatches after its wake-up. */
+static void test_attrib_busy_receiver(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_msg m;
+	uint64_t end;
+
+	default_spec(spec);
+	spec[6].custom = true;
+	spec[6].stamp = 80 * US;
+	chain(spec, &m, T0);
+	/* Thread 6 (CPU 0) has been running since before hop 6 began; it is
+	 * woken (still on its CPU) 50 us after the sender's end. */
+	end = m.end_ns[5];
+	sw(m.stamp_ns[5] - 10 * US, 0, IDLE, FAIR, 0, TID(6), FAIR, NULL, NULL);
+	wake(end + 50 * US, IL_KEV_WAKING, 1, TID(6), FAIR, 0);
+	wake(end + 51 * US, IL_KEV_WAKEUP, 0, TID(6), FAIR, 0);
+	explain(&m, &ev);
+	assert_false(ev.hop[6].asleep);
+	assert_int_equal(ev.hop[6].comp_ns[IL_COMP_BUSY], 50 * US);
+	assert_int_equal(ev.hop[6].comp_ns[IL_COMP_DISPATCH], 30 * US);
+	assert_int_equal(ev.hop[6].comp_ns[IL_COMP_SEND], 0);
+}
+
+/* An RT receiver kept off a CPU that runs CFS is throttled; briefly, it is
+ * the CFS thread's wake-up latency. */
+static void test_attrib_throttled_culprit(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_msg m;
+	uint64_t end;
+
+	default_spec(spec);
+	spec[4].custom = true;
+	spec[4].stamp = 810 * US;
+	spec[8].custom = true;
+	spec[8].stamp = 30 * US;
+	chain(spec, &m, T0);
+	end = m.end_ns[3];
+	wake(end + 2 * US, IL_KEV_WAKING, 1, TID(4), RT50, 0);
+	wake(end + 4 * US, IL_KEV_WAKEUP, 0, TID(4), RT50, 0);
+	sw(end + 804 * US, 0, 5151, FAIR, 0, TID(4), RT50, "cfsload", NULL);
+	end = m.end_ns[7];
+	wake(end + 2 * US, IL_KEV_WAKING, 1, TID(8), RT50, 0);
+	wake(end + 4 * US, IL_KEV_WAKEUP, 0, TID(8), RT50, 0);
+	sw(end + 14 * US, 0, 5151, FAIR, 0, TID(8), RT50, "cfsload", NULL);
+	explain(&m, &ev);
+	assert_int_equal(ev.hop[4].culprit[0].id, IL_CULPRIT_THROTTLED);
+	assert_int_equal(ev.hop[4].culprit[0].ns, 800 * US);
+	assert_string_equal(il_attrib_culprit(A, ev.hop[8].culprit[0].id)->thread, "cfsload");
+	assert_int_equal(ev.hop[8].culprit[0].ns, 10 * US);
+}
+
+/* The CPU going idle while an RT task waits is throttling, not idle exit. */
+static void test_attrib_throttled_idle(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_msg m;
+	uint64_t end;
+
+	default_spec(spec);
+	spec[4].custom = true;
+	spec[4].stamp = 1010 * US;
+	chain(spec, &m, T0);
+	end = m.end_ns[3];
+	wake(end + 2 * US, IL_KEV_WAKING, 1, TID(4), RT50, 0);
+	wake(end + 4 * US, IL_KEV_WAKEUP, 0, TID(4), RT50, 0);
+	/* An RT hog holds CPU 0, is throttled at +200 us, the CPU idles. */
+	sw(end + 200 * US, 0, 6161, RT50, 0, IDLE, FAIR, "rthog", NULL);
+	sw(end + 1004 * US, 0, IDLE, FAIR, 0, TID(4), RT50, NULL, NULL);
+	explain(&m, &ev);
+	assert_string_equal(il_attrib_culprit(A, ev.hop[4].culprit[0].id)->thread, "throttled");
+	assert_int_equal(ev.hop[4].culprit[0].ns, 804 * US);
+	assert_string_equal(il_attrib_culprit(A, ev.hop[4].culprit[1].id)->thread, "rthog");
+	assert_int_equal(ev.hop[4].culprit[1].ns, 196 * US);
+}
+
+/* A stamp taken while the kernel says the thread was off its CPU: residual. */
+static void test_attrib_inconsistent_stamp_is_residual(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_msg m;
+
+	default_spec(spec);
+	spec[3].switch_in = 40 * US; /* after the stamp (15 us): clocks disagree */
+	spec[3].stamp = 15 * US;
+	chain(spec, &m, T0);
+	/* Thread 3 is switched in after its stamp. */
+	flush();
+	assert_int_equal(il_attrib_explain(A, &m, &ev), 0);
+	assert_false(ev.hop[3].consistent);
+	assert_int_equal(ev.hop[3].comp_ns[IL_COMP_RESIDUAL], 11 * US);
+	assert_int_equal(sum_components(&ev.hop[3]), ev.hop[3].total_ns);
+}
+
+/* A hop whose receiver is not one of the run's threads is all residual past the handler. */
+static void test_attrib_unknown_receiver(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_msg m;
+
+	default_spec(spec);
+	chain(spec, &m, T0);
+	m.tid[5] = 31337;
+	explain(&m, &ev);
+	assert_int_equal(ev.hop[5].comp_ns[IL_COMP_RESIDUAL], m.stamp_ns[5] - m.end_ns[4]);
+	assert_false(ev.hop[5].consistent);
+}
+
+/* Migrations of the receiver are counted, and its wait follows it. */
+static void test_attrib_migration(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_msg m;
+	uint64_t end;
+
+	default_spec(spec);
+	spec[4].custom = true;
+	spec[4].stamp = 110 * US;
+	cpu_of[4] = 1; /* where it ends up */
+	chain(spec, &m, T0);
+	end = m.end_ns[3];
+	wake(end + 2 * US, IL_KEV_WAKING, 1, TID(4), FAIR, 0);
+	wake(end + 4 * US, IL_KEV_WAKEUP, 0, TID(4), FAIR, 0);
+	migrate(end + 60 * US, TID(4), 0, 1);
+	sw(end + 100 * US, 1, 8080, FAIR, 0, TID(4), FAIR, "other1", NULL);
+	explain(&m, &ev);
+	assert_int_equal(ev.hop[4].migrations, 1);
+	assert_int_equal(ev.hop[4].comp_ns[IL_COMP_RUNQUEUE], 96 * US);
+	/* 56 us queued on idle CPU 0, then 40 us behind other1 on CPU 1. */
+	assert_int_equal(ev.hop[4].culprit[0].id, IL_CULPRIT_IDLE);
+	assert_int_equal(ev.hop[4].culprit[0].ns, 56 * US);
+	assert_string_equal(il_attrib_culprit(A, ev.hop[4].culprit[1].id)->thread, "other1");
+	assert_int_equal(ev.hop[4].culprit[1].ns, 40 * US);
+	assert_true(ev.hop[4].consistent);
+}
+
+/* A wake-up record carrying its sched_waking (the capture folds the two),
+ * with the placement on a new CPU in between: same split, the migration counted. */
+static void test_attrib_folded_waking(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_msg m;
+	uint64_t end;
+
+	default_spec(spec);
+	spec[3].custom = true;
+	chain(spec, &m, T0);
+	end = m.end_ns[2];
+	migrate(end + 3 * US, TID(3), 0, 1);
+	{
+		struct il_kev e = {.ts_ns = end + 4 * US,
+				   .type = IL_KEV_WAKEUP,
+				   .cpu = 1,
+				   .pid = TID(3),
+				   .pid2 = TID(2),
+				   .prio = FAIR,
+				   .arg = 1,
+				   .waking_ns = end + 2 * US};
+
+		feed(e);
+	}
+	sw(end + 10 * US, 1, IDLE, FAIR, 0, TID(3), FAIR, NULL, NULL);
+	explain(&m, &ev);
+	assert_int_equal(ev.hop[3].comp_ns[IL_COMP_SEND], 2 * US);
+	assert_int_equal(ev.hop[3].comp_ns[IL_COMP_WAKE], 2 * US);
+	assert_int_equal(ev.hop[3].comp_ns[IL_COMP_RUNQUEUE], 6 * US);
+	assert_int_equal(ev.hop[3].waking_ns, end + 2 * US);
+	assert_int_equal(ev.hop[3].migrations, 1);
+	assert_true(ev.hop[3].consistent);
+}
+
+/* What the window dropped cannot be explained, and says why. */
+static void test_attrib_window(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_msg m1, m2;
+
+	default_spec(spec);
+	chain(spec, &m1, T0);
+	chain(spec, &m2, T0 + 20000 * US);
+	m2.event_id = 2;
+	explain(&m1, &ev);
+	il_attrib_advance(A, m2.stamp_ns[0]);
+	explain(&m2, &ev);
+	flush();
+	/* Asking for the dropped one again: not explained. */
+	assert_int_equal(il_attrib_explain(A, &m1, &ev), 0);
+	assert_false(ev.explained);
+	assert_non_null(strstr(ev.why, "dropped"));
+}
+
+/* Kernel events lost in the ring buffer: events overlapping are not explained. */
+static void test_attrib_lost(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_msg m;
+
+	default_spec(spec);
+	chain(spec, &m, T0);
+	flush();
+	il_attrib_mark_lost(A, m.stamp_ns[3], m.stamp_ns[4]);
+	assert_int_equal(il_attrib_explain(A, &m, &ev), 0);
+	assert_false(ev.explained);
+	assert_non_null(strstr(ev.why, "lost"));
+}
+
+/* Memory stays bounded: past the cap the oldest half goes, counted. */
+static void test_attrib_cap(void **state)
+{
+	struct il_attrib_opts o = {.max_kevents = 1000};
+	struct il_attrib_counts c;
+	struct il_attrib *a;
+
+	assert_int_equal(il_attrib_new(&o, &a), 0);
+	il_attrib_free(A);
+	A = a;
+	add_threads("other", 0);
+	for (uint64_t i = 0; i < 100000; i++)
+		sw(T0 + i * US, 0, TID(1 + (int)(i % 2)), FAIR, 0, TID(2 - (int)(i % 2)), FAIR,
+		   NULL, NULL);
+	flush();
+	il_attrib_counts(A, &c);
+	assert_int_equal(c.kevents, 100000);
+	assert_true(c.kept <= 1000);
+	assert_true(c.capped > 0);
+}
+
+/* Per-thread totals: runnable time and who held the CPU, over [from, to). */
+static void test_attrib_thread_totals(void **state)
+{
+	struct il_attrib_thread_total t[IL_NSTAMPS];
+	size_t n;
+
+	il_attrib_start(A, T0);
+	sw(T0 + 10 * US, 0, TID(1), FAIR, 1, IDLE, FAIR, NULL, NULL);
+	wake(T0 + 100 * US, IL_KEV_WAKING, 1, TID(1), FAIR, 0);
+	wake(T0 + 101 * US, IL_KEV_WAKEUP, 0, TID(1), FAIR, 0);
+	sw(T0 + 120 * US, 0, IDLE, FAIR, 0, 55, FAIR, NULL, "noisy");
+	sw(T0 + 401 * US, 0, 55, FAIR, 0, TID(1), FAIR, "noisy", NULL);
+	sw(T0 + 500 * US, 0, TID(1), FAIR, 0, 55, FAIR, NULL, "noisy");
+	flush();
+	il_attrib_advance(A, T0 + 450 * US);
+	il_attrib_finish(A, T0 + 600 * US);
+	n = il_attrib_threads(A, t, IL_NSTAMPS);
+	assert_true(n >= 2);
+	assert_int_equal(t[1].tid, TID(1));
+	/* 101..401 after the wake-up, then 500..600 preempted. */
+	assert_int_equal(t[1].runqueue_ns, 400 * US);
+	assert_int_equal(t[1].running_ns, 10 * US + 99 * US);
+	assert_int_equal(t[1].wakeups, 1);
+	assert_string_equal(il_attrib_culprit(A, t[1].top_culprit)->thread, "noisy");
+	assert_int_equal(t[1].top_culprit_ns, 381 * US);
+}
+
+/* The report carries the figures explain and the sweep read. */
+static void test_attrib_report(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_msg m;
+	cJSON *o = cJSON_CreateObject(), *hops, *h6, *e;
+
+	default_spec(spec);
+	for (int i = 0; i < 20; i++) {
+		chain(spec, &m, T0 + (uint64_t)i * 20000 * US);
+		m.event_id = (uint64_t)i + 1;
+		explain(&m, &ev);
+		il_attrib_advance(A, m.stamp_ns[0]);
+	}
+	assert_int_equal(il_attrib_report(A, o), 0);
+	assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(o, "events_explained_pct")), 100);
+	assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(o, "residual_within_5pct_pct")),
+			 100);
+	hops = cJSON_GetObjectItem(o, "hops");
+	assert_int_equal(cJSON_GetArraySize(hops), IL_NHOPS);
+	h6 = cJSON_GetArrayItem(hops, 5);
+	assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(h6, "index")), 6);
+	e = cJSON_GetObjectItem(cJSON_GetObjectItem(h6, "components"), "runqueue");
+	assert_float_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(e, "p50_us")), 6.0, 0.05);
+	assert_non_null(cJSON_GetObjectItem(o, "bands"));
+	assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(o, "events")) >= 1);
+	e = cJSON_GetObjectItem(o, "check");
+	assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(e, "identity_within_2us_pct")),
+			 100);
+	assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(e, "consistent_pct")), 100);
+	cJSON_Delete(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_attrib_default_hop_components, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_asleep_identity, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_runqueue_culprit_thread, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_preempted_sender, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_irq_carved_from_work, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_busy_receiver, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_throttled_culprit, setup_rt, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_throttled_idle, setup_rt, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_inconsistent_stamp_is_residual, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_unknown_receiver, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_migration, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_folded_waking, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_window, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_lost, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_cap, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_thread_totals, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_report, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,320 @@
+/*
+ * `inputlat explain` (attrib/il_explain, harness/cmd_explain): the text it
+ * writes for a report with known figures, the event and worst selections,
+ * --json, a second report (which component grew), and one line with exit
+ * 2 for what it cannot explain. Reports are built here, no run needed.
+ */
+#include "il_test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "il_attrib.h"
+#include "il_cmd.h"
+#include "il_explain.h"
+
+static char dir[256];
+
+/* A hop of a stored event: components in us by name, one culprit. */
+static cJSON *hop(int k, double total, const char *big, double big_us, const char *culprit,
+		  const char *cls, double cul_us)
+{
+	cJSON *h = cJSON_CreateObject(), *c = cJSON_AddObjectToObject(h, "components_us");
+	double rest = total - big_us;
+
+	cJSON_AddNumberToObject(h, "index", k);
+	cJSON_AddNumberToObject(h, "total_us", total);
+	for (int i = 0; i < IL_NCOMP; i++) {
+		const char *n = il_attrib_comp_name(i);
+		double v = 0;
+
+		if (!strcmp(n, big))
+			v = big_us;
+		else if (!strcmp(n, "work"))
+			v = rest;
+		cJSON_AddNumberToObject(c, n, v);
+	}
+	cJSON_AddNumberToObject(h, "cpu_from", 0);
+	cJSON_AddNumberToObject(h, "cpu_to", 1);
+	if (culprit) {
+		cJSON *a = cJSON_AddArrayToObject(h, "culprits"), *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "thread", culprit);
+		if (cls) {
+			cJSON_AddStringToObject(o, "class", cls);
+			cJSON_AddNumberToObject(o, "priority", 0);
+		}
+		cJSON_AddNumberToObject(o, "us", cul_us);
+		cJSON_AddItemToArray(a, o);
+	}
+	return h;
+}
+
+/* Event id: hops 1..11 of 100 us of work each, hop 6 with `rq` us of runqueue behind js0. */
+static cJSON *event(int id, double rq)
+{
+	cJSON *e = cJSON_CreateObject(), *hops = cJSON_AddArrayToObject(e, "hops");
+
+	cJSON_AddNumberToObject(e, "id", id);
+	cJSON_AddBoolToObject(e, "explained", true);
+	cJSON_AddNumberToObject(e, "processing_us", 1100 + rq);
+	for (int k = 1; k <= IL_STAMP_PROCESSED; k++)
+		cJSON_AddItemToArray(
+		    hops, k == 6 ? hop(k, 100 + rq, "runqueue", rq, "render:js0", "other", rq)
+				 : hop(k, 100, "work", 100, NULL, NULL, 0));
+	return e;
+}
+
+static cJSON *band(double lo, double hi, int count, double mean, double rq, int ev)
+{
+	cJSON *b = cJSON_CreateObject(), *c = cJSON_AddObjectToObject(b, "components_us");
+	cJSON *cu = cJSON_AddArrayToObject(b, "culprits"), *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(b, "lo_us", lo);
+	cJSON_AddNumberToObject(b, "hi_us", hi);
+	cJSON_AddNumberToObject(b, "count", count);
+	cJSON_AddNumberToObject(b, "mean_us", mean);
+	for (int i = 0; i < IL_NCOMP; i++) {
+		const char *n = il_attrib_comp_name(i);
+
+		cJSON_AddNumberToObject(c, n,
+					!strcmp(n, "runqueue") ? rq
+					: !strcmp(n, "work")   ? mean - rq
+							       : 0);
+	}
+	cJSON_AddStringToObject(o, "thread", "render:js0");
+	cJSON_AddStringToObject(o, "class", "other");
+	cJSON_AddNumberToObject(o, "priority", 0);
+	cJSON_AddNumberToObject(o, "total_ms", rq * count / 1000);
+	cJSON_AddItemToArray(cu, o);
+	cJSON_AddNumberToObject(b, "event", ev);
+	{
+		cJSON *hops = cJSON_AddArrayToObject(b, "hops_us");
+
+		for (int k = 1; k <= IL_STAMP_PROCESSED; k++) {
+			cJSON *h = cJSON_CreateArray();
+
+			for (int i = 0; i < IL_NCOMP; i++)
+				cJSON_AddItemToArray(
+				    h, cJSON_CreateNumber(k == 6 && i == IL_COMP_RUNQUEUE ? rq
+							  : i == IL_COMP_WORK ? (mean - rq) / 11
+									      : 0));
+			cJSON_AddItemToArray(hops, h);
+		}
+	}
+	return b;
+}
+
+/* A run report: 100 events, p50 1.2 ms (100 us of runqueue), p99 4.1 ms
+ * (3000 us of runqueue behind render:js0); events 7 and 99 kept. */
+static cJSON *report(const char *policy, double p50_rq)
+{
+	cJSON *r = cJSON_CreateObject(), *a, *bands, *evs, *lat, *sc;
+
+	cJSON_AddStringToObject(r, "policy", policy);
+	sc = cJSON_AddObjectToObject(r, "scenario");
+	cJSON_AddNumberToObject(sc, "hog_threads", 2);
+	cJSON_AddStringToObject(sc, "hog_mode", "busy");
+	cJSON_AddNumberToObject(sc, "load_threads", 0);
+	lat = cJSON_AddObjectToObject(cJSON_AddObjectToObject(r, "latency_us"), "processing");
+	cJSON_AddNumberToObject(lat, "p50", 1100 + p50_rq);
+	cJSON_AddNumberToObject(lat, "p99", 4100);
+	a = cJSON_AddObjectToObject(r, "attribution");
+	cJSON_AddBoolToObject(a, "available", true);
+	cJSON_AddNumberToObject(a, "events_explained", 100);
+	cJSON_AddNumberToObject(a, "events_unexplained", 0);
+	bands = cJSON_AddArrayToObject(a, "bands");
+	cJSON_AddItemToArray(bands, band(1100, 1300, 98, 1100 + p50_rq, p50_rq, 7));
+	cJSON_AddItemToArray(bands, band(4000, 4300, 2, 4100, 3000, 99));
+	evs = cJSON_AddArrayToObject(a, "events");
+	cJSON_AddItemToArray(evs, event(7, p50_rq));
+	cJSON_AddItemToArray(evs, event(99, 3000));
+	return r;
+}
+
+static void write_report(const char *path, cJSON *r)
+{
+	char *text = cJSON_Print(r);
+
+	il_test_write_file(path, text);
+	free(text);
+	cJSON_Delete(r);
+}
+
+static int explain(char *out, size_t outlen, char *err, size_t errlen, ...)
+{
+	char *argv[16] = {"explain"};
+	int argc = 1;
+	va_list ap;
+
+	va_start(ap, errlen);
+	while (argc < 15 && (argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	return il_test_capture(il_cmd_explain, argc, argv, out, outlen, err, errlen);
+}
+
+static char A[300], B[300], OUT[1 << 16], ERR[4096];
+
+/* The p99 summary names the component and its culprit, with its share. */
+static void test_explain_percentile(void **state)
+{
+	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), A, "--percentile", "99", NULL),
+			 0);
+	print_message("%s", OUT);
+	assert_non_null(strstr(OUT, "p99 4.10 ms"));
+	assert_non_null(
+	    strstr(OUT, "runqueue 3.00 ms (73%, behind render:js0 (SCHED_OTHER nice 0)"));
+	/* The band's example event, with its hop table and largest hop. */
+	assert_non_null(strstr(OUT, "## event 99"));
+	assert_non_null(
+	    strstr(OUT, "largest: hop 6 compositor->main, 3.10 ms (76% of processing), "
+			"mostly runqueue 3.00 ms behind render:js0 (SCHED_OTHER nice 0) on CPU 1"));
+	assert_string_equal(ERR, "");
+}
+
+/* Default: p50 and p99. */
+static void test_explain_default(void **state)
+{
+	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), A, NULL), 0);
+	assert_non_null(strstr(OUT, "  p50 1.20 ms"));
+	assert_non_null(strstr(OUT, "  p99 4.10 ms"));
+}
+
+/* An event by id; the hop rows add up to the event's processing latency. */
+static void test_explain_event(void **state)
+{
+	char *row;
+
+	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "7", A, NULL), 0);
+	assert_non_null(strstr(OUT, "## event 7: processing 1.20 ms"));
+	row = strstr(OUT, "total (hops 1-11)");
+	assert_non_null(row);
+	assert_int_equal(atoi(row + strlen("total (hops 1-11)")), 1200);
+}
+
+/* Not kept and no --records: one line, exit 2. */
+static void test_explain_event_missing(void **state)
+{
+	int rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "42", A, NULL);
+
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "event 42", "--records");
+}
+
+/* ... but found in a --records file. */
+static void test_explain_event_from_records(void **state)
+{
+	char rec[300], *text;
+	cJSON *e = event(42, 500);
+
+	snprintf(rec, sizeof(rec), "%s/records.jsonl", dir);
+	text = cJSON_PrintUnformatted(e);
+	cJSON_Delete(e);
+	{
+		char line[1 << 15];
+
+		snprintf(line, sizeof(line),
+			 "{\"id\":41,\"state\":\"completed\"}\n"
+			 "{\"id\":42,\"state\":\"completed\",\"attribution\":%s}\n",
+			 text);
+		il_test_write_file(rec, line);
+	}
+	free(text);
+	assert_int_equal(
+	    explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "42", "--records", rec, A, NULL),
+	    0);
+	assert_non_null(strstr(OUT, "## event 42: processing 1.60 ms"));
+}
+
+static void test_explain_worst(void **state)
+{
+	char *first, *second;
+
+	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--worst", "2", A, NULL), 0);
+	first = strstr(OUT, "## event 99, the worst");
+	second = strstr(OUT, "## event 7");
+	assert_non_null(first);
+	assert_non_null(second);
+	assert_true(first < second);
+}
+
+static void test_explain_json(void **state)
+{
+	cJSON *o;
+
+	assert_int_equal(
+	    explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--json", "--percentile", "99", A, NULL),
+	    0);
+	o = cJSON_Parse(OUT);
+	assert_non_null(o);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(o, "percentiles")), 1);
+	assert_int_equal(
+	    (int)il_test_json_num(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "events"), 0), "id"),
+	    99);
+	cJSON_Delete(o);
+}
+
+/* Two reports: which component grew, and on which hop. */
+static void test_explain_compare(void **state)
+{
+	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), A, B, NULL), 0);
+	print_message("%s", OUT);
+	assert_non_null(strstr(OUT, "processing p50: cfs 1.20 ms, rt 1.50 ms (+300 us, x1.25)"));
+	assert_non_null(strstr(OUT, "hop 6 compositor->main (+300 us)"));
+	assert_non_null(
+	    strstr(OUT, "=> rt is slower by 300 us at p50; runqueue grew most (+300 us)"));
+}
+
+/* A report without attribution, or with it unavailable: one line, exit 2. */
+static void test_explain_unavailable(void **state)
+{
+	char path[300];
+	cJSON *r = cJSON_CreateObject(), *a = cJSON_AddObjectToObject(r, "attribution");
+	int rc;
+
+	cJSON_AddBoolToObject(a, "available", false);
+	cJSON_AddStringToObject(a, "why", "built without BPF tools");
+	snprintf(path, sizeof(path), "%s/off.json", dir);
+	write_report(path, r);
+	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL);
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "not available", "built without BPF tools");
+	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--percentile", "0", A, NULL);
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "--percentile", NULL);
+	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), NULL);
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "expected RUN.json", NULL);
+}
+
+static int group_setup(void **state)
+{
+	if (il_test_tmpdir_make(dir, sizeof(dir), "explain") < 0)
+		return -1;
+	snprintf(A, sizeof(A), "%s/cfs.json", dir);
+	snprintf(B, sizeof(B), "%s/rt.json", dir);
+	write_report(A, report("cfs", 100));
+	write_report(B, report("rt", 400));
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	return il_test_tmpdir_remove(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_explain_percentile),
+	    cmocka_unit_test(test_explain_default),
+	    cmocka_unit_test(test_explain_event),
+	    cmocka_unit_test(test_explain_event_missing),
+	    cmocka_unit_test(test_explain_event_from_records),
+	    cmocka_unit_test(test_explain_worst),
+	    cmocka_unit_test(test_explain_json),
+	    cmocka_unit_test(test_explain_compare),
+	    cmocka_unit_test(test_explain_unavailable),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
