@@ -80,13 +80,10 @@ char *il_file_read(const char *path, size_t max, size_t *len)
 		return NULL;
 	}
 	for (;;) {
-		if (cap - n < 4096) {
+		/* Room for max + 1 bytes at most: reading that many says "too big". */
+		if (cap - n < 4096 && cap < max + 1) {
 			char *nb;
 
-			if (cap >= max + 1) {
-				errno = EFBIG;
-				goto fail;
-			}
 			cap = cap ? cap * 2 : 65536;
 			if (cap > max + 1)
 				cap = max + 1;

@@ -29,7 +29,7 @@ struct il_test_result {
 	int term_signal; /* 0 unless killed */
 	int timed_out;	 /* the test's bound expired and we killed it */
 	double elapsed_s;
-	char out[65536];
+	char out[1 << 20]; /* a report on stdout: with attribution, hundreds of KiB */
 	char err[65536];
 };
 
