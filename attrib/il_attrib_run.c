@@ -216,8 +216,7 @@ int il_attrib_run_threads(struct il_attrib_run *r, const cJSON *threads, int sel
 
 		self.policy = pol == SCHED_FIFO ? "fifo" : pol == SCHED_RR ? "rr" : "other";
 	}
-	cJSON_ArrayForEach(t, threads)
-	{
+	cJSON_ArrayForEach (t, threads) {
 		const cJSON *sched = cJSON_GetObjectItemCaseSensitive(t, "sched");
 		const char *role = str_of(t, "role");
 		struct il_attrib_thread th = {
@@ -400,8 +399,7 @@ static void schedstat_check(const struct il_attrib_run *r, cJSON *attr)
 	cJSON *check = cJSON_GetObjectItemCaseSensitive(attr, "check");
 	unsigned n = 0, ok = 0;
 
-	cJSON_ArrayForEach(t, threads)
-	{
+	cJSON_ArrayForEach (t, threads) {
 		int tid = num_of(t, "tid", 0);
 
 		for (size_t i = 0; i < r->nt; i++) {

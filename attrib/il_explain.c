@@ -69,14 +69,14 @@ static const cJSON *band_at(const cJSON *attr, double p)
 	const cJSON *bands = cJSON_GetObjectItemCaseSensitive(attr, "bands"), *b, *last = NULL;
 	double total = 0, cum = 0, target;
 
-	cJSON_ArrayForEach(b, bands) total += num(b, "count");
+	cJSON_ArrayForEach (b, bands)
+		total += num(b, "count");
 	if (total <= 0)
 		return NULL;
 	target = ceil(p / 100.0 * total);
 	if (target < 1)
 		target = 1;
-	cJSON_ArrayForEach(b, bands)
-	{
+	cJSON_ArrayForEach (b, bands) {
 		cum += num(b, "count");
 		last = b;
 		if (cum >= target)
@@ -121,8 +121,7 @@ static void band_line(FILE *out, const cJSON *run, const cJSON *band, double p)
 	const cJSON *top = NULL;
 	int n = 0;
 
-	cJSON_ArrayForEach(cu, culprits)
-	{
+	cJSON_ArrayForEach (cu, culprits) {
 		const char *t =
 		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cu, "thread"));
 
@@ -174,8 +173,9 @@ static const cJSON *find_stored(const cJSON *attr, uint64_t id)
 {
 	const cJSON *e;
 
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(
-				  attr, "events")) if ((uint64_t)num(e, "id") == id) return e;
+	cJSON_ArrayForEach (e, cJSON_GetObjectItemCaseSensitive(attr, "events"))
+		if ((uint64_t)num(e, "id") == id)
+			return e;
 	return NULL;
 }
 
@@ -225,8 +225,7 @@ static void event_table(FILE *out, const cJSON *ev, const char *title)
 		if (c != IL_COMP_VBLANK)
 			fprintf(out, " %7s", heads[c]);
 	fprintf(out, "  cpu    culprit\n");
-	cJSON_ArrayForEach(h, hops)
-	{
+	cJSON_ArrayForEach (h, hops) {
 		int k = (int)num(h, "index");
 		const struct il_hop_desc *d = il_chain_hop(k);
 		const cJSON *comps = cJSON_GetObjectItemCaseSensitive(h, "components_us");

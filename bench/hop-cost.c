@@ -89,9 +89,11 @@ int main(int argc, char **argv)
 		for (uint64_t i = 0; i < n; i++)
 			uv_run(&loop, UV_RUN_NOWAIT);
 	} else {
-		fprintf(stderr, "hop-cost: unknown mode '%s' (loop, queue, async, frame)\n", argv[1]);
+		fprintf(stderr, "hop-cost: unknown mode '%s' (loop, queue, async, frame)\n",
+			argv[1]);
 		return 2;
 	}
-	printf("%s: %llu handled of %llu\n", argv[1], (unsigned long long)handled, (unsigned long long)n);
+	printf("%s: %llu handled of %llu\n", argv[1], (unsigned long long)handled,
+	       (unsigned long long)n);
 	return handled == n || strcmp(argv[1], "loop") == 0 ? 0 : 1;
 }

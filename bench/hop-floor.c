@@ -29,14 +29,14 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "gap-us", required_argument, NULL, 'g' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "prim", required_argument, NULL, 'p' },
-		{ "samples", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
+	    {"gap-us", required_argument, NULL, 'g'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"prim", required_argument, NULL, 'p'},
+	    {"samples", required_argument, NULL, 's'},
+	    {NULL, 0, NULL, 0},
 	};
 	uint64_t samples = 5000, gap = 200;
-	struct rlimit rl = { .rlim_cur = 2000000, .rlim_max = 3000000 };
+	struct rlimit rl = {.rlim_cur = 2000000, .rlim_max = 3000000};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int c, only = -1;
 
@@ -56,7 +56,8 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		}
-		fprintf(stderr, "hop-floor: bad option or value '%s' (see --help)\n", argv[optind - 1]);
+		fprintf(stderr, "hop-floor: bad option or value '%s' (see --help)\n",
+			argv[optind - 1]);
 		return 2;
 	}
 	/* Every FIFO thread here blocks once per message; the limit is a backstop. */
@@ -68,26 +69,28 @@ int main(int argc, char **argv)
 	for (int p = 0; p < IL_FLOOR_PRIM_COUNT; p++)
 		for (int pol = 0; pol < 2 && (only < 0 || only == p); pol++)
 			for (int pl = 0; pl < 3; pl++) {
-				static const char *const placement[] = { "same-cpu", "cross-cpu", "unpinned" };
+				static const char *const placement[] = {"same-cpu", "cross-cpu",
+									"unpinned"};
 				struct il_floor_cfg cfg = {
-					.prim = p,
-					.policy = pol ? SCHED_FIFO : SCHED_OTHER,
-					.cpu_a = pl == 2 ? -1 : 0,
-					.cpu_b = pl == 0 ? 0 : (pl == 1 ? (ncpu > 1 ? 1 : 0) : -1),
-					.samples = (unsigned)samples,
-					.gap_us = gap,
+				    .prim = p,
+				    .policy = pol ? SCHED_FIFO : SCHED_OTHER,
+				    .cpu_a = pl == 2 ? -1 : 0,
+				    .cpu_b = pl == 0 ? 0 : (pl == 1 ? (ncpu > 1 ? 1 : 0) : -1),
+				    .samples = (unsigned)samples,
+				    .gap_us = gap,
 				};
 				struct il_floor_result r;
 				char err[256];
 
 				if (il_floor_measure(&cfg, &r, err, sizeof(err)) < 0) {
-					printf("%-15s %-6s %-9s  not measured: %s\n", il_floor_prim_name(p),
-					       pol ? "fifo" : "other", placement[pl], err);
+					printf("%-15s %-6s %-9s  not measured: %s\n",
+					       il_floor_prim_name(p), pol ? "fifo" : "other",
+					       placement[pl], err);
 					continue;
 				}
-				printf("%-15s %-6s %-9s %10.1f %10.1f %10.1f\n", il_floor_prim_name(p),
-				       pol ? "fifo" : "other", placement[pl], r.p50_ns / 1e3, r.p99_ns / 1e3,
-				       r.max_ns / 1e3);
+				printf("%-15s %-6s %-9s %10.1f %10.1f %10.1f\n",
+				       il_floor_prim_name(p), pol ? "fifo" : "other", placement[pl],
+				       r.p50_ns / 1e3, r.p99_ns / 1e3, r.max_ns / 1e3);
 				fflush(stdout);
 			}
 	return 0;

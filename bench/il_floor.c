@@ -29,15 +29,16 @@
 
 const char *il_floor_prim_name(enum il_floor_prim p)
 {
-	static const char *const names[] = { "uv_async", "eventfd", "unix_socket",
-					     "eventfd+uv_poll", "unix_socket+uv" };
+	static const char *const names[] = {"uv_async", "eventfd", "unix_socket", "eventfd+uv_poll",
+					    "unix_socket+uv"};
 
 	return (unsigned)p < IL_FLOOR_PRIM_COUNT ? names[p] : "?";
 }
 
 static int place_self_prio(int policy, int cpu, int delta)
 {
-	struct sched_param sp = { .sched_priority = policy == SCHED_FIFO ? FLOOR_FIFO_PRIO + delta : 0 };
+	struct sched_param sp = {.sched_priority =
+				     policy == SCHED_FIFO ? FLOOR_FIFO_PRIO + delta : 0};
 	int rc;
 
 	if (cpu >= 0) {
@@ -137,9 +138,10 @@ static void *receiver_main(void *arg)
 	return NULL;
 }
 
-static int measure_threads(const struct il_floor_cfg *c, struct il_hist *h, char *err, size_t errlen)
+static int measure_threads(const struct il_floor_cfg *c, struct il_hist *h, char *err,
+			   size_t errlen)
 {
-	struct thread_pair p = { .cfg = c, .h = h, .efd = -1 };
+	struct thread_pair p = {.cfg = c, .h = h, .efd = -1};
 	pthread_t th;
 	int rc;
 
@@ -149,7 +151,8 @@ static int measure_threads(const struct il_floor_cfg *c, struct il_hist *h, char
 		p.async.data = &p;
 	} else {
 		/* Non-blocking where a loop polls it, as il_queue's. */
-		p.efd = eventfd(0, EFD_CLOEXEC | (c->prim == IL_FLOOR_EVENTFD_UV_POLL ? EFD_NONBLOCK : 0));
+		p.efd = eventfd(0, EFD_CLOEXEC |
+				       (c->prim == IL_FLOOR_EVENTFD_UV_POLL ? EFD_NONBLOCK : 0));
 		if (p.efd < 0)
 			return -errno;
 		if (c->prim == IL_FLOOR_EVENTFD_UV_POLL)
@@ -157,7 +160,8 @@ static int measure_threads(const struct il_floor_cfg *c, struct il_hist *h, char
 	}
 	rc = place_self(c->policy, c->cpu_a);
 	if (rc < 0) {
-		snprintf(err, errlen, "%s: cannot set %s for the sender: %s", il_floor_prim_name(c->prim),
+		snprintf(err, errlen, "%s: cannot set %s for the sender: %s",
+			 il_floor_prim_name(c->prim),
 			 c->policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_OTHER", strerror(-rc));
 		goto out;
 	}
@@ -166,8 +170,8 @@ static int measure_threads(const struct il_floor_cfg *c, struct il_hist *h, char
 		pause_us(100);
 	if (atomic_load(&p.ready) < 0) {
 		rc = p.err;
-		snprintf(err, errlen, "%s: cannot place the receiver: %s", il_floor_prim_name(c->prim),
-			 strerror(-rc));
+		snprintf(err, errlen, "%s: cannot place the receiver: %s",
+			 il_floor_prim_name(c->prim), strerror(-rc));
 		pthread_join(th, NULL);
 		goto out;
 	}
@@ -245,7 +249,7 @@ static void floor_sock_cb(uv_poll_t *h, int status, int events)
 
 static void socket_uv_receiver(int fd, unsigned samples)
 {
-	struct sock_rx rx = { .fd = fd, .left = samples };
+	struct sock_rx rx = {.fd = fd, .left = samples};
 	uv_loop_t loop;
 	uv_poll_t poll;
 
@@ -307,7 +311,7 @@ static int measure_socket(const struct il_floor_cfg *c, struct il_hist *h, char 
 		kill(pid, SIGKILL);
 	}
 	for (unsigned i = 0; rc == 0 && i < c->samples; i++) {
-		uint8_t msg[IL_FLOOR_FRAME_LEN] = { 0 };
+		uint8_t msg[IL_FLOOR_FRAME_LEN] = {0};
 		uint64_t now, lat;
 
 		pause_us(c->gap_us);
@@ -327,8 +331,7 @@ static int measure_socket(const struct il_floor_cfg *c, struct il_hist *h, char 
 	return rc;
 }
 
-int il_floor_measure_into(const struct il_floor_cfg *c, struct il_hist *h, char *err,
-			  size_t errlen)
+int il_floor_measure_into(const struct il_floor_cfg *c, struct il_hist *h, char *err, size_t errlen)
 {
 	cpu_set_t saved;
 	int have = sched_getaffinity(0, sizeof(saved), &saved) == 0, rc;

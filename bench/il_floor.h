@@ -26,14 +26,14 @@ enum il_floor_prim {
 
 struct il_floor_cfg {
 	enum il_floor_prim prim;
-	int policy;	   /* SCHED_OTHER or SCHED_FIFO */
-	int cpu_a, cpu_b;  /* sender and receiver CPU, -1 = not pinned */
+	int policy;	  /* SCHED_OTHER or SCHED_FIFO */
+	int cpu_a, cpu_b; /* sender and receiver CPU, -1 = not pinned */
 	/* SCHED_FIFO only: receiver priority minus sender priority. A higher
 	 * receiver on the sender's CPU preempts it at the wake-up; an equal or
 	 * lower one waits until the sender sleeps. */
 	int prio_delta;
 	unsigned samples;
-	uint64_t gap_us;   /* pause between messages, so the receiver sleeps each time */
+	uint64_t gap_us; /* pause between messages, so the receiver sleeps each time */
 };
 
 struct il_floor_result {

@@ -62,7 +62,7 @@
 #define ARM_SLICE IL_LOCK_KIND_COUNT
 #define NARMS	  (IL_LOCK_KIND_COUNT + 1)
 /* Log-linear histogram: exact below 64 ns, then 32 sub-buckets per power of 2. */
-#define HIST_SUB 32
+#define HIST_SUB     32
 #define HIST_BUCKETS (64 + 40 * HIST_SUB)
 
 enum placement { PL_ONE_PER_CPU, PL_ONE_CPU, PL_OVER4, PL_OVER8, PL_OVER2, PL_COUNT };
@@ -72,7 +72,7 @@ static const char *const placement_names[PL_COUNT] = {"one-per-cpu", "one-cpu", 
 						      "over2"};
 /* Today's placements (--placements): over2 serves the owner-off scenarios only. */
 #define PL_TODAY_COUNT 4
-static const char *const hog_names[HOG_COUNT] = { "none", "cfs", "fifo" };
+static const char *const hog_names[HOG_COUNT] = {"none", "cfs", "fifo"};
 
 enum block { BLK_NONE, BLK_SLEEP, BLK_IO };
 
@@ -110,7 +110,7 @@ struct result {
 struct shared {
 	struct il_lock lock;
 	uint64_t counter; /* guarded by lock */
-	uint32_t owner;   /* guarded by lock; checks exclusion */
+	uint32_t owner;	  /* guarded by lock; checks exclusion */
 } __attribute__((aligned(64)));
 
 struct cell;
@@ -143,7 +143,7 @@ static int ncpu;
 static void calibrate_tsc(void)
 {
 	uint64_t t0 = il_now_ns(), c0 = __rdtsc();
-	struct timespec ts = { 0, 50000000 };
+	struct timespec ts = {0, 50000000};
 
 	nanosleep(&ts, NULL);
 	ns_per_cyc = (double)(il_now_ns() - t0) / (double)(__rdtsc() - c0);
@@ -397,11 +397,11 @@ struct hog_ctl {
 static void *hog_main(void *arg)
 {
 	struct hog_ctl *h = arg;
-	struct timespec off = { 0, 1000000 };
+	struct timespec off = {0, 1000000};
 
 	pin_self(h->cpu);
 	if (h->kind == HOG_FIFO) {
-		struct sched_param sp = { .sched_priority = 1 };
+		struct sched_param sp = {.sched_priority = 1};
 
 		if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0)
 			return (void *)1;
@@ -439,7 +439,7 @@ static int hog_stop(struct hog_ctl *h)
 	clock_gettime(CLOCK_REALTIME, &dl);
 	dl.tv_sec += 1;
 	if (pthread_timedjoin_np(h->th, &ret, &dl) != 0) {
-		struct sched_param sp = { .sched_priority = 0 };
+		struct sched_param sp = {.sched_priority = 0};
 
 		fprintf(stderr, "lock-bench: hog did not stop; demoting it to SCHED_OTHER\n");
 		pthread_setschedparam(h->th, SCHED_OTHER, &sp);
@@ -770,7 +770,7 @@ static void *futex_pp_peer(void *arg)
  */
 static double futex_wake_rtt_ns(void)
 {
-	struct futex_pp p = { .turn = 0, .rounds = 5000 };
+	struct futex_pp p = {.turn = 0, .rounds = 5000};
 	uint64_t t0, t1;
 	pthread_t t;
 
@@ -858,7 +858,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char *const lock_names[] = { "pthread", "adaptive-np", "tas", "il-none", "il-bpf" };
+	static const char *const lock_names[] = {"pthread", "adaptive-np", "tas", "il-none",
+						 "il-bpf"};
 	uint64_t v;
 	int c, m;
 
@@ -904,7 +905,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'l':
 			if ((m = parse_list(optarg, lock_names, 5)) < 0)
-				bad_arg("--locks", optarg, "a list of pthread,adaptive-np,tas,il-none,il-bpf");
+				bad_arg("--locks", optarg,
+					"a list of pthread,adaptive-np,tas,il-none,il-bpf");
 			o->locks_mask = (unsigned)m;
 			break;
 		case 'S':
@@ -915,7 +917,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'p':
 			if ((m = parse_list(optarg, placement_names, PL_TODAY_COUNT)) < 0)
-				bad_arg("--placements", optarg, "a list of one-per-cpu,one-cpu,over4,over8");
+				bad_arg("--placements", optarg,
+					"a list of one-per-cpu,one-cpu,over4,over8");
 			o->pl_mask = (unsigned)m;
 			break;
 		case 'H':
@@ -1095,8 +1098,9 @@ static cJSON *result_json(const struct config *cfg, int arm, const struct result
 	cJSON_AddNumberToObject(j, "acquire_p50_ns", round(hist_pct(r->hist, 0.50)));
 	cJSON_AddNumberToObject(j, "acquire_p99_ns", round(hist_pct(r->hist, 0.99)));
 	cJSON_AddNumberToObject(j, "acquire_max_ns", (double)r->max_ns);
-	cJSON_AddNumberToObject(j, "fairness",
-				r->max_ops ? round((double)r->min_ops / (double)r->max_ops * 1000) / 1000 : 0);
+	cJSON_AddNumberToObject(
+	    j, "fairness",
+	    r->max_ops ? round((double)r->min_ops / (double)r->max_ops * 1000) / 1000 : 0);
 	cJSON_AddNumberToObject(j, "min_ops_per_thread", (double)r->min_ops);
 	cJSON_AddNumberToObject(j, "max_ops_per_thread", (double)r->max_ops);
 	cJSON_AddNumberToObject(j, "ctx_switches", (double)r->ctxsw);
@@ -1155,9 +1159,9 @@ int main(int argc, char **argv)
 {
 	static struct result res[MAX_CONFIGS][NARMS];
 	struct config cfg[MAX_CONFIGS];
-	struct il_spin_opts so = { 0 };
+	struct il_spin_opts so = {0};
 	struct opts o;
-	struct rlimit rt = { 200000, 500000 }; /* us of RT CPU without blocking */
+	struct rlimit rt = {200000, 500000}; /* us of RT CPU without blocking */
 	const char *why = "", *why_tp = "", *why_raw = "";
 	double cost = NAN, base_switch = NAN, cost_tp = NAN, base_tp = NAN, rtt;
 	double cost_raw = NAN, base_raw = NAN;
@@ -1211,7 +1215,8 @@ int main(int argc, char **argv)
 				if (k == ARM_SLICE && !have_slice)
 					continue;
 				if (progress)
-					fprintf(stderr, "\rlock-bench: %d/%d", ++cells, total_cells);
+					fprintf(stderr, "\rlock-bench: %d/%d", ++cells,
+						total_cells);
 				/*
 				 * The program runs on every context switch of the
 				 * machine, so it is attached only while il-bpf runs:
@@ -1313,9 +1318,11 @@ int main(int argc, char **argv)
 		{
 			const cJSON *e;
 
-			cJSON_ArrayForEach(e, t) if (!cJSON_IsTrue(cJSON_GetObjectItem(e, "met")))
-			    printf(" %s missed",
-				   cJSON_GetStringValue(cJSON_GetObjectItem(e, "scenario")));
+			cJSON_ArrayForEach (e, t)
+				if (!cJSON_IsTrue(cJSON_GetObjectItem(e, "met")))
+					printf(" %s missed",
+					       cJSON_GetStringValue(
+						   cJSON_GetObjectItem(e, "scenario")));
 		}
 		printf("\n");
 	}
@@ -1328,7 +1335,8 @@ int main(int argc, char **argv)
 		FILE *f = fopen(o.json, "we");
 
 		if (!f || !txt || fputs(txt, f) < 0 || fputc('\n', f) < 0) {
-			fprintf(stderr, "lock-bench: cannot write %s: %s\n", o.json, strerror(errno));
+			fprintf(stderr, "lock-bench: cannot write %s: %s\n", o.json,
+				strerror(errno));
 			if (f)
 				fclose(f);
 			free(txt);

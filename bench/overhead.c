@@ -47,22 +47,22 @@
 #include "il_hist.h"
 #include "il_parse.h"
 
-#define MAX_ROUNDS 20
+#define MAX_ROUNDS	      20
 #define OVERHEAD_FILE_VERSION 2
 
 enum { HT_IN, HT_CROSS, HT_COUNT };
-static const enum il_hop_kind hop_type_kind[HT_COUNT] = { IL_HOP_IN_PROCESS, IL_HOP_CROSS_PROCESS };
-static const char *const hop_type_names[HT_COUNT] = { "in-process", "cross-process" };
-static const enum il_floor_prim hop_type_prim[HT_COUNT] = { IL_FLOOR_EVENTFD_UV_POLL,
-							    IL_FLOOR_UNIX_SOCKET_UV };
-static const char *const policies[] = { "cfs", "rt" };
+static const enum il_hop_kind hop_type_kind[HT_COUNT] = {IL_HOP_IN_PROCESS, IL_HOP_CROSS_PROCESS};
+static const char *const hop_type_names[HT_COUNT] = {"in-process", "cross-process"};
+static const enum il_floor_prim hop_type_prim[HT_COUNT] = {IL_FLOOR_EVENTFD_UV_POLL,
+							   IL_FLOOR_UNIX_SOCKET_UV};
+static const char *const policies[] = {"cfs", "rt"};
 #define NPOL 2
 
 /* Floor placements: same CPU (receiver not above the sender), same CPU with
  * the receiver above the sender (FIFO only), two CPUs. */
 enum { FL_SAME, FL_SAME_HIGHER, FL_CROSS, FL_COUNT };
-static const char *const floor_names[FL_COUNT] = { "same_cpu", "same_cpu_receiver_higher",
-						   "cross_cpu" };
+static const char *const floor_names[FL_COUNT] = {"same_cpu", "same_cpu_receiver_higher",
+						  "cross_cpu"};
 
 struct hop_acc {
 	double p50[MAX_ROUNDS], p99[MAX_ROUNDS], same[MAX_ROUNDS];
@@ -130,7 +130,8 @@ static double mixture_pct_us(const struct il_hist *a, const struct il_hist *b, d
 		if (nb > 0)
 			acc += (1 - f) * (double)il_hist_bucket_count(b, i) / nb;
 		if (acc >= p / 100 - 1e-12)
-			return (double)(il_hist_bucket_lower(i) + il_hist_bucket_upper(i)) / 2 / 1e3;
+			return (double)(il_hist_bucket_lower(i) + il_hist_bucket_upper(i)) / 2 /
+			       1e3;
 	}
 	return NAN;
 }
@@ -147,7 +148,7 @@ static double thread_prio(const cJSON *threads, const char *name)
 {
 	const cJSON *t;
 
-	cJSON_ArrayForEach(t, threads) {
+	cJSON_ArrayForEach (t, threads) {
 		const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "name"));
 
 		if (n && strcmp(n, name) == 0)
@@ -171,8 +172,8 @@ static int run_harness(const char *inputlat, const char *policy, unsigned events
 		/* The summary line is not ours to print. */
 		if (!freopen("/dev/null", "w", stdout))
 			_exit(127);
-		execl(inputlat, inputlat, "run", "--work", "none", "--policy", policy, "--events", ev,
-		      "--interval-ms", interval, "--quiet", "--json", json, (char *)NULL);
+		execl(inputlat, inputlat, "run", "--work", "none", "--policy", policy, "--events",
+		      ev, "--interval-ms", interval, "--quiet", "--json", json, (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
@@ -180,7 +181,7 @@ static int run_harness(const char *inputlat, const char *policy, unsigned events
 	if (il_json_load(json, &root, err, sizeof(err)) < 0)
 		return -1;
 	hops = cJSON_GetObjectItemCaseSensitive(root, "hops");
-	cJSON_ArrayForEach(h, hops) {
+	cJSON_ArrayForEach (h, hops) {
 		int k = (int)json_num(h, "index");
 		struct hop_acc *ha;
 
@@ -196,18 +197,20 @@ static int run_harness(const char *inputlat, const char *policy, unsigned events
 		if (!isnan(json_num(h, "cross_cpu_p50_us")))
 			ha->cross_p50[ha->ncross++] = json_num(h, "cross_cpu_p50_us");
 		ha->receiver_higher =
-			thread_prio(cJSON_GetObjectItemCaseSensitive(root, "threads"),
-				    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(h, "to"))) >
-			thread_prio(cJSON_GetObjectItemCaseSensitive(root, "threads"),
-				    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(h, "from")));
+		    thread_prio(cJSON_GetObjectItemCaseSensitive(root, "threads"),
+				cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(h, "to"))) >
+		    thread_prio(cJSON_GetObjectItemCaseSensitive(root, "threads"),
+				cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(h, "from")));
 	}
 	cs = cJSON_GetObjectItemCaseSensitive(root, "context_switches");
 	a->vol[r] = json_num(cJSON_GetObjectItemCaseSensitive(cs, "chain_per_event"), "voluntary");
-	a->invol[r] = json_num(cJSON_GetObjectItemCaseSensitive(cs, "chain_per_event"), "involuntary");
+	a->invol[r] =
+	    json_num(cJSON_GetObjectItemCaseSensitive(cs, "chain_per_event"), "involuntary");
 	cJSON_Delete(a->threads_ctxsw);
 	a->threads_ctxsw = cJSON_DetachItemFromObjectCaseSensitive(cs, "threads");
 	a->fixed_ms[r] = json_num(root, "fixed_cost_ms");
-	a->first_ms[r] = json_num(cJSON_GetObjectItemCaseSensitive(root, "startup_ms"), "to_first_event");
+	a->first_ms[r] =
+	    json_num(cJSON_GetObjectItemCaseSensitive(root, "startup_ms"), "to_first_event");
 	a->nruns++;
 	if (rss_out) {
 		cJSON_Delete(*rss_out);
@@ -230,26 +233,27 @@ static int measure_floors(struct pol_acc *a, int p, unsigned samples, uint64_t g
 	for (int t = 0; t < HT_COUNT; t++)
 		for (int fl = 0; fl < FL_COUNT; fl++) {
 			struct il_floor_cfg cfg = {
-				.prim = hop_type_prim[t],
-				.policy = p ? SCHED_FIFO : SCHED_OTHER,
-				.cpu_a = 0,
-				.cpu_b = fl == FL_CROSS && ncpu > 1 ? 1 : 0,
-				.prio_delta = fl == FL_SAME_HIGHER ? 2 : 0,
-				.samples = samples,
-				.gap_us = gap_us,
+			    .prim = hop_type_prim[t],
+			    .policy = p ? SCHED_FIFO : SCHED_OTHER,
+			    .cpu_a = 0,
+			    .cpu_b = fl == FL_CROSS && ncpu > 1 ? 1 : 0,
+			    .prio_delta = fl == FL_SAME_HIGHER ? 2 : 0,
+			    .samples = samples,
+			    .gap_us = gap_us,
 			};
 
 			/* Under CFS every pipeline thread is nice 0: no "higher". */
 			if (fl == FL_SAME_HIGHER && !p)
 				continue;
-			if (il_floor_measure_into(&cfg, a->floor[t][fl], a->why, sizeof(a->why)) < 0)
+			if (il_floor_measure_into(&cfg, a->floor[t][fl], a->why, sizeof(a->why)) <
+			    0)
 				return -1;
 		}
 	return 0;
 }
 
 struct type_row {
-	double harness_p50, floor_p50, ratio;		 /* placement-weighted */
+	double harness_p50, floor_p50, ratio;			     /* placement-weighted */
 	double harness_same, floor_same, harness_cross, floor_cross; /* per placement */
 	double harness_p99, floor_p99, mix_floor_p50, harness_all_p50;
 	double same_fraction;
@@ -277,10 +281,10 @@ static double weigh(double f, double a, double b)
 static struct type_row type_row(const struct pol_acc *a, int t, bool fifo, cJSON *hops_json)
 {
 	double hw[IL_NSTAMPS], fw[IL_NSTAMPS], hs[IL_NSTAMPS], fs[IL_NSTAMPS], hc[IL_NSTAMPS],
-		fc[IL_NSTAMPS], h99[IL_NSTAMPS], f99[IL_NSTAMPS], same[IL_NSTAMPS], fmix[IL_NSTAMPS],
-		hall[IL_NSTAMPS];
+	    fc[IL_NSTAMPS], h99[IL_NSTAMPS], f99[IL_NSTAMPS], same[IL_NSTAMPS], fmix[IL_NSTAMPS],
+	    hall[IL_NSTAMPS];
 	int ns = 0, nc = 0;
-	struct type_row row = { 0 };
+	struct type_row row = {0};
 	int n = 0;
 
 	for (int k = 1; k <= IL_NHOPS; k++) {
@@ -298,7 +302,8 @@ static struct type_row type_row(const struct pol_acc *a, int t, bool fifo, cJSON
 		f_same = il_hist_percentile(same_h, 50) / 1e3;
 		f_cross = il_hist_percentile(cross_h, 50) / 1e3;
 		hw[n] = weigh(same[n], h_same, h_cross);
-		fw[n] = weigh(same[n], isnan(h_same) ? NAN : f_same, isnan(h_cross) ? NAN : f_cross);
+		fw[n] =
+		    weigh(same[n], isnan(h_same) ? NAN : f_same, isnan(h_cross) ? NAN : f_cross);
 		if (!isnan(h_same))
 			hs[ns] = h_same, fs[ns++] = f_same;
 		if (!isnan(h_cross))
@@ -344,32 +349,33 @@ static struct type_row type_row(const struct pol_acc *a, int t, bool fifo, cJSON
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: overhead [OPTION]...\n"
-		   "  --events N        harness events per run (default 1000)\n"
-		   "  --interval-ms MS  harness event spacing, and the floor's (default 2)\n"
-		   "  --json FILE       results as JSON\n"
-		   "  --quick           3 rounds, 500 floor samples, 400 events\n"
-		   "  --rounds N        interleaved rounds (default 5, at most %d)\n"
-		   "  --samples N       floor samples per placement and round (default 1000)\n",
+	fprintf(f,
+		"Usage: overhead [OPTION]...\n"
+		"  --events N        harness events per run (default 1000)\n"
+		"  --interval-ms MS  harness event spacing, and the floor's (default 2)\n"
+		"  --json FILE       results as JSON\n"
+		"  --quick           3 rounds, 500 floor samples, 400 events\n"
+		"  --rounds N        interleaved rounds (default 5, at most %d)\n"
+		"  --samples N       floor samples per placement and round (default 1000)\n",
 		MAX_ROUNDS);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "events", required_argument, NULL, 'e' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "interval-ms", required_argument, NULL, 'i' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "samples", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
+	    {"events", required_argument, NULL, 'e'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"interval-ms", required_argument, NULL, 'i'},
+	    {"json", required_argument, NULL, 'j'},
+	    {"quick", no_argument, NULL, 'q'},
+	    {"rounds", required_argument, NULL, 'r'},
+	    {"samples", required_argument, NULL, 's'},
+	    {NULL, 0, NULL, 0},
 	};
 	uint64_t rounds = 5, samples = 1000, events = 1000;
 	const char *json_path = NULL, *interval = "2";
 	static struct pol_acc acc[NPOL];
-	struct rlimit rl = { .rlim_cur = 2000000, .rlim_max = 3000000 };
+	struct rlimit rl = {.rlim_cur = 2000000, .rlim_max = 3000000};
 	char self[4096], inputlat[4200], tmpdir[] = "/tmp/il-overhead.XXXXXX", tmpjson[4200];
 	struct timespec start_wall;
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), c, rc = 0;
@@ -408,7 +414,8 @@ int main(int argc, char **argv)
 			bad = 1;
 		}
 		if (bad) {
-			fprintf(stderr, "overhead: bad option or value '%s' (see --help)\n", argv[optind - 1]);
+			fprintf(stderr, "overhead: bad option or value '%s' (see --help)\n",
+				argv[optind - 1]);
 			return 2;
 		}
 	}
@@ -439,14 +446,16 @@ int main(int argc, char **argv)
 
 			if (a->skipped)
 				continue;
-			if (measure_floors(a, p, (unsigned)samples, (uint64_t)(interval_ms * 1000), ncpu) < 0) {
+			if (measure_floors(a, p, (unsigned)samples, (uint64_t)(interval_ms * 1000),
+					   ncpu) < 0) {
 				fprintf(stderr, "overhead: %s; skipping %s\n", a->why, policies[p]);
 				a->skipped = true;
 				continue;
 			}
-			if (run_harness(inputlat, policies[p], (unsigned)events, interval, tmpjson, a,
-					p == 0 ? &rss : NULL) < 0) {
-				fprintf(stderr, "overhead: inputlat run --policy %s failed\n", policies[p]);
+			if (run_harness(inputlat, policies[p], (unsigned)events, interval, tmpjson,
+					a, p == 0 ? &rss : NULL) < 0) {
+				fprintf(stderr, "overhead: inputlat run --policy %s failed\n",
+					policies[p]);
 				continue;
 			}
 			fprintf(stderr, "overhead: round %u/%llu %s done\n", r + 1,
@@ -462,12 +471,13 @@ int main(int argc, char **argv)
 	cJSON_AddNumberToObject(root, "floor_gap_us", interval_ms * 1000);
 	results = cJSON_AddArrayToObject(root, "ratios");
 	cs = cJSON_AddObjectToObject(root, "context_switches");
-	printf("# harness per-hop p50 vs the floor of the same primitive, placed as the chain's threads"
+	printf("# harness per-hop p50 vs the floor of the same primitive, placed as the chain's "
+	       "threads"
 	       " were; medians of %llu interleaved rounds\n",
 	       (unsigned long long)rounds);
-	printf("%-14s %-4s %4s %8s %7s %7s %6s | %6s %6s %6s | %6s %6s %6s | %7s %7s\n",
-	       "hop_type", "pol", "hops", "harness", "floor", "ratio", "same", "h_same", "f_same",
-	       "ratio", "h_xcpu", "f_xcpu", "ratio", "h_p99", "f_p99");
+	printf("%-14s %-4s %4s %8s %7s %7s %6s | %6s %6s %6s | %6s %6s %6s | %7s %7s\n", "hop_type",
+	       "pol", "hops", "harness", "floor", "ratio", "same", "h_same", "f_same", "ratio",
+	       "h_xcpu", "f_xcpu", "ratio", "h_p99", "f_p99");
 	for (int p = 0; p < NPOL; p++) {
 		struct pol_acc *a = &acc[p];
 		cJSON *pc;
@@ -476,7 +486,8 @@ int main(int argc, char **argv)
 			cJSON *o = cJSON_CreateObject();
 
 			cJSON_AddStringToObject(o, "policy", policies[p]);
-			cJSON_AddStringToObject(o, "skipped", a->skipped ? a->why : "every harness run failed");
+			cJSON_AddStringToObject(o, "skipped",
+						a->skipped ? a->why : "every harness run failed");
 			cJSON_AddItemToArray(results, o);
 			rc = 1;
 			continue;
@@ -485,15 +496,18 @@ int main(int argc, char **argv)
 			cJSON *o = cJSON_CreateObject(), *hops = cJSON_CreateArray(), *pl;
 			struct type_row row = type_row(a, t, p == 1, hops);
 
-			printf("%-14s %-4s %4d %8.1f %7.1f %7.2f %6.2f | %6.1f %6.1f %6.2f | %6.1f %6.1f "
+			printf("%-14s %-4s %4d %8.1f %7.1f %7.2f %6.2f | %6.1f %6.1f %6.2f | %6.1f "
+			       "%6.1f "
 			       "%6.2f | %7.1f %7.1f\n",
-			       hop_type_names[t], policies[p], row.nhops, row.harness_p50, row.floor_p50,
-			       row.ratio, row.same_fraction, row.harness_same, row.floor_same,
-			       row.harness_same / row.floor_same, row.harness_cross, row.floor_cross,
-			       row.harness_cross / row.floor_cross, row.harness_p99, row.floor_p99);
+			       hop_type_names[t], policies[p], row.nhops, row.harness_p50,
+			       row.floor_p50, row.ratio, row.same_fraction, row.harness_same,
+			       row.floor_same, row.harness_same / row.floor_same, row.harness_cross,
+			       row.floor_cross, row.harness_cross / row.floor_cross,
+			       row.harness_p99, row.floor_p99);
 			cJSON_AddStringToObject(o, "policy", policies[p]);
 			cJSON_AddStringToObject(o, "hop_type", hop_type_names[t]);
-			cJSON_AddStringToObject(o, "floor_primitive", il_floor_prim_name(hop_type_prim[t]));
+			cJSON_AddStringToObject(o, "floor_primitive",
+						il_floor_prim_name(hop_type_prim[t]));
 			cJSON_AddNumberToObject(o, "harness_p50_us", row.harness_p50);
 			cJSON_AddNumberToObject(o, "floor_p50_us", row.floor_p50);
 			cJSON_AddNumberToObject(o, "ratio", row.ratio);
@@ -502,13 +516,16 @@ int main(int argc, char **argv)
 			cJSON_AddNumberToObject(pl, "hops_receiver_higher_priority", row.nhigher);
 			cJSON_AddNumberToObject(pl, "harness_same_cpu_p50_us", row.harness_same);
 			cJSON_AddNumberToObject(pl, "floor_same_cpu_p50_us", row.floor_same);
-			cJSON_AddNumberToObject(pl, "same_cpu_ratio", row.harness_same / row.floor_same);
+			cJSON_AddNumberToObject(pl, "same_cpu_ratio",
+						row.harness_same / row.floor_same);
 			cJSON_AddNumberToObject(pl, "harness_cross_cpu_p50_us", row.harness_cross);
 			cJSON_AddNumberToObject(pl, "floor_cross_cpu_p50_us", row.floor_cross);
-			cJSON_AddNumberToObject(pl, "cross_cpu_ratio", row.harness_cross / row.floor_cross);
+			cJSON_AddNumberToObject(pl, "cross_cpu_ratio",
+						row.harness_cross / row.floor_cross);
 			cJSON_AddNumberToObject(o, "harness_all_p50_us", row.harness_all_p50);
 			cJSON_AddNumberToObject(o, "floor_mixture_p50_us", row.mix_floor_p50);
-			cJSON_AddNumberToObject(o, "mixture_ratio", row.harness_all_p50 / row.mix_floor_p50);
+			cJSON_AddNumberToObject(o, "mixture_ratio",
+						row.harness_all_p50 / row.mix_floor_p50);
 			cJSON_AddNumberToObject(o, "harness_p99_us", row.harness_p99);
 			cJSON_AddNumberToObject(o, "floor_p99_us", row.floor_p99);
 			cJSON_AddNumberToObject(o, "p99_ratio", row.harness_p99 / row.floor_p99);
@@ -516,23 +533,27 @@ int main(int argc, char **argv)
 				if (il_hist_count(a->floor[t][fl])) {
 					char key[64];
 
-					snprintf(key, sizeof(key), "floor_%s_p50_us", floor_names[fl]);
-					cJSON_AddNumberToObject(pl, key,
-								il_hist_percentile(a->floor[t][fl], 50) / 1e3);
+					snprintf(key, sizeof(key), "floor_%s_p50_us",
+						 floor_names[fl]);
+					cJSON_AddNumberToObject(
+					    pl, key, il_hist_percentile(a->floor[t][fl], 50) / 1e3);
 				}
 			cJSON_AddItemToObject(o, "hops", hops);
 			cJSON_AddItemToArray(results, o);
 		}
 		pc = cJSON_AddObjectToObject(cs, policies[p]);
 		cJSON_AddNumberToObject(pc, "chain_voluntary_per_event", median(a->vol, a->nruns));
-		cJSON_AddNumberToObject(pc, "chain_involuntary_per_event", median(a->invol, a->nruns));
+		cJSON_AddNumberToObject(pc, "chain_involuntary_per_event",
+					median(a->invol, a->nruns));
 		cJSON_AddNumberToObject(pc, "hops_per_event", IL_NHOPS);
 		if (a->threads_ctxsw)
 			cJSON_AddItemToObject(pc, "threads_last_run", a->threads_ctxsw);
 		a->threads_ctxsw = NULL;
-		cJSON_AddNumberToObject(pc, "startup_to_first_event_ms", median(a->first_ms, a->nruns));
+		cJSON_AddNumberToObject(pc, "startup_to_first_event_ms",
+					median(a->first_ms, a->nruns));
 		cJSON_AddNumberToObject(pc, "fixed_cost_ms", median(a->fixed_ms, a->nruns));
-		printf("# %s: chain context switches per event: %.2f voluntary, %.2f involuntary (%d hops);"
+		printf("# %s: chain context switches per event: %.2f voluntary, %.2f involuntary "
+		       "(%d hops);"
 		       " start-up to first event %.1f ms, fixed cost %.1f ms per run\n",
 		       policies[p], median(a->vol, a->nruns), median(a->invol, a->nruns), IL_NHOPS,
 		       median(a->first_ms, a->nruns), median(a->fixed_ms, a->nruns));
@@ -541,7 +562,7 @@ int main(int argc, char **argv)
 		cJSON *e;
 
 		printf("# peak RSS (KiB):");
-		cJSON_ArrayForEach(e, rss)
+		cJSON_ArrayForEach (e, rss)
 			printf(" %s %.0f", e->string, e->valuedouble);
 		printf("\n");
 		cJSON_AddItemToObject(root, "rss_kib", rss);

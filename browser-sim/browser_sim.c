@@ -41,7 +41,7 @@ static struct browser B;
 /* --- evdev thread: hop 1 (IL_STAMP_EVDEV) ---------------------------------------------- */
 static void evdev_press_cb(void *ctx, uint64_t kernel_ns)
 {
-	struct il_msg m = { 0 };
+	struct il_msg m = {0};
 
 	m.event_id = ++B.next_event_id;
 	m.kernel_ns = kernel_ns;
@@ -73,7 +73,8 @@ static int evdev_setup(struct il_role_thread *t)
 
 	if (B.input_node[0])
 		snprintf(B.input.arg, sizeof(B.input.arg), "%s", B.input_node);
-	rc = il_input_reader_open(&B.input, il_child_fd(t->child, IL_CH_INPUT), &B.reader, err, sizeof(err));
+	rc = il_input_reader_open(&B.input, il_child_fd(t->child, IL_CH_INPUT), &B.reader, err,
+				  sizeof(err));
 	if (rc < 0) {
 		snprintf(t->errmsg, sizeof(t->errmsg), "%s", err);
 		return rc;
@@ -182,7 +183,7 @@ static void browser_stop(struct il_child *c, cJSON *stats)
 
 int main(int argc, char **argv)
 {
-	static const struct il_child_hooks hooks = { .option = browser_option, .stop = browser_stop };
+	static const struct il_child_hooks hooks = {.option = browser_option, .stop = browser_stop};
 	struct il_child *c = il_child_init(argc, argv, IL_PROC_BROWSER, &hooks);
 
 	/* Consumers first, so a producer never posts to a queue that is not there. */

@@ -50,18 +50,18 @@ enum il_thread_id {
  */
 enum il_stamp {
 	IL_STAMP_INJECT,       /* orchestrator writes the mouse-down */
-	IL_STAMP_EVDEV,        /* browser:evdev reads it */
-	IL_STAMP_UI,           /* browser:ui handles it */
+	IL_STAMP_EVDEV,	       /* browser:evdev reads it */
+	IL_STAMP_UI,	       /* browser:ui handles it */
 	IL_STAMP_BROWSER_IO,   /* browser:io sends it to the renderer */
 	IL_STAMP_RENDER_IO,    /* render:io receives it */
 	IL_STAMP_RENDER_INPUT, /* render:comp's input handler */
-	IL_STAMP_MAIN,         /* render:main runs the page's handler */
+	IL_STAMP_MAIN,	       /* render:main runs the page's handler */
 	IL_STAMP_COMMIT,       /* render:comp commits, submits a frame */
 	IL_STAMP_VIZ_IO,       /* viz:io receives the frame */
 	IL_STAMP_VIZ_COMP,     /* viz:comp aggregates */
-	IL_STAMP_GPU,          /* viz:gpu draws and swaps */
-	IL_STAMP_DRM,          /* viz:drm requests the page flip */
-	IL_STAMP_FLIP,         /* the flip is done (vblank) */
+	IL_STAMP_GPU,	       /* viz:gpu draws and swaps */
+	IL_STAMP_DRM,	       /* viz:drm requests the page flip */
+	IL_STAMP_FLIP,	       /* the flip is done (vblank) */
 	IL_NSTAMPS
 };
 

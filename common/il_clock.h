@@ -12,8 +12,8 @@ static inline uint64_t il_ts_to_ns(const struct timespec *ts)
 
 static inline struct timespec il_ns_to_ts(uint64_t ns)
 {
-	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull),
-			       .tv_nsec = (long)(ns % 1000000000ull) };
+	struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull),
+			      .tv_nsec = (long)(ns % 1000000000ull)};
 	return ts;
 }
 
@@ -33,9 +33,21 @@ static inline uint64_t il_thread_cpu_ns(void)
 	return il_ts_to_ns(&ts);
 }
 
-static inline uint64_t il_us_to_ns(uint64_t us) { return us * 1000ull; }
-static inline uint64_t il_ms_to_ns(uint64_t ms) { return ms * 1000000ull; }
-static inline double il_ns_to_us(uint64_t ns) { return (double)ns / 1e3; }
-static inline double il_ns_to_ms(uint64_t ns) { return (double)ns / 1e6; }
+static inline uint64_t il_us_to_ns(uint64_t us)
+{
+	return us * 1000ull;
+}
+static inline uint64_t il_ms_to_ns(uint64_t ms)
+{
+	return ms * 1000000ull;
+}
+static inline double il_ns_to_us(uint64_t ns)
+{
+	return (double)ns / 1e3;
+}
+static inline double il_ns_to_ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
 
 #endif

@@ -17,7 +17,7 @@ struct il_cpustat {
 
 static bool parse_cpu_line(const char *line, unsigned *cpu, struct il_cpustat_cpu *c)
 {
-	unsigned long long v[8] = { 0 };
+	unsigned long long v[8] = {0};
 	int n;
 
 	/* "cpu " is the all-CPU sum; %u would skip its blanks and read the
@@ -26,13 +26,19 @@ static bool parse_cpu_line(const char *line, unsigned *cpu, struct il_cpustat_cp
 		return false;
 	/* Older kernels print fewer columns; seven (up to softirq) is the
 	 * oldest format we accept, steal then stays 0. */
-	n = sscanf(line, "cpu%u %llu %llu %llu %llu %llu %llu %llu %llu", cpu, &v[0], &v[1],
-		   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	n = sscanf(line, "cpu%u %llu %llu %llu %llu %llu %llu %llu %llu", cpu, &v[0], &v[1], &v[2],
+		   &v[3], &v[4], &v[5], &v[6], &v[7]);
 	if (n < 8)
 		return false;
-	*c = (struct il_cpustat_cpu){ .present = true, .user = v[0], .nice = v[1],
-				      .system = v[2], .idle = v[3], .iowait = v[4],
-				      .irq = v[5], .softirq = v[6], .steal = v[7] };
+	*c = (struct il_cpustat_cpu){.present = true,
+				     .user = v[0],
+				     .nice = v[1],
+				     .system = v[2],
+				     .idle = v[3],
+				     .iowait = v[4],
+				     .irq = v[5],
+				     .softirq = v[6],
+				     .steal = v[7]};
 	return true;
 }
 
@@ -134,8 +140,7 @@ const struct il_cpustat_cpu *il_cpustat_cpu(const struct il_cpustat *s, unsigned
 
 uint64_t il_cpustat_total(const struct il_cpustat_cpu *c)
 {
-	return c->user + c->nice + c->system + c->idle + c->iowait + c->irq + c->softirq +
-	       c->steal;
+	return c->user + c->nice + c->system + c->idle + c->iowait + c->irq + c->softirq + c->steal;
 }
 
 /* Counters only grow; a CPU hot-unplugged and back may restart them,

@@ -116,21 +116,20 @@ char *il_file_read(const char *path, size_t max, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
-fail:
-	{
-		int e = errno;
+fail : {
+	int e = errno;
 
-		free(buf);
-		close(fd);
-		errno = e;
-	}
+	free(buf);
+	close(fd);
+	errno = e;
+}
 	return NULL;
 }
 
 FILE *il_file_create(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-		      0644);
+	int fd =
+	    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 	struct stat st;
 	FILE *f;
 
@@ -160,10 +159,10 @@ FILE *il_file_create(const char *path)
 struct il_out {
 	char *what, *path;
 	bool is_stdout;
-	int fd;		/* the temporary file, written through f's cookie */
-	int write_err;	/* the first write's errno: the cause a stream forgets */
+	int fd;	       /* the temporary file, written through f's cookie */
+	int write_err; /* the first write's errno: the cause a stream forgets */
 	int dirfd;
-	char *base;	     /* the file name in dirfd */
+	char *base;		/* the file name in dirfd */
 	char tmp[NAME_MAX + 1]; /* the temporary file in dirfd, "" when none */
 	FILE *f;
 	char *buf; /* f's buffer: outputs go out in large blocks */
@@ -226,19 +225,24 @@ static int out_check_target(struct il_out *o, char *err, size_t errlen)
 		return -errno;
 	}
 	if (S_ISLNK(st.st_mode)) {
-		snprintf(err, errlen, "%s %s: a symlink; refusing to follow it (give the file "
-			 "it points to, or a new name)", o->what, o->path);
+		snprintf(err, errlen,
+			 "%s %s: a symlink; refusing to follow it (give the file "
+			 "it points to, or a new name)",
+			 o->what, o->path);
 		return -ELOOP;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s %s: %s, not a regular file; give a file name (or - "
-			 "for stdout)", o->what, o->path, il_file_kind(st.st_mode));
+		snprintf(err, errlen,
+			 "%s %s: %s, not a regular file; give a file name (or - "
+			 "for stdout)",
+			 o->what, o->path, il_file_kind(st.st_mode));
 		return -EINVAL;
 	}
 	if (st.st_uid != geteuid()) {
-		snprintf(err, errlen, "%s %s: belongs to uid %u, not to us (uid %u); refusing "
-			 "to replace another user's file", o->what, o->path, (unsigned)st.st_uid,
-			 (unsigned)geteuid());
+		snprintf(err, errlen,
+			 "%s %s: belongs to uid %u, not to us (uid %u); refusing "
+			 "to replace another user's file",
+			 o->what, o->path, (unsigned)st.st_uid, (unsigned)geteuid());
 		return -EPERM;
 	}
 	o->exists = true;
@@ -267,8 +271,7 @@ static ssize_t out_write(void *cookie, const char *buf, size_t len)
 	return (ssize_t)len;
 }
 
-int il_out_open(const char *what, const char *path, struct il_out **out, char *err,
-		size_t errlen)
+int il_out_open(const char *what, const char *path, struct il_out **out, char *err, size_t errlen)
 {
 	struct il_out *o = calloc(1, sizeof(*o));
 	int rc, fd = -1;
@@ -300,8 +303,8 @@ int il_out_open(const char *what, const char *path, struct il_out **out, char *e
 		struct timespec ts;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		snprintf(o->tmp, sizeof(o->tmp), ".%.*s.%d.%06lx.tmp",
-			 NAME_MAX - 32, o->base, (int)getpid(),
+		snprintf(o->tmp, sizeof(o->tmp), ".%.*s.%d.%06lx.tmp", NAME_MAX - 32, o->base,
+			 (int)getpid(),
 			 (unsigned long)((ts.tv_nsec ^ (long)tries * 7919) & 0xffffff));
 		fd = openat(o->dirfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			    0644);
@@ -318,7 +321,7 @@ int il_out_open(const char *what, const char *path, struct il_out **out, char *e
 	/* The mode a report has whatever the umask: readable by all. */
 	fchmod(fd, 0644);
 	o->fd = fd;
-	o->f = fopencookie(o, "w", (cookie_io_functions_t){ .write = out_write });
+	o->f = fopencookie(o, "w", (cookie_io_functions_t){.write = out_write});
 	if (!o->f) {
 		rc = -errno;
 		snprintf(err, errlen, "%s %s: %s", what, path, strerror(-rc));
@@ -364,8 +367,10 @@ int il_out_commit(struct il_out *o, char *err, size_t errlen)
 	fclose(o->f);
 	o->f = NULL;
 	if (rc < 0) {
-		snprintf(err, errlen, "writing %s %s: %s (the previous file, if any, is left as "
-			 "it was)", o->what, o->path, strerror(-rc));
+		snprintf(err, errlen,
+			 "writing %s %s: %s (the previous file, if any, is left as "
+			 "it was)",
+			 o->what, o->path, strerror(-rc));
 		goto out;
 	}
 	/* What is there now must still be ours to replace. */
@@ -548,12 +553,15 @@ int il_json_load(const char *path, cJSON **out, char *err, size_t errlen)
 		int e = errno;
 
 		if (e == EFBIG && stat(path, &st) == 0)
-			snprintf(err, errlen, "%s: %.0f MiB, more than the %u MiB a run report may "
-				 "have", path, st.st_size / 1048576.0, IL_JSON_MAX_BYTES >> 20);
+			snprintf(err, errlen,
+				 "%s: %.0f MiB, more than the %u MiB a run report may "
+				 "have",
+				 path, st.st_size / 1048576.0, IL_JSON_MAX_BYTES >> 20);
 		else if (e == EFBIG)
 			snprintf(err, errlen, "%s: more than the %u MiB a run report may have",
 				 path, IL_JSON_MAX_BYTES >> 20);
-		else if ((e == EINVAL || e == EISDIR) && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		else if ((e == EINVAL || e == EISDIR) && stat(path, &st) == 0 &&
+			 !S_ISREG(st.st_mode))
 			snprintf(err, errlen, "%s: %s, not a regular file", path,
 				 il_file_kind(st.st_mode));
 		else

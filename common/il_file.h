@@ -45,8 +45,7 @@ struct il_out;
  * Prepares the output path (what for messages: "--json"). Returns 0, or
  * -errno with one line in err naming the option, the path and the reason.
  */
-int il_out_open(const char *what, const char *path, struct il_out **out, char *err,
-		size_t errlen);
+int il_out_open(const char *what, const char *path, struct il_out **out, char *err, size_t errlen);
 
 /* Where to write: the temporary file, or stdout for "-". */
 FILE *il_out_file(struct il_out *o);

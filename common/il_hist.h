@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define IL_HIST_SUB_BITS 7
-#define IL_HIST_SUB (1u << IL_HIST_SUB_BITS)
+#define IL_HIST_SUB	 (1u << IL_HIST_SUB_BITS)
 /* Values up to 2^IL_HIST_MAX_BITS ns (about 18 minutes); larger are clamped. */
 #define IL_HIST_MAX_BITS 40
 #define IL_HIST_NBUCKETS (IL_HIST_SUB + (IL_HIST_MAX_BITS - IL_HIST_SUB_BITS) * IL_HIST_SUB)

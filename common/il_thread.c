@@ -35,7 +35,8 @@ int il_thread_pin_init(int cpu, il_thread_init_fn init, void *init_ctx, enum il_
 		CPU_SET(cpu, &one);
 		if (sched_setaffinity(0, sizeof(one), &one) < 0) {
 			ret = -errno;
-			snprintf(err, errlen, "%s: cannot pin to CPU %d: %s", name, cpu, strerror(errno));
+			snprintf(err, errlen, "%s: cannot pin to CPU %d: %s", name, cpu,
+				 strerror(errno));
 			return ret;
 		}
 	}

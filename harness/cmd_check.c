@@ -41,7 +41,7 @@
 #include "il_cpustat.h"
 
 #define RT_RUNTIME IL_SYSINFO_RT_RUNTIME
-#define RT_PERIOD IL_SYSINFO_RT_PERIOD
+#define RT_PERIOD  IL_SYSINFO_RT_PERIOD
 /* The highest RT priority a built-in policy uses (rt.policy, evdev). */
 #define BUILTIN_MAX_RTPRIO 60
 
@@ -58,8 +58,8 @@ struct checks {
 	struct check c[MAX_CHECKS];
 };
 
-__attribute__((format(printf, 4, 5)))
-static void add(struct checks *cs, const char *name, bool ok, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static void add(struct checks *cs, const char *name, bool ok,
+						      const char *fmt, ...)
 {
 	if (cs->n == MAX_CHECKS)
 		return;
@@ -76,12 +76,15 @@ static void check_privilege(struct checks *cs)
 {
 	bool nice_cap = il_sysinfo_cap_effective(CAP_SYS_NICE);
 	if (geteuid() == 0)
-		add(cs, "root or CAP_SYS_NICE", true, "euid 0%s", nice_cap ? "" :
-		    ", but CAP_SYS_NICE is not effective");
+		add(cs, "root or CAP_SYS_NICE", true, "euid 0%s",
+		    nice_cap ? "" : ", but CAP_SYS_NICE is not effective");
 	else
-		add(cs, "root or CAP_SYS_NICE", nice_cap, nice_cap ? "CAP_SYS_NICE effective" :
-		    "euid %d without CAP_SYS_NICE: fifo/rr/deadline and negative nice are "
-		    "refused", (int)geteuid());
+		add(cs, "root or CAP_SYS_NICE", nice_cap,
+		    nice_cap
+			? "CAP_SYS_NICE effective"
+			: "euid %d without CAP_SYS_NICE: fifo/rr/deadline and negative nice are "
+			  "refused",
+		    (int)geteuid());
 }
 
 static void check_rtprio(struct checks *cs)
@@ -91,10 +94,12 @@ static void check_rtprio(struct checks *cs)
 	if (rl.rlim_cur == RLIM_INFINITY)
 		add(cs, "RLIMIT_RTPRIO", true, "unlimited");
 	else
-		add(cs, "RLIMIT_RTPRIO", rl.rlim_cur >= BUILTIN_MAX_RTPRIO,
-		    "%llu%s", (unsigned long long)rl.rlim_cur,
-		    rl.rlim_cur >= BUILTIN_MAX_RTPRIO ? "" :
-		    ", below 60, the highest built-in priority; root or CAP_SYS_NICE bypasses it");
+		add(cs, "RLIMIT_RTPRIO", rl.rlim_cur >= BUILTIN_MAX_RTPRIO, "%llu%s",
+		    (unsigned long long)rl.rlim_cur,
+		    rl.rlim_cur >= BUILTIN_MAX_RTPRIO
+			? ""
+			: ", below 60, the highest built-in priority; root or CAP_SYS_NICE "
+			  "bypasses it");
 }
 
 struct probe {
@@ -112,7 +117,7 @@ static void *probe_main(void *arg)
 	p->r = il_sched_apply_self(&p->a, NULL, p->err, sizeof(p->err));
 	if (p->r == 0)
 		il_sched_read(0, &p->got);
-	struct il_role_attrs other = { .sched_class = SCHED_OTHER };
+	struct il_role_attrs other = {.sched_class = SCHED_OTHER};
 	char e[64];
 	il_sched_apply_self(&other, NULL, e, sizeof(e));
 	return NULL;
@@ -133,17 +138,20 @@ static int run_probe(struct probe *p)
 static void check_deadline(struct checks *cs)
 {
 	/* 100 us every 10 ms: 1% of one CPU, admissible anywhere it is allowed. */
-	struct probe p = { .a = { .sched_class = SCHED_DEADLINE, .dl_runtime_ns = 100000,
-				  .dl_deadline_ns = 10000000, .dl_period_ns = 10000000 } };
+	struct probe p = {.a = {.sched_class = SCHED_DEADLINE,
+				.dl_runtime_ns = 100000,
+				.dl_deadline_ns = 10000000,
+				.dl_period_ns = 10000000}};
 	if (run_probe(&p) == 0)
-		add(cs, "SCHED_DEADLINE admission", true, "admitted 100 us / 10 ms on a test thread");
+		add(cs, "SCHED_DEADLINE admission", true,
+		    "admitted 100 us / 10 ms on a test thread");
 	else
 		add(cs, "SCHED_DEADLINE admission", false, "%s", p.err);
 }
 
 static void check_slice(struct checks *cs)
 {
-	struct probe p = { .a = { .sched_class = SCHED_OTHER, .slice_ns = 1000000 } };
+	struct probe p = {.a = {.sched_class = SCHED_OTHER, .slice_ns = 1000000}};
 	if (run_probe(&p) == 0)
 		add(cs, "EEVDF custom slice", true, "1000 us slice read back on a test thread");
 	else
@@ -203,12 +211,15 @@ static void check_fair_server(struct checks *cs, struct il_fair_server *fs)
 		add(cs, "fair server readable", true, "runtime %lld ns, period %lld ns (read)",
 		    (long long)fs->runtime_ns, (long long)fs->period_ns);
 	else
-		add(cs, "fair server readable", false, "%s%s", fs->present ?
-		    "runtime 50000000 ns, period 1000000000 ns assumed (kernel defaults); " : "",
+		add(cs, "fair server readable", false, "%s%s",
+		    fs->present
+			? "runtime 50000000 ns, period 1000000000 ns assumed (kernel defaults); "
+			: "",
 		    fs->why);
-	add(cs, "fair server tunable", fs->tunable, "%s", fs->tunable ? "debugfs writable" :
-	    fs->present ? "runs with the values in force; rt-fair-server reports tunable: false"
-			: "kernel older than 6.12");
+	add(cs, "fair server tunable", fs->tunable, "%s",
+	    fs->tunable	  ? "debugfs writable"
+	    : fs->present ? "runs with the values in force; rt-fair-server reports tunable: false"
+			  : "kernel older than 6.12");
 }
 
 /* RT group scheduling: the same probe the knobs use, so `check` and `run`
@@ -228,9 +239,11 @@ static void check_rt_group(struct checks *cs)
 	} else if (il_sysinfo_kconfig("CONFIG_RT_GROUP_SCHED", cfg, sizeof(cfg)) == 0 &&
 		   strcmp(cfg, "y") == 0) {
 		add(cs, "RT_GROUP_SCHED", true,
-		    "kernel config says y, but no cgroup-v1 cpu hierarchy exposes cpu.rt_runtime_us");
+		    "kernel config says y, but no cgroup-v1 cpu hierarchy exposes "
+		    "cpu.rt_runtime_us");
 	} else {
-		add(cs, "RT_GROUP_SCHED", false, "no cpu.rt_runtime_us in any mounted cgroup-v1 cpu hierarchy");
+		add(cs, "RT_GROUP_SCHED", false,
+		    "no cpu.rt_runtime_us in any mounted cgroup-v1 cpu hierarchy");
 	}
 }
 
@@ -241,7 +254,8 @@ static void check_uinput(struct checks *cs)
 		close(fd);
 		add(cs, "/dev/uinput", true, "opened for writing");
 	} else if (errno == ENOENT) {
-		add(cs, "/dev/uinput", false, "/dev/uinput missing: kernel built without "
+		add(cs, "/dev/uinput", false,
+		    "/dev/uinput missing: kernel built without "
 		    "CONFIG_INPUT_UINPUT (or module not loaded); input is synthetic");
 	} else {
 		add(cs, "/dev/uinput", false, "%s", strerror(errno));
@@ -252,11 +266,12 @@ static void check_drm(struct checks *cs)
 {
 	/* The same probe `run --present drm` makes: a card with KMS resources
 	 * and dumb buffers (render-only nodes such as vgem do not count). */
-	struct il_present_spec spec = { .kind = IL_PRESENT_DRM };
+	struct il_present_spec spec = {.kind = IL_PRESENT_DRM};
 	char err[256];
 
 	if (il_present_check(&spec, err, sizeof(err)) == 0)
-		add(cs, "DRM KMS devices", true, "a KMS-capable card under /dev/dri (--present drm works)");
+		add(cs, "DRM KMS devices", true,
+		    "a KMS-capable card under /dev/dri (--present drm works)");
 	else
 		add(cs, "DRM KMS devices", false, "%s: page flips are simulated", err);
 }
@@ -282,8 +297,8 @@ static void check_bpf(struct checks *cs)
 
 static void check_tracefs(struct checks *cs)
 {
-	static const char *const paths[] = { "/sys/kernel/tracing/trace_marker",
-					     "/sys/kernel/debug/tracing/trace_marker" };
+	static const char *const paths[] = {"/sys/kernel/tracing/trace_marker",
+					    "/sys/kernel/debug/tracing/trace_marker"};
 	int fd;
 
 	for (size_t i = 0; i < 2; i++)
@@ -295,11 +310,13 @@ static void check_tracefs(struct checks *cs)
 	fd = il_tracefs_open_marker();
 	if (fd >= 0) {
 		close(fd);
-		add(cs, "tracefs", true, "not mounted, but trace_marker opens in a private mount "
+		add(cs, "tracefs", true,
+		    "not mounted, but trace_marker opens in a private mount "
 		    "namespace: run --trace-marker works");
 		return;
 	}
-	add(cs, "tracefs", false, "no writable trace_marker under /sys/kernel/tracing "
+	add(cs, "tracefs", false,
+	    "no writable trace_marker under /sys/kernel/tracing "
 	    "or /sys/kernel/debug/tracing, and mounting tracefs privately failed: %s",
 	    strerror(-fd));
 }
@@ -311,7 +328,8 @@ static void check_attribution(struct checks *cs)
 	char why[256] = "";
 
 	if (il_attrib_run_new(IL_ATTRIB_ON, &r, why, sizeof(why)) == 0) {
-		add(cs, "attribution", true, "the sched tracepoint programs load and attach: "
+		add(cs, "attribution", true,
+		    "the sched tracepoint programs load and attach: "
 		    "run --attribution works");
 		il_attrib_run_free(r);
 	} else {
@@ -343,9 +361,10 @@ static void check_stale(struct checks *cs, const char *state_dir, struct il_knob
 	if (r == 0 && *msg)
 		add(cs, "stale knobs found", true, "%s", msg);
 	else if (r == 0 || r == -EBUSY || r == -EACCES)
-		add(cs, "stale knobs found", false, "%s", r == 0 ? "nothing left by a dead run" :
-		    r == -EBUSY ? "not looked for: a live run holds the knobs" :
-				  "not looked for: the knob lock needs root");
+		add(cs, "stale knobs found", false, "%s",
+		    r == 0	  ? "nothing left by a dead run"
+		    : r == -EBUSY ? "not looked for: a live run holds the knobs"
+				  : "not looked for: the knob lock needs root");
 	else
 		add(cs, "stale knobs found", false, "%s", err[0] ? err : strerror(-r));
 	free(log);
@@ -364,8 +383,10 @@ static void check_stale_background(struct checks *cs, const char *state_dir)
 	if (log && *log)
 		fputs(log, stderr); /* one line per group killed */
 	if (n > 0)
-		add(cs, "stale background load found", true, "killed %d process group%s a dead run "
-		    "left running", n, n == 1 ? "" : "s");
+		add(cs, "stale background load found", true,
+		    "killed %d process group%s a dead run "
+		    "left running",
+		    n, n == 1 ? "" : "s");
 	else if (n == 0 || n == -ENOENT)
 		add(cs, "stale background load found", false, "nothing left by a dead run");
 	else
@@ -386,7 +407,8 @@ static bool answer(const struct checks *cs, const char *name)
  * (an RT class, deadline, a custom slice, RT knobs, the fair server) against
  * what this machine said yes to. why names the first missing piece.
  */
-static bool policy_can_run(const struct checks *cs, const struct il_policy *p, char *why, size_t len)
+static bool policy_can_run(const struct checks *cs, const struct il_policy *p, char *why,
+			   size_t len)
 {
 	const struct il_knob_settings *k = il_policy_knobs(p);
 	const struct il_role_attrs *a;
@@ -416,7 +438,8 @@ static bool policy_can_run(const struct checks *cs, const struct il_policy *p, c
 	else if (k->has_fair_server && !answer(cs, "fair server present"))
 		snprintf(why, len, "fair server not present: kernel older than 6.12");
 	else if (clamp_required && !answer(cs, "uclamp"))
-		snprintf(why, len, "uclamp_min/uclamp_max not marked optional, and the kernel "
+		snprintf(why, len,
+			 "uclamp_min/uclamp_max not marked optional, and the kernel "
 			 "has no uclamp");
 	else
 		return true;
@@ -428,7 +451,7 @@ static bool policy_can_run(const struct checks *cs, const struct il_policy *p, c
  * JSON: optional_missing[{feature, why}]. */
 static void optional_missing(const struct checks *cs, cJSON *arr)
 {
-	static const char *const optional[] = { "uclamp" };
+	static const char *const optional[] = {"uclamp"};
 	char line[512] = "";
 	size_t off = 0;
 
@@ -508,9 +531,11 @@ static void steal_since_boot(cJSON *sys)
 	}
 	il_cpustat_free(s);
 	if (total)
-		cJSON_AddNumberToObject(sys, "steal_since_boot_pct", 100.0 * (double)steal / (double)total);
+		cJSON_AddNumberToObject(sys, "steal_since_boot_pct",
+					100.0 * (double)steal / (double)total);
 	else
-		cJSON_AddStringToObject(sys, "steal_since_boot_pct", "unreadable: no CPU time in /proc/stat");
+		cJSON_AddStringToObject(sys, "steal_since_boot_pct",
+					"unreadable: no CPU time in /proc/stat");
 }
 
 /* What this kernel and machine are (the facts every report carries), into
@@ -531,7 +556,7 @@ static void print_fact(const char *prefix, const cJSON *v)
 	const cJSON *c;
 
 	if (cJSON_IsObject(v)) {
-		cJSON_ArrayForEach(c, v) {
+		cJSON_ArrayForEach (c, v) {
 			snprintf(name, sizeof(name), "%s.%s", prefix, c->string);
 			print_fact(name, c);
 		}
@@ -544,7 +569,7 @@ static void print_fact(const char *prefix, const cJSON *v)
 		printf("%s\n", cJSON_IsTrue(v) ? "yes" : "no");
 	} else if (cJSON_IsArray(v)) {
 		/* [{cpu, runtime_ns, period_ns}]: "cpu0 50000000/1000000000 ns, ..." */
-		cJSON_ArrayForEach(c, v)
+		cJSON_ArrayForEach (c, v)
 			printf("%scpu%g %g/%g ns", c == v->child ? "" : ", ",
 			       cJSON_GetNumberValue(cJSON_GetObjectItem(c, "cpu")),
 			       cJSON_GetNumberValue(cJSON_GetObjectItem(c, "runtime_ns")),
@@ -568,15 +593,15 @@ static void print_facts(void)
 	add_facts(root);
 	printf("# kernel and machine (what a report records)\n");
 	printf("tool_version: %s\n", il_version());
-	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(root, "kernel"))
+	cJSON_ArrayForEach (c, cJSON_GetObjectItemCaseSensitive(root, "kernel"))
 		print_fact(c->string, c);
-	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(root, "system"))
+	cJSON_ArrayForEach (c, cJSON_GetObjectItemCaseSensitive(root, "system"))
 		print_fact(c->string, c);
 	cJSON_Delete(root);
 }
 
-static int print_json(const struct checks *cs, const struct il_fair_server *fs,
-		      int argc, char **argv)
+static int print_json(const struct checks *cs, const struct il_fair_server *fs, int argc,
+		      char **argv)
 {
 	char *cmdline = il_cmdline_join("inputlat", argc, argv);
 	cJSON *root = il_header_new(1, cmdline, NULL);
@@ -633,15 +658,19 @@ int il_cmd_check(int argc, char **argv)
 		if (strcmp(argv[i], "--json") == 0) {
 			json = true;
 		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("Usage: inputlat check [--json]\n"
-			       "  --json   print the checks as a JSON object instead of lines\n"
-			       "Restores system knobs left by a dead run, then prints one line per\n"
-			       "capability: \"name: yes|no (why)\", then one per built-in policy: can it\n"
-			       "run here. Always exits 0.\n");
+			printf(
+			    "Usage: inputlat check [--json]\n"
+			    "  --json   print the checks as a JSON object instead of lines\n"
+			    "Restores system knobs left by a dead run, then prints one line per\n"
+			    "capability: \"name: yes|no (why)\", then one per built-in policy: can "
+			    "it\n"
+			    "run here. Always exits 0.\n");
 			return 0;
 		} else {
-			fprintf(stderr, "inputlat check: unknown option '%s' (want --json or "
-					"--help)\n", argv[i]);
+			fprintf(stderr,
+				"inputlat check: unknown option '%s' (want --json or "
+				"--help)\n",
+				argv[i]);
 			return 2;
 		}
 	}

@@ -357,8 +357,7 @@ static double *event_values(const cJSON *report, const char *lat, size_t *n)
 	v = malloc(sizeof(*v) * (size_t)cJSON_GetArraySize(arr));
 	if (!v)
 		return NULL;
-	cJSON_ArrayForEach(it, arr)
-	{
+	cJSON_ArrayForEach (it, arr) {
 		if (cJSON_IsNumber(it) && it->valuedouble > 0)
 			v[(*n)++] = it->valuedouble;
 	}
@@ -576,8 +575,7 @@ static void print_latencies(const struct group *a, const struct group *b, const 
 			for (size_t i = 0; i < g->n; i++) {
 				const cJSON *h;
 
-				cJSON_ArrayForEach(h, il_json_get(g->reports[i], "hops"))
-				{
+				cJSON_ArrayForEach (h, il_json_get(g->reports[i], "hops")) {
 					const cJSON *idx =
 					    cJSON_GetObjectItemCaseSensitive(h, "index");
 					double p50 = il_json_num(h, "p50_us");

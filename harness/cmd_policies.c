@@ -109,7 +109,8 @@ static int show(const char *what, const char *builtin_dir)
 		       num(b[0], sizeof(b[0]), rt, a->priority),
 		       num(b[1], sizeof(b[1]), fair, a->nice),
 		       a->slice_ns ? num(b[2], sizeof(b[2]), true, (int64_t)(a->slice_ns / 1000))
-				   : fair ? "default" : "-",
+		       : fair	   ? "default"
+				   : "-",
 		       num(b[3], sizeof(b[3]), dl, (int64_t)(a->dl_runtime_ns / 1000)),
 		       num(b[4], sizeof(b[4]), dl, (int64_t)(a->dl_deadline_ns / 1000)),
 		       num(b[5], sizeof(b[5]), dl, (int64_t)(a->dl_period_ns / 1000)), cpus, clamp);
@@ -138,8 +139,9 @@ int il_cmd_policies(int argc, char **argv)
 		fprintf(stderr, "inputlat policies: 'show' needs a policy NAME or PATH "
 				"(see 'inputlat policies')\n");
 	else
-		fprintf(stderr, "inputlat policies: unexpected '%s' (want: inputlat policies "
-				"[show NAME|PATH])\n", argv[argc > 2 && strcmp(argv[1], "show") == 0
-							 ? 3 : 1]);
+		fprintf(stderr,
+			"inputlat policies: unexpected '%s' (want: inputlat policies "
+			"[show NAME|PATH])\n",
+			argv[argc > 2 && strcmp(argv[1], "show") == 0 ? 3 : 1]);
 	return 2;
 }

@@ -325,8 +325,7 @@ static bool work_off(const cJSON *report)
 {
 	const cJSON *w;
 
-	cJSON_ArrayForEach(w, il_json_get(report, "warnings"))
-	{
+	cJSON_ArrayForEach (w, il_json_get(report, "warnings")) {
 		if (cJSON_IsString(w) && strncmp(w->valuestring, "work:", 5) == 0)
 			return true;
 	}
@@ -458,9 +457,9 @@ static bool top_culprit(const struct repro *r, int sc, bool canary, struct culpr
 		if (canary) {
 			const cJSON *t;
 
-			cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(a, "threads"))
-			{
-				const char *nm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "name"));
+			cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive(a, "threads")) {
+				const char *nm = cJSON_GetStringValue(
+				    cJSON_GetObjectItemCaseSensitive(t, "name"));
 
 				if (nm && !strcmp(nm, "il:canary"))
 					list = cJSON_GetObjectItemCaseSensitive(t, "culprits");
@@ -468,9 +467,9 @@ static bool top_culprit(const struct repro *r, int sc, bool canary, struct culpr
 		} else {
 			list = cJSON_GetObjectItemCaseSensitive(a, "culprits");
 		}
-		cJSON_ArrayForEach(c, list)
-		{
-			const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "thread"));
+		cJSON_ArrayForEach (c, list) {
+			const char *t =
+			    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "thread"));
 			size_t j;
 
 			if (!t)
@@ -514,11 +513,18 @@ static void claim_culprits(struct repro *r, struct claim *c, const int *scs, int
 		if (top_culprit(r, scs[i], canary, &top, &why)) {
 			il_explain_culprit_words(top.first, words, sizeof(words));
 			cJSON_AddStringToObject(o, "thread", top.thread);
-			cJSON_AddItemToObject(o, "class", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(top.first, "class"), 1));
-			cJSON_AddItemToObject(o, "priority", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(top.first, "priority"), 1));
+			cJSON_AddItemToObject(
+			    o, "class",
+			    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(top.first, "class"),
+					    1));
+			cJSON_AddItemToObject(
+			    o, "priority",
+			    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(top.first, "priority"),
+					    1));
 			cJSON_AddNumberToObject(o, "total_ms", round(top.ms * 1000) / 1000);
-			len += (size_t)snprintf(more + len, sizeof(more) - len, "%s%s %s for %.1f ms",
-						len ? ", " : "", r->sc[scs[i]].id, words, top.ms);
+			len +=
+			    (size_t)snprintf(more + len, sizeof(more) - len, "%s%s %s for %.1f ms",
+					     len ? ", " : "", r->sc[scs[i]].id, words, top.ms);
 		} else {
 			cJSON_AddNullToObject(o, "thread");
 			cJSON_AddStringToObject(o, "why", why ? why : "");
@@ -1024,7 +1030,7 @@ int il_cmd_reproduce(int argc, char **argv)
 	 * claim would come out "not testable" after minutes of trying. */
 	if (geteuid() != 0) {
 		fprintf(stderr, "inputlat reproduce: needs root (its claims run RT policies and "
-			"change sched_rt_runtime_us)\n");
+				"change sched_rt_runtime_us)\n");
 		return 2;
 	}
 	if (il_paths_self(self_exe, sizeof(self_exe)) < 0) {
@@ -1092,10 +1098,11 @@ int il_cmd_reproduce(int argc, char **argv)
 			if (r.tty) {
 				/* ETA from the runs so far (their mean length). */
 				double spent = il_ns_to_us(il_now_ns() - t0_ns) / 1e6;
-				double left = step > 1 ? spent / (step - 1) * (nsteps - step + 1) : -1;
+				double left =
+				    step > 1 ? spent / (step - 1) * (nsteps - step + 1) : -1;
 
-				fprintf(stderr, "\r[%u/%u] round %u: %-20s", step, nsteps, round + 1,
-					r.sc[s].id);
+				fprintf(stderr, "\r[%u/%u] round %u: %-20s", step, nsteps,
+					round + 1, r.sc[s].id);
 				if (left >= 0)
 					fprintf(stderr, " ETA %um%02us", (unsigned)(left / 60),
 						(unsigned)left % 60);

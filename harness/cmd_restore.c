@@ -13,14 +13,17 @@ int il_cmd_restore(int argc, char **argv)
 		printf("Usage: inputlat restore\n"
 		       "Writes back the system knobs (sched_rt_runtime_us, fair server, ...)\n"
 		       "saved by a run that did not finish (in the state file the machine's\n"
-		       "knob lock " IL_KNOBS_LOCK_PATH " names, and in %s/" IL_KNOBS_STATE_FILE "),\n"
+		       "knob lock " IL_KNOBS_LOCK_PATH " names, and in %s/" IL_KNOBS_STATE_FILE
+		       "),\n"
 		       "then removes that file. Refuses (exit 75) while a run holds the lock.\n",
 		       dir);
 		return 0;
 	}
 	if (argc > 1) {
-		fprintf(stderr, "inputlat restore: unexpected '%s' (restore takes no "
-				"arguments)\n", argv[1]);
+		fprintf(stderr,
+			"inputlat restore: unexpected '%s' (restore takes no "
+			"arguments)\n",
+			argv[1]);
 		return 2;
 	}
 	struct il_knob_report rep;
@@ -34,7 +37,7 @@ int il_cmd_restore(int argc, char **argv)
 		printf("nothing to restore (no %s/" IL_KNOBS_STATE_FILE ")\n", dir);
 	/* In the order they were written back: the reverse of applying. */
 	for (size_t i = rep.n; i-- > 0;)
-		printf("restored %s = %s (was %s)\n", rep.changes[i].path,
-		       rep.changes[i].original, rep.changes[i].applied);
+		printf("restored %s = %s (was %s)\n", rep.changes[i].path, rep.changes[i].original,
+		       rep.changes[i].applied);
 	return 0;
 }

@@ -26,8 +26,7 @@ struct il_ctxsw *il_ctxsw_new(const cJSON *threads, int self_pid, int self_tid)
 
 	if (!c)
 		return NULL;
-	cJSON_ArrayForEach(t, threads)
-	{
+	cJSON_ArrayForEach (t, threads) {
 		const char *name =
 		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "name"));
 		int id = name ? il_chain_thread_parse(name) : -1;

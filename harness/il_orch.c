@@ -24,13 +24,13 @@
 #include "il_thread.h"
 #include "il_watchdog.h"
 
-#define TICK_MS 20
+#define TICK_MS		 20
 #define READY_TIMEOUT_MS 10000
-#define STOP_TIMEOUT_MS 1500
+#define STOP_TIMEOUT_MS	 1500
 /* After the stop's time is up, the watchdog kills what the loop did not. */
 #define STOP_KILL_SLACK_MS 300
-#define PING_INTERVAL_MS 250
-#define PING_DEAD_MS 1500
+#define PING_INTERVAL_MS   250
+#define PING_DEAD_MS	   1500
 
 static void run_stop(struct il_run *r);
 static void inject(struct il_run *r);
@@ -47,7 +47,7 @@ static void inject(struct il_run *r);
  */
 static void enter_stopping(struct il_run *r, uint64_t now)
 {
-	struct sched_param sp = { .sched_priority = 0 };
+	struct sched_param sp = {.sched_priority = 0};
 
 	il_progress_clear(&r->progress);
 	r->phase = IL_PH_STOPPING;
@@ -211,12 +211,12 @@ static void on_all_ready(struct il_run *r)
 		r->last_sample_ns = r->measure_start_ns;
 	}
 	info = (struct il_event_run_info){
-		.o = r->o,
-		.threads = r->threads,
-		.measure_start_ns = r->measure_start_ns,
-		.nr_cpus = r->nr_cpus,
-		.self_pid = (int)getpid(),
-		.self_tid = r->self_tid,
+	    .o = r->o,
+	    .threads = r->threads,
+	    .measure_start_ns = r->measure_start_ns,
+	    .nr_cpus = r->nr_cpus,
+	    .self_pid = (int)getpid(),
+	    .self_tid = r->self_tid,
 	};
 	r->ctxsw = il_ctxsw_new(r->threads, (int)getpid(), r->self_tid);
 	il_ctxsw_sample(r->ctxsw, 0);
@@ -259,7 +259,7 @@ static void proc_control(struct il_proc *p, cJSON *msg)
 		const cJSON *t;
 
 		p->ready = true;
-		cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(msg, "threads"))
+		cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive(msg, "threads"))
 			cJSON_AddItemToArray(r->threads, cJSON_Duplicate(t, 1));
 		for (int i = 0; i < IL_PROC_COUNT; i++)
 			if (!r->procs[i].ready)
@@ -287,7 +287,7 @@ static void proc_control(struct il_proc *p, cJSON *msg)
 
 		il_orch_fail(r, "%s: %s", p->name,
 			     cJSON_IsString(m) && m->valuestring[0] ? m->valuestring
-								  : "failed without saying why");
+								    : "failed without saying why");
 		/* A policy that cannot be applied is the user's to fix: exit 2. */
 		if (r->phase_deadline_ns && !p->ready)
 			r->exit_code = 2;
@@ -312,7 +312,8 @@ static void proc_exited(struct il_proc *p)
 		/* A child that fails on its way out (a sanitizer report, a crash in
 		 * teardown) fails the run: its results may be wrong too. */
 		fprintf(stderr, "inputlat: %s failed while stopping (%s)\n", p->name, how);
-		snprintf(r->fail_msg, sizeof(r->fail_msg), "%s failed while stopping (%s)", p->name, how);
+		snprintf(r->fail_msg, sizeof(r->fail_msg), "%s failed while stopping (%s)", p->name,
+			 how);
 		r->exit_code = 1;
 	}
 	/* The last child gone ends the run now, not at the next tick. */
@@ -332,15 +333,15 @@ static void proc_control_eof(struct il_proc *p)
 
 static void proc_invalid(struct il_proc *p, int err)
 {
-	il_orch_fail(proc_run(p), "%s sent an invalid control frame (%s); stopping the run", p->name,
-		 il_frame_strerror(err));
+	il_orch_fail(proc_run(p), "%s sent an invalid control frame (%s); stopping the run",
+		     p->name, il_frame_strerror(err));
 }
 
 const struct il_proc_events il_orch_proc_events = {
-	.control = proc_control,
-	.exited = proc_exited,
-	.control_eof = proc_control_eof,
-	.invalid = proc_invalid,
+    .control = proc_control,
+    .exited = proc_exited,
+    .control_eof = proc_control_eof,
+    .invalid = proc_invalid,
 };
 
 /* Test hook (--test-garbage CHILD): bytes that are no frame, on its control channel. */
@@ -356,7 +357,8 @@ static void send_garbage(struct il_run *r)
 }
 
 /* --- records from viz -------------------------------------------------- */
-static void record_frame_cb(void *ctx, const struct il_frame *f, const struct il_msg *m, cJSON *json)
+static void record_frame_cb(void *ctx, const struct il_frame *f, const struct il_msg *m,
+			    cJSON *json)
 {
 	struct il_run *r = ctx;
 
@@ -446,14 +448,16 @@ static void inject(struct il_run *r)
 			return;
 		}
 		if (rc != -EAGAIN) {
-			il_orch_fail(r, "injecting mouse-down %llu: %s", (unsigned long long)id, strerror(-rc));
+			il_orch_fail(r, "injecting mouse-down %llu: %s", (unsigned long long)id,
+				     strerror(-rc));
 			return;
 		}
 	} else {
 		if (id == 1)
 			r->first_inject_ns = m->stamp_ns[IL_STAMP_INJECT];
 		il_event_window_commit(r->events);
-		uv_timer_start(&r->release_timer, release_cb, il_injector_hold_ns(r->inj) / 1000000 + 1, 0);
+		uv_timer_start(&r->release_timer, release_cb,
+			       il_injector_hold_ns(r->inj) / 1000000 + 1, 0);
 	}
 	/* +-10% jitter so the pacing never phase-locks with the 60 Hz vblank. */
 	base_ns = il_us_to_ns(r->o->interval_us);
@@ -486,8 +490,9 @@ static void check_liveness(struct il_run *r, uint64_t now)
 		if (!p->spawned || p->exited)
 			continue;
 		if (p->ping_sent_ns && now - p->ping_sent_ns > il_ms_to_ns(PING_DEAD_MS)) {
-			il_orch_fail(r, "%s stopped answering (no reply for %d ms); stopping the run", p->name,
-				 PING_DEAD_MS);
+			il_orch_fail(r,
+				     "%s stopped answering (no reply for %d ms); stopping the run",
+				     p->name, PING_DEAD_MS);
 			return;
 		}
 		if (!p->ping_sent_ns && now - p->pong_ns > il_ms_to_ns(PING_INTERVAL_MS))
@@ -506,11 +511,10 @@ static void show_progress(struct il_run *r, uint64_t now)
 	if (r->o->events)
 		snprintf(total, sizeof(total), "/%llu", (unsigned long long)r->o->events);
 	if (il_hist_count(h))
-		il_progress_show(&r->progress, "inputlat: %llu%s events  %.1f s  p50 %.0f us  p99 %.0f us",
-				 (unsigned long long)done, total,
-				 il_ns_to_us(now - r->measure_start_ns) / 1e6,
-				 il_ns_to_us(il_hist_percentile(h, 50)),
-				 il_ns_to_us(il_hist_percentile(h, 99)));
+		il_progress_show(
+		    &r->progress, "inputlat: %llu%s events  %.1f s  p50 %.0f us  p99 %.0f us",
+		    (unsigned long long)done, total, il_ns_to_us(now - r->measure_start_ns) / 1e6,
+		    il_ns_to_us(il_hist_percentile(h, 50)), il_ns_to_us(il_hist_percentile(h, 99)));
 	else
 		il_progress_show(&r->progress, "inputlat: %llu%s events  %.1f s",
 				 (unsigned long long)done, total,
@@ -527,8 +531,8 @@ static void tick_cb(uv_timer_t *t)
 		if (now > r->phase_deadline_ns) {
 			for (int i = 0; i < IL_PROC_COUNT; i++)
 				if (!r->procs[i].ready) {
-					il_orch_fail(r, "%s did not report ready within %d ms", r->procs[i].name,
-						 READY_TIMEOUT_MS);
+					il_orch_fail(r, "%s did not report ready within %d ms",
+						     r->procs[i].name, READY_TIMEOUT_MS);
 					return;
 				}
 		}
@@ -567,8 +571,10 @@ static void tick_cb(uv_timer_t *t)
 		} else if (now > r->phase_deadline_ns) {
 			for (int i = 0; i < IL_PROC_COUNT; i++)
 				if (r->procs[i].spawned && !r->procs[i].exited && !r->exit_code)
-					fprintf(stderr, "inputlat: %s did not exit within %d ms of the "
-						"stop; killed it\n", r->procs[i].name, STOP_TIMEOUT_MS);
+					fprintf(stderr,
+						"inputlat: %s did not exit within %d ms of the "
+						"stop; killed it\n",
+						r->procs[i].name, STOP_TIMEOUT_MS);
 			kill_all(r);
 			if (now > r->phase_deadline_ns + il_ms_to_ns(500))
 				run_finish(r);
@@ -603,8 +609,8 @@ int il_orch_records_start(struct il_run *r, int fd)
 	uv_pipe_init(&r->loop, &r->records, 0);
 	rc = uv_pipe_open(&r->records, fd);
 	if (rc == 0)
-		rc = il_frame_reader_start((uv_stream_t *)&r->records, record_frame_cb, record_eof_cb, r,
-					   &r->records_reader);
+		rc = il_frame_reader_start((uv_stream_t *)&r->records, record_frame_cb,
+					   record_eof_cb, r, &r->records_reader);
 	return rc;
 }
 
@@ -616,7 +622,7 @@ static void walk_close_cb(uv_handle_t *h, void *arg)
 
 void il_orch_init(struct il_run *r)
 {
-	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
 
 	int rc = uv_loop_init(&r->loop);
 
@@ -653,9 +659,9 @@ void il_orch_init(struct il_run *r)
 	for (int i = 0; i < 3; i++) {
 		rc = uv_signal_init(&r->loop, &r->sig[i]);
 		if (rc < 0) {
-			il_orch_fail(r, "cannot watch for %s: %s%s", strsignal(sigs[i]),
-				     uv_strerror(rc),
-				     rc == UV_EMFILE ? " (raise the open-file limit, ulimit -n)" : "");
+			il_orch_fail(
+			    r, "cannot watch for %s: %s%s", strsignal(sigs[i]), uv_strerror(rc),
+			    rc == UV_EMFILE ? " (raise the open-file limit, ulimit -n)" : "");
 			return;
 		}
 		r->sig[i].data = r;

@@ -144,8 +144,7 @@ static int trace_start(void *ctx, const struct il_event_run_info *info)
 		fprintf(stderr, "inputlat: cannot write trace %s: out of memory\n", t->path);
 		return -ENOMEM;
 	}
-	cJSON_ArrayForEach(th, info->threads)
-	{
+	cJSON_ArrayForEach (th, info->threads) {
 		t->threads[i].pid =
 		    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(th, "pid"));
 		t->threads[i].tid =
@@ -257,7 +256,8 @@ static void trace_slice_cb(void *ctx, const struct il_attrib_slice *sl)
 	const struct il_attrib_culprit *c;
 	bool done = t->max_events && il_trace_count(t->w) >= t->max_events;
 
-	if (!t->w || !t->first_ns || sl->end_ns < t->first_ns || (done && sl->start_ns > t->last_ns))
+	if (!t->w || !t->first_ns || sl->end_ns < t->first_ns ||
+	    (done && sl->start_ns > t->last_ns))
 		return;
 	if (sl->culprit == IL_CULPRIT_IDLE)
 		return;

@@ -58,7 +58,8 @@ int il_paths_children(char *buf, size_t len, char *err, size_t errlen)
 		snprintf(buf, len, "%s", IL_LIBEXECDIR);
 		return 0;
 	}
-	snprintf(err, errlen, "cannot find browser-sim next to inputlat or in %s: build or install all targets",
+	snprintf(err, errlen,
+		 "cannot find browser-sim next to inputlat or in %s: build or install all targets",
 		 IL_LIBEXECDIR);
 	return -ENOENT;
 }

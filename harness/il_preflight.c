@@ -142,7 +142,8 @@ static int check_uclamp(struct il_run *r)
 		if (clamps & ~a->optional) {
 			bool min = (clamps & ~a->optional) & IL_OPT_UCLAMP_MIN;
 
-			fprintf(stderr, "inputlat run: policy %s: [%s] %s = %u needs uclamp: %s "
+			fprintf(stderr,
+				"inputlat run: policy %s: [%s] %s = %u needs uclamp: %s "
 				"(write 'optional %s = %u' to run without it)\n",
 				il_policy_name(r->policy), label, min ? "uclamp_min" : "uclamp_max",
 				min ? a->uclamp_min_pct : a->uclamp_max_pct, why,
@@ -158,8 +159,11 @@ static int check_uclamp(struct il_run *r)
 	if (kinds)
 		il_warn(&r->warnings, "policy %s: optional %s not applied to %s: %s",
 			il_policy_name(r->policy),
-			kinds == (IL_OPT_UCLAMP_MIN | IL_OPT_UCLAMP_MAX) ? "uclamp_min and uclamp_max"
-			: kinds & IL_OPT_UCLAMP_MIN ? "uclamp_min" : "uclamp_max", asked, why);
+			kinds == (IL_OPT_UCLAMP_MIN | IL_OPT_UCLAMP_MAX)
+			    ? "uclamp_min and uclamp_max"
+			: kinds & IL_OPT_UCLAMP_MIN ? "uclamp_min"
+						    : "uclamp_max",
+			asked, why);
 	return 0;
 }
 
@@ -208,9 +212,10 @@ static int check_open_files(void)
 		if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
 			return 0;
 	}
-	fprintf(stderr, "inputlat run: the open-file limit is %llu with %lu open already; a run "
-		"needs %d more (raise it: ulimit -n %lu)\n", (unsigned long long)rl.rlim_cur, used,
-		RUN_FDS_FREE, used + RUN_FDS_FREE);
+	fprintf(stderr,
+		"inputlat run: the open-file limit is %llu with %lu open already; a run "
+		"needs %d more (raise it: ulimit -n %lu)\n",
+		(unsigned long long)rl.rlim_cur, used, RUN_FDS_FREE, used + RUN_FDS_FREE);
 	return 2;
 }
 
@@ -275,7 +280,8 @@ int il_preflight(struct il_run *r)
 	prio = policy_max_rt_prio(r->policy);
 	if (prio && !il_sysinfo_may_use_rt(prio)) {
 		fprintf(stderr,
-			"inputlat run: policy %s needs CAP_SYS_NICE or RLIMIT_RTPRIO >= %d (run as root)\n",
+			"inputlat run: policy %s needs CAP_SYS_NICE or RLIMIT_RTPRIO >= %d (run as "
+			"root)\n",
 			il_policy_name(r->policy), prio);
 		return 2;
 	}

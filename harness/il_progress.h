@@ -27,7 +27,7 @@ bool il_progress_due(struct il_progress *p, uint64_t now_ns);
 
 /* Draws the line (printf-style) over the previous one. */
 void il_progress_show(struct il_progress *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Erases the line, so what follows on stderr starts on a clean one. */
 void il_progress_clear(struct il_progress *p);

@@ -119,7 +119,7 @@ static void kernel_json(const struct il_result *r, cJSON *k)
 	cJSON_AddStringToObject(fs, "why", r->fs.why);
 	cJSON_AddItemToObject(k, "fair_server", fs);
 	/* preempt, sched_features, servers per CPU, RT groups, uclamp, sched_ext. */
-	cJSON_ArrayForEach(f, r->kernel_facts)
+	cJSON_ArrayForEach (f, r->kernel_facts)
 		cJSON_AddItemToObject(k, f->string, cJSON_Duplicate(f, 1));
 }
 
@@ -129,14 +129,18 @@ static cJSON *system_json(const struct il_result *r)
 	cJSON *s = r->system_facts ? cJSON_Duplicate(r->system_facts, 1) : cJSON_CreateObject();
 
 	if (!r->system_facts) {
-		cJSON_AddStringToObject(s, "cpu_model", "unreadable: the run ended before it was read");
-		cJSON_AddStringToObject(s, "hypervisor", "unreadable: the run ended before it was read");
+		cJSON_AddStringToObject(s, "cpu_model",
+					"unreadable: the run ended before it was read");
+		cJSON_AddStringToObject(s, "hypervisor",
+					"unreadable: the run ended before it was read");
 	}
 	if (r->steal_pct >= 0)
 		cJSON_AddNumberToObject(s, "steal_pct", r->steal_pct);
 	else
-		cJSON_AddStringToObject(s, "steal_pct", r->steal_why && r->steal_why[0] ? r->steal_why
-					: "unreadable: the run ended before it was measured");
+		cJSON_AddStringToObject(s, "steal_pct",
+					r->steal_why && r->steal_why[0]
+					    ? r->steal_why
+					    : "unreadable: the run ended before it was measured");
 	return s;
 }
 
@@ -158,7 +162,8 @@ static cJSON *scenario_json(const struct il_result *r)
 		cJSON_AddNumberToObject(w, il_chain_thread(t)->name, (double)o->work_us[t]);
 	cJSON_AddItemToObject(s, "work_us", w);
 	cJSON_AddNumberToObject(s, "hog_threads", (double)o->hog_threads);
-	cJSON_AddStringToObject(s, "hog_mode", o->hog_threads ? il_hog_mode_name_of(o->hog_mode) : "none");
+	cJSON_AddStringToObject(s, "hog_mode",
+				o->hog_threads ? il_hog_mode_name_of(o->hog_mode) : "none");
 	cJSON_AddNumberToObject(s, "load_threads", (double)o->load_threads);
 	if (o->background)
 		cJSON_AddStringToObject(s, "background", o->background);
@@ -186,14 +191,16 @@ static cJSON *hops_json(const struct il_run_stats *h)
 		cJSON_AddStringToObject(o, "to", il_chain_hop_to(d));
 		cJSON_AddItemToObject(o, "p50_us", pct_json(h->hop[k], 50));
 		cJSON_AddItemToObject(o, "p99_us", pct_json(h->hop[k], 99));
-		cJSON_AddItemToObject(o, "max_us", il_hist_count(h->hop[k])
-							   ? cJSON_CreateNumber(us(il_hist_max(h->hop[k])))
-							   : cJSON_CreateNull());
+		cJSON_AddItemToObject(o, "max_us",
+				      il_hist_count(h->hop[k])
+					  ? cJSON_CreateNumber(us(il_hist_max(h->hop[k])))
+					  : cJSON_CreateNull());
 		/* Exact, so the means of hops 1..11 add up to the processing mean
 		 * (per-hop medians do not add up to anything). */
-		cJSON_AddItemToObject(o, "mean_us", il_hist_count(h->hop[k])
-							    ? cJSON_CreateNumber(il_hist_mean(h->hop[k]) / 1e3)
-							    : cJSON_CreateNull());
+		cJSON_AddItemToObject(o, "mean_us",
+				      il_hist_count(h->hop[k])
+					  ? cJSON_CreateNumber(il_hist_mean(h->hop[k]) / 1e3)
+					  : cJSON_CreateNull());
 		/* From the stamps alone: the sender's handler, then the wait for the receiver's. */
 		cJSON_AddItemToObject(o, "work_p50_us", pct_json(h->hop_work[k], 50));
 		cJSON_AddItemToObject(o, "queue_p50_us", pct_json(h->hop_queue[k], 50));
@@ -253,7 +260,8 @@ static void startup_json(const struct il_result *r, cJSON *root)
 	if (r->enter_ns && r->first_inject_ns && r->stop_ns && r->outputs_streamed_ns)
 		cJSON_AddNumberToObject(root, "fixed_cost_ms",
 					(double)(r->first_inject_ns - r->enter_ns +
-						 r->outputs_streamed_ns - r->stop_ns) / 1e6);
+						 r->outputs_streamed_ns - r->stop_ns) /
+					    1e6);
 	else
 		cJSON_AddNullToObject(root, "fixed_cost_ms");
 }
@@ -263,11 +271,12 @@ static cJSON *threads_json(const struct il_result *r)
 	cJSON *a = cJSON_CreateArray(), *t;
 
 	/* Flatten each thread's read-back attributes next to its identity. */
-	cJSON_ArrayForEach(t, r->threads) {
-		cJSON *o = cJSON_Duplicate(t, 1), *sched = cJSON_DetachItemFromObjectCaseSensitive(o, "sched"), *f;
+	cJSON_ArrayForEach (t, r->threads) {
+		cJSON *o = cJSON_Duplicate(t, 1),
+		      *sched = cJSON_DetachItemFromObjectCaseSensitive(o, "sched"), *f;
 
 		if (sched) {
-			cJSON_ArrayForEach(f, sched)
+			cJSON_ArrayForEach (f, sched)
 				cJSON_AddItemToObject(o, f->string, cJSON_Duplicate(f, 1));
 			cJSON_Delete(sched);
 		}
@@ -353,7 +362,8 @@ static cJSON *samples_json(const struct il_result *r)
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddItemToObject(o, "processing", samples_array(s->sample_processing_ns, s->nsamples));
-	cJSON_AddItemToObject(o, "presentation", samples_array(s->sample_presentation_ns, s->nsamples));
+	cJSON_AddItemToObject(o, "presentation",
+			      samples_array(s->sample_presentation_ns, s->nsamples));
 	/* Every completed event up to the bound, else a uniform sample of them. */
 	cJSON_AddStringToObject(o, "method", s->samples_seen > s->nsamples ? "reservoir" : "all");
 	cJSON_AddNumberToObject(o, "kept", (double)s->nsamples);
@@ -362,7 +372,8 @@ static cJSON *samples_json(const struct il_result *r)
 }
 
 /* Copies one key of a child's stats message into the report (or null). */
-static void add_child_stat(cJSON *root, const struct il_result *r, enum il_proc_id p, const char *key)
+static void add_child_stat(cJSON *root, const struct il_result *r, enum il_proc_id p,
+			   const char *key)
 {
 	const cJSON *s = r->stats[p];
 	const cJSON *v = s ? cJSON_GetObjectItemCaseSensitive(s, key) : NULL;
@@ -393,9 +404,10 @@ static void work_accuracy(const struct il_result *r, struct work_acc acc[IL_T_CO
 	for (int t = 0; t < IL_T_COUNT; t++) {
 		const struct il_hist *h = r->run_stats->work[t];
 
-		acc[t] = (struct work_acc){ .configured_us = (double)r->o->work_us[t],
-					    .handlers = il_hist_count(h), .p50_us = NAN,
-					    .ratio = NAN };
+		acc[t] = (struct work_acc){.configured_us = (double)r->o->work_us[t],
+					   .handlers = il_hist_count(h),
+					   .p50_us = NAN,
+					   .ratio = NAN};
 		if (acc[t].handlers >= WORK_MIN_HANDLERS && acc[t].configured_us > 0) {
 			/* Less the cost of the measurement itself (two clock reads). */
 			acc[t].p50_us = us(il_hist_percentile(h, 50)) - us(r->clock_overhead_ns);
@@ -489,23 +501,25 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 	for (int t = 0; t < IL_T_COUNT; t++) {
 		if (isnan(acc[t].ratio) || fabs(acc[t].ratio - 1) <= WORK_TOLERANCE)
 			continue;
-		il_warn(w,
-			"work: %s did %.0f%% of its configured work (%.0f us of CPU per handler, "
-			"p50 over %llu handlers, for %.0f us configured): the CPU's speed during the "
-			"run did not match the calibration (%.0f loops/us), so this run's latencies "
-			"are not comparable with other runs",
-			il_chain_thread(t)->name, 100 * acc[t].ratio, acc[t].p50_us,
-			(unsigned long long)acc[t].handlers, acc[t].configured_us, r->loops_per_us);
+		il_warn(
+		    w,
+		    "work: %s did %.0f%% of its configured work (%.0f us of CPU per handler, "
+		    "p50 over %llu handlers, for %.0f us configured): the CPU's speed during the "
+		    "run did not match the calibration (%.0f loops/us), so this run's latencies "
+		    "are not comparable with other runs",
+		    il_chain_thread(t)->name, 100 * acc[t].ratio, acc[t].p50_us,
+		    (unsigned long long)acc[t].handlers, acc[t].configured_us, r->loops_per_us);
 	}
 	if (r->memlock_why && r->memlock_why[0])
 		il_warn(w, "memory: inputlat could not lock its memory: %s", r->memlock_why);
 	for (int i = 0; i < IL_PROC_COUNT; i++) {
 		const cJSON *ml =
-			r->stats[i] ? cJSON_GetObjectItemCaseSensitive(r->stats[i], "memlock") : NULL;
+		    r->stats[i] ? cJSON_GetObjectItemCaseSensitive(r->stats[i], "memlock") : NULL;
 		const cJSON *why = cJSON_GetObjectItemCaseSensitive(ml, "why");
 
 		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(ml, "locked")))
-			il_warn(w, "memory: %s could not lock its memory: %s", il_chain_proc(i)->program,
+			il_warn(w, "memory: %s could not lock its memory: %s",
+				il_chain_proc(i)->program,
 				cJSON_IsString(why) ? why->valuestring : "?");
 	}
 }
@@ -572,8 +586,8 @@ int il_report_json(const struct il_result *r, FILE *f)
 	cJSON_AddItemToObject(root, "context_switches",
 			      il_ctxsw_json(r->ctxsw, r->completed,
 					    r->stop_ns > r->measure_start_ns
-						    ? (double)(r->stop_ns - r->measure_start_ns) / 1e9
-						    : 0));
+						? (double)(r->stop_ns - r->measure_start_ns) / 1e9
+						: 0));
 	cJSON_AddNumberToObject(root, "exit_code", r->exit_code);
 	if (r->fail_msg[0])
 		cJSON_AddStringToObject(root, "error", r->fail_msg);
@@ -590,8 +604,7 @@ int il_report_json(const struct il_result *r, FILE *f)
 	cJSON_AddNumberToObject(ev, "timed_out", (double)r->timed_out);
 	/* Sent but neither completed nor timed out when the run ended (a stop
 	 * by signal, a failure): sent = completed + timed_out + in_flight. */
-	cJSON_AddNumberToObject(ev, "in_flight",
-				(double)(r->nsent - r->completed - r->timed_out));
+	cJSON_AddNumberToObject(ev, "in_flight", (double)(r->nsent - r->completed - r->timed_out));
 	cJSON_AddNumberToObject(ev, "invalid_frames", (double)r->invalid_frames);
 	cJSON_AddNumberToObject(ev, "late", (double)r->late);
 	cJSON_AddNumberToObject(ev, "stray", (double)r->stray);
@@ -627,13 +640,15 @@ int il_report_json(const struct il_result *r, FILE *f)
 			const cJSON *v = s ? cJSON_GetObjectItemCaseSensitive(s, "rss_kib") : NULL;
 
 			if (cJSON_IsNumber(v))
-				cJSON_AddNumberToObject(rss, il_chain_proc(i)->program, v->valuedouble);
+				cJSON_AddNumberToObject(rss, il_chain_proc(i)->program,
+							v->valuedouble);
 		}
 	}
 	procs = cJSON_AddObjectToObject(root, "processes");
 	for (int i = 0; i < IL_PROC_COUNT; i++)
 		if (r->stats[i])
-			cJSON_AddItemToObject(procs, il_chain_proc(i)->program, cJSON_Duplicate(r->stats[i], 1));
+			cJSON_AddItemToObject(procs, il_chain_proc(i)->program,
+					      cJSON_Duplicate(r->stats[i], 1));
 	cJSON_AddItemToObject(root, "histogram", histogram_json(h->processing));
 	cJSON_AddItemToObject(root, "samples_us", samples_json(r));
 	{
@@ -723,7 +738,8 @@ int il_report_hist_csv(const struct il_result *r, FILE *f)
 
 		if (a || b)
 			fprintf(f, "%.3f,%.3f,%llu,%llu\n", us(il_hist_bucket_lower(i)),
-				us(il_hist_bucket_upper(i)), (unsigned long long)a, (unsigned long long)b);
+				us(il_hist_bucket_upper(i)), (unsigned long long)a,
+				(unsigned long long)b);
 	}
 	return report_done(f);
 }

@@ -43,8 +43,8 @@
 /* Each output's option, in enum il_run_out's order. */
 static const char *out_option(int i)
 {
-	static const char *const names[IL_OUT_COUNT] = { "--json", "--hist", "--hist-csv",
-							  "--records", "--trace" };
+	static const char *const names[IL_OUT_COUNT] = {"--json", "--hist", "--hist-csv",
+							"--records", "--trace"};
 	return names[i];
 }
 
@@ -58,10 +58,10 @@ static const char *out_option(int i)
 static int outputs_open(struct il_run *r)
 {
 	const struct il_run_opts *o = r->o;
-	const char *paths[IL_OUT_COUNT] = { o->json_path, o->hist_path, o->hist_csv_path,
-					    o->records_path, o->trace_path };
-	const char *inputs[2] = { il_policy_path(r->policy), NULL };
-	const char *input_what[2] = { "the policy file", "the replayed input" };
+	const char *paths[IL_OUT_COUNT] = {o->json_path, o->hist_path, o->hist_csv_path,
+					   o->records_path, o->trace_path};
+	const char *inputs[2] = {il_policy_path(r->policy), NULL};
+	const char *input_what[2] = {"the policy file", "the replayed input"};
 	char err[1024];
 
 	if (o->input.kind == IL_INPUT_REPLAY)
@@ -75,15 +75,18 @@ static int outputs_open(struct il_run *r)
 		}
 		for (int j = 0; j < i; j++)
 			if (r->out[j] && il_out_same(r->out[i], r->out[j])) {
-				fprintf(stderr, "inputlat run: %s %s and %s %s are the same file; give "
-					"each output its own\n", out_option(j), paths[j], out_option(i),
-					paths[i]);
+				fprintf(stderr,
+					"inputlat run: %s %s and %s %s are the same file; give "
+					"each output its own\n",
+					out_option(j), paths[j], out_option(i), paths[i]);
 				return 2;
 			}
 		for (int k = 0; k < 2; k++)
 			if (inputs[k] && il_out_is_file(r->out[i], inputs[k])) {
-				fprintf(stderr, "inputlat run: %s %s is %s (%s); refusing to overwrite "
-					"an input\n", out_option(i), paths[i], input_what[k], inputs[k]);
+				fprintf(stderr,
+					"inputlat run: %s %s is %s (%s); refusing to overwrite "
+					"an input\n",
+					out_option(i), paths[i], input_what[k], inputs[k]);
 				return 2;
 			}
 	}
@@ -93,8 +96,8 @@ static int outputs_open(struct il_run *r)
 /* True when an output goes to stdout, where the summary line would mix in. */
 static bool outputs_to_stdout(const struct il_run_opts *o)
 {
-	const char *paths[] = { o->json_path, o->hist_path, o->hist_csv_path, o->records_path,
-				o->trace_path };
+	const char *paths[] = {o->json_path, o->hist_path, o->hist_csv_path, o->records_path,
+			       o->trace_path};
 
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
 		if (paths[i] && strcmp(paths[i], "-") == 0)
@@ -175,9 +178,11 @@ static int attribution_start(struct il_run *r)
 		 * mounted (il_tracefs.h); the children open their own. */
 		r->marker_fd = il_tracefs_open_marker();
 		if (r->marker_fd < 0)
-			fprintf(stderr, "inputlat run: --trace-marker: cannot open tracefs trace_marker: %s "
-				"(needs root, and a kernel with tracefs); going on without it\n",
-				strerror(-r->marker_fd));
+			fprintf(
+			    stderr,
+			    "inputlat run: --trace-marker: cannot open tracefs trace_marker: %s "
+			    "(needs root, and a kernel with tracefs); going on without it\n",
+			    strerror(-r->marker_fd));
 	}
 	return 0;
 }
@@ -268,7 +273,8 @@ static void dma_latency_hold(struct il_run *r)
 		return;
 	}
 	if (write(r->dma_fd, &zero, sizeof(zero)) != (ssize_t)sizeof(zero)) {
-		snprintf(r->dma_why, sizeof(r->dma_why), "%s: writing 0: %s", path, strerror(errno));
+		snprintf(r->dma_why, sizeof(r->dma_why), "%s: writing 0: %s", path,
+			 strerror(errno));
 		close(r->dma_fd);
 		r->dma_fd = -1;
 	}
@@ -307,8 +313,9 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->measure_start_ns = r->measure_start_ns;
 	res->end_ns = r->end_ns;
 	/* Counts of measured events: the warm-up ones are apart. */
-	res->warmup = r->o->warmup < il_event_window_sent(r->events) ? r->o->warmup
-								   : il_event_window_sent(r->events);
+	res->warmup = r->o->warmup < il_event_window_sent(r->events)
+			  ? r->o->warmup
+			  : il_event_window_sent(r->events);
 	res->nsent = il_event_window_sent(r->events) - res->warmup;
 	res->warmup_completed = il_event_window_warmup_completed(r->events);
 	res->warmup_timed_out = il_event_window_warmup_timed_out(r->events);
@@ -369,9 +376,9 @@ static int write_outputs(struct il_run *r, const struct il_result *res)
 		enum il_run_out which;
 		int (*write)(const struct il_result *r, FILE *f);
 	} outputs[] = {
-		{ IL_OUT_JSON, il_report_json },
-		{ IL_OUT_HIST, il_report_hist },
-		{ IL_OUT_HIST_CSV, il_report_hist_csv },
+	    {IL_OUT_JSON, il_report_json},
+	    {IL_OUT_HIST, il_report_hist},
+	    {IL_OUT_HIST_CSV, il_report_hist_csv},
 	};
 	char err[1024];
 	int rc = 0;
@@ -387,8 +394,8 @@ static int write_outputs(struct il_run *r, const struct il_result *res)
 		/* A write error (-EIO from the stream) is the commit's to report,
 		 * with its cause; anything else failed before writing. */
 		if (w < 0 && w != -EIO) {
-			fprintf(stderr, "inputlat: writing %s %s: %s\n", out_option(outputs[i].which),
-				il_out_path(o), strerror(-w));
+			fprintf(stderr, "inputlat: writing %s %s: %s\n",
+				out_option(outputs[i].which), il_out_path(o), strerror(-w));
 			il_out_free(o);
 		} else if ((w = il_out_commit(o, err, sizeof(err))) < 0) {
 			fprintf(stderr, "inputlat: %s\n", err);
@@ -463,7 +470,8 @@ int il_cmd_run(int argc, char **argv)
 	r.preflight_ns = il_now_ns();
 	r.cmdline = il_cmdline_join("inputlat", argc, argv);
 	if (events_alloc(&r) < 0 || !r.cmdline) {
-		fprintf(stderr, "inputlat run: out of memory for %llu events\n", (unsigned long long)o.events);
+		fprintf(stderr, "inputlat run: out of memory for %llu events\n",
+			(unsigned long long)o.events);
 		exit_code = 1;
 		goto out_free;
 	}
@@ -515,7 +523,7 @@ int il_cmd_run(int argc, char **argv)
 		goto out_knobs;
 	}
 	if (il_policy_uses_rt(r.policy)) {
-		struct sched_param sp = { .sched_priority = ORCH_FIFO_PRIO };
+		struct sched_param sp = {.sched_priority = ORCH_FIFO_PRIO};
 
 		il_rttime_limit_set(r.rttime_us, r.rttime_us + 1000000);
 		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
@@ -527,7 +535,8 @@ int il_cmd_run(int argc, char **argv)
 	 * inherit them blocked). */
 	rc = il_cpustat_read(&r.stat_start);
 	if (rc < 0)
-		snprintf(r.steal_why, sizeof(r.steal_why), "unreadable: /proc/stat: %s", strerror(-rc));
+		snprintf(r.steal_why, sizeof(r.steal_why), "unreadable: /proc/stat: %s",
+			 strerror(-rc));
 	il_orch_init(&r);
 	if (!r.exit_code) /* else the loop has no handlers: they wait till the end */
 		pthread_sigmask(SIG_UNBLOCK, &stop_sigs, NULL);
@@ -541,7 +550,8 @@ int il_cmd_run(int argc, char **argv)
 		if (rc < 0) {
 			il_orch_fail(&r, "%s", err);
 			if (rc == -ECHILD)
-				r.exit_code = 2; /* the user's command: not there, or ends at once */
+				r.exit_code =
+				    2; /* the user's command: not there, or ends at once */
 		} else {
 			il_watchdog_add_pid(-il_background_pgid(r.background));
 		}
@@ -596,7 +606,7 @@ out_free:
 	/* A stop signal that came after the loop (or before it existed) found
 	 * the run ending anyway: it is spent, not left to kill the caller. */
 	{
-		const struct timespec zero = { 0, 0 };
+		const struct timespec zero = {0, 0};
 
 		while (sigtimedwait(&stop_sigs, NULL, &zero) > 0)
 			;

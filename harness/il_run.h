@@ -34,7 +34,14 @@
 enum il_phase { IL_PH_STARTING, IL_PH_RUNNING, IL_PH_DRAINING, IL_PH_STOPPING, IL_PH_DONE };
 
 /* The run's output files, opened and checked before it starts (il_out). */
-enum il_run_out { IL_OUT_JSON, IL_OUT_HIST, IL_OUT_HIST_CSV, IL_OUT_RECORDS, IL_OUT_TRACE, IL_OUT_COUNT };
+enum il_run_out {
+	IL_OUT_JSON,
+	IL_OUT_HIST,
+	IL_OUT_HIST_CSV,
+	IL_OUT_RECORDS,
+	IL_OUT_TRACE,
+	IL_OUT_COUNT
+};
 
 struct il_run {
 	const struct il_run_opts *o;
@@ -51,22 +58,23 @@ struct il_run {
 	 * `inputlat run` entered, preflight done, work calibrated, knobs set,
 	 * children spawned, (every child ready = measure_start_ns), first
 	 * event injected, stop sent, (every child gone = end_ns). */
-	uint64_t enter_ns, preflight_ns, calibrated_ns, knobs_ns, spawned_ns, first_inject_ns, stop_ns;
+	uint64_t enter_ns, preflight_ns, calibrated_ns, knobs_ns, spawned_ns, first_inject_ns,
+	    stop_ns;
 	double loops_per_us;
 	uint64_t clock_overhead_ns; /* in each handler's measured work (il_work.h) */
-	uint64_t rttime_us; /* RLIMIT_RTTIME of every RT thread of the run */
+	uint64_t rttime_us;	    /* RLIMIT_RTTIME of every RT thread of the run */
 	struct il_knob_report knobs;
 	struct il_knobs_lock *knobs_lock; /* the machine's, while the policy sets knobs */
-	long long rt_runtime_us; /* in force during the run; LLONG_MIN when unreadable */
+	long long rt_runtime_us;	  /* in force during the run; LLONG_MIN when unreadable */
 	int nr_cpus;
 	struct il_warnings warnings;
-	uint64_t seed;		   /* of the interval jitter, given or from the clock */
-	cJSON *facts;		   /* {kernel, system}: il_sysinfo facts in force, owned */
+	uint64_t seed;		       /* of the interval jitter, given or from the clock */
+	cJSON *facts;		       /* {kernel, system}: il_sysinfo facts in force, owned */
 	struct il_cpustat *stat_start; /* /proc/stat when the chain starts, for steal */
-	double steal_pct;	   /* during the run; -1 unreadable (steal_why says why) */
+	double steal_pct;	       /* during the run; -1 unreadable (steal_why says why) */
 	char steal_why[128];
 	struct il_background *background; /* --background, NULL when none */
-	cJSON *background_stats;	   /* its CPU share, taken before it stops */
+	cJSON *background_stats;	  /* its CPU share, taken before it stops */
 
 	uv_loop_t loop;
 	bool loop_open;
@@ -97,12 +105,12 @@ struct il_run {
 	bool garbage_sent;
 	uint64_t inject_epipe_ns; /* the input pipe broke: browser-sim died */
 	char fail_msg[512];
-	cJSON *threads; /* every thread's ready report, owned */
-	struct il_sampler *sampler; /* trace counters, NULL without --trace */
+	cJSON *threads;		      /* every thread's ready report, owned */
+	struct il_sampler *sampler;   /* trace counters, NULL without --trace */
 	struct il_attrib_run *attrib; /* kernel attribution (available or saying why not) */
 	int marker_fd;		      /* tracefs trace_marker with --trace-marker, else -1 */
-	struct il_ctxsw *ctxsw;	    /* wake-ups of the chain's threads */
-	bool lock_prepared;	    /* il_lock_kind_prepare(o->lock) held for the run */
+	struct il_ctxsw *ctxsw;	      /* wake-ups of the chain's threads */
+	bool lock_prepared;	      /* il_lock_kind_prepare(o->lock) held for the run */
 	uint64_t last_sample_ns;
 	pid_t self_tid;
 

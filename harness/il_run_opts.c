@@ -26,50 +26,62 @@ static int usage_error(const char *fmt, ...)
 
 static void print_help(void)
 {
-	printf("Usage: inputlat run [OPTION]...\n"
-	       "Pass mouse-downs through the browser/render/viz hop chain and measure latency.\n\n"
-	       "  --attribution MODE    why each hop took its time, from the kernel's scheduling events\n"
-	       "                        (BPF): auto (default: where root and BPF allow it), on, off\n"
-	       "  --background CMD      run sh -c CMD (a load generator, e.g. \"stress-ng --cpu 2\")\n"
-	       "                        for the length of the run, in its own process group\n"
-	       "  --duration-ms MS      keep the run going at least this long (default 0: until --events are done)\n"
-	       "  --events N            measured mouse-downs (default 100), after the warm-up ones\n"
-	       "  --hist FILE           text histogram, cyclictest layout, 1 us buckets\n"
-	       "  --hist-csv FILE       histogram as CSV (log-linear buckets)\n"
-	       "  --hist-max-us US      1 us buckets of --hist; slower events are overflows (default 100000)\n"
-	       "  --hog [N]             N JS-like hog threads in render-sim (default N = CPUs)\n"
-	       "  --hog-gap-ms MS       bursty hog: sleep between long tasks (default 50)\n"
-	       "  --hog-mode MODE       js (JavaScript that never blocks, default), js-bursty\n"
-	       "                        (JavaScript in long tasks), busy or bursty (a register loop)\n"
-	       "  --hog-script FILE     JavaScript for the js modes: defines tick(), one bounded\n"
-	       "                        piece of work (default: the crypto miner, js/miner.js)\n"
-	       "  --hog-task-ms MS      bursty hog: length of one long task (default 200)\n"
-	       "  --input SRC           synthetic (default), uinput, evdev:/dev/input/eventN, replay:FILE\n"
-	       "  --interval-ms MS      mean time between mouse-downs, +-10%% jitter (default 20;\n"
-	       "                        decimals down to 0.1)\n"
-	       "  --json FILE           full run record (JSON)\n"
-	       "  --load N              N background CFS threads (default 0)\n"
-	       "  --no-dma-latency      do not hold /dev/cpu_dma_latency at 0 us during the run\n"
-	       "  --lock KIND           hop-queue lock: pthread (default), adaptive-np, il-none, il-bpf\n"
-	       "  --policy NAME|PATH    scheduling policy (default cfs); see `inputlat policies`\n"
-	       "  --present BACKEND     sim (60 Hz timerfd vblank, default) or drm[:/dev/dri/cardN]\n"
-	       "  --quiet               no progress line (on a terminal, stderr shows events done,\n"
-	       "                        elapsed time and the processing p50/p99 as the run goes)\n"
-	       "  --records FILE        every event's stamps, threads and CPUs, one JSON object a line\n"
-	       "  --rttime-ms MS        RLIMIT_RTTIME of every RT thread (default: the run's time bound)\n"
-	       "  --seed N              seed of the interval jitter (default: from the clock)\n"
-	       "  --timeout-ms MS       an event not presented by then is timed out (default 1000)\n"
-	       "  --trace FILE          Chrome trace-event JSON (opens in Perfetto)\n"
-	       "  --trace-events N      mouse-downs in the trace (default 200)\n"
-	       "  --trace-marker        also write hop boundaries to tracefs trace_marker (trace-cmd, perf)\n"
-	       "  --warmup N            mouse-downs before the measured ones, left out of every\n"
-	       "                        statistic and flagged in --records (default 10)\n"
-	       "  --test-garbage CHILD  test hook: CHILD (e.g. render-sim) gets a garbage control frame\n"
-	       "  --test-work-scale F   test hook: every handler does F times its calibrated work\n"
-	       "  --test-runaway THREAD test hook: THREAD (e.g. render:main) spins forever\n"
-	       "  --work ROLE=US        CPU work per handler in us; ROLE is a role (ui, io, compositor,\n"
-	       "                        main, gpu, drm, evdev) or a thread (viz:comp); `--work none` zeroes all\n"
-	       "  --help                this text\n");
+	printf(
+	    "Usage: inputlat run [OPTION]...\n"
+	    "Pass mouse-downs through the browser/render/viz hop chain and measure latency.\n\n"
+	    "  --attribution MODE    why each hop took its time, from the kernel's scheduling "
+	    "events\n"
+	    "                        (BPF): auto (default: where root and BPF allow it), on, off\n"
+	    "  --background CMD      run sh -c CMD (a load generator, e.g. \"stress-ng --cpu 2\")\n"
+	    "                        for the length of the run, in its own process group\n"
+	    "  --duration-ms MS      keep the run going at least this long (default 0: until "
+	    "--events are done)\n"
+	    "  --events N            measured mouse-downs (default 100), after the warm-up ones\n"
+	    "  --hist FILE           text histogram, cyclictest layout, 1 us buckets\n"
+	    "  --hist-csv FILE       histogram as CSV (log-linear buckets)\n"
+	    "  --hist-max-us US      1 us buckets of --hist; slower events are overflows (default "
+	    "100000)\n"
+	    "  --hog [N]             N JS-like hog threads in render-sim (default N = CPUs)\n"
+	    "  --hog-gap-ms MS       bursty hog: sleep between long tasks (default 50)\n"
+	    "  --hog-mode MODE       js (JavaScript that never blocks, default), js-bursty\n"
+	    "                        (JavaScript in long tasks), busy or bursty (a register loop)\n"
+	    "  --hog-script FILE     JavaScript for the js modes: defines tick(), one bounded\n"
+	    "                        piece of work (default: the crypto miner, js/miner.js)\n"
+	    "  --hog-task-ms MS      bursty hog: length of one long task (default 200)\n"
+	    "  --input SRC           synthetic (default), uinput, evdev:/dev/input/eventN, "
+	    "replay:FILE\n"
+	    "  --interval-ms MS      mean time between mouse-downs, +-10%% jitter (default 20;\n"
+	    "                        decimals down to 0.1)\n"
+	    "  --json FILE           full run record (JSON)\n"
+	    "  --load N              N background CFS threads (default 0)\n"
+	    "  --no-dma-latency      do not hold /dev/cpu_dma_latency at 0 us during the run\n"
+	    "  --lock KIND           hop-queue lock: pthread (default), adaptive-np, il-none, "
+	    "il-bpf\n"
+	    "  --policy NAME|PATH    scheduling policy (default cfs); see `inputlat policies`\n"
+	    "  --present BACKEND     sim (60 Hz timerfd vblank, default) or drm[:/dev/dri/cardN]\n"
+	    "  --quiet               no progress line (on a terminal, stderr shows events done,\n"
+	    "                        elapsed time and the processing p50/p99 as the run goes)\n"
+	    "  --records FILE        every event's stamps, threads and CPUs, one JSON object a "
+	    "line\n"
+	    "  --rttime-ms MS        RLIMIT_RTTIME of every RT thread (default: the run's time "
+	    "bound)\n"
+	    "  --seed N              seed of the interval jitter (default: from the clock)\n"
+	    "  --timeout-ms MS       an event not presented by then is timed out (default 1000)\n"
+	    "  --trace FILE          Chrome trace-event JSON (opens in Perfetto)\n"
+	    "  --trace-events N      mouse-downs in the trace (default 200)\n"
+	    "  --trace-marker        also write hop boundaries to tracefs trace_marker (trace-cmd, "
+	    "perf)\n"
+	    "  --warmup N            mouse-downs before the measured ones, left out of every\n"
+	    "                        statistic and flagged in --records (default 10)\n"
+	    "  --test-garbage CHILD  test hook: CHILD (e.g. render-sim) gets a garbage control "
+	    "frame\n"
+	    "  --test-work-scale F   test hook: every handler does F times its calibrated work\n"
+	    "  --test-runaway THREAD test hook: THREAD (e.g. render:main) spins forever\n"
+	    "  --work ROLE=US        CPU work per handler in us; ROLE is a role (ui, io, "
+	    "compositor,\n"
+	    "                        main, gpu, drm, evdev) or a thread (viz:comp); `--work none` "
+	    "zeroes all\n"
+	    "  --help                this text\n");
 }
 
 static int parse_work(struct il_run_opts *o, const char *v)
@@ -88,7 +100,8 @@ static int parse_work(struct il_run_opts *o, const char *v)
 		return usage_error("--work: expected ROLE=US or none, got '%s'", v);
 	snprintf(name, sizeof(name), "%.*s", (int)(eq - v), v);
 	if (il_parse_u64(eq + 1, 0, 1000000, &us) < 0)
-		return usage_error("--work: '%s' is not a number of microseconds (0..1000000)", eq + 1);
+		return usage_error("--work: '%s' is not a number of microseconds (0..1000000)",
+				   eq + 1);
 	role = il_role_parse(name);
 	for (int t = 0; t < IL_T_COUNT; t++) {
 		const struct il_thread_desc *d = il_chain_thread(t);
@@ -99,7 +112,8 @@ static int parse_work(struct il_run_opts *o, const char *v)
 		}
 	}
 	if (!matched)
-		return usage_error("--work: unknown role '%s' (use evdev, ui, io, compositor, main, gpu, drm or a thread such as viz:comp)",
+		return usage_error("--work: unknown role '%s' (use evdev, ui, io, compositor, "
+				   "main, gpu, drm or a thread such as viz:comp)",
 				   name);
 	return 0;
 }
@@ -118,16 +132,44 @@ static int num(const char *opt, const char *v, uint64_t min, uint64_t max, uint6
 
 enum {
 	OPT_BACKGROUND = 255,
-	OPT_DURATION = 256, OPT_EVENTS, OPT_HIST, OPT_HIST_CSV, OPT_HIST_MAX, OPT_HOG,
-	OPT_HOG_GAP, OPT_HOG_MODE, OPT_HOG_SCRIPT, OPT_HOG_TASK, OPT_INPUT, OPT_INTERVAL, OPT_JSON, OPT_LOAD,
-	OPT_LOCK, OPT_POLICY, OPT_PRESENT, OPT_QUIET, OPT_RECORDS, OPT_RTTIME, OPT_RUNAWAY, OPT_GARBAGE, OPT_SEED, OPT_TIMEOUT, OPT_TRACE,
-	OPT_TRACE_EVENTS, OPT_WORK, OPT_HELP, OPT_NO_DMA, OPT_WARMUP, OPT_WORK_SCALE,
-	OPT_ATTRIBUTION, OPT_TRACE_MARKER,
+	OPT_DURATION = 256,
+	OPT_EVENTS,
+	OPT_HIST,
+	OPT_HIST_CSV,
+	OPT_HIST_MAX,
+	OPT_HOG,
+	OPT_HOG_GAP,
+	OPT_HOG_MODE,
+	OPT_HOG_SCRIPT,
+	OPT_HOG_TASK,
+	OPT_INPUT,
+	OPT_INTERVAL,
+	OPT_JSON,
+	OPT_LOAD,
+	OPT_LOCK,
+	OPT_POLICY,
+	OPT_PRESENT,
+	OPT_QUIET,
+	OPT_RECORDS,
+	OPT_RTTIME,
+	OPT_RUNAWAY,
+	OPT_GARBAGE,
+	OPT_SEED,
+	OPT_TIMEOUT,
+	OPT_TRACE,
+	OPT_TRACE_EVENTS,
+	OPT_WORK,
+	OPT_HELP,
+	OPT_NO_DMA,
+	OPT_WARMUP,
+	OPT_WORK_SCALE,
+	OPT_ATTRIBUTION,
+	OPT_TRACE_MARKER,
 };
 
 const char *il_hog_mode_name_of(enum il_hog_mode m)
 {
-	static const char *const names[] = { "busy", "bursty", "js", "js-bursty" };
+	static const char *const names[] = {"busy", "bursty", "js", "js-bursty"};
 
 	return (unsigned)m < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
 }
@@ -135,41 +177,41 @@ const char *il_hog_mode_name_of(enum il_hog_mode m)
 int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "attribution", required_argument, NULL, OPT_ATTRIBUTION },
-		{ "background", required_argument, NULL, OPT_BACKGROUND },
-		{ "duration-ms", required_argument, NULL, OPT_DURATION },
-		{ "events", required_argument, NULL, OPT_EVENTS },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ "hist", required_argument, NULL, OPT_HIST },
-		{ "hist-csv", required_argument, NULL, OPT_HIST_CSV },
-		{ "hist-max-us", required_argument, NULL, OPT_HIST_MAX },
-		{ "hog", optional_argument, NULL, OPT_HOG },
-		{ "hog-gap-ms", required_argument, NULL, OPT_HOG_GAP },
-		{ "hog-mode", required_argument, NULL, OPT_HOG_MODE },
-		{ "hog-script", required_argument, NULL, OPT_HOG_SCRIPT },
-		{ "hog-task-ms", required_argument, NULL, OPT_HOG_TASK },
-		{ "input", required_argument, NULL, OPT_INPUT },
-		{ "interval-ms", required_argument, NULL, OPT_INTERVAL },
-		{ "json", required_argument, NULL, OPT_JSON },
-		{ "load", required_argument, NULL, OPT_LOAD },
-		{ "lock", required_argument, NULL, OPT_LOCK },
-		{ "no-dma-latency", no_argument, NULL, OPT_NO_DMA },
-		{ "policy", required_argument, NULL, OPT_POLICY },
-		{ "present", required_argument, NULL, OPT_PRESENT },
-		{ "quiet", no_argument, NULL, OPT_QUIET },
-		{ "records", required_argument, NULL, OPT_RECORDS },
-		{ "rttime-ms", required_argument, NULL, OPT_RTTIME },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "test-garbage", required_argument, NULL, OPT_GARBAGE },
-		{ "test-runaway", required_argument, NULL, OPT_RUNAWAY },
-		{ "test-work-scale", required_argument, NULL, OPT_WORK_SCALE },
-		{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
-		{ "trace", required_argument, NULL, OPT_TRACE },
-		{ "trace-events", required_argument, NULL, OPT_TRACE_EVENTS },
-		{ "trace-marker", no_argument, NULL, OPT_TRACE_MARKER },
-		{ "warmup", required_argument, NULL, OPT_WARMUP },
-		{ "work", required_argument, NULL, OPT_WORK },
-		{ NULL, 0, NULL, 0 },
+	    {"attribution", required_argument, NULL, OPT_ATTRIBUTION},
+	    {"background", required_argument, NULL, OPT_BACKGROUND},
+	    {"duration-ms", required_argument, NULL, OPT_DURATION},
+	    {"events", required_argument, NULL, OPT_EVENTS},
+	    {"help", no_argument, NULL, OPT_HELP},
+	    {"hist", required_argument, NULL, OPT_HIST},
+	    {"hist-csv", required_argument, NULL, OPT_HIST_CSV},
+	    {"hist-max-us", required_argument, NULL, OPT_HIST_MAX},
+	    {"hog", optional_argument, NULL, OPT_HOG},
+	    {"hog-gap-ms", required_argument, NULL, OPT_HOG_GAP},
+	    {"hog-mode", required_argument, NULL, OPT_HOG_MODE},
+	    {"hog-script", required_argument, NULL, OPT_HOG_SCRIPT},
+	    {"hog-task-ms", required_argument, NULL, OPT_HOG_TASK},
+	    {"input", required_argument, NULL, OPT_INPUT},
+	    {"interval-ms", required_argument, NULL, OPT_INTERVAL},
+	    {"json", required_argument, NULL, OPT_JSON},
+	    {"load", required_argument, NULL, OPT_LOAD},
+	    {"lock", required_argument, NULL, OPT_LOCK},
+	    {"no-dma-latency", no_argument, NULL, OPT_NO_DMA},
+	    {"policy", required_argument, NULL, OPT_POLICY},
+	    {"present", required_argument, NULL, OPT_PRESENT},
+	    {"quiet", no_argument, NULL, OPT_QUIET},
+	    {"records", required_argument, NULL, OPT_RECORDS},
+	    {"rttime-ms", required_argument, NULL, OPT_RTTIME},
+	    {"seed", required_argument, NULL, OPT_SEED},
+	    {"test-garbage", required_argument, NULL, OPT_GARBAGE},
+	    {"test-runaway", required_argument, NULL, OPT_RUNAWAY},
+	    {"test-work-scale", required_argument, NULL, OPT_WORK_SCALE},
+	    {"timeout-ms", required_argument, NULL, OPT_TIMEOUT},
+	    {"trace", required_argument, NULL, OPT_TRACE},
+	    {"trace-events", required_argument, NULL, OPT_TRACE_EVENTS},
+	    {"trace-marker", no_argument, NULL, OPT_TRACE_MARKER},
+	    {"warmup", required_argument, NULL, OPT_WARMUP},
+	    {"work", required_argument, NULL, OPT_WORK},
+	    {NULL, 0, NULL, 0},
 	};
 	char err[512];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -206,14 +248,17 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			int m = il_attrib_mode_parse(optarg);
 
 			if (m < 0)
-				rc = usage_error("--attribution: unknown mode '%s' (use auto, on or off)", optarg);
+				rc = usage_error(
+				    "--attribution: unknown mode '%s' (use auto, on or off)",
+				    optarg);
 			else
 				o->attribution = (enum il_attrib_mode)m;
 			break;
 		}
 		case OPT_BACKGROUND:
 			if (!*optarg)
-				rc = usage_error("--background needs a command (e.g. \"stress-ng --cpu 2\")");
+				rc = usage_error(
+				    "--background needs a command (e.g. \"stress-ng --cpu 2\")");
 			o->background = optarg;
 			break;
 		case OPT_DURATION:
@@ -233,7 +278,8 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			break;
 		case OPT_HOG:
 			/* `--hog`, `--hog=N` and `--hog N` all work. */
-			if (!optarg && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9')
+			if (!optarg && optind < argc && argv[optind][0] >= '0' &&
+			    argv[optind][0] <= '9')
 				optarg = argv[optind++];
 			if (optarg)
 				rc = num("hog", optarg, 1, 1024, &o->hog_threads);
@@ -250,8 +296,10 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 				if (strcmp(optarg, il_hog_mode_name_of((enum il_hog_mode)i)) == 0)
 					m = i;
 			if (m < 0)
-				rc = usage_error("--hog-mode: unknown mode '%s' (use js, js-bursty, busy "
-						 "or bursty)", optarg);
+				rc = usage_error(
+				    "--hog-mode: unknown mode '%s' (use js, js-bursty, busy "
+				    "or bursty)",
+				    optarg);
 			else
 				o->hog_mode = (enum il_hog_mode)m;
 			break;
@@ -274,7 +322,8 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			if (rc == -EINVAL)
 				rc = usage_error("--interval-ms: '%s' is not a number", optarg);
 			else if (rc < 0)
-				rc = usage_error("--interval-ms: %s is out of range (0.1..600000)", optarg);
+				rc = usage_error("--interval-ms: %s is out of range (0.1..600000)",
+						 optarg);
 			else
 				o->interval_us = (uint64_t)(ms * 1000 + 0.5);
 			break;
@@ -290,7 +339,8 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 
 			/* tas is lock-bench's baseline, not a lock for the chain's queues. */
 			if (k < 0 || k == IL_LOCK_TAS)
-				rc = usage_error("--lock: unknown lock '%s' (use pthread, adaptive-np, il-none or il-bpf)",
+				rc = usage_error("--lock: unknown lock '%s' (use pthread, "
+						 "adaptive-np, il-none or il-bpf)",
 						 optarg);
 			else
 				o->lock = (enum il_lock_kind)k;
@@ -319,7 +369,9 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			int t = il_chain_thread_parse(optarg);
 
 			if (t < 0)
-				rc = usage_error("--test-runaway: unknown thread '%s' (e.g. render:main)", optarg);
+				rc = usage_error(
+				    "--test-runaway: unknown thread '%s' (e.g. render:main)",
+				    optarg);
 			else
 				o->test.runaway_thread = t;
 			break;
@@ -328,7 +380,8 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			int p = il_chain_proc_parse(optarg);
 
 			if (p < 0)
-				rc = usage_error("--test-garbage: unknown child '%s' (browser-sim, render-sim, viz-sim or il-workload)",
+				rc = usage_error("--test-garbage: unknown child '%s' (browser-sim, "
+						 "render-sim, viz-sim or il-workload)",
 						 optarg);
 			else
 				o->test.garbage_proc = p;
@@ -360,7 +413,9 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			break;
 		case OPT_WORK_SCALE:
 			if (il_parse_double(optarg, 0.01, 100, &o->test.work_scale) < 0)
-				rc = usage_error("--test-work-scale: '%s' is not a number from 0.01 to 100", optarg);
+				rc = usage_error(
+				    "--test-work-scale: '%s' is not a number from 0.01 to 100",
+				    optarg);
 			break;
 		case OPT_HELP:
 			print_help();
@@ -369,7 +424,8 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			rc = usage_error("%s needs a value", argv[optind - 1]);
 			break;
 		default:
-			rc = usage_error("unknown option '%s' (see inputlat run --help)", argv[optind - 1]);
+			rc = usage_error("unknown option '%s' (see inputlat run --help)",
+					 argv[optind - 1]);
 			break;
 		}
 	}

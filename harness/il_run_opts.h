@@ -32,8 +32,8 @@ static inline bool il_hog_mode_is_js(enum il_hog_mode m)
 }
 
 struct il_run_opts {
-	uint64_t events; /* measured mouse-downs */
-	uint64_t warmup; /* mouse-downs before them, kept out of every statistic */
+	uint64_t events;      /* measured mouse-downs */
+	uint64_t warmup;      /* mouse-downs before them, kept out of every statistic */
 	uint64_t interval_us; /* --interval-ms, which takes decimals down to 0.1 */
 	uint64_t timeout_ms;
 	uint64_t duration_ms; /* run at least this long (0: until the events are done) */

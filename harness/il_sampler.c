@@ -51,13 +51,16 @@ struct il_sampler *il_sampler_new(const cJSON *threads, int nr_cpus, size_t max_
 	if (!s)
 		return NULL;
 	s->nr_cpus = nr_cpus > 0 ? nr_cpus : 1;
-	cJSON_ArrayForEach(t, threads) {
-		const char *role = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "role"));
+	cJSON_ArrayForEach (t, threads) {
+		const char *role =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "role"));
 
 		if (!role || s->n >= MAX_TRACKED || (strcmp(role, "canary") && strcmp(role, "js")))
 			continue;
-		s->t[s->n].pid = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "pid"));
-		s->t[s->n].tid = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "tid"));
+		s->t[s->n].pid =
+		    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "pid"));
+		s->t[s->n].tid =
+		    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "tid"));
 		s->t[s->n].is_canary = strcmp(role, "canary") == 0;
 		s->nhogs += !s->t[s->n].is_canary;
 		read_schedstat(&s->t[s->n], &s->t[s->n].on_cpu_ns, &s->t[s->n].wait_ns);
@@ -83,7 +86,8 @@ void il_sampler_free(struct il_sampler *s)
 static void add(struct il_sampler *s, uint64_t ts, const char *name, double v)
 {
 	if (s->nctr < s->cap)
-		s->ctr[s->nctr++] = (struct il_trace_counter){ .ts_ns = ts, .name = name, .value = v };
+		s->ctr[s->nctr++] =
+		    (struct il_trace_counter){.ts_ns = ts, .name = name, .value = v};
 }
 
 void il_sampler_tick(struct il_sampler *s, uint64_t now_ns)
@@ -109,9 +113,11 @@ void il_sampler_tick(struct il_sampler *s, uint64_t now_ns)
 	}
 	if (s->last_ns && wall) {
 		if (have_canary)
-			add(s, now_ns, CANARY_WAIT, (double)canary_wait / 1e6 * (1e8 / (double)wall));
+			add(s, now_ns, CANARY_WAIT,
+			    (double)canary_wait / 1e6 * (1e8 / (double)wall));
 		if (s->nhogs)
-			add(s, now_ns, HOG_SHARE, 100.0 * (double)hog_cpu / ((double)wall * s->nr_cpus));
+			add(s, now_ns, HOG_SHARE,
+			    100.0 * (double)hog_cpu / ((double)wall * s->nr_cpus));
 	}
 	s->last_ns = now_ns;
 }

@@ -44,7 +44,7 @@ int il_proc_spawn(uv_loop_t *loop, struct il_proc *p, const char *dir, const cha
 		  char *const *args, const int *fds, int nfds, int ctl_fd,
 		  const struct il_proc_events *ev, void *data)
 {
-	uv_process_options_t opt = { 0 };
+	uv_process_options_t opt = {0};
 	uv_stdio_container_t stdio[IL_CHILD_MAX_FDS];
 	char path[4200];
 	char *argv[64];
@@ -124,7 +124,8 @@ void il_proc_describe_exit(const struct il_proc *p, char *buf, size_t len)
 	if (!p->exited)
 		snprintf(buf, len, "still running");
 	else if (p->term_signal)
-		snprintf(buf, len, "killed by signal %d (%s)", p->term_signal, strsignal(p->term_signal));
+		snprintf(buf, len, "killed by signal %d (%s)", p->term_signal,
+			 strsignal(p->term_signal));
 	else
 		snprintf(buf, len, "exit status %lld", (long long)p->exit_status);
 }

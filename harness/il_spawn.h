@@ -33,8 +33,8 @@ struct il_proc {
 	void *data;
 	int pid;
 	bool spawned, exited, ready;
-	bool ctl_eof; /* its control channel read to the end */
-	bool started;	     /* answered the ping sent right after "start" */
+	bool ctl_eof;	    /* its control channel read to the end */
+	bool started;	    /* answered the ping sent right after "start" */
 	uint64_t start_seq; /* that ping's seq */
 	int64_t exit_status;
 	int term_signal;

@@ -154,7 +154,7 @@ static int guard_close(void *cookie)
 
 static FILE *guard(FILE *f, int fd, bool always)
 {
-	cookie_io_functions_t io = { .write = guard_write, .close = guard_close };
+	cookie_io_functions_t io = {.write = guard_write, .close = guard_close};
 	bool tty = isatty(fd);
 	struct guard *g;
 	FILE *nf;

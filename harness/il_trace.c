@@ -170,7 +170,7 @@ static void note_tid(struct il_trace_writer *w, int tid, int hop)
 			return;
 		}
 	if (w->nseen < MAX_TIDS)
-		w->seen[w->nseen++] = (struct seen_tid){ tid, hop };
+		w->seen[w->nseen++] = (struct seen_tid){tid, hop};
 }
 
 static int first_hop_of(const struct il_trace_writer *w, int tid)
@@ -213,7 +213,8 @@ int il_trace_add(struct il_trace_writer *w, const struct il_msg *m,
 		pid = t ? t->pid : tid;
 		note_tid(w, tid, k);
 		ts = rel_us(w, m->stamp_ns[k]);
-		dur = m->end_ns[k] > m->stamp_ns[k] ? (double)(m->end_ns[k] - m->stamp_ns[k]) / 1e3 : 0;
+		dur = m->end_ns[k] > m->stamp_ns[k] ? (double)(m->end_ns[k] - m->stamp_ns[k]) / 1e3
+						    : 0;
 		/* The flip is an instant; a tiny slice keeps it visible and flow-bindable. */
 		if (k == IL_STAMP_PRESENTED && dur == 0)
 			dur = 1;
@@ -225,7 +226,8 @@ int il_trace_add(struct il_trace_writer *w, const struct il_msg *m,
 		fputs(",\"args\":{", w->f);
 		fprintf(w->f, "\"event_id\":%llu,\"hop\":%d", (unsigned long long)m->event_id, k);
 		if (k > 0 && m->stamp_ns[k - 1] && m->end_ns[k - 1])
-			key_num(w, "queue_us", ((double)m->stamp_ns[k] - (double)m->end_ns[k - 1]) / 1e3);
+			key_num(w, "queue_us",
+				((double)m->stamp_ns[k] - (double)m->end_ns[k - 1]) / 1e3);
 		fputs("}}", w->f);
 
 		/*
@@ -274,7 +276,8 @@ int il_trace_add_cpu_slice(struct il_trace_writer *w, int cpu, uint64_t start_ns
 	return 0;
 }
 
-static void meta_str(struct il_trace_writer *w, const char *what, int pid, int tid, const char *name)
+static void meta_str(struct il_trace_writer *w, const char *what, int pid, int tid,
+		     const char *name)
 {
 	ev_begin(w, "M", what, pid, tid);
 	fputs(",\"args\":{\"name\":", w->f);
@@ -349,12 +352,14 @@ static void write_metadata(struct il_trace_writer *w, const struct il_trace_thre
 			continue;
 		snprintf(name, sizeof(name), "CPU %d", c);
 		meta_str(w, "process_name", CPU_TRACK_PID + c, CPU_TRACK_PID + c, name);
-		meta_sort(w, "process_sort_index", CPU_TRACK_PID + c, CPU_TRACK_PID + c, IL_NSTAMPS + 1 + c);
+		meta_sort(w, "process_sort_index", CPU_TRACK_PID + c, CPU_TRACK_PID + c,
+			  IL_NSTAMPS + 1 + c);
 		meta_str(w, "thread_name", CPU_TRACK_PID + c, CPU_TRACK_PID + c, "what ran");
 	}
 }
 
-static void write_counters(struct il_trace_writer *w, const struct il_trace_counter *ctr, size_t nctr)
+static void write_counters(struct il_trace_writer *w, const struct il_trace_counter *ctr,
+			   size_t nctr)
 {
 	int self = (int)getpid();
 
@@ -384,7 +389,8 @@ int il_trace_close(struct il_trace_writer *w, const struct il_trace_thread *thre
 	}
 	write_metadata(w, threads, nthreads, nctr > 0);
 	write_counters(w, ctr, nctr);
-	fputs("],\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"inputlat\",\"mouse_downs\":",
+	fputs("],\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"inputlat\",\"mouse_"
+	      "downs\":",
 	      w->f);
 	fprintf(w->f, "%zu,\"clock\":\"CLOCK_MONOTONIC\",\"t0_monotonic_ns\":%llu}}\n", w->nevents,
 		(unsigned long long)w->t0_ns);

@@ -26,7 +26,7 @@ static struct {
 	_Atomic pid_t pids[MAX_PIDS];
 	_Atomic int pidfds[MAX_PIDS]; /* -1: none (old kernel): kill by pid */
 	_Atomic int npids;
-} wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} wd = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void kill_children(void);
 
@@ -38,7 +38,7 @@ static void kill_children(void);
  */
 static void demote_loop(void)
 {
-	struct sched_param sp = { .sched_priority = 0 };
+	struct sched_param sp = {.sched_priority = 0};
 
 	if (wd.loop_tid > 0)
 		sched_setscheduler(wd.loop_tid, SCHED_OTHER, &sp);
@@ -46,7 +46,8 @@ static void demote_loop(void)
 
 static void expire(void)
 {
-	static const char msg[] = "inputlat: watchdog: the run outlived its time bound; killing children\n";
+	static const char msg[] =
+	    "inputlat: watchdog: the run outlived its time bound; killing children\n";
 	static const char knob_msg[] = "inputlat: watchdog: putting the system knobs back\n";
 	if (write(2, msg, sizeof(msg) - 1) < 0) {
 		/* nothing more we can do about stderr */
@@ -88,7 +89,8 @@ static void *watchdog_main(void *arg)
 	pthread_mutex_lock(&wd.lock);
 	while (!wd.stop) {
 		uint64_t now = il_now_ns();
-		uint64_t until = wd.kill_ns && wd.kill_ns < wd.deadline_ns ? wd.kill_ns : wd.deadline_ns;
+		uint64_t until =
+		    wd.kill_ns && wd.kill_ns < wd.deadline_ns ? wd.kill_ns : wd.deadline_ns;
 		struct timespec ts = il_ns_to_ts(until);
 
 		if (now >= wd.deadline_ns)
@@ -122,7 +124,7 @@ int il_watchdog_start(uint64_t bound_ns, const struct il_knob_report *knobs)
 {
 	pthread_condattr_t ca;
 	pthread_attr_t attr;
-	struct sched_param sp = { .sched_priority = IL_WATCHDOG_PRIO };
+	struct sched_param sp = {.sched_priority = IL_WATCHDOG_PRIO};
 	int rc;
 
 	pthread_condattr_init(&ca);

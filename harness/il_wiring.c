@@ -205,14 +205,15 @@ int il_wiring_start(struct il_run *r, char *err, size_t errlen)
 	for (int p = 0; p < IL_PROC_COUNT; p++) {
 		const char *prog = il_chain_proc(p)->program;
 		int share = il_lock_kind_share_fd(r->o->lock);
-		struct args a = { 0 };
+		struct args a = {0};
 
 		/* First on the channel, before the child reads any frame: the
 		 * lock's on-CPU records (SCM_RIGHTS), one BPF program per run. */
 		if (share >= 0 && il_chain_proc(p)->in_chain) {
 			rc = il_ctl_send_fd(m.ctl[p], share);
 			if (rc < 0) {
-				snprintf(err, errlen, "handing the on-CPU map to %s: %s", prog, strerror(-rc));
+				snprintf(err, errlen, "handing the on-CPU map to %s: %s", prog,
+					 strerror(-rc));
 				goto out;
 			}
 		}

@@ -8,16 +8,16 @@
 #include "il_term.h"
 
 const struct il_cmd il_cmds[] = {
-	{ "run", "pass mouse-downs through the chain and report latency (run --help)", il_cmd_run },
-	{ "policies", "list the built-in policies; `policies show NAME` prints one", il_cmd_policies },
-	{ "check", "what this machine can do (RT, deadline, fair server, uinput, DRM, BPF)",
-	  il_cmd_check },
-	{ "restore", "put back system knobs a crashed run left changed", il_cmd_restore },
-	{ "compare", "two run JSON files side by side with ratios and a verdict", il_cmd_compare },
-	{ "explain", "why a run's hops took what they took (kernel attribution), rtla-style",
-	  il_cmd_explain },
-	{ "reproduce", "rerun the four claims of the ChromeOS RT experiment", il_cmd_reproduce },
-	{ NULL, NULL, NULL },
+    {"run", "pass mouse-downs through the chain and report latency (run --help)", il_cmd_run},
+    {"policies", "list the built-in policies; `policies show NAME` prints one", il_cmd_policies},
+    {"check", "what this machine can do (RT, deadline, fair server, uinput, DRM, BPF)",
+     il_cmd_check},
+    {"restore", "put back system knobs a crashed run left changed", il_cmd_restore},
+    {"compare", "two run JSON files side by side with ratios and a verdict", il_cmd_compare},
+    {"explain", "why a run's hops took what they took (kernel attribution), rtla-style",
+     il_cmd_explain},
+    {"reproduce", "rerun the four claims of the ChromeOS RT experiment", il_cmd_reproduce},
+    {NULL, NULL, NULL},
 };
 
 static void usage(FILE *f)

@@ -9,7 +9,7 @@
 
 int il_input_spec_parse(const char *s, struct il_input_spec *out, char *err, size_t errlen)
 {
-	struct il_input_spec spec = { 0 };
+	struct il_input_spec spec = {0};
 	const char *arg = NULL;
 
 	if (!s) {
@@ -28,7 +28,8 @@ int il_input_spec_parse(const char *s, struct il_input_spec *out, char *err, siz
 		arg = s + 7;
 	} else {
 		snprintf(err, errlen,
-			 "--input: unknown source '%s' (use synthetic, uinput, evdev:/dev/input/eventN or replay:FILE)",
+			 "--input: unknown source '%s' (use synthetic, uinput, "
+			 "evdev:/dev/input/eventN or replay:FILE)",
 			 s);
 		return -EINVAL;
 	}

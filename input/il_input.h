@@ -49,8 +49,8 @@ struct il_injector;
  * to browser-sim (ownership stays with the caller). For evdev sources there
  * is no injector: *out is set to NULL and 0 returned.
  */
-int il_injector_open(const struct il_input_spec *spec, int synth_fd,
-		     struct il_injector **out, char *err, size_t errlen);
+int il_injector_open(const struct il_input_spec *spec, int synth_fd, struct il_injector **out,
+		     char *err, size_t errlen);
 void il_injector_free(struct il_injector *inj);
 
 /*

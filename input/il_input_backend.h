@@ -58,8 +58,8 @@ struct il_input_reader {
  */
 
 /* Lead: the synthetic pipe source (il_input_synth.c). */
-int il_injector_open_synth(const struct il_input_spec *spec, int synth_fd,
-			   struct il_injector **out, char *err, size_t errlen);
+int il_injector_open_synth(const struct il_input_spec *spec, int synth_fd, struct il_injector **out,
+			   char *err, size_t errlen);
 int il_reader_open_synth(const struct il_input_spec *spec, int synth_fd,
 			 struct il_input_reader **out, char *err, size_t errlen);
 

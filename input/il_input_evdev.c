@@ -22,21 +22,21 @@
 #include "il_input_backend.h"
 #include "il_parse.h"
 
-#define SYS_INPUT "/sys/class/input"
+#define SYS_INPUT    "/sys/class/input"
 #define WAIT_STEP_MS 10
 
 struct evdev_reader {
 	struct il_input_reader base; /* first: the dispatcher casts */
 	struct libevdev *dev;
 	int fd;
-	bool press_pending;   /* BTN_LEFT 1 seen, SYN_REPORT not yet */
-	uint64_t press_ns;    /* kernel timestamp of that BTN_LEFT 1 */
-	uint64_t invalid;     /* SYN_DROPPED and events we cannot use */
+	bool press_pending; /* BTN_LEFT 1 seen, SYN_REPORT not yet */
+	uint64_t press_ns;  /* kernel timestamp of that BTN_LEFT 1 */
+	uint64_t invalid;   /* SYN_DROPPED and events we cannot use */
 };
 
 static void sleep_ms(unsigned ms)
 {
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)ms * 1000000L };
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)ms * 1000000L};
 	nanosleep(&ts, NULL);
 }
 
@@ -77,7 +77,8 @@ static int find_by_name(const char *name, char *path, size_t len)
 		    il_parse_u64(e->d_name + 5, 0, INT32_MAX, &n) < 0)
 			continue;
 		snprintf(attr, sizeof(attr), SYS_INPUT "/%s/device/name", e->d_name);
-		if (read_attr(attr, val, sizeof(val)) == 0 && strcmp(val, name) == 0 && (long)n > best)
+		if (read_attr(attr, val, sizeof(val)) == 0 && strcmp(val, name) == 0 &&
+		    (long)n > best)
 			best = (long)n;
 	}
 	closedir(d);
@@ -114,8 +115,10 @@ static int open_node(const struct il_input_spec *spec, unsigned wait_ms, char *p
 			/* Said without il_file_kind: tests/vm/run builds this
 			 * file alone into vm_test_uinput. */
 			if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISCHR(st.st_mode)) {
-				snprintf(err, errlen, "%s: not a character device, so not an "
-					 "input device node", path);
+				snprintf(err, errlen,
+					 "%s: not a character device, so not an "
+					 "input device node",
+					 path);
 				close(fd);
 				return -ENOTTY;
 			}
@@ -129,8 +132,9 @@ static int open_node(const struct il_input_spec *spec, unsigned wait_ms, char *p
 		waited += WAIT_STEP_MS;
 	}
 	if (by_name && rc == -ENOENT)
-		snprintf(err, errlen, "uinput: no input device named \"%s\" under " SYS_INPUT
-			 " after %u ms", IL_UINPUT_NAME, wait_ms);
+		snprintf(err, errlen,
+			 "uinput: no input device named \"%s\" under " SYS_INPUT " after %u ms",
+			 IL_UINPUT_NAME, wait_ms);
 	else if (rc == -EACCES || rc == -EPERM)
 		snprintf(err, errlen, "%s: %s: reading input devices needs root or the input group",
 			 path, strerror(-rc));
@@ -228,10 +232,10 @@ static void evdev_free(struct il_input_reader *base)
 }
 
 static const struct il_input_reader_ops evdev_ops = {
-	.fd = evdev_fd,
-	.dispatch = evdev_dispatch,
-	.invalid_events = evdev_invalid,
-	.free = evdev_free,
+    .fd = evdev_fd,
+    .dispatch = evdev_dispatch,
+    .invalid_events = evdev_invalid,
+    .free = evdev_free,
 };
 
 /* Opens, checks and grabs the node; shared by the reader and the check. */
@@ -277,7 +281,7 @@ static int open_device(const struct il_input_spec *spec, unsigned wait_ms, bool 
 
 int il_input_check_evdev(const struct il_input_spec *spec, char *err, size_t errlen)
 {
-	struct evdev_reader r = { .fd = -1 };
+	struct evdev_reader r = {.fd = -1};
 	int rc = open_device(spec, 0, false, &r, err, errlen);
 
 	libevdev_free(r.dev);

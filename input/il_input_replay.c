@@ -36,7 +36,7 @@ struct replay_injector {
 	struct il_injector *synth;
 	struct replay_click *clicks;
 	size_t n_clicks;
-	size_t pressed;          /* presses made so far; the last one played clicks[pressed - 1] */
+	size_t pressed; /* presses made so far; the last one played clicks[pressed - 1] */
 };
 
 void il_evemu_free(struct il_evemu *rec)
@@ -149,8 +149,10 @@ int il_evemu_parse(const char *path, struct il_evemu **out, char *err, size_t er
 	if (fd < 0) {
 		rc = fd;
 		if (rc == -EINVAL || rc == -EISDIR)
-			snprintf(err, errlen, "%s: %s, not a regular file (want an evemu-record "
-				 "file)", path, why);
+			snprintf(err, errlen,
+				 "%s: %s, not a regular file (want an evemu-record "
+				 "file)",
+				 path, why);
 		else
 			snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		goto out;
@@ -178,8 +180,9 @@ int il_evemu_parse(const char *path, struct il_evemu **out, char *err, size_t er
 		if (ftell(f) - at != (long)strlen(line) || ftell(f) > EVEMU_MAX_BYTES) {
 			rc = -EINVAL;
 			snprintf(err, errlen, "%s:%u: %s", path, lineno,
-				 ftell(f) > EVEMU_MAX_BYTES ? "file grew past its size limit"
-							    : "a NUL byte: not an evemu-record text file");
+				 ftell(f) > EVEMU_MAX_BYTES
+				     ? "file grew past its size limit"
+				     : "a NUL byte: not an evemu-record text file");
 			goto out;
 		}
 		line[strcspn(line, "\r\n")] = '\0';
@@ -199,16 +202,19 @@ int il_evemu_parse(const char *path, struct il_evemu **out, char *err, size_t er
 		} else if (line[0] == 'E') {
 			struct il_evemu_event ev;
 			rc = parse_event(body, &ev);
-			if (rc == 0 && rec->n_events && ev.time_us < rec->events[rec->n_events - 1].time_us)
+			if (rc == 0 && rec->n_events &&
+			    ev.time_us < rec->events[rec->n_events - 1].time_us)
 				rc = -EINVAL; /* time must not go backwards */
 			if (rc == 0)
 				rc = push_event(rec, &cap, &ev);
 		}
 		/* P:, B:, A:, S:, L: describe the device; replay does not need them. */
 		if (rc < 0) {
-			snprintf(err, errlen, "%s:%u: bad %c: line (want %s)", path, lineno, line[0],
+			snprintf(err, errlen, "%s:%u: bad %c: line (want %s)", path, lineno,
+				 line[0],
 				 line[0] == 'I' ? "four hex numbers: bus vendor product version"
-						: "E: <sec>.<usec> <type hex> <code hex> <value>, time not decreasing");
+						: "E: <sec>.<usec> <type hex> <code hex> <value>, "
+						  "time not decreasing");
 			goto out;
 		}
 	}
@@ -346,8 +352,8 @@ static bool replay_next_delay(struct il_injector *inj, uint64_t default_ns, uint
 
 	if (k >= r->n_clicks)
 		return false;
-	*delay_ns = k == 0 ? default_ns
-			   : (r->clicks[k].press_us - r->clicks[k - 1].press_us) * 1000ull;
+	*delay_ns =
+	    k == 0 ? default_ns : (r->clicks[k].press_us - r->clicks[k - 1].press_us) * 1000ull;
 	return true;
 }
 
@@ -372,12 +378,12 @@ static void replay_free(struct il_injector *inj)
 }
 
 static const struct il_injector_ops replay_ops = {
-	.press = replay_press,
-	.release = replay_release,
-	.next_delay = replay_next_delay,
-	.hold_ns = replay_hold_ns,
-	.devnode = NULL,
-	.free = replay_free,
+    .press = replay_press,
+    .release = replay_release,
+    .next_delay = replay_next_delay,
+    .hold_ns = replay_hold_ns,
+    .devnode = NULL,
+    .free = replay_free,
 };
 
 int il_injector_open_replay(const struct il_input_spec *spec, int synth_fd,

@@ -23,7 +23,8 @@ struct synth_injector {
 	int fd;
 };
 
-static void fill_event(struct input_event *ev, uint64_t ns, uint16_t type, uint16_t code, int32_t value)
+static void fill_event(struct input_event *ev, uint64_t ns, uint16_t type, uint16_t code,
+		       int32_t value)
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->input_event_sec = (time_t)(ns / 1000000000ull);
@@ -78,16 +79,16 @@ static void synth_injector_free(struct il_injector *inj)
 }
 
 static const struct il_injector_ops synth_injector_ops = {
-	.press = synth_press,
-	.release = synth_release,
-	.next_delay = synth_next_delay,
-	.hold_ns = synth_hold_ns,
-	.devnode = NULL,
-	.free = synth_injector_free,
+    .press = synth_press,
+    .release = synth_release,
+    .next_delay = synth_next_delay,
+    .hold_ns = synth_hold_ns,
+    .devnode = NULL,
+    .free = synth_injector_free,
 };
 
-int il_injector_open_synth(const struct il_input_spec *spec, int synth_fd,
-			   struct il_injector **out, char *err, size_t errlen)
+int il_injector_open_synth(const struct il_input_spec *spec, int synth_fd, struct il_injector **out,
+			   char *err, size_t errlen)
 {
 	struct synth_injector *s;
 
@@ -188,10 +189,10 @@ static void synth_reader_free(struct il_input_reader *r)
 }
 
 static const struct il_input_reader_ops synth_reader_ops = {
-	.fd = synth_reader_fd,
-	.dispatch = synth_dispatch,
-	.invalid_events = synth_reader_invalid,
-	.free = synth_reader_free,
+    .fd = synth_reader_fd,
+    .dispatch = synth_dispatch,
+    .invalid_events = synth_reader_invalid,
+    .free = synth_reader_free,
 };
 
 int il_reader_open_synth(const struct il_input_spec *spec, int synth_fd,

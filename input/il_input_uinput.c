@@ -31,7 +31,8 @@ int il_input_check_uinput(const struct il_input_spec *spec, char *err, size_t er
 	(void)spec;
 	if (access(UINPUT_PATH, F_OK) != 0) {
 		snprintf(err, errlen,
-			 "%s missing: kernel built without CONFIG_INPUT_UINPUT (or module uinput not loaded)",
+			 "%s missing: kernel built without CONFIG_INPUT_UINPUT (or module uinput "
+			 "not loaded)",
 			 UINPUT_PATH);
 		return -ENODEV;
 	}
@@ -112,12 +113,12 @@ static void uinput_free(struct il_injector *inj)
 }
 
 static const struct il_injector_ops uinput_ops = {
-	.press = uinput_press,
-	.release = uinput_release,
-	.next_delay = uinput_next_delay,
-	.hold_ns = uinput_hold_ns,
-	.devnode = uinput_devnode,
-	.free = uinput_free,
+    .press = uinput_press,
+    .release = uinput_release,
+    .next_delay = uinput_next_delay,
+    .hold_ns = uinput_hold_ns,
+    .devnode = uinput_devnode,
+    .free = uinput_free,
 };
 
 int il_injector_open_uinput(const struct il_input_spec *spec, int synth_fd,
@@ -142,7 +143,7 @@ int il_injector_open_uinput(const struct il_input_spec *spec, int synth_fd,
 	/* A plain two-button relative mouse, as the kernel's hid-generic makes. */
 	libevdev_set_name(dev, IL_UINPUT_NAME);
 	libevdev_set_id_bustype(dev, BUS_VIRTUAL);
-	libevdev_set_id_vendor(dev, 0x1d6b); /* Linux Foundation */
+	libevdev_set_id_vendor(dev, 0x1d6b);  /* Linux Foundation */
 	libevdev_set_id_product(dev, 0x696c); /* "il" */
 	libevdev_enable_event_type(dev, EV_REL);
 	libevdev_enable_event_code(dev, EV_REL, REL_X, NULL);

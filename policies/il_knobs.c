@@ -27,12 +27,12 @@
 #include "il_parse.h"
 #include "il_sysinfo.h"
 
-#define RT_RUNTIME IL_SYSINFO_RT_RUNTIME
-#define RT_PERIOD IL_SYSINFO_RT_PERIOD
-#define FS_DIR IL_SYSINFO_FAIR_SERVER
-#define STATE_VERSION 1
+#define RT_RUNTIME	IL_SYSINFO_RT_RUNTIME
+#define RT_PERIOD	IL_SYSINFO_RT_PERIOD
+#define FS_DIR		IL_SYSINFO_FAIR_SERVER
+#define STATE_VERSION	1
 #define STATE_MAX_BYTES 65536
-#define LOCK_MAX_BYTES 4096
+#define LOCK_MAX_BYTES	4096
 /* A state directory path fits il_knob_report.state_path with the file name. */
 #define STATE_DIR_MAX 240
 
@@ -60,10 +60,13 @@ const char *il_knobs_state_dir(void)
 static void busy_msg(char *err, size_t errlen, long pid)
 {
 	if (pid > 0)
-		snprintf(err, errlen, "system knobs are held by running inputlat pid %ld "
-			 "(lock " IL_KNOBS_LOCK_PATH "); wait for it to end", pid);
+		snprintf(err, errlen,
+			 "system knobs are held by running inputlat pid %ld "
+			 "(lock " IL_KNOBS_LOCK_PATH "); wait for it to end",
+			 pid);
 	else
-		snprintf(err, errlen, "system knobs are held by another running inputlat "
+		snprintf(err, errlen,
+			 "system knobs are held by another running inputlat "
 			 "(lock " IL_KNOBS_LOCK_PATH "); wait for it to end");
 }
 
@@ -171,8 +174,10 @@ static int open_state_dir(const char *dir, bool create, char *err, size_t errlen
 	struct stat st;
 	if (fstat(dfd, &st) != 0 || (st.st_uid != 0 && st.st_uid != geteuid()) ||
 	    (st.st_mode & 022)) {
-		snprintf(err, errlen, "state directory %s is writable by others or not "
-			 "owned by root or us: refusing it", dir);
+		snprintf(err, errlen,
+			 "state directory %s is writable by others or not "
+			 "owned by root or us: refusing it",
+			 dir);
 		close(dfd);
 		return -EPERM;
 	}
@@ -181,7 +186,7 @@ static int open_state_dir(const char *dir, bool create, char *err, size_t errlen
 
 static int parse_state(const char *text, struct state *out)
 {
-	struct state st = { 0 };
+	struct state st = {0};
 	int r = -EINVAL;
 	cJSON *root = cJSON_Parse(text);
 	if (!root)
@@ -197,7 +202,7 @@ static int parse_state(const char *text, struct state *out)
 		goto out;
 	st.pid = (long)pid->valuedouble;
 	cJSON *k;
-	cJSON_ArrayForEach(k, knobs) {
+	cJSON_ArrayForEach (k, knobs) {
 		cJSON *path = cJSON_GetObjectItemCaseSensitive(k, "path");
 		cJSON *orig = cJSON_GetObjectItemCaseSensitive(k, "original");
 		cJSON *appl = cJSON_GetObjectItemCaseSensitive(k, "applied");
@@ -229,18 +234,20 @@ static int load_state(int dfd, const char *dir, struct state *st, char *err, siz
 	if (fd < 0) {
 		int e = errno;
 		if (e != ENOENT)
-			snprintf(err, errlen, "%s/" IL_KNOBS_STATE_FILE ": %s%s", dir,
-				 strerror(e), e == ELOOP ? " (refusing a symlink)" : "");
+			snprintf(err, errlen, "%s/" IL_KNOBS_STATE_FILE ": %s%s", dir, strerror(e),
+				 e == ELOOP ? " (refusing a symlink)" : "");
 		return -e;
 	}
 	struct stat sb;
 	char *text = NULL;
 	int r = -EINVAL;
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-	    (sb.st_uid != 0 && sb.st_uid != geteuid()) || (sb.st_mode & 022) ||
-	    sb.st_size <= 0 || sb.st_size > STATE_MAX_BYTES) {
-		snprintf(err, errlen, "%s/" IL_KNOBS_STATE_FILE ": not a regular file owned "
-			 "by root or us, or writable by others: refusing it", dir);
+	    (sb.st_uid != 0 && sb.st_uid != geteuid()) || (sb.st_mode & 022) || sb.st_size <= 0 ||
+	    sb.st_size > STATE_MAX_BYTES) {
+		snprintf(err, errlen,
+			 "%s/" IL_KNOBS_STATE_FILE ": not a regular file owned "
+			 "by root or us, or writable by others: refusing it",
+			 dir);
 		r = -EPERM;
 		goto out;
 	}
@@ -251,8 +258,10 @@ static int load_state(int dfd, const char *dir, struct state *st, char *err, siz
 	}
 	ssize_t n = read(fd, text, (size_t)sb.st_size);
 	if (n != sb.st_size || parse_state(text, st) != 0) {
-		snprintf(err, errlen, "%s/" IL_KNOBS_STATE_FILE ": unreadable or not an "
-			 "inputlat state file; check the knobs and remove it by hand", dir);
+		snprintf(err, errlen,
+			 "%s/" IL_KNOBS_STATE_FILE ": unreadable or not an "
+			 "inputlat state file; check the knobs and remove it by hand",
+			 dir);
 		r = -EINVAL;
 		goto out;
 	}
@@ -302,8 +311,8 @@ out:
 }
 
 /* Writes the state file whole or not at all, and never over another's. */
-static int write_state(int dfd, const char *dir, const struct il_knob_change *ch,
-		       size_t n, char *err, size_t errlen)
+static int write_state(int dfd, const char *dir, const struct il_knob_change *ch, size_t n,
+		       char *err, size_t errlen)
 {
 	char tmp[64];
 	snprintf(tmp, sizeof(tmp), ".knobs.state.%ld", (long)getpid());
@@ -332,7 +341,8 @@ static int write_state(int dfd, const char *dir, const struct il_knob_change *ch
 		if (r == -EEXIST) {
 			/* The lock holder repaired any dead run's file: this one
 			 * belongs to a run that does not take the lock. */
-			snprintf(err, errlen, "%s/" IL_KNOBS_STATE_FILE " is in the way (an inputlat "
+			snprintf(err, errlen,
+				 "%s/" IL_KNOBS_STATE_FILE " is in the way (an inputlat "
 				 "run without the machine lock?); check it with 'inputlat restore'",
 				 dir);
 			r = -EBUSY;
@@ -399,7 +409,8 @@ static int plan_rt(const struct il_knob_settings *k, struct plan *p, char *err, 
 {
 	int64_t cur_r, cur_p;
 	int r;
-	if ((r = il_sysinfo_read_i64(RT_RUNTIME, &cur_r)) || (r = il_sysinfo_read_i64(RT_PERIOD, &cur_p))) {
+	if ((r = il_sysinfo_read_i64(RT_RUNTIME, &cur_r)) ||
+	    (r = il_sysinfo_read_i64(RT_PERIOD, &cur_p))) {
 		snprintf(err, errlen, "cannot read " RT_RUNTIME " or " RT_PERIOD ": %s",
 			 strerror(-r));
 		return r;
@@ -407,8 +418,10 @@ static int plan_rt(const struct il_knob_settings *k, struct plan *p, char *err, 
 	int64_t want_r = k->has_rt_runtime ? k->rt_runtime_us : cur_r;
 	int64_t want_p = k->has_rt_period ? k->rt_period_us : cur_p;
 	if (want_r > want_p) {
-		snprintf(err, errlen, "sched_rt_runtime_us %" PRId64 " > sched_rt_period_us %"
-			 PRId64 " (want -1 or at most the period)", want_r, want_p);
+		snprintf(err, errlen,
+			 "sched_rt_runtime_us %" PRId64 " > sched_rt_period_us %" PRId64
+			 " (want -1 or at most the period)",
+			 want_r, want_p);
 		return -EINVAL;
 	}
 
@@ -423,7 +436,8 @@ static int plan_rt(const struct il_knob_settings *k, struct plan *p, char *err, 
 	if (group) {
 		snprintf(gpath, sizeof(gpath), "%s/cpu.rt_runtime_us", dir);
 		snprintf(gper_path, sizeof(gper_path), "%s/cpu.rt_period_us", dir);
-		group = il_sysinfo_read_i64(gpath, &g_cur) == 0 && il_sysinfo_read_i64(gper_path, &g_per) == 0;
+		group = il_sysinfo_read_i64(gpath, &g_cur) == 0 &&
+			il_sysinfo_read_i64(gper_path, &g_per) == 0;
 	}
 	if (!group)
 		return plan_pair(p, RT_RUNTIME, RT_PERIOD, cur_r, cur_p, want_r, want_p);
@@ -475,13 +489,15 @@ static bool fair_server_lowerable(char *why, size_t whylen)
 		il_sysinfo_write_value(rpath, val);
 		return true;
 	}
-	snprintf(why, whylen, "this kernel refuses to lower a fair server's runtime (%s), so a "
-		 "change could not be put back", strerror(-r));
+	snprintf(why, whylen,
+		 "this kernel refuses to lower a fair server's runtime (%s), so a "
+		 "change could not be put back",
+		 strerror(-r));
 	return false;
 }
 
-static int plan_fair_server(const struct il_knob_settings *k, struct plan *p,
-			    char *err, size_t errlen)
+static int plan_fair_server(const struct il_knob_settings *k, struct plan *p, char *err,
+			    size_t errlen)
 {
 	DIR *d = opendir(FS_DIR);
 	if (!d) {
@@ -500,7 +516,8 @@ static int plan_fair_server(const struct il_knob_settings *k, struct plan *p,
 		int64_t cur_r, cur_p;
 		snprintf(rpath, sizeof(rpath), FS_DIR "/cpu%" PRIu64 "/runtime", cpu);
 		snprintf(ppath, sizeof(ppath), FS_DIR "/cpu%" PRIu64 "/period", cpu);
-		if ((r = il_sysinfo_read_i64(rpath, &cur_r)) || (r = il_sysinfo_read_i64(ppath, &cur_p))) {
+		if ((r = il_sysinfo_read_i64(rpath, &cur_r)) ||
+		    (r = il_sysinfo_read_i64(ppath, &cur_p))) {
 			snprintf(err, errlen, "%s: %s", rpath, strerror(-r));
 			break;
 		}
@@ -607,8 +624,8 @@ int il_knobs_apply(const struct il_knob_settings *k, struct il_knobs_lock *lock,
 		if (r == 0)
 			continue;
 		int u = undo(p->ch, i, NULL);
-		snprintf(err, errlen, "%s: writing %s: %s (%s)", p->ch[i].path,
-			 p->ch[i].applied, strerror(-r),
+		snprintf(err, errlen, "%s: writing %s: %s (%s)", p->ch[i].path, p->ch[i].applied,
+			 strerror(-r),
 			 u ? "could not put everything back: see 'inputlat restore'"
 			   : "originals put back");
 		if (u == 0)
@@ -673,9 +690,11 @@ static void release_msg(const struct il_knob_report *rep, const char *state_path
 	char more_s[48] = "";
 	if (more)
 		snprintf(more_s, sizeof(more_s), " (and %zu more)", more);
-	snprintf(err, errlen, "%s not put back to %s: %s%s; originals kept in %s for "
-		 "'inputlat restore'", first->path, first->original, strerror(-first->restore_err),
-		 more_s, state_path[0] ? state_path : "(no state file)");
+	snprintf(err, errlen,
+		 "%s not put back to %s: %s%s; originals kept in %s for "
+		 "'inputlat restore'",
+		 first->path, first->original, strerror(-first->restore_err), more_s,
+		 state_path[0] ? state_path : "(no state file)");
 }
 
 int il_knobs_release(struct il_knob_report *rep, struct il_knobs_lock *lock, char *err,
@@ -737,9 +756,11 @@ static int restore_state(int dfd, const char *dir, const struct state *st,
 	if (r) {
 		for (size_t i = st->n; i-- > 0;)
 			if (!ch[i].restored) {
-				snprintf(err, errlen, "%s: writing %s: %s (state file %s/"
-					 IL_KNOBS_STATE_FILE " kept)", ch[i].path, ch[i].original,
-					 strerror(-ch[i].restore_err), dir);
+				snprintf(err, errlen,
+					 "%s: writing %s: %s (state file %s/" IL_KNOBS_STATE_FILE
+					 " kept)",
+					 ch[i].path, ch[i].original, strerror(-ch[i].restore_err),
+					 dir);
 				break;
 			}
 		return r;
@@ -761,8 +782,7 @@ static int restore_state(int dfd, const char *dir, const struct state *st,
 }
 
 /* Opens the directory and reads its state: 0, 1 = nothing there, -errno. */
-static int open_and_load(const char *dir, int *dfd_out, struct state *st, char *err,
-			 size_t errlen)
+static int open_and_load(const char *dir, int *dfd_out, struct state *st, char *err, size_t errlen)
 {
 	int dfd = open_state_dir(dir, false, err, errlen);
 	if (dfd == -ENOENT)
@@ -839,8 +859,9 @@ static int repair_dir(const char *dir, bool named, FILE *log, struct il_knob_rep
 	}
 	r = restore_state(dfd, dir, st, restored, err, errlen);
 	if (r == 0 && log) {
-		fprintf(log, "inputlat: restored %zu system knob%s left by dead run pid %ld:",
-			st->n, st->n == 1 ? "" : "s", st->pid);
+		fprintf(log,
+			"inputlat: restored %zu system knob%s left by dead run pid %ld:", st->n,
+			st->n == 1 ? "" : "s", st->pid);
 		for (size_t i = st->n; i-- > 0;) /* in the order written back */
 			fprintf(log, " %s=%s", st->ch[i].path, st->ch[i].original);
 		fprintf(log, "\n");
@@ -876,8 +897,8 @@ static int lock_read(int fd, struct lock_info *li)
 	cJSON *ticks = cJSON_GetObjectItemCaseSensitive(root, "pid_start_ticks");
 	cJSON *sf = cJSON_GetObjectItemCaseSensitive(root, "state_file");
 	if (cJSON_IsNumber(pid) && pid->valuedouble >= 1 && pid->valuedouble <= INT_MAX &&
-	    cJSON_IsString(ticks) && il_parse_u64(ticks->valuestring, 0, UINT64_MAX,
-						  &li->start_ticks) == 0 &&
+	    cJSON_IsString(ticks) &&
+	    il_parse_u64(ticks->valuestring, 0, UINT64_MAX, &li->start_ticks) == 0 &&
 	    cJSON_IsString(sf) && strlen(sf->valuestring) < sizeof(li->state_file)) {
 		li->pid = (long)pid->valuedouble;
 		strcpy(li->state_file, sf->valuestring);
@@ -908,7 +929,8 @@ static int lock_write(int fd, const char *state_dir)
 	errno = 0;
 	if (len > LOCK_MAX_BYTES)
 		r = -ENAMETOOLONG;
-	else if (ftruncate(fd, 0) != 0 || pwrite(fd, text, len, 0) != (ssize_t)len || fsync(fd) != 0)
+	else if (ftruncate(fd, 0) != 0 || pwrite(fd, text, len, 0) != (ssize_t)len ||
+		 fsync(fd) != 0)
 		r = errno ? -errno : -EIO;
 	else
 		r = 0;
@@ -940,8 +962,8 @@ static void canonical_dir(const char *dir, char *out, size_t len)
 }
 
 /* Takes the flock; prev gets what the last holder wrote (pid 0: nothing). */
-static int lock_take(const char *dir, struct il_knobs_lock **out, struct lock_info *prev,
-		     char *err, size_t errlen)
+static int lock_take(const char *dir, struct il_knobs_lock **out, struct lock_info *prev, char *err,
+		     size_t errlen)
 {
 	struct il_knobs_lock *l;
 	struct stat sb;
@@ -951,22 +973,24 @@ static int lock_take(const char *dir, struct il_knobs_lock **out, struct lock_in
 		snprintf(err, errlen, "state directory %.100s...: path too long", dir);
 		return -ENAMETOOLONG;
 	}
-	fd = open(IL_KNOBS_LOCK_PATH, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
-		  O_CLOEXEC, 0600);
+	fd = open(IL_KNOBS_LOCK_PATH,
+		  O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		r = -errno;
 		snprintf(err, errlen, IL_KNOBS_LOCK_PATH ": %s%s", strerror(-r),
-			 r == -EACCES || r == -EPERM || r == -EROFS ?
-			 " (changing system knobs needs root)" :
-			 r == -ELOOP ? " (refusing a symlink)" : "");
+			 r == -EACCES || r == -EPERM || r == -EROFS
+			     ? " (changing system knobs needs root)"
+			 : r == -ELOOP ? " (refusing a symlink)"
+				       : "");
 		return r == -EPERM ? -EACCES : r;
 	}
 	/* Its contents decide which state file a later root run repairs:
 	 * nobody but root (or us) may be able to write it. */
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
 	    (sb.st_uid != 0 && sb.st_uid != geteuid()) || (sb.st_mode & 022)) {
-		snprintf(err, errlen, IL_KNOBS_LOCK_PATH ": not a regular file owned by root, or "
-			 "writable by others: refusing it");
+		snprintf(err, errlen,
+			 IL_KNOBS_LOCK_PATH ": not a regular file owned by root, or "
+					    "writable by others: refusing it");
 		close(fd);
 		return -EPERM;
 	}
@@ -1047,8 +1071,8 @@ void il_knobs_unlock(struct il_knobs_lock *l)
 	free(l);
 }
 
-int il_knobs_restore(const char *state_dir, struct il_knob_report *restored,
-		     char *err, size_t errlen)
+int il_knobs_restore(const char *state_dir, struct il_knob_report *restored, char *err,
+		     size_t errlen)
 {
 	struct il_knob_report *rep = calloc(1, sizeof(*rep));
 	struct il_knobs_lock *l = NULL;

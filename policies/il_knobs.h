@@ -18,8 +18,8 @@
 #include "il_sysinfo.h"
 
 /* Used when state_dir is NULL and IL_STATE_DIR is not set. */
-#define IL_KNOBS_STATE_DIR "/run/inputlat"
-#define IL_KNOBS_STATE_FILE "knobs.state"
+#define IL_KNOBS_STATE_DIR   "/run/inputlat"
+#define IL_KNOBS_STATE_FILE  "knobs.state"
 #define IL_KNOBS_MAX_CHANGES 64
 
 /*
@@ -37,19 +37,19 @@
 
 struct il_knob_change {
 	char path[128];
-	char original[32];	/* value before the run, as the kernel printed it */
-	char applied[32];	/* value the run set */
+	char original[32]; /* value before the run, as the kernel printed it */
+	char applied[32];  /* value the run set */
 	/* What il_knobs_release found (false and 0 before it ran): */
-	bool restored;		/* written back and read back equal to original */
-	int restore_err;	/* 0, or -errno of the write (-EIO: reads back otherwise) */
+	bool restored;	 /* written back and read back equal to original */
+	int restore_err; /* 0, or -errno of the write (-EIO: reads back otherwise) */
 };
 
 struct il_knob_report {
-	size_t n;		/* changes[] in the order they were written */
+	size_t n; /* changes[] in the order they were written */
 	struct il_knob_change changes[IL_KNOBS_MAX_CHANGES];
 	int rt_runtime_us_before; /* INT32_MIN when unreadable */
 	struct il_fair_server fs; /* as in force after apply */
-	char state_path[256];	/* state file holding the originals, "" if none */
+	char state_path[256];	  /* state file holding the originals, "" if none */
 };
 
 /* The machine's knob lock, held by this process (see IL_KNOBS_LOCK_PATH). */
@@ -114,8 +114,8 @@ int il_knobs_release(struct il_knob_report *rep, struct il_knobs_lock *lock, cha
  * -EBUSY while a live run holds the lock; on a knob that cannot be
  * written the state file is kept for a retry.
  */
-int il_knobs_restore(const char *state_dir, struct il_knob_report *restored,
-		     char *err, size_t errlen);
+int il_knobs_restore(const char *state_dir, struct il_knob_report *restored, char *err,
+		     size_t errlen);
 
 /*
  * Async-signal-safe restore from the in-memory report of il_knobs_apply:

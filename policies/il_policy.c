@@ -1,11 +1,11 @@
 /*
  * Policy file parser. inih does the INI syntax; this file gives the keys
  * their meaning, and the one extension of it: a setting written
- * "optional KEY = VALUE" (inih hands us "optional KEY" as the name). inih as packaged by Debian is built without
- * INI_HANDLER_LINENO, so the handler never learns its line number: we feed
- * inih through our own line reader (ini_parse_stream), which counts lines
- * and also sees section headers, so that empty, unknown and repeated
- * sections are caught even though inih only calls us for key = value lines.
+ * "optional KEY = VALUE" (inih hands us "optional KEY" as the name). inih as packaged by Debian is
+ * built without INI_HANDLER_LINENO, so the handler never learns its line number: we feed inih
+ * through our own line reader (ini_parse_stream), which counts lines and also sees section headers,
+ * so that empty, unknown and repeated sections are caught even though inih only calls us for key =
+ * value lines.
  */
 #include "il_policy.h"
 
@@ -39,12 +39,21 @@ enum {
 #define N_ATTRS SEC_POLICY
 
 enum role_key {
-	RK_CLASS, RK_PRIORITY, RK_NICE, RK_SLICE, RK_RUNTIME, RK_DEADLINE,
-	RK_PERIOD, RK_CPUS, RK_UCLAMP_MIN, RK_UCLAMP_MAX, RK_COUNT
+	RK_CLASS,
+	RK_PRIORITY,
+	RK_NICE,
+	RK_SLICE,
+	RK_RUNTIME,
+	RK_DEADLINE,
+	RK_PERIOD,
+	RK_CPUS,
+	RK_UCLAMP_MIN,
+	RK_UCLAMP_MAX,
+	RK_COUNT
 };
 static const char *const role_keys[RK_COUNT] = {
-	"class", "priority", "nice", "slice_us", "runtime_us", "deadline_us",
-	"period_us", "cpus", "uclamp_min", "uclamp_max",
+    "class",	   "priority",	"nice", "slice_us",   "runtime_us",
+    "deadline_us", "period_us", "cpus", "uclamp_min", "uclamp_max",
 };
 
 /* The prefix that marks a setting optional, and what it may mark: the
@@ -52,22 +61,24 @@ static const char *const role_keys[RK_COUNT] = {
 #define OPTIONAL_WORD "optional"
 
 enum { PK_NAME, PK_DESCRIPTION, PK_COUNT };
-static const char *const policy_keys[PK_COUNT] = { "name", "description" };
+static const char *const policy_keys[PK_COUNT] = {"name", "description"};
 
 enum { KK_RT_RUNTIME, KK_RT_PERIOD, KK_FS_RUNTIME, KK_FS_PERIOD, KK_COUNT };
 static const char *const knob_keys[KK_COUNT] = {
-	"sched_rt_runtime_us", "sched_rt_period_us", "fair_server_runtime_us",
-	"fair_server_period_us",
+    "sched_rt_runtime_us",
+    "sched_rt_period_us",
+    "fair_server_runtime_us",
+    "fair_server_period_us",
 };
 
 #define MAX_KEYS RK_COUNT
 
 /* Kernel limits we check up front so the error names the file and line. */
-#define SLICE_MIN_US 100u	/* EEVDF clamps custom slices to 0.1..100 ms */
-#define SLICE_MAX_US 100000u
-#define DL_MAX_US 4000000u	/* sched_deadline_period_max_us default */
-#define DL_PERIOD_MIN_US 100u	/* sched_deadline_period_min_us default */
-#define FS_MAX_US 4194304u	/* fair_server_period_max in the kernel */
+#define SLICE_MIN_US	 100u /* EEVDF clamps custom slices to 0.1..100 ms */
+#define SLICE_MAX_US	 100000u
+#define DL_MAX_US	 4000000u /* sched_deadline_period_max_us default */
+#define DL_PERIOD_MIN_US 100u	  /* sched_deadline_period_min_us default */
+#define FS_MAX_US	 4194304u /* fair_server_period_max in the kernel */
 
 struct il_policy {
 	char *name;
@@ -95,21 +106,20 @@ struct parse_ctx {
 	FILE *fp;
 	int line;
 	bool at_line_start;
-	int cur;			/* current section, SEC_NONE before any */
-	int section_line[SEC_COUNT];	/* 0 = not seen */
+	int cur;			   /* current section, SEC_NONE before any */
+	int section_line[SEC_COUNT];	   /* 0 = not seen */
 	int key_line[SEC_COUNT][MAX_KEYS]; /* 0 = not seen */
 	struct role_raw raw[N_ATTRS];
 	uint64_t fs_runtime_us, fs_period_us;
 	struct il_policy *p;
-	int err;			/* first error, 0 if none */
+	int err; /* first error, 0 if none */
 	char *errbuf;
 	size_t errlen;
 };
 
 static const char *const class_names[] = {
-	[SCHED_OTHER] = "other", [SCHED_FIFO] = "fifo",
-	[SCHED_RR] = "rr",	 [SCHED_BATCH] = "batch",
-	[SCHED_IDLE] = "idle",	 [SCHED_DEADLINE] = "deadline",
+    [SCHED_OTHER] = "other", [SCHED_FIFO] = "fifo", [SCHED_RR] = "rr",
+    [SCHED_BATCH] = "batch", [SCHED_IDLE] = "idle", [SCHED_DEADLINE] = "deadline",
 };
 #define N_CLASSES (sizeof(class_names) / sizeof(class_names[0]))
 
@@ -129,8 +139,8 @@ int il_sched_class_parse(const char *s)
 }
 
 /* Records the first error only: later ones are usually consequences. */
-__attribute__((format(printf, 3, 4)))
-static void fail(struct parse_ctx *c, int line, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void fail(struct parse_ctx *c, int line,
+						       const char *fmt, ...)
 {
 	if (c->err)
 		return;
@@ -200,8 +210,10 @@ static void section_start(struct parse_ctx *c, const char *line)
 
 		section_list(roles, sizeof(roles), 0, IL_ROLE_COUNT);
 		section_list(threads, sizeof(threads), SEC_THREAD, SEC_POLICY);
-		fail(c, c->line, "unknown section [%s] (want a role: %s; a thread: %s; or "
-		     "policy, knobs)", name, roles, threads);
+		fail(c, c->line,
+		     "unknown section [%s] (want a role: %s; a thread: %s; or "
+		     "policy, knobs)",
+		     name, roles, threads);
 		return;
 	}
 	if (c->section_line[sec]) {
@@ -313,29 +325,29 @@ static int parse_cpus(const char *s, cpu_set_t *out)
 	return 0;
 }
 
-static int parse_us(struct parse_ctx *c, const char *key, const char *v,
-		    uint64_t min, uint64_t max, uint64_t *out)
+static int parse_us(struct parse_ctx *c, const char *key, const char *v, uint64_t min, uint64_t max,
+		    uint64_t *out)
 {
 	int r = il_parse_u64(v, min, max, out);
 	if (r == -ERANGE)
-		fail(c, c->line, "%s %s out of range %llu..%llu", key, v,
-		     (unsigned long long)min, (unsigned long long)max);
+		fail(c, c->line, "%s %s out of range %llu..%llu", key, v, (unsigned long long)min,
+		     (unsigned long long)max);
 	else if (r)
-		fail(c, c->line, "bad number '%s' for %s (want an integer %llu..%llu)",
-		     v, key, (unsigned long long)min, (unsigned long long)max);
+		fail(c, c->line, "bad number '%s' for %s (want an integer %llu..%llu)", v, key,
+		     (unsigned long long)min, (unsigned long long)max);
 	return r;
 }
 
-static int parse_i64(struct parse_ctx *c, const char *key, const char *v,
-		     int64_t min, int64_t max, int64_t *out)
+static int parse_i64(struct parse_ctx *c, const char *key, const char *v, int64_t min, int64_t max,
+		     int64_t *out)
 {
 	int r = il_parse_i64(v, min, max, out);
 	if (r == -ERANGE)
-		fail(c, c->line, "%s %s out of range %lld..%lld", key, v,
-		     (long long)min, (long long)max);
+		fail(c, c->line, "%s %s out of range %lld..%lld", key, v, (long long)min,
+		     (long long)max);
 	else if (r)
-		fail(c, c->line, "bad number '%s' for %s (want an integer %lld..%lld)",
-		     v, key, (long long)min, (long long)max);
+		fail(c, c->line, "bad number '%s' for %s (want an integer %lld..%lld)", v, key,
+		     (long long)min, (long long)max);
 	return r;
 }
 
@@ -350,8 +362,10 @@ static void role_value(struct parse_ctx *c, int role, int key, bool optional, co
 	case RK_CLASS: {
 		int cls = il_sched_class_parse(v);
 		if (cls < 0)
-			fail(c, c->line, "unknown class '%s' (want other, batch, idle, "
-			     "fifo, rr or deadline)", v);
+			fail(c, c->line,
+			     "unknown class '%s' (want other, batch, idle, "
+			     "fifo, rr or deadline)",
+			     v);
 		else
 			a->sched_class = cls;
 		break;
@@ -462,16 +476,19 @@ static int handler(void *user, const char *section, const char *name, const char
 	}
 	int key = key_index(c->cur, name);
 	if (key < 0) {
-		fail(c, c->line, "unknown key '%s' in [%s] (want %s%s)", name,
-		     section_name(c->cur), key_list(c->cur),
+		fail(c, c->line, "unknown key '%s' in [%s] (want %s%s)", name, section_name(c->cur),
+		     key_list(c->cur),
 		     !optional && strpbrk(name, " \t") && is_attr_section(c->cur)
-		     ? "; a setting is marked optional as 'optional KEY = VALUE'" : "");
+			 ? "; a setting is marked optional as 'optional KEY = VALUE'"
+			 : "");
 		return 1;
 	}
-	if (optional && (!is_attr_section(c->cur) ||
-			 (key != RK_UCLAMP_MIN && key != RK_UCLAMP_MAX))) {
-		fail(c, c->line, "%s in [%s] cannot be optional (only uclamp_min and "
-		     "uclamp_max, which a kernel may lack, can)", name, section_name(c->cur));
+	if (optional &&
+	    (!is_attr_section(c->cur) || (key != RK_UCLAMP_MIN && key != RK_UCLAMP_MAX))) {
+		fail(c, c->line,
+		     "%s in [%s] cannot be optional (only uclamp_min and "
+		     "uclamp_max, which a kernel may lack, can)",
+		     name, section_name(c->cur));
 		return 1;
 	}
 	if (c->key_line[c->cur][key]) {
@@ -506,30 +523,36 @@ static void check_role(struct parse_ctx *c, int role)
 			fail(c, kl[RK_PRIORITY], "priority %lld out of range for %s (want 1..%d)",
 			     (long long)raw->priority, cname, IL_POLICY_RT_PRIO_MAX);
 		else if (raw->priority > IL_POLICY_RT_PRIO_MAX)
-			fail(c, kl[RK_PRIORITY], "priority %lld above %d, the highest a policy "
+			fail(c, kl[RK_PRIORITY],
+			     "priority %lld above %d, the highest a policy "
 			     "may use (90..99 are the harness's: watchdog 99, orchestrator 98, "
-			     "control threads 97)", (long long)raw->priority,
-			     IL_POLICY_RT_PRIO_MAX);
+			     "control threads 97)",
+			     (long long)raw->priority, IL_POLICY_RT_PRIO_MAX);
 		else
 			a->priority = (int)raw->priority;
 	} else if (kl[RK_PRIORITY]) {
-		fail(c, kl[RK_PRIORITY], "priority applies only to fifo and rr, not %s "
-		     "(use nice for other/batch)", cname);
+		fail(c, kl[RK_PRIORITY],
+		     "priority applies only to fifo and rr, not %s "
+		     "(use nice for other/batch)",
+		     cname);
 	}
 	if (kl[RK_NICE] && !il_sched_class_is_fair(a->sched_class))
 		fail(c, kl[RK_NICE], "nice applies only to other and batch, not %s", cname);
 	if (kl[RK_SLICE] && !il_sched_class_is_fair(a->sched_class))
-		fail(c, kl[RK_SLICE], "slice_us applies only to other and batch, not %s",
-		     cname);
+		fail(c, kl[RK_SLICE], "slice_us applies only to other and batch, not %s", cname);
 	/* The kernel clamps fair and RT tasks only (sched_class.uclamp_enabled);
 	 * a deadline task's share is its runtime/period. */
 	for (int k = RK_UCLAMP_MIN; k <= RK_UCLAMP_MAX; k++)
 		if (kl[k] && a->sched_class == SCHED_DEADLINE)
-			fail(c, kl[k], "%s does not apply to class deadline (its runtime and "
-			     "period set its share)", role_keys[k]);
+			fail(c, kl[k],
+			     "%s does not apply to class deadline (its runtime and "
+			     "period set its share)",
+			     role_keys[k]);
 	if (a->has_uclamp_min && a->has_uclamp_max && a->uclamp_min_pct > a->uclamp_max_pct)
-		fail(c, kl[RK_UCLAMP_MIN], "uclamp_min %u > uclamp_max %u (want uclamp_min <= "
-		     "uclamp_max)", a->uclamp_min_pct, a->uclamp_max_pct);
+		fail(c, kl[RK_UCLAMP_MIN],
+		     "uclamp_min %u > uclamp_max %u (want uclamp_min <= "
+		     "uclamp_max)",
+		     a->uclamp_min_pct, a->uclamp_max_pct);
 
 	if (a->sched_class != SCHED_DEADLINE) {
 		for (int k = RK_RUNTIME; k <= RK_PERIOD; k++)
@@ -547,16 +570,19 @@ static void check_role(struct parse_ctx *c, int role)
 	 * deadline means an implicit deadline, equal to the period. */
 	uint64_t deadline = kl[RK_DEADLINE] ? raw->deadline_us : raw->period_us;
 	if (raw->runtime_us > deadline)
-		fail(c, kl[RK_RUNTIME], "runtime_us %llu > %s %llu (want runtime <= "
-		     "deadline <= period)", (unsigned long long)raw->runtime_us,
-		     kl[RK_DEADLINE] ? "deadline_us" : "period_us",
-		     (unsigned long long)deadline);
+		fail(c, kl[RK_RUNTIME],
+		     "runtime_us %llu > %s %llu (want runtime <= "
+		     "deadline <= period)",
+		     (unsigned long long)raw->runtime_us,
+		     kl[RK_DEADLINE] ? "deadline_us" : "period_us", (unsigned long long)deadline);
 	else if (deadline > raw->period_us)
-		fail(c, kl[RK_DEADLINE], "deadline_us %llu > period_us %llu (want "
-		     "runtime <= deadline <= period)", (unsigned long long)deadline,
-		     (unsigned long long)raw->period_us);
+		fail(c, kl[RK_DEADLINE],
+		     "deadline_us %llu > period_us %llu (want "
+		     "runtime <= deadline <= period)",
+		     (unsigned long long)deadline, (unsigned long long)raw->period_us);
 	else if (a->has_cpus)
-		fail(c, kl[RK_CPUS], "cpus cannot be set for class deadline "
+		fail(c, kl[RK_CPUS],
+		     "cpus cannot be set for class deadline "
 		     "(SCHED_DEADLINE needs the affinity of its whole root domain)");
 	a->dl_runtime_ns = raw->runtime_us * 1000u;
 	a->dl_deadline_ns = deadline * 1000u;
@@ -568,20 +594,23 @@ static void check_knobs(struct parse_ctx *c)
 	struct il_knob_settings *k = &c->p->knobs;
 	const int *kl = c->key_line[SEC_KNOBS];
 	if (k->has_rt_runtime && k->has_rt_period && k->rt_runtime_us > k->rt_period_us)
-		fail(c, kl[KK_RT_RUNTIME], "sched_rt_runtime_us %lld > sched_rt_period_us "
-		     "%lld (want -1 or at most the period)", (long long)k->rt_runtime_us,
-		     (long long)k->rt_period_us);
+		fail(c, kl[KK_RT_RUNTIME],
+		     "sched_rt_runtime_us %lld > sched_rt_period_us "
+		     "%lld (want -1 or at most the period)",
+		     (long long)k->rt_runtime_us, (long long)k->rt_period_us);
 	if (!kl[KK_FS_RUNTIME] && !kl[KK_FS_PERIOD])
 		return;
 	if (!kl[KK_FS_RUNTIME] || !kl[KK_FS_PERIOD]) {
-		fail(c, c->section_line[SEC_KNOBS], "[knobs]: fair_server_runtime_us and "
+		fail(c, c->section_line[SEC_KNOBS],
+		     "[knobs]: fair_server_runtime_us and "
 		     "fair_server_period_us go together");
 		return;
 	}
 	if (c->fs_runtime_us > c->fs_period_us) {
-		fail(c, kl[KK_FS_RUNTIME], "fair_server_runtime_us %llu > "
-		     "fair_server_period_us %llu", (unsigned long long)c->fs_runtime_us,
-		     (unsigned long long)c->fs_period_us);
+		fail(c, kl[KK_FS_RUNTIME],
+		     "fair_server_runtime_us %llu > "
+		     "fair_server_period_us %llu",
+		     (unsigned long long)c->fs_runtime_us, (unsigned long long)c->fs_period_us);
 		return;
 	}
 	k->has_fair_server = true;
@@ -670,14 +699,12 @@ static void unknown_policy(const char *name, const char *dir, char *err, size_t 
 	char **names;
 	size_t n;
 	if (il_policy_list(dir, &names, &n) != 0 || n == 0) {
-		snprintf(err, errlen, "unknown policy '%s' (no built-ins found in %s)", name,
-			 dir);
+		snprintf(err, errlen, "unknown policy '%s' (no built-ins found in %s)", name, dir);
 		return;
 	}
 	int off = snprintf(err, errlen, "unknown policy '%s' (built-ins:", name);
 	for (size_t i = 0; i < n && off > 0 && (size_t)off < errlen; i++)
-		off += snprintf(err + off, errlen - (size_t)off, "%s %s", i ? "," : "",
-				names[i]);
+		off += snprintf(err + off, errlen - (size_t)off, "%s %s", i ? "," : "", names[i]);
 	/* "mine.policy" in the current directory is easy to mistake for a name. */
 	size_t len = strlen(name), slen = strlen(POLICY_SUFFIX);
 	bool looks_like_file = len > slen && strcmp(name + len - slen, POLICY_SUFFIX) == 0;
@@ -699,8 +726,8 @@ static char *stem(const char *path)
 	return strndup(base, len);
 }
 
-int il_policy_load(const char *name_or_path, const char *builtin_dir,
-		   struct il_policy **out, char *err, size_t errlen)
+int il_policy_load(const char *name_or_path, const char *builtin_dir, struct il_policy **out,
+		   char *err, size_t errlen)
 {
 	bool builtin = strchr(name_or_path, '/') == NULL;
 	char *path = NULL;

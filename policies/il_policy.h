@@ -43,18 +43,18 @@ enum il_policy_optional {
 /* What one role (or one thread) asks for. Fields that do not apply to the
  * class are 0. */
 struct il_role_attrs {
-	int sched_class;	/* SCHED_OTHER, _BATCH, _IDLE, _FIFO, _RR, _DEADLINE */
-	int priority;		/* 1..IL_POLICY_RT_PRIO_MAX for fifo/rr, else 0 */
-	int nice;		/* -20..19 for other/batch, else 0 */
-	uint64_t slice_ns;	/* EEVDF custom slice (other/batch), 0 = kernel default */
+	int sched_class;   /* SCHED_OTHER, _BATCH, _IDLE, _FIFO, _RR, _DEADLINE */
+	int priority;	   /* 1..IL_POLICY_RT_PRIO_MAX for fifo/rr, else 0 */
+	int nice;	   /* -20..19 for other/batch, else 0 */
+	uint64_t slice_ns; /* EEVDF custom slice (other/batch), 0 = kernel default */
 	uint64_t dl_runtime_ns, dl_deadline_ns, dl_period_ns; /* deadline only */
-	bool has_cpus;		/* false: inherit the process affinity */
+	bool has_cpus; /* false: inherit the process affinity */
 	cpu_set_t cpus;
 	/* Utilization clamps (CONFIG_UCLAMP_TASK), percent of the capacity of
 	 * the biggest CPU; not for deadline. */
 	bool has_uclamp_min, has_uclamp_max;
 	unsigned uclamp_min_pct, uclamp_max_pct;
-	unsigned optional;	/* enum il_policy_optional bits */
+	unsigned optional; /* enum il_policy_optional bits */
 };
 
 /* Percent to the kernel's 0..1024 scale, rounded as Chromium rounds it
@@ -67,10 +67,10 @@ static inline uint32_t il_uclamp_pct_to_util(unsigned pct)
 /* System knobs a policy asks for; has_* false means "leave it alone". */
 struct il_knob_settings {
 	bool has_rt_runtime;
-	int64_t rt_runtime_us;	/* -1 disables legacy RT throttling */
+	int64_t rt_runtime_us; /* -1 disables legacy RT throttling */
 	bool has_rt_period;
 	int64_t rt_period_us;
-	bool has_fair_server;	/* runtime and period always come together */
+	bool has_fair_server; /* runtime and period always come together */
 	uint64_t fs_runtime_ns, fs_period_ns;
 };
 
@@ -87,8 +87,8 @@ struct il_policy;
  *            an RT priority above IL_POLICY_RT_PRIO_MAX
  *   -ENOMEM, or another -errno from opening the file.
  */
-int il_policy_load(const char *name_or_path, const char *builtin_dir,
-		   struct il_policy **out, char *err, size_t errlen);
+int il_policy_load(const char *name_or_path, const char *builtin_dir, struct il_policy **out,
+		   char *err, size_t errlen);
 
 /* NULL-safe. */
 void il_policy_free(struct il_policy *p);

@@ -23,8 +23,8 @@ void il_cpuset_format(const cpu_set_t *set, char *buf, size_t len)
 		while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
 			last++;
 		int n = last == cpu
-			? snprintf(buf + off, len - off, "%s%d", off ? "," : "", cpu)
-			: snprintf(buf + off, len - off, "%s%d-%d", off ? "," : "", cpu, last);
+			    ? snprintf(buf + off, len - off, "%s%d", off ? "," : "", cpu)
+			    : snprintf(buf + off, len - off, "%s%d-%d", off ? "," : "", cpu, last);
 		if (n < 0 || (size_t)n >= len - off) {
 			buf[off] = '\0'; /* truncated: keep whole entries only */
 			return;
@@ -36,14 +36,14 @@ void il_cpuset_format(const cpu_set_t *set, char *buf, size_t len)
 
 int il_sched_read(pid_t tid, struct il_sched_state *out)
 {
-	struct il_sched_attr attr = { 0 };
+	struct il_sched_attr attr = {0};
 	cpu_set_t set;
 	if (il_sys_sched_getattr(tid, &attr) != 0)
 		return -errno;
 	if (sched_getaffinity(tid, sizeof(set), &set) != 0)
 		return -errno;
 
-	struct il_sched_state s = { .sched_class = (int)attr.sched_policy };
+	struct il_sched_state s = {.sched_class = (int)attr.sched_policy};
 	if (il_sched_class_is_rt(s.sched_class)) {
 		s.priority = (int)attr.sched_priority;
 	} else if (s.sched_class == SCHED_DEADLINE) {
@@ -80,10 +80,9 @@ bool il_sched_matches(const struct il_role_attrs *want, const struct il_sched_st
 		if (want->slice_ns && want->slice_ns != got->slice_ns)
 			return false;
 	}
-	if (want->sched_class == SCHED_DEADLINE &&
-	    (want->dl_runtime_ns != got->dl_runtime_ns ||
-	     want->dl_deadline_ns != got->dl_deadline_ns ||
-	     want->dl_period_ns != got->dl_period_ns))
+	if (want->sched_class == SCHED_DEADLINE && (want->dl_runtime_ns != got->dl_runtime_ns ||
+						    want->dl_deadline_ns != got->dl_deadline_ns ||
+						    want->dl_period_ns != got->dl_period_ns))
 		return false;
 	if (want->has_cpus) {
 		char cpus[sizeof(got->cpus)];
@@ -126,46 +125,52 @@ static unsigned clamps_asked(const struct il_role_attrs *a)
 static void explain(int e, const struct il_role_attrs *a, char *err, size_t errlen)
 {
 	const char *cname = il_sched_class_name(a->sched_class);
-	struct rlimit rl = { 0 };
+	struct rlimit rl = {0};
 
 	if (e == EPERM && il_sched_class_is_rt(a->sched_class)) {
 		getrlimit(RLIMIT_RTPRIO, &rl);
-		snprintf(err, errlen, "%s priority %d needs CAP_SYS_NICE or RLIMIT_RTPRIO >= %d "
-			 "(RLIMIT_RTPRIO is %llu)", cname, a->priority, a->priority,
-			 (unsigned long long)rl.rlim_cur);
+		snprintf(err, errlen,
+			 "%s priority %d needs CAP_SYS_NICE or RLIMIT_RTPRIO >= %d "
+			 "(RLIMIT_RTPRIO is %llu)",
+			 cname, a->priority, a->priority, (unsigned long long)rl.rlim_cur);
 	} else if (e == EPERM && a->sched_class == SCHED_DEADLINE) {
 		snprintf(err, errlen, "deadline needs CAP_SYS_NICE (run as root)");
 	} else if (e == EPERM) {
 		getrlimit(RLIMIT_NICE, &rl);
-		snprintf(err, errlen, "%s nice %d needs CAP_SYS_NICE or RLIMIT_NICE >= %d "
-			 "(RLIMIT_NICE is %llu)", cname, a->nice, 20 - a->nice,
-			 (unsigned long long)rl.rlim_cur);
+		snprintf(err, errlen,
+			 "%s nice %d needs CAP_SYS_NICE or RLIMIT_NICE >= %d "
+			 "(RLIMIT_NICE is %llu)",
+			 cname, a->nice, 20 - a->nice, (unsigned long long)rl.rlim_cur);
 	} else if (e == EBUSY && a->sched_class == SCHED_DEADLINE) {
 		char rt_runtime[32], rt_period[32];
-		if (il_sysinfo_read_value(IL_SYSINFO_RT_RUNTIME, rt_runtime, sizeof(rt_runtime)) < 0)
+		if (il_sysinfo_read_value(IL_SYSINFO_RT_RUNTIME, rt_runtime, sizeof(rt_runtime)) <
+		    0)
 			snprintf(rt_runtime, sizeof(rt_runtime), "unreadable");
 		if (il_sysinfo_read_value(IL_SYSINFO_RT_PERIOD, rt_period, sizeof(rt_period)) < 0)
 			snprintf(rt_period, sizeof(rt_period), "unreadable");
-		snprintf(err, errlen, "SCHED_DEADLINE admission refused: runtime %" PRIu64
-			 " us per %" PRIu64 " us does not fit the free deadline bandwidth "
+		snprintf(err, errlen,
+			 "SCHED_DEADLINE admission refused: runtime %" PRIu64 " us per %" PRIu64
+			 " us does not fit the free deadline bandwidth "
 			 "(sched_rt_runtime_us=%s of sched_rt_period_us=%s per CPU)",
 			 a->dl_runtime_ns / 1000, a->dl_period_ns / 1000, rt_runtime, rt_period);
 	} else if (e == EOPNOTSUPP && clamps_asked(a)) {
 		char what[64];
 
 		clamps_text(a, clamps_asked(a), what, sizeof(what));
-		snprintf(err, errlen, "%s: kernel built without CONFIG_UCLAMP_TASK "
-			 "(sched_setattr: %s)", what, strerror(e));
+		snprintf(err, errlen,
+			 "%s: kernel built without CONFIG_UCLAMP_TASK "
+			 "(sched_setattr: %s)",
+			 what, strerror(e));
 	} else if (e == EINVAL && a->slice_ns) {
-		snprintf(err, errlen, "EEVDF custom slice not supported by this kernel "
+		snprintf(err, errlen,
+			 "EEVDF custom slice not supported by this kernel "
 			 "(needs Linux 6.12+)");
 	} else {
 		snprintf(err, errlen, "sched_setattr(%s): %s", cname, strerror(e));
 	}
 }
 
-int il_sched_apply_self(const struct il_role_attrs *a, unsigned *dropped, char *err,
-			size_t errlen)
+int il_sched_apply_self(const struct il_role_attrs *a, unsigned *dropped, char *err, size_t errlen)
 {
 	const char *cname = il_sched_class_name(a->sched_class);
 	unsigned clamps = clamps_asked(a);
@@ -177,14 +182,16 @@ int il_sched_apply_self(const struct il_role_attrs *a, unsigned *dropped, char *
 		return -EINVAL;
 	}
 	if (a->sched_class == SCHED_DEADLINE && a->has_cpus) {
-		snprintf(err, errlen, "deadline threads cannot set cpus: SCHED_DEADLINE "
+		snprintf(err, errlen,
+			 "deadline threads cannot set cpus: SCHED_DEADLINE "
 			 "needs the affinity of its whole root domain");
 		return -EINVAL;
 	}
 	if (il_sched_class_is_rt(a->sched_class)) {
 		struct rlimit rl;
 		if (getrlimit(RLIMIT_RTTIME, &rl) != 0 || rl.rlim_max == RLIM_INFINITY) {
-			snprintf(err, errlen, "refusing %s without RLIMIT_RTTIME: call "
+			snprintf(err, errlen,
+				 "refusing %s without RLIMIT_RTTIME: call "
 				 "il_rttime_limit_set() first so a runaway RT thread is killed",
 				 cname);
 			return -EINVAL;
@@ -203,8 +210,10 @@ int il_sched_apply_self(const struct il_role_attrs *a, unsigned *dropped, char *
 
 			if (required) {
 				clamps_text(a, required, what, sizeof(what));
-				snprintf(err, errlen, "%s: %s (mark it 'optional' in the policy "
-					 "to run without it)", what, why);
+				snprintf(err, errlen,
+					 "%s: %s (mark it 'optional' in the policy "
+					 "to run without it)",
+					 what, why);
 				return -EOPNOTSUPP;
 			}
 			if (dropped)
@@ -214,8 +223,8 @@ int il_sched_apply_self(const struct il_role_attrs *a, unsigned *dropped, char *
 	}
 
 	struct il_sched_attr attr = {
-		.size = sizeof(attr),
-		.sched_policy = (uint32_t)a->sched_class,
+	    .size = sizeof(attr),
+	    .sched_policy = (uint32_t)a->sched_class,
 	};
 	if (il_sched_class_is_rt(a->sched_class)) {
 		attr.sched_priority = (uint32_t)a->priority;
@@ -255,8 +264,7 @@ int il_sched_apply_self(const struct il_role_attrs *a, unsigned *dropped, char *
 		char cpus[64];
 		il_cpuset_format(&a->cpus, cpus, sizeof(cpus));
 		snprintf(err, errlen, "cpus %s: %s", cpus,
-			 e == EINVAL ? "none of these CPUs is online and allowed"
-				     : strerror(e));
+			 e == EINVAL ? "none of these CPUs is online and allowed" : strerror(e));
 		return -e;
 	}
 	if (!class_first && il_sys_sched_setattr(0, &attr) != 0) {
@@ -275,21 +283,26 @@ int il_sched_apply_self(const struct il_role_attrs *a, unsigned *dropped, char *
 		return 0;
 	/* Kernels before 6.12 accept and ignore sched_runtime on SCHED_OTHER. */
 	if (a->slice_ns && got.sched_class == a->sched_class && got.slice_ns != a->slice_ns) {
-		snprintf(err, errlen, "EEVDF custom slice not supported by this kernel "
+		snprintf(err, errlen,
+			 "EEVDF custom slice not supported by this kernel "
 			 "(needs Linux 6.12+; asked %" PRIu64 " ns, kernel has %" PRIu64 ")",
 			 a->slice_ns, got.slice_ns);
 		return -EINVAL;
 	}
 	if (clamps && got.has_uclamp)
-		snprintf(err, errlen, "kernel reports %s priority %d nice %d cpus %s util_min %u "
-			 "util_max %u after sched_setattr(%s)", il_sched_class_name(got.sched_class)
-			 ? il_sched_class_name(got.sched_class) : "?", got.priority, got.nice,
-			 got.cpus, got.util_min, got.util_max, cname);
+		snprintf(err, errlen,
+			 "kernel reports %s priority %d nice %d cpus %s util_min %u "
+			 "util_max %u after sched_setattr(%s)",
+			 il_sched_class_name(got.sched_class) ? il_sched_class_name(got.sched_class)
+							      : "?",
+			 got.priority, got.nice, got.cpus, got.util_min, got.util_max, cname);
 	else
-		snprintf(err, errlen, "kernel reports %s priority %d nice %d cpus %s after "
-			 "sched_setattr(%s)", il_sched_class_name(got.sched_class)
-			 ? il_sched_class_name(got.sched_class) : "?", got.priority, got.nice,
-			 got.cpus, cname);
+		snprintf(err, errlen,
+			 "kernel reports %s priority %d nice %d cpus %s after "
+			 "sched_setattr(%s)",
+			 il_sched_class_name(got.sched_class) ? il_sched_class_name(got.sched_class)
+							      : "?",
+			 got.priority, got.nice, got.cpus, cname);
 	return -EIO;
 }
 
@@ -297,7 +310,7 @@ int il_rttime_limit_set(uint64_t soft_us, uint64_t hard_us)
 {
 	if (soft_us > hard_us)
 		return -EINVAL;
-	struct rlimit rl = { .rlim_cur = (rlim_t)soft_us, .rlim_max = (rlim_t)hard_us };
+	struct rlimit rl = {.rlim_cur = (rlim_t)soft_us, .rlim_max = (rlim_t)hard_us};
 	if (setrlimit(RLIMIT_RTTIME, &rl) != 0)
 		return -errno;
 	return 0;
@@ -307,8 +320,7 @@ cJSON *il_sched_state_json(const struct il_sched_state *s)
 {
 	cJSON *o = cJSON_CreateObject();
 	const char *cname = il_sched_class_name(s->sched_class);
-	if (!o ||
-	    !cJSON_AddStringToObject(o, "policy", cname ? cname : "unknown") ||
+	if (!o || !cJSON_AddStringToObject(o, "policy", cname ? cname : "unknown") ||
 	    !cJSON_AddNumberToObject(o, "priority", s->priority) ||
 	    !cJSON_AddNumberToObject(o, "nice", s->nice) ||
 	    !cJSON_AddNumberToObject(o, "slice_ns", (double)s->slice_ns) ||

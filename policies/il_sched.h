@@ -34,18 +34,17 @@ struct cJSON;
  *   -EOPNOTSUPP "uclamp_min 20%: kernel built without CONFIG_UCLAMP_TASK ..."
  *           for a clamp not marked optional
  */
-int il_sched_apply_self(const struct il_role_attrs *a, unsigned *dropped, char *err,
-			size_t errlen);
+int il_sched_apply_self(const struct il_role_attrs *a, unsigned *dropped, char *err, size_t errlen);
 
 /* What the kernel reports for a thread. */
 struct il_sched_state {
-	int sched_class;	/* SCHED_OTHER .. SCHED_DEADLINE */
-	int priority;		/* fifo/rr, else 0 */
-	int nice;		/* other/batch/idle, else 0 */
-	uint64_t slice_ns;	/* fair classes: the slice in force (6.12+), else 0 */
+	int sched_class;   /* SCHED_OTHER .. SCHED_DEADLINE */
+	int priority;	   /* fifo/rr, else 0 */
+	int nice;	   /* other/batch/idle, else 0 */
+	uint64_t slice_ns; /* fair classes: the slice in force (6.12+), else 0 */
 	uint64_t dl_runtime_ns, dl_deadline_ns, dl_period_ns;
-	char cpus[64];		/* affinity in list form, "0-1" */
-	bool has_uclamp;	/* the kernel clamps utilization: util_* are read */
+	char cpus[64];		     /* affinity in list form, "0-1" */
+	bool has_uclamp;	     /* the kernel clamps utilization: util_* are read */
 	uint32_t util_min, util_max; /* 0..IL_UCLAMP_SCALE, the clamps requested */
 };
 

@@ -101,8 +101,8 @@ out:
 	return r;
 }
 
-const struct il_role_attrs *il_sched_table_lookup(const struct il_sched_table *t,
-						  enum il_role role, const char *name)
+const struct il_role_attrs *il_sched_table_lookup(const struct il_sched_table *t, enum il_role role,
+						  const char *name)
 {
 	const char *rname = il_role_name(role);
 

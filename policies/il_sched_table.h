@@ -46,8 +46,8 @@ int il_sched_table_parse(const char *s, struct il_sched_table *t);
 
 /* The attributes of thread name (its own entry) or else of its role. NULL
  * when the table has neither. */
-const struct il_role_attrs *il_sched_table_lookup(const struct il_sched_table *t,
-						  enum il_role role, const char *name);
+const struct il_role_attrs *il_sched_table_lookup(const struct il_sched_table *t, enum il_role role,
+						  const char *name);
 
 /* True when any entry is fifo, rr or deadline (RLIMIT_RTTIME, RT control). */
 bool il_sched_table_uses_rt(const struct il_sched_table *t);

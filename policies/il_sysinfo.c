@@ -76,7 +76,7 @@ int il_sysinfo_rt_period_us(int64_t *out)
 bool il_sysinfo_kernel_at_least(unsigned major, unsigned minor)
 {
 	struct utsname u;
-	char part[2][16] = { "", "" };
+	char part[2][16] = {"", ""};
 	const char *s;
 	uint64_t ma, mi;
 
@@ -98,8 +98,8 @@ bool il_sysinfo_kernel_at_least(unsigned major, unsigned minor)
 
 bool il_sysinfo_cap_effective(int cap)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2] = { 0 };
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2] = {0};
 
 	if (cap < 0 || cap >= 64 || syscall(SYS_capget, &hdr, data) != 0)
 		return false;
@@ -212,7 +212,7 @@ static struct {
 	pthread_once_t once;
 	int supported;
 	char why[160];
-} uclamp = { .once = PTHREAD_ONCE_INIT };
+} uclamp = {.once = PTHREAD_ONCE_INIT};
 
 static void uclamp_probe(void)
 {
@@ -220,10 +220,10 @@ static void uclamp_probe(void)
 	 * uclamp in 5.3, and an older kernel would call them invalid (EINVAL,
 	 * the answer that means "supported" below). */
 	struct il_sched_attr a = {
-		.size = sizeof(a),
-		.sched_flags = SCHED_FLAG_KEEP_POLICY | SCHED_FLAG_KEEP_PARAMS |
-			       SCHED_FLAG_UTIL_CLAMP_MIN,
-		.sched_util_min = 1025,
+	    .size = sizeof(a),
+	    .sched_flags =
+		SCHED_FLAG_KEEP_POLICY | SCHED_FLAG_KEEP_PARAMS | SCHED_FLAG_UTIL_CLAMP_MIN,
+	    .sched_util_min = 1025,
 	};
 	int e;
 
@@ -278,7 +278,7 @@ static bool debugfs_mounted(void)
 
 int il_fair_server_probe(struct il_fair_server *out)
 {
-	struct il_fair_server fs = { .runtime_ns = -1, .period_ns = -1 };
+	struct il_fair_server fs = {.runtime_ns = -1, .period_ns = -1};
 	struct stat st;
 
 	if (stat(IL_SYSINFO_FAIR_SERVER, &st) == 0) {
@@ -313,13 +313,17 @@ int il_fair_server_probe(struct il_fair_server *out)
 		fs.present = true;
 		if (errno == EPERM || errno == EACCES)
 			snprintf(fs.why, sizeof(fs.why),
-				 "debugfs locked (%s); kernel 6.12+ defaults assumed", strerror(errno));
+				 "debugfs locked (%s); kernel 6.12+ defaults assumed",
+				 strerror(errno));
 		else if (!debugfs_mounted())
-			snprintf(fs.why, sizeof(fs.why), "debugfs not mounted at " IL_SYSINFO_DEBUGFS
-							 "; kernel 6.12+ defaults assumed");
+			snprintf(fs.why, sizeof(fs.why),
+				 "debugfs not mounted at " IL_SYSINFO_DEBUGFS
+				 "; kernel 6.12+ defaults assumed");
 		else
-			snprintf(fs.why, sizeof(fs.why), IL_SYSINFO_FAIR_SERVER
-				 " missing from debugfs (locked down?); kernel 6.12+ defaults assumed");
+			snprintf(
+			    fs.why, sizeof(fs.why),
+			    IL_SYSINFO_FAIR_SERVER
+			    " missing from debugfs (locked down?); kernel 6.12+ defaults assumed");
 	} else {
 		snprintf(fs.why, sizeof(fs.why), "kernel older than 6.12");
 	}
@@ -366,9 +370,9 @@ static const char *kconfig_or_why(const char *option, char *val, size_t len)
 }
 
 static const char *const preempt_options[][2] = {
-	{ "CONFIG_PREEMPT_RT", "rt" },	       { "CONFIG_PREEMPT_LAZY", "lazy" },
-	{ "CONFIG_PREEMPT", "full" },	       { "CONFIG_PREEMPT_VOLUNTARY", "voluntary" },
-	{ "CONFIG_PREEMPT_NONE", "none" },
+    {"CONFIG_PREEMPT_RT", "rt"},     {"CONFIG_PREEMPT_LAZY", "lazy"},
+    {"CONFIG_PREEMPT", "full"},	     {"CONFIG_PREEMPT_VOLUNTARY", "voluntary"},
+    {"CONFIG_PREEMPT_NONE", "none"},
 };
 
 int il_sysinfo_preempt_parse(const char *text, char *model, size_t len)
@@ -395,15 +399,19 @@ void il_sysinfo_preempt(char *model, size_t mlen, char *source, size_t slen)
 	debugfs_why(r ? r : -EINVAL, dbg, sizeof(dbg));
 
 	/* 2. A dynamic kernel's boot-time choice. */
-	bool dynamic = kconfig_or_why("CONFIG_PREEMPT_DYNAMIC", v, sizeof(v)) && strcmp(v, "y") == 0;
+	bool dynamic =
+	    kconfig_or_why("CONFIG_PREEMPT_DYNAMIC", v, sizeof(v)) && strcmp(v, "y") == 0;
 	if (il_sysinfo_read_value("/proc/cmdline", cmdline, sizeof(cmdline)) == 0 && dynamic) {
 		char *save = NULL;
 
 		for (char *t = strtok_r(cmdline, " ", &save); t; t = strtok_r(NULL, " ", &save))
 			if (strncmp(t, "preempt=", 8) == 0) {
 				snprintf(model, mlen, "%s", t + 8);
-				snprintf(source, slen, "boot command line %s (PREEMPT_DYNAMIC kernel); "
-					 IL_SYSINFO_DEBUGFS "/sched/preempt unreadable: %s", t, dbg);
+				snprintf(source, slen,
+					 "boot command line %s (PREEMPT_DYNAMIC "
+					 "kernel); " IL_SYSINFO_DEBUGFS
+					 "/sched/preempt unreadable: %s",
+					 t, dbg);
 				return;
 			}
 	}
@@ -415,13 +423,17 @@ void il_sysinfo_preempt(char *model, size_t mlen, char *source, size_t slen)
 			    strcmp(v, "y") == 0) {
 				snprintf(model, mlen, "%s", preempt_options[i][1]);
 				if (dynamic)
-					snprintf(source, slen, "%s: %s=y, the boot default of a "
-						 "PREEMPT_DYNAMIC kernel, no preempt= on the command "
-						 "line; a change at run time would show only in "
-						 IL_SYSINFO_DEBUGFS "/sched/preempt, unreadable: %s",
-						 cfg, preempt_options[i][0], dbg);
+					snprintf(
+					    source, slen,
+					    "%s: %s=y, the boot default of a "
+					    "PREEMPT_DYNAMIC kernel, no preempt= on the command "
+					    "line; a change at run time would show only "
+					    "in " IL_SYSINFO_DEBUGFS
+					    "/sched/preempt, unreadable: %s",
+					    cfg, preempt_options[i][0], dbg);
 				else
-					snprintf(source, slen, "%s: %s=y", cfg, preempt_options[i][0]);
+					snprintf(source, slen, "%s: %s=y", cfg,
+						 preempt_options[i][0]);
 				return;
 			}
 	}
@@ -432,9 +444,11 @@ void il_sysinfo_preempt(char *model, size_t mlen, char *source, size_t slen)
 		snprintf(model, mlen, "rt");
 		snprintf(source, slen, "uname -v: %s", u.version);
 	} else if (uname(&u) == 0 && strstr(u.version, "PREEMPT_DYNAMIC")) {
-		snprintf(model, mlen, "unreadable: a PREEMPT_DYNAMIC kernel (uname -v); neither "
-			 "debugfs (%s) nor the boot command line nor a kernel config says which mode",
-			 dbg);
+		snprintf(
+		    model, mlen,
+		    "unreadable: a PREEMPT_DYNAMIC kernel (uname -v); neither "
+		    "debugfs (%s) nor the boot command line nor a kernel config says which mode",
+		    dbg);
 		snprintf(source, slen, "uname -v: %s", u.version);
 	} else if (uname(&u) == 0 && strstr(u.version, "PREEMPT_LAZY")) {
 		snprintf(model, mlen, "lazy");
@@ -443,8 +457,10 @@ void il_sysinfo_preempt(char *model, size_t mlen, char *source, size_t slen)
 		snprintf(model, mlen, "full");
 		snprintf(source, slen, "uname -v: %s", u.version);
 	} else {
-		snprintf(model, mlen, "unreadable: no debugfs (%s), no kernel config, and uname -v "
-			 "does not tell none from voluntary", dbg);
+		snprintf(model, mlen,
+			 "unreadable: no debugfs (%s), no kernel config, and uname -v "
+			 "does not tell none from voluntary",
+			 dbg);
 		snprintf(source, slen, "uname -v: %s", uname(&u) == 0 ? u.version : "?");
 	}
 }
@@ -511,7 +527,8 @@ void il_sysinfo_kernel_facts(cJSON *k)
 	if (r == 0)
 		cJSON_AddStringToObject(k, "sched_features", buf);
 	else
-		add_unreadable_debugfs(k, "sched_features", IL_SYSINFO_DEBUGFS "/sched/features", r);
+		add_unreadable_debugfs(k, "sched_features", IL_SYSINFO_DEBUGFS "/sched/features",
+				       r);
 
 	add_server_per_cpu(k, "fair_server_per_cpu", IL_SYSINFO_FAIR_SERVER, 6, 12, NULL);
 	add_server_per_cpu(k, "ext_server_per_cpu", IL_SYSINFO_DEBUGFS "/sched/ext_server", 7, 0,
@@ -521,8 +538,9 @@ void il_sysinfo_kernel_facts(cJSON *k)
 	if (kconfig_or_why("CONFIG_RT_GROUP_SCHED", v, sizeof(v)))
 		cJSON_AddStringToObject(o, "config", v);
 	else
-		cJSON_AddStringToObject(o, "config", "unreadable: no /boot/config-RELEASE and no "
-						     "/proc/config.gz");
+		cJSON_AddStringToObject(o, "config",
+					"unreadable: no /boot/config-RELEASE and no "
+					"/proc/config.gz");
 	if (il_sysinfo_rt_group_root(dir, sizeof(dir)) == 0) {
 		char path[300];
 
@@ -534,8 +552,9 @@ void il_sysinfo_kernel_facts(cJSON *k)
 			cJSON_AddStringToObject(o, "root_rt_runtime_us", text);
 		}
 	} else {
-		cJSON_AddStringToObject(o, "root_rt_runtime_us", "absent: no cgroup-v1 cpu hierarchy "
-								 "exposes cpu.rt_runtime_us");
+		cJSON_AddStringToObject(o, "root_rt_runtime_us",
+					"absent: no cgroup-v1 cpu hierarchy "
+					"exposes cpu.rt_runtime_us");
 	}
 
 	o = cJSON_AddObjectToObject(k, "uclamp");
@@ -561,14 +580,15 @@ void il_sysinfo_kernel_facts(cJSON *k)
 		else if (r == -ENOENT)
 			cJSON_AddStringToObject(o, "scheduler", "none: no BPF scheduler loaded");
 		else {
-			snprintf(text, sizeof(text), "unreadable: /sys/kernel/sched_ext/root/ops: %s",
-				 strerror(-r));
+			snprintf(text, sizeof(text),
+				 "unreadable: /sys/kernel/sched_ext/root/ops: %s", strerror(-r));
 			cJSON_AddStringToObject(o, "scheduler", text);
 		}
 	} else {
 		if (r == -ENOENT && kconfig_or_why("CONFIG_SCHED_CLASS_EXT", v, sizeof(v)) &&
 		    strcmp(v, "n") == 0)
-			snprintf(text, sizeof(text), "absent: kernel built without "
+			snprintf(text, sizeof(text),
+				 "absent: kernel built without "
 				 "CONFIG_SCHED_CLASS_EXT");
 		else
 			snprintf(text, sizeof(text), "unreadable: /sys/kernel/sched_ext/state: %s",
@@ -580,8 +600,9 @@ void il_sysinfo_kernel_facts(cJSON *k)
 	if (il_sysinfo_kconfig_source(buf, sizeof(buf)) == 0)
 		cJSON_AddStringToObject(k, "config", buf);
 	else
-		cJSON_AddStringToObject(k, "config", "unreadable: no /boot/config-RELEASE and no "
-						     "/proc/config.gz");
+		cJSON_AddStringToObject(k, "config",
+					"unreadable: no /boot/config-RELEASE and no "
+					"/proc/config.gz");
 }
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -623,8 +644,9 @@ static void hypervisor_json(cJSON *o)
 		cJSON_AddBoolToObject(o, "present", true);
 		cJSON_AddStringToObject(o, "vendor", buf);
 	} else {
-		cJSON_AddStringToObject(o, "present", "unreadable: not x86 (no cpuid) and no "
-						      "/sys/hypervisor/type");
+		cJSON_AddStringToObject(o, "present",
+					"unreadable: not x86 (no cpuid) and no "
+					"/sys/hypervisor/type");
 		cJSON_AddStringToObject(o, "vendor", "unreadable: see present");
 	}
 }
@@ -649,7 +671,8 @@ void il_sysinfo_system_facts(cJSON *sys)
 	if (model[0])
 		cJSON_AddStringToObject(sys, "cpu_model", model);
 	else
-		cJSON_AddStringToObject(sys, "cpu_model", "unreadable: no 'model name' in "
-							  "/proc/cpuinfo");
+		cJSON_AddStringToObject(sys, "cpu_model",
+					"unreadable: no 'model name' in "
+					"/proc/cpuinfo");
 	hypervisor_json(cJSON_AddObjectToObject(sys, "hypervisor"));
 }

@@ -11,14 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define IL_SYSINFO_RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
-#define IL_SYSINFO_RT_PERIOD "/proc/sys/kernel/sched_rt_period_us"
-#define IL_SYSINFO_DEBUGFS "/sys/kernel/debug"
+#define IL_SYSINFO_RT_RUNTIME  "/proc/sys/kernel/sched_rt_runtime_us"
+#define IL_SYSINFO_RT_PERIOD   "/proc/sys/kernel/sched_rt_period_us"
+#define IL_SYSINFO_DEBUGFS     "/sys/kernel/debug"
 #define IL_SYSINFO_FAIR_SERVER IL_SYSINFO_DEBUGFS "/sched/fair_server"
 
 /* The fair server defaults (kernel/sched/core.c, Linux 6.12+). */
 #define IL_FAIR_SERVER_DEFAULT_RUNTIME_NS 50000000ll
-#define IL_FAIR_SERVER_DEFAULT_PERIOD_NS 1000000000ll
+#define IL_FAIR_SERVER_DEFAULT_PERIOD_NS  1000000000ll
 
 /* Reads a one-line procfs/sysfs value without its newline. 0 or -errno. */
 int il_sysinfo_read_value(const char *path, char *buf, size_t len);
@@ -75,12 +75,12 @@ int il_sysinfo_kconfig_source(char *path, size_t len);
 int il_sysinfo_uclamp(char *why, size_t len);
 
 struct il_fair_server {
-	bool present;	   /* the kernel has one (6.12+) */
-	bool readable;	   /* debugfs sched/fair_server can be read */
-	bool tunable;	   /* ... and opened for writing */
+	bool present;	    /* the kernel has one (6.12+) */
+	bool readable;	    /* debugfs sched/fair_server can be read */
+	bool tunable;	    /* ... and opened for writing */
 	int64_t runtime_ns; /* CPU 0's values; -1 when unreadable */
 	int64_t period_ns;
-	char why[160];	   /* how we know, or why not: one phrase */
+	char why[160]; /* how we know, or why not: one phrase */
 };
 
 /*

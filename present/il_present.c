@@ -9,7 +9,7 @@
 
 int il_present_spec_parse(const char *s, struct il_present_spec *out, char *err, size_t errlen)
 {
-	struct il_present_spec spec = { 0 };
+	struct il_present_spec spec = {0};
 
 	if (s && strcmp(s, "sim") == 0) {
 		spec.kind = IL_PRESENT_SIM;
@@ -17,13 +17,15 @@ int il_present_spec_parse(const char *s, struct il_present_spec *out, char *err,
 		spec.kind = IL_PRESENT_DRM;
 		if (s[3] == ':') {
 			if (!s[4] || strlen(s + 4) >= sizeof(spec.device)) {
-				snprintf(err, errlen, "--present: '%s' needs a device path after 'drm:'", s);
+				snprintf(err, errlen,
+					 "--present: '%s' needs a device path after 'drm:'", s);
 				return -EINVAL;
 			}
 			strcpy(spec.device, s + 4);
 		}
 	} else {
-		snprintf(err, errlen, "--present: unknown back end '%s' (use sim or drm[:/dev/dri/cardN])",
+		snprintf(err, errlen,
+			 "--present: unknown back end '%s' (use sim or drm[:/dev/dri/cardN])",
 			 s ? s : "");
 		return -EINVAL;
 	}

@@ -23,9 +23,8 @@ struct il_present {
 
 /* Lead: simulated 60 Hz vblank (il_present_sim.c). */
 int il_present_sim_check(const struct il_present_spec *spec, char *err, size_t errlen);
-int il_present_sim_open(const struct il_present_spec *spec, uv_loop_t *loop,
-			il_present_done_cb cb, void *ctx, struct il_present **out, char *err,
-			size_t errlen);
+int il_present_sim_open(const struct il_present_spec *spec, uv_loop_t *loop, il_present_done_cb cb,
+			void *ctx, struct il_present **out, char *err, size_t errlen);
 
 /*
  * KMS page flips (il_present_drm.c). spec->device empty: the first card
@@ -35,8 +34,7 @@ int il_present_sim_open(const struct il_present_spec *spec, uv_loop_t *loop,
  * mode; close restores the CRTC as it was.
  */
 int il_present_drm_check(const struct il_present_spec *spec, char *err, size_t errlen);
-int il_present_drm_open(const struct il_present_spec *spec, uv_loop_t *loop,
-			il_present_done_cb cb, void *ctx, struct il_present **out, char *err,
-			size_t errlen);
+int il_present_drm_open(const struct il_present_spec *spec, uv_loop_t *loop, il_present_done_cb cb,
+			void *ctx, struct il_present **out, char *err, size_t errlen);
 
 #endif

@@ -23,7 +23,7 @@
 #include "il_clock.h"
 #include "il_present_backend.h"
 
-#define NO_KMS "no KMS device under /dev/dri"
+#define NO_KMS	  "no KMS device under /dev/dri"
 #define MAX_CARDS 16
 
 struct dumb_fb {
@@ -40,16 +40,16 @@ struct drm_present {
 	int fd;
 	uint32_t conn_id, crtc_id;
 	drmModeModeInfo mode;
-	drmModeCrtc *saved;     /* CRTC state to restore on close */
+	drmModeCrtc *saved; /* CRTC state to restore on close */
 	struct dumb_fb fb[2];
-	int front;              /* index of the buffer on screen */
-	bool monotonic;         /* flip timestamps are CLOCK_MONOTONIC */
+	int front;	/* index of the buffer on screen */
+	bool monotonic; /* flip timestamps are CLOCK_MONOTONIC */
 	bool flip_pending;
 	bool closing;
-	unsigned in_flight;     /* requests the pending flip answers */
-	unsigned queued;        /* requests waiting for the next flip */
-	uint64_t seq;           /* last sequence reported */
-	uint32_t frame;         /* drives the colour */
+	unsigned in_flight; /* requests the pending flip answers */
+	unsigned queued;    /* requests waiting for the next flip */
+	uint64_t seq;	    /* last sequence reported */
+	uint32_t frame;	    /* drives the colour */
 	void (*on_closed)(void *ctx);
 	void *closed_ctx;
 };
@@ -93,15 +93,16 @@ static int open_card(const struct il_present_spec *spec, char *path, size_t len,
 		}
 		if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode)) {
 			close(fd);
-			snprintf(err, errlen, "%s: not a character device (want /dev/dri/cardN)", path);
+			snprintf(err, errlen, "%s: not a character device (want /dev/dri/cardN)",
+				 path);
 			return -ENODEV;
 		}
 		/* Page-flip events are read when the loop says they are there. */
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 		if (!is_kms(fd)) {
 			close(fd);
-			snprintf(err, errlen, "%s: not a KMS device (no modesetting or dumb buffers)",
-				 path);
+			snprintf(err, errlen,
+				 "%s: not a KMS device (no modesetting or dumb buffers)", path);
 			return -ENODEV;
 		}
 		return fd;
@@ -197,9 +198,9 @@ out:
 
 static int create_fb(int fd, const drmModeModeInfo *mode, struct dumb_fb *fb)
 {
-	struct drm_mode_create_dumb creq = { .width = mode->hdisplay, .height = mode->vdisplay,
-					     .bpp = 32 };
-	struct drm_mode_map_dumb mreq = { 0 };
+	struct drm_mode_create_dumb creq = {
+	    .width = mode->hdisplay, .height = mode->vdisplay, .bpp = 32};
+	struct drm_mode_map_dumb mreq = {0};
 	void *map;
 
 	if (drmIoctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &creq) < 0)
@@ -227,7 +228,7 @@ static void destroy_fb(int fd, struct dumb_fb *fb)
 	if (fb->fb_id)
 		drmModeRmFB(fd, fb->fb_id);
 	if (fb->handle) {
-		struct drm_mode_destroy_dumb dreq = { .handle = fb->handle };
+		struct drm_mode_destroy_dumb dreq = {.handle = fb->handle};
 		drmIoctl(fd, DRM_IOCTL_MODE_DESTROY_DUMB, &dreq);
 	}
 	memset(fb, 0, sizeof(*fb));
@@ -301,7 +302,7 @@ static void page_flip_handler(int fd, unsigned int sequence, unsigned int sec, u
 static void poll_cb(uv_poll_t *h, int status, int events)
 {
 	struct drm_present *p = h->data;
-	drmEventContext ev = { .version = 2, .page_flip_handler = page_flip_handler };
+	drmEventContext ev = {.version = 2, .page_flip_handler = page_flip_handler};
 
 	(void)events;
 	if (status < 0)
@@ -329,8 +330,8 @@ static void release_kms(struct drm_present *p)
 		return;
 	/* A flip still in flight must land before its buffer goes away. */
 	if (p->flip_pending) {
-		drmEventContext ev = { .version = 2, .page_flip_handler = page_flip_handler };
-		struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+		drmEventContext ev = {.version = 2, .page_flip_handler = page_flip_handler};
+		struct pollfd pfd = {.fd = p->fd, .events = POLLIN};
 
 		p->closing = true;
 		if (poll(&pfd, 1, 1000) > 0)
@@ -376,13 +377,12 @@ static void drm_close(struct il_present *base, void (*on_closed)(void *ctx), voi
 }
 
 static const struct il_present_ops drm_ops = {
-	.flip = drm_flip,
-	.close = drm_close,
+    .flip = drm_flip,
+    .close = drm_close,
 };
 
-int il_present_drm_open(const struct il_present_spec *spec, uv_loop_t *loop,
-			il_present_done_cb cb, void *ctx, struct il_present **out, char *err,
-			size_t errlen)
+int il_present_drm_open(const struct il_present_spec *spec, uv_loop_t *loop, il_present_done_cb cb,
+			void *ctx, struct il_present **out, char *err, size_t errlen)
 {
 	struct drm_present *p = calloc(1, sizeof(*p));
 	char path[300];
@@ -418,8 +418,9 @@ int il_present_drm_open(const struct il_present_spec *spec, uv_loop_t *loop,
 		rc = -errno;
 		snprintf(err, errlen, "%s: cannot set mode %s: %s%s", path, p->mode.name,
 			 strerror(-rc),
-			 rc == -EACCES || rc == -EPERM ? " (another DRM master, e.g. a display server, is running)"
-						       : "");
+			 rc == -EACCES || rc == -EPERM
+			     ? " (another DRM master, e.g. a display server, is running)"
+			     : "");
 		goto fail;
 	}
 	p->front = 0;

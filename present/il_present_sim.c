@@ -71,19 +71,18 @@ static void sim_close(struct il_present *p, void (*on_closed)(void *ctx), void *
 	uv_close((uv_handle_t *)&s->poll, sim_closed_cb);
 }
 
-static const struct il_present_ops sim_ops = { .flip = sim_flip, .close = sim_close };
+static const struct il_present_ops sim_ops = {.flip = sim_flip, .close = sim_close};
 
 int il_present_sim_check(const struct il_present_spec *spec, char *err, size_t errlen)
 {
 	return 0;
 }
 
-int il_present_sim_open(const struct il_present_spec *spec, uv_loop_t *loop,
-			il_present_done_cb cb, void *ctx, struct il_present **out, char *err,
-			size_t errlen)
+int il_present_sim_open(const struct il_present_spec *spec, uv_loop_t *loop, il_present_done_cb cb,
+			void *ctx, struct il_present **out, char *err, size_t errlen)
 {
 	struct sim_present *s = calloc(1, sizeof(*s));
-	struct itimerspec its = { 0 };
+	struct itimerspec its = {0};
 	int rc;
 
 	if (!s) {

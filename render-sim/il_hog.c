@@ -46,10 +46,10 @@ int il_hog_mode_split(const char *s, enum il_hog_pattern *pattern, bool *js)
 		enum il_hog_pattern pattern;
 		bool js;
 	} modes[] = {
-		{ "busy", IL_HOG_BUSY, false },
-		{ "bursty", IL_HOG_BURSTY, false },
-		{ "js", IL_HOG_BUSY, true },
-		{ "js-bursty", IL_HOG_BURSTY, true },
+	    {"busy", IL_HOG_BUSY, false},
+	    {"bursty", IL_HOG_BURSTY, false},
+	    {"js", IL_HOG_BUSY, true},
+	    {"js-bursty", IL_HOG_BURSTY, true},
 	};
 
 	for (size_t i = 0; s && i < sizeof(modes) / sizeof(modes[0]); i++)
@@ -244,11 +244,13 @@ cJSON *il_hog_stats_json(const struct il_hog *h, uint64_t wall_ns)
 		uint64_t peak = 0, errors = 0;
 		const char *first = NULL;
 
-		cJSON_AddStringToObject(o, "mode", h->cfg.mode == IL_HOG_BURSTY ? "js-bursty" : "js");
+		cJSON_AddStringToObject(o, "mode",
+					h->cfg.mode == IL_HOG_BURSTY ? "js-bursty" : "js");
 		cJSON_AddStringToObject(o, "engine", il_js_engine());
 		cJSON_AddStringToObject(o, "script", h->cfg.script_name ? h->cfg.script_name : "");
-		cJSON_AddNumberToObject(o, "js_heap_max_bytes",
-					(double)(h->cfg.js_heap_max ? h->cfg.js_heap_max : IL_JS_HEAP_MAX));
+		cJSON_AddNumberToObject(
+		    o, "js_heap_max_bytes",
+		    (double)(h->cfg.js_heap_max ? h->cfg.js_heap_max : IL_JS_HEAP_MAX));
 		for (unsigned i = 0; i < h->cfg.threads; i++) {
 			uint64_t p = __atomic_load_n(&h->pub[i].heap_peak, __ATOMIC_RELAXED);
 

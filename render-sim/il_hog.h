@@ -26,17 +26,17 @@ enum il_hog_pattern {
 };
 
 struct il_hog_config {
-	unsigned threads;      /* 1..IL_HOG_MAX_THREADS */
+	unsigned threads; /* 1..IL_HOG_MAX_THREADS */
 	enum il_hog_pattern mode;
 	/* JavaScript: the script's text and its name for messages; each hog
 	 * thread gets its own engine state and calls tick() as its work unit.
 	 * NULL: the register loop (il_workers_chunk). */
 	const char *script;
 	const char *script_name;
-	size_t js_heap_max;    /* bytes per hog thread; 0 = IL_JS_HEAP_MAX */
-	uint64_t task_ns;      /* bursty: CPU time per long task (> 0) */
-	uint64_t gap_ns;       /* bursty: sleep between tasks */
-	bool pin;              /* hog i on the i-th CPU the process may use, mod count */
+	size_t js_heap_max; /* bytes per hog thread; 0 = IL_JS_HEAP_MAX */
+	uint64_t task_ns;   /* bursty: CPU time per long task (> 0) */
+	uint64_t gap_ns;    /* bursty: sleep between tasks */
+	bool pin;	    /* hog i on the i-th CPU the process may use, mod count */
 	/* Threads set up (named, attributes applied) but wait without using
 	 * CPU until il_hog_mark_start: the run's setup is not starved. */
 	bool hold;

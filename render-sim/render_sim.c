@@ -33,7 +33,7 @@ struct render {
 	/* JS-like hogs (role js), started held and released at "start" */
 	struct il_hog_config hog_cfg;
 	struct il_hog *hog;
-	bool hog_js;		  /* JavaScript hogs running hog_script */
+	bool hog_js; /* JavaScript hogs running hog_script */
 	char hog_script_path[4096];
 	char *hog_script;
 };
@@ -88,7 +88,8 @@ static void comp_cb(void *ctx, struct il_msg *m)
 
 static int comp_setup(struct il_role_thread *t)
 {
-	int rc = il_queue_init(&R.comp_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), comp_cb, NULL);
+	int rc =
+	    il_queue_init(&R.comp_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), comp_cb, NULL);
 
 	if (rc < 0)
 		return rc;
@@ -111,7 +112,8 @@ static void main_cb(void *ctx, struct il_msg *m)
 
 static int main_setup(struct il_role_thread *t)
 {
-	return il_queue_init(&R.main_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), main_cb, NULL);
+	return il_queue_init(&R.main_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), main_cb,
+			     NULL);
 }
 
 static void main_teardown(struct il_role_thread *t)
@@ -125,7 +127,9 @@ static int render_option(struct il_child *c, const char *name, const char *value
 	uint64_t v;
 
 	if (strcmp(name, "hog") == 0)
-		return il_parse_u64(value, 1, IL_HOG_MAX_THREADS, &v) < 0 ? -EINVAL : (R.hog_cfg.threads = (unsigned)v, 0);
+		return il_parse_u64(value, 1, IL_HOG_MAX_THREADS, &v) < 0
+			   ? -EINVAL
+			   : (R.hog_cfg.threads = (unsigned)v, 0);
 	if (strcmp(name, "hog-mode") == 0)
 		return il_hog_mode_split(value, &R.hog_cfg.mode, &R.hog_js);
 	if (strcmp(name, "hog-script") == 0) {
@@ -133,9 +137,12 @@ static int render_option(struct il_child *c, const char *name, const char *value
 		return 0;
 	}
 	if (strcmp(name, "hog-task-ms") == 0)
-		return il_parse_u64(value, 1, 600000, &v) < 0 ? -EINVAL : (R.hog_cfg.task_ns = v * 1000000, 0);
+		return il_parse_u64(value, 1, 600000, &v) < 0
+			   ? -EINVAL
+			   : (R.hog_cfg.task_ns = v * 1000000, 0);
 	if (strcmp(name, "hog-gap-ms") == 0)
-		return il_parse_u64(value, 0, 600000, &v) < 0 ? -EINVAL : (R.hog_cfg.gap_ns = v * 1000000, 0);
+		return il_parse_u64(value, 0, 600000, &v) < 0 ? -EINVAL
+							      : (R.hog_cfg.gap_ns = v * 1000000, 0);
 	return 1;
 }
 
@@ -168,9 +175,8 @@ static void render_stop(struct il_child *c, cJSON *stats)
 
 int main(int argc, char **argv)
 {
-	static const struct il_child_hooks hooks = { .option = render_option,
-						     .start = render_start,
-						     .stop = render_stop };
+	static const struct il_child_hooks hooks = {
+	    .option = render_option, .start = render_start, .stop = render_stop};
 	struct il_child *c;
 	char err[256];
 

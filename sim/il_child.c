@@ -56,7 +56,8 @@ struct il_child {
 	char memlock_why[192]; /* "" when this process's memory is locked */
 };
 
-static void die_usage(const char *process, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+static void die_usage(const char *process, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
 
 static void die_usage(const char *process, const char *fmt, ...)
 {
@@ -113,7 +114,8 @@ static int parse_common(struct il_child *c, const char *name, const char *v, pid
 		/* Before any thread starts: the helper forks a child of its own. */
 		il_hop_marker_fd = il_tracefs_open_marker();
 		if (il_hop_marker_fd < 0)
-			fprintf(stderr, "%s: --trace-marker: %s\n", c->process, strerror(-il_hop_marker_fd));
+			fprintf(stderr, "%s: --trace-marker: %s\n", c->process,
+				strerror(-il_hop_marker_fd));
 		return 0;
 	}
 	if (strcmp(name, "sched") == 0) {
@@ -190,8 +192,8 @@ static void ctl_frame_cb(void *ctx, const struct il_frame *f, const struct il_ms
 		cJSON *o = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(o, "type", "pong");
-		cJSON_AddItemToObject(o, "seq",
-				      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(json, "seq"), 1));
+		cJSON_AddItemToObject(
+		    o, "seq", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(json, "seq"), 1));
 		ctl_send_or_exit(c, o);
 		cJSON_Delete(o);
 	} else if (strcmp(type->valuestring, "start") == 0) {
@@ -212,7 +214,8 @@ static void ctl_frame_cb(void *ctx, const struct il_frame *f, const struct il_ms
 			cJSON *ml = cJSON_AddObjectToObject(stats, "memlock");
 
 			cJSON_AddBoolToObject(ml, "locked", !c->memlock_why[0]);
-			cJSON_AddNumberToObject(ml, "locked_vm_kib", (double)il_memlock_locked_kib());
+			cJSON_AddNumberToObject(ml, "locked_vm_kib",
+						(double)il_memlock_locked_kib());
 			if (c->memlock_why[0])
 				cJSON_AddStringToObject(ml, "why", c->memlock_why);
 		}
@@ -308,7 +311,8 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 		if (c->oncpu_from_ctl) {
 			rc = il_ctl_recv_fd(IL_FD_CONTROL, ONCPU_MAP_WAIT_MS, &fd);
 			if (rc < 0) {
-				fprintf(stderr, "%s: --lock %s: no on-CPU map from the orchestrator: %s\n",
+				fprintf(stderr,
+					"%s: --lock %s: no on-CPU map from the orchestrator: %s\n",
 					process, il_lock_kind_name(c->lock), strerror(-rc));
 				exit(2);
 			}
@@ -328,7 +332,7 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 		c->memlock_why[0] = '\0';
 	il_memlock_prefault_stack();
 	if (c->table && il_sched_table_uses_rt(c->table)) {
-		struct sched_param sp = { .sched_priority = CHILD_CONTROL_PRIO };
+		struct sched_param sp = {.sched_priority = CHILD_CONTROL_PRIO};
 
 		/* A runaway RT thread gets SIGXCPU, then SIGKILL (RLIMIT_RTTIME). */
 		if (c->rttime_us)
@@ -342,7 +346,9 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 	uv_pipe_init(&c->loop, &c->ctl, 0);
 	rc = uv_pipe_open(&c->ctl, IL_FD_CONTROL);
 	if (rc < 0) {
-		fprintf(stderr, "%s: no control channel on fd %d: %s (started by hand? run it through inputlat)\n",
+		fprintf(stderr,
+			"%s: no control channel on fd %d: %s (started by hand? run it through "
+			"inputlat)\n",
 			process, IL_FD_CONTROL, uv_strerror(rc));
 		exit(2);
 	}
@@ -390,7 +396,8 @@ int il_child_thread_init(void *child, enum il_role role, const char *name, char 
 	cJSON *t;
 	int rc;
 
-	const struct il_role_attrs *a = c->table ? il_sched_table_lookup(c->table, role, name) : NULL;
+	const struct il_role_attrs *a =
+	    c->table ? il_sched_table_lookup(c->table, role, name) : NULL;
 	unsigned dropped = 0;
 
 	pthread_setname_np(pthread_self(), name);
@@ -490,7 +497,8 @@ static int role_thread_start(struct il_child *c, struct il_role_thread *t)
 	sem_init(&t->started, 0, 0);
 	rc = pthread_create(&t->th, NULL, role_thread_main, t);
 	if (rc) {
-		snprintf(t->errmsg, sizeof(t->errmsg), "%s: pthread_create: %s", t->name, strerror(rc));
+		snprintf(t->errmsg, sizeof(t->errmsg), "%s: pthread_create: %s", t->name,
+			 strerror(rc));
 		return -rc;
 	}
 	while (sem_wait(&t->started) < 0 && errno == EINTR)

@@ -98,13 +98,15 @@ void il_role_thread_stop(struct il_role_thread *t);
  * names the calling thread, applies the role's attributes, records the
  * read-back for the ready report. Matches il_thread_init_fn.
  */
-int il_child_thread_init(void *child, enum il_role role, const char *name, char *err, size_t errlen);
+int il_child_thread_init(void *child, enum il_role role, const char *name, char *err,
+			 size_t errlen);
 
 /* Reports readiness (all threads up) to the orchestrator. */
 void il_child_ready(struct il_child *c);
 
 /* Reports a fatal error to the orchestrator, then exits 1. */
-void il_child_fail(struct il_child *c, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+void il_child_fail(struct il_child *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
 
 /* Runs the control loop until "stop", frees c; returns the exit code (0). */
 int il_child_run(struct il_child *c);

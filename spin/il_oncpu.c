@@ -23,7 +23,7 @@
 #include "il_tracefs.h"
 #include "oncpu.skel.h"
 
-#define BPFFS_ROOT "/sys/fs/bpf"
+#define BPFFS_ROOT	   "/sys/fs/bpf"
 #define BPFFS_MAGIC_NUMBER 0xcafe4a11
 /* A directory inside the pin dir that says "ilspin-oncpu mounted bpffs". */
 #define MOUNT_MARKER "mounted_by_ilspin_oncpu" /* bpffs rejects "." in names */
@@ -144,7 +144,7 @@ int il_oncpu_open_pinned(const char *pin_dir, struct il_oncpu **out)
 /* The perf event ID of sched/sched_switch, whether or not tracefs is mounted. */
 static int sched_switch_id(void)
 {
-	static const char *const ev[] = { "sched/sched_switch" };
+	static const char *const ev[] = {"sched/sched_switch"};
 	int id, rc = il_tracefs_event_ids(ev, 1, &id);
 
 	return rc < 0 ? rc : id;
@@ -349,8 +349,10 @@ int il_oncpu_publish(const char *pin_dir)
 	snprintf(marker, sizeof(marker), "%s/%s", pin_dir, MOUNT_MARKER);
 
 	/* Like bpftool: pinning needs bpffs, so mount it when it is missing. */
-	if (strncmp(pin_dir, BPFFS_ROOT "/", strlen(BPFFS_ROOT "/")) == 0 && !is_bpffs(BPFFS_ROOT)) {
-		if (mount("bpf", BPFFS_ROOT, "bpf", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700") < 0)
+	if (strncmp(pin_dir, BPFFS_ROOT "/", strlen(BPFFS_ROOT "/")) == 0 &&
+	    !is_bpffs(BPFFS_ROOT)) {
+		if (mount("bpf", BPFFS_ROOT, "bpf", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700") <
+		    0)
 			return -errno;
 		mounted = 1;
 	}

@@ -16,11 +16,11 @@ struct il_oncpu_bpf;
 
 struct il_oncpu {
 	const _Atomic uint64_t *map; /* read-only mapping of the records */
-	uint32_t entries;            /* TIDs >= entries are not recorded */
-	size_t map_len;              /* bytes mapped */
+	uint32_t entries;	     /* TIDs >= entries are not recorded */
+	size_t map_len;		     /* bytes mapped */
 	int map_fd;
-	struct il_oncpu_bpf *skel;   /* non-NULL when loaded in this process */
-	const char *program;	     /* "tp_btf", "raw_tp", "tracepoint", "pinned" or "shared" */
+	struct il_oncpu_bpf *skel; /* non-NULL when loaded in this process */
+	const char *program;	   /* "tp_btf", "raw_tp", "tracepoint", "pinned" or "shared" */
 };
 
 /*

@@ -17,17 +17,17 @@
 #ifndef IL_ONCPU_STATE_H
 #define IL_ONCPU_STATE_H
 
-#define IL_ONCPU_FLAG (1ull << 63)
+#define IL_ONCPU_FLAG	   (1ull << 63)
 #define IL_ONCPU_CPU_SHIFT 48
-#define IL_ONCPU_CPU_MASK 0x7fffull
-#define IL_ONCPU_SEQ_MASK ((1ull << 48) - 1)
+#define IL_ONCPU_CPU_MASK  0x7fffull
+#define IL_ONCPU_SEQ_MASK  ((1ull << 48) - 1)
 
 /* The largest map the publisher creates: 4M TIDs x 8 B = 32 MiB. */
 #define IL_ONCPU_MAX_ENTRIES (1u << 22)
 
 /* Names of the pinned objects inside the pin directory. */
-#define IL_ONCPU_PIN_DIR "/sys/fs/bpf/inputlat"
-#define IL_ONCPU_PIN_MAP "oncpu_map"
+#define IL_ONCPU_PIN_DIR  "/sys/fs/bpf/inputlat"
+#define IL_ONCPU_PIN_MAP  "oncpu_map"
 #define IL_ONCPU_PIN_LINK "oncpu_link"
 
 #endif

@@ -82,7 +82,7 @@
 
 struct handoff_slot {
 	_Atomic uintptr_t mutex; /* owning mutex, 0 when free */
-	_Atomic uint32_t tid;    /* the waiter to hand the lock to */
+	_Atomic uint32_t tid;	 /* the waiter to hand the lock to */
 	_Atomic uint32_t granted;
 	char pad[64 - sizeof(uintptr_t) - 2 * sizeof(uint32_t)];
 };
@@ -155,8 +155,8 @@ static void futex_wake(_Atomic uint32_t *addr, int n)
 
 static inline int cas_acquire(struct il_spin_mutex *m, uint32_t *expect, uint32_t desired)
 {
-	return atomic_compare_exchange_weak_explicit(&m->word, expect, desired, memory_order_acquire,
-						     memory_order_relaxed);
+	return atomic_compare_exchange_weak_explicit(&m->word, expect, desired,
+						     memory_order_acquire, memory_order_relaxed);
 }
 
 static void slot_release(struct handoff_slot *s)
@@ -213,8 +213,8 @@ static int request_handoff(struct il_spin_mutex *m, uint32_t tid, uint32_t wbit,
 			continue;
 		}
 		/* Release: the unlocker that sees H must see the slot contents. */
-		if (atomic_compare_exchange_weak_explicit(&m->word, &w, w | wbit | H, memory_order_release,
-							  memory_order_relaxed))
+		if (atomic_compare_exchange_weak_explicit(
+			&m->word, &w, w | wbit | H, memory_order_release, memory_order_relaxed))
 			break;
 	}
 	wait_granted(m, s, src, spin);
@@ -283,7 +283,8 @@ static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_sourc
 			 */
 			if (i >= fair && st > 0 && !asked) {
 				asked = 1;
-				if (request_handoff(m, want & IL_SPIN_TID_MASK, want & W, src, limit - i))
+				if (request_handoff(m, want & IL_SPIN_TID_MASK, want & W, src,
+						    limit - i))
 					return 1;
 			}
 		}
@@ -340,8 +341,8 @@ static int lock_slow(struct il_spin_mutex *m, uint32_t tid, enum il_spin_source 
 		    request_handoff(m, tid, W, src, 0))
 			return 0;
 		if (!(w & W)) {
-			if (!atomic_compare_exchange_weak_explicit(&m->word, &w, w | W, memory_order_relaxed,
-								   memory_order_relaxed))
+			if (!atomic_compare_exchange_weak_explicit(
+				&m->word, &w, w | W, memory_order_relaxed, memory_order_relaxed))
 				continue;
 			w |= W;
 		}
@@ -419,9 +420,9 @@ int il_spin_mutex_unlock(struct il_spin_mutex *m)
 			s = slot_of(m);
 			/* W moves with the lock: sleepers on the word still need a wake. */
 			if (!atomic_compare_exchange_weak_explicit(
-				    &m->word, &w,
-				    atomic_load_explicit(&s->tid, memory_order_relaxed) | (w & W),
-				    memory_order_acq_rel, memory_order_acquire))
+				&m->word, &w,
+				atomic_load_explicit(&s->tid, memory_order_relaxed) | (w & W),
+				memory_order_acq_rel, memory_order_acquire))
 				continue;
 			atomic_store_explicit(&s->granted, 1, memory_order_release);
 			futex_wake(&s->granted, 1);

@@ -32,23 +32,26 @@ struct il_spin_mutex {
 	_Atomic uint32_t word;
 };
 
-#define IL_SPIN_MUTEX_INITIALIZER { 0 }
+#define IL_SPIN_MUTEX_INITIALIZER                                                                  \
+	{                                                                                          \
+		0                                                                                  \
+	}
 
 #define IL_SPIN_TID_MASK 0x3fffffffu
-#define IL_SPIN_HANDOFF 0x40000000u
-#define IL_SPIN_WAITERS 0x80000000u
+#define IL_SPIN_HANDOFF	 0x40000000u
+#define IL_SPIN_WAITERS	 0x80000000u
 
 /* Where owner on-CPU information comes from. */
 enum il_spin_source {
 	IL_SPIN_SOURCE_NONE = 0, /* no owner information: bounded adaptive spin */
-	IL_SPIN_SOURCE_BPF = 1,  /* BPF sched_switch records in shared memory */
+	IL_SPIN_SOURCE_BPF = 1,	 /* BPF sched_switch records in shared memory */
 	IL_SPIN_SOURCE_AUTO = 2, /* bpf when available, else none (init only) */
 };
 
 struct il_spin_opts {
 	uint64_t spin_budget_ns; /* longest spin on an on-CPU owner; 0: default */
-	const char *pin_dir;     /* pinned map directory; NULL: /sys/fs/bpf/inputlat */
-	int no_load;             /* nonzero: never load the BPF program in-process */
+	const char *pin_dir;	 /* pinned map directory; NULL: /sys/fs/bpf/inputlat */
+	int no_load;		 /* nonzero: never load the BPF program in-process */
 };
 
 /*

@@ -35,7 +35,8 @@ static inline int il_spin_source_aware(enum il_spin_source s)
 {
 	if (atomic_load_explicit(&il_spin_g.test_cb, memory_order_relaxed))
 		return 1;
-	return s == IL_SPIN_SOURCE_BPF && atomic_load_explicit(&il_spin_g.oncpu, memory_order_relaxed);
+	return s == IL_SPIN_SOURCE_BPF &&
+	       atomic_load_explicit(&il_spin_g.oncpu, memory_order_relaxed);
 }
 
 /*
@@ -44,11 +45,14 @@ static inline int il_spin_source_aware(enum il_spin_source s)
  */
 static inline int il_spin_owner_state(enum il_spin_source s, uint32_t tid)
 {
-	int (*cb)(uint32_t, void *) = atomic_load_explicit(&il_spin_g.test_cb, memory_order_acquire);
+	int (*cb)(uint32_t, void *) =
+	    atomic_load_explicit(&il_spin_g.test_cb, memory_order_acquire);
 	struct il_oncpu *o;
 
 	if (cb)
-		return cb(tid, atomic_load_explicit(&il_spin_g.test_data, memory_order_relaxed)) ? 1 : 0;
+		return cb(tid, atomic_load_explicit(&il_spin_g.test_data, memory_order_relaxed))
+			   ? 1
+			   : 0;
 	if (s != IL_SPIN_SOURCE_BPF)
 		return -1;
 	o = atomic_load_explicit(&il_spin_g.oncpu, memory_order_acquire);

@@ -163,7 +163,7 @@ static int in_child_pid_ns(void)
 static int self_check(const struct il_oncpu *o)
 {
 	uint32_t tid = il_spin_tid();
-	struct timespec ts = { 0, 200000 };
+	struct timespec ts = {0, 200000};
 
 	if (tid >= o->entries)
 		return -ERANGE;
@@ -177,25 +177,29 @@ static int open_bpf(const struct il_spin_opts *opts, struct il_oncpu **out)
 	int r;
 
 	if (in_child_pid_ns()) {
-		snprintf(reason, sizeof(reason), "source none: in a child PID namespace, BPF TIDs would not match");
+		snprintf(reason, sizeof(reason),
+			 "source none: in a child PID namespace, BPF TIDs would not match");
 		return -EXDEV;
 	}
 	r = il_oncpu_open_pinned(opts ? opts->pin_dir : NULL, &o);
 	if (r < 0 && r != -ENOENT) {
-		snprintf(reason, sizeof(reason), "source none: cannot open the pinned map under %s (%s)",
+		snprintf(reason, sizeof(reason),
+			 "source none: cannot open the pinned map under %s (%s)",
 			 opts && opts->pin_dir ? opts->pin_dir : IL_ONCPU_PIN_DIR, strerror(-r));
 		return r;
 	}
 	if (r == -ENOENT && opts && opts->no_load) {
 		snprintf(reason, sizeof(reason),
-			 "source none: nothing pinned (run ilspin-oncpu as root) and loading is disabled");
+			 "source none: nothing pinned (run ilspin-oncpu as root) and loading is "
+			 "disabled");
 		return r;
 	}
 	if (r == -ENOENT)
 		r = il_oncpu_load(&o);
 	if (r < 0) {
 		snprintf(reason, sizeof(reason),
-			 "source none: nothing pinned and cannot load the BPF program (%s); run ilspin-oncpu as root",
+			 "source none: nothing pinned and cannot load the BPF program (%s); run "
+			 "ilspin-oncpu as root",
 			 strerror(-r));
 		return r;
 	}
@@ -215,7 +219,8 @@ int il_spin_init(enum il_spin_source want, const struct il_spin_opts *opts)
 	struct il_oncpu *o = NULL;
 	int r = 0;
 
-	if (want != IL_SPIN_SOURCE_NONE && want != IL_SPIN_SOURCE_BPF && want != IL_SPIN_SOURCE_AUTO)
+	if (want != IL_SPIN_SOURCE_NONE && want != IL_SPIN_SOURCE_BPF &&
+	    want != IL_SPIN_SOURCE_AUTO)
 		return -EINVAL;
 	il_spin_calibrate();
 	if (opts && opts->spin_budget_ns)
@@ -249,14 +254,15 @@ int il_spin_init_map_fd(int map_fd, const struct il_spin_opts *opts)
 	pthread_mutex_lock(&init_lock);
 	il_oncpu_free(atomic_exchange(&il_spin_g.oncpu, NULL));
 	if (in_child_pid_ns()) {
-		snprintf(reason, sizeof(reason), "source none: in a child PID namespace, BPF TIDs would not match");
+		snprintf(reason, sizeof(reason),
+			 "source none: in a child PID namespace, BPF TIDs would not match");
 		r = -EXDEV;
 		goto out;
 	}
 	r = il_oncpu_open_fd(map_fd, &o);
 	if (r < 0) {
-		snprintf(reason, sizeof(reason), "source none: the handed-over map cannot be mapped (%s)",
-			 strerror(-r));
+		snprintf(reason, sizeof(reason),
+			 "source none: the handed-over map cannot be mapped (%s)", strerror(-r));
 		goto out;
 	}
 	r = self_check(o);

@@ -15,14 +15,15 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: ilspin-oncpu [--pin-dir DIR] [--status | --stop]\n"
-		   "  --help          show this help\n"
-		   "  --pin-dir DIR   bpffs directory for the pins (default %s)\n"
-		   "  --status        print whether the records are published and live\n"
-		   "  --stop          unpin the map and link (the program detaches)\n"
-		   "  --version       print the version\n"
-		   "Without --status/--stop: load, attach and pin, then exit.\n",
-		   IL_ONCPU_PIN_DIR);
+	fprintf(f,
+		"Usage: ilspin-oncpu [--pin-dir DIR] [--status | --stop]\n"
+		"  --help          show this help\n"
+		"  --pin-dir DIR   bpffs directory for the pins (default %s)\n"
+		"  --status        print whether the records are published and live\n"
+		"  --stop          unpin the map and link (the program detaches)\n"
+		"  --version       print the version\n"
+		"Without --status/--stop: load, attach and pin, then exit.\n",
+		IL_ONCPU_PIN_DIR);
 }
 
 static int status(const char *dir)
@@ -45,9 +46,9 @@ static int status(const char *dir)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },   { "pin-dir", required_argument, NULL, 'd' },
-		{ "status", no_argument, NULL, 's' }, { "stop", no_argument, NULL, 'x' },
-		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
+	    {"help", no_argument, NULL, 'h'},	 {"pin-dir", required_argument, NULL, 'd'},
+	    {"status", no_argument, NULL, 's'},	 {"stop", no_argument, NULL, 'x'},
+	    {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
 	};
 	const char *dir = IL_ONCPU_PIN_DIR;
 	int c, stop = 0, stat = 0, r;
@@ -75,7 +76,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc || (stop && stat)) {
-		fprintf(stderr, "ilspin-oncpu: unexpected arguments; use at most one of --status, --stop\n");
+		fprintf(
+		    stderr,
+		    "ilspin-oncpu: unexpected arguments; use at most one of --status, --stop\n");
 		return 2;
 	}
 	if (stat)

@@ -26,17 +26,17 @@
 
 /* Field offsets from the sched_switch format file (kernel 6.x). */
 struct sched_switch_args {
-	unsigned short common_type;        /* offset 0 */
-	unsigned char common_flags;        /* offset 2 */
+	unsigned short common_type;	    /* offset 0 */
+	unsigned char common_flags;	    /* offset 2 */
 	unsigned char common_preempt_count; /* offset 3 */
-	int common_pid;                    /* offset 4 */
-	char prev_comm[16];                /* offset 8 */
-	int prev_pid;                      /* offset 24 */
-	int prev_prio;                     /* offset 28 */
-	long prev_state;                   /* offset 32 */
-	char next_comm[16];                /* offset 40 */
-	int next_pid;                      /* offset 56 */
-	int next_prio;                     /* offset 60 */
+	int common_pid;			    /* offset 4 */
+	char prev_comm[16];		    /* offset 8 */
+	int prev_pid;			    /* offset 24 */
+	int prev_prio;			    /* offset 28 */
+	long prev_state;		    /* offset 32 */
+	char next_comm[16];		    /* offset 40 */
+	int next_pid;			    /* offset 56 */
+	int next_prio;			    /* offset 60 */
 };
 
 /*

@@ -100,8 +100,7 @@ static void check_run(const cJSON *root, const char *what, bool under_load)
 	assert_int_equal((int)il_json_num(a, "bpf.drops"), 0);
 
 	/* schedstat, read by the harness at the capture's start and stop. */
-	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(a, "threads"))
-	{
+	cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive(a, "threads")) {
 		double cap, ss, waits;
 		bool comparable;
 
@@ -127,8 +126,7 @@ static void check_run(const cJSON *root, const char *what, bool under_load)
 		assert_int_equal(compared, pipeline);
 
 	/* hops[] has the user-space split, from the stamps. */
-	cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(root, "hops"))
-	{
+	cJSON_ArrayForEach (h, cJSON_GetObjectItemCaseSensitive(root, "hops")) {
 		double work = il_test_json_num(h, "work_p50_us"),
 		       queue = il_test_json_num(h, "queue_p50_us");
 
@@ -159,13 +157,13 @@ static void check_records(const char *path)
 		a = cJSON_GetObjectItemCaseSensitive(o, "attribution");
 		assert_non_null(a);
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "explained"))) {
-			cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(a, "hops"))
-			{
+			cJSON_ArrayForEach (h, cJSON_GetObjectItemCaseSensitive(a, "hops")) {
 				const cJSON *c,
 				    *comps = cJSON_GetObjectItemCaseSensitive(h, "components_us");
 				double sum = 0;
 
-				cJSON_ArrayForEach(c, comps) sum += c->valuedouble;
+				cJSON_ArrayForEach (c, comps)
+					sum += c->valuedouble;
 				/* Each component is rounded to 10 ns. */
 				assert_true(fabs(sum - il_test_json_num(h, "total_us")) <= 0.1);
 			}
@@ -204,8 +202,7 @@ static void test_attrib_run_load(void **state)
 	tr = il_test_json_load(trace);
 	assert_string_equal(cJSON_GetStringValue(il_json_get(tr, "otherData.clock")),
 			    "CLOCK_MONOTONIC");
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(tr, "traceEvents"))
-	{
+	cJSON_ArrayForEach (e, cJSON_GetObjectItemCaseSensitive(tr, "traceEvents")) {
 		const char *cat = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "cat"));
 
 		if (cat && !strcmp(cat, "sched")) {
@@ -344,10 +341,9 @@ static void test_attrib_run_trace_marker(void **state)
 		  "--attribution", "off", "--json", json, NULL);
 	free(res);
 	root = il_test_json_load(json);
-	cJSON_ArrayForEach(
-	    t, cJSON_GetObjectItemCaseSensitive(
-		   root, "threads")) if (!strcmp(il_test_json_str(t, "name"), "browser:ui"))
-	    browser = (int)il_test_json_num(t, "pid");
+	cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive(root, "threads"))
+		if (!strcmp(il_test_json_str(t, "name"), "browser:ui"))
+			browser = (int)il_test_json_num(t, "pid");
 	cJSON_Delete(root);
 	assert_true(browser > 0);
 	/* Hop 2's handler runs in browser-sim: one slice begin per mouse-down. */

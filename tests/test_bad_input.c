@@ -26,17 +26,17 @@
 #include "il_test_proc.h"
 
 #define CASE_TIMEOUT_MS 10000
-#define MAX_ARGS 12
+#define MAX_ARGS	12
 
 /* What a case needs made before it runs, beyond the files in @D. */
 enum prep {
 	PREP_NONE,
-	PREP_DIR,	  /* @T/dir.policy is a directory */
-	PREP_STATE,	  /* @T/<case>/knobs.state = @D/<file>, mode 0600 */
-	PREP_STATE_0666,  /* the same, mode 0666 */
-	PREP_STATE_OWNER, /* the same, owned by nobody (needs root) */
-	PREP_STATE_LINK,  /* @T/<case>/knobs.state -> @T/<case>/target */
-	PREP_STATE_EMPTY, /* an empty knobs.state */
+	PREP_DIR,	     /* @T/dir.policy is a directory */
+	PREP_STATE,	     /* @T/<case>/knobs.state = @D/<file>, mode 0600 */
+	PREP_STATE_0666,     /* the same, mode 0666 */
+	PREP_STATE_OWNER,    /* the same, owned by nobody (needs root) */
+	PREP_STATE_LINK,     /* @T/<case>/knobs.state -> @T/<case>/target */
+	PREP_STATE_EMPTY,    /* an empty knobs.state */
 	PREP_STATE_DIR_0777, /* the state directory itself is world-writable */
 };
 
@@ -54,126 +54,309 @@ struct bad_case {
  * message should change says so in a comment and in the report.
  */
 static const struct bad_case cases[] = {
-	/* --- run: command-line options ----------------------------------- */
-	{ "run --events abc", { "run", "--events", "abc" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --events: 'abc' is not a number" },
-	/* Arguably "-1 is out of range (0..10000000)": it is a number. */
-	{ "run --events -1", { "run", "--events", "-1" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --events: '-1' is not a number" },
-	{ "run --events 2^66", { "run", "--events", "99999999999999999999" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --events: 99999999999999999999 is out of range (0..10000000)" },
-	{ "run --interval-ms 0", { "run", "--interval-ms", "0" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --interval-ms: 0 is out of range (0.1..600000)" },
-	{ "run --timeout-ms x", { "run", "--timeout-ms", "x" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --timeout-ms: 'x' is not a number" },
-	{ "run --work nope=1", { "run", "--work", "nope=1" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --work: unknown role 'nope' (use evdev, ui, io, compositor, main, gpu, drm" },
-	{ "run --work ui=-5", { "run", "--work", "ui=-5" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --work: '-5' is not a number of microseconds (0..1000000)" },
-	{ "run --work ui", { "run", "--work", "ui" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --work: expected ROLE=US or none, got 'ui'" },
-	{ "run --hog-mode lazy", { "run", "--hog-mode", "lazy" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --hog-mode: unknown mode 'lazy' (use js, js-bursty, busy or bursty)" },
-	{ "run --hog 0", { "run", "--hog", "0" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --hog: 0 is out of range (1..1024)" },
-	{ "run --load abc", { "run", "--load", "abc" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --load: 'abc' is not a number" },
-	{ "run --input bogus", { "run", "--input", "bogus" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --input: unknown source 'bogus' (use synthetic, uinput, "
-	  "evdev:/dev/input/eventN or replay:FILE)" },
-	{ "run --input evdev:", { "run", "--input", "evdev:" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --input: 'evdev:' needs a path after the colon" },
-	{ "run --present vga", { "run", "--present", "vga" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --present: unknown back end 'vga' (use sim or drm[:/dev/dri/cardN])" },
-	{ "run --policy nope", { "run", "--policy", "nope" }, PREP_NONE, NULL, 2,
-	  "inputlat run: unknown policy 'nope' (built-ins: cfs, cfs-chrome, chromeos, chromeos-rt, "
-	  "deadline, eevdf-slice, rt, rt-fair-server, rt-throttled)" },
-	{ "run --lock spin", { "run", "--lock", "spin" }, PREP_NONE, NULL, 2,
-	  "inputlat run: --lock: unknown lock 'spin' (use pthread, adaptive-np, il-none or il-bpf)" },
-	{ "run --bogus", { "run", "--bogus" }, PREP_NONE, NULL, 2,
-	  "inputlat run: unknown option '--bogus' (see inputlat run --help)" },
-	{ "run extra", { "run", "--events", "5", "extra" }, PREP_NONE, NULL, 2,
-	  "inputlat run: unexpected argument 'extra'" },
-	/* --- other commands ---------------------------------------------- */
-	{ "frobnicate", { "frobnicate" }, PREP_NONE, NULL, 2,
-	  "inputlat: unknown command 'frobnicate' (see inputlat --help)" },
-	{ "policies show nope", { "policies", "show", "nope" }, PREP_NONE, NULL, 2,
-	  "inputlat policies: unknown policy 'nope' (built-ins: cfs," },
-	{ "check --frob", { "check", "--frob" }, PREP_NONE, NULL, 2,
-	  "inputlat check: unknown option '--frob' (want --json or --help)" },
-	{ "restore extra", { "restore", "extra" }, PREP_NONE, NULL, 2,
-	  "inputlat restore: unexpected 'extra' (restore takes no arguments)" },
-	/* --- run: the JS hog's script ------------------------------------- */
-	{ "hog script syntax error", { "run", "--hog", "1", "--hog-script", "@D/syntax-error.js" },
-	  PREP_NONE, NULL, 2,
-	  "inputlat run: --hog-script @D/syntax-error.js:3: SyntaxError: unexpected token in "
-	  "expression: ';'" },
-	{ "hog script missing", { "run", "--hog", "1", "--hog-script", "@D/no-such.js" }, PREP_NONE,
-	  NULL, 2, "inputlat run: --hog-script @D/no-such.js: No such file or directory" },
-	{ "hog script, busy", { "run", "--hog-mode", "busy", "--hog-script", "@D/syntax-error.js" },
-	  PREP_NONE, NULL, 2,
-	  "inputlat run: --hog-script needs --hog-mode js or js-bursty (the mode is busy)" },
-	/* --- run: policy files ------------------------------------------- */
-	{ "policy unknown role", { "run", "--policy", "@D/unknown-role.policy" }, PREP_NONE, NULL, 2,
-	  "inputlat run: @D/unknown-role.policy:4: unknown section [render] (want a role:" },
-	{ "policy unknown key", { "run", "--policy", "@D/unknown-key.policy" }, PREP_NONE, NULL, 2,
-	  "inputlat run: @D/unknown-key.policy:6: unknown key 'bogus' in [ui] (want class," },
-	{ "policy bad class", { "run", "--policy", "@D/bad-class.policy" }, PREP_NONE, NULL, 2,
-	  "inputlat run: @D/bad-class.policy:3: unknown class 'fast' (want other, batch, idle, "
-	  "fifo, rr or deadline)" },
-	{ "policy fifo priority 0", { "run", "--policy", "@D/fifo-prio0.policy" }, PREP_NONE, NULL, 2,
-	  "inputlat run: @D/fifo-prio0.policy:4: priority 0 out of range for fifo (want 1..89)" },
-	{ "policy runtime > period", { "run", "--policy", "@D/runtime-over-period.policy" }, PREP_NONE,
-	  NULL, 2,
-	  "inputlat run: @D/runtime-over-period.policy:4: runtime_us 2000 > period_us 1000 (want "
-	  "runtime <= deadline <= period)" },
-	{ "policy duplicate section", { "run", "--policy", "@D/duplicate-section.policy" }, PREP_NONE,
-	  NULL, 2,
-	  "inputlat run: @D/duplicate-section.policy:4: duplicate section [ui] (first at line 2)" },
-	{ "policy nice abc", { "run", "--policy", "@D/nice-nan.policy" }, PREP_NONE, NULL, 2,
-	  "inputlat run: @D/nice-nan.policy:4: bad number 'abc' for nice (want an integer -20..19)" },
-	{ "policy nice 99", { "run", "--policy", "@D/nice-99.policy" }, PREP_NONE, NULL, 2,
-	  "inputlat run: @D/nice-99.policy:4: nice 99 out of range -20..19" },
-	{ "policy only garbage", { "run", "--policy", "@D/garbage.policy" }, PREP_NONE, NULL, 2,
-	  "inputlat run: @D/garbage.policy:1: syntax error (want '[section]', 'key = value' or a # "
-	  "comment)" },
-	{ "policy is a directory", { "run", "--policy", "@T/dir.policy" }, PREP_DIR, NULL, 2,
-	  "inputlat run: --policy @T/dir.policy: a directory, not a regular file" },
-	/* --- restore: state files (IL_STATE_DIR = @S) --------------------- */
-	{ "state garbage JSON", { "restore" }, PREP_STATE, "garbage.state", 1,
-	  "inputlat restore: @S/knobs.state: unreadable or not an inputlat state file; check the "
-	  "knobs and remove it by hand" },
-	{ "state names a forbidden file", { "restore" }, PREP_STATE, "forbidden-path.state", 1,
-	  "inputlat restore: @S/knobs.state: unreadable or not an inputlat state file" },
-	{ "state mode 0666", { "restore" }, PREP_STATE_0666, "valid.state", 1,
-	  "inputlat restore: @S/knobs.state: not a regular file owned by root or us, or writable by "
-	  "others: refusing it" },
-	{ "state owned by nobody", { "restore" }, PREP_STATE_OWNER, "valid.state", 1,
-	  "inputlat restore: @S/knobs.state: not a regular file owned by root or us, or writable by "
-	  "others: refusing it" },
-	{ "state is a symlink", { "restore" }, PREP_STATE_LINK, NULL, 1,
-	  "inputlat restore: @S/knobs.state: Too many levels of symbolic links (refusing a symlink)" },
-	/* An empty file gets the owner/mode message: misleading, see the report. */
-	{ "state empty", { "restore" }, PREP_STATE_EMPTY, NULL, 1, "inputlat restore: @S/knobs.state: " },
-	{ "state dir 0777", { "restore" }, PREP_STATE_DIR_0777, "valid.state", 1,
-	  "inputlat restore: state directory @S is writable by others or not owned by root or us: "
-	  "refusing it" },
-	/* --- compare: JSON files (the prefix lacks "inputlat ", see the report) */
-	{ "compare missing file", { "compare", "@T/good.json", "@T/missing.json" }, PREP_NONE, NULL, 2,
-	  "compare: @T/missing.json: No such file or directory" },
-	{ "compare not JSON", { "compare", "@T/good.json", "@D/not-json.json" }, PREP_NONE, NULL, 2,
-	  "compare: @D/not-json.json: not JSON" },
-	{ "compare without latency_us", { "compare", "@T/good.json", "@D/no-latency.json" }, PREP_NONE,
-	  NULL, 2,
-	  "compare: @D/no-latency.json: missing key latency_us.processing (is it an inputlat run "
-	  "--json report?)" },
-	{ "compare an array", { "compare", "@D/array.json", "@T/good.json" }, PREP_NONE, NULL, 2,
-	  "compare: @D/array.json: not a JSON object" },
-	/* A directory is a group of rounds, each *.json in it a report. */
-	{ "compare a directory without reports", { "compare", "@T/good.json", "/dev" }, PREP_NONE,
-	  NULL, 2, "compare: /dev: no *.json run reports in this directory" },
-	{ "compare one file", { "compare", "@T/good.json" }, PREP_NONE, NULL, 2,
-	  "compare: expected 2 to 16 groups of reports, got 1" },
+    /* --- run: command-line options ----------------------------------- */
+    {"run --events abc",
+     {"run", "--events", "abc"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --events: 'abc' is not a number"},
+    /* Arguably "-1 is out of range (0..10000000)": it is a number. */
+    {"run --events -1",
+     {"run", "--events", "-1"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --events: '-1' is not a number"},
+    {"run --events 2^66",
+     {"run", "--events", "99999999999999999999"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --events: 99999999999999999999 is out of range (0..10000000)"},
+    {"run --interval-ms 0",
+     {"run", "--interval-ms", "0"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --interval-ms: 0 is out of range (0.1..600000)"},
+    {"run --timeout-ms x",
+     {"run", "--timeout-ms", "x"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --timeout-ms: 'x' is not a number"},
+    {"run --work nope=1",
+     {"run", "--work", "nope=1"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --work: unknown role 'nope' (use evdev, ui, io, compositor, main, gpu, drm"},
+    {"run --work ui=-5",
+     {"run", "--work", "ui=-5"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --work: '-5' is not a number of microseconds (0..1000000)"},
+    {"run --work ui",
+     {"run", "--work", "ui"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --work: expected ROLE=US or none, got 'ui'"},
+    {"run --hog-mode lazy",
+     {"run", "--hog-mode", "lazy"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --hog-mode: unknown mode 'lazy' (use js, js-bursty, busy or bursty)"},
+    {"run --hog 0",
+     {"run", "--hog", "0"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --hog: 0 is out of range (1..1024)"},
+    {"run --load abc",
+     {"run", "--load", "abc"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --load: 'abc' is not a number"},
+    {"run --input bogus",
+     {"run", "--input", "bogus"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --input: unknown source 'bogus' (use synthetic, uinput, "
+     "evdev:/dev/input/eventN or replay:FILE)"},
+    {"run --input evdev:",
+     {"run", "--input", "evdev:"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --input: 'evdev:' needs a path after the colon"},
+    {"run --present vga",
+     {"run", "--present", "vga"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --present: unknown back end 'vga' (use sim or drm[:/dev/dri/cardN])"},
+    {"run --policy nope",
+     {"run", "--policy", "nope"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: unknown policy 'nope' (built-ins: cfs, cfs-chrome, chromeos, chromeos-rt, "
+     "deadline, eevdf-slice, rt, rt-fair-server, rt-throttled)"},
+    {"run --lock spin",
+     {"run", "--lock", "spin"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --lock: unknown lock 'spin' (use pthread, adaptive-np, il-none or il-bpf)"},
+    {"run --bogus",
+     {"run", "--bogus"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: unknown option '--bogus' (see inputlat run --help)"},
+    {"run extra",
+     {"run", "--events", "5", "extra"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: unexpected argument 'extra'"},
+    /* --- other commands ---------------------------------------------- */
+    {"frobnicate",
+     {"frobnicate"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat: unknown command 'frobnicate' (see inputlat --help)"},
+    {"policies show nope",
+     {"policies", "show", "nope"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat policies: unknown policy 'nope' (built-ins: cfs,"},
+    {"check --frob",
+     {"check", "--frob"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat check: unknown option '--frob' (want --json or --help)"},
+    {"restore extra",
+     {"restore", "extra"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat restore: unexpected 'extra' (restore takes no arguments)"},
+    /* --- run: the JS hog's script ------------------------------------- */
+    {"hog script syntax error",
+     {"run", "--hog", "1", "--hog-script", "@D/syntax-error.js"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --hog-script @D/syntax-error.js:3: SyntaxError: unexpected token in "
+     "expression: ';'"},
+    {"hog script missing",
+     {"run", "--hog", "1", "--hog-script", "@D/no-such.js"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --hog-script @D/no-such.js: No such file or directory"},
+    {"hog script, busy",
+     {"run", "--hog-mode", "busy", "--hog-script", "@D/syntax-error.js"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --hog-script needs --hog-mode js or js-bursty (the mode is busy)"},
+    /* --- run: policy files ------------------------------------------- */
+    {"policy unknown role",
+     {"run", "--policy", "@D/unknown-role.policy"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: @D/unknown-role.policy:4: unknown section [render] (want a role:"},
+    {"policy unknown key",
+     {"run", "--policy", "@D/unknown-key.policy"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: @D/unknown-key.policy:6: unknown key 'bogus' in [ui] (want class,"},
+    {"policy bad class",
+     {"run", "--policy", "@D/bad-class.policy"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: @D/bad-class.policy:3: unknown class 'fast' (want other, batch, idle, "
+     "fifo, rr or deadline)"},
+    {"policy fifo priority 0",
+     {"run", "--policy", "@D/fifo-prio0.policy"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: @D/fifo-prio0.policy:4: priority 0 out of range for fifo (want 1..89)"},
+    {"policy runtime > period",
+     {"run", "--policy", "@D/runtime-over-period.policy"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: @D/runtime-over-period.policy:4: runtime_us 2000 > period_us 1000 (want "
+     "runtime <= deadline <= period)"},
+    {"policy duplicate section",
+     {"run", "--policy", "@D/duplicate-section.policy"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: @D/duplicate-section.policy:4: duplicate section [ui] (first at line 2)"},
+    {"policy nice abc",
+     {"run", "--policy", "@D/nice-nan.policy"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: @D/nice-nan.policy:4: bad number 'abc' for nice (want an integer -20..19)"},
+    {"policy nice 99",
+     {"run", "--policy", "@D/nice-99.policy"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: @D/nice-99.policy:4: nice 99 out of range -20..19"},
+    {"policy only garbage",
+     {"run", "--policy", "@D/garbage.policy"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: @D/garbage.policy:1: syntax error (want '[section]', 'key = value' or a # "
+     "comment)"},
+    {"policy is a directory",
+     {"run", "--policy", "@T/dir.policy"},
+     PREP_DIR,
+     NULL,
+     2,
+     "inputlat run: --policy @T/dir.policy: a directory, not a regular file"},
+    /* --- restore: state files (IL_STATE_DIR = @S) --------------------- */
+    {"state garbage JSON",
+     {"restore"},
+     PREP_STATE,
+     "garbage.state",
+     1,
+     "inputlat restore: @S/knobs.state: unreadable or not an inputlat state file; check the "
+     "knobs and remove it by hand"},
+    {"state names a forbidden file",
+     {"restore"},
+     PREP_STATE,
+     "forbidden-path.state",
+     1,
+     "inputlat restore: @S/knobs.state: unreadable or not an inputlat state file"},
+    {"state mode 0666",
+     {"restore"},
+     PREP_STATE_0666,
+     "valid.state",
+     1,
+     "inputlat restore: @S/knobs.state: not a regular file owned by root or us, or writable by "
+     "others: refusing it"},
+    {"state owned by nobody",
+     {"restore"},
+     PREP_STATE_OWNER,
+     "valid.state",
+     1,
+     "inputlat restore: @S/knobs.state: not a regular file owned by root or us, or writable by "
+     "others: refusing it"},
+    {"state is a symlink",
+     {"restore"},
+     PREP_STATE_LINK,
+     NULL,
+     1,
+     "inputlat restore: @S/knobs.state: Too many levels of symbolic links (refusing a symlink)"},
+    /* An empty file gets the owner/mode message: misleading, see the report. */
+    {"state empty", {"restore"}, PREP_STATE_EMPTY, NULL, 1, "inputlat restore: @S/knobs.state: "},
+    {"state dir 0777",
+     {"restore"},
+     PREP_STATE_DIR_0777,
+     "valid.state",
+     1,
+     "inputlat restore: state directory @S is writable by others or not owned by root or us: "
+     "refusing it"},
+    /* --- compare: JSON files (the prefix lacks "inputlat ", see the report) */
+    {"compare missing file",
+     {"compare", "@T/good.json", "@T/missing.json"},
+     PREP_NONE,
+     NULL,
+     2,
+     "compare: @T/missing.json: No such file or directory"},
+    {"compare not JSON",
+     {"compare", "@T/good.json", "@D/not-json.json"},
+     PREP_NONE,
+     NULL,
+     2,
+     "compare: @D/not-json.json: not JSON"},
+    {"compare without latency_us",
+     {"compare", "@T/good.json", "@D/no-latency.json"},
+     PREP_NONE,
+     NULL,
+     2,
+     "compare: @D/no-latency.json: missing key latency_us.processing (is it an inputlat run "
+     "--json report?)"},
+    {"compare an array",
+     {"compare", "@D/array.json", "@T/good.json"},
+     PREP_NONE,
+     NULL,
+     2,
+     "compare: @D/array.json: not a JSON object"},
+    /* A directory is a group of rounds, each *.json in it a report. */
+    {"compare a directory without reports",
+     {"compare", "@T/good.json", "/dev"},
+     PREP_NONE,
+     NULL,
+     2,
+     "compare: /dev: no *.json run reports in this directory"},
+    {"compare one file",
+     {"compare", "@T/good.json"},
+     PREP_NONE,
+     NULL,
+     2,
+     "compare: expected 2 to 16 groups of reports, got 1"},
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -317,15 +500,17 @@ static void test_bad_input_table(void **state)
 		if (res->timed_out || res->term_signal || res->exit_code != c->exit_code ||
 		    !il_test_one_line_starting(res->err, first) || res->out[0] ||
 		    strcmp(knob_before, knob_after) != 0) {
-			print_error("[ FAIL ] %s: exit %d signal %d%s in %.2f s, sched_rt_runtime_us "
-				    "%s -> %s\n  want exit %d and one line starting\n    %s\n  stderr:\n%s"
-				    "  stdout:\n%s\n",
-				    c->name, res->exit_code, res->term_signal,
-				    res->timed_out ? " (timed out)" : "", res->elapsed_s, knob_before,
-				    knob_after, c->exit_code, first, res->err, res->out);
+			print_error(
+			    "[ FAIL ] %s: exit %d signal %d%s in %.2f s, sched_rt_runtime_us "
+			    "%s -> %s\n  want exit %d and one line starting\n    %s\n  stderr:\n%s"
+			    "  stdout:\n%s\n",
+			    c->name, res->exit_code, res->term_signal,
+			    res->timed_out ? " (timed out)" : "", res->elapsed_s, knob_before,
+			    knob_after, c->exit_code, first, res->err, res->out);
 			failed++;
 		} else {
-			print_message("[  OK  ] %-30s exit %d: %s", c->name, res->exit_code, res->err);
+			print_message("[  OK  ] %-30s exit %d: %s", c->name, res->exit_code,
+				      res->err);
 		}
 		/* No project process may outlive a refused command. */
 		assert_int_equal(il_test_count_project_procs(), 0);
@@ -352,7 +537,8 @@ static void assert_untouched(const char *path, const char *want)
  */
 static void test_bad_input_no_symlink_outputs(void **state)
 {
-	static const char *const opts[] = { "--json", "--hist", "--hist-csv", "--records", "--trace" };
+	static const char *const opts[] = {"--json", "--hist", "--hist-csv", "--records",
+					   "--trace"};
 	struct il_test_result *res = malloc(sizeof(*res));
 	char dir[PATH_MAX], link[PATH_MAX + 32], target[PATH_MAX + 32];
 	int exit0 = 0;
@@ -382,14 +568,16 @@ static void test_bad_input_no_symlink_outputs(void **state)
 			assert_true(S_ISLNK(st.st_mode));
 		}
 		/* Refused before the run, as a user's mistake (issue 16). */
-		snprintf(want, sizeof(want), "inputlat run: %s %s: a symlink; refusing to follow it",
-			 opts[i], link);
+		snprintf(want, sizeof(want),
+			 "inputlat run: %s %s: a symlink; refusing to follow it", opts[i], link);
 		if (!il_test_one_line_starting(res->err, want))
-			fail_msg("%s LINK: want one line starting '%s', got:\n%s", opts[i], want, res->err);
+			fail_msg("%s LINK: want one line starting '%s', got:\n%s", opts[i], want,
+				 res->err);
 		print_message("%s %s: exit %d: %s", opts[i], link, res->exit_code, res->err);
 		if (res->exit_code == 0) {
-			print_error("%s %s was not written (symlink refused) but inputlat exited 0\n",
-				    opts[i], link);
+			print_error(
+			    "%s %s was not written (symlink refused) but inputlat exited 0\n",
+			    opts[i], link);
 			exit0++;
 		}
 	}
@@ -410,7 +598,8 @@ static void assert_mode(const char *path, mode_t want)
 
 static void test_bad_input_output_modes(void **state)
 {
-	static const char *const opts[] = { "--json", "--hist", "--hist-csv", "--records", "--trace" };
+	static const char *const opts[] = {"--json", "--hist", "--hist-csv", "--records",
+					   "--trace"};
 	struct il_test_result *res = malloc(sizeof(*res));
 	char outs[5][PATH_MAX + 32];
 	char *argv[16] = {il_test_suite.inputlat, "run", "--events", "5", "--quiet"};
@@ -482,9 +671,9 @@ static int group_setup(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bad_input_table),
-		cmocka_unit_test(test_bad_input_no_symlink_outputs),
-		cmocka_unit_test(test_bad_input_output_modes),
+	    cmocka_unit_test(test_bad_input_table),
+	    cmocka_unit_test(test_bad_input_no_symlink_outputs),
+	    cmocka_unit_test(test_bad_input_output_modes),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, il_test_suite_teardown);

@@ -92,7 +92,7 @@ static void *watchdog_main(void *arg)
 static int start_fifo(pthread_t *t, int prio, void *(*fn)(void *), void *arg)
 {
 	pthread_attr_t a;
-	struct sched_param sp = { .sched_priority = prio };
+	struct sched_param sp = {.sched_priority = prio};
 	int ret;
 
 	pthread_attr_init(&a);
@@ -147,7 +147,7 @@ static void test_canary_quiet_cpu(void **state)
 static void test_canary_fifo_hog_stalls(void **state)
 {
 	struct rlimit old, lim;
-	struct fifo_hog h = { .cpu = pick_cpu() };
+	struct fifo_hog h = {.cpu = pick_cpu()};
 	struct il_canary *c = NULL;
 	struct il_canary_stats s;
 	pthread_t hog, dog;
@@ -165,8 +165,8 @@ static void test_canary_fifo_hog_stalls(void **state)
 	else
 		lim.rlim_cur = lim.rlim_max;
 	assert_int_equal(setrlimit(RLIMIT_RTTIME, &lim), 0);
-	assert_int_equal(il_canary_start(&(struct il_canary_config){ .cpu = h.cpu },
-					 name_only_init, NULL, &c, err, sizeof(err)),
+	assert_int_equal(il_canary_start(&(struct il_canary_config){.cpu = h.cpu}, name_only_init,
+					 NULL, &c, err, sizeof(err)),
 			 0);
 	ret = start_fifo(&dog, 20, watchdog_main, &h);
 	if (ret == EPERM) {
@@ -213,9 +213,8 @@ static uint64_t proc_task_cpu_ns(int tid)
 	fclose(f);
 	p = strrchr(buf, ')');
 	assert_non_null(p);
-	assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-				&st),
-			 2);
+	assert_int_equal(
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st), 2);
 	return (ut + st) * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
 }
 
@@ -230,7 +229,7 @@ static void test_canary_load_share(void **state)
 	cJSON *j;
 	int tid;
 
-	assert_int_equal(il_load_start(&(struct il_load_config){ .threads = 1, .pin = true },
+	assert_int_equal(il_load_start(&(struct il_load_config){.threads = 1, .pin = true},
 				       name_only_init, NULL, &l, err, sizeof(err)),
 			 0);
 	j = il_load_stats_json(l, 0);
@@ -256,9 +255,9 @@ static void test_canary_load_share(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_canary_quiet_cpu),
-		cmocka_unit_test(test_canary_fifo_hog_stalls),
-		cmocka_unit_test(test_canary_load_share),
+	    cmocka_unit_test(test_canary_quiet_cpu),
+	    cmocka_unit_test(test_canary_fifo_hog_stalls),
+	    cmocka_unit_test(test_canary_load_share),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,7 +17,7 @@ static const char *thread_name_of(cJSON *threads, double tid)
 {
 	cJSON *t;
 
-	cJSON_ArrayForEach(t, threads)
+	cJSON_ArrayForEach (t, threads)
 		if (cJSON_GetNumberValue(cJSON_GetObjectItem(t, "tid")) == tid)
 			return cJSON_GetStringValue(cJSON_GetObjectItem(t, "name"));
 	return NULL;
@@ -26,24 +26,13 @@ static const char *thread_name_of(cJSON *threads, double tid)
 static void test_chain_end_to_end(void **state)
 {
 	char json[300], records[300], line[8192];
-	char *argv[] = {il_test_suite.inputlat,
-			"run",
-			"--events",
-			"200",
-			"--interval-ms",
-			"10",
+	char *argv[] = {il_test_suite.inputlat, "run", "--events", "200", "--interval-ms", "10",
 			/* Every event must complete: a loaded machine may only
 			 * make one slow, and latency is not what this checks. */
-			"--timeout-ms",
-			"20000",
-			"--json",
-			json,
-			"--records",
-			records,
-			NULL};
+			"--timeout-ms", "20000", "--json", json, "--records", records, NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 	cJSON *root, *threads, *t, *hops;
-	double pids[3] = { 0 };
+	double pids[3] = {0};
 	int npids = 0, nrec = 0;
 	FILE *f;
 
@@ -54,18 +43,21 @@ static void test_chain_end_to_end(void **state)
 	assert_non_null(strstr(res->out, "completed 200"));
 
 	root = il_test_json_load(json);
-	assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "events"), "completed")), 200);
+	assert_int_equal(cJSON_GetNumberValue(
+			     cJSON_GetObjectItem(cJSON_GetObjectItem(root, "events"), "completed")),
+			 200);
 	hops = cJSON_GetObjectItem(root, "hops");
 	assert_int_equal(cJSON_GetArraySize(hops), IL_NHOPS);
 	threads = cJSON_GetObjectItem(root, "threads");
 
 	/* Three distinct child processes host the ten pipeline threads. */
-	cJSON_ArrayForEach(t, threads) {
+	cJSON_ArrayForEach (t, threads) {
 		const char *proc = cJSON_GetStringValue(cJSON_GetObjectItem(t, "process"));
 		double pid = cJSON_GetNumberValue(cJSON_GetObjectItem(t, "pid"));
 		int seen = 0;
 
-		if (strcmp(proc, "browser-sim") && strcmp(proc, "render-sim") && strcmp(proc, "viz-sim"))
+		if (strcmp(proc, "browser-sim") && strcmp(proc, "render-sim") &&
+		    strcmp(proc, "viz-sim"))
 			continue;
 		for (int i = 0; i < npids; i++)
 			seen |= pids[i] == pid;
@@ -82,7 +74,8 @@ static void test_chain_end_to_end(void **state)
 		cJSON *r = cJSON_Parse(line), *st, *ti;
 
 		assert_non_null(r);
-		assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(r, "state")), "completed");
+		assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(r, "state")),
+				    "completed");
 		st = cJSON_GetObjectItem(r, "stamp_ns");
 		ti = cJSON_GetObjectItem(r, "tid");
 		assert_int_equal(cJSON_GetArraySize(st), IL_NSTAMPS);
@@ -90,14 +83,16 @@ static void test_chain_end_to_end(void **state)
 			assert_true(cJSON_GetNumberValue(cJSON_GetArrayItem(st, k)) >
 				    cJSON_GetNumberValue(cJSON_GetArrayItem(st, k - 1)));
 		for (int k = 1; k < IL_NHOPS; k++) {
-			const char *name = thread_name_of(threads, cJSON_GetNumberValue(cJSON_GetArrayItem(ti, k)));
+			const char *name = thread_name_of(
+			    threads, cJSON_GetNumberValue(cJSON_GetArrayItem(ti, k)));
 
 			assert_non_null(name);
 			assert_string_equal(name, il_chain_hop_to(il_chain_hop(k)));
 		}
 		/* The flip is learned on the drm thread. */
-		assert_string_equal(thread_name_of(threads, cJSON_GetNumberValue(cJSON_GetArrayItem(ti, 12))),
-				    "viz:drm");
+		assert_string_equal(
+		    thread_name_of(threads, cJSON_GetNumberValue(cJSON_GetArrayItem(ti, 12))),
+		    "viz:drm");
 		cJSON_Delete(r);
 		nrec++;
 	}
@@ -150,7 +145,8 @@ static void test_chain_sigint_writes_outputs(void **state)
 			      il_test_chain_stderr(&c, buf, sizeof(buf)));
 	root = il_test_json_load(json);
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(root, "interrupted")));
-	assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "events"), "completed")) > 0);
+	assert_true(cJSON_GetNumberValue(
+			cJSON_GetObjectItem(cJSON_GetObjectItem(root, "events"), "completed")) > 0);
 	cJSON_Delete(root);
 	il_test_read_file(out, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "completed"));
@@ -166,18 +162,18 @@ struct bad_cli {
 static void test_chain_bad_cli(void **state)
 {
 	static const struct bad_cli cases[] = {
-		{ { "--events", "abc" }, "--events" },
-		{ { "--events", "-5" }, "--events" },
-		{ { "--interval-ms", "0" }, "--interval-ms" },
-		{ { "--timeout-ms", "1x" }, "--timeout-ms" },
-		{ { "--work", "nope=5" }, "--work" },
-		{ { "--work", "ui=abc" }, "--work" },
-		{ { "--bogus" }, "--bogus" },
-		{ { "--hog-mode", "lazy" }, "--hog-mode" },
-		{ { "--input", "mouse" }, "--input" },
-		{ { "--present", "vga" }, "--present" },
-		{ { "--lock", "spin" }, "--lock" },
-		{ { "--events" }, "--events" },
+	    {{"--events", "abc"}, "--events"},
+	    {{"--events", "-5"}, "--events"},
+	    {{"--interval-ms", "0"}, "--interval-ms"},
+	    {{"--timeout-ms", "1x"}, "--timeout-ms"},
+	    {{"--work", "nope=5"}, "--work"},
+	    {{"--work", "ui=abc"}, "--work"},
+	    {{"--bogus"}, "--bogus"},
+	    {{"--hog-mode", "lazy"}, "--hog-mode"},
+	    {{"--input", "mouse"}, "--input"},
+	    {{"--present", "vga"}, "--present"},
+	    {{"--lock", "spin"}, "--lock"},
+	    {{"--events"}, "--events"},
 	};
 	struct il_test_result *res = malloc(sizeof(*res));
 

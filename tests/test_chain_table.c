@@ -81,7 +81,7 @@ static void test_chain_table_threads(void **state)
 static void test_chain_table_channels(void **state)
 {
 	for (int p = 0; p < IL_PROC_COUNT; p++) {
-		int used[IL_CHILD_MAX_FDS] = { 0 };
+		int used[IL_CHILD_MAX_FDS] = {0};
 
 		used[IL_FD_CONTROL] = 1;
 		for (int ch = 0; ch < IL_CH_COUNT; ch++) {
@@ -107,10 +107,10 @@ static void test_chain_table_channels(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_chain_table_hops_connect),
-		cmocka_unit_test(test_chain_table_hop_kinds),
-		cmocka_unit_test(test_chain_table_threads),
-		cmocka_unit_test(test_chain_table_channels),
+	    cmocka_unit_test(test_chain_table_hops_connect),
+	    cmocka_unit_test(test_chain_table_hop_kinds),
+	    cmocka_unit_test(test_chain_table_threads),
+	    cmocka_unit_test(test_chain_table_channels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

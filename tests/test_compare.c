@@ -292,8 +292,7 @@ static void test_compare_json_for_the_sweep(void **state)
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(root, "groups")), 3);
 	cmp = cJSON_GetObjectItem(root, "comparisons");
 	assert_int_equal(cJSON_GetArraySize(cmp), 2 * 8);
-	cJSON_ArrayForEach(c, cmp)
-	{
+	cJSON_ArrayForEach (c, cmp) {
 		const char *stat = cJSON_GetStringValue(cJSON_GetObjectItem(c, "stat"));
 		const char *lat = cJSON_GetStringValue(cJSON_GetObjectItem(c, "latency"));
 		int group = (int)il_json_num(c, "group");

@@ -120,11 +120,11 @@ static void test_cpustat_read_proc(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cpustat_parse_sparse),
-		cmocka_unit_test(test_cpustat_idle_pct_mask),
-		cmocka_unit_test(test_cpustat_steal_pct),
-		cmocka_unit_test(test_cpustat_parse_rejects_garbage),
-		cmocka_unit_test(test_cpustat_read_proc),
+	    cmocka_unit_test(test_cpustat_parse_sparse),
+	    cmocka_unit_test(test_cpustat_idle_pct_mask),
+	    cmocka_unit_test(test_cpustat_steal_pct),
+	    cmocka_unit_test(test_cpustat_parse_rejects_garbage),
+	    cmocka_unit_test(test_cpustat_read_proc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

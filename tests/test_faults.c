@@ -21,7 +21,7 @@
 #define START_TIMEOUT_MS  20000
 #define EVENTS_TIMEOUT_MS 30000
 /* The orchestrator pings every 250 ms and gives up after 1.5 s. */
-#define HANG_LIMIT_S 2.5
+#define HANG_LIMIT_S  2.5
 #define FAULT_LIMIT_S 2.0
 /* A death can race with the next write to the dead child: kill each several times. */
 #define KILL_ROUNDS 5
@@ -62,8 +62,8 @@ static void need_text(const char *text, const char *a, const char *b, const char
 static void signal_child(int child, int sig, int round)
 {
 	char json[300], out[300], err[300], buf[65536], why[64];
-	char *argv[] = {il_test_suite.inputlat, "run", "--policy", "cfs",    "--events", "10000",
-			"--interval-ms",	"1",   "--quiet",  "--json", json,
+	char *argv[] = {il_test_suite.inputlat, "run", "--policy", "cfs", "--events", "10000",
+			"--interval-ms", "1", "--quiet", "--json", json,
 			/* The stop's bound is the orchestrator's; attribution's
 			 * teardown (BPF detach) is measured by test_attrib_run. */
 			"--attribution", "off", NULL};
@@ -72,7 +72,8 @@ static void signal_child(int child, int sig, int round)
 	double t_sig, elapsed;
 	int status;
 
-	snprintf(why, sizeof(why), "%s %s #%d", sig == SIGKILL ? "SIGKILL" : "SIGSTOP", name, round);
+	snprintf(why, sizeof(why), "%s %s #%d", sig == SIGKILL ? "SIGKILL" : "SIGSTOP", name,
+		 round);
 	snprintf(json, sizeof(json), "%s/%s-%d-%d.json", il_test_suite.tmpdir, name, sig, round);
 	snprintf(out, sizeof(out), "%s/%s-%d-%d.out", il_test_suite.tmpdir, name, sig, round);
 	snprintf(err, sizeof(err), "%s/%s-%d-%d.err", il_test_suite.tmpdir, name, sig, round);
@@ -156,7 +157,8 @@ static void test_faults_garbage(void **state)
 	snprintf(why, sizeof(why), "garbage frame to %s", name);
 	snprintf(json, sizeof(json), "%s/%s-garbage.json", il_test_suite.tmpdir, name);
 	assert_int_equal(il_test_run(argv, 30000, res), 0);
-	print_message("%s: exit %d after %.2f s: %s", why, res->exit_code, res->elapsed_s, res->err);
+	print_message("%s: exit %d after %.2f s: %s", why, res->exit_code, res->elapsed_s,
+		      res->err);
 	assert_false(res->timed_out);
 	if (res->exit_code != 1)
 		fail_msg("%s: exit %d (signal %d), want 1", why, res->exit_code, res->term_signal);
@@ -188,9 +190,9 @@ int main(void)
 	static const struct {
 		const char *what;
 		CMUnitTestFunction fn;
-	} kinds[3] = { { "sigkill", test_faults_sigkill },
-		       { "sigstop", test_faults_sigstop },
-		       { "garbage", test_faults_garbage } };
+	} kinds[3] = {{"sigkill", test_faults_sigkill},
+		      {"sigstop", test_faults_sigstop},
+		      {"garbage", test_faults_garbage}};
 	size_t n = 0;
 
 	for (int c = 0; c < IL_TEST_NCHAIN; c++)

@@ -57,14 +57,14 @@ out:
  * each input that fails is named on stderr and counted in *failed, so one
  * run lists all of them.
  */
-static int replay_dir(const char *kind, const char *target, fuzz_fn fn, int must_exist,
-		      int *failed)
+static int replay_dir(const char *kind, const char *target, fuzz_fn fn, int must_exist, int *failed)
 {
 	char dir[4096];
 	struct dirent **names;
 	int n, count = 0;
 
-	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s/%s", fuzz_tree(), kind, target) >= sizeof(dir))
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s/%s", fuzz_tree(), kind, target) >=
+	    sizeof(dir))
 		fail_msg("%s/%s: path too long", kind, target);
 	n = scandir(dir, &names, NULL, alphasort);
 	if (n < 0) {
@@ -78,13 +78,15 @@ static int replay_dir(const char *kind, const char *target, fuzz_fn fn, int must
 		size_t size = 0;
 
 		if (names[i]->d_name[0] != '.' &&
-		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name) < sizeof(path)) {
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name) <
+			sizeof(path)) {
 			data = read_file(path, &size);
 			if (!data) {
 				print_error("%s: cannot read\n", path);
 				(*failed)++;
 			} else if (fn(data, size) != 0) {
-				print_error("%s: fuzz check failed (the line above says which)\n", path);
+				print_error("%s: fuzz check failed (the line above says which)\n",
+					    path);
 				(*failed)++;
 			}
 			free(data);
@@ -141,11 +143,9 @@ static void test_fuzz_regress_empty(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fuzz_regress_frame),
-		cmocka_unit_test(test_fuzz_regress_policy),
-		cmocka_unit_test(test_fuzz_regress_evdev),
-		cmocka_unit_test(test_fuzz_regress_cli),
-		cmocka_unit_test(test_fuzz_regress_empty),
+	    cmocka_unit_test(test_fuzz_regress_frame), cmocka_unit_test(test_fuzz_regress_policy),
+	    cmocka_unit_test(test_fuzz_regress_evdev), cmocka_unit_test(test_fuzz_regress_cli),
+	    cmocka_unit_test(test_fuzz_regress_empty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

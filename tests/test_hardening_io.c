@@ -34,7 +34,7 @@
  * case's whole bound. */
 #define REFUSE_MAX_S 3.0
 
-static const char *const out_opts[] = { "--json", "--hist", "--hist-csv", "--records", "--trace" };
+static const char *const out_opts[] = {"--json", "--hist", "--hist-csv", "--records", "--trace"};
 #define NOUTS (sizeof(out_opts) / sizeof(out_opts[0]))
 
 static struct il_test_result *res;
@@ -121,8 +121,8 @@ static void assert_refused(const char *what, const char *n1, const char *n2)
 		fail_msg("%s: took %.1f s to refuse (blocked?)", what, res->elapsed_s);
 	if (res->exit_code != 2 || !il_test_one_line(res->err) || (n1 && !strstr(res->err, n1)) ||
 	    (n2 && !strstr(res->err, n2)))
-		fail_msg("%s: want exit 2 and one line naming '%s' and '%s'; got exit %d:\n%s", what,
-			 n1 ? n1 : "", n2 ? n2 : "", res->exit_code, res->err);
+		fail_msg("%s: want exit 2 and one line naming '%s' and '%s'; got exit %d:\n%s",
+			 what, n1 ? n1 : "", n2 ? n2 : "", res->exit_code, res->err);
 	assert_int_equal(il_test_count_project_procs(), 0);
 }
 
@@ -163,7 +163,7 @@ static const char *make_bad(enum bad_out k, const char *path, const char *target
 /* Each output option, each kind of bad path: refused before the run. */
 static void test_hardening_io_bad_output_paths(void **state)
 {
-	static const char *const kinds[BAD_COUNT] = { "fifo", "dir", "device", "symlink", "nodir" };
+	static const char *const kinds[BAD_COUNT] = {"fifo", "dir", "device", "symlink", "nodir"};
 	char target[PATH_MAX];
 	int cases = 0;
 
@@ -175,13 +175,14 @@ static void test_hardening_io_bad_output_paths(void **state)
 			const char *want;
 
 			snprintf(name, sizeof(name), "out-%zu-%s", o, kinds[k]);
-			snprintf(path, sizeof(path), "%s", k == BAD_DEVICE ? "/dev/null"
-							   : k == BAD_NO_DIR ? tmp("no/such/dir/x.json")
-									      : tmp(name));
+			snprintf(path, sizeof(path), "%s",
+				 k == BAD_DEVICE   ? "/dev/null"
+				 : k == BAD_NO_DIR ? tmp("no/such/dir/x.json")
+						   : tmp(name));
 			want = make_bad((enum bad_out)k, path, target);
 			{
-				const char *args[] = { "run", "--events", "3", "--quiet", out_opts[o],
-						       path, NULL };
+				const char *args[] = {"run",	   "--events", "3", "--quiet",
+						      out_opts[o], path,       NULL};
 
 				run(args);
 			}
@@ -206,7 +207,7 @@ static void test_hardening_io_other_users_file(void **state)
 	mkdir(dir, 01777);
 	assert_int_equal(chmod(dir, 01777), 0);
 	for (size_t o = 0; o < NOUTS; o++) {
-		const char *args[] = { "run", "--events", "3", "--quiet", out_opts[o], path, NULL };
+		const char *args[] = {"run", "--events", "3", "--quiet", out_opts[o], path, NULL};
 
 		snprintf(path, sizeof(path), "%s/report%zu", dir, o);
 		write_file(path, "THEIRS\n");
@@ -232,44 +233,48 @@ static void test_hardening_io_outputs_collide(void **state)
 	unlink(hard);
 	assert_int_equal(link(a, hard), 0);
 	snprintf(policy, sizeof(policy), "%s", tmp("mine.policy"));
-	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", il_test_build_path("policies/cfs.policy"), policy);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", il_test_build_path("policies/cfs.policy"),
+		 policy);
 	assert_int_equal(system(cmd), 0);
 	snprintf(replay, sizeof(replay), "%s", tmp("clicks.evemu"));
 	snprintf(cmd, sizeof(cmd), "cp '%s/tests/data/mouse-3clicks.evemu' '%s'", src ? src : "..",
 		 replay);
 	assert_int_equal(system(cmd), 0);
 	{
-		const char *args[] = { "run", "--events", "3", "--json", a, "--hist", a, NULL };
+		const char *args[] = {"run", "--events", "3", "--json", a, "--hist", a, NULL};
 
 		run(args);
 		assert_refused("same path", "are the same file", "--hist");
 	}
 	{
-		const char *args[] = { "run", "--events", "3", "--json", a, "--trace", dot, NULL };
+		const char *args[] = {"run", "--events", "3", "--json", a, "--trace", dot, NULL};
 
 		run(args);
 		assert_refused("same file, two spellings", "are the same file", NULL);
 	}
 	{
-		const char *args[] = { "run", "--events", "3", "--records", a, "--hist-csv", hard, NULL };
+		const char *args[] = {"run", "--events",   "3",	 "--records",
+				      a,     "--hist-csv", hard, NULL};
 
 		run(args);
 		assert_refused("hard link", "are the same file", NULL);
 	}
 	{
-		const char *args[] = { "run", "--events", "3", "--json", "-", "--hist", "-", NULL };
+		const char *args[] = {"run", "--events", "3", "--json", "-", "--hist", "-", NULL};
 
 		run(args);
 		assert_refused("stdout twice", "are the same file", NULL);
 	}
 	{
 		char arg[PATH_MAX + 16];
-		const char *args[] = { "run", "--events", "3", "--policy", policy, "--json", policy, NULL };
+		const char *args[] = {"run",  "--events", "3",	  "--policy",
+				      policy, "--json",	  policy, NULL};
 
 		run(args);
-		assert_refused("output = policy", "is the policy file", "refusing to overwrite an input");
+		assert_refused("output = policy", "is the policy file",
+			       "refusing to overwrite an input");
 		snprintf(arg, sizeof(arg), "replay:%s", replay);
-		const char *args2[] = { "run", "--input", arg, "--hist-csv", replay, NULL };
+		const char *args2[] = {"run", "--input", arg, "--hist-csv", replay, NULL};
 
 		run(args2);
 		assert_refused("output = replay", "is the replayed input", NULL);
@@ -279,7 +284,7 @@ static void test_hardening_io_outputs_collide(void **state)
 
 static void fsize_limit(void *ctx)
 {
-	struct rlimit rl = { *(rlim_t *)ctx, *(rlim_t *)ctx };
+	struct rlimit rl = {*(rlim_t *)ctx, *(rlim_t *)ctx};
 
 	/* A full disk, as the writer sees it: EFBIG instead of ENOSPC. */
 	signal(SIGXFSZ, SIG_IGN);
@@ -294,7 +299,7 @@ static void fsize_limit(void *ctx)
 static void test_hardening_io_full_disk_keeps_previous(void **state)
 {
 	char paths[NOUTS][PATH_MAX];
-	const char *args[32] = { "run", "--events", "30", "--interval-ms", "2", "--quiet" };
+	const char *args[32] = {"run", "--events", "30", "--interval-ms", "2", "--quiet"};
 	int n = 6;
 	rlim_t limit = 100; /* bytes: no output fits */
 
@@ -325,7 +330,7 @@ static void test_hardening_io_full_disk_keeps_previous(void **state)
 /* "-" is stdout: the report there alone (no summary line mixed in). */
 static void test_hardening_io_stdout_output(void **state)
 {
-	const char *args[] = { "run", "--events", "5", "--quiet", "--json", "-", NULL };
+	const char *args[] = {"run", "--events", "5", "--quiet", "--json", "-", NULL};
 	cJSON *j;
 
 	run(args);
@@ -363,45 +368,46 @@ static void test_hardening_io_bad_inputs(void **state)
 	close(fd);
 
 	{
-		const char *args[] = { "run", "--policy", fifo, NULL };
+		const char *args[] = {"run", "--policy", fifo, NULL};
 
 		run(args);
 		assert_refused("policy FIFO", "a FIFO, not a regular file", NULL);
 	}
 	{
-		const char *args[] = { "run", "--policy", dir, NULL };
+		const char *args[] = {"run", "--policy", dir, NULL};
 
 		run(args);
 		assert_refused("policy directory", "a directory, not a regular file", NULL);
 	}
 	{
-		const char *args[] = { "run", "--policy", "/dev/zero", NULL };
+		const char *args[] = {"run", "--policy", "/dev/zero", NULL};
 
 		run(args);
 		assert_refused("policy device", "a character device, not a regular file", NULL);
 	}
-	const char *replays[][2] = { { fifo, "a FIFO" },
-				     { "/dev/zero", "a character device" },
-				     { dir, "a directory" },
-				     { nul, "a NUL byte" } };
+	const char *replays[][2] = {{fifo, "a FIFO"},
+				    {"/dev/zero", "a character device"},
+				    {dir, "a directory"},
+				    {nul, "a NUL byte"}};
 	for (size_t i = 0; i < sizeof(replays) / sizeof(replays[0]); i++) {
-		const char *args[] = { "run", "--input", arg, NULL };
+		const char *args[] = {"run", "--input", arg, NULL};
 
 		snprintf(arg, sizeof(arg), "replay:%s", replays[i][0]);
 		run(args);
 		assert_refused(arg, replays[i][1], NULL);
 	}
-	const char *reports[][2] = { { fifo, "not a regular file" },
-				     { "/dev/zero", "not a regular file" },
-				     { big, "more than the 32 MiB a run report may have" } };
+	const char *reports[][2] = {{fifo, "not a regular file"},
+				    {"/dev/zero", "not a regular file"},
+				    {big, "more than the 32 MiB a run report may have"}};
 	for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++) {
-		const char *args[] = { "compare", reports[i][0], reports[i][0], NULL };
+		const char *args[] = {"compare", reports[i][0], reports[i][0], NULL};
 
 		run(args);
 		/* The message is compare's own line around the loader's words. */
 		if (res->elapsed_s > REFUSE_MAX_S || res->exit_code != 2 ||
 		    !strstr(res->err, reports[i][0]))
-			fail_msg("compare %s: want exit 2 at once naming it; got exit %d after %.1f s:\n%s",
+			fail_msg("compare %s: want exit 2 at once naming it; got exit %d after "
+				 "%.1f s:\n%s",
 				 reports[i][0], res->exit_code, res->elapsed_s, res->err);
 		print_message("compare %s: %s", reports[i][0], res->err);
 	}
@@ -421,16 +427,14 @@ static void stdout_full(void *ctx)
 static void test_hardening_io_stdout_errors(void **state)
 {
 	const char *cmds[][6] = {
-		{ "policies", NULL },
-		{ "policies", "show", "cfs", NULL },
-		{ "check", NULL },
-		{ "--help", NULL },
-		{ "run", "--events", "3", "--quiet", NULL },
+	    {"policies", NULL}, {"policies", "show", "cfs", NULL},	   {"check", NULL},
+	    {"--help", NULL},	{"run", "--events", "3", "--quiet", NULL},
 	};
 
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		run_pre(cmds[i], stdout_full, NULL);
-		if (res->exit_code == 0 || !strstr(res->err, "writing stdout: No space left on device"))
+		if (res->exit_code == 0 ||
+		    !strstr(res->err, "writing stdout: No space left on device"))
 			fail_msg("inputlat %s > /dev/full: exit %d, stderr:\n%s", cmds[i][0],
 				 res->exit_code, res->err);
 	}
@@ -467,7 +471,7 @@ static int run_pty(const char *const *args, bool stdout_null, char *out, size_t 
 		_exit(127);
 	}
 	for (;;) {
-		struct pollfd p = { master, POLLIN, 0 };
+		struct pollfd p = {master, POLLIN, 0};
 		ssize_t r;
 
 		if (il_test_now_s() - t0 > CASE_MS / 1000.0) {
@@ -491,17 +495,21 @@ static int run_pty(const char *const *args, bool stdout_null, char *out, size_t 
 static bool valid_utf8(const unsigned char *s, size_t n)
 {
 	for (size_t i = 0; i < n;) {
-		size_t k = s[i] < 0x80 ? 1 : s[i] >= 0xc2 && s[i] <= 0xdf ? 2
-					: s[i] >= 0xe0 && s[i] <= 0xef ? 3
-					: s[i] >= 0xf0 && s[i] <= 0xf4 ? 4 : 0;
+		size_t k = s[i] < 0x80			  ? 1
+			   : s[i] >= 0xc2 && s[i] <= 0xdf ? 2
+			   : s[i] >= 0xe0 && s[i] <= 0xef ? 3
+			   : s[i] >= 0xf0 && s[i] <= 0xf4 ? 4
+							  : 0;
 
 		if (!k || i + k > n)
 			return false;
 		for (size_t j = 1; j < k; j++)
 			if ((s[i + j] & 0xc0) != 0x80)
 				return false;
-		if ((k == 3 && ((s[i] == 0xe0 && s[i + 1] < 0xa0) || (s[i] == 0xed && s[i + 1] >= 0xa0))) ||
-		    (k == 4 && ((s[i] == 0xf0 && s[i + 1] < 0x90) || (s[i] == 0xf4 && s[i + 1] >= 0x90))))
+		if ((k == 3 &&
+		     ((s[i] == 0xe0 && s[i + 1] < 0xa0) || (s[i] == 0xed && s[i + 1] >= 0xa0))) ||
+		    (k == 4 &&
+		     ((s[i] == 0xf0 && s[i + 1] < 0x90) || (s[i] == 0xf4 && s[i + 1] >= 0x90))))
 			return false;
 		i += k;
 	}
@@ -516,8 +524,10 @@ static void assert_terminal_safe(const char *what, const char *s)
 	for (size_t i = 0; u[i]; i++) {
 		bool c0 = u[i] < 0x20 && u[i] != '\n' && u[i] != '\r' && u[i] != '\t';
 
-		if (c0 || u[i] == 0x7f || u[i] == 0x9b || (u[i] == 0xc2 && u[i + 1] >= 0x80 && u[i + 1] < 0xa0))
-			fail_msg("%s: raw byte 0x%02x reached the terminal at %zu:\n%s", what, u[i], i, s);
+		if (c0 || u[i] == 0x7f || u[i] == 0x9b ||
+		    (u[i] == 0xc2 && u[i + 1] >= 0x80 && u[i + 1] < 0xa0))
+			fail_msg("%s: raw byte 0x%02x reached the terminal at %zu:\n%s", what, u[i],
+				 i, s);
 	}
 }
 
@@ -535,11 +545,12 @@ static void test_hardening_io_hostile_names(void **state)
 	FILE *f;
 
 	/* The built-in cfs with a hostile name and description. */
-	snprintf(cmd, sizeof(cmd), "sed 's/^name = .*/name = cfs\\x1b]0;pwned\\x07\\xff\\xc2\\x9b31m/' '%s' > '%s'",
+	snprintf(cmd, sizeof(cmd),
+		 "sed 's/^name = .*/name = cfs\\x1b]0;pwned\\x07\\xff\\xc2\\x9b31m/' '%s' > '%s'",
 		 il_test_build_path("policies/cfs.policy"), policy);
 	assert_int_equal(system(cmd), 0);
 	{
-		const char *args[] = { "policies", "show", policy, NULL };
+		const char *args[] = {"policies", "show", policy, NULL};
 
 		run_pty(args, false, out, sizeof(out));
 		assert_terminal_safe("policies show", out);
@@ -547,8 +558,8 @@ static void test_hardening_io_hostile_names(void **state)
 			fail_msg("the escape is not shown as \\x1b:\n%s", out);
 	}
 	{
-		const char *args[] = { "run", "--events", "3", "--quiet", "--policy", policy,
-				       "--json", json, NULL };
+		const char *args[] = {"run",  "--events", "3",	"--quiet", "--policy",
+				      policy, "--json",	  json, NULL};
 		int rc = run_pty(args, false, out, sizeof(out));
 
 		assert_terminal_safe("run", out);
@@ -566,7 +577,8 @@ static void test_hardening_io_hostile_names(void **state)
 		fail_msg("the JSON report is not valid UTF-8");
 	{
 		cJSON *j = cJSON_Parse(text);
-		const char *name = j ? cJSON_GetStringValue(cJSON_GetObjectItem(j, "policy")) : NULL;
+		const char *name =
+		    j ? cJSON_GetStringValue(cJSON_GetObjectItem(j, "policy")) : NULL;
 
 		assert_non_null(name);
 		/* The bad byte became U+FFFD; the escape is a JSON escape. */
@@ -581,8 +593,8 @@ static void test_hardening_io_hostile_names(void **state)
 static void test_hardening_io_progress(void **state)
 {
 	static char out[1 << 16];
-	const char *args[] = { "run", "--events", "60", "--interval-ms", "25", NULL };
-	const char *quiet[] = { "run", "--events", "60", "--interval-ms", "25", "--quiet", NULL };
+	const char *args[] = {"run", "--events", "60", "--interval-ms", "25", NULL};
+	const char *quiet[] = {"run", "--events", "60", "--interval-ms", "25", "--quiet", NULL};
 
 	assert_int_equal(run_pty(args, true, out, sizeof(out)), 0);
 	if (!strstr(out, "/60 events") || !strstr(out, " p50 ") || !strstr(out, " p99 "))
@@ -600,7 +612,7 @@ static void test_hardening_io_progress(void **state)
 
 static void nofile_limit(void *ctx)
 {
-	struct rlimit rl = { *(rlim_t *)ctx, *(rlim_t *)ctx };
+	struct rlimit rl = {*(rlim_t *)ctx, *(rlim_t *)ctx};
 
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
@@ -617,8 +629,9 @@ static void nofile_limit_leaky(void *ctx)
 /* Too few open files: a message that says so, never "viz-sim: ". */
 static void test_hardening_io_open_file_limit(void **state)
 {
-	static const rlim_t limits[] = { 12, 16, 20, 24, 28, 32, 34, 36, 38, 40, 42, 44, 48, 64, 256 };
-	const char *args[] = { "run", "--events", "5", "--interval-ms", "5", "--quiet", NULL };
+	static const rlim_t limits[] = {12, 16, 20, 24, 28, 32, 34, 36,
+					38, 40, 42, 44, 48, 64, 256};
+	const char *args[] = {"run", "--events", "5", "--interval-ms", "5", "--quiet", NULL};
 	const size_t nl = sizeof(limits) / sizeof(limits[0]);
 	double took_ms;
 
@@ -631,8 +644,8 @@ static void test_hardening_io_open_file_limit(void **state)
 		print_message("RLIMIT_NOFILE %llu%s: exit %d %s", (unsigned long long)*lim, how,
 			      res->exit_code, res->err);
 		if (res->exit_code < 0)
-			fail_msg("RLIMIT_NOFILE %llu%s: killed by %s", (unsigned long long)*lim, how,
-				 strsignal(res->term_signal));
+			fail_msg("RLIMIT_NOFILE %llu%s: killed by %s", (unsigned long long)*lim,
+				 how, strsignal(res->term_signal));
 		if (res->exit_code == 0)
 			continue;
 		if (!res->err[0])
@@ -660,18 +673,19 @@ static void test_hardening_io_open_file_limit(void **state)
 static void test_hardening_io_cli_limits(void **state)
 {
 	static const char *const cases[][8] = {
-		{ "--events", "10000000", "--interval-ms", "0.1" },
-		{ "--interval-ms", "600000", "--events", "3" },
-		{ "--timeout-ms", "600000" },
-		{ "--duration-ms", "3600000" },
-		{ "--hist-max-us", "10000000", "--hist", "@hist" },
-		{ "--trace-events", "100000", "--trace", "@trace" },
-		{ "--load", "1024" },
-		{ "--hog", "1024" },
-		{ "--hog", "2", "--hog-mode", "bursty", "--hog-task-ms", "600000", "--hog-gap-ms", "600000" },
-		{ "--work", "main=1000000", "--events", "3" },
-		{ "--rttime-ms", "3600000" },
-		{ "--seed", "18446744073709551615" },
+	    {"--events", "10000000", "--interval-ms", "0.1"},
+	    {"--interval-ms", "600000", "--events", "3"},
+	    {"--timeout-ms", "600000"},
+	    {"--duration-ms", "3600000"},
+	    {"--hist-max-us", "10000000", "--hist", "@hist"},
+	    {"--trace-events", "100000", "--trace", "@trace"},
+	    {"--load", "1024"},
+	    {"--hog", "1024"},
+	    {"--hog", "2", "--hog-mode", "bursty", "--hog-task-ms", "600000", "--hog-gap-ms",
+	     "600000"},
+	    {"--work", "main=1000000", "--events", "3"},
+	    {"--rttime-ms", "3600000"},
+	    {"--seed", "18446744073709551615"},
 	};
 	char json[PATH_MAX], hist[PATH_MAX], trace[PATH_MAX], errp[PATH_MAX], outp[PATH_MAX];
 	double took_ms;
@@ -682,7 +696,7 @@ static void test_hardening_io_cli_limits(void **state)
 	snprintf(errp, sizeof(errp), "%s", tmp("limits.err"));
 	snprintf(outp, sizeof(outp), "%s", tmp("limits.out"));
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *argv[24] = { il_test_suite.inputlat, "run", "--quiet", "--json", json };
+		char *argv[24] = {il_test_suite.inputlat, "run", "--quiet", "--json", json};
 		struct il_test_chain c;
 		char err[8192];
 		int n = 5, st, rc;
@@ -710,16 +724,18 @@ static void test_hardening_io_cli_limits(void **state)
 			int want = atoi(cases[i][1]), have = 0;
 			const cJSON *t;
 
-			cJSON_ArrayForEach(t, cJSON_GetObjectItem(j, "threads"))
-			{
-				const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(t, "role"));
+			cJSON_ArrayForEach (t, cJSON_GetObjectItem(j, "threads")) {
+				const char *role =
+				    cJSON_GetStringValue(cJSON_GetObjectItem(t, "role"));
 
-				have += role && strcmp(role, strcmp(cases[i][0], "--load") == 0 ? "load"
-												   : "js") == 0;
+				have += role && strcmp(role, strcmp(cases[i][0], "--load") == 0
+								 ? "load"
+								 : "js") == 0;
 			}
 			cJSON_Delete(j);
 			if (have != want)
-				fail_msg("%s %d: the report lists %d such threads", cases[i][0], want, have);
+				fail_msg("%s %d: the report lists %d such threads", cases[i][0],
+					 want, have);
 		}
 		assert_true(il_test_nothing_left(NULL, 0, 5000, &took_ms, err, sizeof(err)));
 	}
@@ -743,17 +759,18 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_hardening_io_bad_output_paths, il_test_proc_teardown),
-		cmocka_unit_test_teardown(test_hardening_io_other_users_file, il_test_proc_teardown),
-		cmocka_unit_test_teardown(test_hardening_io_outputs_collide, il_test_proc_teardown),
-		cmocka_unit_test_teardown(test_hardening_io_full_disk_keeps_previous, il_test_proc_teardown),
-		cmocka_unit_test_teardown(test_hardening_io_stdout_output, il_test_proc_teardown),
-		cmocka_unit_test_teardown(test_hardening_io_bad_inputs, il_test_proc_teardown),
-		cmocka_unit_test_teardown(test_hardening_io_stdout_errors, il_test_proc_teardown),
-		cmocka_unit_test_teardown(test_hardening_io_hostile_names, il_test_proc_teardown),
-		cmocka_unit_test_teardown(test_hardening_io_progress, il_test_proc_teardown),
-		cmocka_unit_test_teardown(test_hardening_io_open_file_limit, il_test_proc_teardown),
-		cmocka_unit_test_teardown(test_hardening_io_cli_limits, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_bad_output_paths, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_other_users_file, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_outputs_collide, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_full_disk_keeps_previous,
+				      il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_stdout_output, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_bad_inputs, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_stdout_errors, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_hostile_names, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_progress, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_open_file_limit, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_cli_limits, il_test_proc_teardown),
 	};
 
 	/* IL_TEST_ONLY=glob runs a subset, IL_TEST_SKIP=glob leaves some out. */

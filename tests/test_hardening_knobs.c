@@ -32,9 +32,9 @@
 #include "il_test_knobs.h"
 #include "il_test_proc.h"
 
-#define VALUE	     "900000" /* what the test policy sets sched_rt_runtime_us to */
-#define OTHER_VALUE  "800000"
-#define START_MS     20000
+#define VALUE	    "900000" /* what the test policy sets sched_rt_runtime_us to */
+#define OTHER_VALUE "800000"
+#define START_MS    20000
 
 static char policy[PATH_MAX], other_policy[PATH_MAX];
 
@@ -66,7 +66,8 @@ static void wait_knob(const char *value)
 
 static void assert_knob_orig(void)
 {
-	assert_string_equal(il_test_knob(IL_TEST_RT_RUNTIME), il_test_knob_orig(IL_TEST_RT_RUNTIME));
+	assert_string_equal(il_test_knob(IL_TEST_RT_RUNTIME),
+			    il_test_knob_orig(IL_TEST_RT_RUNTIME));
 }
 
 /*
@@ -77,7 +78,7 @@ static void assert_knob_orig(void)
 static int start(struct il_test_chain *c, const char *tag, const char *sdir, const char *pol,
 		 const char *const *args, const char *out)
 {
-	char *argv[32] = { il_test_suite.inputlat, "run", "--quiet", "--policy", (char *)pol };
+	char *argv[32] = {il_test_suite.inputlat, "run", "--quiet", "--policy", (char *)pol};
 	char errp[PATH_MAX], outp[PATH_MAX];
 	char *saved = getenv("IL_STATE_DIR") ? strdup(getenv("IL_STATE_DIR")) : NULL;
 	int n = 5, rc;
@@ -102,7 +103,7 @@ static int start(struct il_test_chain *c, const char *tag, const char *sdir, con
 /* Runs inputlat ARGS to the end with IL_STATE_DIR=sdir (NULL: unchanged). */
 static void run_in(const char *sdir, char *const *args, struct il_test_result *res)
 {
-	char *argv[32] = { il_test_suite.inputlat };
+	char *argv[32] = {il_test_suite.inputlat};
 	char *saved = getenv("IL_STATE_DIR") ? strdup(getenv("IL_STATE_DIR")) : NULL;
 	int n = 1;
 
@@ -138,8 +139,8 @@ enum tamper { T_DELETE, T_SYMLINK, T_GARBAGE, T_FOREIGN, T_COUNT };
  */
 static void test_hardening_knobs_restore_from_memory(void **state)
 {
-	static const char *const names[T_COUNT] = { "deleted", "symlink", "garbage", "foreign" };
-	const char *args[] = { "--events", "40", "--interval-ms", "20", "--json", NULL, NULL };
+	static const char *const names[T_COUNT] = {"deleted", "symlink", "garbage", "foreign"};
+	const char *args[] = {"--events", "40", "--interval-ms", "20", "--json", NULL, NULL};
 
 	il_test_knobs_need_change(VALUE);
 	for (int t = 0; t < T_COUNT; t++) {
@@ -167,9 +168,10 @@ static void test_hardening_knobs_restore_from_memory(void **state)
 		else if (t == T_GARBAGE)
 			il_test_write_file(sfile, "not a state file\n");
 		else if (t == T_FOREIGN)
-			il_test_write_file(sfile, "{\"file_version\":1,\"pid\":1,\"pid_start_ticks\":\"1\","
-						  "\"knobs\":[{\"path\":\"" IL_TEST_RT_RUNTIME "\","
-						  "\"original\":\"" OTHER_VALUE "\",\"applied\":\"1\"}]}");
+			il_test_write_file(
+			    sfile, "{\"file_version\":1,\"pid\":1,\"pid_start_ticks\":\"1\","
+				   "\"knobs\":[{\"path\":\"" IL_TEST_RT_RUNTIME "\","
+				   "\"original\":\"" OTHER_VALUE "\",\"applied\":\"1\"}]}");
 		st = il_test_chain_wait(&c, 20000);
 		il_test_assert_exited(st, 0, chain_err(&c));
 		assert_knob_orig();
@@ -192,14 +194,14 @@ static void test_hardening_knobs_restore_from_memory(void **state)
 
 static void test_hardening_knobs_one_lock_per_machine(void **state)
 {
-	const char *args[] = { "--events", "100000", "--interval-ms", "10", NULL };
+	const char *args[] = {"--events", "100000", "--interval-ms", "10", NULL};
 	const char *a_dir = state_dir("lock-a"), *b_dir = state_dir("lock-b"),
 		   *c_dir = state_dir("lock-c");
 	struct il_test_result *res = malloc(sizeof(*res));
-	char *run_b[] = { "run", "--quiet", "--policy", other_policy, "--events", "3", NULL };
-	char *run_c[] = { "run", "--quiet", "--policy", "cfs", "--events", "3", NULL };
-	char *restore[] = { "restore", NULL };
-	char *check[] = { "check", NULL };
+	char *run_b[] = {"run", "--quiet", "--policy", other_policy, "--events", "3", NULL};
+	char *run_c[] = {"run", "--quiet", "--policy", "cfs", "--events", "3", NULL};
+	char *restore[] = {"restore", NULL};
+	char *check[] = {"check", NULL};
 	char want[128];
 	struct il_test_chain a;
 
@@ -226,7 +228,8 @@ static void test_hardening_knobs_one_lock_per_machine(void **state)
 	assert_int_equal(res->exit_code, 75);
 	run_in(b_dir, check, res);
 	assert_int_equal(res->exit_code, 0);
-	if (!strstr(res->out, "sched_rt_runtime_us: yes (" VALUE) || !strstr(res->out, "not written"))
+	if (!strstr(res->out, "sched_rt_runtime_us: yes (" VALUE) ||
+	    !strstr(res->out, "not written"))
 		fail_msg("check while a run holds the knobs:\n%s", res->out);
 	assert_string_equal(il_test_knob(IL_TEST_RT_RUNTIME), VALUE);
 
@@ -240,10 +243,10 @@ static void test_hardening_knobs_one_lock_per_machine(void **state)
  * a killed run not reaped yet (a zombie) holds nothing. */
 static void test_hardening_knobs_dead_run_repaired_anywhere(void **state)
 {
-	const char *args[] = { "--events", "100000", "--interval-ms", "10", NULL };
+	const char *args[] = {"--events", "100000", "--interval-ms", "10", NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
-	char *run_cfs[] = { "run", "--quiet", "--policy", "cfs", "--events", "3", NULL };
-	char *run_knob[] = { "run", "--quiet", "--policy", policy, "--events", "3", NULL };
+	char *run_cfs[] = {"run", "--quiet", "--policy", "cfs", "--events", "3", NULL};
+	char *run_knob[] = {"run", "--quiet", "--policy", policy, "--events", "3", NULL};
 	char want[128], sfile[PATH_MAX + 16];
 
 	assert_non_null(res);
@@ -278,8 +281,10 @@ static void test_hardening_knobs_dead_run_repaired_anywhere(void **state)
 		run_in(next_dir, zombie ? run_knob : run_cfs, res);
 		snprintf(want, sizeof(want), "left by dead run pid %d", (int)a.pid);
 		if (res->exit_code != 0 || !strstr(res->err, want))
-			fail_msg("the next start (%s) did not repair the dead run's knobs: exit %d\n%s",
-				 zombie ? "dead run a zombie" : "dead run reaped", res->exit_code, res->err);
+			fail_msg(
+			    "the next start (%s) did not repair the dead run's knobs: exit %d\n%s",
+			    zombie ? "dead run a zombie" : "dead run reaped", res->exit_code,
+			    res->err);
 		assert_knob_orig();
 		assert_int_equal(access(sfile, F_OK), -1);
 		if (zombie)
@@ -309,8 +314,14 @@ static void test_hardening_knobs_stale_state_own_pid(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		char *argv[] = { il_test_suite.inputlat, "run", "--quiet", "--policy", policy,
-				 "--events", "3", NULL };
+		char *argv[] = {il_test_suite.inputlat,
+				"run",
+				"--quiet",
+				"--policy",
+				policy,
+				"--events",
+				"3",
+				NULL};
 		int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 		dup2(e, 2);
@@ -326,13 +337,15 @@ static void test_hardening_knobs_stale_state_own_pid(void **state)
 	if (group[0]) {
 		assert_int_equal(il_test_knob_write(IL_TEST_RT_GROUP, OTHER_VALUE), 0);
 		snprintf(gentry, sizeof(gentry),
-			 "{\"path\":\"" IL_TEST_RT_GROUP "\",\"original\":\"%s\",\"applied\":\""
-			 OTHER_VALUE "\"},", group);
+			 "{\"path\":\"" IL_TEST_RT_GROUP
+			 "\",\"original\":\"%s\",\"applied\":\"" OTHER_VALUE "\"},",
+			 group);
 	}
 	assert_int_equal(il_test_knob_write(IL_TEST_RT_RUNTIME, OTHER_VALUE), 0);
 	snprintf(text, sizeof(text),
-		 "{\"file_version\":1,\"pid\":%d,\"pid_start_ticks\":\"1\",\"knobs\":[%s{\"path\":\""
-		 IL_TEST_RT_RUNTIME "\",\"original\":\"%s\",\"applied\":\"" OTHER_VALUE "\"}]}",
+		 "{\"file_version\":1,\"pid\":%d,\"pid_start_ticks\":\"1\",\"knobs\":[%s{\"path\":"
+		 "\"" IL_TEST_RT_RUNTIME "\",\"original\":\"%s\",\"applied\":\"" OTHER_VALUE
+		 "\"}]}",
 		 (int)pid, gentry, orig);
 	fd = open(sfile, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	assert_true(fd >= 0);
@@ -346,8 +359,8 @@ static void test_hardening_knobs_stale_state_own_pid(void **state)
 		il_test_read_file(errp, err, sizeof(err));
 		snprintf(want, sizeof(want), "left by dead run pid %d", (int)pid);
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !strstr(err, want))
-			fail_msg("a stale state file naming the run's own pid: status %#x\n%s", status,
-				 err);
+			fail_msg("a stale state file naming the run's own pid: status %#x\n%s",
+				 status, err);
 	}
 	assert_knob_orig();
 	assert_int_equal(access(sfile, F_OK), -1);
@@ -361,8 +374,8 @@ static void test_hardening_knobs_stale_state_own_pid(void **state)
  */
 static void test_hardening_knobs_check_races_runs(void **state)
 {
-	const char *args[] = { "--events", "15", "--interval-ms", "10", NULL };
-	char *check[] = { "check", NULL };
+	const char *args[] = {"--events", "15", "--interval-ms", "10", NULL};
+	char *check[] = {"check", NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 
 	assert_non_null(res);
@@ -400,9 +413,10 @@ static void test_hardening_knobs_check_races_runs(void **state)
 static void test_hardening_knobs_watchdog_after_restore(void **state)
 {
 	const char *fifo = tmp("blocked.out");
-	const char *a_args[] = { "--events", "20", "--interval-ms", "10", "--hist", "-",
-				 "--hist-max-us", "300000", NULL };
-	const char *b_args[] = { "--events", "100000", "--interval-ms", "10", NULL };
+	const char *a_args[] = {"--events", "20", "--interval-ms", "10",
+				"--hist",   "-",  "--hist-max-us", "300000",
+				NULL};
+	const char *b_args[] = {"--events", "100000", "--interval-ms", "10", NULL};
 	char sfile[PATH_MAX + 16];
 	struct il_test_chain a, b;
 	int rd, st;
@@ -416,8 +430,8 @@ static void test_hardening_knobs_watchdog_after_restore(void **state)
 	il_test_chain_assert_up(&a, start(&a, "blocked", NULL, policy, a_args, fifo));
 	/* A ends its loop, puts its knobs back, and blocks on stdout. */
 	for (int i = 0; i < 1000 && (strcmp(il_test_knob(IL_TEST_RT_RUNTIME),
-					     il_test_knob_orig(IL_TEST_RT_RUNTIME)) != 0 ||
-				      il_test_knobs_state_pid() == a.pid);
+					    il_test_knob_orig(IL_TEST_RT_RUNTIME)) != 0 ||
+				     il_test_knobs_state_pid() == a.pid);
 	     i++)
 		usleep(10000);
 	assert_knob_orig();
@@ -462,9 +476,11 @@ struct il_test_sched_attr {
 static void *dl_main(void *arg)
 {
 	struct dl_hold *h = arg;
-	struct il_test_sched_attr a = { .size = sizeof(a), .sched_policy = 6 /* SCHED_DEADLINE */,
-					.sched_runtime = 96000000, .sched_deadline = 100000000,
-					.sched_period = 100000000 };
+	struct il_test_sched_attr a = {.size = sizeof(a),
+				       .sched_policy = 6 /* SCHED_DEADLINE */,
+				       .sched_runtime = 96000000,
+				       .sched_deadline = 100000000,
+				       .sched_period = 100000000};
 	char c;
 
 	h->err = syscall(SYS_sched_setattr, 0, &a, 0) == 0 ? 0 : errno;
@@ -484,9 +500,9 @@ static void *dl_main(void *arg)
  */
 static void test_hardening_knobs_failed_restore_reported(void **state)
 {
-	const char *args[] = { "--events", "100000", "--interval-ms", "10", "--work", "none",
-			       "--json", NULL, NULL };
-	char json[PATH_MAX], *restore[] = { "restore", NULL };
+	const char *args[] = {
+	    "--events", "100000", "--interval-ms", "10", "--work", "none", "--json", NULL, NULL};
+	char json[PATH_MAX], *restore[] = {"restore", NULL};
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	struct dl_hold h[64];
 	pthread_barrier_t ready;
@@ -532,8 +548,8 @@ static void test_hardening_knobs_failed_restore_reported(void **state)
 		il_test_assert_exited(st, 1, err);
 		if (!strstr(err, "inputlat: restoring system knobs: " IL_TEST_RT_RUNTIME
 				 " not put back to ") ||
-		    !strstr(err, "Device or resource busy") || strstr(strstr(err, "restoring"), "\n") !=
-								    strrchr(err, '\n'))
+		    !strstr(err, "Device or resource busy") ||
+		    strstr(strstr(err, "restoring"), "\n") != strrchr(err, '\n'))
 			fail_msg("want one line saying the restore failed, got:\n%s", err);
 	}
 	root = il_test_json_load(json);
@@ -578,16 +594,20 @@ static int setup(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_hardening_knobs_restore_from_memory, il_test_knobs_teardown),
-		cmocka_unit_test_teardown(test_hardening_knobs_one_lock_per_machine, il_test_knobs_teardown),
-		cmocka_unit_test_teardown(test_hardening_knobs_dead_run_repaired_anywhere,
-					  il_test_knobs_teardown),
-		cmocka_unit_test_teardown(test_hardening_knobs_stale_state_own_pid, il_test_knobs_teardown),
-		cmocka_unit_test_teardown(test_hardening_knobs_check_races_runs, il_test_knobs_teardown),
-		cmocka_unit_test_teardown(test_hardening_knobs_watchdog_after_restore,
-					  il_test_knobs_teardown),
-		cmocka_unit_test_teardown(test_hardening_knobs_failed_restore_reported,
-					  il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_knobs_restore_from_memory,
+				      il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_knobs_one_lock_per_machine,
+				      il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_knobs_dead_run_repaired_anywhere,
+				      il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_knobs_stale_state_own_pid,
+				      il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_knobs_check_races_runs,
+				      il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_knobs_watchdog_after_restore,
+				      il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_knobs_failed_restore_reported,
+				      il_test_knobs_teardown),
 	};
 
 	/* IL_TEST_ONLY=glob runs a subset, IL_TEST_SKIP=glob leaves some out. */

@@ -62,7 +62,7 @@ static const char *chain_err(struct il_test_chain *c)
 
 static void start(struct il_test_chain *c, const char *tag, const char *const *args)
 {
-	char *argv[40] = { il_test_suite.inputlat, "run", "--quiet" };
+	char *argv[40] = {il_test_suite.inputlat, "run", "--quiet"};
 	char errp[PATH_MAX], outp[PATH_MAX];
 	int n = 3;
 
@@ -93,15 +93,16 @@ static void assert_clean(pid_t ours)
  */
 static void test_hardening_stop_signal_any_moment(void **state)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	char errp[PATH_MAX];
 	int n = 0;
 
 	il_test_knobs_need_change(VALUE);
 	snprintf(errp, sizeof(errp), "%s", tmp("moment.err"));
 	for (int delay_ms = 0; delay_ms <= 120; delay_ms += delay_ms < 60 ? 3 : 20, n++) {
-		char *argv[] = { il_test_suite.inputlat, "run", "--quiet", "--policy", policy,
-				 "--events", "30", "--interval-ms", "10", NULL };
+		char *argv[] = {
+		    il_test_suite.inputlat, "run", "--quiet", "--policy", policy, "--events", "30",
+		    "--interval-ms",	    "10",  NULL};
 		int sig = sigs[n % 3], st;
 		pid_t pid;
 
@@ -120,8 +121,9 @@ static void test_hardening_stop_signal_any_moment(void **state)
 	/* The narrowest moment: right after the knob changed, before the
 	 * loop's handlers exist (watched for in a tight loop). */
 	for (int i = 0; i < 9; i++) {
-		char *argv[] = { il_test_suite.inputlat, "run", "--quiet", "--policy", policy,
-				 "--events", "30", "--interval-ms", "10", NULL };
+		char *argv[] = {
+		    il_test_suite.inputlat, "run", "--quiet", "--policy", policy, "--events", "30",
+		    "--interval-ms",	    "10",  NULL};
 		int sig = sigs[i % 3], st, fd;
 		double t0;
 		pid_t pid;
@@ -158,8 +160,8 @@ static void test_hardening_stop_signal_any_moment(void **state)
 static void test_hardening_stop_sigint_under_top_prio_hogs(void **state)
 {
 	char pol[PATH_MAX], cmd[3 * PATH_MAX], prio[16];
-	const char *args[] = { "--policy", pol, "--hog", "--events", "100000", "--interval-ms", "10",
-			       NULL };
+	const char *args[] = {"--policy",      pol,  "--hog", "--events", "100000",
+			      "--interval-ms", "10", NULL};
 	struct il_test_chain c;
 	double t0, took;
 	int st;
@@ -216,8 +218,9 @@ static void cpu0_only(void *ctx)
  */
 static void test_hardening_stop_one_cpu_rt(void **state)
 {
-	char *argv[] = { il_test_suite.inputlat, "run", "--quiet", "--policy", "rt", "--events",
-			 "200", "--interval-ms", "5", "--work", "none", NULL };
+	char *argv[] = {
+	    il_test_suite.inputlat, "run", "--quiet", "--policy", "rt", "--events", "200",
+	    "--interval-ms",	    "5",   "--work",  "none",	  NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 
 	IL_TEST_NEED_ROOT("SCHED_FIFO");
@@ -240,8 +243,9 @@ static void test_hardening_stop_one_cpu_rt(void **state)
  * was joined. The exact runs of the issue. */
 static void test_hardening_stop_viz_crash(void **state)
 {
-	char *argv[] = { il_test_suite.inputlat, "run", "--quiet", "--events", "100", "--interval-ms",
-			 "1", "--timeout-ms", "1", "--work", "viz:comp=20000", NULL };
+	char *argv[] = {il_test_suite.inputlat, "run", "--quiet",      "--events", "100",
+			"--interval-ms",	"1",   "--timeout-ms", "1",	   "--work",
+			"viz:comp=20000",	NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 
 	assert_non_null(res);
@@ -263,11 +267,11 @@ static void test_hardening_stop_viz_crash(void **state)
 static void test_hardening_stop_busy_children(void **state)
 {
 	static const char *const cases[][10] = {
-		{ "--work", "main=1000000", "--events", "10", "--interval-ms", "50" },
-		{ "--work", "viz:comp=1000000", "--events", "10", "--interval-ms", "50" },
-		{ "--hog", "2", "--hog-mode", "bursty", "--hog-task-ms", "600000" },
-		{ "--hog", "2", "--hog-mode", "bursty", "--hog-task-ms", "1", "--hog-gap-ms", "600000" },
-		{ "--load", "8", "--events", "100000" },
+	    {"--work", "main=1000000", "--events", "10", "--interval-ms", "50"},
+	    {"--work", "viz:comp=1000000", "--events", "10", "--interval-ms", "50"},
+	    {"--hog", "2", "--hog-mode", "bursty", "--hog-task-ms", "600000"},
+	    {"--hog", "2", "--hog-mode", "bursty", "--hog-task-ms", "1", "--hog-gap-ms", "600000"},
+	    {"--load", "8", "--events", "100000"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -299,10 +303,11 @@ static void test_hardening_stop_busy_children(void **state)
  * sent = completed + timed_out + in_flight. */
 static void test_hardening_stop_in_flight(void **state)
 {
-	static const int stop_ms[] = { 300, 550, 800, 1100 };
+	static const int stop_ms[] = {300, 550, 800, 1100};
 	char json[PATH_MAX];
-	const char *args[] = { "--work", "viz:comp=30000", "--interval-ms", "5", "--events",
-			       "100000", "--json", json, NULL };
+	const char *args[] = {"--work",	  "viz:comp=30000", "--interval-ms", "5",
+			      "--events", "100000",	    "--json",	     json,
+			      NULL};
 	int any = 0;
 
 	snprintf(json, sizeof(json), "%s", tmp("inflight.json"));
@@ -322,8 +327,9 @@ static void test_hardening_stop_in_flight(void **state)
 		done = il_test_json_num(ev, "completed");
 		out = il_test_json_num(ev, "timed_out");
 		fl = il_test_json_num(ev, "in_flight");
-		print_message("stop at %d ms: sent %.0f completed %.0f timed_out %.0f in_flight %.0f\n",
-			      stop_ms[i], sent, done, out, fl);
+		print_message(
+		    "stop at %d ms: sent %.0f completed %.0f timed_out %.0f in_flight %.0f\n",
+		    stop_ms[i], sent, done, out, fl);
 		assert_true(fl >= 0);
 		assert_true(sent == done + out + fl);
 		any += fl > 0;
@@ -347,8 +353,7 @@ static int count_class(const cJSON *root, const char *cls)
 	const cJSON *t;
 	int n = 0;
 
-	cJSON_ArrayForEach(t, cJSON_GetObjectItem(root, "threads"))
-	{
+	cJSON_ArrayForEach (t, cJSON_GetObjectItem(root, "threads")) {
 		const char *pol = cJSON_GetStringValue(cJSON_GetObjectItem(t, "policy"));
 		const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(t, "role"));
 
@@ -365,8 +370,16 @@ static int count_class(const cJSON *root, const char *cls)
  */
 static void test_hardening_stop_children_run_what_was_read(void **state)
 {
-	char json[PATH_MAX], *argv[] = { il_test_suite.inputlat, "run", "--quiet", "--policy",
-					  "/dev/stdin", "--events", "5", "--json", json, NULL };
+	char json[PATH_MAX], *argv[] = {il_test_suite.inputlat,
+					"run",
+					"--quiet",
+					"--policy",
+					"/dev/stdin",
+					"--events",
+					"5",
+					"--json",
+					json,
+					NULL};
 	char src[PATH_MAX + 16];
 	struct il_test_result *res = malloc(sizeof(*res));
 	cJSON *root;
@@ -383,15 +396,15 @@ static void test_hardening_stop_children_run_what_was_read(void **state)
 	assert_string_equal(il_test_json_str(root, "policy"), "rt");
 	/* The eight pipeline threads (and the js hogs, none here) run fifo. */
 	if (count_class(root, "fifo") < 8 || count_class(root, "other") != 0)
-		fail_msg("report says rt, threads ran %d fifo / %d other", count_class(root, "fifo"),
-			 count_class(root, "other"));
+		fail_msg("report says rt, threads ran %d fifo / %d other",
+			 count_class(root, "fifo"), count_class(root, "other"));
 	cJSON_Delete(root);
 
 	/* A file that becomes another policy while the run starts. */
 	{
 		char pol[PATH_MAX], cmd[3 * PATH_MAX];
-		const char *args[] = { "--policy", pol, "--events", "50", "--interval-ms", "10",
-				       "--json", json, NULL };
+		const char *args[] = {"--policy", pol,	    "--events", "50", "--interval-ms",
+				      "10",	  "--json", json,	NULL};
 		struct il_test_chain c;
 		const char *name;
 
@@ -401,7 +414,8 @@ static void test_hardening_stop_children_run_what_was_read(void **state)
 		il_test_knobs_need_change("-1");
 		start(&c, "changing", args);
 		/* Read by now; the children start from what was read. */
-		snprintf(cmd, sizeof(cmd), "cp '%s/cfs.policy' '%s'", il_test_suite.policy_dir, pol);
+		snprintf(cmd, sizeof(cmd), "cp '%s/cfs.policy' '%s'", il_test_suite.policy_dir,
+			 pol);
 		assert_int_equal(system(cmd), 0);
 		il_test_assert_exited(il_test_chain_wait(&c, 20000), 0, chain_err(&c));
 		root = il_test_json_load(json);
@@ -431,15 +445,16 @@ static int setup(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_hardening_stop_signal_any_moment, il_test_knobs_teardown),
-		cmocka_unit_test_teardown(test_hardening_stop_sigint_under_top_prio_hogs,
-					  il_test_knobs_teardown),
-		cmocka_unit_test_teardown(test_hardening_stop_one_cpu_rt, il_test_knobs_teardown),
-		cmocka_unit_test_teardown(test_hardening_stop_viz_crash, il_test_knobs_teardown),
-		cmocka_unit_test_teardown(test_hardening_stop_busy_children, il_test_knobs_teardown),
-		cmocka_unit_test_teardown(test_hardening_stop_in_flight, il_test_knobs_teardown),
-		cmocka_unit_test_teardown(test_hardening_stop_children_run_what_was_read,
-					  il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_stop_signal_any_moment,
+				      il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_stop_sigint_under_top_prio_hogs,
+				      il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_stop_one_cpu_rt, il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_stop_viz_crash, il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_stop_busy_children, il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_stop_in_flight, il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_stop_children_run_what_was_read,
+				      il_test_knobs_teardown),
 	};
 
 	/* IL_TEST_ONLY=glob runs a subset, IL_TEST_SKIP=glob leaves some out. */

@@ -30,7 +30,7 @@ static int cmp(const void *a, const void *b)
 
 static void check_against_truth(uint64_t *v, size_t n)
 {
-	static const double ps[] = { 1, 10, 50, 90, 99, 99.9, 99.99 };
+	static const double ps[] = {1, 10, 50, 90, 99, 99.9, 99.99};
 	struct il_hist *h;
 
 	assert_int_equal(il_hist_new(&h), 0);
@@ -95,7 +95,10 @@ static void test_hist_bucket_width(void **state)
 
 		assert_true(hi > lo);
 		assert_true((hi - lo) * 128 <= lo);
-		assert_int_equal(il_hist_bucket_lower(i + 1 < il_hist_nbuckets() ? i + 1 : i) >= hi || i + 1 == il_hist_nbuckets(), 1);
+		assert_int_equal(il_hist_bucket_lower(i + 1 < il_hist_nbuckets() ? i + 1 : i) >=
+					 hi ||
+				     i + 1 == il_hist_nbuckets(),
+				 1);
 	}
 }
 
@@ -120,9 +123,11 @@ static void test_hist_merge_and_empty(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hist_uniform),	      cmocka_unit_test(test_hist_heavy_tail),
-		cmocka_unit_test(test_hist_small_values_exact), cmocka_unit_test(test_hist_bucket_width),
-		cmocka_unit_test(test_hist_merge_and_empty),
+	    cmocka_unit_test(test_hist_uniform),
+	    cmocka_unit_test(test_hist_heavy_tail),
+	    cmocka_unit_test(test_hist_small_values_exact),
+	    cmocka_unit_test(test_hist_bucket_width),
+	    cmocka_unit_test(test_hist_merge_and_empty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

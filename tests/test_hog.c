@@ -52,9 +52,8 @@ static uint64_t proc_task_cpu_ns(int tid)
 	p = strrchr(buf, ')');
 	assert_non_null(p);
 	/* After ")": state(3) ... utime is field 14, stime 15. */
-	assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-				&st),
-			 2);
+	assert_int_equal(
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st), 2);
 	return (ut + st) * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
 }
 
@@ -73,7 +72,7 @@ static double num(const cJSON *o, const char *key)
 
 static void test_hog_share_matches_proc(void **state)
 {
-	struct il_hog_config c = { .threads = 1, .mode = IL_HOG_BUSY, .pin = true };
+	struct il_hog_config c = {.threads = 1, .mode = IL_HOG_BUSY, .pin = true};
 	struct il_hog *h = NULL;
 	char err[256] = "", path[64], comm[32] = "";
 	uint64_t proc0, proc1, t0, wall;
@@ -153,8 +152,11 @@ static cJSON *wait_stat(struct il_hog *h, const char *key, bool thread, double a
 static void test_hog_js_share_matches_proc(void **state)
 {
 	char *src = miner();
-	struct il_hog_config c = { .threads = 1, .mode = IL_HOG_BUSY, .pin = true, .script = src,
-				   .script_name = "miner.js" };
+	struct il_hog_config c = {.threads = 1,
+				  .mode = IL_HOG_BUSY,
+				  .pin = true,
+				  .script = src,
+				  .script_name = "miner.js"};
 	struct il_hog *h = NULL;
 	char err[256] = "";
 	uint64_t proc0, proc1, t0, wall;
@@ -208,8 +210,11 @@ static void test_hog_js_memory_bounded(void **state)
 	static const char hoarder[] = "var keep = [];\n"
 				      "function tick() { for (var i = 0; i < 200; i++) "
 				      "keep.push({ i: i, s: 'x' + i }); }\n";
-	struct il_hog_config c = { .threads = 1, .mode = IL_HOG_BUSY, .script = hoarder,
-				   .script_name = "hoarder.js", .js_heap_max = 2u << 20 };
+	struct il_hog_config c = {.threads = 1,
+				  .mode = IL_HOG_BUSY,
+				  .script = hoarder,
+				  .script_name = "hoarder.js",
+				  .js_heap_max = 2u << 20};
 	struct il_hog *h = NULL;
 	char err[256] = "";
 	cJSON *stats;
@@ -230,7 +235,8 @@ static void test_hog_js_memory_bounded(void **state)
 	print_message("hoarder: %.0f ticks, %.0f threw, first: %s, peak %.0f KiB of %.0f\n", ticks,
 		      num(stats, "js_errors"),
 		      cJSON_GetStringValue(cJSON_GetObjectItem(stats, "js_first_error")),
-		      num(stats, "js_heap_peak_bytes") / 1024, num(stats, "js_heap_max_bytes") / 1024);
+		      num(stats, "js_heap_peak_bytes") / 1024,
+		      num(stats, "js_heap_max_bytes") / 1024);
 	assert_int_equal(num(stats, "js_heap_max_bytes"), 2u << 20);
 	assert_true(num(stats, "js_heap_peak_bytes") <= 2u << 20);
 	assert_true(num(stats, "js_errors") > 0);
@@ -244,9 +250,10 @@ static void test_hog_js_memory_bounded(void **state)
  * any hog thread exists; one without tick() likewise. */
 static void test_hog_js_bad_script(void **state)
 {
-	struct il_hog_config c = { .threads = 2, .mode = IL_HOG_BUSY,
-				   .script = "function tick() {\n  return 1 +;\n}\n",
-				   .script_name = "bad.js" };
+	struct il_hog_config c = {.threads = 2,
+				  .mode = IL_HOG_BUSY,
+				  .script = "function tick() {\n  return 1 +;\n}\n",
+				  .script_name = "bad.js"};
 	struct il_hog *h = (struct il_hog *)0x1;
 	char err[256] = "";
 	int calls;
@@ -259,8 +266,9 @@ static void test_hog_js_bad_script(void **state)
 	assert_ptr_equal(h, (struct il_hog *)0x1);
 	c.script = "var x = 1;\n";
 	assert_int_equal(il_hog_start(&c, name_only_init, NULL, &h, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "bad.js: defines no function tick() (the hog calls tick() over and "
-				 "over; see render-sim/js/miner.js)");
+	assert_string_equal(err,
+			    "bad.js: defines no function tick() (the hog calls tick() over and "
+			    "over; see render-sim/js/miner.js)");
 	c.script = "throw new Error('no');\nfunction tick() {}\n";
 	assert_int_equal(il_hog_start(&c, name_only_init, NULL, &h, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "bad.js: Error: no (running its top level)");
@@ -291,7 +299,7 @@ static void test_hog_js_modes(void **state)
 static void test_hog_one_per_cpu(void **state)
 {
 	cpu_set_t allowed;
-	struct il_hog_config c = { .mode = IL_HOG_BUSY, .pin = true };
+	struct il_hog_config c = {.mode = IL_HOG_BUSY, .pin = true};
 	struct il_hog *h = NULL;
 	char err[256] = "";
 	cJSON *stats;
@@ -323,8 +331,11 @@ static void test_hog_one_per_cpu(void **state)
 
 static void test_hog_bursty_duty_cycle(void **state)
 {
-	struct il_hog_config c = { .threads = 1, .mode = IL_HOG_BURSTY, .pin = true,
-				   .task_ns = il_ms_to_ns(20), .gap_ns = il_ms_to_ns(20) };
+	struct il_hog_config c = {.threads = 1,
+				  .mode = IL_HOG_BURSTY,
+				  .pin = true,
+				  .task_ns = il_ms_to_ns(20),
+				  .gap_ns = il_ms_to_ns(20)};
 	struct il_hog *h = NULL;
 	char err[256] = "";
 	uint64_t busy0, busy1, t0, wall;
@@ -393,7 +404,7 @@ static void wait_thread_cpu(struct il_hog *h, int i, double cpu_ns, const char *
 
 static void test_hog_hold_until_mark(void **state)
 {
-	struct il_hog_config c = { .threads = 1, .mode = IL_HOG_BUSY, .pin = true, .hold = true };
+	struct il_hog_config c = {.threads = 1, .mode = IL_HOG_BUSY, .pin = true, .hold = true};
 	struct il_hog *h = NULL;
 	char err[256] = "";
 
@@ -409,8 +420,11 @@ static void test_hog_hold_until_mark(void **state)
 
 static void test_hog_stop_is_prompt(void **state)
 {
-	struct il_hog_config c = { .threads = 2, .mode = IL_HOG_BURSTY, .pin = true,
-				   .task_ns = il_ms_to_ns(5), .gap_ns = il_ms_to_ns(5000) };
+	struct il_hog_config c = {.threads = 2,
+				  .mode = IL_HOG_BURSTY,
+				  .pin = true,
+				  .task_ns = il_ms_to_ns(5),
+				  .gap_ns = il_ms_to_ns(5000)};
 	struct il_hog *h = NULL;
 	char err[256] = "";
 	uint64_t t0, busy0 = 0;
@@ -441,7 +455,7 @@ static void test_hog_stop_is_prompt(void **state)
 
 static void test_hog_init_error_reported(void **state)
 {
-	struct il_hog_config c = { .threads = 2, .mode = IL_HOG_BUSY, .pin = true };
+	struct il_hog_config c = {.threads = 2, .mode = IL_HOG_BUSY, .pin = true};
 	struct il_hog *h = NULL;
 	char err[256] = "";
 
@@ -453,13 +467,14 @@ static void test_hog_init_error_reported(void **state)
 
 static void test_hog_bad_config(void **state)
 {
-	struct il_hog_config zero = { .threads = 0 };
-	struct il_hog_config bursty = { .threads = 1, .mode = IL_HOG_BURSTY, .task_ns = 0 };
+	struct il_hog_config zero = {.threads = 0};
+	struct il_hog_config bursty = {.threads = 1, .mode = IL_HOG_BURSTY, .task_ns = 0};
 	struct il_hog *h = NULL;
 	char err[256] = "";
 
 	assert_int_equal(il_hog_start(&zero, name_only_init, NULL, &h, err, sizeof(err)), -EINVAL);
-	assert_int_equal(il_hog_start(&bursty, name_only_init, NULL, &h, err, sizeof(err)), -EINVAL);
+	assert_int_equal(il_hog_start(&bursty, name_only_init, NULL, &h, err, sizeof(err)),
+			 -EINVAL);
 	assert_null(h);
 	assert_int_equal(il_hog_mode_parse("busy"), IL_HOG_BUSY);
 	assert_int_equal(il_hog_mode_parse("bursty"), IL_HOG_BURSTY);
@@ -470,17 +485,17 @@ static void test_hog_bad_config(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hog_share_matches_proc),
-		cmocka_unit_test(test_hog_js_share_matches_proc),
-		cmocka_unit_test(test_hog_js_memory_bounded),
-		cmocka_unit_test(test_hog_js_bad_script),
-		cmocka_unit_test(test_hog_js_modes),
-		cmocka_unit_test(test_hog_one_per_cpu),
-		cmocka_unit_test(test_hog_bursty_duty_cycle),
-		cmocka_unit_test(test_hog_hold_until_mark),
-		cmocka_unit_test(test_hog_stop_is_prompt),
-		cmocka_unit_test(test_hog_init_error_reported),
-		cmocka_unit_test(test_hog_bad_config),
+	    cmocka_unit_test(test_hog_share_matches_proc),
+	    cmocka_unit_test(test_hog_js_share_matches_proc),
+	    cmocka_unit_test(test_hog_js_memory_bounded),
+	    cmocka_unit_test(test_hog_js_bad_script),
+	    cmocka_unit_test(test_hog_js_modes),
+	    cmocka_unit_test(test_hog_one_per_cpu),
+	    cmocka_unit_test(test_hog_bursty_duty_cycle),
+	    cmocka_unit_test(test_hog_hold_until_mark),
+	    cmocka_unit_test(test_hog_stop_is_prompt),
+	    cmocka_unit_test(test_hog_init_error_reported),
+	    cmocka_unit_test(test_hog_bad_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,7 +59,8 @@ static void test_input_evdev_missing_path(void **state)
 	struct il_input_reader *r = NULL;
 
 	(void)state;
-	assert_int_equal(il_input_spec_parse("evdev:/dev/input/event999", &spec, err, sizeof(err)), 0);
+	assert_int_equal(il_input_spec_parse("evdev:/dev/input/event999", &spec, err, sizeof(err)),
+			 0);
 	assert_int_equal(il_input_check(&spec, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "/dev/input/event999: No such file or directory");
 	err[0] = '\0';
@@ -152,7 +153,8 @@ static void test_input_replay_missing_file(void **state)
 	struct il_input_spec spec;
 
 	(void)state;
-	assert_int_equal(il_input_spec_parse("replay:/nonexistent/rec.evemu", &spec, err, sizeof(err)), 0);
+	assert_int_equal(
+	    il_input_spec_parse("replay:/nonexistent/rec.evemu", &spec, err, sizeof(err)), 0);
 	assert_int_equal(il_input_check(&spec, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "/nonexistent/rec.evemu: No such file or directory");
 }
@@ -173,10 +175,10 @@ static void count_cb(void *ctx, uint64_t kernel_ns)
 /* Replay keeps the recording's press spacing and holds, via the pipe. */
 static void test_input_replay_timing(void **state)
 {
-	struct il_input_spec spec = { .kind = IL_INPUT_REPLAY };
+	struct il_input_spec spec = {.kind = IL_INPUT_REPLAY};
 	struct il_injector *inj = NULL;
 	struct il_input_reader *r = NULL;
-	struct count c = { 0 };
+	struct count c = {0};
 	uint64_t delay, stamp0;
 	int pfd[2];
 
@@ -188,8 +190,8 @@ static void test_input_replay_timing(void **state)
 	assert_int_equal(il_input_reader_open(&spec, pfd[0], &r, err, sizeof(err)), 0);
 
 	/* The harness's order: press, hold, release, then the delay to the next. */
-	const uint64_t want_hold[] = { 80965000ull, 65000000ull, 100000000ull };
-	const uint64_t want_delay[] = { 599738000ull, 600000000ull };
+	const uint64_t want_hold[] = {80965000ull, 65000000ull, 100000000ull};
+	const uint64_t want_delay[] = {599738000ull, 600000000ull};
 	assert_true(il_injector_next_delay(inj, 5000, &delay)); /* before any press */
 	assert_int_equal(delay, 5000);
 	for (int i = 0; i < 3; i++) {
@@ -218,14 +220,14 @@ static void test_input_replay_timing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_input_uinput_missing),
-		cmocka_unit_test(test_input_evdev_missing_path),
-		cmocka_unit_test(test_input_evdev_not_evdev),
-		cmocka_unit_test(test_input_replay_parse),
-		cmocka_unit_test(test_input_replay_roundtrip),
-		cmocka_unit_test(test_input_replay_bad_line),
-		cmocka_unit_test(test_input_replay_missing_file),
-		cmocka_unit_test(test_input_replay_timing),
+	    cmocka_unit_test(test_input_uinput_missing),
+	    cmocka_unit_test(test_input_evdev_missing_path),
+	    cmocka_unit_test(test_input_evdev_not_evdev),
+	    cmocka_unit_test(test_input_replay_parse),
+	    cmocka_unit_test(test_input_replay_roundtrip),
+	    cmocka_unit_test(test_input_replay_bad_line),
+	    cmocka_unit_test(test_input_replay_missing_file),
+	    cmocka_unit_test(test_input_replay_timing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,9 +32,9 @@
 #include "il_test_proc.h"
 
 #define KNOB_TEST_VALUE "900000"
-#define NKILLS 20
-#define MAX_DELAY_MS 1500
-#define EARLY_DELAY_MS 12
+#define NKILLS		20
+#define MAX_DELAY_MS	1500
+#define EARLY_DELAY_MS	12
 #define GONE_MS		2000
 
 static char policy[PATH_MAX];
@@ -156,7 +156,8 @@ static void test_knob_kill_random(void **state)
 	while (kills < NKILLS) {
 		struct kill_outcome o;
 		/* Every third kill lands in the first 12 ms: around the knob change. */
-		int delay = (int)(rng_next(&s) % (kills % 3 == 0 ? EARLY_DELAY_MS + 1 : MAX_DELAY_MS + 1));
+		int delay =
+		    (int)(rng_next(&s) % (kills % 3 == 0 ? EARLY_DELAY_MS + 1 : MAX_DELAY_MS + 1));
 
 		one_kill(kills, delay, &o);
 		if (o.retry) {
@@ -178,12 +179,13 @@ static void test_knob_kill_random(void **state)
 		early += delay <= EARLY_DELAY_MS;
 		if (o.ok) {
 			passed++;
-			print_message("kill %2d/%d at %4d ms (%s): chain gone in %.0f ms, knobs back "
-				      "after check: ok\n",
-				      kills, NKILLS, delay, o.phase, o.gone_ms);
+			print_message(
+			    "kill %2d/%d at %4d ms (%s): chain gone in %.0f ms, knobs back "
+			    "after check: ok\n",
+			    kills, NKILLS, delay, o.phase, o.gone_ms);
 		} else {
-			print_error("kill %2d/%d at %4d ms (%s): FAILED: %s\n", kills, NKILLS, delay,
-				    o.phase, o.why);
+			print_error("kill %2d/%d at %4d ms (%s): FAILED: %s\n", kills, NKILLS,
+				    delay, o.phase, o.why);
 			/* Never go on with the knobs changed. */
 			il_test_knobs_teardown(state);
 		}

@@ -117,7 +117,7 @@ static pid_t die_holding_knobs(bool killed)
 static void test_knobs_apply_restore(void **state)
 {
 	need_root();
-	struct il_knob_settings k = { .has_rt_runtime = true, .rt_runtime_us = 900000 };
+	struct il_knob_settings k = {.has_rt_runtime = true, .rt_runtime_us = 900000};
 	struct il_knob_report rep;
 	char err[512] = "";
 	struct il_knobs_lock *l = lock_or_fail();
@@ -174,7 +174,7 @@ static void test_knobs_apply_restore(void **state)
 
 static void test_knobs_noop_writes_no_state(void **state)
 {
-	struct il_knob_settings k = { .has_rt_runtime = true };
+	struct il_knob_settings k = {.has_rt_runtime = true};
 	struct il_knob_report rep;
 	char err[512] = "";
 	int64_t v = strtoll(orig_runtime, NULL, 10);
@@ -211,7 +211,7 @@ static void test_knobs_crash_recovery(void **state)
 static void test_knobs_live_owner_is_left_alone(void **state)
 {
 	need_root();
-	struct il_knob_settings k = { .has_rt_runtime = true, .rt_runtime_us = 900000 };
+	struct il_knob_settings k = {.has_rt_runtime = true, .rt_runtime_us = 900000};
 	struct il_knob_report rep;
 	char err[512] = "";
 	struct il_knobs_lock *l = lock_or_fail();
@@ -314,7 +314,8 @@ static void test_knobs_untrusted_state(void **state)
 	char err[512] = "";
 	/* A path outside the knob list is never written. */
 	write_state("{\"file_version\":1,\"pid\":999999,\"pid_start_ticks\":\"1\",\"knobs\":"
-		    "[{\"path\":\"/etc/hostname\",\"original\":\"1\",\"applied\":\"2\"}]}", 0600);
+		    "[{\"path\":\"/etc/hostname\",\"original\":\"1\",\"applied\":\"2\"}]}",
+		    0600);
 	assert_int_equal(il_knobs_restore(NULL, NULL, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "not an inputlat state file"));
 	assert_int_equal(access(state_path, F_OK), 0);
@@ -341,15 +342,16 @@ static void test_knobs_fair_server(void **state)
 	struct il_fair_server fs;
 	assert_int_equal(il_fair_server_probe(&fs), 0);
 	print_message("fair server: present %d readable %d tunable %d runtime %lld period "
-		      "%lld (%s)\n", fs.present, fs.readable, fs.tunable,
-		      (long long)fs.runtime_ns, (long long)fs.period_ns, fs.why);
+		      "%lld (%s)\n",
+		      fs.present, fs.readable, fs.tunable, (long long)fs.runtime_ns,
+		      (long long)fs.period_ns, fs.why);
 	if (!fs.readable) {
 		assert_int_equal(fs.runtime_ns, -1);
 		assert_false(fs.tunable);
 	}
-	struct il_knob_settings k = { .has_fair_server = true,
-				      .fs_runtime_ns = IL_FAIR_SERVER_DEFAULT_RUNTIME_NS,
-				      .fs_period_ns = IL_FAIR_SERVER_DEFAULT_PERIOD_NS };
+	struct il_knob_settings k = {.has_fair_server = true,
+				     .fs_runtime_ns = IL_FAIR_SERVER_DEFAULT_RUNTIME_NS,
+				     .fs_period_ns = IL_FAIR_SERVER_DEFAULT_PERIOD_NS};
 	struct il_knob_report rep;
 	char err[512] = "";
 	struct il_knobs_lock *l = geteuid() == 0 ? lock_or_fail() : NULL;
@@ -371,7 +373,7 @@ static void test_knobs_fair_server(void **state)
 /* Runs an inputlat subcommand with stdout going to a string. */
 static int run_cmd(int (*fn)(int, char **), char *verb, char *out, size_t len)
 {
-	char *argv[] = { verb, NULL };
+	char *argv[] = {verb, NULL};
 
 	return il_test_capture(fn, 1, argv, out, len, NULL, 0);
 }
@@ -408,15 +410,15 @@ static void test_knobs_cmd_restore(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_knobs_apply_restore, teardown),
-		cmocka_unit_test_teardown(test_knobs_noop_writes_no_state, teardown),
-		cmocka_unit_test_teardown(test_knobs_crash_recovery, teardown),
-		cmocka_unit_test_teardown(test_knobs_live_owner_is_left_alone, teardown),
-		cmocka_unit_test_teardown(test_knobs_rt_pair_ordering, teardown),
-		cmocka_unit_test_teardown(test_knobs_untrusted_state, teardown),
-		cmocka_unit_test_teardown(test_knobs_fair_server, teardown),
-		cmocka_unit_test_teardown(test_knobs_check_restores_after_kill, teardown),
-		cmocka_unit_test_teardown(test_knobs_cmd_restore, teardown),
+	    cmocka_unit_test_teardown(test_knobs_apply_restore, teardown),
+	    cmocka_unit_test_teardown(test_knobs_noop_writes_no_state, teardown),
+	    cmocka_unit_test_teardown(test_knobs_crash_recovery, teardown),
+	    cmocka_unit_test_teardown(test_knobs_live_owner_is_left_alone, teardown),
+	    cmocka_unit_test_teardown(test_knobs_rt_pair_ordering, teardown),
+	    cmocka_unit_test_teardown(test_knobs_untrusted_state, teardown),
+	    cmocka_unit_test_teardown(test_knobs_fair_server, teardown),
+	    cmocka_unit_test_teardown(test_knobs_check_restores_after_kill, teardown),
+	    cmocka_unit_test_teardown(test_knobs_cmd_restore, teardown),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

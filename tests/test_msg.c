@@ -120,9 +120,12 @@ static void test_msg_bad_type(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_msg_event_round_trip), cmocka_unit_test(test_msg_control_round_trip),
-		cmocka_unit_test(test_msg_incomplete),	     cmocka_unit_test(test_msg_bad_length),
-		cmocka_unit_test(test_msg_bad_version),	     cmocka_unit_test(test_msg_bad_type),
+	    cmocka_unit_test(test_msg_event_round_trip),
+	    cmocka_unit_test(test_msg_control_round_trip),
+	    cmocka_unit_test(test_msg_incomplete),
+	    cmocka_unit_test(test_msg_bad_length),
+	    cmocka_unit_test(test_msg_bad_version),
+	    cmocka_unit_test(test_msg_bad_type),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,7 +25,7 @@
 #include "il_test_proc.h"
 
 #define TEST_USER "il-test-user"
-#define RUN_AS "--il-run-as"
+#define RUN_AS	  "--il-run-as"
 
 static char self[PATH_MAX], user[64];
 static uid_t uid;
@@ -37,7 +37,7 @@ static char orig_runtime[32];
 /* The re-exec'd helper: becomes uid/gid with no groups and no RT limit, then execs. */
 static int run_as_main(int argc, char **argv)
 {
-	struct rlimit rl = { 0, 0 };
+	struct rlimit rl = {0, 0};
 	uid_t u;
 	gid_t g;
 
@@ -63,7 +63,7 @@ static int run_as_main(int argc, char **argv)
 static void run_user(char *const args[], int timeout_ms, struct il_test_result *res)
 {
 	char su[16], sg[16];
-	char *argv[24] = { self, RUN_AS, su, sg };
+	char *argv[24] = {self, RUN_AS, su, sg};
 	int n = 4;
 
 	snprintf(su, sizeof(su), "%u", (unsigned)uid);
@@ -80,8 +80,8 @@ static void run_user(char *const args[], int timeout_ms, struct il_test_result *
 /* Can uid reach and run what a run needs? why says what not. */
 static bool user_can_run(char *why, size_t len)
 {
-	static const char *const progs[] = { "inputlat", "browser-sim", "render-sim", "viz-sim",
-					     "il-workload", "policies/cfs.policy" };
+	static const char *const progs[] = {"inputlat", "browser-sim", "render-sim",
+					    "viz-sim",	"il-workload", "policies/cfs.policy"};
 	char path[PATH_MAX];
 	pid_t pid;
 	int status;
@@ -97,8 +97,10 @@ static bool user_can_run(char *why, size_t len)
 		}
 		waitpid(pid, &status, 0);
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-			snprintf(why, len, "user %s cannot %s %.300s (the build tree must be readable and "
-				 "searchable by others)", user, i == 5 ? "read" : "execute", path);
+			snprintf(why, len,
+				 "user %s cannot %s %.300s (the build tree must be readable and "
+				 "searchable by others)",
+				 user, i == 5 ? "read" : "execute", path);
 			return false;
 		}
 	}
@@ -137,19 +139,9 @@ static void test_nonroot_cfs(void **state)
 {
 	static char buf[1 << 20];
 	char json[300];
-	char *args[] = {il_test_suite.inputlat,
-			"run",
-			"--policy",
-			"cfs",
-			"--events",
-			"50",
+	char *args[] = {il_test_suite.inputlat, "run", "--policy", "cfs", "--events", "50",
 			/* All 50 must complete: latency is not what this checks. */
-			"--timeout-ms",
-			"20000",
-			"--quiet",
-			"--json",
-			json,
-			NULL};
+			"--timeout-ms", "20000", "--quiet", "--json", json, NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 	const cJSON *c;
 	struct stat st;
@@ -189,7 +181,7 @@ static void test_nonroot_cfs(void **state)
  */
 static void test_nonroot_rt(void **state)
 {
-	static const char *const policies[] = { "rt", "rt-throttled" };
+	static const char *const policies[] = {"rt", "rt-throttled"};
 	struct il_test_result *res = malloc(sizeof(*res));
 	int failed = 0;
 
@@ -207,13 +199,15 @@ static void test_nonroot_rt(void **state)
 		bool names;
 
 		run_user(args, 60000, res);
-		print_message("as %s: %s: exit %d: %s", user, policies[i], res->exit_code, res->err);
+		print_message("as %s: %s: exit %d: %s", user, policies[i], res->exit_code,
+			      res->err);
 		names = strstr(res->err, "CAP_SYS_NICE") || strstr(res->err, "RLIMIT_RTPRIO");
 		if (res->exit_code != 2 || !il_test_one_line(res->err) || !names ||
 		    res->term_signal) {
-			print_error("policy %s as %s: want exit 2 and one line naming CAP_SYS_NICE or "
-				    "RLIMIT_RTPRIO; got exit %d, stderr:\n%s",
-				    policies[i], user, res->exit_code, res->err);
+			print_error(
+			    "policy %s as %s: want exit 2 and one line naming CAP_SYS_NICE or "
+			    "RLIMIT_RTPRIO; got exit %d, stderr:\n%s",
+			    policies[i], user, res->exit_code, res->err);
 			failed++;
 		}
 		assert_int_equal(il_test_count_project_procs(), 0);
@@ -268,14 +262,15 @@ static void test_nonroot_attribution(void **state)
 	a = cJSON_GetObjectItemCaseSensitive(root, "attribution");
 	assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(a, "available")));
 	assert_true(strlen(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "why"))) > 0);
-	assert_int_equal((int)il_test_json_num(cJSON_GetObjectItemCaseSensitive(root, "events"),
-					       "completed"),
-			 20);
+	assert_int_equal(
+	    (int)il_test_json_num(cJSON_GetObjectItemCaseSensitive(root, "events"), "completed"),
+	    20);
 	cJSON_Delete(root);
 
 	run_user(on, 60000, res);
 	print_message("as %s: --attribution on: exit %d: %s", user, res->exit_code, res->err);
-	il_test_assert_one_line_exit(res->exit_code, res->out, res->err, 2, "--attribution on", "root");
+	il_test_assert_one_line_exit(res->exit_code, res->out, res->err, 2, "--attribution on",
+				     "root");
 	assert_int_equal(il_test_count_project_procs(), 0);
 	assert_knob_unchanged();
 	free(res);
@@ -296,7 +291,8 @@ static void test_nonroot_check(void **state)
 		      line ? (int)strcspn(line, "\n") : 0, line ? line : "");
 	assert_int_equal(res->exit_code, 0);
 	if (!line || strncmp(line, "root or CAP_SYS_NICE: no", 24) != 0)
-		fail_msg("check as %s does not say 'root or CAP_SYS_NICE: no':\n%s", user, res->out);
+		fail_msg("check as %s does not say 'root or CAP_SYS_NICE: no':\n%s", user,
+			 res->out);
 	assert_non_null(strstr(res->out, "policy rt: no"));
 	free(res);
 }
@@ -337,8 +333,8 @@ static bool sh(const char *const argv[])
 
 static void find_user(void)
 {
-	static const char *const add[] = { "/usr/sbin/useradd", "-r", "-M", "-s", "/usr/sbin/nologin",
-					   TEST_USER, NULL };
+	static const char *const add[] = {"/usr/sbin/useradd", "-r",	  "-M", "-s",
+					  "/usr/sbin/nologin", TEST_USER, NULL};
 	struct passwd *pw = getpwnam(TEST_USER);
 
 	if (!pw && geteuid() == 0 && access(add[0], X_OK) == 0 && sh(add)) {
@@ -403,11 +399,9 @@ static int group_teardown(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nonroot_cfs),
-		cmocka_unit_test(test_nonroot_rt),
-		cmocka_unit_test(test_nonroot_attribution),
-		cmocka_unit_test(test_nonroot_check),
-		cmocka_unit_test(test_nonroot_reproduce),
+	    cmocka_unit_test(test_nonroot_cfs),		cmocka_unit_test(test_nonroot_rt),
+	    cmocka_unit_test(test_nonroot_attribution), cmocka_unit_test(test_nonroot_check),
+	    cmocka_unit_test(test_nonroot_reproduce),
 	};
 
 	if (argc > 1 && strcmp(argv[1], RUN_AS) == 0)

@@ -45,9 +45,9 @@ static struct il_policy *load_ok(const char *name)
 
 static void test_policy_builtins_listed(void **state)
 {
-	static const char *const want[] = { "cfs", "cfs-chrome", "chromeos", "chromeos-rt",
-					    "deadline", "eevdf-slice", "rt", "rt-fair-server",
-					    "rt-throttled" };
+	static const char *const want[] = {"cfs",	  "cfs-chrome",	    "chromeos",
+					   "chromeos-rt", "deadline",	    "eevdf-slice",
+					   "rt",	  "rt-fair-server", "rt-throttled"};
 	char **names = NULL;
 	size_t n = 0;
 	assert_int_equal(il_policy_list(builtin_dir, &names, &n), 0);
@@ -93,8 +93,9 @@ static void test_policy_builtin_values(void **state)
 	il_policy_free(p);
 
 	p = load_ok("rt");
-	static const enum il_role rt_roles[] = { IL_ROLE_EVDEV, IL_ROLE_UI, IL_ROLE_IO,
-		IL_ROLE_COMPOSITOR, IL_ROLE_MAIN, IL_ROLE_GPU, IL_ROLE_DRM, IL_ROLE_JS };
+	static const enum il_role rt_roles[] = {IL_ROLE_EVDEV,	    IL_ROLE_UI,	  IL_ROLE_IO,
+						IL_ROLE_COMPOSITOR, IL_ROLE_MAIN, IL_ROLE_GPU,
+						IL_ROLE_DRM,	    IL_ROLE_JS};
 	for (size_t i = 0; i < sizeof(rt_roles) / sizeof(rt_roles[0]); i++)
 		assert_int_equal(il_policy_role(p, rt_roles[i])->sched_class, SCHED_FIFO);
 	assert_int_equal(il_policy_role(p, IL_ROLE_EVDEV)->priority, 60);
@@ -135,8 +136,8 @@ static void test_policy_unknown_name(void **state)
 				 "chromeos-rt, deadline, eevdf-slice, rt, rt-fair-server, "
 				 "rt-throttled)");
 
-	assert_int_equal(il_policy_load("/nonexistent/x.policy", builtin_dir, &p, err,
-					sizeof(err)), -ENOENT);
+	assert_int_equal(il_policy_load("/nonexistent/x.policy", builtin_dir, &p, err, sizeof(err)),
+			 -ENOENT);
 	assert_string_equal(err, "/nonexistent/x.policy: No such file or directory");
 }
 
@@ -157,96 +158,105 @@ struct broken {
 };
 
 static const struct broken broken_files[] = {
-	{ "# unknown role\n[ui]\nclass = other\n\n[render]\nclass = fifo\n",
-	  "5: unknown section [render] (want a role: evdev, ui, io, compositor, main, "
-	  "gpu, drm, js, load, canary; a thread: browser:evdev, browser:ui, browser:io, "
-	  "render:io, render:comp, render:main, viz:io, viz:comp, viz:gpu, viz:drm; or "
-	  "policy, knobs)" },
-	{ "[ui]\nclass = fast\n", "2: unknown class 'fast' (want other, batch, idle, fifo, "
-	  "rr or deadline)" },
-	{ "[ui]\nclass = other\nweight = 3\n", "3: unknown key 'weight' in [ui] (want class, "
-	  "priority, nice, slice_us, runtime_us, deadline_us, period_us, cpus, uclamp_min, "
-	  "uclamp_max)" },
-	{ "[io]\nclass = fifo\npriority = high\n", "3: bad number 'high' for priority (want "
-	  "an integer -2147483648..2147483647)" },
-	{ "[io]\nclass = fifo\npriority = 0\n", "3: priority 0 out of range for fifo (want "
-	  "1..89)" },
-	{ "[io]\npriority = 100\nclass = rr\n", "2: priority 100 out of range for rr (want "
-	  "1..89)" },
-	{ "[io]\nclass = fifo\n", "1: [io]: class fifo needs priority = 1..89" },
-	/* 90..99 belong to the harness: a policy thread there would outrank
-	 * the watchdog (99) and Ctrl-C's loop (98). */
-	{ "[js]\nclass = fifo\npriority = 99\n", "3: priority 99 above 89, the highest a "
-	  "policy may use (90..99 are the harness's: watchdog 99, orchestrator 98, control "
-	  "threads 97)" },
-	{ "[viz:io]\nclass = rr\npriority = 90\n", "3: priority 90 above 89, the highest a "
-	  "policy may use (90..99 are the harness's: watchdog 99, orchestrator 98, control "
-	  "threads 97)" },
-	/* uclamp and "optional". */
-	{ "[ui]\nuclamp_min = 101\n", "2: uclamp_min 101 out of range 0..100" },
-	{ "[ui]\noptional uclamp_max = half\n", "2: bad number 'half' for uclamp_max (want "
-	  "an integer 0..100)" },
-	{ "[ui]\nuclamp_min = 80\noptional uclamp_max = 50\n", "2: uclamp_min 80 > "
-	  "uclamp_max 50 (want uclamp_min <= uclamp_max)" },
-	{ "[drm]\nclass = deadline\nruntime_us = 100\nperiod_us = 1000\noptional uclamp_min = "
-	  "20\n", "5: uclamp_min does not apply to class deadline (its runtime and period set "
-	  "its share)" },
-	{ "[ui]\noptional nice = -8\n", "2: nice in [ui] cannot be optional (only uclamp_min "
-	  "and uclamp_max, which a kernel may lack, can)" },
-	{ "[knobs]\noptional sched_rt_runtime_us = -1\n", "2: sched_rt_runtime_us in [knobs] "
-	  "cannot be optional (only uclamp_min and uclamp_max, which a kernel may lack, can)" },
-	{ "[ui]\noptinal uclamp_min = 20\n", "2: unknown key 'optinal uclamp_min' in [ui] "
-	  "(want class, priority, nice, slice_us, runtime_us, deadline_us, period_us, cpus, "
-	  "uclamp_min, uclamp_max; a setting is marked optional as 'optional KEY = VALUE')" },
-	{ "[ui]\noptional uclamp = 20\n", "2: unknown key 'uclamp' in [ui] (want class, "
-	  "priority, nice, slice_us, runtime_us, deadline_us, period_us, cpus, uclamp_min, "
-	  "uclamp_max)" },
-	{ "[ui]\nuclamp_min = 20\noptional uclamp_min = 20\n", "3: duplicate key 'uclamp_min' "
-	  "in [ui] (first at line 2)" },
-	{ "[ui]\noptional\n", "2: syntax error (want '[section]', 'key = value' or a # "
-	  "comment)" },
-	/* Thread sections. */
-	{ "[viz:io]\nclass = rr\npriority = 6\n[viz:io]\nnice = 1\n", "4: duplicate section "
-	  "[viz:io] (first at line 1)" },
-	{ "[render:comp]\nclass = rr\n", "1: [render:comp]: class rr needs priority = 1..89" },
-	{ "[ui]\nclass = other\npriority = 5\n", "3: priority applies only to fifo and rr, not "
-	  "other (use nice for other/batch)" },
-	{ "[ui]\nnice = -21\n", "2: nice -21 out of range -20..19" },
-	{ "[ui]\nclass = fifo\npriority = 5\nnice = -5\n", "4: nice applies only to other and "
-	  "batch, not fifo" },
-	{ "[ui]\nclass = other\nslice_us = 50\n", "3: slice_us 50 out of range 100..100000" },
-	{ "[drm]\nclass = deadline\nruntime_us = 5000\nperiod_us = 4000\n",
-	  "3: runtime_us 5000 > period_us 4000 (want runtime <= deadline <= period)" },
-	{ "[drm]\nclass = deadline\nruntime_us = 500\ndeadline_us = 400\nperiod_us = 4000\n",
-	  "3: runtime_us 500 > deadline_us 400 (want runtime <= deadline <= period)" },
-	{ "[drm]\nclass = deadline\nruntime_us = 500\ndeadline_us = 5000\nperiod_us = 4000\n",
-	  "4: deadline_us 5000 > period_us 4000 (want runtime <= deadline <= period)" },
-	{ "[policy]\nname = x\n\n[drm]\nclass = deadline\nruntime_us = 500\n",
-	  "4: [drm]: class deadline needs runtime_us and period_us" },
-	{ "[drm]\nclass = other\nperiod_us = 4000\n", "3: period_us applies only to class "
-	  "deadline, not other" },
-	{ "[drm]\nclass = deadline\nruntime_us = 100\nperiod_us = 1000\ncpus = 0\n",
-	  "5: cpus cannot be set for class deadline (SCHED_DEADLINE needs the affinity of "
-	  "its whole root domain)" },
-	{ "[ui]\nclass = other\n[io]\nclass = other\n[ui]\nnice = 1\n",
-	  "5: duplicate section [ui] (first at line 1)" },
-	{ "[ui]\nnice = 1\nnice = 2\n", "3: duplicate key 'nice' in [ui] (first at line 2)" },
-	{ "[ui]\ncpus = 0-x\n", "2: bad cpus '0-x' (want a list like 0,1 or 0-3)" },
-	{ "class = other\n", "1: key 'class' before any [section]" },
-	{ "[ui]\nclass = other\n  nice = -8\n", "3: indented line (keys and sections start "
-	  "in column 1)" },
-	{ "[ui]\nclass other\n", "2: syntax error (want '[section]', 'key = value' or a # "
-	  "comment)" },
-	{ "[knobs]\nsched_rt_runtime_us = -2\n", "2: sched_rt_runtime_us -2 out of range "
-	  "-1..2147483647" },
-	{ "[knobs]\nsched_rt_period_us = 100000\nsched_rt_runtime_us = 200000\n",
-	  "3: sched_rt_runtime_us 200000 > sched_rt_period_us 100000 (want -1 or at most "
-	  "the period)" },
-	{ "[knobs]\nfair_server_runtime_us = 50000\n", "1: [knobs]: fair_server_runtime_us "
-	  "and fair_server_period_us go together" },
-	{ "[knobs]\nrt_runtime = 5\n", "2: unknown key 'rt_runtime' in [knobs] (want "
-	  "sched_rt_runtime_us, sched_rt_period_us, fair_server_runtime_us, "
-	  "fair_server_period_us)" },
+    {"# unknown role\n[ui]\nclass = other\n\n[render]\nclass = fifo\n",
+     "5: unknown section [render] (want a role: evdev, ui, io, compositor, main, "
+     "gpu, drm, js, load, canary; a thread: browser:evdev, browser:ui, browser:io, "
+     "render:io, render:comp, render:main, viz:io, viz:comp, viz:gpu, viz:drm; or "
+     "policy, knobs)"},
+    {"[ui]\nclass = fast\n", "2: unknown class 'fast' (want other, batch, idle, fifo, "
+			     "rr or deadline)"},
+    {"[ui]\nclass = other\nweight = 3\n",
+     "3: unknown key 'weight' in [ui] (want class, "
+     "priority, nice, slice_us, runtime_us, deadline_us, period_us, cpus, uclamp_min, "
+     "uclamp_max)"},
+    {"[io]\nclass = fifo\npriority = high\n", "3: bad number 'high' for priority (want "
+					      "an integer -2147483648..2147483647)"},
+    {"[io]\nclass = fifo\npriority = 0\n", "3: priority 0 out of range for fifo (want "
+					   "1..89)"},
+    {"[io]\npriority = 100\nclass = rr\n", "2: priority 100 out of range for rr (want "
+					   "1..89)"},
+    {"[io]\nclass = fifo\n", "1: [io]: class fifo needs priority = 1..89"},
+    /* 90..99 belong to the harness: a policy thread there would outrank
+     * the watchdog (99) and Ctrl-C's loop (98). */
+    {"[js]\nclass = fifo\npriority = 99\n",
+     "3: priority 99 above 89, the highest a "
+     "policy may use (90..99 are the harness's: watchdog 99, orchestrator 98, control "
+     "threads 97)"},
+    {"[viz:io]\nclass = rr\npriority = 90\n",
+     "3: priority 90 above 89, the highest a "
+     "policy may use (90..99 are the harness's: watchdog 99, orchestrator 98, control "
+     "threads 97)"},
+    /* uclamp and "optional". */
+    {"[ui]\nuclamp_min = 101\n", "2: uclamp_min 101 out of range 0..100"},
+    {"[ui]\noptional uclamp_max = half\n", "2: bad number 'half' for uclamp_max (want "
+					   "an integer 0..100)"},
+    {"[ui]\nuclamp_min = 80\noptional uclamp_max = 50\n",
+     "2: uclamp_min 80 > "
+     "uclamp_max 50 (want uclamp_min <= uclamp_max)"},
+    {"[drm]\nclass = deadline\nruntime_us = 100\nperiod_us = 1000\noptional uclamp_min = "
+     "20\n",
+     "5: uclamp_min does not apply to class deadline (its runtime and period set "
+     "its share)"},
+    {"[ui]\noptional nice = -8\n", "2: nice in [ui] cannot be optional (only uclamp_min "
+				   "and uclamp_max, which a kernel may lack, can)"},
+    {"[knobs]\noptional sched_rt_runtime_us = -1\n",
+     "2: sched_rt_runtime_us in [knobs] "
+     "cannot be optional (only uclamp_min and uclamp_max, which a kernel may lack, can)"},
+    {"[ui]\noptinal uclamp_min = 20\n",
+     "2: unknown key 'optinal uclamp_min' in [ui] "
+     "(want class, priority, nice, slice_us, runtime_us, deadline_us, period_us, cpus, "
+     "uclamp_min, uclamp_max; a setting is marked optional as 'optional KEY = VALUE')"},
+    {"[ui]\noptional uclamp = 20\n",
+     "2: unknown key 'uclamp' in [ui] (want class, "
+     "priority, nice, slice_us, runtime_us, deadline_us, period_us, cpus, uclamp_min, "
+     "uclamp_max)"},
+    {"[ui]\nuclamp_min = 20\noptional uclamp_min = 20\n", "3: duplicate key 'uclamp_min' "
+							  "in [ui] (first at line 2)"},
+    {"[ui]\noptional\n", "2: syntax error (want '[section]', 'key = value' or a # "
+			 "comment)"},
+    /* Thread sections. */
+    {"[viz:io]\nclass = rr\npriority = 6\n[viz:io]\nnice = 1\n", "4: duplicate section "
+								 "[viz:io] (first at line 1)"},
+    {"[render:comp]\nclass = rr\n", "1: [render:comp]: class rr needs priority = 1..89"},
+    {"[ui]\nclass = other\npriority = 5\n", "3: priority applies only to fifo and rr, not "
+					    "other (use nice for other/batch)"},
+    {"[ui]\nnice = -21\n", "2: nice -21 out of range -20..19"},
+    {"[ui]\nclass = fifo\npriority = 5\nnice = -5\n", "4: nice applies only to other and "
+						      "batch, not fifo"},
+    {"[ui]\nclass = other\nslice_us = 50\n", "3: slice_us 50 out of range 100..100000"},
+    {"[drm]\nclass = deadline\nruntime_us = 5000\nperiod_us = 4000\n",
+     "3: runtime_us 5000 > period_us 4000 (want runtime <= deadline <= period)"},
+    {"[drm]\nclass = deadline\nruntime_us = 500\ndeadline_us = 400\nperiod_us = 4000\n",
+     "3: runtime_us 500 > deadline_us 400 (want runtime <= deadline <= period)"},
+    {"[drm]\nclass = deadline\nruntime_us = 500\ndeadline_us = 5000\nperiod_us = 4000\n",
+     "4: deadline_us 5000 > period_us 4000 (want runtime <= deadline <= period)"},
+    {"[policy]\nname = x\n\n[drm]\nclass = deadline\nruntime_us = 500\n",
+     "4: [drm]: class deadline needs runtime_us and period_us"},
+    {"[drm]\nclass = other\nperiod_us = 4000\n", "3: period_us applies only to class "
+						 "deadline, not other"},
+    {"[drm]\nclass = deadline\nruntime_us = 100\nperiod_us = 1000\ncpus = 0\n",
+     "5: cpus cannot be set for class deadline (SCHED_DEADLINE needs the affinity of "
+     "its whole root domain)"},
+    {"[ui]\nclass = other\n[io]\nclass = other\n[ui]\nnice = 1\n",
+     "5: duplicate section [ui] (first at line 1)"},
+    {"[ui]\nnice = 1\nnice = 2\n", "3: duplicate key 'nice' in [ui] (first at line 2)"},
+    {"[ui]\ncpus = 0-x\n", "2: bad cpus '0-x' (want a list like 0,1 or 0-3)"},
+    {"class = other\n", "1: key 'class' before any [section]"},
+    {"[ui]\nclass = other\n  nice = -8\n", "3: indented line (keys and sections start "
+					   "in column 1)"},
+    {"[ui]\nclass other\n", "2: syntax error (want '[section]', 'key = value' or a # "
+			    "comment)"},
+    {"[knobs]\nsched_rt_runtime_us = -2\n", "2: sched_rt_runtime_us -2 out of range "
+					    "-1..2147483647"},
+    {"[knobs]\nsched_rt_period_us = 100000\nsched_rt_runtime_us = 200000\n",
+     "3: sched_rt_runtime_us 200000 > sched_rt_period_us 100000 (want -1 or at most "
+     "the period)"},
+    {"[knobs]\nfair_server_runtime_us = 50000\n", "1: [knobs]: fair_server_runtime_us "
+						  "and fair_server_period_us go together"},
+    {"[knobs]\nrt_runtime = 5\n",
+     "2: unknown key 'rt_runtime' in [knobs] (want "
+     "sched_rt_runtime_us, sched_rt_period_us, fair_server_runtime_us, "
+     "fair_server_period_us)"},
 };
 
 static void test_policy_broken_files(void **state)
@@ -327,7 +337,7 @@ static void test_policy_thread_sections(void **state)
 /* chromeos and chromeos-rt give every thread what chromeos_expect.h says. */
 static void test_policy_chromeos_builtins(void **state)
 {
-	const char *names[2] = { "chromeos", "chromeos-rt" };
+	const char *names[2] = {"chromeos", "chromeos-rt"};
 	for (int k = 0; k < 2; k++) {
 		struct il_policy *p = load_ok(names[k]);
 		for (size_t i = 0; i < N_CHROMEOS_THREADS; i++) {
@@ -342,18 +352,21 @@ static void test_policy_chromeos_builtins(void **state)
 			    (a->has_uclamp_max && (int)a->uclamp_max_pct != w->uclamp_max_pct) ||
 			    a->has_cpus || a->slice_ns)
 				fail_msg("%s %s: %s prio %d nice %d uclamp %d/%d, want %s prio %d "
-					 "nice %d uclamp %d/%d", names[k], who,
-					 il_sched_class_name(a->sched_class), a->priority, a->nice,
+					 "nice %d uclamp %d/%d",
+					 names[k], who, il_sched_class_name(a->sched_class),
+					 a->priority, a->nice,
 					 a->has_uclamp_min ? (int)a->uclamp_min_pct : -1,
 					 a->has_uclamp_max ? (int)a->uclamp_max_pct : -1,
 					 il_sched_class_name(w->sched_class), w->priority, w->nice,
 					 w->uclamp_min_pct, w->uclamp_max_pct);
 			/* Every clamp is optional: the policies run on kernels without uclamp. */
-			assert_int_equal(a->optional, (a->has_uclamp_min ? IL_OPT_UCLAMP_MIN : 0u) |
-							      (a->has_uclamp_max ? IL_OPT_UCLAMP_MAX : 0u));
+			assert_int_equal(a->optional,
+					 (a->has_uclamp_min ? IL_OPT_UCLAMP_MIN : 0u) |
+					     (a->has_uclamp_max ? IL_OPT_UCLAMP_MAX : 0u));
 		}
 		assert_int_equal(il_policy_uses_rt(p), k == 1);
-		assert_false(il_policy_knobs(p)->has_rt_runtime || il_policy_knobs(p)->has_rt_period ||
+		assert_false(il_policy_knobs(p)->has_rt_runtime ||
+			     il_policy_knobs(p)->has_rt_period ||
 			     il_policy_knobs(p)->has_fair_server);
 		il_policy_free(p);
 	}
@@ -375,8 +388,7 @@ static void test_policy_defaults_and_cpus(void **state)
 	assert_int_equal(js->nice, 5);
 	assert_true(js->has_cpus);
 	assert_int_equal(CPU_COUNT(&js->cpus), 3);
-	assert_true(CPU_ISSET(0, &js->cpus) && CPU_ISSET(2, &js->cpus) &&
-		    CPU_ISSET(3, &js->cpus));
+	assert_true(CPU_ISSET(0, &js->cpus) && CPU_ISSET(2, &js->cpus) && CPU_ISSET(3, &js->cpus));
 	assert_int_equal(il_policy_role(p, IL_ROLE_LOAD)->sched_class, SCHED_IDLE);
 	assert_int_equal(il_policy_role(p, IL_ROLE_UI)->sched_class, SCHED_OTHER);
 	assert_false(il_policy_role(p, IL_ROLE_UI)->has_cpus);
@@ -388,11 +400,10 @@ static void test_policy_defaults_and_cpus(void **state)
 
 static void test_policy_class_names(void **state)
 {
-	static const int classes[] = { SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO,
-				       SCHED_RR, SCHED_DEADLINE };
+	static const int classes[] = {SCHED_OTHER, SCHED_BATCH, SCHED_IDLE,
+				      SCHED_FIFO,  SCHED_RR,	SCHED_DEADLINE};
 	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
-		assert_int_equal(il_sched_class_parse(il_sched_class_name(classes[i])),
-				 classes[i]);
+		assert_int_equal(il_sched_class_parse(il_sched_class_name(classes[i])), classes[i]);
 	assert_int_equal(il_sched_class_parse("FIFO"), -EINVAL);
 	assert_int_equal(il_sched_class_parse(NULL), -EINVAL);
 	assert_null(il_sched_class_name(4));
@@ -402,7 +413,7 @@ static void test_policy_class_names(void **state)
 static void test_policy_cmd_policies(void **state)
 {
 	char out[8192], err[1024];
-	char *list[] = { "policies", NULL };
+	char *list[] = {"policies", NULL};
 	assert_int_equal(
 	    il_test_capture(il_cmd_policies, 1, list, out, sizeof(out), err, sizeof(err)), 0);
 	assert_string_equal(err, "");
@@ -413,13 +424,13 @@ static void test_policy_cmd_policies(void **state)
 	assert_true(strncmp(out, "cfs              every thread SCHED_OTHER nice 0", 48) == 0);
 	assert_non_null(strstr(out, "\nrt-fair-server   "));
 
-	char *show[] = { "policies", "show", "rt", NULL };
+	char *show[] = {"policies", "show", "rt", NULL};
 	assert_int_equal(
 	    il_test_capture(il_cmd_policies, 3, show, out, sizeof(out), err, sizeof(err)), 0);
 	assert_non_null(strstr(out, "\nevdev         fifo        60    -        -"));
 	assert_non_null(strstr(out, "\nsched_rt_runtime_us    = -1"));
 
-	char *nope[] = { "policies", "show", "nope", NULL };
+	char *nope[] = {"policies", "show", "nope", NULL};
 	assert_int_equal(
 	    il_test_capture(il_cmd_policies, 3, nope, out, sizeof(out), err, sizeof(err)), 2);
 	assert_string_equal(err, "inputlat policies: unknown policy 'nope' (built-ins: cfs, "
@@ -427,7 +438,7 @@ static void test_policy_cmd_policies(void **state)
 				 "rt-fair-server, rt-throttled)\n");
 	assert_string_equal(out, "");
 
-	char *cros[] = { "policies", "show", "chromeos-rt", NULL };
+	char *cros[] = {"policies", "show", "chromeos-rt", NULL};
 	assert_int_equal(
 	    il_test_capture(il_cmd_policies, 3, cros, out, sizeof(out), err, sizeof(err)), 0);
 	assert_non_null(strstr(out, "\nevdev         rr           6    -        -          -"
@@ -435,7 +446,7 @@ static void test_policy_cmd_policies(void **state)
 	assert_non_null(strstr(out, "\nviz:io        rr           6    -"));
 	assert_non_null(strstr(out, "\nrender:comp   rr           6    -"));
 
-	char *bad[] = { "policies", "frob", NULL };
+	char *bad[] = {"policies", "frob", NULL};
 	assert_int_equal(
 	    il_test_capture(il_cmd_policies, 2, bad, out, sizeof(out), err, sizeof(err)), 2);
 	assert_string_equal(err, "inputlat policies: unexpected 'frob' (want: inputlat policies "
@@ -445,17 +456,17 @@ static void test_policy_cmd_policies(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_policy_builtins_listed),
-		cmocka_unit_test(test_policy_builtins_load),
-		cmocka_unit_test(test_policy_builtin_values),
-		cmocka_unit_test(test_policy_unknown_name),
-		cmocka_unit_test(test_policy_broken_files),
-		cmocka_unit_test(test_policy_optional),
-		cmocka_unit_test(test_policy_thread_sections),
-		cmocka_unit_test(test_policy_chromeos_builtins),
-		cmocka_unit_test(test_policy_defaults_and_cpus),
-		cmocka_unit_test(test_policy_class_names),
-		cmocka_unit_test(test_policy_cmd_policies),
+	    cmocka_unit_test(test_policy_builtins_listed),
+	    cmocka_unit_test(test_policy_builtins_load),
+	    cmocka_unit_test(test_policy_builtin_values),
+	    cmocka_unit_test(test_policy_unknown_name),
+	    cmocka_unit_test(test_policy_broken_files),
+	    cmocka_unit_test(test_policy_optional),
+	    cmocka_unit_test(test_policy_thread_sections),
+	    cmocka_unit_test(test_policy_chromeos_builtins),
+	    cmocka_unit_test(test_policy_defaults_and_cpus),
+	    cmocka_unit_test(test_policy_class_names),
+	    cmocka_unit_test(test_policy_cmd_policies),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -309,8 +309,7 @@ static void run_builtin(const char *name, bool rt)
 		const char *other = NULL;
 		int nother = 0, nwork_json = 0;
 
-		cJSON_ArrayForEach(t, w)
-		{
+		cJSON_ArrayForEach (t, w) {
 			const char *msg = cJSON_GetStringValue(t);
 
 			assert_non_null(msg);
@@ -329,8 +328,7 @@ static void run_builtin(const char *name, bool rt)
 			assert_non_null(strstr(other, ureason));
 		}
 	}
-	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(root, "threads"))
-	{
+	cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive(root, "threads")) {
 		const struct chromeos_thread *row = NULL;
 		const char *tname = str(t, "name");
 		int role = il_role_parse(str(t, "role"));

@@ -226,8 +226,7 @@ static void check_json_pipeline(const cJSON *threads, const struct il_policy *po
 		const cJSON *found = NULL;
 		int n = 0;
 
-		cJSON_ArrayForEach(t, threads)
-		{
+		cJSON_ArrayForEach (t, threads) {
 			if (strcmp(il_test_json_str(t, "name"), td->name) == 0) {
 				found = t;
 				n++;
@@ -242,8 +241,7 @@ static void check_json_pipeline(const cJSON *threads, const struct il_policy *po
 		check_json_thread(found, pol, td->name);
 	}
 	/* The threads around the pipeline (js, canary, load) follow their roles too. */
-	cJSON_ArrayForEach(t, threads)
-	{
+	cJSON_ArrayForEach (t, threads) {
 		check_json_thread(t, pol, il_test_json_str(t, "name"));
 	}
 }

@@ -73,8 +73,7 @@ static void test_policy_run_rttime(void **state)
 	 * and so is every RT thread. */
 	for (int p = 0; p < IL_TEST_NKIDS; p++)
 		pids[n++] = c.kids[p];
-	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(root, "threads"))
-	{
+	cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive(root, "threads")) {
 		if (n < 16)
 			pids[n++] = (pid_t)il_test_json_num(t, "pid");
 	}

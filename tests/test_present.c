@@ -64,9 +64,9 @@ static void test_present_drm_not_kms(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_present_drm_no_kms),
-		cmocka_unit_test(test_present_drm_missing_device),
-		cmocka_unit_test(test_present_drm_not_kms),
+	    cmocka_unit_test(test_present_drm_no_kms),
+	    cmocka_unit_test(test_present_drm_missing_device),
+	    cmocka_unit_test(test_present_drm_not_kms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,7 @@
 
 #include "il_queue.h"
 
-#define PRODUCERS 3
+#define PRODUCERS    3
 #define PER_PRODUCER 20000
 
 struct consumer {
@@ -78,7 +78,7 @@ static void test_queue_order_and_no_loss(void **state)
 	assert_int_equal(c.q.cap, 64);
 	uv_async_init(&c.loop, &c.done, done_cb);
 	for (unsigned i = 0; i < PRODUCERS; i++) {
-		p[i] = (struct producer){ .c = &c, .id = i };
+		p[i] = (struct producer){.c = &c, .id = i};
 		pthread_create(&th[i], NULL, produce, &p[i]);
 	}
 	uv_run(&c.loop, UV_RUN_DEFAULT);
@@ -137,7 +137,7 @@ static void test_queue_push_after_close_is_harmless(void **state)
 {
 	uv_loop_t loop;
 	struct il_queue q;
-	struct late_producer p = { .q = &q, .rc = -1 };
+	struct late_producer p = {.q = &q, .rc = -1};
 	pthread_t th;
 
 	uv_loop_init(&loop);
@@ -156,9 +156,9 @@ static void test_queue_push_after_close_is_harmless(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_queue_order_and_no_loss),
-		cmocka_unit_test(test_queue_full_reports_enobufs),
-		cmocka_unit_test(test_queue_push_after_close_is_harmless),
+	    cmocka_unit_test(test_queue_order_and_no_loss),
+	    cmocka_unit_test(test_queue_full_reports_enobufs),
+	    cmocka_unit_test(test_queue_push_after_close_is_harmless),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,8 +134,8 @@ static void fixture_free(struct fixture *fx)
 }
 
 /* Writes one report the way a run does: through il_out, committed. */
-static void write_report(int (*write)(const struct il_result *, FILE *),
-			 const struct il_result *r, const char *path)
+static void write_report(int (*write)(const struct il_result *, FILE *), const struct il_result *r,
+			 const char *path)
 {
 	struct il_out *o = NULL;
 	char err[256];
@@ -333,10 +333,10 @@ static void test_report_hist_like_cyclictest(void **state)
 
 /* One real run's work accuracy, as its report and stderr tell it. */
 struct real_run {
-	double worst;  /* work_accuracy.worst_ratio */
-	double median; /* the median of the ten threads' ratios */
-	bool ok;       /* work_accuracy.ok */
-	bool warned;   /* a work-accuracy warning on stderr */
+	double worst;	     /* work_accuracy.worst_ratio */
+	double median;	     /* the median of the ten threads' ratios */
+	bool ok;	     /* work_accuracy.ok */
+	bool warned;	     /* a work-accuracy warning on stderr */
 	double loops_per_us; /* work_accuracy.loops_per_us: the calibration, scaled */
 };
 
@@ -382,8 +382,7 @@ static void real_run(double scale, struct real_run *out)
 	out->worst = il_json_num(root, "work_accuracy.worst_ratio");
 	out->ok = cJSON_IsTrue(il_json_get(root, "work_accuracy.ok"));
 	out->loops_per_us = il_json_num(root, "work_accuracy.loops_per_us");
-	cJSON_ArrayForEach(t, il_json_get(root, "work_accuracy.threads"))
-	{
+	cJSON_ArrayForEach (t, il_json_get(root, "work_accuracy.threads")) {
 		const cJSON *r = cJSON_GetObjectItemCaseSensitive(t, "ratio");
 
 		if (cJSON_IsNumber(r) && n < IL_T_COUNT)

@@ -126,38 +126,19 @@ static void test_rss_100k_traced_events(void **state)
 					    "il-workload"};
 	static char text[16 << 20];
 	char json[300], trace[300], records[300], events[16], end[192];
-	char *argv[] = {(char *)il_test_build_path("inputlat"),
-			"run",
-			"--events",
-			events,
+	char *argv[] = {(char *)il_test_build_path("inputlat"), "run", "--events", events,
 			/* Every event measured: sent, records and trace all count EVENTS. */
-			"--warmup",
-			"0",
-			"--interval-ms",
-			"0.3",
+			"--warmup", "0", "--interval-ms", "0.3",
 			/* The watchdog's bound is 1.1 x events x interval plus
 			 * --timeout-ms: a loaded machine injects slower than every
 			 * 0.3 ms (54 s for 100000 under stress-ng --cpu 2, killed
 			 * at ~35 s), and what is measured here is memory, not pace. */
-			"--timeout-ms",
-			"60000",
-			"--work",
-			"none",
+			"--timeout-ms", "60000", "--work", "none",
 			/* The harness's own streaming memory: kernel attribution at
 			 * 3300 events/s slows the orchestrator past the run's time
 			 * bound (issue 12 work left), so it is measured off. */
-			"--attribution",
-			"off",
-			"--quiet",
-			"--json",
-			json,
-			"--trace",
-			trace,
-			"--trace-events",
-			events,
-			"--records",
-			records,
-			NULL};
+			"--attribution", "off", "--quiet", "--json", json, "--trace", trace,
+			"--trace-events", events, "--records", records, NULL};
 	struct statvfs vfs;
 	cJSON *root, *rss;
 	double sent, completed, elapsed;

@@ -59,7 +59,7 @@ static void run_job(struct job *j, struct il_sched_state *outside)
 
 static void apply_and_check(const struct il_role_attrs *a)
 {
-	struct job j = { .a = *a };
+	struct job j = {.a = *a};
 	struct il_sched_state outside;
 	run_job(&j, &outside);
 	if (j.r)
@@ -77,37 +77,39 @@ static int setup(void **state)
 
 static void test_sched_other_nice(void **state)
 {
-	struct il_role_attrs a = { .sched_class = SCHED_OTHER, .nice = 5 };
+	struct il_role_attrs a = {.sched_class = SCHED_OTHER, .nice = 5};
 	apply_and_check(&a);
 	a.sched_class = SCHED_BATCH;
 	a.nice = 3;
 	apply_and_check(&a);
-	a = (struct il_role_attrs){ .sched_class = SCHED_IDLE };
+	a = (struct il_role_attrs){.sched_class = SCHED_IDLE};
 	apply_and_check(&a);
 }
 
 static void test_sched_negative_nice(void **state)
 {
 	IL_TEST_NEED_ROOT("negative nice (CAP_SYS_NICE)");
-	struct il_role_attrs a = { .sched_class = SCHED_OTHER, .nice = -8 };
+	struct il_role_attrs a = {.sched_class = SCHED_OTHER, .nice = -8};
 	apply_and_check(&a);
 }
 
 static void test_sched_fifo_rr(void **state)
 {
 	IL_TEST_NEED_ROOT("SCHED_FIFO/RR (CAP_SYS_NICE)");
-	struct il_role_attrs a = { .sched_class = SCHED_FIFO, .priority = 10 };
+	struct il_role_attrs a = {.sched_class = SCHED_FIFO, .priority = 10};
 	apply_and_check(&a);
-	a = (struct il_role_attrs){ .sched_class = SCHED_RR, .priority = 20 };
+	a = (struct il_role_attrs){.sched_class = SCHED_RR, .priority = 20};
 	apply_and_check(&a);
 }
 
 static void test_sched_deadline(void **state)
 {
 	IL_TEST_NEED_ROOT("SCHED_DEADLINE");
-	struct il_role_attrs a = { .sched_class = SCHED_DEADLINE, .dl_runtime_ns = 100000,
-				   .dl_deadline_ns = 5000000, .dl_period_ns = 10000000 };
-	struct job j = { .a = a };
+	struct il_role_attrs a = {.sched_class = SCHED_DEADLINE,
+				  .dl_runtime_ns = 100000,
+				  .dl_deadline_ns = 5000000,
+				  .dl_period_ns = 10000000};
+	struct job j = {.a = a};
 	struct il_sched_state outside;
 	run_job(&j, &outside);
 	if (j.r == -EBUSY)
@@ -122,8 +124,8 @@ static void test_sched_deadline(void **state)
 
 static void test_sched_slice(void **state)
 {
-	struct il_role_attrs a = { .sched_class = SCHED_OTHER, .slice_ns = 300000 };
-	struct job j = { .a = a };
+	struct il_role_attrs a = {.sched_class = SCHED_OTHER, .slice_ns = 300000};
+	struct job j = {.a = a};
 	struct il_sched_state outside;
 	run_job(&j, &outside);
 	if (j.r == -EINVAL && strstr(j.err, "EEVDF custom slice not supported"))
@@ -135,9 +137,9 @@ static void test_sched_slice(void **state)
 
 static void test_sched_cpus(void **state)
 {
-	struct il_role_attrs a = { .sched_class = SCHED_OTHER, .has_cpus = true };
+	struct il_role_attrs a = {.sched_class = SCHED_OTHER, .has_cpus = true};
 	CPU_SET(0, &a.cpus);
-	struct job j = { .a = a };
+	struct job j = {.a = a};
 	struct il_sched_state outside;
 	run_job(&j, &outside);
 	assert_int_equal(j.r, 0);
@@ -147,11 +149,13 @@ static void test_sched_cpus(void **state)
 
 static void test_sched_refusals(void **state)
 {
-	struct il_role_attrs a = { .sched_class = SCHED_DEADLINE, .dl_runtime_ns = 100000,
-				   .dl_deadline_ns = 1000000, .dl_period_ns = 1000000,
-				   .has_cpus = true };
+	struct il_role_attrs a = {.sched_class = SCHED_DEADLINE,
+				  .dl_runtime_ns = 100000,
+				  .dl_deadline_ns = 1000000,
+				  .dl_period_ns = 1000000,
+				  .has_cpus = true};
 	CPU_SET(0, &a.cpus);
-	struct job j = { .a = a };
+	struct job j = {.a = a};
 	run_job(&j, NULL);
 	assert_int_equal(j.r, -EINVAL);
 	assert_string_equal(j.err, "deadline threads cannot set cpus: SCHED_DEADLINE needs "
@@ -171,7 +175,7 @@ static void test_sched_refuses_rt_without_rttime(void **state)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct il_role_attrs f = { .sched_class = SCHED_FIFO, .priority = 1 };
+		struct il_role_attrs f = {.sched_class = SCHED_FIFO, .priority = 1};
 		char err[256] = "";
 		int r = il_sched_apply_self(&f, NULL, err, sizeof(err));
 		_exit(r == -EINVAL && strstr(err, "refusing fifo without RLIMIT_RTTIME") ? 0 : 1);
@@ -188,10 +192,12 @@ static void test_sched_uclamp_applied(void **state)
 	char why[160];
 	if (il_sysinfo_uclamp(why, sizeof(why)) != 1)
 		IL_TEST_SKIP("the applied uclamp path needs a kernel with uclamp: %s", why);
-	struct il_role_attrs a = { .sched_class = SCHED_OTHER, .has_uclamp_min = true,
-				   .uclamp_min_pct = 20, .has_uclamp_max = true,
-				   .uclamp_max_pct = 80 };
-	struct job j = { .a = a };
+	struct il_role_attrs a = {.sched_class = SCHED_OTHER,
+				  .has_uclamp_min = true,
+				  .uclamp_min_pct = 20,
+				  .has_uclamp_max = true,
+				  .uclamp_max_pct = 80};
+	struct job j = {.a = a};
 	struct il_sched_state outside;
 	run_job(&j, &outside);
 	if (j.r)
@@ -202,10 +208,12 @@ static void test_sched_uclamp_applied(void **state)
 	assert_int_equal(outside.util_max, 819);
 	assert_true(il_sched_matches(&a, &outside));
 	IL_TEST_NEED_ROOT("the RR half (SCHED_RR)");
-	a = (struct il_role_attrs){ .sched_class = SCHED_RR, .priority = 6,
-				    .has_uclamp_min = true, .uclamp_min_pct = 20,
-				    .optional = IL_OPT_UCLAMP_MIN };
-	j = (struct job){ .a = a };
+	a = (struct il_role_attrs){.sched_class = SCHED_RR,
+				   .priority = 6,
+				   .has_uclamp_min = true,
+				   .uclamp_min_pct = 20,
+				   .optional = IL_OPT_UCLAMP_MIN};
+	j = (struct job){.a = a};
 	run_job(&j, &outside);
 	if (j.r)
 		fail_msg("apply RR 6 + uclamp: %s", j.err);
@@ -223,14 +231,17 @@ static void test_sched_uclamp_unsupported(void **state)
 	char why[160];
 	if (il_sysinfo_uclamp(why, sizeof(why)) != 0)
 		IL_TEST_SKIP("this kernel has uclamp (%s); the unsupported path needs one without",
-			 why);
+			     why);
 	assert_string_equal(why, "kernel built without CONFIG_UCLAMP_TASK");
 
-	struct il_role_attrs a = { .sched_class = SCHED_OTHER, .nice = 5, .has_uclamp_min = true,
-				   .uclamp_min_pct = 20, .has_uclamp_max = true,
-				   .uclamp_max_pct = 100,
-				   .optional = IL_OPT_UCLAMP_MIN | IL_OPT_UCLAMP_MAX };
-	struct job j = { .a = a };
+	struct il_role_attrs a = {.sched_class = SCHED_OTHER,
+				  .nice = 5,
+				  .has_uclamp_min = true,
+				  .uclamp_min_pct = 20,
+				  .has_uclamp_max = true,
+				  .uclamp_max_pct = 100,
+				  .optional = IL_OPT_UCLAMP_MIN | IL_OPT_UCLAMP_MAX};
+	struct job j = {.a = a};
 	struct il_sched_state outside;
 	run_job(&j, &outside);
 	if (j.r)
@@ -251,14 +262,14 @@ static void test_sched_uclamp_unsupported(void **state)
 	a.optional = IL_OPT_UCLAMP_MAX;
 	assert_false(il_sched_matches(&a, &outside));
 	/* ...and a required clamp is refused before anything changes. */
-	j = (struct job){ .a = a };
+	j = (struct job){.a = a};
 	run_job(&j, &outside);
 	assert_int_equal(j.r, -EOPNOTSUPP);
 	assert_string_equal(j.err, "uclamp_min 20%: kernel built without CONFIG_UCLAMP_TASK "
 				   "(mark it 'optional' in the policy to run without it)");
 	assert_int_equal(outside.nice, 0);
 	a.optional = 0;
-	j = (struct job){ .a = a };
+	j = (struct job){.a = a};
 	run_job(&j, NULL);
 	assert_string_equal(j.err, "uclamp_min 20% and uclamp_max 100%: kernel built without "
 				   "CONFIG_UCLAMP_TASK (mark it 'optional' in the policy to run "
@@ -267,9 +278,9 @@ static void test_sched_uclamp_unsupported(void **state)
 
 static void test_sched_read_gone(void **state)
 {
-	struct job j = { .a = { .sched_class = SCHED_OTHER } };
+	struct job j = {.a = {.sched_class = SCHED_OTHER}};
 	run_job(&j, NULL);
-	struct il_sched_state s = { .nice = 42 };
+	struct il_sched_state s = {.nice = 42};
 	char task[64];
 
 	/*
@@ -301,8 +312,12 @@ static void test_sched_format_and_json(void **state)
 	il_cpuset_format(&set, buf, sizeof(buf));
 	assert_string_equal(buf, "0-1,4,6-7");
 
-	struct il_sched_state s = { .sched_class = SCHED_FIFO, .priority = 60, .cpus = "0-1",
-				    .has_uclamp = true, .util_min = 205, .util_max = 1024 };
+	struct il_sched_state s = {.sched_class = SCHED_FIFO,
+				   .priority = 60,
+				   .cpus = "0-1",
+				   .has_uclamp = true,
+				   .util_min = 205,
+				   .util_max = 1024};
 	cJSON *o = il_sched_state_json(&s);
 	assert_non_null(o);
 	char *text = cJSON_PrintUnformatted(o);
@@ -324,7 +339,7 @@ static void test_sched_format_and_json(void **state)
 		cJSON_Delete(o);
 	}
 
-	struct il_role_attrs want = { .sched_class = SCHED_FIFO, .priority = 61 };
+	struct il_role_attrs want = {.sched_class = SCHED_FIFO, .priority = 61};
 	assert_false(il_sched_matches(&want, &s));
 	want.priority = 60;
 	assert_true(il_sched_matches(&want, &s));
@@ -343,8 +358,8 @@ static void test_sched_rttime_kills_spinner(void **state)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct rlimit no_core = { 0, 0 };
-		struct il_role_attrs a = { .sched_class = SCHED_FIFO, .priority = 1 };
+		struct rlimit no_core = {0, 0};
+		struct il_role_attrs a = {.sched_class = SCHED_FIFO, .priority = 1};
 		char err[256];
 		setrlimit(RLIMIT_CORE, &no_core);
 		if (il_rttime_limit_set(200000, 400000) != 0 ||
@@ -393,9 +408,9 @@ static void test_sched_rttime_kills_spinner(void **state)
 static void test_sched_builtin_policies_apply(void **state)
 {
 	static const int per_role[IL_ROLE_COUNT] = {
-		[IL_ROLE_EVDEV] = 1, [IL_ROLE_UI] = 1, [IL_ROLE_IO] = 3,
-		[IL_ROLE_COMPOSITOR] = 2, [IL_ROLE_MAIN] = 1, [IL_ROLE_GPU] = 1,
-		[IL_ROLE_DRM] = 1, [IL_ROLE_JS] = 1, [IL_ROLE_LOAD] = 1, [IL_ROLE_CANARY] = 1,
+	    [IL_ROLE_EVDEV] = 1, [IL_ROLE_UI] = 1,     [IL_ROLE_IO] = 3,  [IL_ROLE_COMPOSITOR] = 2,
+	    [IL_ROLE_MAIN] = 1,	 [IL_ROLE_GPU] = 1,    [IL_ROLE_DRM] = 1, [IL_ROLE_JS] = 1,
+	    [IL_ROLE_LOAD] = 1,	 [IL_ROLE_CANARY] = 1,
 	};
 	IL_TEST_NEED_ROOT("applying the built-in RT and deadline policies");
 	const char *b = getenv("IL_BUILD_DIR");
@@ -422,7 +437,8 @@ static void test_sched_builtin_policies_apply(void **state)
 				jobs[nj].a = *a;
 				sem_init(&jobs[nj].applied, 0, 0);
 				sem_init(&jobs[nj].release, 0, 0);
-				assert_int_equal(pthread_create(&th[nj], NULL, job_main, &jobs[nj]), 0);
+				assert_int_equal(pthread_create(&th[nj], NULL, job_main, &jobs[nj]),
+						 0);
 			}
 		for (int j = 0; j < nj; j++)
 			sem_wait(&jobs[j].applied);
@@ -451,22 +467,22 @@ static void test_sched_builtin_policies_apply(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sched_other_nice),
-		cmocka_unit_test(test_sched_negative_nice),
-		cmocka_unit_test(test_sched_fifo_rr),
-		cmocka_unit_test(test_sched_deadline),
-		cmocka_unit_test(test_sched_slice),
-		cmocka_unit_test(test_sched_cpus),
-		cmocka_unit_test(test_sched_refusals),
-		cmocka_unit_test(test_sched_uclamp_applied),
-		cmocka_unit_test(test_sched_uclamp_unsupported),
-		cmocka_unit_test(test_sched_read_gone),
-		cmocka_unit_test(test_sched_format_and_json),
-		cmocka_unit_test(test_sched_builtin_policies_apply),
-		cmocka_unit_test(test_sched_rttime_kills_spinner),
+	    cmocka_unit_test(test_sched_other_nice),
+	    cmocka_unit_test(test_sched_negative_nice),
+	    cmocka_unit_test(test_sched_fifo_rr),
+	    cmocka_unit_test(test_sched_deadline),
+	    cmocka_unit_test(test_sched_slice),
+	    cmocka_unit_test(test_sched_cpus),
+	    cmocka_unit_test(test_sched_refusals),
+	    cmocka_unit_test(test_sched_uclamp_applied),
+	    cmocka_unit_test(test_sched_uclamp_unsupported),
+	    cmocka_unit_test(test_sched_read_gone),
+	    cmocka_unit_test(test_sched_format_and_json),
+	    cmocka_unit_test(test_sched_builtin_policies_apply),
+	    cmocka_unit_test(test_sched_rttime_kills_spinner),
 	};
 	const struct CMUnitTest before_limit[] = {
-		cmocka_unit_test(test_sched_refuses_rt_without_rttime),
+	    cmocka_unit_test(test_sched_refuses_rt_without_rttime),
 	};
 	int failed = cmocka_run_group_tests(before_limit, NULL, NULL);
 	return failed + cmocka_run_group_tests(tests, setup, NULL);

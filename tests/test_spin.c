@@ -22,7 +22,7 @@ static uint64_t now_ns(void)
 
 static struct timespec ns_to_ts(uint64_t ns)
 {
-	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+	struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
 	return ts;
 }
 
@@ -141,7 +141,7 @@ static void test_spin_timedlock_times_out(void **state)
 {
 	struct il_spin_mutex m = IL_SPIN_MUTEX_INITIALIZER;
 	struct holder h = {.m = &m};
-	struct timespec dl, bad = { 0, 1000000000L };
+	struct timespec dl, bad = {0, 1000000000L};
 	uint64_t t0, el;
 	pthread_t t;
 
@@ -163,7 +163,8 @@ static void test_spin_timedlock_times_out(void **state)
 	 * 2-CPU machine and the sanitizers.
 	 */
 	if (el > 50000000 + 20000000)
-		print_message("timedlock returned %.1f ms after its deadline\n", (el - 50000000) / 1e6);
+		print_message("timedlock returned %.1f ms after its deadline\n",
+			      (el - 50000000) / 1e6);
 	assert_true(el < 50000000 + 500000000);
 	assert_int_equal(m.word, 0);
 }
@@ -171,7 +172,7 @@ static void test_spin_timedlock_times_out(void **state)
 static void test_spin_timedlock_acquires(void **state)
 {
 	struct il_spin_mutex m = IL_SPIN_MUTEX_INITIALIZER;
-	struct holder h = { .m = &m, .hold_ns = 20000000 };
+	struct holder h = {.m = &m, .hold_ns = 20000000};
 	struct timespec dl;
 	pthread_t t;
 
@@ -212,7 +213,7 @@ static void *greedy_thread(void *arg)
  */
 static void test_spin_handoff_bounds_wait(void **state)
 {
-	struct greedy g = { .stop = 0 };
+	struct greedy g = {.stop = 0};
 	uint64_t before = il_spin_handoffs(), worst = 0;
 	pthread_t t[2];
 
@@ -252,10 +253,9 @@ static void test_spin_fork_child_tid(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		il_spin_mutex_lock(&m);
-		_exit(il_spin_mutex_owner(&m) == (uint32_t)getpid() &&
-			      il_spin_mutex_unlock(&m) == 0
-		      ? 0
-		      : 1);
+		_exit(il_spin_mutex_owner(&m) == (uint32_t)getpid() && il_spin_mutex_unlock(&m) == 0
+			  ? 0
+			  : 1);
 	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));
@@ -281,13 +281,13 @@ static void *kind_thread(void *arg)
 
 static void test_spin_lock_kinds(void **state)
 {
-	static const char *const names[] = { "pthread", "adaptive-np", "tas", "il-none", "il-bpf" };
+	static const char *const names[] = {"pthread", "adaptive-np", "tas", "il-none", "il-bpf"};
 
 	assert_int_equal(il_lock_kind_parse("mutex"), -EINVAL);
 	assert_int_equal(il_lock_kind_parse(NULL), -EINVAL);
 	assert_string_equal(il_lock_kind_name((enum il_lock_kind)42), "?");
 	for (int k = 0; k < IL_LOCK_KIND_COUNT; k++) {
-		struct kind_stress ks = { .counter = 0 };
+		struct kind_stress ks = {.counter = 0};
 		pthread_t t[4];
 
 		assert_int_equal(il_lock_kind_parse(names[k]), k);
@@ -322,17 +322,17 @@ static void test_spin_source_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_spin_source_names),
-		cmocka_unit_test(test_spin_trylock_busy_and_eperm),
-		cmocka_unit_test(test_spin_timedlock_times_out),
-		cmocka_unit_test(test_spin_timedlock_acquires),
-		cmocka_unit_test(test_spin_fork_child_tid),
-		cmocka_unit_test(test_spin_lock_kinds),
-		cmocka_unit_test(test_spin_exclusion_none),
-		cmocka_unit_test(test_spin_exclusion_lying_on),
-		cmocka_unit_test(test_spin_exclusion_lying_off),
-		cmocka_unit_test(test_spin_exclusion_lying_random),
-		cmocka_unit_test(test_spin_handoff_bounds_wait),
+	    cmocka_unit_test(test_spin_source_names),
+	    cmocka_unit_test(test_spin_trylock_busy_and_eperm),
+	    cmocka_unit_test(test_spin_timedlock_times_out),
+	    cmocka_unit_test(test_spin_timedlock_acquires),
+	    cmocka_unit_test(test_spin_fork_child_tid),
+	    cmocka_unit_test(test_spin_lock_kinds),
+	    cmocka_unit_test(test_spin_exclusion_none),
+	    cmocka_unit_test(test_spin_exclusion_lying_on),
+	    cmocka_unit_test(test_spin_exclusion_lying_off),
+	    cmocka_unit_test(test_spin_exclusion_lying_random),
+	    cmocka_unit_test(test_spin_handoff_bounds_wait),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -52,7 +52,8 @@ static void test_spin_bpf_self_oncpu(void **state)
 	usleep(1000); /* switch out and in once: the record is fresh */
 	rec = il_oncpu_record(oncpu, tid);
 	assert_int_equal(il_oncpu_state(oncpu, tid), 1);
-	assert_true(((rec >> IL_ONCPU_CPU_SHIFT) & IL_ONCPU_CPU_MASK) < (uint64_t)sysconf(_SC_NPROCESSORS_CONF));
+	assert_true(((rec >> IL_ONCPU_CPU_SHIFT) & IL_ONCPU_CPU_MASK) <
+		    (uint64_t)sysconf(_SC_NPROCESSORS_CONF));
 	assert_true((rec & IL_ONCPU_SEQ_MASK) >= 2);
 	/* Beyond the map: unknown, not a guess. */
 	assert_int_equal(il_oncpu_state(oncpu, oncpu->entries), -1);
@@ -76,7 +77,7 @@ static void *reader_thread(void *arg)
 
 static void test_spin_bpf_blocked_reader_offcpu(void **state)
 {
-	struct reader r = { .tid = 0 };
+	struct reader r = {.tid = 0};
 	uint64_t seq_blocked;
 	int p[2], st = -1;
 	pthread_t t;
@@ -122,7 +123,7 @@ static void test_spin_bpf_exclusion(void **state)
 /* Child of test_spin_bpf_publish: returns the exit code. */
 static int publish_child(void)
 {
-	struct il_spin_opts o = { .no_load = 1 };
+	struct il_spin_opts o = {.no_load = 1};
 	char path[256];
 	struct stat st;
 
@@ -177,10 +178,10 @@ static void test_spin_bpf_publish(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_spin_bpf_self_oncpu),
-		cmocka_unit_test(test_spin_bpf_blocked_reader_offcpu),
-		cmocka_unit_test(test_spin_bpf_exclusion),
-		cmocka_unit_test(test_spin_bpf_publish),
+	    cmocka_unit_test(test_spin_bpf_self_oncpu),
+	    cmocka_unit_test(test_spin_bpf_blocked_reader_offcpu),
+	    cmocka_unit_test(test_spin_bpf_exclusion),
+	    cmocka_unit_test(test_spin_bpf_publish),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

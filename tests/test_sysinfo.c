@@ -64,8 +64,7 @@ static void check_per_cpu(const cJSON *k, const char *key)
 		return;
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0)
 		fail_msg("kernel.%s is neither per-CPU values nor a reason", key);
-	cJSON_ArrayForEach(c, v)
-	{
+	cJSON_ArrayForEach (c, v) {
 		assert_true(cJSON_IsNumber(cJSON_GetObjectItem(c, "cpu")));
 		assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(c, "runtime_ns")) >= 0);
 		assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(c, "period_ns")) > 0);

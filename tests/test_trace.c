@@ -18,16 +18,16 @@
 #define NEVENTS 5
 
 /* The run of DESIGN.md in miniature: which thread runs stamp k. */
-static const int hop_tid[IL_NSTAMPS] = { 100, 201, 202, 203, 301, 302, 303,
-					 302, 401, 402, 403, 404, 404 };
+static const int hop_tid[IL_NSTAMPS] = {100, 201, 202, 203, 301, 302, 303,
+					302, 401, 402, 403, 404, 404};
 
 static const struct il_trace_thread threads[] = {
-	{ 100, 100, "inputlat", "inputlat:inj" },  { 200, 201, "browser-sim", "browser:evdev" },
-	{ 200, 202, "browser-sim", "browser:ui" },  { 200, 203, "browser-sim", "browser:io" },
-	{ 300, 301, "render-sim", "render:io" },    { 300, 302, "render-sim", "render:comp" },
-	{ 300, 303, "render-sim", "render:main" },  { 400, 401, "viz-sim", "viz:io" },
-	{ 400, 402, "viz-sim", "viz:comp" },        { 400, 403, "viz-sim", "viz:gpu" },
-	{ 400, 404, "viz-sim", "viz:drm" },
+    {100, 100, "inputlat", "inputlat:inj"},  {200, 201, "browser-sim", "browser:evdev"},
+    {200, 202, "browser-sim", "browser:ui"}, {200, 203, "browser-sim", "browser:io"},
+    {300, 301, "render-sim", "render:io"},   {300, 302, "render-sim", "render:comp"},
+    {300, 303, "render-sim", "render:main"}, {400, 401, "viz-sim", "viz:io"},
+    {400, 402, "viz-sim", "viz:comp"},	     {400, 403, "viz-sim", "viz:gpu"},
+    {400, 404, "viz-sim", "viz:drm"},
 };
 #define NTHREADS (sizeof(threads) / sizeof(threads[0]))
 
@@ -119,17 +119,18 @@ static const cJSON *events_of(const cJSON *root)
 static void test_trace_slices_named_and_complete(void **state)
 {
 	struct fixture *f = *state;
-	const struct il_trace_counter ctr[] = { { 5000000000ull, "canary stall ms", 0.4 },
-						{ 5050000000ull, "hog share", 0.97 } };
+	const struct il_trace_counter ctr[] = {{5000000000ull, "canary stall ms", 0.4},
+					       {5050000000ull, "hog share", 0.97}};
 	cJSON *root;
 	const cJSON *e;
 	int nx = 0, ncounters = 0;
 
-	assert_int_equal(il_trace_write(f->path, f->msgs, NEVENTS, threads, NTHREADS, ctr, 2, 0), 0);
+	assert_int_equal(il_trace_write(f->path, f->msgs, NEVENTS, threads, NTHREADS, ctr, 2, 0),
+			 0);
 	root = load(f->path);
 	assert_non_null(root);
 
-	cJSON_ArrayForEach(e, events_of(root)) {
+	cJSON_ArrayForEach (e, events_of(root)) {
 		const char *ph = ph_of(e);
 
 		if (strcmp(ph, "X") == 0) {
@@ -144,10 +145,11 @@ static void test_trace_slices_named_and_complete(void **state)
 			assert_true(num(e, "dur") >= 0);
 			assert_true(cJSON_IsString(name) && name->valuestring[0]);
 			/* Every tid has a thread_name record in the same pid. */
-			cJSON_ArrayForEach(m, events_of(root)) {
+			cJSON_ArrayForEach (m, events_of(root)) {
 				const cJSON *mn = cJSON_GetObjectItemCaseSensitive(m, "name");
 
-				if (strcmp(ph_of(m), "M") == 0 && strcmp(mn->valuestring, "thread_name") == 0 &&
+				if (strcmp(ph_of(m), "M") == 0 &&
+				    strcmp(mn->valuestring, "thread_name") == 0 &&
 				    (int)num(m, "tid") == tid && num(m, "pid") == num(e, "pid"))
 					named = true;
 			}
@@ -170,7 +172,7 @@ static const cJSON *slice_of(const cJSON *root, int id, int hop)
 {
 	const cJSON *e;
 
-	cJSON_ArrayForEach(e, events_of(root)) {
+	cJSON_ArrayForEach (e, events_of(root)) {
 		const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
 
 		if (strcmp(ph_of(e), "X") == 0 && (int)num(args, "event_id") == id &&
@@ -185,7 +187,8 @@ static void test_trace_hop_order_and_flows(void **state)
 	struct fixture *f = *state;
 	cJSON *root;
 
-	assert_int_equal(il_trace_write(f->path, f->msgs, NEVENTS, threads, NTHREADS, NULL, 0, 0), 0);
+	assert_int_equal(il_trace_write(f->path, f->msgs, NEVENTS, threads, NTHREADS, NULL, 0, 0),
+			 0);
 	root = load(f->path);
 	assert_non_null(root);
 
@@ -207,7 +210,7 @@ static void test_trace_hop_order_and_flows(void **state)
 
 		/* One flow: s, t..., f in time order, each inside the slice of its hop. */
 		prev_ts = -1;
-		cJSON_ArrayForEach(e, events_of(root)) {
+		cJSON_ArrayForEach (e, events_of(root)) {
 			const char *ph = ph_of(e);
 			const cJSON *s;
 			double ts;
@@ -225,7 +228,7 @@ static void test_trace_hop_order_and_flows(void **state)
 			assert_int_equal((int)num(e, "tid"), (int)num(s, "tid"));
 			if (nflow == last)
 				assert_string_equal(
-					cJSON_GetObjectItemCaseSensitive(e, "bp")->valuestring, "e");
+				    cJSON_GetObjectItemCaseSensitive(e, "bp")->valuestring, "e");
 			prev_ts = ts;
 			nflow++;
 		}
@@ -241,9 +244,10 @@ static void test_trace_bounded(void **state)
 	const cJSON *e;
 	int maxid = 0;
 
-	assert_int_equal(il_trace_write(f->path, f->msgs, NEVENTS, threads, NTHREADS, NULL, 0, 2), 0);
+	assert_int_equal(il_trace_write(f->path, f->msgs, NEVENTS, threads, NTHREADS, NULL, 0, 2),
+			 0);
 	root = load(f->path);
-	cJSON_ArrayForEach(e, events_of(root))
+	cJSON_ArrayForEach (e, events_of(root))
 		if (strcmp(ph_of(e), "X") == 0) {
 			int id = (int)num(cJSON_GetObjectItemCaseSensitive(e, "args"), "event_id");
 
@@ -256,7 +260,7 @@ static void test_trace_bounded(void **state)
 static void test_trace_refuses_symlink(void **state)
 {
 	struct fixture *f = *state;
-	char link[128], buf[8] = { 0 };
+	char link[128], buf[8] = {0};
 	FILE *fp;
 
 	fp = fopen(f->path, "w");
@@ -276,10 +280,10 @@ static void test_trace_refuses_symlink(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_trace_slices_named_and_complete, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_trace_hop_order_and_flows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_trace_bounded, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_trace_refuses_symlink, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_trace_slices_named_and_complete, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_trace_hop_order_and_flows, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_trace_bounded, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_trace_refuses_symlink, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,7 +102,7 @@ static cJSON *recv_json(struct child *c)
 			return j;
 		}
 		assert_int_equal(rc, IL_FRAME_INCOMPLETE);
-		struct pollfd p = { .fd = c->fd, .events = POLLIN };
+		struct pollfd p = {.fd = c->fd, .events = POLLIN};
 		int left = (int)((deadline - il_now_ns()) / 1000000);
 
 		assert_true(il_now_ns() < deadline);
@@ -149,7 +149,7 @@ static double num(const cJSON *o, const char *k)
 
 static void test_workload_protocol(void **state)
 {
-	static const char *const extra[] = { "--load", "2", NULL };
+	static const char *const extra[] = {"--load", "2", NULL};
 	struct child c;
 	cJSON *j, *t, *canary, *load;
 	uint64_t t_start, t_stats;
@@ -163,8 +163,7 @@ static void test_workload_protocol(void **state)
 	assert_string_equal(str(j, "process"), "il-workload");
 	assert_int_equal((int)num(j, "pid"), c.pid);
 	/* The canary and both load threads, each with its read-back class. */
-	cJSON_ArrayForEach(t, cJSON_GetObjectItem(j, "threads"))
-	{
+	cJSON_ArrayForEach (t, cJSON_GetObjectItem(j, "threads")) {
 		const char *name = str(t, "name");
 
 		if (strcmp(name, "il:canary") == 0)
@@ -232,7 +231,7 @@ static void test_workload_eof_exits(void **state)
 
 static void test_workload_bad_option(void **state)
 {
-	static const char *const extra[] = { "--load=lots", NULL };
+	static const char *const extra[] = {"--load=lots", NULL};
 	struct child c;
 
 	spawn(&c, extra);
@@ -243,9 +242,9 @@ static void test_workload_bad_option(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_workload_protocol),
-		cmocka_unit_test(test_workload_eof_exits),
-		cmocka_unit_test(test_workload_bad_option),
+	    cmocka_unit_test(test_workload_protocol),
+	    cmocka_unit_test(test_workload_eof_exits),
+	    cmocka_unit_test(test_workload_bad_option),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

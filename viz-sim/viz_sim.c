@@ -14,7 +14,7 @@
 #include "il_present.h"
 #include "il_queue.h"
 
-#define QUEUE_CAP 256
+#define QUEUE_CAP	  256
 #define MAX_PENDING_FLIPS 64
 
 struct viz {
@@ -66,7 +66,8 @@ static void done_cb(void *ctx, struct il_msg *m)
 
 static int io_setup(struct il_role_thread *t)
 {
-	int rc = il_queue_init(&V.done_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), done_cb, NULL);
+	int rc =
+	    il_queue_init(&V.done_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), done_cb, NULL);
 
 	if (rc < 0)
 		return rc;
@@ -96,7 +97,8 @@ static void comp_cb(void *ctx, struct il_msg *m)
 
 static int comp_setup(struct il_role_thread *t)
 {
-	return il_queue_init(&V.comp_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), comp_cb, NULL);
+	return il_queue_init(&V.comp_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), comp_cb,
+			     NULL);
 }
 
 static void comp_teardown(struct il_role_thread *t)
@@ -154,7 +156,8 @@ static void flip_done_cb(void *ctx, uint64_t flip_ns, uint64_t seq)
 static int drm_setup(struct il_role_thread *t)
 {
 	char err[256];
-	int rc = il_queue_init(&V.drm_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), drm_cb, NULL);
+	int rc =
+	    il_queue_init(&V.drm_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), drm_cb, NULL);
 
 	if (rc < 0)
 		return rc;
@@ -201,7 +204,7 @@ static void viz_stop(struct il_child *c, cJSON *stats)
 
 int main(int argc, char **argv)
 {
-	static const struct il_child_hooks hooks = { .option = viz_option, .stop = viz_stop };
+	static const struct il_child_hooks hooks = {.option = viz_option, .stop = viz_stop};
 	struct il_child *c = il_child_init(argc, argv, IL_PROC_VIZ, &hooks);
 
 	il_child_start_thread(c, &V.io, IL_T_VIZ_IO, io_setup, io_teardown);

@@ -238,13 +238,15 @@ int il_ctl_send_type(uv_stream_t *stream, const char *type)
 int il_ctl_send_fd(int sock, int fd)
 {
 	char mark = FD_MARK;
-	struct iovec iov = { .iov_base = &mark, .iov_len = 1 };
+	struct iovec iov = {.iov_base = &mark, .iov_len = 1};
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} c;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
-			      .msg_controllen = sizeof(c.buf) };
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = c.buf,
+			     .msg_controllen = sizeof(c.buf)};
 	struct cmsghdr *h;
 	ssize_t n;
 
@@ -263,14 +265,16 @@ int il_ctl_send_fd(int sock, int fd)
 int il_ctl_recv_fd(int sock, int timeout_ms, int *fd)
 {
 	char mark = 0;
-	struct iovec iov = { .iov_base = &mark, .iov_len = 1 };
+	struct iovec iov = {.iov_base = &mark, .iov_len = 1};
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} c;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
-			      .msg_controllen = sizeof(c.buf) };
-	struct pollfd p = { .fd = sock, .events = POLLIN };
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = c.buf,
+			     .msg_controllen = sizeof(c.buf)};
+	struct pollfd p = {.fd = sock, .events = POLLIN};
 	struct cmsghdr *h;
 	ssize_t n;
 	int r;

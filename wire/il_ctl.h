@@ -26,7 +26,8 @@
 struct il_frame_reader;
 
 /* Called per valid frame; json is parsed for CONTROL frames (NULL for EVENT). */
-typedef void (*il_frame_cb)(void *ctx, const struct il_frame *f, const struct il_msg *ev, cJSON *json);
+typedef void (*il_frame_cb)(void *ctx, const struct il_frame *f, const struct il_msg *ev,
+			    cJSON *json);
 /* Called once at end of stream or read error (status is a libuv code). */
 typedef void (*il_frame_eof_cb)(void *ctx, int status);
 

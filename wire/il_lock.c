@@ -5,9 +5,8 @@
 #include <string.h>
 
 static const char *const names[IL_LOCK_KIND_COUNT] = {
-	[IL_LOCK_PTHREAD] = "pthread", [IL_LOCK_ADAPTIVE_NP] = "adaptive-np",
-	[IL_LOCK_TAS] = "tas",         [IL_LOCK_IL_NONE] = "il-none",
-	[IL_LOCK_IL_BPF] = "il-bpf",
+    [IL_LOCK_PTHREAD] = "pthread", [IL_LOCK_ADAPTIVE_NP] = "adaptive-np", [IL_LOCK_TAS] = "tas",
+    [IL_LOCK_IL_NONE] = "il-none", [IL_LOCK_IL_BPF] = "il-bpf",
 };
 
 int il_lock_kind_parse(const char *s)
@@ -35,7 +34,8 @@ int il_lock_kind_built(enum il_lock_kind k)
 int il_lock_kind_prepare(enum il_lock_kind k, char *why, size_t len)
 {
 	if (!il_lock_kind_built(k)) {
-		snprintf(why, len, "%s: built without spin/ (IL_WITH_SPIN=OFF)", il_lock_kind_name(k));
+		snprintf(why, len, "%s: built without spin/ (IL_WITH_SPIN=OFF)",
+			 il_lock_kind_name(k));
 		return -ENOTSUP;
 	}
 #ifdef IL_HAVE_SPIN
@@ -62,8 +62,8 @@ int il_lock_kind_prepare_from(enum il_lock_kind k, int map_fd, char *why, size_t
 #ifdef IL_HAVE_SPIN
 	if (k == IL_LOCK_IL_BPF && map_fd >= 0) {
 		if (il_spin_init_map_fd(map_fd, NULL) < 0) {
-			snprintf(why, len, "%s: BPF on-CPU source unavailable: %s", il_lock_kind_name(k),
-				 il_spin_source_reason());
+			snprintf(why, len, "%s: BPF on-CPU source unavailable: %s",
+				 il_lock_kind_name(k), il_spin_source_reason());
 			return -ENOTSUP;
 		}
 		return 0;

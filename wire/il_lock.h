@@ -17,9 +17,9 @@
 enum il_lock_kind {
 	IL_LOCK_PTHREAD,     /* "pthread": pthread_mutex_t, default type */
 	IL_LOCK_ADAPTIVE_NP, /* "adaptive-np": PTHREAD_MUTEX_ADAPTIVE_NP */
-	IL_LOCK_TAS,         /* "tas": test-and-test-and-set spin lock with pause */
+	IL_LOCK_TAS,	     /* "tas": test-and-test-and-set spin lock with pause */
 	IL_LOCK_IL_NONE,     /* "il-none": il_spin_mutex, source none */
-	IL_LOCK_IL_BPF,      /* "il-bpf": il_spin_mutex, source bpf */
+	IL_LOCK_IL_BPF,	     /* "il-bpf": il_spin_mutex, source bpf */
 };
 
 #define IL_LOCK_KIND_COUNT 5

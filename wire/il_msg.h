@@ -53,7 +53,7 @@ enum il_frame_type {
 
 /* Fixed payload size of an EVENT frame. */
 #define IL_FRAME_EVENT_PAYLOAD (8 + IL_NSTAMPS * 8 * 2 + IL_NSTAMPS * 4 * 3)
-#define IL_FRAME_EVENT_LEN (IL_FRAME_HDR_LEN + IL_FRAME_EVENT_PAYLOAD)
+#define IL_FRAME_EVENT_LEN     (IL_FRAME_HDR_LEN + IL_FRAME_EVENT_PAYLOAD)
 
 /* Distinct decode errors, so a reader can count each kind. */
 enum il_frame_err {

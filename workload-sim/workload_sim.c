@@ -41,7 +41,8 @@ static int wl_option(struct il_child *c, const char *name, const char *value)
 	uint64_t v;
 
 	if (strcmp(name, "load") == 0)
-		return il_parse_u64(value, 0, IL_LOAD_MAX_THREADS, &w->load_threads) < 0 ? -EINVAL : 0;
+		return il_parse_u64(value, 0, IL_LOAD_MAX_THREADS, &w->load_threads) < 0 ? -EINVAL
+											 : 0;
 	if (strcmp(name, "canary-cpu") == 0) {
 		if (il_parse_u64(value, 0, CPU_SETSIZE - 1, &v) < 0)
 			return -EINVAL;
@@ -85,24 +86,27 @@ static void wl_stop(struct il_child *c, cJSON *stats)
 
 int main(int argc, char **argv)
 {
-	static struct wl w = { .canary_cpu = -1 };
+	static struct wl w = {.canary_cpu = -1};
 	const struct il_child_hooks hooks = {
-		.start = wl_start, .stop = wl_stop, .option = wl_option, .data = &w,
+	    .start = wl_start,
+	    .stop = wl_stop,
+	    .option = wl_option,
+	    .data = &w,
 	};
 	struct il_child *c = il_child_init(argc, argv, IL_PROC_WORKLOAD, &hooks);
 	char err[256] = "";
 	int ret;
 
-	ret = il_canary_start(&(struct il_canary_config){ .cpu = w.canary_cpu },
-			      il_child_thread_init, c, &w.canary, err, sizeof(err));
+	ret = il_canary_start(&(struct il_canary_config){.cpu = w.canary_cpu}, il_child_thread_init,
+			      c, &w.canary, err, sizeof(err));
 	if (ret < 0)
 		il_child_fail(c, "%s", err);
 	if (w.load_threads) {
 		/* Pinned round-robin so every CPU carries load even while RT
 		 * hogs keep the load balancer from moving anything. */
-		ret = il_load_start(&(struct il_load_config){ .threads = (unsigned)w.load_threads,
-							      .pin = true },
-				    il_child_thread_init, c, &w.load, err, sizeof(err));
+		ret = il_load_start(
+		    &(struct il_load_config){.threads = (unsigned)w.load_threads, .pin = true},
+		    il_child_thread_init, c, &w.load, err, sizeof(err));
 		if (ret < 0)
 			il_child_fail(c, "%s", err);
 	}

@@ -49,7 +49,8 @@ static int check_numbers(const char *s, const uint8_t *data, size_t size)
 	rc = il_parse_i64(s, INT64_MIN, INT64_MAX, &i);
 	IL_FUZZ_CHECK(rc == 0 || rc == -EINVAL || rc == -ERANGE);
 	if (rc == 0)
-		IL_FUZZ_CHECK(s[s[0] == '-'] && s[(s[0] == '-') + strspn(s + (s[0] == '-'), "0123456789")] == '\0');
+		IL_FUZZ_CHECK(s[s[0] == '-'] &&
+			      s[(s[0] == '-') + strspn(s + (s[0] == '-'), "0123456789")] == '\0');
 	rc = il_parse_i64(s, imin, imax, &i);
 	IL_FUZZ_CHECK(rc == 0 || rc == -EINVAL || rc == -ERANGE);
 	if (rc == 0)
@@ -95,13 +96,12 @@ static int check_specs(const char *s)
 }
 
 /* IL_FUZZ_CHECK that frees the arguments: `ret` is -1 until all passed. */
-#define IL_FUZZ_CHECK_OUT(cond)                                                          \
-	do {                                                                             \
-		if (!(cond)) {                                                           \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
-				#cond);                                                  \
-			goto out;                                                        \
-		}                                                                        \
+#define IL_FUZZ_CHECK_OUT(cond)                                                                    \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
+			goto out;                                                                  \
+		}                                                                                  \
 	} while (0)
 
 static FILE *devnull(void)
@@ -123,7 +123,7 @@ static int check_run_opts(const char *s, size_t len)
 {
 	char *argv[MAX_ARGS + 1];
 	char good0[] = "run", good1[] = "--events=5", good2[] = "--load=2";
-	char *good[] = { good0, good1, good2, NULL };
+	char *good[] = {good0, good1, good2, NULL};
 	int argc = 0, rc, rc2, ret = 0;
 	size_t start = 0;
 	struct il_run_opts o, o2;

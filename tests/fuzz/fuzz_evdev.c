@@ -21,7 +21,7 @@ static void press_cb(void *ctx, uint64_t kernel_ns)
 
 int il_fuzz_evdev(const uint8_t *data, size_t size)
 {
-	struct il_input_spec spec = { .kind = IL_INPUT_SYNTHETIC };
+	struct il_input_spec spec = {.kind = IL_INPUT_SYNTHETIC};
 	struct il_input_reader *r = NULL;
 	uint64_t presses = 0, records;
 	char err[256];

@@ -117,7 +117,7 @@ static int consume(struct fuzz_reader *r)
  */
 static int decode_in_place(const uint8_t *data, size_t size)
 {
-	struct fuzz_counts n = { 0 };
+	struct fuzz_counts n = {0};
 	size_t off = 0;
 
 	while (off < size) {

@@ -24,7 +24,7 @@ static int check_policy(const struct il_policy *p)
 	IL_FUZZ_CHECK(il_policy_name(p) && il_policy_name(p)[0]);
 	IL_FUZZ_CHECK(il_policy_path(p) && il_policy_description(p));
 	IL_FUZZ_CHECK(il_policy_role(p, IL_ROLE_COUNT) == NULL);
-	IL_FUZZ_CHECK(il_policy_role(p, (enum il_role)-1) == NULL);
+	IL_FUZZ_CHECK(il_policy_role(p, (enum il_role) - 1) == NULL);
 	for (int i = 0; i < IL_ROLE_COUNT; i++)
 		IL_FUZZ_CHECK(il_policy_attrs_at(p, (size_t)i, NULL) ==
 			      il_policy_role(p, (enum il_role)i));

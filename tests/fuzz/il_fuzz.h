@@ -32,13 +32,12 @@ int il_fuzz_cli(const uint8_t *data, size_t size);
 /* Inputs larger than this are cut: no target gains from more. */
 #define IL_FUZZ_MAX_INPUT 32768
 
-#define IL_FUZZ_CHECK(cond)                                                              \
-	do {                                                                             \
-		if (!(cond)) {                                                           \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
-				#cond);                                                  \
-			return -1;                                                       \
-		}                                                                        \
+#define IL_FUZZ_CHECK(cond)                                                                        \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
+			return -1;                                                                 \
+		}                                                                                  \
 	} while (0)
 
 #endif

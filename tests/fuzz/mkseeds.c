@@ -81,8 +81,8 @@ int main(int argc, char **argv)
 	rc |= write_seed(frame, "control-stop", buf, 1 + n);
 
 	buf[0] = 0;
-	n = put_control("{\"cmd\":\"stats\",\"events\":100,\"invalid\":0,\"hops\":[1,2,3]}", buf + 1,
-			sizeof(buf) - 1);
+	n = put_control("{\"cmd\":\"stats\",\"events\":100,\"invalid\":0,\"hops\":[1,2,3]}",
+			buf + 1, sizeof(buf) - 1);
 	rc |= write_seed(frame, "control-stats", buf, 1 + n);
 
 	/* Three frames split into 37-byte reads: event, control, event. */
@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 	put_ev(&ev[4], EV_SYN, SYN_REPORT, 0);
 	put_ev(&ev[5], EV_KEY, BTN_LEFT, 1);
 	put_ev(&ev[6], EV_SYN, SYN_REPORT, 0);
-	rc |= write_seed(evdev, "motion-unknown-partial", ev,
-			 7 * sizeof(ev[0]) + sizeof(ev[0]) / 2);
+	rc |=
+	    write_seed(evdev, "motion-unknown-partial", ev, 7 * sizeof(ev[0]) + sizeof(ev[0]) / 2);
 	return rc ? 1 : 0;
 }

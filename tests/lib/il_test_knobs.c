@@ -120,8 +120,7 @@ const char *il_test_knobs_state_original(const char *path)
 	const cJSON *k;
 
 	val[0] = '\0';
-	cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(root, "knobs"))
-	{
+	cJSON_ArrayForEach (k, cJSON_GetObjectItemCaseSensitive(root, "knobs")) {
 		const cJSON *p = cJSON_GetObjectItemCaseSensitive(k, "path");
 		const cJSON *o = cJSON_GetObjectItemCaseSensitive(k, "original");
 
@@ -410,8 +409,7 @@ const cJSON *il_test_knobs_report_entry(const cJSON *report, const char *path)
 {
 	const cJSON *k;
 
-	cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(report, "knobs"))
-	{
+	cJSON_ArrayForEach (k, cJSON_GetObjectItemCaseSensitive(report, "knobs")) {
 		if (strcmp(il_test_json_str(k, "path"), path) == 0)
 			return k;
 	}

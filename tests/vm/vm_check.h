@@ -10,16 +10,16 @@
 
 static unsigned vm_passed, vm_failed;
 
-#define VM_CHECK(cond, ...)                                                                    \
-	do {                                                                                   \
-		if (cond) {                                                                    \
-			vm_passed++;                                                           \
-		} else {                                                                       \
-			vm_failed++;                                                           \
-			printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                 \
-			printf(__VA_ARGS__);                                                   \
-			printf("\n");                                                          \
-		}                                                                              \
+#define VM_CHECK(cond, ...)                                                                        \
+	do {                                                                                       \
+		if (cond) {                                                                        \
+			vm_passed++;                                                               \
+		} else {                                                                           \
+			vm_failed++;                                                               \
+			printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                     \
+			printf(__VA_ARGS__);                                                       \
+			printf("\n");                                                              \
+		}                                                                                  \
 	} while (0)
 
 /* Prints the summary line; the process exit status is the verdict. */

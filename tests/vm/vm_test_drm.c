@@ -96,7 +96,7 @@ static uint32_t crtc_fb(void)
 int main(void)
 {
 	static struct run r;
-	struct il_present_spec spec = { .kind = IL_PRESENT_DRM };
+	struct il_present_spec spec = {.kind = IL_PRESENT_DRM};
 	uv_loop_t loop;
 	char err[512] = "";
 	uint32_t fb_before = crtc_fb();
@@ -127,9 +127,10 @@ int main(void)
 	VM_CHECK(time_up, "flip timestamps increasing");
 	VM_CHECK(after_req, "each flip at or after its request, on CLOCK_MONOTONIC");
 	if (r.done >= 2)
-		printf("# %u flips, seq %llu..%llu, %.2f ms apart on average (TCG, functional only)\n",
-		       r.done, (unsigned long long)r.seq[0], (unsigned long long)r.seq[r.done - 1],
-		       il_ns_to_ms((r.flip_ns[r.done - 1] - r.flip_ns[0]) / (r.done - 1)));
+		printf(
+		    "# %u flips, seq %llu..%llu, %.2f ms apart on average (TCG, functional only)\n",
+		    r.done, (unsigned long long)r.seq[0], (unsigned long long)r.seq[r.done - 1],
+		    il_ns_to_ms((r.flip_ns[r.done - 1] - r.flip_ns[0]) / (r.done - 1)));
 
 	/* Three requests at once: one flip answers the first, the next both others. */
 	memset(&r.seq, 0, sizeof(r.seq));

@@ -36,7 +36,7 @@ static int pump(struct il_input_reader *rd, struct reads *r, unsigned want)
 	uint64_t end = il_now_ns() + il_ms_to_ns(10000);
 
 	while (r->n < want && il_now_ns() < end) {
-		struct pollfd pfd = { .fd = rd->ops->fd(rd), .events = POLLIN };
+		struct pollfd pfd = {.fd = rd->ops->fd(rd), .events = POLLIN};
 		int rc;
 
 		if (poll(&pfd, 1, 100) < 0)
@@ -78,7 +78,8 @@ static void test_presses(struct il_injector *inj, struct il_input_reader *rd)
 	VM_CHECK(increasing, "kernel timestamps strictly increasing");
 	VM_CHECK(rd->ops->invalid_events(rd) == 0, "no dropped/invalid events");
 	if (r.n)
-		printf("# TCG timings, functional evidence only: injector->kernel min %.1f avg %.1f us,"
+		printf("# TCG timings, functional evidence only: injector->kernel min %.1f avg "
+		       "%.1f us,"
 		       " kernel->reader min %.1f avg %.1f us\n",
 		       il_ns_to_us(k_min), il_ns_to_us(k_sum / r.n), il_ns_to_us(r_min),
 		       il_ns_to_us(r_sum / r.n));
@@ -115,7 +116,7 @@ static void test_overflow(struct il_injector *inj, struct il_input_reader *rd)
 
 int main(void)
 {
-	struct il_input_spec uinput = { .kind = IL_INPUT_UINPUT }, evdev = { .kind = IL_INPUT_EVDEV };
+	struct il_input_spec uinput = {.kind = IL_INPUT_UINPUT}, evdev = {.kind = IL_INPUT_EVDEV};
 	struct il_injector *inj = NULL;
 	struct il_input_reader *rd = NULL, *rd2 = NULL;
 	char err[512] = "";

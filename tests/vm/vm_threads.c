@@ -91,7 +91,7 @@ static void snapshot(void)
 
 int main(int argc, char **argv)
 {
-	struct sched_param sp = { .sched_priority = 99 };
+	struct sched_param sp = {.sched_priority = 99};
 	uint64_t interval = 2, count = 1;
 
 	if ((argc > 1 && il_parse_u64(argv[1], 1, 3600, &interval) < 0) ||
