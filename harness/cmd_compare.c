@@ -116,6 +116,52 @@ static void usage_line(const char *what)
 }
 
 /* --- loading ------------------------------------------------------------ */
+/* The longest latency a report can hold: a run's watchdog ends it long before. */
+#define MAX_LATENCY_US 3.6e9 /* one hour */
+
+/*
+ * Every number under latency_us and samples_us is a latency: finite, not
+ * negative, at most an hour. A report that says otherwise was not written
+ * by a run (1e308 would make a mean infinite, inf a percentile): refused
+ * with one line naming the value, never silently dropped.
+ */
+static int latencies_sane(const cJSON *root, const char *path)
+{
+	static const char *const tops[] = {"latency_us", "samples_us"};
+
+	for (size_t t = 0; t < sizeof(tops) / sizeof(tops[0]); t++) {
+		const cJSON *lat, *v;
+
+		cJSON_ArrayForEach (lat, il_json_get(root, tops[t])) {
+			int i = 0;
+
+			cJSON_ArrayForEach (v, lat) {
+				double x = v->valuedouble;
+
+				if (cJSON_IsNumber(v) &&
+				    !(isfinite(x) && x >= 0 && x <= MAX_LATENCY_US)) {
+					char where[160];
+
+					if (cJSON_IsArray(lat))
+						snprintf(where, sizeof(where), "%s.%s[%d]", tops[t],
+							 lat->string ? lat->string : "?", i);
+					else
+						snprintf(where, sizeof(where), "%s.%s.%s", tops[t],
+							 lat->string ? lat->string : "?",
+							 v->string ? v->string : "?");
+					fprintf(stderr,
+						"compare: %s: %s = %g is not a latency (0 to %.0f "
+						"us)\n",
+						path, where, x, MAX_LATENCY_US);
+					return -1;
+				}
+				i++;
+			}
+		}
+	}
+	return 0;
+}
+
 static int add_report(struct group *g, const char *path)
 {
 	static const char *const required[] = {"events.sent", "events.completed",
@@ -144,6 +190,10 @@ static int add_report(struct group *g, const char *path)
 			cJSON_Delete(root);
 			return -1;
 		}
+	if (latencies_sane(root, path) < 0) {
+		cJSON_Delete(root);
+		return -1;
+	}
 	g->paths[g->n] = strdup(path);
 	g->reports[g->n++] = root;
 	{

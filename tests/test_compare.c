@@ -346,6 +346,50 @@ static void test_compare_errors_one_line(void **state)
 	assert_int_equal(count_lines(err_text), 1);
 }
 
+/* A value no run can write (huge, infinite, negative) is refused, named, never dropped. */
+static void test_compare_impossible_values_refused(void **state)
+{
+	static const struct {
+		const char *name, *from, *to, *says;
+	} cases[] = {
+	    {"huge-sample.json", "\"processing\":[", "\"processing\":[1e308,",
+	     "samples_us.processing[0] = 1e+308 is not a latency"},
+	    {"inf-sample.json", "\"processing\":[", "\"processing\":[1e400,",
+	     "samples_us.processing[0] = inf is not a latency"},
+	    {"neg-p50.json", "\"p50\":", "\"p50\":-5,\"was_p50\":",
+	     "latency_us.processing.p50 = -5 is not a latency"},
+	};
+	char src[128], *text;
+
+	(void)state;
+	path_of(src, sizeof(src), "a.json");
+	text = il_file_read(src, 1 << 24, NULL);
+	assert_non_null(text);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		/* The JSON as il_json_write printed it, with one value changed. */
+		char *compact = strdup(text), *w = compact, *at, *out;
+
+		for (const char *r = text; *r; r++)
+			if (*r != '\n' && *r != '\t')
+				*w++ = *r;
+		*w = '\0';
+		at = strstr(compact, cases[i].from);
+		assert_non_null(at);
+		out = malloc(strlen(compact) + strlen(cases[i].to) + 1);
+		sprintf(out, "%.*s%s%s", (int)(at - compact), compact, cases[i].to,
+			at + strlen(cases[i].from));
+		write_text(cases[i].name, out);
+		free(out);
+		free(compact);
+		assert_int_equal(run_compare("a.json", cases[i].name), 2);
+		if (!strstr(err_text, cases[i].says))
+			fail_msg("%s: stderr lacks '%s': %s", cases[i].name, cases[i].says,
+				 err_text);
+		assert_int_equal(count_lines(err_text), 1);
+	}
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +399,7 @@ int main(void)
 	    cmocka_unit_test(test_compare_rounds),
 	    cmocka_unit_test(test_compare_json_for_the_sweep),
 	    cmocka_unit_test(test_compare_errors_one_line),
+	    cmocka_unit_test(test_compare_impossible_values_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
