@@ -14,6 +14,7 @@
  * Root, under the knob fixture (tests/lib/il_test_knobs.h), which puts
  * the knobs back after every case.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -239,6 +240,22 @@ static void test_hardening_knobs_one_lock_per_machine(void **state)
 	free(res);
 }
 
+/* Threads listed under /proc/PID/task (0 when unreadable). */
+static int count_tasks(const char *task_dir)
+{
+	DIR *d = opendir(task_dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
 /* A dead run's knobs are put back by the next start, from any state dir;
  * a killed run not reaped yet (a zombie) holds nothing. */
 static void test_hardening_knobs_dead_run_repaired_anywhere(void **state)
@@ -274,6 +291,13 @@ static void test_hardening_knobs_dead_run_repaired_anywhere(void **state)
 				il_test_stat_read(path, &st, f, 4);
 			}
 			assert_int_equal(st, 'Z');
+			/* The leader shows 'Z' while its other threads may still be
+			 * exiting, holding the open files (the lock among them): a
+			 * zombie is a process whose threads are all gone. */
+			snprintf(path, sizeof(path), "/proc/%d/task", (int)a.pid);
+			for (int i = 0; i < 1000 && count_tasks(path) > 1; i++)
+				usleep(5000);
+			assert_int_equal(count_tasks(path), 1);
 		}
 		assert_string_equal(il_test_knob(IL_TEST_RT_RUNTIME), VALUE);
 		assert_int_equal(access(sfile, F_OK), 0);
