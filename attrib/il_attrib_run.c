@@ -46,6 +46,7 @@ struct il_attrib_run {
 	size_t nt;
 	uint64_t from_ns, to_ns;
 	uint64_t drops, last_drain_ns;
+	unsigned unnamed; /* hog/load threads past the culprit table: not named */
 	struct il_cpustat *stat0, *stat1;
 	struct il_capture_prog progs[IL_CAPTURE_MAX_PROGS];
 	size_t nprogs;
@@ -239,6 +240,13 @@ int il_attrib_run_threads(struct il_attrib_run *r, const cJSON *threads, int sel
 		 * events and the BPF cost for nothing the report uses). */
 		th.name_only = role && (!strcmp(role, "js") || !strcmp(role, "load"));
 		rc = add_thread(r, &th, pipeline);
+		/* Hundreds of load threads outgrow the culprit table: those past
+		 * it are not named (their time shows as an unknown culprit),
+		 * counted in the report; the pipeline's threads always fit. */
+		if (rc == -ENOSPC && th.name_only) {
+			r->unnamed++;
+			continue;
+		}
 		if (rc < 0) {
 			char why[128];
 
@@ -455,6 +463,7 @@ int il_attrib_run_report(struct il_attrib_run *r, cJSON *root)
 	if (il_attrib_report(r->eng, o) < 0)
 		return -ENOMEM;
 	schedstat_check(r, o);
+	cJSON_AddNumberToObject(o, "threads_unnamed", r->unnamed);
 	cJSON_AddItemToObject(o, "steal", steal_json(r));
 	cJSON_AddItemToObject(o, "bpf", bpf_json(r));
 	cJSON_AddNumberToObject(o, "capture_ms",
