@@ -296,14 +296,22 @@ static void runqueue_hook(struct chain *c, int k, int phase)
 	X.trigger_ns = il_now_ns();
 }
 
-static int culprit_tid(const struct il_attrib *a, const struct il_attrib_hop *h, uint64_t *ns)
+/*
+ * The time hop h lost to thread tid, as one of its culprits (0: not one),
+ * and that culprit's name. Not "the top culprit": on a busy host another
+ * task (a compiler, stress-ng) may take more of the hop than the intruder
+ * the test planted; the intruder's own share is what must match.
+ */
+static uint64_t culprit_ns(const struct il_attrib *a, const struct il_attrib_hop *h, int tid,
+			   const char **name)
 {
 	for (int i = 0; i < IL_ATTRIB_HOP_CULPRITS && h->culprit[i].ns; i++) {
 		const struct il_attrib_culprit *cu = il_attrib_culprit(a, h->culprit[i].id);
 
-		if (cu && cu->tid) {
-			*ns = h->culprit[i].ns;
-			return cu->tid;
+		if (cu && cu->tid == tid) {
+			if (name)
+				*name = cu->thread;
+			return h->culprit[i].ns;
 		}
 	}
 	return 0;
@@ -315,6 +323,7 @@ static void test_attrib_bpf_fifo_runqueue(void **state)
 	struct il_attrib_event ev;
 	const struct il_attrib_hop *h;
 	uint64_t spin = 3 * MS, ns = 0;
+	const char *who = NULL;
 	double rq;
 
 	need();
@@ -336,8 +345,9 @@ static void test_attrib_bpf_fifo_runqueue(void **state)
 	/* The VM's other tasks may add their own wait: the intruder's share is
 	 * what must match, and the component holds at least that. */
 	assert_true(rq >= 0.9 * (double)spin);
-	assert_int_equal(culprit_tid(c.eng, h, &ns), X.tid);
-	assert_string_equal(il_attrib_culprit(c.eng, h->culprit[0].id)->thread, "il-intruder");
+	ns = culprit_ns(c.eng, h, X.tid, &who);
+	assert_true(ns > 0);
+	assert_string_equal(who, "il-intruder");
 	assert_true(fabs((double)ns - (double)spin) <= 0.1 * (double)spin);
 	chain_stop(&c);
 }
@@ -378,7 +388,8 @@ static void test_attrib_bpf_fifo_preempts_main(void **state)
 		      (double)h->total_ns / 1e3);
 	/* As above: other tasks may preempt it too; the intruder's share must match. */
 	assert_true(pre >= 0.9 * (double)spin);
-	assert_int_equal(culprit_tid(c.eng, h, &ns), X.tid);
+	ns = culprit_ns(c.eng, h, X.tid, NULL);
+	assert_true(ns > 0);
 	assert_true(fabs((double)ns - (double)spin) <= 0.1 * (double)spin);
 	assert_true(fabs((double)h->comp_ns[IL_COMP_WORK] - 2e6) <= 0.1 * 2e6);
 	chain_stop(&c);
