@@ -630,9 +630,14 @@ static void on_wake(struct il_attrib *a, const struct il_kev *e)
 			th->migrated = true;
 			break;
 		}
-		tl_push(a, th, e->ts_ns, last->state, e->arg2, TF_MIGRATED);
-		if (last->state == TS_RUNNABLE)
-			cpu_wait_mark(a, e->arg2, e->ts_ns);
+		{
+			/* Read before the push: it may move the timeline (last). */
+			int state = last->state;
+
+			tl_push(a, th, e->ts_ns, state, e->arg2, TF_MIGRATED);
+			if (state == TS_RUNNABLE)
+				cpu_wait_mark(a, e->arg2, e->ts_ns);
+		}
 		break;
 	default:
 		break;
