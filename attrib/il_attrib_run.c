@@ -217,6 +217,13 @@ int il_attrib_run_threads(struct il_attrib_run *r, const cJSON *threads, int sel
 
 		self.policy = pol == SCHED_FIFO ? "fifo" : pol == SCHED_RR ? "rr" : "other";
 	}
+	/* First, before the hogs and the load can fill the culprit table
+	 * (1024 load threads did, and the whole run lost its attribution). */
+	rc = add_thread(r, &self, false);
+	if (rc < 0) {
+		unavailable(r, "cannot follow the orchestrator's thread");
+		return rc;
+	}
 	cJSON_ArrayForEach (t, threads) {
 		const cJSON *sched = cJSON_GetObjectItemCaseSensitive(t, "sched");
 		const char *role = str_of(t, "role");
@@ -255,11 +262,6 @@ int il_attrib_run_threads(struct il_attrib_run *r, const cJSON *threads, int sel
 			unavailable(r, why);
 			return rc;
 		}
-	}
-	rc = add_thread(r, &self, false);
-	if (rc < 0) {
-		unavailable(r, "cannot follow the orchestrator's thread");
-		return rc;
 	}
 	il_cpustat_read(&r->stat0);
 	r->from_ns = il_now_ns();

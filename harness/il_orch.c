@@ -31,6 +31,11 @@
 #define STOP_KILL_SLACK_MS 300
 #define PING_INTERVAL_MS   250
 #define PING_DEAD_MS	   1500
+/* What one wake-up of a nice-0 thread may wait per CPU-bound thread it
+ * competes with: EEVDF runs every eligible task whose deadline is earlier
+ * first, about half of them at one 3 ms slice each, and a ping's answer
+ * takes a few wake-ups. */
+#define PING_PER_BUSY_MS 12
 
 static void run_stop(struct il_run *r);
 static void inject(struct il_run *r);
@@ -50,6 +55,20 @@ static void inject(struct il_run *r);
 static uint64_t stop_timeout_ms(const struct il_run *r)
 {
 	return STOP_TIMEOUT_MS + 5 * (r->o->hog_threads + r->o->load_threads);
+}
+
+/*
+ * How long a child may take to answer a ping before it counts as hung:
+ * 1.5 s, and more when the run itself keeps the CPUs busy with hog and
+ * load threads. 1024 load threads at nice 0 on 2 CPUs made a nice-0 child
+ * wait about 0.8 s per wake-up: starved, not hung.
+ */
+static uint64_t ping_dead_ms(const struct il_run *r)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t busy = (uint64_t)r->o->hog_threads + (uint64_t)r->o->load_threads;
+
+	return PING_DEAD_MS + PING_PER_BUSY_MS * busy / (uint64_t)(ncpu > 0 ? ncpu : 1);
 }
 
 static void enter_stopping(struct il_run *r, uint64_t now)
@@ -496,10 +515,10 @@ static void check_liveness(struct il_run *r, uint64_t now)
 
 		if (!p->spawned || p->exited)
 			continue;
-		if (p->ping_sent_ns && now - p->ping_sent_ns > il_ms_to_ns(PING_DEAD_MS)) {
-			il_orch_fail(r,
-				     "%s stopped answering (no reply for %d ms); stopping the run",
-				     p->name, PING_DEAD_MS);
+		if (p->ping_sent_ns && now - p->ping_sent_ns > il_ms_to_ns(ping_dead_ms(r))) {
+			il_orch_fail(
+			    r, "%s stopped answering (no reply for %llu ms); stopping the run",
+			    p->name, (unsigned long long)ping_dead_ms(r));
 			return;
 		}
 		if (!p->ping_sent_ns && now - p->pong_ns > il_ms_to_ns(PING_INTERVAL_MS))
