@@ -78,16 +78,16 @@ static int map_records(int fd, struct il_oncpu *o)
 	return 0;
 }
 
-int il_oncpu_open_fd(int map_fd, struct il_oncpu **out)
+/*
+ * A reader of the records of map fd, which it takes over (closed on
+ * failure too); program says where the map came from. *out is set only on
+ * success.
+ */
+static int open_reader(int fd, const char *program, struct il_oncpu **out)
 {
-	struct il_oncpu *o;
-	int fd, r;
+	struct il_oncpu *o = calloc(1, sizeof(*o));
+	int r;
 
-	/* Our own descriptor: the caller keeps (and closes) theirs. */
-	fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	o = calloc(1, sizeof(*o));
 	if (!o) {
 		close(fd);
 		return -ENOMEM;
@@ -98,9 +98,20 @@ int il_oncpu_open_fd(int map_fd, struct il_oncpu **out)
 		free(o);
 		return r;
 	}
-	o->program = "shared";
+	o->program = program;
 	*out = o;
 	return 0;
+}
+
+int il_oncpu_open_fd(int map_fd, struct il_oncpu **out)
+{
+	int fd;
+
+	/* Our own descriptor: the caller keeps (and closes) theirs. */
+	fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	return open_reader(fd, "shared", out);
 }
 
 const char *il_oncpu_program(const struct il_oncpu *o)
@@ -111,8 +122,7 @@ const char *il_oncpu_program(const struct il_oncpu *o)
 int il_oncpu_open_pinned(const char *pin_dir, struct il_oncpu **out)
 {
 	char path[PATH_MAX];
-	struct il_oncpu *o;
-	int fd, r;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", pin_dir ? pin_dir : IL_ONCPU_PIN_DIR,
 		 IL_ONCPU_PIN_MAP);
@@ -125,20 +135,7 @@ int il_oncpu_open_pinned(const char *pin_dir, struct il_oncpu **out)
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
-	o = calloc(1, sizeof(*o));
-	if (!o) {
-		close(fd);
-		return -ENOMEM;
-	}
-	r = map_records(fd, o);
-	if (r < 0) {
-		close(fd);
-		free(o);
-		return r;
-	}
-	o->program = "pinned";
-	*out = o;
-	return 0;
+	return open_reader(fd, "pinned", out);
 }
 
 /* The perf event ID of sched/sched_switch, whether or not tracefs is mounted. */
