@@ -20,6 +20,7 @@
 #include <linux/perf_event.h>
 #include <unistd.h>
 
+#include "il_pidmax.h"
 #include "il_tracefs.h"
 #include "oncpu.skel.h"
 
@@ -34,24 +35,6 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	if (!getenv("IL_SPIN_DEBUG"))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
-}
-
-/* Entries to record: every possible TID, bounded by IL_ONCPU_MAX_ENTRIES. */
-static uint32_t wanted_entries(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
-	unsigned long v = 0;
-
-	if (f) {
-		if (fscanf(f, "%lu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	if (v == 0)
-		v = 32768;
-	if (v > IL_ONCPU_MAX_ENTRIES)
-		v = IL_ONCPU_MAX_ENTRIES;
-	return (uint32_t)v;
 }
 
 static int map_records(int fd, struct il_oncpu *o)
@@ -219,7 +202,8 @@ static int load_variant(struct il_oncpu_bpf **out, int do_attach, enum il_oncpu_
 	skel = il_oncpu_bpf__open();
 	if (!skel)
 		return errno ? -errno : -EINVAL;
-	r = bpf_map__set_max_entries(skel->maps.oncpu, wanted_entries());
+	/* Entries to record: every possible TID, bounded by IL_ONCPU_MAX_ENTRIES. */
+	r = bpf_map__set_max_entries(skel->maps.oncpu, il_pidmax_get(IL_ONCPU_MAX_ENTRIES));
 	if (r == 0)
 		r = bpf_program__set_autoload(skel->progs.il_oncpu_switch_btf,
 					      prog == IL_ONCPU_PROG_BTF);
