@@ -7,10 +7,10 @@
 /*
  * The inputlat program of the build tree a benchmark runs from: a bench
  * lives in build/bench/, the orchestrator in build/, so this is
- * <dir of /proc/self/exe>/../inputlat. Fills buf (the path, also when it
- * is missing, for the caller's message) and returns 0 when it is
- * executable, else -errno.
+ * <dir of /proc/self/exe>/../inputlat, into buf. Returns 0 when it is
+ * executable; else says so on stderr, as prog ("prog: cannot find ..."),
+ * and returns -errno.
  */
-int il_bench_inputlat(char *buf, size_t len);
+int il_bench_inputlat(const char *prog, char *buf, size_t len);
 
 #endif

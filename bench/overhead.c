@@ -420,8 +420,10 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_REALTIME, &start_wall);
 	cmdline = il_cmdline_join("overhead", argc - 1, argv + 1);
-	if (il_bench_inputlat(inputlat, sizeof(inputlat)) < 0 || !mkdtemp(tmpdir)) {
-		fprintf(stderr, "overhead: cannot find %s (build the inputlat target)\n", inputlat);
+	if (il_bench_inputlat("overhead", inputlat, sizeof(inputlat)) < 0)
+		return 1;
+	if (!mkdtemp(tmpdir)) {
+		fprintf(stderr, "overhead: cannot make %s: %s\n", tmpdir, strerror(errno));
 		return 1;
 	}
 	snprintf(tmpjson, sizeof(tmpjson), "%s/run.json", tmpdir);

@@ -209,11 +209,8 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_REALTIME, &start_wall);
 	cmdline = il_cmdline_join("rss-events", argc - 1, argv + 1);
-	if (il_bench_inputlat(inputlat, sizeof(inputlat)) < 0) {
-		fprintf(stderr, "rss-events: cannot find %s (build the inputlat target)\n",
-			inputlat);
+	if (il_bench_inputlat("rss-events", inputlat, sizeof(inputlat)) < 0)
 		return 1;
-	}
 	if (!dir) {
 		if (!mkdtemp(tmpdir)) {
 			fprintf(stderr, "rss-events: cannot make %s: %s\n", tmpdir,
