@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "il_pidmax.h"
 #include "il_tracefs.h"
 #include "attrib.skel.h"
 
@@ -38,21 +39,6 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	if (!getenv("IL_ATTRIB_DEBUG"))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
-}
-
-static uint32_t pid_max(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
-	unsigned long v = 0;
-
-	if (f) {
-		if (fscanf(f, "%lu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	if (v == 0)
-		v = 32768;
-	return v > MAX_TIDS ? MAX_TIDS : (uint32_t)v;
 }
 
 static int ring_cb(void *ctx, void *data, size_t len)
@@ -182,7 +168,7 @@ int il_capture_new(il_capture_event_cb cb, void *ctx, struct il_capture **out, c
 		snprintf(why, whylen, "opening the BPF object: %s", strerror(-rc));
 		goto fail;
 	}
-	c->max_tid = pid_max();
+	c->max_tid = il_pidmax_get(MAX_TIDS);
 	if ((rc = bpf_map__set_max_entries(c->skel->maps.threads, c->max_tid)) < 0 ||
 	    (rc = bpf_map__set_max_entries(c->skel->maps.waiters, (uint32_t)c->ncpus)) < 0) {
 		snprintf(why, whylen, "sizing the BPF maps: %s", strerror(-rc));

@@ -9,7 +9,7 @@ target_link_libraries(hop-floor PRIVATE il_floor)
 set_target_properties(hop-floor PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
 
 add_executable(overhead ${CMAKE_CURRENT_LIST_DIR}/overhead.c)
-target_link_libraries(overhead PRIVATE il_floor PkgConfig::CJSON)
+target_link_libraries(overhead PRIVATE il_bench il_floor PkgConfig::CJSON)
 set_target_properties(overhead PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
 add_dependencies(overhead inputlat)
 
@@ -20,6 +20,6 @@ set_target_properties(hop-cost PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINAR
 
 # Peak RSS per process against the number of traced events (issue 17).
 add_executable(rss-events ${CMAKE_CURRENT_LIST_DIR}/rss-events.c)
-target_link_libraries(rss-events PRIVATE il_common PkgConfig::CJSON)
+target_link_libraries(rss-events PRIVATE il_bench il_common PkgConfig::CJSON)
 set_target_properties(rss-events PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
 add_dependencies(rss-events inputlat)

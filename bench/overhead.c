@@ -28,7 +28,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <math.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -40,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "il_bench.h"
 #include "il_chain.h"
 #include "il_file.h"
 #include "il_floor.h"
@@ -376,13 +376,12 @@ int main(int argc, char **argv)
 	const char *json_path = NULL, *interval = "2";
 	static struct pol_acc acc[NPOL];
 	struct rlimit rl = {.rlim_cur = 2000000, .rlim_max = 3000000};
-	char self[4096], inputlat[4200], tmpdir[] = "/tmp/il-overhead.XXXXXX", tmpjson[4200];
+	char inputlat[4200], tmpdir[] = "/tmp/il-overhead.XXXXXX", tmpjson[4200];
 	struct timespec start_wall;
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), c, rc = 0;
 	double interval_ms = 2;
 	cJSON *rss = NULL, *root, *results, *cs;
 	char *cmdline;
-	ssize_t n;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		int bad = 0;
@@ -421,14 +420,10 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_REALTIME, &start_wall);
 	cmdline = il_cmdline_join("overhead", argc - 1, argv + 1);
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0)
+	if (il_bench_inputlat("overhead", inputlat, sizeof(inputlat)) < 0)
 		return 1;
-	self[n] = '\0';
-	/* build/bench/overhead -> build/inputlat */
-	snprintf(inputlat, sizeof(inputlat), "%s/../inputlat", dirname(self));
-	if (access(inputlat, X_OK) < 0 || !mkdtemp(tmpdir)) {
-		fprintf(stderr, "overhead: cannot find %s (build the inputlat target)\n", inputlat);
+	if (!mkdtemp(tmpdir)) {
+		fprintf(stderr, "overhead: cannot make %s: %s\n", tmpdir, strerror(errno));
 		return 1;
 	}
 	snprintf(tmpjson, sizeof(tmpjson), "%s/run.json", tmpdir);

@@ -19,7 +19,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "il_bench.h"
 #include "il_file.h"
 #include "il_header.h"
 #include "il_parse.h"
@@ -167,7 +167,7 @@ int main(int argc, char **argv)
 	    {"json", required_argument, NULL, 'j'},   {NULL, 0, NULL, 0},
 	};
 	char default_counts[] = "1000,10000,100000,1000000";
-	char self[4096], inputlat[4200], tmpdir[] = "/tmp/il-rss-events.XXXXXX";
+	char inputlat[4200], tmpdir[] = "/tmp/il-rss-events.XXXXXX";
 	const char *json_path = NULL, *interval = "0.3", *dir = NULL;
 	uint64_t counts[MAX_COUNTS];
 	struct row rows[MAX_COUNTS] = {0};
@@ -176,7 +176,6 @@ int main(int argc, char **argv)
 	int n = 0, c, rc = 0, made_dir = 0;
 	cJSON *root, *arr;
 	char *cmdline;
-	ssize_t len;
 
 	parse_counts(default_counts, counts, &n);
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -210,17 +209,8 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_REALTIME, &start_wall);
 	cmdline = il_cmdline_join("rss-events", argc - 1, argv + 1);
-	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (len < 0)
+	if (il_bench_inputlat("rss-events", inputlat, sizeof(inputlat)) < 0)
 		return 1;
-	self[len] = '\0';
-	/* build/bench/rss-events -> build/inputlat */
-	snprintf(inputlat, sizeof(inputlat), "%s/../inputlat", dirname(self));
-	if (access(inputlat, X_OK) < 0) {
-		fprintf(stderr, "rss-events: cannot find %s (build the inputlat target)\n",
-			inputlat);
-		return 1;
-	}
 	if (!dir) {
 		if (!mkdtemp(tmpdir)) {
 			fprintf(stderr, "rss-events: cannot make %s: %s\n", tmpdir,

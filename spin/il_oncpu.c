@@ -20,6 +20,7 @@
 #include <linux/perf_event.h>
 #include <unistd.h>
 
+#include "il_pidmax.h"
 #include "il_tracefs.h"
 #include "oncpu.skel.h"
 
@@ -34,24 +35,6 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	if (!getenv("IL_SPIN_DEBUG"))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
-}
-
-/* Entries to record: every possible TID, bounded by IL_ONCPU_MAX_ENTRIES. */
-static uint32_t wanted_entries(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
-	unsigned long v = 0;
-
-	if (f) {
-		if (fscanf(f, "%lu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	if (v == 0)
-		v = 32768;
-	if (v > IL_ONCPU_MAX_ENTRIES)
-		v = IL_ONCPU_MAX_ENTRIES;
-	return (uint32_t)v;
 }
 
 static int map_records(int fd, struct il_oncpu *o)
@@ -78,16 +61,16 @@ static int map_records(int fd, struct il_oncpu *o)
 	return 0;
 }
 
-int il_oncpu_open_fd(int map_fd, struct il_oncpu **out)
+/*
+ * A reader of the records of map fd, which it takes over (closed on
+ * failure too); program says where the map came from. *out is set only on
+ * success.
+ */
+static int open_reader(int fd, const char *program, struct il_oncpu **out)
 {
-	struct il_oncpu *o;
-	int fd, r;
+	struct il_oncpu *o = calloc(1, sizeof(*o));
+	int r;
 
-	/* Our own descriptor: the caller keeps (and closes) theirs. */
-	fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	o = calloc(1, sizeof(*o));
 	if (!o) {
 		close(fd);
 		return -ENOMEM;
@@ -98,9 +81,20 @@ int il_oncpu_open_fd(int map_fd, struct il_oncpu **out)
 		free(o);
 		return r;
 	}
-	o->program = "shared";
+	o->program = program;
 	*out = o;
 	return 0;
+}
+
+int il_oncpu_open_fd(int map_fd, struct il_oncpu **out)
+{
+	int fd;
+
+	/* Our own descriptor: the caller keeps (and closes) theirs. */
+	fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	return open_reader(fd, "shared", out);
 }
 
 const char *il_oncpu_program(const struct il_oncpu *o)
@@ -111,8 +105,7 @@ const char *il_oncpu_program(const struct il_oncpu *o)
 int il_oncpu_open_pinned(const char *pin_dir, struct il_oncpu **out)
 {
 	char path[PATH_MAX];
-	struct il_oncpu *o;
-	int fd, r;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", pin_dir ? pin_dir : IL_ONCPU_PIN_DIR,
 		 IL_ONCPU_PIN_MAP);
@@ -125,20 +118,7 @@ int il_oncpu_open_pinned(const char *pin_dir, struct il_oncpu **out)
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
-	o = calloc(1, sizeof(*o));
-	if (!o) {
-		close(fd);
-		return -ENOMEM;
-	}
-	r = map_records(fd, o);
-	if (r < 0) {
-		close(fd);
-		free(o);
-		return r;
-	}
-	o->program = "pinned";
-	*out = o;
-	return 0;
+	return open_reader(fd, "pinned", out);
 }
 
 /* The perf event ID of sched/sched_switch, whether or not tracefs is mounted. */
@@ -222,7 +202,8 @@ static int load_variant(struct il_oncpu_bpf **out, int do_attach, enum il_oncpu_
 	skel = il_oncpu_bpf__open();
 	if (!skel)
 		return errno ? -errno : -EINVAL;
-	r = bpf_map__set_max_entries(skel->maps.oncpu, wanted_entries());
+	/* Entries to record: every possible TID, bounded by IL_ONCPU_MAX_ENTRIES. */
+	r = bpf_map__set_max_entries(skel->maps.oncpu, il_pidmax_get(IL_ONCPU_MAX_ENTRIES));
 	if (r == 0)
 		r = bpf_program__set_autoload(skel->progs.il_oncpu_switch_btf,
 					      prog == IL_ONCPU_PROG_BTF);

@@ -24,7 +24,6 @@
 #include "il_test.h"
 #include "il_test_proc.h"
 
-static char tmpdir[256], inputlat[PATH_MAX];
 static pid_t live_run;
 
 /* Members of process group pgid (0: none), counted from /proc. */
@@ -61,7 +60,7 @@ static pid_t state_pgid(pid_t run)
 	pid_t pgid = 0;
 	cJSON *o;
 
-	snprintf(path, sizeof(path), "%s/background.%d.state", tmpdir, (int)run);
+	snprintf(path, sizeof(path), "%s/background.%d.state", il_test_suite.tmpdir, (int)run);
 	if (il_test_read_file(path, text, sizeof(text)) <= 0)
 		return 0;
 	o = cJSON_Parse(text);
@@ -96,11 +95,19 @@ static bool group_running(pid_t pgid)
 static pid_t start_long(const char *cmd, pid_t *pgid)
 {
 	char out[300], err[300];
-	char *argv[] = {inputlat, "run",     "--events",     "100000",	  "--interval-ms",
-			"10",	  "--quiet", "--background", (char *)cmd, NULL};
+	char *argv[] = {il_test_suite.inputlat,
+			"run",
+			"--events",
+			"100000",
+			"--interval-ms",
+			"10",
+			"--quiet",
+			"--background",
+			(char *)cmd,
+			NULL};
 
-	snprintf(out, sizeof(out), "%s/long.out", tmpdir);
-	snprintf(err, sizeof(err), "%s/long.err", tmpdir);
+	snprintf(out, sizeof(out), "%s/long.out", il_test_suite.tmpdir);
+	snprintf(err, sizeof(err), "%s/long.err", il_test_suite.tmpdir);
 	live_run = il_test_spawn(argv, out, err);
 	assert_true(live_run > 0);
 	for (int waited = 0; waited < 10000 && !(*pgid = state_pgid(live_run)); waited += 20)
@@ -113,24 +120,15 @@ static pid_t start_long(const char *cmd, pid_t *pgid)
 static void test_background_normal_end(void **state)
 {
 	char json[300], text[1 << 20];
-	char *argv[] = {inputlat,
-			"run",
-			"--events",
-			"50",
-			"--interval-ms",
-			"10",
-			"--quiet",
-			"--background",
-			"while :; do :; done",
-			"--json",
-			json,
-			NULL};
+	char *argv[] = {il_test_suite.inputlat, "run",	  "--events", "50",
+			"--interval-ms",	"10",	  "--quiet",  "--background",
+			"while :; do :; done",	"--json", json,	      NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 	cJSON *root, *bg;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 	assert_non_null(res);
-	snprintf(json, sizeof(json), "%s/normal.json", tmpdir);
+	snprintf(json, sizeof(json), "%s/normal.json", il_test_suite.tmpdir);
 	assert_int_equal(il_test_run(argv, 60000, res), 0);
 	if (res->exit_code != 0)
 		fail_msg("exit %d: %s", res->exit_code, res->err);
@@ -174,7 +172,7 @@ static void test_background_sigint(void **state)
 static void test_background_sigkill_then_check(void **state)
 {
 	pid_t pgid, run = start_long("sleep 300 & sleep 300; wait", &pgid);
-	char *argv[] = {inputlat, "check", NULL};
+	char *argv[] = {il_test_suite.inputlat, "check", NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 
 	assert_non_null(res);
@@ -197,8 +195,8 @@ static void test_background_sigkill_then_check(void **state)
 
 static void test_background_not_found(void **state)
 {
-	char *argv[] = {inputlat, "run", "--events", "5", "--background", "no-such-load-generator",
-			NULL};
+	char *argv[] = {il_test_suite.inputlat,	  "run", "--events", "5", "--background",
+			"no-such-load-generator", NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 
 	assert_non_null(res);
@@ -213,11 +211,10 @@ static void test_background_not_found(void **state)
 
 static int group_setup(void **state)
 {
-	if (il_test_tmpdir_make(tmpdir, sizeof(tmpdir), "background") < 0)
+	if (il_test_suite_setup(state) < 0)
 		return -1;
-	snprintf(inputlat, sizeof(inputlat), "%s", il_test_build_path("inputlat"));
 	/* This file's state files, apart from any real run's. */
-	setenv("IL_STATE_DIR", tmpdir, 1);
+	setenv("IL_STATE_DIR", il_test_suite.tmpdir, 1);
 	return 0;
 }
 
@@ -228,7 +225,7 @@ static int teardown(void **state)
 		waitpid(live_run, NULL, 0);
 		live_run = 0;
 		/* What it left, by its state file. */
-		char *argv[] = {inputlat, "check", NULL};
+		char *argv[] = {il_test_suite.inputlat, "check", NULL};
 		struct il_test_result *res = malloc(sizeof(*res));
 
 		if (res)
@@ -238,13 +235,12 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* Not il_test_suite_teardown: a run reaped here by waitpid is still on
+ * il_test_spawn's list, and its pid must not be signalled again. */
 static int group_teardown(void **state)
 {
-	char cmd[300];
-
 	teardown(state);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return il_test_paths_close(&il_test_suite) < 0 ? -1 : 0;
 }
 
 int main(void)

@@ -199,25 +199,6 @@ static void test_canary_fifo_hog_stalls(void **state)
 	assert_true(s.cpu_share < 0.6);
 }
 
-/* utime + stime of one of our threads, in ns, as the kernel accounts it. */
-static uint64_t proc_task_cpu_ns(int tid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long ut = 0, st = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	assert_non_null(fgets(buf, sizeof(buf), f));
-	fclose(f);
-	p = strrchr(buf, ')');
-	assert_non_null(p);
-	assert_int_equal(
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st), 2);
-	return (ut + st) * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
-}
-
 /* The load threads count their CPU time as the kernel does. */
 static void test_canary_load_share(void **state)
 {
@@ -238,11 +219,11 @@ static void test_canary_load_share(void **state)
 	tid = cJSON_GetObjectItem(th, "tid")->valueint;
 	cJSON_Delete(j);
 
-	p0 = proc_task_cpu_ns(tid);
+	p0 = il_test_task_cpu_ns(tid);
 	il_load_mark_start(l);
 	t0 = il_now_ns();
 	usleep(1000000);
-	p1 = proc_task_cpu_ns(tid);
+	p1 = il_test_task_cpu_ns(tid);
 	wall = il_now_ns() - t0;
 	share = il_load_cpu_share(l, wall);
 	il_load_stop(l);

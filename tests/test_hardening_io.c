@@ -42,16 +42,6 @@ static struct il_test_result *res;
 
 /* --- helpers ------------------------------------------------------------ */
 
-static const char *tmp(const char *name)
-{
-	static char buf[64][PATH_MAX];
-	static int i;
-	char *p = buf[i++ % 64];
-
-	snprintf(p, PATH_MAX, "%s/%s", il_test_suite.tmpdir, name);
-	return p;
-}
-
 /* Runs inputlat with args (NULL-terminated, after "inputlat"). */
 static void run_pre(const char *const *args, void (*pre)(void *), void *ctx)
 {
@@ -168,7 +158,7 @@ static void test_hardening_io_bad_output_paths(void **state)
 	char target[PATH_MAX];
 	int cases = 0;
 
-	snprintf(target, sizeof(target), "%s", tmp("target"));
+	snprintf(target, sizeof(target), "%s", il_test_suite_file("target"));
 	write_file(target, "KEEP\n");
 	for (size_t o = 0; o < NOUTS; o++) {
 		for (int k = 0; k < BAD_COUNT; k++) {
@@ -178,8 +168,8 @@ static void test_hardening_io_bad_output_paths(void **state)
 			snprintf(name, sizeof(name), "out-%zu-%s", o, kinds[k]);
 			snprintf(path, sizeof(path), "%s",
 				 k == BAD_DEVICE   ? "/dev/null"
-				 : k == BAD_NO_DIR ? tmp("no/such/dir/x.json")
-						   : tmp(name));
+				 : k == BAD_NO_DIR ? il_test_suite_file("no/such/dir/x.json")
+						   : il_test_suite_file(name));
 			want = make_bad((enum bad_out)k, path, target);
 			{
 				const char *args[] = {"run",	   "--events", "3", "--quiet",
@@ -201,7 +191,7 @@ static void test_hardening_io_bad_output_paths(void **state)
  * could rewrite root's report later, or have root write into theirs. */
 static void test_hardening_io_other_users_file(void **state)
 {
-	const char *dir = tmp("sticky");
+	const char *dir = il_test_suite_file("sticky");
 	char path[PATH_MAX + 16];
 
 	IL_TEST_NEED_ROOT("a file owned by another user");
@@ -223,7 +213,7 @@ static void test_hardening_io_other_users_file(void **state)
 /* Two outputs that are one file, or an output that is an input. */
 static void test_hardening_io_outputs_collide(void **state)
 {
-	const char *a = tmp("same.out"), *hard = tmp("same.link");
+	const char *a = il_test_suite_file("same.out"), *hard = il_test_suite_file("same.link");
 	char dot[PATH_MAX + 8], policy[PATH_MAX], replay[PATH_MAX];
 	const char *src = getenv("IL_SOURCE_DIR");
 	char cmd[3 * PATH_MAX];
@@ -233,11 +223,11 @@ static void test_hardening_io_outputs_collide(void **state)
 	assert_ours(hard);
 	unlink(hard);
 	assert_int_equal(link(a, hard), 0);
-	snprintf(policy, sizeof(policy), "%s", tmp("mine.policy"));
+	snprintf(policy, sizeof(policy), "%s", il_test_suite_file("mine.policy"));
 	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", il_test_build_path("policies/cfs.policy"),
 		 policy);
 	assert_int_equal(system(cmd), 0);
-	snprintf(replay, sizeof(replay), "%s", tmp("clicks.evemu"));
+	snprintf(replay, sizeof(replay), "%s", il_test_suite_file("clicks.evemu"));
 	snprintf(cmd, sizeof(cmd), "cp '%s/tests/data/mouse-3clicks.evemu' '%s'", src ? src : "..",
 		 replay);
 	assert_int_equal(system(cmd), 0);
@@ -308,7 +298,7 @@ static void test_hardening_io_full_disk_keeps_previous(void **state)
 		char name[32];
 
 		snprintf(name, sizeof(name), "full%zu.out", o);
-		snprintf(paths[o], sizeof(paths[o]), "%s", tmp(name));
+		snprintf(paths[o], sizeof(paths[o]), "%s", il_test_suite_file(name));
 		write_file(paths[o], "PREVIOUS\n");
 		args[n++] = out_opts[o];
 		args[n++] = paths[o];
@@ -348,8 +338,9 @@ static void test_hardening_io_stdout_output(void **state)
 
 static void test_hardening_io_bad_inputs(void **state)
 {
-	const char *fifo = tmp("in.fifo"), *dir = tmp("in.dir"), *big = tmp("big.json");
-	const char *nul = tmp("nul.evemu");
+	const char *fifo = il_test_suite_file("in.fifo"), *dir = il_test_suite_file("in.dir"),
+		   *big = il_test_suite_file("big.json");
+	const char *nul = il_test_suite_file("nul.evemu");
 	char arg[PATH_MAX + 16];
 	int fd;
 
@@ -539,8 +530,8 @@ static void assert_terminal_safe(const char *what, const char *s)
 static void test_hardening_io_hostile_names(void **state)
 {
 	static char out[1 << 16];
-	const char *policy = tmp("evil\x1b[31m\xff.policy");
-	const char *json = tmp("evil.json");
+	const char *policy = il_test_suite_file("evil\x1b[31m\xff.policy");
+	const char *json = il_test_suite_file("evil.json");
 	char cmd[3 * PATH_MAX], *text;
 	size_t len;
 	FILE *f;
@@ -697,11 +688,11 @@ static void test_hardening_io_cli_limits(void **state)
 	char json[PATH_MAX], hist[PATH_MAX], trace[PATH_MAX], errp[PATH_MAX], outp[PATH_MAX];
 	double took_ms;
 
-	snprintf(json, sizeof(json), "%s", tmp("limits.json"));
-	snprintf(hist, sizeof(hist), "%s", tmp("limits.hist"));
-	snprintf(trace, sizeof(trace), "%s", tmp("limits.trace"));
-	snprintf(errp, sizeof(errp), "%s", tmp("limits.err"));
-	snprintf(outp, sizeof(outp), "%s", tmp("limits.out"));
+	snprintf(json, sizeof(json), "%s", il_test_suite_file("limits.json"));
+	snprintf(hist, sizeof(hist), "%s", il_test_suite_file("limits.hist"));
+	snprintf(trace, sizeof(trace), "%s", il_test_suite_file("limits.trace"));
+	snprintf(errp, sizeof(errp), "%s", il_test_suite_file("limits.err"));
+	snprintf(outp, sizeof(outp), "%s", il_test_suite_file("limits.out"));
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *argv[24] = {il_test_suite.inputlat, "run", "--quiet", "--json", json};
 		struct il_test_chain c;

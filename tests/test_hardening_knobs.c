@@ -39,20 +39,10 @@
 
 static char policy[PATH_MAX], other_policy[PATH_MAX];
 
-static const char *tmp(const char *name)
-{
-	static char buf[64][PATH_MAX];
-	static int i;
-	char *p = buf[i++ % 64];
-
-	snprintf(p, PATH_MAX, "%s/%s", il_test_suite.tmpdir, name);
-	return p;
-}
-
 /* A fresh private state directory (0700, root's) for one run. */
 static const char *state_dir(const char *name)
 {
-	const char *d = tmp(name);
+	const char *d = il_test_suite_file(name);
 
 	mkdir(d, 0700);
 	return d;
@@ -87,7 +77,7 @@ static int start(struct il_test_chain *c, const char *tag, const char *sdir, con
 	for (int i = 0; args && args[i] && n < 31; i++)
 		argv[n++] = (char *)args[i];
 	argv[n] = NULL;
-	snprintf(errp, sizeof(errp), "%s", tmp(tag));
+	snprintf(errp, sizeof(errp), "%s", il_test_suite_file(tag));
 	strncat(errp, ".err", sizeof(errp) - strlen(errp) - 1);
 	snprintf(outp, sizeof(outp), "%s", out ? out : "/dev/null");
 	if (sdir)
@@ -146,7 +136,7 @@ static void test_hardening_knobs_restore_from_memory(void **state)
 	il_test_knobs_need_change(VALUE);
 	for (int t = 0; t < T_COUNT; t++) {
 		char tag[32], sfile[PATH_MAX + 16], json[PATH_MAX];
-		const char *sdir, *victim = tmp("victim");
+		const char *sdir, *victim = il_test_suite_file("victim");
 		struct il_test_chain c;
 		const cJSON *k;
 		cJSON *root;
@@ -155,7 +145,7 @@ static void test_hardening_knobs_restore_from_memory(void **state)
 		snprintf(tag, sizeof(tag), "mem-%s", names[t]);
 		sdir = state_dir(tag);
 		snprintf(sfile, sizeof(sfile), "%s/" IL_KNOBS_STATE_FILE, sdir);
-		snprintf(json, sizeof(json), "%s.json", tmp(tag));
+		snprintf(json, sizeof(json), "%s.json", il_test_suite_file(tag));
 		args[5] = json;
 		il_test_write_file(victim, "VICTIM\n");
 		il_test_knobs_need_free();
@@ -334,7 +324,7 @@ static void test_hardening_knobs_stale_state_own_pid(void **state)
 	il_test_knobs_need_change(VALUE);
 	il_test_knobs_need_free();
 	snprintf(sfile, sizeof(sfile), "%s/" IL_KNOBS_STATE_FILE, sdir);
-	snprintf(errp, sizeof(errp), "%s", tmp("ownpid.err"));
+	snprintf(errp, sizeof(errp), "%s", il_test_suite_file("ownpid.err"));
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -436,7 +426,7 @@ static void test_hardening_knobs_check_races_runs(void **state)
  */
 static void test_hardening_knobs_watchdog_after_restore(void **state)
 {
-	const char *fifo = tmp("blocked.out");
+	const char *fifo = il_test_suite_file("blocked.out");
 	const char *a_args[] = {"--events", "20", "--interval-ms", "10",
 				"--hist",   "-",  "--hist-max-us", "300000",
 				NULL};
@@ -539,7 +529,7 @@ static void test_hardening_knobs_failed_restore_reported(void **state)
 	assert_non_null(res);
 	il_test_knobs_need_change("-1");
 	il_test_knobs_need_free();
-	snprintf(json, sizeof(json), "%s", tmp("failed-restore.json"));
+	snprintf(json, sizeof(json), "%s", il_test_suite_file("failed-restore.json"));
 	args[7] = json;
 	il_test_chain_assert_up(&a, start(&a, "failed-restore", NULL, "rt", args, NULL));
 	wait_knob("-1");

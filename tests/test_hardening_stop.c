@@ -43,16 +43,6 @@
 
 static char policy[PATH_MAX];
 
-static const char *tmp(const char *name)
-{
-	static char buf[64][PATH_MAX];
-	static int i;
-	char *p = buf[i++ % 64];
-
-	snprintf(p, PATH_MAX, "%s/%s", il_test_suite.tmpdir, name);
-	return p;
-}
-
 static const char *chain_err(struct il_test_chain *c)
 {
 	static char buf[16384];
@@ -69,8 +59,8 @@ static void start(struct il_test_chain *c, const char *tag, const char *const *a
 	for (int i = 0; args[i] && n < 39; i++)
 		argv[n++] = (char *)args[i];
 	argv[n] = NULL;
-	snprintf(errp, sizeof(errp), "%s.err", tmp(tag));
-	snprintf(outp, sizeof(outp), "%s.out", tmp(tag));
+	snprintf(errp, sizeof(errp), "%s.err", il_test_suite_file(tag));
+	snprintf(outp, sizeof(outp), "%s.out", il_test_suite_file(tag));
 	il_test_chain_assert_up(c, il_test_knobs_chain_start(c, argv, outp, errp, START_MS));
 }
 
@@ -98,7 +88,7 @@ static void test_hardening_stop_signal_any_moment(void **state)
 	int n = 0;
 
 	il_test_knobs_need_change(VALUE);
-	snprintf(errp, sizeof(errp), "%s", tmp("moment.err"));
+	snprintf(errp, sizeof(errp), "%s", il_test_suite_file("moment.err"));
 	for (int delay_ms = 0; delay_ms <= 120; delay_ms += delay_ms < 60 ? 3 : 20, n++) {
 		char *argv[] = {
 		    il_test_suite.inputlat, "run", "--quiet", "--policy", policy, "--events", "30",
@@ -168,7 +158,7 @@ static void test_hardening_stop_sigint_under_top_prio_hogs(void **state)
 
 	IL_TEST_NEED_ROOT("SCHED_FIFO hogs");
 	il_test_knobs_need_change("-1");
-	snprintf(pol, sizeof(pol), "%s", tmp("top-prio.policy"));
+	snprintf(pol, sizeof(pol), "%s", il_test_suite_file("top-prio.policy"));
 	snprintf(prio, sizeof(prio), "%d", POLICY_PRIO_MAX);
 	/* The built-in rt policy (-1: no throttling) with the js hog at the top. */
 	snprintf(cmd, sizeof(cmd),
@@ -310,7 +300,7 @@ static void test_hardening_stop_in_flight(void **state)
 			      NULL};
 	int any = 0;
 
-	snprintf(json, sizeof(json), "%s", tmp("inflight.json"));
+	snprintf(json, sizeof(json), "%s", il_test_suite_file("inflight.json"));
 	for (size_t i = 0; i < sizeof(stop_ms) / sizeof(stop_ms[0]); i++) {
 		struct il_test_chain c;
 		const cJSON *ev;
@@ -386,7 +376,7 @@ static void test_hardening_stop_children_run_what_was_read(void **state)
 
 	IL_TEST_NEED_ROOT("SCHED_FIFO");
 	assert_non_null(res);
-	snprintf(json, sizeof(json), "%s", tmp("stdin.json"));
+	snprintf(json, sizeof(json), "%s", il_test_suite_file("stdin.json"));
 	snprintf(src, sizeof(src), "%s/rt.policy", il_test_suite.policy_dir);
 	il_test_knobs_need_free();
 	assert_int_equal(il_test_run_with(argv, 30000, stdin_from, src, res), 0);
@@ -408,7 +398,7 @@ static void test_hardening_stop_children_run_what_was_read(void **state)
 		struct il_test_chain c;
 		const char *name;
 
-		snprintf(pol, sizeof(pol), "%s", tmp("changing.policy"));
+		snprintf(pol, sizeof(pol), "%s", il_test_suite_file("changing.policy"));
 		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, pol);
 		assert_int_equal(system(cmd), 0);
 		il_test_knobs_need_change("-1");

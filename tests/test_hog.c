@@ -36,27 +36,6 @@ static int failing_init(void *ctx, enum il_role role, const char *name, char *er
 	return -EPERM;
 }
 
-/* utime + stime of one of our threads, in ns, as the kernel accounts it. */
-static uint64_t proc_task_cpu_ns(int tid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long ut = 0, st = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	assert_non_null(fgets(buf, sizeof(buf), f));
-	fclose(f);
-	/* comm may hold spaces or parentheses: fields start after the last ')'. */
-	p = strrchr(buf, ')');
-	assert_non_null(p);
-	/* After ")": state(3) ... utime is field 14, stime 15. */
-	assert_int_equal(
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st), 2);
-	return (ut + st) * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
-}
-
 static const cJSON *thread_entry(const cJSON *stats, int i)
 {
 	return cJSON_GetArrayItem(cJSON_GetObjectItem(stats, "per_thread"), i);
@@ -92,11 +71,11 @@ static void test_hog_share_matches_proc(void **state)
 	fclose(f);
 	assert_string_equal(comm, "render:js0\n");
 
-	proc0 = proc_task_cpu_ns(tid);
+	proc0 = il_test_task_cpu_ns(tid);
 	il_hog_mark_start(h);
 	t0 = il_now_ns();
 	usleep(1000000);
-	proc1 = proc_task_cpu_ns(tid);
+	proc1 = il_test_task_cpu_ns(tid);
 	wall = il_now_ns() - t0;
 	stats = il_hog_stats_json(h, wall);
 	il_hog_stop(h);
@@ -167,7 +146,7 @@ static void test_hog_js_share_matches_proc(void **state)
 	stats = il_hog_stats_json(h, 0);
 	tid = (int)num(thread_entry(stats, 0), "tid");
 	cJSON_Delete(stats);
-	proc0 = proc_task_cpu_ns(tid);
+	proc0 = il_test_task_cpu_ns(tid);
 	il_hog_mark_start(h);
 	t0 = il_now_ns();
 	/* A second at least, and a hundred ticks: a tick is about 0.4 ms of
@@ -175,7 +154,7 @@ static void test_hog_js_share_matches_proc(void **state)
 	 * busy machine. */
 	usleep(1000000);
 	cJSON_Delete(wait_stat(h, "iterations", true, 100));
-	proc1 = proc_task_cpu_ns(tid);
+	proc1 = il_test_task_cpu_ns(tid);
 	wall = il_now_ns() - t0;
 	stats = il_hog_stats_json(h, wall);
 	il_hog_stop(h);

@@ -82,6 +82,24 @@ static struct il_knobs_lock *lock_or_fail(void)
 }
 
 /*
+ * Skips unless root (need_root), then takes the knob lock and sets
+ * sched_rt_runtime_us to 900000 in this process, as a run does; rep says
+ * what changed. Returns the lock, which the caller releases.
+ */
+static struct il_knobs_lock *apply_900000(struct il_knob_report *rep)
+{
+	struct il_knob_settings k = {.has_rt_runtime = true, .rt_runtime_us = 900000};
+	struct il_knobs_lock *l;
+	char err[512] = "";
+
+	need_root();
+	l = lock_or_fail();
+	if (il_knobs_apply(&k, l, rep, err, sizeof(err)) != 0)
+		fail_msg("il_knobs_apply: %s", err);
+	return l;
+}
+
+/*
  * A run, in a child process, that sets sched_rt_runtime_us to 900000 and
  * dies without putting it back: by exit 0, or by SIGKILL when killed.
  * Returns its pid.
@@ -116,12 +134,9 @@ static pid_t die_holding_knobs(bool killed)
 
 static void test_knobs_apply_restore(void **state)
 {
-	need_root();
-	struct il_knob_settings k = {.has_rt_runtime = true, .rt_runtime_us = 900000};
 	struct il_knob_report rep;
 	char err[512] = "";
-	struct il_knobs_lock *l = lock_or_fail();
-	assert_int_equal(il_knobs_apply(&k, l, &rep, err, sizeof(err)), 0);
+	struct il_knobs_lock *l = apply_900000(&rep);
 	assert_string_equal(knob(RT_RUNTIME), "900000");
 	/* With RT_GROUP_SCHED the root RT group is lowered first. */
 	size_t i = rep.n == 2 ? 1 : 0;
@@ -210,12 +225,8 @@ static void test_knobs_crash_recovery(void **state)
 
 static void test_knobs_live_owner_is_left_alone(void **state)
 {
-	need_root();
-	struct il_knob_settings k = {.has_rt_runtime = true, .rt_runtime_us = 900000};
 	struct il_knob_report rep;
-	char err[512] = "";
-	struct il_knobs_lock *l = lock_or_fail();
-	assert_int_equal(il_knobs_apply(&k, l, &rep, err, sizeof(err)), 0);
+	struct il_knobs_lock *l = apply_900000(&rep);
 
 	pid_t pid = fork();
 	assert_true(pid >= 0);

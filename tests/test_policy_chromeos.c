@@ -38,7 +38,6 @@
 #define EVENTS	       100
 
 static const char *const chain_procs[] = {"browser-sim", "render-sim", "viz-sim"};
-static char tmpdir[256], inputlat[PATH_MAX];
 static pid_t live_run;
 
 static double now_s(void)
@@ -226,7 +225,7 @@ static void run_builtin(const char *name, bool rt)
 	char json[300], out[300], err[300], why[400];
 	/* Every event must complete: what is checked is the policy, not
 	 * latency, so a loaded machine gets 20 s per event (--timeout-ms). */
-	char *argv[] = {inputlat,
+	char *argv[] = {il_test_suite.inputlat,
 			"run",
 			"--policy",
 			(char *)name,
@@ -256,9 +255,9 @@ static void run_builtin(const char *name, bool rt)
 		IL_TEST_SKIP("policy %s needs root (negative nice%s)", name,
 			     rt ? ", SCHED_RR" : "");
 	uclamp = il_sysinfo_uclamp(ureason, sizeof(ureason)) == 1;
-	snprintf(json, sizeof(json), "%s/%s.json", tmpdir, name);
-	snprintf(out, sizeof(out), "%s/%s.out", tmpdir, name);
-	snprintf(err, sizeof(err), "%s/%s.err", tmpdir, name);
+	snprintf(json, sizeof(json), "%s/%s.json", il_test_suite.tmpdir, name);
+	snprintf(out, sizeof(out), "%s/%s.out", il_test_suite.tmpdir, name);
+	snprintf(err, sizeof(err), "%s/%s.err", il_test_suite.tmpdir, name);
 
 	live_run = il_test_spawn(argv, out, err);
 	assert_true(live_run > 0);
@@ -397,7 +396,7 @@ static void test_policy_chromeos_rt(void **state)
 static void test_policy_chromeos_required_uclamp(void **state)
 {
 	char path[300], why[160], want[512];
-	char *argv[] = {inputlat, "run", "--policy", path, "--events", "5", NULL};
+	char *argv[] = {il_test_suite.inputlat, "run", "--policy", path, "--events", "5", NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 	FILE *f;
 
@@ -406,7 +405,7 @@ static void test_policy_chromeos_required_uclamp(void **state)
 		free(res);
 		IL_TEST_SKIP("this kernel has uclamp (%s): a required clamp is applied", why);
 	}
-	snprintf(path, sizeof(path), "%s/required.policy", tmpdir);
+	snprintf(path, sizeof(path), "%s/required.policy", il_test_suite.tmpdir);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs("[policy]\nname = required\n[ui]\nclass = other\nuclamp_min = 20\n", f);
@@ -423,15 +422,6 @@ static void test_policy_chromeos_required_uclamp(void **state)
 	free(res);
 }
 
-static int group_setup(void **state)
-{
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/il-test-chromeos.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return -1;
-	snprintf(inputlat, sizeof(inputlat), "%s", il_test_build_path("inputlat"));
-	return 0;
-}
-
 static int teardown(void **state)
 {
 	if (live_run > 0) {
@@ -442,13 +432,12 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* Not il_test_suite_teardown: a run reaped here by waitpid is still on
+ * il_test_spawn's list, and its pid must not be signalled again. */
 static int group_teardown(void **state)
 {
-	char cmd[300];
-
 	teardown(state);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return il_test_paths_close(&il_test_suite) < 0 ? -1 : 0;
 }
 
 int main(void)
@@ -459,5 +448,5 @@ int main(void)
 	    cmocka_unit_test_teardown(test_policy_chromeos_rt, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, il_test_suite_setup, group_teardown);
 }

@@ -235,45 +235,51 @@ int il_ctl_send_type(uv_stream_t *stream, const char *type)
 /* The byte that carries a descriptor; anything else there is a protocol error. */
 #define FD_MARK 'F'
 
-int il_ctl_send_fd(int sock, int fd)
-{
-	char mark = FD_MARK;
-	struct iovec iov = {.iov_base = &mark, .iov_len = 1};
+/* One mark byte and room for one descriptor: what send_fd and recv_fd pass. */
+struct fd_msg {
+	char mark;
+	struct iovec iov;
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} c;
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = c.buf,
-			     .msg_controllen = sizeof(c.buf)};
+	struct msghdr msg;
+};
+
+/* Points m's message at its own mark byte and control buffer, zeroed. */
+static void fd_msg_init(struct fd_msg *m, char mark)
+{
+	memset(m, 0, sizeof(*m));
+	m->mark = mark;
+	m->iov.iov_base = &m->mark;
+	m->iov.iov_len = 1;
+	m->msg.msg_iov = &m->iov;
+	m->msg.msg_iovlen = 1;
+	m->msg.msg_control = m->c.buf;
+	m->msg.msg_controllen = sizeof(m->c.buf);
+}
+
+int il_ctl_send_fd(int sock, int fd)
+{
+	struct fd_msg m;
 	struct cmsghdr *h;
 	ssize_t n;
 
-	memset(&c, 0, sizeof(c));
-	h = CMSG_FIRSTHDR(&msg);
+	fd_msg_init(&m, FD_MARK);
+	h = CMSG_FIRSTHDR(&m.msg);
 	h->cmsg_level = SOL_SOCKET;
 	h->cmsg_type = SCM_RIGHTS;
 	h->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(h), &fd, sizeof(int));
 	do
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+		n = sendmsg(sock, &m.msg, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	return n == 1 ? 0 : n < 0 ? -errno : -EIO;
 }
 
 int il_ctl_recv_fd(int sock, int timeout_ms, int *fd)
 {
-	char mark = 0;
-	struct iovec iov = {.iov_base = &mark, .iov_len = 1};
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} c;
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = c.buf,
-			     .msg_controllen = sizeof(c.buf)};
+	struct fd_msg m;
 	struct pollfd p = {.fd = sock, .events = POLLIN};
 	struct cmsghdr *h;
 	ssize_t n;
@@ -286,14 +292,15 @@ int il_ctl_recv_fd(int sock, int timeout_ms, int *fd)
 		return -ETIMEDOUT;
 	if (r < 0)
 		return -errno;
+	fd_msg_init(&m, 0);
 	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+		n = recvmsg(sock, &m.msg, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	if (n != 1 || mark != FD_MARK)
+	if (n != 1 || m.mark != FD_MARK)
 		return -EPROTO;
-	for (h = CMSG_FIRSTHDR(&msg); h; h = CMSG_NXTHDR(&msg, h))
+	for (h = CMSG_FIRSTHDR(&m.msg); h; h = CMSG_NXTHDR(&m.msg, h))
 		if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
 		    h->cmsg_len == CMSG_LEN(sizeof(int))) {
 			memcpy(fd, CMSG_DATA(h), sizeof(int));

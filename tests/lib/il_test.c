@@ -56,6 +56,26 @@ int il_test_schedstat(pid_t tid, uint64_t *cpu_ns, uint64_t *wait_ns)
 	return 0;
 }
 
+uint64_t il_test_task_cpu_ns(int tid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	/* comm may hold spaces or parentheses: fields start after the last ')'. */
+	p = strrchr(buf, ')');
+	assert_non_null(p);
+	/* After ")": state(3) ... utime is field 14, stime 15. */
+	assert_int_equal(
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st), 2);
+	return (ut + st) * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
+}
+
 int il_test_cpu_busy_ns(int cpu, uint64_t *busy_ns)
 {
 	static char buf[1 << 16];

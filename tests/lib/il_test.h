@@ -76,6 +76,13 @@ double il_test_now_s(void);
 int il_test_schedstat(pid_t tid, uint64_t *cpu_ns, uint64_t *wait_ns);
 
 /*
+ * utime + stime of thread tid of this process, in ns, as the kernel
+ * accounts it (/proc/self/task/TID/stat, at the tick's resolution).
+ * Fails the test when it cannot be read.
+ */
+uint64_t il_test_task_cpu_ns(int tid);
+
+/*
  * How busy CPU cpu (-1: all CPUs together) has been since boot, from
  * /proc/stat: the time it was neither idle nor waiting for I/O (steal
  * counts as busy: the hypervisor had it), in ns, at the tick's

@@ -594,6 +594,16 @@ int il_test_suite_teardown(void **state)
 	return il_test_paths_close(&il_test_suite) < 0 ? -1 : 0;
 }
 
+const char *il_test_suite_file(const char *name)
+{
+	static char buf[64][PATH_MAX];
+	static int i;
+	char *p = buf[i++ % 64];
+
+	snprintf(p, PATH_MAX, "%s/%s", il_test_suite.tmpdir, name);
+	return p;
+}
+
 /* --- a background `inputlat run` and its chain ---------------------------- */
 
 void il_test_chain_spawn(struct il_test_chain *c, char *const argv[], const char *out,

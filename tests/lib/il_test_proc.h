@@ -149,6 +149,12 @@ extern struct il_test_paths il_test_suite;
 int il_test_suite_setup(void **state);
 int il_test_suite_teardown(void **state);
 
+/*
+ * il_test_suite.tmpdir/name. The result is one of 64 static buffers used
+ * in turn, so a call's arguments (an argv) may hold up to 64 at once.
+ */
+const char *il_test_suite_file(const char *name);
+
 /* --- a background `inputlat run` and its chain ---------------------------- */
 
 struct il_test_chain {
