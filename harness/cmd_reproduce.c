@@ -784,7 +784,8 @@ static void claim2(struct repro *r, struct claim *c)
 	}
 	/* Starved: rt's stall is clearly longer than cfs's, and the intervals
 	 * of the medians sit on the right sides of 500 and 50 ms. */
-	c->verdict = ratio.verdict == IL_VERDICT_HIGHER && rt.lo >= 500 && cfs.hi < 50
+	c->verdict = ratio.verdict == IL_VERDICT_NOT_ENOUGH ? "not testable"
+		     : ratio.verdict == IL_VERDICT_HIGHER && rt.lo >= 500 && cfs.hi < 50
 			 ? "holds"
 			 : "does not hold";
 	mci_text(trt, sizeof(trt), &rt, "%.0f", "ms");
@@ -861,7 +862,9 @@ static void claim3(struct repro *r, struct claim *c)
 		    others.median, thr.median, fs.median);
 		return;
 	}
-	c->verdict = diff.verdict == IL_VERDICT_HIGHER ? "holds" : "does not hold";
+	c->verdict = diff.verdict == IL_VERDICT_NOT_ENOUGH ? "not testable"
+		     : diff.verdict == IL_VERDICT_HIGHER   ? "holds"
+							   : "does not hold";
 	mci_text(tthr, sizeof(tthr), &thr, "%.2f", "%");
 	mci_text(tfs, sizeof(tfs), &fs, "%.2f", "%");
 	if (isnan(diff.lo))
@@ -930,7 +933,12 @@ static void claim4(struct repro *r, struct claim *c)
 	fig(c, "article_cfs_share_pct", want);
 	/* "About runtime/period" and "a stall of about period - runtime": the
 	 * intervals of the medians must lie inside those bounds. */
-	c->verdict = share.lo >= 0.6 * want && share.hi <= 1.6 * want && stall.hi <= bound_ms
+	/* Too few rounds for an interval of the medians (under 4: its coverage
+	 * is 75% or less), nothing to judge. */
+	c->verdict = isnan(share.lo) || isnan(share.hi) || isnan(stall.hi) ||
+			     share.coverage < 0.8 || stall.coverage < 0.8
+			 ? "not testable"
+		     : share.lo >= 0.6 * want && share.hi <= 1.6 * want && stall.hi <= bound_ms
 			 ? "holds"
 			 : "does not hold";
 	mci_text(tshare, sizeof(tshare), &share, "%.2f", "%");
@@ -940,8 +948,11 @@ static void claim4(struct repro *r, struct claim *c)
 	    "under an RT hog per CPU, CFS got %s of the hog CPUs (runtime/period %.1f%%; holds "
 	    "within %.1f%% to %.1f%%; the busy load threads %.2f%% of it all, sharing with every "
 	    "other CFS task) and the canary's longest stall was %s (period - runtime %.0f ms, "
-	    "holds up to %.0f ms); article: about 5%%, stall at most about 950 ms",
-	    tshare, want, 0.6 * want, 1.6 * want, load.median * 100, tstall, gap_ms, bound_ms);
+	    "holds up to %.0f ms)%s; article: about 5%%, stall at most about 950 ms",
+	    tshare, want, 0.6 * want, 1.6 * want, load.median * 100, tstall, gap_ms, bound_ms,
+	    strcmp(c->verdict, "not testable") == 0
+		? "; not enough data: an interval of the median needs at least 4 rounds"
+		: "");
 	claim_culprits(r, c, scs, 1, true);
 }
 

@@ -89,7 +89,7 @@ static void test_hardening_stop_signal_any_moment(void **state)
 
 	il_test_knobs_need_change(VALUE);
 	snprintf(errp, sizeof(errp), "%s", il_test_suite_file("moment.err"));
-	for (int delay_ms = 0; delay_ms <= 120; delay_ms += delay_ms < 60 ? 3 : 20, n++) {
+	for (int delay_ms = 0; delay_ms <= 120; delay_ms += delay_ms < 60 ? 5 : 20, n++) {
 		char *argv[] = {
 		    il_test_suite.inputlat, "run", "--quiet", "--policy", policy, "--events", "30",
 		    "--interval-ms",	    "10",  NULL};
@@ -110,7 +110,7 @@ static void test_hardening_stop_signal_any_moment(void **state)
 
 	/* The narrowest moment: right after the knob changed, before the
 	 * loop's handlers exist (watched for in a tight loop). */
-	for (int i = 0; i < 9; i++) {
+	for (int i = 0; i < 6; i++) {
 		char *argv[] = {
 		    il_test_suite.inputlat, "run", "--quiet", "--policy", policy, "--events", "30",
 		    "--interval-ms",	    "10",  NULL};
