@@ -389,8 +389,12 @@ static void check_stale_background(struct checks *cs, const char *state_dir)
 		    n, n == 1 ? "" : "s");
 	else if (n == 0 || n == -ENOENT)
 		add(cs, "stale background load found", false, "nothing left by a dead run");
+	else if (n == -EACCES || n == -EPERM)
+		add(cs, "stale background load found", false, "not looked for: %s needs root (%s)",
+		    state_dir, strerror(-n));
 	else
-		add(cs, "stale background load found", false, "%s: %s", state_dir, strerror(-n));
+		add(cs, "stale background load found", false, "not looked for: %s: %s", state_dir,
+		    strerror(-n));
 	free(log);
 }
 

@@ -16,7 +16,7 @@ static int sink_start(void *ctx, const struct il_event_run_info *info)
 	/* Attribution never fails a run: it says why it is missing instead. */
 	if (il_attrib_run_available(s->a) &&
 	    il_attrib_run_threads(s->a, info->threads, info->self_pid, info->self_tid) < 0)
-		fprintf(stderr, "inputlat: no attribution: %s\n", il_attrib_run_why(s->a));
+		fprintf(stderr, "inputlat run: no attribution: %s\n", il_attrib_run_why(s->a));
 	return 0;
 }
 

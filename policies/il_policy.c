@@ -232,10 +232,18 @@ static void section_start(struct parse_ctx *c, const char *line)
 static char *reader(char *buf, int size, void *stream)
 {
 	struct parse_ctx *c = stream;
+	long at = ftell(c->fp);
 	if (c->err || !fgets(buf, size, c->fp))
 		return NULL;
 	bool starts_line = c->at_line_start;
 	size_t len = strlen(buf);
+	/* fgets read more than strlen sees: a NUL byte, which would otherwise
+	 * pass for the line's end and come out as "line longer than ...". */
+	long got = at >= 0 ? ftell(c->fp) - at : -1;
+	if (got >= 0 && (size_t)got != len) {
+		fail(c, c->line + starts_line, "a NUL byte (a policy file is text)");
+		return NULL;
+	}
 	c->at_line_start = len > 0 && buf[len - 1] == '\n';
 	if (!starts_line)
 		return buf;

@@ -279,6 +279,8 @@ static void test_nonroot_attribution(void **state)
 /* --- 3. check says so --------------------------------------------------- */
 static void test_nonroot_check(void **state)
 {
+	static const char *const unlooked[] = {"stale knobs found: no (",
+					       "stale background load found: no ("};
 	char *args[] = {il_test_suite.inputlat, "check", NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 	const char *line;
@@ -294,6 +296,17 @@ static void test_nonroot_check(void **state)
 		fail_msg("check as %s does not say 'root or CAP_SYS_NICE: no':\n%s", user,
 			 res->out);
 	assert_non_null(strstr(res->out, "policy rt: no"));
+	/* What it could not look at, it says it did not look at (a bare
+	 * "no (/run/inputlat: Permission denied)" read as "none found"). */
+	for (size_t i = 0; i < sizeof(unlooked) / sizeof(unlooked[0]); i++) {
+		const char *k = unlooked[i];
+
+		line = strstr(res->out, k);
+		if (!line || (strncmp(line + strlen(k), "not looked for: ", 16) != 0 &&
+			      strncmp(line + strlen(k), "nothing left by a dead run)", 27) != 0))
+			fail_msg("check as %s: '%s' neither looked nor said 'not looked for':\n%s",
+				 user, k, res->out);
+	}
 	free(res);
 }
 

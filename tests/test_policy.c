@@ -273,6 +273,40 @@ static void test_policy_broken_files(void **state)
 	}
 }
 
+/* A NUL byte anywhere is named as such, on its line (it once came out as
+ * "line longer than 198 characters"). */
+static void test_policy_nul_byte(void **state)
+{
+	static const struct {
+		const char *bytes;
+		size_t len;
+		const char *msg;
+	} cases[] = {
+	    {"[ui]\nclass = oth\0er\n", 20, "2: a NUL byte (a policy file is text)"},
+	    {"\0[ui]\nclass = other\n", 20, "1: a NUL byte (a policy file is text)"},
+	    {"[ui]\nclass = other\n# ok\n\0", 25, "4: a NUL byte (a policy file is text)"},
+	};
+	char path[4200];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/nul.policy", tmp_dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct il_policy *p = NULL;
+		char err[512] = "", want[4400];
+		FILE *f = fopen(path, "w");
+		int r;
+
+		assert_non_null(f);
+		assert_int_equal(fwrite(cases[i].bytes, 1, cases[i].len, f), cases[i].len);
+		fclose(f);
+		r = il_policy_load(path, builtin_dir, &p, err, sizeof(err));
+		snprintf(want, sizeof(want), "%s:%s", path, cases[i].msg);
+		if (r != -EINVAL || strcmp(err, want) != 0)
+			fail_msg("case %zu: r=%d\n got: %s\nwant: %s", i, r, err, want);
+		assert_null(p);
+	}
+}
+
 /* "optional" marks exactly the clamps it precedes, and blanks around it
  * do not matter. */
 static void test_policy_optional(void **state)
@@ -461,6 +495,7 @@ int main(void)
 	    cmocka_unit_test(test_policy_builtin_values),
 	    cmocka_unit_test(test_policy_unknown_name),
 	    cmocka_unit_test(test_policy_broken_files),
+	    cmocka_unit_test(test_policy_nul_byte),
 	    cmocka_unit_test(test_policy_optional),
 	    cmocka_unit_test(test_policy_thread_sections),
 	    cmocka_unit_test(test_policy_chromeos_builtins),
