@@ -40,6 +40,7 @@ def _lowest(inputlat, cells, policies, scenario, stat, reference):
         return f"no processing {stat}: no policy completed a round here"
     value, best = ranked[0]
     text = f"lowest processing {stat}: {best}, {_us(value)}"
+    nxt = None
     if len(ranked) > 1:
         nxt = ranked[1][1]
         try:
@@ -48,7 +49,9 @@ def _lowest(inputlat, cells, policies, scenario, stat, reference):
         except st.RunError as e:
             text += f"; against {nxt}: no statistics ({e})"
     ref = cells.get((reference, scenario))
-    if best != reference and ref and ref.get("rounds"):
+    # Against the reference too, unless it was the runner-up just compared
+    # (an A/A sweep printed "0.99x cfs ...; 0.99x cfs ..." once).
+    if best != reference and nxt != reference and ref and ref.get("rounds"):
         text += "; " + st.change_text(cells[(best, scenario)].get(f"{stat}_cmp") or {}, reference)
     return text
 

@@ -10,6 +10,7 @@ import csv
 import glob
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -316,6 +317,12 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertTrue(any(line.startswith("Idle waste under the hog") and "throttling wastes more"
                             in line for line in lines), lines)
         self.assertTrue(any(line.startswith("hog: lowest processing p50: ") for line in lines))
+        # Each policy is compared with the lowest at most once per line (the
+        # reference as runner-up was printed twice).
+        for line in lines:
+            if ": lowest processing " in line:
+                named = re.findall(r"(?:x|than) ([\w.-]+) \(95% interval", line)
+                self.assertEqual(len(named), len(set(named)), line)
 
     def test_sweep_has_no_statistics_of_its_own(self):
         # One engine: the Python side calls `inputlat compare`, never resamples.
