@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "il_run_opts.h"
+
 struct attrib_sink {
 	struct il_attrib_run *a;
 	struct il_attrib_event last; /* the event explained last, for --records */
@@ -13,9 +15,20 @@ static int sink_start(void *ctx, const struct il_event_run_info *info)
 {
 	struct attrib_sink *s = ctx;
 
-	/* Attribution never fails a run: it says why it is missing instead. */
-	if (il_attrib_run_available(s->a) &&
-	    il_attrib_run_threads(s->a, info->threads, info->self_pid, info->self_tid) < 0)
+	/*
+	 * Attribution never fails a run: it says why it is missing instead,
+	 * here, once the run is up. Said at the start, it came before the one
+	 * line of a run that then failed to start (a --background not found).
+	 * A diagnostic, not progress: --quiet keeps it; --attribution off
+	 * asked for none.
+	 */
+	if (!il_attrib_run_available(s->a)) {
+		if (info->o->attribution == IL_ATTRIB_AUTO)
+			fprintf(stderr, "inputlat run: no attribution: %s\n",
+				il_attrib_run_why(s->a));
+		return 0;
+	}
+	if (il_attrib_run_threads(s->a, info->threads, info->self_pid, info->self_tid) < 0)
 		fprintf(stderr, "inputlat run: no attribution: %s\n", il_attrib_run_why(s->a));
 	return 0;
 }

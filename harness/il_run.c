@@ -170,9 +170,7 @@ static int attribution_start(struct il_run *r)
 		fprintf(stderr, "inputlat run: --attribution on: %s\n", err);
 		return 2;
 	}
-	/* A diagnostic, not progress: --quiet keeps it. */
-	if (!il_attrib_run_available(r->attrib) && r->o->attribution == IL_ATTRIB_AUTO)
-		fprintf(stderr, "inputlat run: no attribution: %s\n", il_attrib_run_why(r->attrib));
+	/* Without attribution, auto says why once the run is up (il_attrib_sink.c). */
 	if (r->o->trace_marker) {
 		/* Opened here, in a private mount namespace when tracefs is not
 		 * mounted (il_tracefs.h); the children open their own. */
