@@ -50,29 +50,32 @@ static int ring_cb(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-/* The tracepoints, the program on each, and whether the run needs it. */
+/*
+ * The tracepoints, the program on each, whether the run needs it, and
+ * whether it is raw (attached by name, no perf event: see attrib.bpf.c).
+ */
 static const struct {
 	const char *event;
 	size_t prog_offset, link_offset;
-	int optional;
+	int optional, raw;
 } tps[] = {
-#define TP(ev, prog, opt)                                                                          \
+#define TP(ev, prog, opt, raw)                                                                     \
 	{                                                                                          \
 		ev, offsetof(struct il_attrib_bpf, progs.prog),                                    \
-		    offsetof(struct il_attrib_bpf, links.prog), opt                                \
+		    offsetof(struct il_attrib_bpf, links.prog), opt, raw                           \
 	}
-    TP("sched/sched_switch", il_attrib_switch, 0),
-    TP("sched/sched_waking", il_attrib_waking, 0),
-    TP("sched/sched_wakeup", il_attrib_wakeup, 0),
-    TP("sched/sched_wakeup_new", il_attrib_wakeup_new, 0),
-    TP("sched/sched_migrate_task", il_attrib_migrate, 0),
-    TP("irq/irq_handler_entry", il_attrib_irq_entry, 0),
-    TP("irq/irq_handler_exit", il_attrib_irq_exit, 0),
-    TP("irq/softirq_entry", il_attrib_softirq_entry, 0),
-    TP("irq/softirq_exit", il_attrib_softirq_exit, 0),
+    TP("sched/sched_switch", il_attrib_switch, 0, 0),
+    TP("sched/sched_waking", il_attrib_waking, 0, 0),
+    TP("sched/sched_wakeup", il_attrib_wakeup, 0, 0),
+    TP("sched/sched_wakeup_new", il_attrib_wakeup_new, 0, 0),
+    TP("sched/sched_migrate_task", il_attrib_migrate, 0, 0),
+    TP("irq/irq_handler_entry", il_attrib_irq_entry, 0, 1),
+    TP("irq/irq_handler_exit", il_attrib_irq_exit, 0, 1),
+    TP("irq/softirq_entry", il_attrib_softirq_entry, 0, 1),
+    TP("irq/softirq_exit", il_attrib_softirq_exit, 0, 1),
     /* x86 only: the tick and hrtimers are no device IRQ. */
-    TP("irq_vectors/local_timer_entry", il_attrib_timer_entry, 1),
-    TP("irq_vectors/local_timer_exit", il_attrib_timer_exit, 1),
+    TP("irq_vectors/local_timer_entry", il_attrib_timer_entry, 1, 1),
+    TP("irq_vectors/local_timer_exit", il_attrib_timer_exit, 1, 1),
 #undef TP
 };
 #define NTPS (sizeof(tps) / sizeof(tps[0]))
@@ -83,9 +86,10 @@ static struct bpf_program *tp_prog(struct il_attrib_bpf *skel, size_t i)
 }
 
 /*
- * Attaches every program through a perf event opened here, since libbpf's
- * own tracepoint attach reads the ids from a mounted tracefs. One event on
- * CPU 0 is enough: a tracepoint runs its BPF program on every CPU.
+ * Attaches every classic program through a perf event opened here, since
+ * libbpf's own tracepoint attach reads the ids from a mounted tracefs. One
+ * event on CPU 0 is enough: a tracepoint runs its BPF program on every CPU.
+ * The raw ones attach by name; tracefs still says whether they exist.
  */
 static int attach_all(struct il_capture *c, char *why, size_t whylen)
 {
@@ -109,6 +113,18 @@ static int attach_all(struct il_capture *c, char *why, size_t whylen)
 				continue;
 			snprintf(why, whylen, "kernel has no tracepoint %s", tps[i].event);
 			return -ENOENT;
+		}
+		if (tps[i].raw) {
+			link = bpf_program__attach_raw_tracepoint(tp_prog(c->skel, i),
+								  strchr(tps[i].event, '/') + 1);
+			if (!link) {
+				rc = -errno;
+				snprintf(why, whylen, "attaching to raw tracepoint %s: %s",
+					 tps[i].event, strerror(-rc));
+				return rc;
+			}
+			*(struct bpf_link **)((char *)c->skel + tps[i].link_offset) = link;
+			continue;
 		}
 		memset(&attr, 0, sizeof(attr));
 		attr.type = PERF_TYPE_TRACEPOINT;
