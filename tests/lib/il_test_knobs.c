@@ -153,11 +153,42 @@ pid_t il_test_knobs_holder(void)
 	return p;
 }
 
+/*
+ * Who holds the machine's knob lock (IL_KNOBS_LOCK_PATH) now, from
+ * /proc/locks, without touching it: 0 when nobody. A run removes its state
+ * file a moment before it lets the lock go, so the state file alone said
+ * "free" while a run still held the lock, and the next run exited 75.
+ */
+static pid_t lock_holder(void)
+{
+	struct stat sb;
+	char line[256];
+	pid_t p = 0;
+	FILE *f;
+
+	if (stat(IL_KNOBS_LOCK_PATH, &sb) < 0 || !(f = fopen("/proc/locks", "r")))
+		return 0;
+	/* "1: FLOCK  ADVISORY  WRITE 11677 00:19:1234 0 EOF" */
+	while (!p && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		unsigned long long ino;
+		int pid;
+
+		if (strstr(line, "FLOCK") &&
+		    sscanf(strstr(line, "FLOCK"), "FLOCK %*s %*s %d %x:%x:%llu", &pid, &maj, &min,
+			   &ino) == 4 &&
+		    ino == (unsigned long long)sb.st_ino && makedev(maj, min) == sb.st_dev)
+			p = pid;
+	}
+	fclose(f);
+	return p;
+}
+
 bool il_test_knobs_wait_free(int timeout_ms)
 {
 	pid_t said = 0, p;
 
-	for (double t0 = il_test_now_s(); (p = il_test_knobs_holder());) {
+	for (double t0 = il_test_now_s(); (p = il_test_knobs_holder()) || (p = lock_holder());) {
 		if ((il_test_now_s() - t0) * 1000 >= timeout_ms)
 			return false;
 		if (p != said) {
