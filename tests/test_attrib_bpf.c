@@ -458,19 +458,13 @@ static void test_attrib_bpf_asleep_identity(void **state)
 	chain_stop(&c);
 }
 
+/* The thread's run-queue wait so far, as the kernel's schedstat counts it. */
 static uint64_t run_delay(int tid)
 {
-	char path[64], buf[128];
-	unsigned long long a = 0, b = 0;
-	FILE *f;
+	uint64_t cpu = 0, wait = 0;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
-	f = fopen(path, "re");
-	assert_non_null(f);
-	assert_non_null(fgets(buf, sizeof(buf), f));
-	fclose(f);
-	assert_int_equal(sscanf(buf, "%llu %llu", &a, &b), 2);
-	return b;
+	assert_int_equal(il_test_schedstat(tid, &cpu, &wait), 0);
+	return wait;
 }
 
 /* A CFS busy thread shares the players' CPU so they wait in run queues. */
