@@ -509,33 +509,32 @@ static char *utf8_fix(const char *s, int *err)
 	return out;
 }
 
+/* *s made valid UTF-8 in place (cJSON's allocator on both sides). */
+static int utf8_fix_in_place(char **s)
+{
+	int err = 0;
+	char *fixed = utf8_fix(*s, &err);
+
+	if (fixed) {
+		cJSON_free(*s);
+		*s = fixed;
+	}
+	return err;
+}
+
 int il_json_sanitize(cJSON *root)
 {
 	cJSON *c;
-	int err = 0;
+	int err;
 
 	if (!root)
 		return 0;
-	if (root->string && !(root->type & cJSON_StringIsConst)) {
-		char *fixed = utf8_fix(root->string, &err);
-
-		if (fixed) {
-			cJSON_free(root->string);
-			root->string = fixed;
-		}
-	}
-	if (err)
+	if (root->string && !(root->type & cJSON_StringIsConst) &&
+	    (err = utf8_fix_in_place(&root->string)))
 		return err;
-	if (cJSON_IsString(root) && root->valuestring) {
-		char *fixed = utf8_fix(root->valuestring, &err);
-
-		if (fixed) {
-			cJSON_free(root->valuestring);
-			root->valuestring = fixed;
-		}
-		if (err)
-			return err;
-	}
+	if (cJSON_IsString(root) && root->valuestring &&
+	    (err = utf8_fix_in_place(&root->valuestring)))
+		return err;
 	for (c = root->child; c; c = c->next)
 		if ((err = il_json_sanitize(c)) < 0)
 			return err;

@@ -2,6 +2,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "il_clock.h"
 
@@ -33,11 +34,17 @@ __attribute__((noinline, aligned(64))) void il_work_loops(uint64_t loops)
 #endif
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 double il_work_calibrate(void)
 {
 	const uint64_t trial = 2000000;
 	uint64_t dt[9];
-	int n = 0;
 
 	il_work_loops(trial); /* warm up caches and the frequency governor */
 	/*
@@ -52,16 +59,12 @@ double il_work_calibrate(void)
 	 * this VM, and one thread in ten past the 10% tolerance.
 	 */
 	for (int i = 0; i < 9; i++) {
-		uint64_t t0 = il_thread_cpu_ns(), d;
-		int j = n++;
+		uint64_t t0 = il_thread_cpu_ns();
 
 		il_work_loops(trial);
-		d = il_thread_cpu_ns() - t0;
-		/* insertion sort: nine values */
-		for (; j > 0 && dt[j - 1] > d; j--)
-			dt[j] = dt[j - 1];
-		dt[j] = d;
+		dt[i] = il_thread_cpu_ns() - t0;
 	}
+	qsort(dt, 9, sizeof(dt[0]), cmp_u64);
 	loops_per_us = (double)trial * 1000.0 / (double)(dt[4] ? dt[4] : 1);
 	return loops_per_us;
 }

@@ -22,13 +22,9 @@ static int sink_start(void *ctx, const struct il_event_run_info *info)
 	 * A diagnostic, not progress: --quiet keeps it; --attribution off
 	 * asked for none.
 	 */
-	if (!il_attrib_run_available(s->a)) {
-		if (info->o->attribution == IL_ATTRIB_AUTO)
-			fprintf(stderr, "inputlat run: no attribution: %s\n",
-				il_attrib_run_why(s->a));
-		return 0;
-	}
-	if (il_attrib_run_threads(s->a, info->threads, info->self_pid, info->self_tid) < 0)
+	if (il_attrib_run_available(s->a)
+		? il_attrib_run_threads(s->a, info->threads, info->self_pid, info->self_tid) < 0
+		: info->o->attribution == IL_ATTRIB_AUTO)
 		fprintf(stderr, "inputlat run: no attribution: %s\n", il_attrib_run_why(s->a));
 	return 0;
 }

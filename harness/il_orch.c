@@ -65,10 +65,9 @@ static uint64_t stop_timeout_ms(const struct il_run *r)
  */
 static uint64_t ping_dead_ms(const struct il_run *r)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t busy = (uint64_t)r->o->hog_threads + (uint64_t)r->o->load_threads;
 
-	return PING_DEAD_MS + PING_PER_BUSY_MS * busy / (uint64_t)(ncpu > 0 ? ncpu : 1);
+	return PING_DEAD_MS + PING_PER_BUSY_MS * busy / (uint64_t)(r->nr_cpus > 0 ? r->nr_cpus : 1);
 }
 
 static void enter_stopping(struct il_run *r, uint64_t now)
@@ -510,15 +509,17 @@ static void expire_events(struct il_run *r, uint64_t now)
 
 static void check_liveness(struct il_run *r, uint64_t now)
 {
+	uint64_t dead_ms = ping_dead_ms(r);
+
 	for (int i = 0; i < IL_PROC_COUNT; i++) {
 		struct il_proc *p = &r->procs[i];
 
 		if (!p->spawned || p->exited)
 			continue;
-		if (p->ping_sent_ns && now - p->ping_sent_ns > il_ms_to_ns(ping_dead_ms(r))) {
+		if (p->ping_sent_ns && now - p->ping_sent_ns > il_ms_to_ns(dead_ms)) {
 			il_orch_fail(
 			    r, "%s stopped answering (no reply for %llu ms); stopping the run",
-			    p->name, (unsigned long long)ping_dead_ms(r));
+			    p->name, (unsigned long long)dead_ms);
 			return;
 		}
 		if (!p->ping_sent_ns && now - p->pong_ns > il_ms_to_ns(PING_INTERVAL_MS))
