@@ -240,9 +240,12 @@ static void run_free(struct il_run *r)
 	il_knobs_unlock(r->knobs_lock);
 }
 
-/* The wall-clock bound of the whole run: start, every event, a drain. */
+/* The wall-clock bound of the whole run: --bound-ms, else start, every
+ * event and a drain. */
 static uint64_t run_bound_ns(const struct il_run_opts *o)
 {
+	if (o->bound_ms)
+		return il_ms_to_ns(o->bound_ms);
 	return il_ms_to_ns(READY_BOUND_MS + o->duration_ms + o->timeout_ms + SLACK_BOUND_MS) +
 	       il_us_to_ns(il_run_opts_total_events(o) * o->interval_us * 11 / 10);
 }

@@ -34,6 +34,10 @@ static void print_help(void)
 	    "                        (BPF): auto (default: where root and BPF allow it), on, off\n"
 	    "  --background CMD      run sh -c CMD (a load generator, e.g. \"stress-ng --cpu 2\")\n"
 	    "                        for the length of the run, in its own process group\n"
+	    "  --bound-ms MS         the watchdog's bound: a run still going then is killed and "
+	    "its\n"
+	    "                        knobs put back (default: 20 s + 1.1 x the events' time\n"
+	    "                        + --timeout-ms + --duration-ms)\n"
 	    "  --duration-ms MS      keep the run going at least this long (default 0: until "
 	    "--events are done)\n"
 	    "  --events N            measured mouse-downs (default 100), after the warm-up ones\n"
@@ -165,6 +169,7 @@ enum {
 	OPT_WORK_SCALE,
 	OPT_ATTRIBUTION,
 	OPT_TRACE_MARKER,
+	OPT_BOUND,
 };
 
 const char *il_hog_mode_name_of(enum il_hog_mode m)
@@ -179,6 +184,7 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	static const struct option longopts[] = {
 	    {"attribution", required_argument, NULL, OPT_ATTRIBUTION},
 	    {"background", required_argument, NULL, OPT_BACKGROUND},
+	    {"bound-ms", required_argument, NULL, OPT_BOUND},
 	    {"duration-ms", required_argument, NULL, OPT_DURATION},
 	    {"events", required_argument, NULL, OPT_EVENTS},
 	    {"help", no_argument, NULL, OPT_HELP},
@@ -361,6 +367,9 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			break;
 		case OPT_RECORDS:
 			o->records_path = optarg;
+			break;
+		case OPT_BOUND:
+			rc = num("bound-ms", optarg, 1000, 86400000, &o->bound_ms);
 			break;
 		case OPT_RTTIME:
 			rc = num("rttime-ms", optarg, 10, 3600000, &o->rttime_ms);

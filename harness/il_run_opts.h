@@ -58,6 +58,7 @@ struct il_run_opts {
 	enum il_lock_kind lock;
 	struct il_test_hooks test;
 	uint64_t rttime_ms; /* RLIMIT_RTTIME; 0: the run's time bound */
+	uint64_t bound_ms;  /* the watchdog's bound; 0: from the run's size */
 	bool quiet;
 	enum il_attrib_mode attribution; /* kernel attribution of every hop */
 	bool trace_marker;		 /* hop boundaries into tracefs trace_marker */

@@ -683,6 +683,7 @@ static void test_hardening_io_cli_limits(void **state)
 	     "600000"},
 	    {"--work", "main=1000000", "--events", "3"},
 	    {"--rttime-ms", "3600000"},
+	    {"--bound-ms", "86400000"},
 	    {"--seed", "18446744073709551615"},
 	};
 	char json[PATH_MAX], hist[PATH_MAX], trace[PATH_MAX], errp[PATH_MAX], outp[PATH_MAX];
