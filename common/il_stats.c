@@ -605,3 +605,32 @@ int il_stats_median_ci(const double *v, size_t n, double alpha, double *median, 
 	free(s);
 	return 0;
 }
+
+/* --- a family of verdicts ------------------------------------------------ */
+double il_stats_fdr_level(const double *p, size_t m, double alpha, size_t *rejected)
+{
+	size_t r = 0;
+	double *s;
+
+	if (!p || m == 0 || !(alpha > 0 && alpha < 1))
+		return NAN;
+	for (size_t i = 0; i < m; i++)
+		if (!(p[i] >= 0 && p[i] <= 1))
+			return NAN;
+	s = malloc(sizeof(*s) * m);
+	if (!s)
+		return NAN;
+	memcpy(s, p, sizeof(*s) * m);
+	qsort(s, m, sizeof(*s), cmp_double);
+	/* Step-up: the largest k whose p_(k) is within its threshold, the
+	 * same 1e-9 as il_stats_rounds so that a p of exactly the level rejects. */
+	for (size_t k = m; k >= 1; k--)
+		if (s[k - 1] <= alpha * (double)k / (double)m + 1e-9) {
+			r = k;
+			break;
+		}
+	free(s);
+	if (rejected)
+		*rejected = r;
+	return alpha * (double)(r ? r : 1) / (double)m;
+}

@@ -20,6 +20,8 @@
  *    only, never the variation from run to run.
  *  - il_stats_median_ci() is a distribution-free interval for the median
  *    of a few rounds (order statistics), for one-sample claims.
+ *  - il_stats_fdr_level() holds a family of such verdicts (a sweep's
+ *    table) to one error rate: the level at which to judge each of them.
  *
  * Every function is deterministic: the same inputs and seed give the
  * same answer on every platform (xoshiro256** seeded through splitmix64).
@@ -145,6 +147,23 @@ double il_stats_quantile_sorted(const double *v, size_t n, double q);
 
 /* Events a run needs for its quantile q (IL_STATS_MEAN: for its mean). */
 uint64_t il_stats_min_events(double q);
+
+/*
+ * A family of m comparisons judged together (Benjamini-Hochberg): R is the
+ * largest k with p_(k) <= alpha k / m (p sorted ascending), 0 if none.
+ * Judging every comparison of the family at level alpha max(R, 1) / m
+ * gives exactly BH's verdicts (the R smallest p-values and no other), and
+ * its intervals at confidence 1 - alpha R / m are Benjamini and
+ * Yekutieli's false-coverage-rate intervals, which agree with those
+ * verdicts. The expected share of wrong verdicts among those given is at
+ * most alpha; where nothing differs (an A/A family) that is the chance of
+ * any verdict at all. Holds for independent or positively dependent
+ * p-values, as comparisons against one shared reference are.
+ *
+ * Returns the level, and R in *rejected (may be NULL); NAN for m == 0,
+ * a NULL p, alpha outside (0, 1) or a p-value outside [0, 1].
+ */
+double il_stats_fdr_level(const double *p, size_t m, double alpha, size_t *rejected);
 
 /* Rounds a side il_stats_rounds needs to reach alpha with equal sides. */
 unsigned il_stats_min_rounds(double alpha);

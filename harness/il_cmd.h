@@ -43,6 +43,14 @@ int il_cmd_restore(int argc, char **argv);
 int il_cmd_compare(int argc, char **argv);
 
 /*
+ * `inputlat stats fdr [--alpha A] [--json FILE] P...`: the level at which
+ * to judge each of a family of comparisons so that the family holds a
+ * false discovery rate (Benjamini-Hochberg). 2 with one line on stderr for
+ * a usage error or a p-value outside [0, 1].
+ */
+int il_cmd_stats(int argc, char **argv);
+
+/*
  * `inputlat explain [--event N|--worst K] [--percentile P] [--json]
  * [--records FILE] RUN.json [B.json]`: the run's attribution in words; with
  * B.json, which component grew from RUN to B. 2 with one line on stderr

@@ -14,6 +14,8 @@ const struct il_cmd il_cmds[] = {
      il_cmd_check},
     {"restore", "put back system knobs a crashed run left changed", il_cmd_restore},
     {"compare", "two run JSON files side by side with ratios and a verdict", il_cmd_compare},
+    {"stats", "`stats fdr`: the level that holds a family of verdicts to one error rate",
+     il_cmd_stats},
     {"explain", "why a run's hops took what they took (kernel attribution), rtla-style",
      il_cmd_explain},
     {"reproduce", "rerun the four claims of the ChromeOS RT experiment", il_cmd_reproduce},

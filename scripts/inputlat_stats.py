@@ -17,6 +17,8 @@ import subprocess
 
 # The statistics engine's seed: fixed, so the same runs give the same verdicts.
 SEED = 1
+# The error rate of a sweep's verdicts, held by the family (family_level).
+ALPHA = 0.05
 LATENCY_STATS = ("p50", "p90", "p99", "mean")
 
 
@@ -207,13 +209,14 @@ def hop_means(runs):
     return {k: (names[k], sums[k] / counts[k]) for k in sorted(sums)}
 
 
-def compare(inputlat, groups, metrics=None, seed=SEED):
-    """Runs `inputlat compare --unit round --json -` over groups (directories).
+def compare(inputlat, groups, metrics=None, seed=SEED, alpha=ALPHA):
+    """Runs `inputlat compare --unit round --alpha A --json -` over groups (directories).
 
     The first group is the reference. metrics: ["diff:hog.idle_waste_pct", ...]
     instead of the latencies. Returns the parsed JSON, or raises RunError.
     """
-    cmd = [inputlat, "compare", "--unit", "round", "--seed", str(seed), "--json", "-"]
+    cmd = [inputlat, "compare", "--unit", "round", "--seed", str(seed), "--alpha", f"{alpha:.9g}",
+           "--json", "-"]
     for m in metrics or []:
         cmd += ["--metric", m]
     r = subprocess.run(cmd + list(groups), capture_output=True, text=True, timeout=300)
@@ -224,6 +227,33 @@ def compare(inputlat, groups, metrics=None, seed=SEED):
         return json.loads(r.stdout)
     except ValueError as e:
         raise RunError(f"inputlat compare: not JSON ({e})") from None
+
+
+def family_level(inputlat, p_values, alpha=ALPHA):
+    """The level at which to judge each comparison of a family (a sweep's
+    verdicts) so that together they hold a false discovery rate of alpha:
+    `inputlat stats fdr` (Benjamini-Hochberg). p_values: the comparisons'
+    p-values at alpha (None where there was not enough data: no verdict,
+    so not in the family). Returns (level, rejected, m); (alpha, 0, 0) for
+    an empty family. Raises RunError."""
+    ps = [p for p in p_values if isinstance(p, (int, float)) and not math.isnan(p)]
+    if not ps:
+        return alpha, 0, 0
+    r = subprocess.run([inputlat, "stats", "fdr", "--alpha", f"{alpha:.9g}", "--json", "-"]
+                       + [f"{p:.17g}" for p in ps], capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        last = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
+        raise RunError(f"inputlat stats fdr: {last}")
+    try:
+        res = json.loads(r.stdout)
+        return float(res["level"]), int(res["rejected"]), int(res["m"])
+    except (ValueError, KeyError, TypeError) as e:
+        raise RunError(f"inputlat stats fdr: unexpected output ({e})") from None
+
+
+def confidence(alpha):
+    """"95%" for 0.05, "98.75%" for 0.0125, "99.58%" for 0.05 / 12: an interval's confidence."""
+    return f"{100 * (1 - alpha):.2f}".rstrip("0").rstrip(".") + "%"
 
 
 def comparisons(result, group, latency="processing"):
@@ -241,18 +271,19 @@ def verdict_text(c):
     return c.get("verdict", "-")
 
 
-def change_text(c, against):
-    """"38% lower than cfs (30-45%)" / "1.02x cfs (0.97-1.07): no clear difference"."""
+def change_text(c, against, alpha=ALPHA):
+    """"38% lower than cfs (95% interval 30-45%)" / "1.02x cfs (95% interval
+    0.97-1.07: no clear difference)", the interval at 1 - alpha."""
     r, lo, hi = c.get("ratio"), c.get("lo"), c.get("hi")
     if r is None:
         return f"no ratio to {against}"
-    v = c.get("verdict")
+    v, conf = c.get("verdict"), confidence(alpha)
     if v in ("lower", "higher") and lo is not None:
         pct = lambda x: abs(1 - x) * 100  # noqa: E731
         a, b = sorted((pct(lo), pct(hi)))
-        return f"{pct(r):.0f}% {v} than {against} (95% interval {a:.0f}-{b:.0f}%)"
+        return f"{pct(r):.0f}% {v} than {against} ({conf} interval {a:.0f}-{b:.0f}%)"
     if lo is not None:
-        return f"{r:.2f}x {against} (95% interval {lo:.2f}-{hi:.2f}: no clear difference)"
+        return f"{r:.2f}x {against} ({conf} interval {lo:.2f}-{hi:.2f}: no clear difference)"
     why = c.get("why") or "not enough data"
     return f"{r:.2f}x {against}, no verdict ({why.replace('not enough data: ', '')})"
 
@@ -303,8 +334,9 @@ canary stall); hog_share_pct, idle_waste_pct (means over rounds, %);
 work_off_rounds (rounds kept although a handler's measured work was more than
 10% off its configured work, after two re-runs); p50_ratio, p99_ratio (this
 cell over the cfs cell of the same scenario) with p50_ci_lo/hi, p99_ci_lo/hi
-(95% interval of an exact permutation test over rounds, from `inputlat
-compare`) and p50_verdict, p99_verdict ("lower", "higher", "no clear
+(interval of an exact permutation test over rounds, from `inputlat
+compare`, at the level that holds all the sweep's verdicts together to a 5%
+false discovery rate: summary.txt names it) and p50_verdict, p99_verdict ("lower", "higher", "no clear
 difference", or "not enough data: what it needs"); verdict (both in one
 line; "reference" for cfs itself)."""
 
@@ -336,9 +368,10 @@ def write_summary_csv(path, cells):
             w.writerow([fmt(row.get(key), spec) for _, _, key, spec in COLUMNS])
 
 
-def write_summary_md(path, cells, header_lines, notes, summary_lines):
+def write_summary_md(path, cells, header_lines, notes, summary_lines, alpha=ALPHA):
     heads = [c[1] for c in COLUMNS if c[1]]
-    heads[-1:-1] = ["p50 / cfs (95% CI)", "p99 / cfs (95% CI)"]
+    conf = confidence(alpha)
+    heads[-1:-1] = [f"p50 / cfs ({conf} CI)", f"p99 / cfs ({conf} CI)"]
     lines = ["# inputlat policy sweep", "", "## What it found", ""]
     lines += summary_lines[:1] + [""] + [f"- {s}" for s in summary_lines[1:]]
     lines += ["", "## The runs", ""]

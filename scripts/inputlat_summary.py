@@ -31,11 +31,16 @@ def _spread(values, unit=_ms):
     return f"{unit(mid)} ({unit(values[0])} to {unit(values[-1])} over {len(values)} rounds)"
 
 
-def _lowest(inputlat, cells, policies, scenario, stat, reference):
-    """One sentence: the policy with the lowest `stat` in a scenario, and by how much."""
+def _ranked(cells, policies, scenario, stat):
+    """[(value, policy)] of a scenario, lowest processing `stat` first."""
     key = f"proc_{stat}_us"
-    ranked = sorted((cells[(p, scenario)][key], p) for p in policies
-                    if cells.get((p, scenario), {}).get(key) is not None)
+    return sorted((cells[(p, scenario)][key], p) for p in policies
+                  if cells.get((p, scenario), {}).get(key) is not None)
+
+
+def _lowest(inputlat, cells, policies, scenario, stat, reference, alpha):
+    """One sentence: the policy with the lowest `stat` in a scenario, and by how much."""
+    ranked = _ranked(cells, policies, scenario, stat)
     if not ranked:
         return f"no processing {stat}: no policy completed a round here"
     value, best = ranked[0]
@@ -44,20 +49,54 @@ def _lowest(inputlat, cells, policies, scenario, stat, reference):
     if len(ranked) > 1:
         nxt = ranked[1][1]
         try:
-            res = st.compare(inputlat, [cells[(nxt, scenario)]["dir"], cells[(best, scenario)]["dir"]])
-            text += "; " + st.change_text(st.comparisons(res, 1).get(stat, {}), nxt)
+            res = st.compare(inputlat, [cells[(nxt, scenario)]["dir"], cells[(best, scenario)]["dir"]],
+                             alpha=alpha)
+            text += "; " + st.change_text(st.comparisons(res, 1).get(stat, {}), nxt, alpha)
         except st.RunError as e:
             text += f"; against {nxt}: no statistics ({e})"
     ref = cells.get((reference, scenario))
     # Against the reference too, unless it was the runner-up just compared
     # (an A/A sweep printed "0.99x cfs ...; 0.99x cfs ..." once).
     if best != reference and nxt != reference and ref and ref.get("rounds"):
-        text += "; " + st.change_text(cells[(best, scenario)].get(f"{stat}_cmp") or {}, reference)
+        text += "; " + st.change_text(cells[(best, scenario)].get(f"{stat}_cmp") or {}, reference,
+                                      alpha)
     return text
 
 
-def _idle_waste(inputlat, cells, scenario):
-    thr, fs = cells.get(("rt-throttled", scenario)), cells.get(("rt-fair-server", scenario))
+def _idle_waste_cells(cells, scenario):
+    return cells.get(("rt-throttled", scenario)), cells.get(("rt-fair-server", scenario))
+
+
+def family_p_values(inputlat, a, cells, policies, reference="cfs"):
+    """The p-values (at 5%) of the verdicts summarize() adds to the table's:
+    each scenario's lowest policy against its runner-up (where that is not
+    the reference: the table has that one), and the idle waste of
+    throttling. With the table's own, they form the sweep's family."""
+    ps = []
+    for s in a.scenarios:
+        for stat in ("p50", "p99"):
+            ranked = _ranked(cells, policies, s, stat)
+            if len(ranked) < 2 or ranked[1][1] == reference:
+                continue
+            try:
+                res = st.compare(inputlat, [cells[(ranked[1][1], s)]["dir"],
+                                            cells[(ranked[0][1], s)]["dir"]])
+            except st.RunError:
+                continue
+            ps.append((st.comparisons(res, 1).get(stat) or {}).get("p_value"))
+    hog = next((s for s in ("hog", "load+hog") if s in a.scenarios), None)
+    thr, fs = _idle_waste_cells(cells, hog) if hog else (None, None)
+    if thr and fs and thr["idle_waste_pct"] and fs["idle_waste_pct"]:
+        try:
+            res = st.compare(inputlat, [fs["dir"], thr["dir"]], metrics=["diff:hog.idle_waste_pct"])
+            ps.append((st.comparisons(res, 1).get("hog.idle_waste_pct") or {}).get("p_value"))
+        except st.RunError:
+            pass
+    return ps
+
+
+def _idle_waste(inputlat, cells, scenario, alpha):
+    thr, fs = _idle_waste_cells(cells, scenario)
     if not thr or not fs or not thr["idle_waste_pct"] or not fs["idle_waste_pct"]:
         which = [n for n, c in (("rt-throttled", thr), ("rt-fair-server", fs))
                  if not c or not c["idle_waste_pct"]]
@@ -67,7 +106,8 @@ def _idle_waste(inputlat, cells, scenario):
             f"{_spread(thr['idle_waste_pct'], lambda v: f'{v:.2f}%')}, rt-fair-server "
             f"{_spread(fs['idle_waste_pct'], lambda v: f'{v:.2f}%')}")
     try:
-        res = st.compare(inputlat, [fs["dir"], thr["dir"]], metrics=["diff:hog.idle_waste_pct"])
+        res = st.compare(inputlat, [fs["dir"], thr["dir"]], metrics=["diff:hog.idle_waste_pct"],
+                         alpha=alpha)
         c = st.comparisons(res, 1).get("hog.idle_waste_pct", {})
     except st.RunError as e:
         return text + f"; no statistics ({e})"
@@ -79,7 +119,7 @@ def _idle_waste(inputlat, cells, scenario):
     what = {"higher": "wastes more", "lower": "wastes less"}.get(c.get("verdict"),
                                                                   "no clear difference")
     return (text + f": throttling {what}, {d:+.2f} percentage points "
-            f"(95% interval {lo:+.2f} to {hi:+.2f})")
+            f"({st.confidence(alpha)} interval {lo:+.2f} to {hi:+.2f})")
 
 
 def _hog_lines(cells, policies, scenario):
@@ -123,24 +163,29 @@ def _attribution_line(cells, policies, scenario):
 
 
 def summarize(inputlat, a, cells, policies, cannot, head, reference="cfs"):
-    """The plain-words summary of a sweep: a list of lines, without bullets."""
+    """The plain-words summary of a sweep: a list of lines, without bullets.
+    a.level, a.family, a.rejected: the family's level (family_level)."""
+    alpha, m = getattr(a, "level", st.ALPHA), getattr(a, "family", 0)
     lines = [f"What this sweep found ({getattr(a, 'machine', 'machine unknown')}; "
-             f"{a.rounds} rounds a cell; intervals and verdicts at 95% from exact permutation "
-             f"tests over the rounds):"]
+             f"{a.rounds} rounds a cell; exact permutation tests over the rounds; its {m} "
+             f"verdicts held together to a {st.ALPHA:.0%} false discovery rate "
+             f"(Benjamini-Hochberg: where nothing differs, a {st.ALPHA:.0%} chance of any "
+             f"verdict at all), so each is judged at {alpha:.4g} and its interval is "
+             f"{st.confidence(alpha)}):"]
     missing = []
     for s in a.scenarios:
         ran = [p for p in policies if cells.get((p, s), {}).get("rounds")]
         if not ran:
             lines.append(f"{s}: nothing measured (no policy completed a round)")
             continue
-        lines.append(f"{s}: " + _lowest(inputlat, cells, policies, s, "p50", reference))
-        lines.append(f"{s}: " + _lowest(inputlat, cells, policies, s, "p99", reference))
+        lines.append(f"{s}: " + _lowest(inputlat, cells, policies, s, "p50", reference, alpha))
+        lines.append(f"{s}: " + _lowest(inputlat, cells, policies, s, "p99", reference, alpha))
         attr = _attribution_line(cells, policies, s)
         if attr:
             lines.append(attr)
     hog = next((s for s in ("hog", "load+hog") if s in a.scenarios), None)
     if hog:
-        lines.append(_idle_waste(inputlat, cells, hog))
+        lines.append(_idle_waste(inputlat, cells, hog, alpha))
     else:
         missing.append("the JS hog, its canary stall, its timeouts and the idle waste of "
                        "throttling: no hog scenario in this sweep (--scenarios)")

@@ -239,6 +239,46 @@ static void test_stats_median_interval(void **state)
 	assert_float_equal(cov, 1 - 2.0 / 32, 1e-12);
 }
 
+/* --- a family of verdicts ------------------------------------------------ */
+
+static void test_stats_fdr_level(void **state)
+{
+	/* Sorted .005 .01 .03 .04 against .0125 .025 .0375 .05: all four. */
+	const double all[] = {0.01, 0.04, 0.03, 0.005};
+	/* .02 <= .025, .5 > .05: the first only. */
+	const double one[] = {0.5, 0.02};
+	/* Step-up: .04 > .025 (k = 2 of 4) but .045 <= .05 (k = 4): all. */
+	const double up[] = {0.045, 0.04, 0.045, 0.001};
+	/* Nothing: .03 > .05 / 4. */
+	const double none[] = {0.03, 0.2, 0.9, 1};
+	const double bad[] = {0.1, 1.5};
+	const double nan_p[] = {0.1, NAN};
+	size_t r = 99;
+
+	(void)state;
+	assert_float_equal(il_stats_fdr_level(all, 4, 0.05, &r), 0.05, 1e-12);
+	assert_int_equal(r, 4);
+	assert_float_equal(il_stats_fdr_level(one, 2, 0.05, &r), 0.025, 1e-12);
+	assert_int_equal(r, 1);
+	assert_float_equal(il_stats_fdr_level(up, 4, 0.05, &r), 0.05, 1e-12);
+	assert_int_equal(r, 4);
+	/* None rejected: the level is alpha / m, below every p-value given. */
+	assert_float_equal(il_stats_fdr_level(none, 4, 0.05, &r), 0.0125, 1e-12);
+	assert_int_equal(r, 0);
+	/* A family of one is the comparison itself. */
+	assert_float_equal(il_stats_fdr_level(one + 1, 1, 0.05, NULL), 0.05, 1e-12);
+	/* A p-value of exactly its threshold rejects, as il_stats_rounds does. */
+	assert_float_equal(il_stats_fdr_level((const double[]){0.025, 0.9}, 2, 0.05, &r), 0.025,
+			   1e-12);
+	assert_int_equal(r, 1);
+	assert_true(isnan(il_stats_fdr_level(bad, 2, 0.05, &r)));
+	assert_true(isnan(il_stats_fdr_level(nan_p, 2, 0.05, &r)));
+	assert_true(isnan(il_stats_fdr_level(all, 0, 0.05, &r)));
+	assert_true(isnan(il_stats_fdr_level(NULL, 2, 0.05, &r)));
+	assert_true(isnan(il_stats_fdr_level(all, 4, 0, &r)));
+	assert_true(isnan(il_stats_fdr_level(all, 4, 1, &r)));
+}
+
 /* --- calibration on this machine's round-to-round variance ------------- */
 
 #define MAX_FIXTURE 64
@@ -374,6 +414,89 @@ static void test_stats_calibrated_on_this_machine(void **state)
 	}
 }
 
+/*
+ * A whole A/A sweep table, as scripts/policy-sweep judges it: SCENARIOS
+ * scenarios, each a reference cell and OTHERS more cells from the same
+ * configuration, every cell DEFAULT_ROUNDS rounds; each round's p50 and
+ * p99 come from one real round (so they move together, as they do). The
+ * p50 and p99 of every other cell against the scenario's reference (which
+ * they all share) form the family; il_stats_fdr_level gives the level, and
+ * a table with any verdict at that level is a false positive. Returns the
+ * rate over TABLES tables.
+ */
+#define SCENARIOS 2
+#define OTHERS	  3
+#define TABLES	  200
+static double table_false_positive_rate(const struct config *c, uint64_t seed)
+{
+	double m50 = 0, m99 = 0;
+	unsigned hits = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		m50 += c->p50[i] / (double)c->n;
+		m99 += c->p99[i] / (double)c->n;
+	}
+	for (int t = 0; t < TABLES; t++) {
+		double p[SCENARIOS * OTHERS * 2], level;
+		size_t np = 0, r;
+
+		for (int s = 0; s < SCENARIOS; s++) {
+			double cell50[OTHERS + 1][DEFAULT_ROUNDS],
+			    cell99[OTHERS + 1][DEFAULT_ROUNDS];
+
+			for (int k = 0; k <= OTHERS; k++)
+				for (int i = 0; i < DEFAULT_ROUNDS; i++) {
+					size_t j;
+
+					seed =
+					    seed * 6364136223846793005ull + 1442695040888963407ull;
+					j = (seed >> 33) % c->n;
+					cell50[k][i] = 1000.0 * exp(c->p50[j] - m50);
+					cell99[k][i] = 3000.0 * exp(c->p99[j] - m99);
+				}
+			for (int k = 1; k <= OTHERS; k++) {
+				struct il_stats_cmp a, b;
+
+				assert_int_equal(il_stats_rounds(cell50[0], DEFAULT_ROUNDS,
+								 cell50[k], DEFAULT_ROUNDS,
+								 IL_STATS_RATIO, IL_STATS_ALPHA, 1,
+								 &a),
+						 0);
+				assert_int_equal(il_stats_rounds(cell99[0], DEFAULT_ROUNDS,
+								 cell99[k], DEFAULT_ROUNDS,
+								 IL_STATS_RATIO, IL_STATS_ALPHA, 1,
+								 &b),
+						 0);
+				p[np++] = a.p_value;
+				p[np++] = b.p_value;
+			}
+		}
+		level = il_stats_fdr_level(p, np, IL_STATS_ALPHA, &r);
+		assert_false(isnan(level));
+		hits += r > 0;
+	}
+	return (double)hits / TABLES;
+}
+
+static void test_stats_sweep_table_holds_its_rate(void **state)
+{
+	struct config cfg[8];
+	size_t ncfg;
+	const double fpr_max = 0.05 + 2 * sqrt(0.05 * 0.95 / TABLES);
+
+	(void)state;
+	ncfg = load_fixture(cfg, 8);
+	for (size_t i = 0; i < ncfg; i++) {
+		double rate = table_false_positive_rate(&cfg[i], 51 + i);
+
+		print_message("%-9s A/A table of %d verdicts (%d scenarios x %d cells x p50, p99), "
+			      "%d rounds: a verdict in %.3f of %d tables\n",
+			      cfg[i].name, SCENARIOS * OTHERS * 2, SCENARIOS, OTHERS,
+			      DEFAULT_ROUNDS, rate, TABLES);
+		assert_true(rate <= fpr_max);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +509,8 @@ int main(void)
 	    cmocka_unit_test(test_stats_blocked_same_run_and_scaled_run),
 	    cmocka_unit_test(test_stats_median_interval),
 	    cmocka_unit_test(test_stats_calibrated_on_this_machine),
+	    cmocka_unit_test(test_stats_fdr_level),
+	    cmocka_unit_test(test_stats_sweep_table_holds_its_rate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

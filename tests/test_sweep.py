@@ -108,7 +108,19 @@ class Outputs:
         self.assertRegex(md, rf"\n- {scenario}: where processing waited \(median share over rounds\): "
                              rf"{policies[0]} (runqueue [0-9]+%|unreadable: built without BPF tools)")
         with open(os.path.join(out, "summary.txt")) as f:
-            self.assertIn(f"{scenario}: lowest processing p50: ", f.read())
+            txt = f.read()
+        self.assertIn(f"{scenario}: lowest processing p50: ", txt)
+        # The verdicts are one family held to 5% (issue 13): the first line
+        # names its size and level, and the table's intervals are at it.
+        fam = re.search(r"; its ([0-9]+) verdicts held together to a 5% false discovery rate "
+                        r"\(Benjamini-Hochberg: .*\), so each is judged at ([0-9.e-]+) and its "
+                        r"interval is ([0-9.]+)%\):\n", txt)
+        self.assertIsNotNone(fam, txt.splitlines()[0])
+        m, level = int(fam.group(1)), float(fam.group(2))
+        self.assertGreaterEqual(m, 1)
+        # The first line rounds the level to 4 figures.
+        self.assertTrue(0.05 / m * 0.999 <= level <= 0.05 * 1.001, (m, level))
+        self.assertIn(f"| p50 / cfs ({fam.group(3)}% CI) | p99 / cfs ({fam.group(3)}% CI) |", md)
         for p in policies:
             self.assertRegex(md, rf"\n\| {p} \| {scenario} \| {rounds} \| {rounds * events} \|")
 
@@ -296,7 +308,7 @@ class FakeSweep(unittest.TestCase, Outputs):
         r = sweep(self.out, "--quick", env={"FAKE_INPUTLAT_LOG": self.log})
         self.assertEqual(r.returncode, 0, r.stderr)
         runs = logged_runs(self.log)
-        self.assertEqual(len(runs), 4 * 3 * 4)
+        self.assertEqual(len(runs), 5 * 3 * 4)
         self.assertEqual({run["policy"] for run in runs},
                          {"cfs", "rt", "rt-fair-server", "rt-throttled"})
         for s in ("idle", "load", "hog"):
@@ -305,7 +317,7 @@ class FakeSweep(unittest.TestCase, Outputs):
         ncpus = str(len(os.sched_getaffinity(0)))
         self.assertTrue(any(run["argv"][2:4] == ["--load", ncpus] for run in runs))
         hog = [run["argv"] for run in runs if "--hog" in run["argv"]]
-        self.assertEqual(len(hog), 4 * 4)
+        self.assertEqual(len(hog), 5 * 4)
         self.assertEqual(hog[0][hog[0].index("--interval-ms") + 1], "50")
         # The summary ends with the hog: canary stall and timeouts per policy,
         # and says what throttling wastes against the fair server.
@@ -313,8 +325,8 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertRegex(lines[-2], r"^Under the JS hog \(hog: .*canary's longest stall .*: "
                                     r"cfs .*, rt .*, rt-fair-server .*, rt-throttled ")
         self.assertRegex(lines[-1], r"^Under the JS hog \(hog\), mouse-downs timed out .*: "
-                                    r"cfs 0 of 120, rt 0 of 120, rt-fair-server 0 of 120, "
-                                    r"rt-throttled 0 of 120$")
+                                    r"cfs 0 of 150, rt 0 of 150, rt-fair-server 0 of 150, "
+                                    r"rt-throttled 0 of 150$")
         self.assertTrue(any(line.startswith("Idle waste under the hog") and "throttling wastes more"
                             in line for line in lines), lines)
         self.assertTrue(any(line.startswith("hog: lowest processing p50: ") for line in lines))
@@ -322,7 +334,7 @@ class FakeSweep(unittest.TestCase, Outputs):
         # reference as runner-up was printed twice).
         for line in lines:
             if ": lowest processing " in line:
-                named = re.findall(r"(?:x|than) ([\w.-]+) \(95% interval", line)
+                named = re.findall(r"(?:x|than) ([\w.-]+) \([\d.]+% interval", line)
                 self.assertEqual(len(named), len(set(named)), line)
 
     def test_sweep_has_no_statistics_of_its_own(self):

@@ -39,4 +39,5 @@ if(TARGET inputlat AND (IL_VM_E2E OR IL_VM_E2E_KNOBS OR IL_VM_FAIR_SERVER))
   endif()
 endif()
 add_test(NAME vm COMMAND ${CMAKE_SOURCE_DIR}/tests/vm/run ${_il_vm_args})
-set_tests_properties(vm PROPERTIES LABELS vm TIMEOUT 900 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+# "beside": scripts/test runs it beside the ASan pass (qemu times nothing here).
+set_tests_properties(vm PROPERTIES LABELS "vm;beside" TIMEOUT 900 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
