@@ -416,6 +416,27 @@ static void work_accuracy(const struct il_result *r, struct work_acc acc[IL_T_CO
 	}
 }
 
+/*
+ * The CPU's speed against the calibration, from every judged handler at
+ * once: measured over configured work, summed, so the big handlers
+ * weigh most. A slower CPU moves every handler alike; a handler off on
+ * its own while this is near 1 pays a fixed cost per call (a cold cache
+ * after it slept, its system calls: a few us, which a 10 us handler
+ * shows as 160%), and the run's latencies stay comparable. NAN when no
+ * handler is judged.
+ */
+static double work_speed(const struct work_acc acc[IL_T_COUNT])
+{
+	double measured = 0, configured = 0;
+
+	for (int t = 0; t < IL_T_COUNT; t++)
+		if (!isnan(acc[t].ratio)) {
+			measured += acc[t].p50_us;
+			configured += acc[t].configured_us;
+		}
+	return configured > 0 ? measured / configured : NAN;
+}
+
 static cJSON *num_or_null(double v)
 {
 	return isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v);
@@ -447,6 +468,7 @@ static cJSON *work_accuracy_json(const struct il_result *r)
 		    (worst < 0 || fabs(acc[t].ratio - 1) > fabs(acc[worst].ratio - 1)))
 			worst = t;
 	}
+	cJSON_AddItemToObject(o, "speed_ratio", num_or_null(work_speed(acc)));
 	if (worst >= 0) {
 		cJSON_AddBoolToObject(o, "ok", fabs(acc[worst].ratio - 1) <= WORK_TOLERANCE);
 		cJSON_AddStringToObject(o, "worst_thread", il_chain_thread(worst)->name);
@@ -496,11 +518,27 @@ static cJSON *hygiene_json(const struct il_result *r)
 void il_report_check(const struct il_result *r, struct il_warnings *w)
 {
 	struct work_acc acc[IL_T_COUNT];
+	double speed;
 
 	work_accuracy(r, acc);
+	speed = work_speed(acc);
 	for (int t = 0; t < IL_T_COUNT; t++) {
 		if (isnan(acc[t].ratio) || fabs(acc[t].ratio - 1) <= WORK_TOLERANCE)
 			continue;
+		/* Not "work: ": scripts/policy-sweep runs a round again for those. */
+		if (fabs(speed - 1) <= WORK_TOLERANCE) {
+			il_warn(
+			    w,
+			    "work cost: %s took %.0f us of CPU per handler (p50 over %llu "
+			    "handlers) for %.0f us configured (%.0f%%), while the run's handlers "
+			    "together did %.0f%% of theirs: a fixed cost of this handler per "
+			    "call (a cold cache after it slept, its system calls), not the "
+			    "CPU's speed, so the run stays comparable",
+			    il_chain_thread(t)->name, acc[t].p50_us,
+			    (unsigned long long)acc[t].handlers, acc[t].configured_us,
+			    100 * acc[t].ratio, 100 * speed);
+			continue;
+		}
 		il_warn(
 		    w,
 		    "work: %s did %.0f%% of its configured work (%.0f us of CPU per handler, "

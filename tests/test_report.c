@@ -62,9 +62,9 @@ static void fixture_stream(struct fixture *fx, struct il_event_sink *extra)
  * NEV events 1 ms apart: processing latency 1000 + 10 id us, presentation
  * that plus 8 ms; the warm-up ones (1..WARMUP) take 50 ms, so they would
  * be the maximum and the p99 if they counted. Every handler did its
- * configured work exactly, except render:main which did `main_ratio` of it.
+ * configured work exactly, except thread `off` which did `ratio` of it.
  */
-static void fixture_build(struct fixture *fx, double main_ratio, uint64_t completed_from)
+static void fixture_build_off(struct fixture *fx, int off, double ratio, uint64_t completed_from)
 {
 	char err[512], policies[512];
 	const char *src = getenv("IL_SOURCE_DIR");
@@ -98,8 +98,8 @@ static void fixture_build(struct fixture *fx, double main_ratio, uint64_t comple
 
 			if (t < 0)
 				continue;
-			m->work_cpu_ns[k] = (uint32_t)(fx->o.work_us[t] * 1000 *
-						       (t == IL_T_RENDER_MAIN ? main_ratio : 1.0));
+			m->work_cpu_ns[k] =
+			    (uint32_t)(fx->o.work_us[t] * 1000 * (t == off ? ratio : 1.0));
 		}
 	}
 	fx->r = (struct il_result){
@@ -126,6 +126,11 @@ static void fixture_build(struct fixture *fx, double main_ratio, uint64_t comple
 		else
 			*(c ? &fx->r.completed : &fx->r.timed_out) += 1;
 	}
+}
+
+static void fixture_build(struct fixture *fx, double main_ratio, uint64_t completed_from)
+{
+	fixture_build_off(fx, IL_T_RENDER_MAIN, main_ratio, completed_from);
 }
 
 static void fixture_free(struct fixture *fx)
@@ -277,6 +282,29 @@ static void test_report_work_accuracy_and_warning(void **state)
 	assert_int_equal(cJSON_GetArraySize(w), 1);
 	assert_non_null(strstr(cJSON_GetArrayItem(w, 0)->valuestring,
 			       "work: render:main did 67% of its configured work"));
+	/* A big handler 33% off moves the run's handlers together past 10%. */
+	assert_true(il_json_num(root, "work_accuracy.speed_ratio") < 0.9);
+	cJSON_Delete(root);
+	fixture_free(fx);
+
+	/* browser:evdev (10 us) at 190% while the rest did their work: a fixed
+	 * cost of that handler, said as such, not a CPU-speed "work: " line
+	 * (which would make the sweep run the round again). */
+	fixture_build_off(fx, IL_T_BROWSER_EVDEV, 1.9, 1);
+	fixture_stream(fx, NULL);
+	memset(warn, 0, sizeof(*warn));
+	il_report_check(&fx->r, warn);
+	fx->r.warnings = warn;
+	root = write_and_load(&fx->r, "work-cost.json");
+	assert_true(cJSON_IsFalse(il_json_get(root, "work_accuracy.ok")));
+	assert_float_equal(il_json_num(root, "work_accuracy.threads.browser:evdev.ratio"), 1.9,
+			   0.01);
+	assert_true(fabs(il_json_num(root, "work_accuracy.speed_ratio") - 1) <= 0.10);
+	w = il_json_get(root, "warnings");
+	assert_int_equal(cJSON_GetArraySize(w), 1);
+	assert_non_null(strstr(cJSON_GetArrayItem(w, 0)->valuestring,
+			       "work cost: browser:evdev took 19 us of CPU per handler"));
+	assert_non_null(strstr(cJSON_GetArrayItem(w, 0)->valuestring, "not the CPU's speed"));
 	cJSON_Delete(root);
 	fixture_free(fx);
 	free(fx);
