@@ -90,23 +90,24 @@ struct opts {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: inputlat compare [options] A B [C ...]\n"
-		"Compares groups of `inputlat run --json` reports, each later group against A:\n"
-		"p50, p90, p99 and mean of processing and presentation latency, with a ratio, its\n"
-		"interval and a verdict (lower, higher, no clear difference, not enough data).\n"
-		"A group is a report, a directory of reports (each *.json a round) or a\n"
-		"comma-separated list of reports. Several rounds a group: permutation test over\n"
-		"the rounds (needs 4 or more a side). One run each: blocked bootstrap over\n"
-		"consecutive events, which covers variation within a run only.\n"
-		"  -a, --alpha A        error rate of a verdict, two-sided (default 0.05); for\n"
-		"                       a family of verdicts, the level `inputlat stats fdr` gives\n"
-		"  -h, --help           this text\n"
-		"  -j, --json FILE      the comparison as JSON (- for stdout, then no table)\n"
-		"  -r, --resamples N    bootstrap resamples for one run each (default %u)\n"
-		"  -s, --seed N         seed of the random draws (default %u; recorded in the "
-		"output)\n",
-		IL_STATS_RESAMPLES, IL_STATS_SEED);
+	fprintf(
+	    f,
+	    "Usage: inputlat compare [options] A B [C ...]\n"
+	    "Compares groups of `inputlat run --json` reports, each later group against A:\n"
+	    "p50, p90, p99 and mean of processing and presentation latency, with a ratio, its\n"
+	    "interval and a verdict (lower, higher, no clear difference, not enough data).\n"
+	    "A group is a report, a directory of reports (each *.json a round) or a\n"
+	    "comma-separated list of reports. Several rounds a group: permutation test over\n"
+	    "the rounds (needs 4 or more a side). One run each: blocked bootstrap over\n"
+	    "consecutive events, which covers variation within a run only.\n"
+	    "  -a, --alpha A        error rate of a verdict, two-sided (default 0.05); for\n"
+	    "                       a family of verdicts, the level `inputlat stats fdr` gives\n"
+	    "  -h, --help           this text\n"
+	    "  -j, --json FILE      the comparison as JSON (- for stdout, then no table)\n"
+	    "  -r, --resamples N    bootstrap resamples for one run each (default %u)\n"
+	    "  -s, --seed N         seed of the random draws (default %u; recorded in the "
+	    "output)\n",
+	    IL_STATS_RESAMPLES, IL_STATS_SEED);
 }
 
 static void usage_line(const char *what)
