@@ -69,14 +69,15 @@ def _idle_waste_cells(cells, scenario):
 
 def family_p_values(inputlat, a, cells, policies, reference="cfs"):
     """The p-values (at 5%) of the verdicts summarize() adds to the table's:
-    each scenario's lowest policy against its runner-up (where that is not
-    the reference: the table has that one), and the idle waste of
+    each scenario's lowest policy against its runner-up (where neither is
+    the reference: the table has that pair, and one hypothesis counted
+    twice would tighten every verdict's level), and the idle waste of
     throttling. With the table's own, they form the sweep's family."""
     ps = []
     for s in a.scenarios:
         for stat in ("p50", "p99"):
             ranked = _ranked(cells, policies, s, stat)
-            if len(ranked) < 2 or ranked[1][1] == reference:
+            if len(ranked) < 2 or reference in (ranked[0][1], ranked[1][1]):
                 continue
             try:
                 res = st.compare(inputlat, [cells[(ranked[1][1], s)]["dir"],
