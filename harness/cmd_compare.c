@@ -910,21 +910,13 @@ int il_cmd_compare(int argc, char **argv)
 			for (size_t i = 0; i < o.nrows; i++)
 				cJSON_AddItemToArray(
 				    arr, row_json(&o.rows[i], &res[g * o.nrows + i], g));
-		if (strcmp(o.json_path, "-") == 0) {
-			char *text = cJSON_Print(root);
+		/* "-" is stdout: il_json_write goes through il_out, which knows it. */
+		int w = il_json_write(o.json_path, root);
 
-			if (text) {
-				puts(text);
-				free(text);
-			}
-		} else {
-			int w = il_json_write(o.json_path, root);
-
-			if (w < 0) {
-				fprintf(stderr, "compare: cannot write %s: %s\n", o.json_path,
-					strerror(-w));
-				rc = 1;
-			}
+		if (w < 0) {
+			fprintf(stderr, "compare: cannot write %s: %s\n", o.json_path,
+				strerror(-w));
+			rc = 1;
 		}
 	}
 out:

@@ -49,7 +49,7 @@ static int write_json(const char *path, int argc, char **argv, double alpha, siz
 {
 	char *cmdline = il_cmdline_join("inputlat stats", argc, argv);
 	cJSON *root = il_header_new(FILE_VERSION, cmdline, NULL);
-	int rc = 0;
+	int rc = 0, w;
 
 	free(cmdline);
 	if (!root) {
@@ -61,20 +61,11 @@ static int write_json(const char *path, int argc, char **argv, double alpha, siz
 	cJSON_AddNumberToObject(root, "m", (double)m);
 	cJSON_AddNumberToObject(root, "rejected", (double)rejected);
 	cJSON_AddNumberToObject(root, "level", level);
-	if (strcmp(path, "-") == 0) {
-		char *text = cJSON_Print(root);
-
-		if (text)
-			puts(text);
-		free(text);
-	} else {
-		int w = il_json_write(path, root);
-
-		if (w < 0) {
-			fprintf(stderr, "inputlat stats: cannot write %s: %s\n", path,
-				strerror(-w));
-			rc = 1;
-		}
+	/* "-" is stdout: il_json_write goes through il_out, which knows it. */
+	w = il_json_write(path, root);
+	if (w < 0) {
+		fprintf(stderr, "inputlat stats: cannot write %s: %s\n", path, strerror(-w));
+		rc = 1;
 	}
 	cJSON_Delete(root);
 	return rc;

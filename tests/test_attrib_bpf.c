@@ -399,7 +399,7 @@ static void test_attrib_bpf_asleep_identity(void **state)
 {
 	struct chain c = {0};
 	struct il_attrib_event ev;
-	unsigned asleep = 0, ok = 0, consistent = 0, hops = 0;
+	unsigned asleep = 0, ok = 0, consistent = 0, hops = 0, sums = 0;
 	double worst = 0;
 
 	need();
@@ -415,13 +415,23 @@ static void test_attrib_bpf_asleep_identity(void **state)
 			double parts =
 			    (double)(h->comp_ns[IL_COMP_SEND] + h->comp_ns[IL_COMP_WAKE] +
 				     h->comp_ns[IL_COMP_RUNQUEUE] + h->comp_ns[IL_COMP_DISPATCH]);
+			double all = 0;
 
 			hops++;
 			consistent += h->consistent;
-			if (!h->asleep || h->comp_ns[IL_COMP_BUSY])
+			/* Every hop's components add up to it, whatever the timeline
+			 * lacked: what the engine cannot place is residual. */
+			for (int i = 0; i < IL_NCOMP; i++)
+				all += (double)h->comp_ns[i];
+			sums += fabs(all - (double)h->total_ns) <= 1000;
+			/* Where the kernel's timeline does not show the hop's threads
+			 * running at their stamps (inconsistent: a switch-in never
+			 * delivered), the receiver's split is not known; those hops are
+			 * bounded below. */
+			if (!h->consistent || !h->asleep || h->comp_ns[IL_COMP_BUSY])
 				continue;
 			asleep++;
-			ok += fabs(parts - gap) <= 2000;
+			ok += fabs(parts - gap) <= 2000 && h->comp_ns[IL_COMP_RESIDUAL] <= 2000;
 			if (fabs(parts - gap) > worst)
 				worst = fabs(parts - gap);
 			/* The wake chain is ordered: end <= waking <= wakeup <= switch-in <= stamp.
@@ -443,16 +453,19 @@ static void test_attrib_bpf_asleep_identity(void **state)
 			assert_true(h->switch_in_ns <= c.m.stamp_ns[k]);
 		}
 	}
-	print_message("%u of %u hops had an asleep receiver; %u within 2 us (worst %.0f ns); "
-		      "%u of %u consistent\n",
-		      asleep, hops, ok, worst, consistent, hops);
+	print_message("%u of %u hops add up; %u consistent; of those %u had an asleep receiver, "
+		      "%u of them split within 2 us (worst %.0f ns); %llu kernel events dropped\n",
+		      sums, hops, consistent, asleep, ok, worst,
+		      (unsigned long long)il_capture_drops(c.cap));
+	assert_int_equal(sums, hops);
 	assert_true(asleep >= hops / 2);
 	assert_int_equal(ok, asleep);
 	/* A hop is inconsistent when the kernel's timeline does not show its
 	 * threads running on their CPUs at their stamps. On this pinned chain
-	 * that is rare, not never (1 hop in 550 in one CI run; the engine says
-	 * which, IL_ATTRIB_DEBUG_HOP is set above). One in a hundred is
-	 * allowed; an engine that reads the timeline wrong misses most. */
+	 * that is rare, not never (2 hops in 550 in about 1 run in 15 here, no
+	 * event dropped: a receiver's switch-in missing; the engine says which,
+	 * IL_ATTRIB_DEBUG_HOP is set above). One in a hundred is allowed; an
+	 * engine that reads the timeline wrong misses most. */
 	assert_true(100 * consistent >= 99 * hops);
 	unsetenv("IL_ATTRIB_DEBUG_HOP");
 	chain_stop(&c);
