@@ -318,6 +318,24 @@ static void test_compare_json_for_the_sweep(void **state)
 	root = cJSON_Parse(out_text);
 	assert_non_null(root);
 	cJSON_Delete(root);
+
+	/* A group's path that is not UTF-8 (a byte 0xff in a directory's name)
+	 * still gives valid JSON on stdout, the byte as U+FFFD, as in a file. */
+	{
+		char bad[128];
+
+		path_of(bad, sizeof(bad), "cell\xff");
+		assert_int_equal(rename(pb, bad), 0);
+		argv[6] = bad;
+		assert_int_equal(run_compare_argv(8, argv), 0);
+		assert_int_equal(rename(bad, pb), 0);
+		argv[6] = pb;
+		assert_null(strchr(out_text, '\xff'));
+		assert_non_null(strstr(out_text, "cell\xef\xbf\xbd"));
+		root = cJSON_Parse(out_text);
+		assert_non_null(root);
+		cJSON_Delete(root);
+	}
 }
 
 static void test_compare_errors_one_line(void **state)
