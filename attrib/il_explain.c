@@ -467,7 +467,8 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 		}
 	}
 	if (jout) {
-		char *text = cJSON_Print(jout);
+		/* Names came from a report, but a hand-edited one need not be UTF-8. */
+		char *text = il_json_sanitize(jout) == 0 ? cJSON_Print(jout) : NULL;
 
 		if (text) {
 			fprintf(out, "%s\n", text);

@@ -39,6 +39,7 @@
 #include "il_sysinfo.h"
 #include "il_header.h"
 #include "il_cpustat.h"
+#include "il_file.h"
 
 #define RT_RUNTIME IL_SYSINFO_RT_RUNTIME
 #define RT_PERIOD  IL_SYSINFO_RT_PERIOD
@@ -644,7 +645,8 @@ static int print_json(const struct checks *cs, const struct il_fair_server *fs, 
 		cJSON_AddStringToObject(c, "why", cs->c[i].why);
 		cJSON_AddItemToArray(arr, c);
 	}
-	char *text = cJSON_Print(root);
+	/* Kernel facts and paths are bytes, not UTF-8: made valid like every JSON written. */
+	char *text = il_json_sanitize(root) == 0 ? cJSON_Print(root) : NULL;
 	cJSON_Delete(root);
 	if (!text) {
 		fprintf(stderr, "inputlat check: out of memory\n");
