@@ -49,6 +49,12 @@ def get(obj, path, default=None):
     return obj
 
 
+def is_fair_server_warning(w):
+    """A run's warning that its policy's fair-server settings were not applied
+    ("policy P: fair server R us per T us not applied: why; ...")."""
+    return isinstance(w, str) and ": fair server " in w and " not applied: " in w
+
+
 def work_warnings(run):
     """The report's warnings about handlers that did not do their configured work."""
     return [w for w in run.get("warnings") or [] if isinstance(w, str) and w.startswith("work:")]

@@ -195,13 +195,12 @@ def summarize(inputlat, a, cells, policies, cannot, head, reference="cfs"):
     for (p, s), c in cells.items():
         if not c.get("rounds") and p not in cannot:
             missing.append(f"{p} under {s}: no round succeeded (see the notes of summary.md)")
-    fs = getattr(a, "fair_server", None)
-    if fs is not None and not fs.get("present"):
-        missing.append("the fair server: this kernel has none (Linux 6.12+); rt-fair-server is "
-                       "then plain RT without throttling")
-    elif fs is not None and not fs.get("tunable"):
-        missing.append(f"fair-server settings of rt-fair-server: not tunable here "
-                       f"({fs.get('why') or 'debugfs'}); it ran with the values in force")
+    # Only where a swept policy asked for them and its runs said they were
+    # not applied (a kernel without a fair server cannot run such a policy
+    # at all: that is in `cannot` above).
+    for p, why in sorted(getattr(a, "fair_server_unapplied", {}).items()):
+        missing.append(f"fair-server settings of {p}: not applied here ({why}); "
+                       "it ran with the values in force")
     per_round = min((c.get("events_per_round") or 0 for c in cells.values() if c.get("rounds")),
                     default=0)
     if per_round and per_round < 500:

@@ -283,6 +283,18 @@ static void check_json_knobs(const cJSON *root, const struct il_knob_settings *k
 			assert_int_equal(il_test_json_num(fs, "period_ns"), k->fs_period_ns);
 		}
 	}
+	/* Asked for and not applied: one warning says so (and why); otherwise none. */
+	{
+		const cJSON *w;
+		int said = 0,
+		    untuned = k->has_fair_server &&
+			      !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fs, "tunable"));
+
+		cJSON_ArrayForEach (w, cJSON_GetObjectItemCaseSensitive(root, "warnings"))
+			said += cJSON_IsString(w) && strstr(w->valuestring, ": fair server ") &&
+				strstr(w->valuestring, " not applied: ");
+		assert_int_equal(said, untuned);
+	}
 }
 
 /* --- the cases --------------------------------------------------------- */

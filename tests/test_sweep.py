@@ -110,6 +110,9 @@ class Outputs:
         with open(os.path.join(out, "summary.txt")) as f:
             txt = f.read()
         self.assertIn(f"{scenario}: lowest processing p50: ", txt)
+        if "rt-fair-server" not in policies:
+            # No swept policy asked for fair-server settings.
+            self.assertNotIn("fair-server settings", txt)
         # The verdicts are one family held to 5% (issue 13): the first line
         # names its size and level, and the table's intervals are at it.
         fam = re.search(r"; its ([0-9]+) verdicts held together to a 5% false discovery rate "
@@ -336,6 +339,11 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertTrue(any(line.startswith("Idle waste under the hog") and "throttling wastes more"
                             in line for line in lines), lines)
         self.assertTrue(any(line.startswith("hog: lowest processing p50: ") for line in lines))
+        # The fair server is spoken of because rt-fair-server asked for it and
+        # its runs said it was not applied (a sweep without it says nothing).
+        notes = next(line for line in lines if line.startswith("Not measured here: "))
+        self.assertIn("fair-server settings of rt-fair-server: not applied here (fake: debugfs "
+                      "locked); it ran with the values in force", notes)
         # Each policy is compared with the lowest at most once per line (the
         # reference as runner-up was printed twice).
         for line in lines:
