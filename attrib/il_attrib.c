@@ -204,6 +204,7 @@ struct il_attrib {
 	int chash_tid[CULPRIT_HASH], chash_id[CULPRIT_HASH];
 	struct cpu *cpus[MAX_CPUS];
 	uint64_t kevents, kept, capped, newest;
+	uint64_t unseen_switch_ins; /* switched out with no switch-in reported */
 	uint64_t window_start, capped_until, from_ns, to_ns;
 	bool started, finished;
 	struct lost lost[MAX_LOST];
@@ -467,6 +468,7 @@ void il_attrib_counts(const struct il_attrib *a, struct il_attrib_counts *c)
 	c->capped = a->capped;
 	c->explained = a->explained;
 	c->unexplained = a->unexplained;
+	c->unseen_switch_ins = a->unseen_switch_ins;
 }
 
 void il_attrib_mark_lost(struct il_attrib *a, uint64_t from_ns, uint64_t to_ns)
@@ -551,6 +553,24 @@ static void on_switch(struct il_attrib *a, const struct il_kev *e)
 	bool runnable = (e->arg & IL_KEV_STATE_MASK) == 0;
 
 	if (prev) {
+		const struct tl *last = tl_back(prev);
+
+		/*
+		 * Switched out with no switch-in reported since it last stopped:
+		 * the kernel emitted none (here, a thread of PID 1 is switched in
+		 * every second and its switch-out never traced, tracefs and BPF
+		 * alike, so whoever follows it on that CPU arrives unseen). From
+		 * the CPU's last reported switch (or the thread's last entry, if
+		 * later) until now, what it did is not known: never counted as
+		 * waiting, and the hops over it are inconsistent.
+		 */
+		if (last && last->state != TS_RUNNING && last->state != TS_UNKNOWN) {
+			uint64_t from =
+			    cp && cp->seen && cp->open_start > last->ts ? cp->open_start : last->ts;
+
+			tl_push(a, prev, from, TS_UNKNOWN, e->cpu, 0);
+			a->unseen_switch_ins++;
+		}
 		tl_first(a, prev, TS_RUNNING, e->cpu);
 		tl_push(a, prev, e->ts_ns, runnable ? TS_RUNNABLE : TS_SLEEPING, e->cpu, 0);
 	}
@@ -1783,5 +1803,6 @@ int il_attrib_report(const struct il_attrib *a, cJSON *obj)
 	cJSON_AddNumberToObject(o, "received", (double)a->kevents);
 	cJSON_AddNumberToObject(o, "window_caps", (double)a->capped);
 	cJSON_AddNumberToObject(o, "max_kept", (double)a->o.max_kevents);
+	cJSON_AddNumberToObject(o, "unseen_switch_ins", (double)a->unseen_switch_ins);
 	return 0;
 }

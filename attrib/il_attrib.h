@@ -207,9 +207,10 @@ struct il_attrib_slice {
 typedef void (*il_attrib_slice_cb)(void *ctx, const struct il_attrib_slice *s);
 void il_attrib_on_slice(struct il_attrib *a, il_attrib_slice_cb cb, void *ctx);
 
-/* Counts so far: kernel events fed, kept now, dropped for the cap. */
+/* Counts so far: kernel events fed, kept now, dropped for the cap; run
+ * threads switched out with no switch-in reported (its time unknown). */
 struct il_attrib_counts {
-	uint64_t kevents, kept, capped, explained, unexplained;
+	uint64_t kevents, kept, capped, explained, unexplained, unseen_switch_ins;
 };
 void il_attrib_counts(const struct il_attrib *a, struct il_attrib_counts *c);
 

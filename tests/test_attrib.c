@@ -354,6 +354,46 @@ static void test_attrib_preempted_sender(void **state)
 	assert_string_equal(il_attrib_culprit(A, ev.hop[7].culprit[0].id)->policy, "rt");
 	assert_int_equal(il_attrib_culprit(A, ev.hop[7].culprit[0].id)->priority, 50);
 	assert_int_equal(sum_components(&ev.hop[7]), ev.hop[7].total_ns);
+	{
+		struct il_attrib_counts n;
+
+		il_attrib_counts(A, &n);
+		assert_int_equal(n.unseen_switch_ins, 0); /* every switch back reported */
+	}
+}
+
+/*
+ * The kernel reports no switch back to the sender: the CPU went from the
+ * intruder to a thread whose switch-out is never traced (a thread of PID 1
+ * on this project's VM), and from it to the sender unseen. The sender's
+ * next switch-out is the first sign it ran again. Known: work before the
+ * preemption, the intruder's 150 us; the rest is not known, and not
+ * counted as waiting (it was once counted as preempted, while the sender
+ * worked, and the hop called consistent).
+ */
+static void test_attrib_switch_in_not_seen(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_attrib_counts n;
+	struct il_msg m;
+	uint64_t s;
+
+	default_spec(spec);
+	spec[7].work_ns = 400 * US;
+	chain(spec, &m, T0);
+	s = m.stamp_ns[6];
+	sw(s + 100 * US, 0, TID(6), FAIR, IL_KEV_STATE_PREEMPT, 777, RT50, NULL, "intruder");
+	sw(s + 250 * US, 0, 777, RT50, 1, 778, FAIR, "intruder", "tokio-rt-worker");
+	/* 778 -> TID(6) at s + 300 us: not reported. */
+	explain(&m, &ev);
+	assert_int_equal(ev.hop[7].comp_ns[IL_COMP_WORK], 100 * US);
+	assert_int_equal(ev.hop[7].comp_ns[IL_COMP_PREEMPTED], 150 * US);
+	assert_int_equal(ev.hop[7].comp_ns[IL_COMP_RESIDUAL], m.end_ns[6] - (s + 250 * US));
+	assert_false(ev.hop[7].consistent);
+	assert_int_equal(sum_components(&ev.hop[7]), ev.hop[7].total_ns);
+	il_attrib_counts(A, &n);
+	assert_int_equal(n.unseen_switch_ins, 1);
 }
 
 /* Interrupts while the handler runs are irq, not work. */
@@ -677,6 +717,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_attrib_asleep_identity, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_runqueue_culprit_thread, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_preempted_sender, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_switch_in_not_seen, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_irq_carved_from_work, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_busy_receiver, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_throttled_culprit, setup_rt, teardown),

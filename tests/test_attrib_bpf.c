@@ -375,13 +375,24 @@ static void test_attrib_bpf_fifo_preempts_main(void **state)
 	c.work_ns[6] = 2 * MS;
 	capture_start(&c);
 	chain_event(&c, 1, &ev);
-	intruder_start(&X, 1, spin);
-	c.hook = preempt_hook;
-	chain_event(&c, 2, &ev);
-	c.hook = NULL;
-	intruder_join(&X);
-	assert_true(ev.explained);
-	h = &ev.hop[7];
+	/* Up to three tries: where the kernel did not report the switch back
+	 * to A (a thread whose switch-out is never traced ran in between), the
+	 * hop is inconsistent and its split unknown, by design; a consistent
+	 * one must be right. */
+	for (uint64_t id = 2; id <= 4; id++) {
+		intruder_start(&X, 1, spin);
+		c.hook = preempt_hook;
+		chain_event(&c, id, &ev);
+		c.hook = NULL;
+		intruder_join(&X);
+		assert_true(ev.explained);
+		h = &ev.hop[7];
+		if (h->consistent)
+			break;
+		print_message("hop 7 of event %llu inconsistent: tried again\n",
+			      (unsigned long long)id);
+	}
+	assert_true(h->consistent);
 	pre = (double)h->comp_ns[IL_COMP_PREEMPTED];
 	print_message("hop 7: preempted %.0f us (intruder %.0f us), work %.0f us, total %.0f us\n",
 		      pre / 1e3, (double)spin / 1e3, (double)h->comp_ns[IL_COMP_WORK] / 1e3,
@@ -453,17 +464,26 @@ static void test_attrib_bpf_asleep_identity(void **state)
 			assert_true(h->switch_in_ns <= c.m.stamp_ns[k]);
 		}
 	}
-	print_message("%u of %u hops add up; %u consistent; of those %u had an asleep receiver, "
-		      "%u of them split within 2 us (worst %.0f ns); %llu kernel events dropped\n",
-		      sums, hops, consistent, asleep, ok, worst,
-		      (unsigned long long)il_capture_drops(c.cap));
+	{
+		struct il_attrib_counts n;
+
+		il_attrib_counts(c.eng, &n);
+		print_message("%u of %u hops add up; %u consistent; of those %u had an asleep "
+			      "receiver, %u of them split within 2 us (worst %.0f ns); %llu kernel "
+			      "events dropped; %llu switch-ins not reported\n",
+			      sums, hops, consistent, asleep, ok, worst,
+			      (unsigned long long)il_capture_drops(c.cap),
+			      (unsigned long long)n.unseen_switch_ins);
+	}
 	assert_int_equal(sums, hops);
 	assert_true(asleep >= hops / 2);
 	assert_int_equal(ok, asleep);
 	/* A hop is inconsistent when the kernel's timeline does not show its
 	 * threads running on their CPUs at their stamps. On this pinned chain
 	 * that is rare, not never (2 hops in 550 in about 1 run in 15 here, no
-	 * event dropped: a receiver's switch-in missing; the engine says which,
+	 * event dropped: the kernel reports no switch-out of a thread of PID 1
+	 * that wakes every second, so the switch to whoever follows it is not
+	 * reported either, in tracefs as in BPF; the engine says which,
 	 * IL_ATTRIB_DEBUG_HOP is set above). One in a hundred is allowed; an
 	 * engine that reads the timeline wrong misses most. */
 	assert_true(100 * consistent >= 99 * hops);
