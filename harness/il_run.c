@@ -512,15 +512,18 @@ int il_cmd_run(int argc, char **argv)
 	/* Asked for and not set (debugfs locked, or a server that cannot be
 	 * lowered): the run goes on with what is in force, and says so where
 	 * a reader of the run looks, not only in kernel.fair_server. */
-	if (il_policy_knobs(r.policy)->has_fair_server && !r.knobs.fs.tunable)
-		il_warn(
-		    &r.warnings,
-		    "policy %s: fair server %llu us per %llu us not applied: %s; the run had the "
-		    "values in force",
-		    il_policy_name(r.policy),
-		    (unsigned long long)(il_policy_knobs(r.policy)->fs_runtime_ns / 1000),
-		    (unsigned long long)(il_policy_knobs(r.policy)->fs_period_ns / 1000),
-		    r.knobs.fs.why[0] ? r.knobs.fs.why : "not tunable");
+	{
+		const struct il_knob_settings *ks = il_policy_knobs(r.policy);
+
+		if (ks->has_fair_server && !r.knobs.fs.tunable)
+			il_warn(&r.warnings,
+				"policy %s: fair server %llu us per %llu us not applied: %s; the "
+				"run had the values in force",
+				il_policy_name(r.policy),
+				(unsigned long long)(ks->fs_runtime_ns / 1000),
+				(unsigned long long)(ks->fs_period_ns / 1000),
+				r.knobs.fs.why[0] ? r.knobs.fs.why : "not tunable");
+	}
 	/* The report gives the value in force during the run; the one before it
 	 * is in knobs[].original. */
 	r.rt_runtime_us = il_sysinfo_rt_runtime_us(&rt_runtime) == 0 ? rt_runtime : LLONG_MIN;

@@ -333,19 +333,29 @@ static void test_attrib_runqueue_culprit_thread(void **state)
 }
 
 /* A sender switched out mid-handler is preempted, with who ran instead. */
-static void test_attrib_preempted_sender(void **state)
+/* The chain with a 400 us handler for hop 7 whose sender (thread 6, CPU 0)
+ * loses its CPU to an RT thread 100 us in; returns the handler's start.
+ * The caller says who gets the CPU when the intruder sleeps at +250 us. */
+static uint64_t chain_with_intruder(struct il_msg *m)
 {
 	struct hopspec spec[IL_NSTAMPS];
-	struct il_attrib_event ev;
-	struct il_msg m;
 	uint64_t s;
 
 	default_spec(spec);
 	spec[7].work_ns = 400 * US;
-	chain(spec, &m, T0);
-	/* Sender of hop 7 (thread 6, CPU 0) loses its CPU to an RT thread for 150 us. */
-	s = m.stamp_ns[6];
+	chain(spec, m, T0);
+	s = m->stamp_ns[6];
 	sw(s + 100 * US, 0, TID(6), FAIR, IL_KEV_STATE_PREEMPT, 777, RT50, NULL, "intruder");
+	return s;
+}
+
+static void test_attrib_preempted_sender(void **state)
+{
+	struct il_attrib_event ev;
+	struct il_msg m;
+	uint64_t s = chain_with_intruder(&m);
+
+	/* The intruder hands the CPU back after 150 us. */
 	sw(s + 250 * US, 0, 777, RT50, 1, TID(6), FAIR, "intruder", NULL);
 	explain(&m, &ev);
 	assert_int_equal(ev.hop[7].comp_ns[IL_COMP_PREEMPTED], 150 * US);
@@ -373,17 +383,11 @@ static void test_attrib_preempted_sender(void **state)
  */
 static void test_attrib_switch_in_not_seen(void **state)
 {
-	struct hopspec spec[IL_NSTAMPS];
 	struct il_attrib_event ev;
 	struct il_attrib_counts n;
 	struct il_msg m;
-	uint64_t s;
+	uint64_t s = chain_with_intruder(&m);
 
-	default_spec(spec);
-	spec[7].work_ns = 400 * US;
-	chain(spec, &m, T0);
-	s = m.stamp_ns[6];
-	sw(s + 100 * US, 0, TID(6), FAIR, IL_KEV_STATE_PREEMPT, 777, RT50, NULL, "intruder");
 	sw(s + 250 * US, 0, 777, RT50, 1, 778, FAIR, "intruder", "tokio-rt-worker");
 	/* 778 -> TID(6) at s + 300 us: not reported. */
 	explain(&m, &ev);

@@ -436,8 +436,8 @@ static void test_attrib_bpf_asleep_identity(void **state)
 				all += (double)h->comp_ns[i];
 			sums += fabs(all - (double)h->total_ns) <= 1000;
 			/* Where the kernel's timeline does not show the hop's threads
-			 * running at their stamps (inconsistent: a switch-in never
-			 * delivered), the receiver's split is not known; those hops are
+			 * running at their stamps (inconsistent: a switch-in the
+			 * kernel never reported), the receiver's split is not known; those hops are
 			 * bounded below. */
 			if (!h->consistent || !h->asleep || h->comp_ns[IL_COMP_BUSY])
 				continue;
