@@ -59,9 +59,17 @@ static void need_text(const char *text, const char *a, const char *b, const char
 }
 
 /* --- SIGKILL and SIGSTOP ----------------------------------------------- */
-static void signal_child(int child, int sig, int round)
+/*
+ * One fault of one round. Returns true when the exit came within its
+ * bound; false when it came late while the machine was busy, with the
+ * reason in late (the bound cannot show then: under other tasks' CPU load
+ * the reaping of a killed child was seen spinning for seconds in the
+ * kernel, shrink_dcache_parent under release_task). Everything else is
+ * checked first, whatever the time.
+ */
+static bool signal_child(int child, int sig, int round, char *late, size_t late_len)
 {
-	char json[300], out[300], err[300], buf[65536], why[64];
+	char json[300], out[300], err[300], buf[65536], why[128];
 	char *argv[] = {il_test_suite.inputlat, "run", "--policy", "cfs", "--events", "10000",
 			"--interval-ms", "1", "--quiet", "--json", json,
 			/* The stop's bound is the orchestrator's; attribution's
@@ -69,6 +77,7 @@ static void signal_child(int child, int sig, int round)
 			"--attribution", "off", NULL};
 	const char *name = il_test_kid_name(child);
 	struct il_test_chain c;
+	uint64_t busy0 = 0;
 	double t_sig, elapsed;
 	int status;
 
@@ -81,6 +90,7 @@ static void signal_child(int child, int sig, int round)
 	/* Events through the chain (50 at 1 ms, three vblanks), so that the
 	 * report has completed ones to show. */
 	assert_true(il_test_chain_wait_events(&c, 50, EVENTS_TIMEOUT_MS));
+	il_test_cpu_busy_ns(-1, &busy0);
 	t_sig = il_test_now_s();
 	assert_int_equal(kill(c.kids[child], sig), 0);
 	status = il_test_chain_wait(&c, 10000);
@@ -91,15 +101,9 @@ static void signal_child(int child, int sig, int round)
 	if (!(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 1))
 		fail_msg("%s: inputlat status 0x%x, want exit 1", why, status);
 	if (sig == SIGKILL) {
-		if (elapsed > FAULT_LIMIT_S)
-			fail_msg("%s: exit %.2f s after the kill, want < %.1f s", why, elapsed,
-				 FAULT_LIMIT_S);
 		need_text(buf, name, "died", why);
 		need_text(buf, "signal 9", "died", why);
 	} else {
-		if (elapsed > HANG_LIMIT_S)
-			fail_msg("%s: exit %.2f s after the stop, want < %.1f s", why, elapsed,
-				 HANG_LIMIT_S);
 		need_text(buf, name, "stopped answering", why);
 		/* The orchestrator must take the hung child down itself (the
 		 * teardown ends a stopped child that is left). */
@@ -110,6 +114,12 @@ static void signal_child(int child, int sig, int round)
 	}
 	check_partial_json(json, name, why);
 	assert_nothing_left(&c, why);
+	snprintf(why + strlen(why), sizeof(why) - strlen(why), ": the exit after the %s",
+		 sig == SIGKILL ? "kill" : "stop");
+	return il_test_prompt_judge(
+	    why, (uint64_t)(elapsed * 1e9),
+	    (uint64_t)((sig == SIGKILL ? FAULT_LIMIT_S : HANG_LIMIT_S) * 1e9), busy0, 0, late,
+	    late_len);
 }
 
 /*
@@ -118,23 +128,39 @@ static void signal_child(int child, int sig, int round)
  * child's exit, and the run said "injecting mouse-down N: Broken pipe",
  * naming neither the child nor the signal. That race was lost in about
  * half of the kills at a 1 ms interval, hence several rounds per child.
+ * A round whose exit was late on a busy machine does not end the case:
+ * the others still run, and the case skips at the end, saying why.
  */
 static void test_faults_sigkill(void **state)
 {
-	for (int round = 1; round <= KILL_ROUNDS; round++)
-		signal_child((int)(intptr_t)*state, SIGKILL, round);
+	char late[512] = "";
+	int n_late = 0;
+
+	for (int round = 1; round <= KILL_ROUNDS; round++) {
+		char why[512];
+
+		if (!signal_child((int)(intptr_t)*state, SIGKILL, round, why, sizeof(why))) {
+			snprintf(late, sizeof(late), "%s", why);
+			n_late++;
+		}
+	}
+	if (n_late)
+		IL_TEST_SKIP("%d of %d rounds not judged; the last: %s", n_late, KILL_ROUNDS, late);
 }
 
 static void test_faults_sigstop(void **state)
 {
-	signal_child((int)(intptr_t)*state, SIGSTOP, 1);
+	char late[512];
+
+	if (!signal_child((int)(intptr_t)*state, SIGSTOP, 1, late, sizeof(late)))
+		IL_TEST_SKIP("%s", late);
 }
 
 /* --- a garbage control frame ------------------------------------------- */
 static void test_faults_garbage(void **state)
 {
 	const char *name = il_test_kid_name((int)(intptr_t)*state);
-	char json[300], why[64];
+	char json[300], why[128];
 	char *argv[] = {il_test_suite.inputlat,
 			"run",
 			"--policy",
@@ -151,9 +177,12 @@ static void test_faults_garbage(void **state)
 	struct il_test_chain none = {.reaped = true};
 	const cJSON *first;
 	double after_fault;
+	uint64_t busy0 = 0;
+	char late[512];
 	cJSON *root;
 
 	assert_non_null(res);
+	il_test_cpu_busy_ns(-1, &busy0);
 	snprintf(why, sizeof(why), "garbage frame to %s", name);
 	snprintf(json, sizeof(json), "%s/%s-garbage.json", il_test_suite.tmpdir, name);
 	assert_int_equal(il_test_run(argv, 30000, res), 0);
@@ -176,10 +205,16 @@ static void test_faults_garbage(void **state)
 	after_fault = res->elapsed_s - (cJSON_IsNumber(first) ? first->valuedouble + 300 : 0) / 1e3;
 	cJSON_Delete(root);
 	print_message("  %s: exit %.2f s after the garbage frame\n", why, after_fault);
-	if (after_fault > FAULT_LIMIT_S)
-		fail_msg("%s: exit %.2f s after the garbage frame, want < %.1f s", why, after_fault,
-			 FAULT_LIMIT_S);
 	assert_nothing_left(&none, why);
+	/* The busy share over the whole command: the fault's own window is
+	 * known only from the report. */
+	snprintf(why + strlen(why), sizeof(why) - strlen(why), ": the exit after it");
+	if (!il_test_prompt_judge(why, (uint64_t)(after_fault > 0 ? after_fault * 1e9 : 0),
+				  (uint64_t)(FAULT_LIMIT_S * 1e9), busy0,
+				  (uint64_t)(res->elapsed_s * 1e9), late, sizeof(late))) {
+		free(res);
+		IL_TEST_SKIP("%s", late);
+	}
 	free(res);
 }
 

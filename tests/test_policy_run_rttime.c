@@ -38,6 +38,7 @@ static void test_policy_run_rttime(void **state)
 	struct il_test_chain c;
 	const cJSON *t, *e;
 	double elapsed, took, t_up;
+	uint64_t busy0 = 0;
 	int status, rc, n = 0;
 	cJSON *root;
 
@@ -52,6 +53,7 @@ static void test_policy_run_rttime(void **state)
 	 * runaway is fast.
 	 */
 	rc = il_test_knobs_chain_start(&c, argv, out, err, START_TIMEOUT_MS);
+	il_test_cpu_busy_ns(-1, &busy0);
 	t_up = il_test_now_s();
 	status = il_test_chain_wait(&c, 10000);
 	elapsed = il_test_now_s() - t_up;
@@ -59,8 +61,6 @@ static void test_policy_run_rttime(void **state)
 	print_message("chain %s; inputlat ended %.2f s later\n", rc == 0 ? "up" : "ended early",
 		      elapsed);
 	il_test_assert_exited(status, 1, buf);
-	if (elapsed >= 3.0)
-		fail_msg("the runaway was stopped after %.2f s, want < 3 s", elapsed);
 	assert_non_null(strstr(buf, "render-sim"));
 	assert_non_null(strstr(buf, "CPU time limit"));
 
@@ -83,6 +83,9 @@ static void test_policy_run_rttime(void **state)
 		fail_msg("after %.0f ms: %s", took, why);
 	if (il_test_knobs_wait_free(10000) && !il_test_knobs_back(c.pid, why, sizeof(why)))
 		fail_msg("after the run: %s", why);
+	/* Last, once all else is checked: a skip for a busy machine ends the case. */
+	il_test_assert_prompt("stopping the runaway", (uint64_t)(elapsed * 1e9), 3000000000ull,
+			      busy0);
 }
 
 int main(void)

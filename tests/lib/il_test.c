@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -107,23 +110,37 @@ double il_test_others_share(uint64_t busy0_ns, uint64_t busy1_ns, uint64_t own_n
 	return wall_ns && others > 0 ? others / (double)wall_ns : 0.0;
 }
 
-void il_test_assert_prompt(const char *what, uint64_t took_ns, uint64_t limit_ns, uint64_t busy0_ns)
+bool il_test_prompt_judge(const char *what, uint64_t took_ns, uint64_t limit_ns, uint64_t busy0_ns,
+			  uint64_t window_ns, char *why, size_t len)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t busy1_ns = busy0_ns;
 	double busy;
 
 	if (took_ns < limit_ns)
-		return;
+		return true;
 	il_test_cpu_busy_ns(-1, &busy1_ns);
-	busy = ncpu > 0 ? il_test_others_share(busy0_ns, busy1_ns, 0, took_ns) / (double)ncpu : 0;
-	if (busy > 0.5)
-		IL_TEST_SKIP(
-		    "%s took %.1f ms (want < %.0f ms) while other tasks kept %.0f%% of the "
-		    "CPUs busy: it cannot show here",
-		    what, (double)took_ns / 1e6, (double)limit_ns / 1e6, busy * 100);
-	fail_msg("%s took %.1f ms, want < %.0f ms (the CPUs were %.0f%% busy meanwhile)", what,
-		 (double)took_ns / 1e6, (double)limit_ns / 1e6, busy * 100);
+	busy = ncpu > 0
+		   ? il_test_others_share(busy0_ns, busy1_ns, 0, window_ns ? window_ns : took_ns) /
+			 (double)ncpu
+		   : 0;
+	if (busy <= 0.5)
+		fail_msg("%s took %.1f ms, want < %.0f ms (the CPUs were %.0f%% busy meanwhile)",
+			 what, (double)took_ns / 1e6, (double)limit_ns / 1e6, busy * 100);
+	snprintf(why, len,
+		 "%s took %.1f ms (want < %.0f ms) while other tasks kept %.0f%% of the CPUs busy: "
+		 "it cannot show here",
+		 what, (double)took_ns / 1e6, (double)limit_ns / 1e6, busy * 100);
+	print_message("%s\n", why);
+	return false;
+}
+
+void il_test_assert_prompt(const char *what, uint64_t took_ns, uint64_t limit_ns, uint64_t busy0_ns)
+{
+	char why[512];
+
+	if (!il_test_prompt_judge(what, took_ns, limit_ns, busy0_ns, 0, why, sizeof(why)))
+		IL_TEST_SKIP("%s", why);
 }
 
 ssize_t il_test_read_file(const char *path, char *buf, size_t len)
@@ -151,9 +168,27 @@ void il_test_write_file(const char *path, const char *text)
 		fail_msg("cannot write %s: %s", path, strerror(errno));
 }
 
+/*
+ * Where the tests' outputs go: a tmpfs when the machine has one. A run
+ * commits its report with fsync, and on the disk that fsync waits for
+ * whatever else is being written there: beside test_rss's 350 MB, one
+ * took 0.7 s here, and a SIGKILL test once saw its run end 4.3 s after
+ * the fault. The tests time the harness, not the disk; on tmpfs fsync
+ * returns at once. /tmp when /dev/shm is no writable tmpfs.
+ */
+static const char *tmp_base(void)
+{
+	struct statfs fs;
+
+	if (statfs("/dev/shm", &fs) == 0 && fs.f_type == TMPFS_MAGIC &&
+	    access("/dev/shm", W_OK | X_OK) == 0)
+		return "/dev/shm";
+	return "/tmp";
+}
+
 int il_test_tmpdir_make(char *dir, size_t len, const char *tag)
 {
-	if ((size_t)snprintf(dir, len, "/tmp/il-test-%s.XXXXXX", tag) >= len)
+	if ((size_t)snprintf(dir, len, "%s/il-test-%s.XXXXXX", tmp_base(), tag) >= len)
 		return -ENAMETOOLONG;
 	return mkdtemp(dir) ? 0 : -errno;
 }

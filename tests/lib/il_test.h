@@ -100,6 +100,16 @@ void il_test_assert_prompt(const char *what, uint64_t took_ns, uint64_t limit_ns
 			   uint64_t busy0_ns);
 
 /*
+ * The same judgement, for a test that has more to check before it may
+ * skip: true when in time; fails the test when late on a machine that was
+ * not busy; false when late while it was, with the reason in why (and
+ * printed). window_ns: the time the busy share is measured over, from the
+ * busy0_ns reading on (0: took_ns).
+ */
+bool il_test_prompt_judge(const char *what, uint64_t took_ns, uint64_t limit_ns, uint64_t busy0_ns,
+			  uint64_t window_ns, char *why, size_t len);
+
+/*
  * For a test of a physical bound on one CPU (a share, a stall): the
  * share, 0..1, of the window wall_ns that tasks other than the test's own
  * used on CPU cpu, from the CPU's busy time (il_test_cpu_busy_ns) before
@@ -117,7 +127,8 @@ ssize_t il_test_read_file(const char *path, char *buf, size_t len);
 void il_test_write_file(const char *path, const char *text);
 
 /*
- * Makes a fresh private directory /tmp/il-test-<tag>.XXXXXX into dir.
+ * Makes a fresh private directory il-test-<tag>.XXXXXX into dir, on a
+ * tmpfs (/dev/shm) where there is one, else in /tmp.
  * Returns 0 or -errno.
  */
 int il_test_tmpdir_make(char *dir, size_t len, const char *tag);
