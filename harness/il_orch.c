@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "il_clock.h"
@@ -189,6 +190,7 @@ static void run_finish(struct il_run *r)
 	inject_stop(r);
 	uv_timer_stop(&r->release_timer);
 	uv_timer_stop(&r->tick_timer);
+	uv_check_stop(&r->io_check);
 	uv_stop(&r->loop);
 }
 
@@ -501,6 +503,26 @@ static void inject(struct il_run *r)
 	inject_arm(r, delay_ns);
 }
 
+/*
+ * Test hook (--test-stall CHILD): the loop held up inside a tick, as a
+ * starved CPU or a slow reap holds it: every child pinged first, so that
+ * each ping is older than the hang limit when the tick goes on.
+ */
+static void stall(struct il_run *r)
+{
+	uint64_t now = il_now_ns();
+	struct timespec ts = {.tv_sec = 2};
+
+	r->stalled = true;
+	for (int i = 0; i < IL_PROC_COUNT; i++)
+		if (r->procs[i].spawned && !r->procs[i].exited)
+			send_ping(&r->procs[i], now);
+	if (r->o->test.stall_proc >= 0)
+		il_proc_kill(&r->procs[r->o->test.stall_proc]);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
 /* --- the periodic tick: timeouts, liveness, phase changes -------------- */
 static void expire_events(struct il_run *r, uint64_t now)
 {
@@ -516,7 +538,17 @@ static void check_liveness(struct il_run *r, uint64_t now)
 
 		if (!p->spawned || p->exited)
 			continue;
-		if (p->ping_sent_ns && now - p->ping_sent_ns > il_ms_to_ns(dead_ms)) {
+		/*
+		 * Late as of the last time the loop read everything, not as of
+		 * now: after the loop was held up (a starved CPU, a slow reap),
+		 * this tick runs before the I/O of the same turn, where the
+		 * answers (and a dead child's exit) are still waiting to be read.
+		 * A child that died is not hung either: its exit says "died".
+		 */
+		if (p->ping_sent_ns && r->io_seen_ns > p->ping_sent_ns &&
+		    r->io_seen_ns - p->ping_sent_ns > il_ms_to_ns(dead_ms)) {
+			if (il_proc_has_ended(p))
+				continue;
 			il_orch_fail(
 			    r, "%s stopped answering (no reply for %llu ms); stopping the run",
 			    p->name, (unsigned long long)dead_ms);
@@ -548,6 +580,13 @@ static void show_progress(struct il_run *r, uint64_t now)
 				 il_ns_to_us(now - r->measure_start_ns) / 1e6);
 }
 
+static void io_check_cb(uv_check_t *h)
+{
+	struct il_run *r = h->data;
+
+	r->io_seen_ns = il_now_ns();
+}
+
 static void tick_cb(uv_timer_t *t)
 {
 	struct il_run *r = t->data;
@@ -577,6 +616,11 @@ static void tick_cb(uv_timer_t *t)
 			return;
 		}
 		il_attrib_run_tick(r->attrib);
+		if (r->o->test.stall && !r->stalled &&
+		    now - r->measure_start_ns > il_ms_to_ns(300)) {
+			stall(r);
+			now = il_now_ns();
+		}
 		expire_events(r, now);
 		check_liveness(r, now);
 		if (r->o->test.garbage_proc >= 0 && !r->garbage_sent &&
@@ -666,7 +710,8 @@ void il_orch_init(struct il_run *r)
 	r->loop_open = true;
 	uv_timer_init(&r->loop, &r->release_timer);
 	uv_timer_init(&r->loop, &r->tick_timer);
-	r->release_timer.data = r->tick_timer.data = r;
+	uv_check_init(&r->loop, &r->io_check);
+	r->release_timer.data = r->tick_timer.data = r->io_check.data = r;
 	/* The phase first: a failure below moves it on to stopping, and the
 	 * loop then ends at once (no child is started) instead of waiting for
 	 * children that never were to say ready. */
@@ -706,6 +751,7 @@ void il_orch_run(struct il_run *r)
 		return;
 	}
 	uv_timer_start(&r->tick_timer, tick_cb, TICK_MS, TICK_MS);
+	uv_check_start(&r->io_check, io_check_cb);
 	uv_run(&r->loop, UV_RUN_DEFAULT);
 
 	/* Close everything, then let the loop deliver the close callbacks. */

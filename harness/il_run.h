@@ -87,6 +87,10 @@ struct il_run {
 	uv_poll_t inject_poll;
 	int inject_tfd;
 	uv_timer_t release_timer, tick_timer;
+	/* When the loop last finished reading what was ready (its check
+	 * phase): a child is judged hung only on a ping unanswered by then. */
+	uv_check_t io_check;
+	uint64_t io_seen_ns;
 	uv_signal_t sig[3];
 	uint64_t rng;
 
@@ -102,7 +106,7 @@ struct il_run {
 	uint64_t phase_deadline_ns;
 	int exit_code;
 	bool interrupted;
-	bool garbage_sent;
+	bool garbage_sent, stalled;
 	uint64_t inject_epipe_ns; /* the input pipe broke: browser-sim died */
 	char fail_msg[512];
 	cJSON *threads;		      /* every thread's ready report, owned */

@@ -81,6 +81,8 @@ static void print_help(void)
 	    "frame\n"
 	    "  --test-work-scale F   test hook: every handler does F times its calibrated work\n"
 	    "  --test-runaway THREAD test hook: THREAD (e.g. render:main) spins forever\n"
+	    "  --test-stall CHILD    test hook: the loop is held up 2 s once, CHILD (or none)\n"
+	    "                        killed meanwhile\n"
 	    "  --work ROLE=US        CPU work per handler in us; ROLE is a role (ui, io, "
 	    "compositor,\n"
 	    "                        main, gpu, drm, evdev) or a thread (viz:comp); `--work none` "
@@ -158,6 +160,7 @@ enum {
 	OPT_RTTIME,
 	OPT_RUNAWAY,
 	OPT_GARBAGE,
+	OPT_STALL,
 	OPT_SEED,
 	OPT_TIMEOUT,
 	OPT_TRACE,
@@ -209,6 +212,7 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	    {"rttime-ms", required_argument, NULL, OPT_RTTIME},
 	    {"seed", required_argument, NULL, OPT_SEED},
 	    {"test-garbage", required_argument, NULL, OPT_GARBAGE},
+	    {"test-stall", required_argument, NULL, OPT_STALL},
 	    {"test-runaway", required_argument, NULL, OPT_RUNAWAY},
 	    {"test-work-scale", required_argument, NULL, OPT_WORK_SCALE},
 	    {"timeout-ms", required_argument, NULL, OPT_TIMEOUT},
@@ -239,7 +243,7 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	o->seed = 0;
 	snprintf(o->policy, sizeof(o->policy), "cfs");
 	o->lock = IL_LOCK_PTHREAD;
-	o->test.runaway_thread = o->test.garbage_proc = -1;
+	o->test.runaway_thread = o->test.garbage_proc = o->test.stall_proc = -1;
 	o->test.work_scale = 1.0;
 	for (int t = 0; t < IL_T_COUNT; t++)
 		o->work_us[t] = il_chain_thread(t)->default_work_us;
@@ -394,6 +398,18 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 						 optarg);
 			else
 				o->test.garbage_proc = p;
+			break;
+		}
+		case OPT_STALL: {
+			int p = strcmp(optarg, "none") == 0 ? -1 : il_chain_proc_parse(optarg);
+
+			if (p < 0 && strcmp(optarg, "none") != 0)
+				rc = usage_error(
+				    "--test-stall: unknown child '%s' (none, browser-sim, "
+				    "render-sim, viz-sim or il-workload)",
+				    optarg);
+			o->test.stall = true;
+			o->test.stall_proc = p;
 			break;
 		}
 		case OPT_SEED:

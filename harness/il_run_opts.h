@@ -16,7 +16,11 @@
 struct il_test_hooks {
 	int runaway_thread; /* enum il_thread_id that spins forever, or -1 */
 	int garbage_proc;   /* enum il_proc_id that gets a garbage control frame, or -1 */
-	double work_scale;  /* multiplies the calibrated loops_per_us (1: no change) */
+	/* The loop held up once, 2 s inside a tick, right after pinging every
+	 * child: stall_proc (enum il_proc_id, or -1: none) is killed in it. */
+	bool stall;
+	int stall_proc;
+	double work_scale; /* multiplies the calibrated loops_per_us (1: no change) */
 };
 
 /* The hog's work and pattern: a register loop or JavaScript (a script's

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 static void proc_exit_cb(uv_process_t *h, int64_t status, int term_signal)
 {
@@ -99,6 +100,18 @@ void il_proc_kill(struct il_proc *p)
 {
 	if (p->spawned && !p->exited)
 		uv_process_kill(&p->process, SIGKILL);
+}
+
+bool il_proc_has_ended(const struct il_proc *p)
+{
+	siginfo_t si;
+
+	if (!p->spawned || p->exited)
+		return p->spawned;
+	/* WNOWAIT: a look only; libuv's SIGCHLD handling still reaps it. */
+	memset(&si, 0, sizeof(si));
+	return waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+	       si.si_pid == p->pid;
 }
 
 void il_proc_close(struct il_proc *p)

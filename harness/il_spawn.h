@@ -57,6 +57,13 @@ int il_proc_spawn(uv_loop_t *loop, struct il_proc *p, const char *dir, const cha
 /* Sends SIGKILL to a child still running (by its pid, which we started). */
 void il_proc_kill(struct il_proc *p);
 
+/*
+ * True when the child has ended, whether or not its exit has reached the
+ * loop yet (libuv reaps it, and calls .exited, in the loop's I/O phase,
+ * after the timers of the same turn): a look that leaves it to be reaped.
+ */
+bool il_proc_has_ended(const struct il_proc *p);
+
 /* Closes the handles (after the child exited or was killed). */
 void il_proc_close(struct il_proc *p);
 

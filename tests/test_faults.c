@@ -218,10 +218,81 @@ static void test_faults_garbage(void **state)
 	free(res);
 }
 
+/* --- a loop held up --------------------------------------------------- */
+/*
+ * Under load, test_faults_sigkill(render-sim) once got "render-sim stopped
+ * answering" for a child it had killed: the orchestrator's loop was held
+ * up, and the tick that followed judged the ping's age before the I/O of
+ * the same turn (the exit, the other children's answers) was read. The
+ * hook --test-stall holds the loop 2 s inside a tick, right after pinging
+ * every child, killing CHILD meanwhile (or none): no child may be called
+ * hung for answers the loop had not read, and a killed one dies.
+ */
+static void stall_run(const char *child, struct il_test_result *res, char *json, size_t len)
+{
+	char *argv[] = {il_test_suite.inputlat,
+			"run",
+			"--policy",
+			"cfs",
+			"--test-stall",
+			(char *)child,
+			"--events",
+			strcmp(child, "none") == 0 ? "300" : "10000",
+			"--interval-ms",
+			"5",
+			"--quiet",
+			"--json",
+			json,
+			"--attribution",
+			"off",
+			NULL};
+
+	snprintf(json, len, "%s/stall-%s.json", il_test_suite.tmpdir, child);
+	assert_int_equal(il_test_run(argv, 60000, res), 0);
+	print_message("--test-stall %s: exit %d after %.2f s: %s", child, res->exit_code,
+		      res->elapsed_s, res->err);
+	assert_false(res->timed_out);
+	if (strstr(res->err, "stopped answering"))
+		fail_msg("--test-stall %s: a child called hung after the loop was held up:\n%s",
+			 child, res->err);
+}
+
+static void test_faults_stall_none(void **state)
+{
+	struct il_test_result *res = malloc(sizeof(*res));
+	char json[300];
+	cJSON *root;
+
+	assert_non_null(res);
+	stall_run("none", res, json, sizeof(json));
+	if (res->exit_code != 0)
+		fail_msg("--test-stall none: exit %d, want 0: %s", res->exit_code, res->err);
+	root = il_test_json_load(json);
+	assert_null(cJSON_GetObjectItemCaseSensitive(root, "error"));
+	assert_true(
+	    il_test_json_num(cJSON_GetObjectItemCaseSensitive(root, "events"), "completed") > 0);
+	cJSON_Delete(root);
+	free(res);
+}
+
+static void test_faults_stall_kill(void **state)
+{
+	struct il_test_result *res = malloc(sizeof(*res));
+	char json[300];
+
+	assert_non_null(res);
+	stall_run("render-sim", res, json, sizeof(json));
+	if (res->exit_code != 1)
+		fail_msg("--test-stall render-sim: exit %d, want 1: %s", res->exit_code, res->err);
+	need_text(res->err, "render-sim died", "signal 9", "--test-stall render-sim");
+	check_partial_json(json, "render-sim", "--test-stall render-sim");
+	free(res);
+}
+
 int main(void)
 {
 	static char names[3 * IL_TEST_NCHAIN][64];
-	struct CMUnitTest tests[3 * IL_TEST_NCHAIN];
+	struct CMUnitTest tests[3 * IL_TEST_NCHAIN + 2];
 	static const struct {
 		const char *what;
 		CMUnitTestFunction fn;
@@ -238,6 +309,10 @@ int main(void)
 						       il_test_proc_teardown, (void *)(intptr_t)c};
 			n++;
 		}
+	tests[n++] = (struct CMUnitTest){"test_faults_stall_none", test_faults_stall_none, NULL,
+					 il_test_proc_teardown, NULL};
+	tests[n++] = (struct CMUnitTest){"test_faults_stall_kill", test_faults_stall_kill, NULL,
+					 il_test_proc_teardown, NULL};
 	return _cmocka_run_group_tests("test_faults", tests, n, il_test_suite_setup,
 				       il_test_suite_teardown);
 }

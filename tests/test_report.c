@@ -459,15 +459,6 @@ static double host_ratio(double loops_per_us)
 	return t[25];
 }
 
-static uint64_t children_cpu_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_CHILDREN, &ru);
-	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
-	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
-}
-
 /*
  * The host's speed during a run, sampled from this process while the run
  * goes on: every 50 ms, the thread CPU time of 10^6 loops (0.3 ms here).
@@ -532,7 +523,7 @@ static void test_report_real_work_accuracy(void **state)
 	bool quiet = false, scaled = false;
 	int pairs = 0, host_off = 0;
 	double host, during;
-	uint64_t busy0 = 0, busy1 = 0, own0 = children_cpu_ns();
+	uint64_t busy0 = 0, busy1 = 0, own0 = il_test_children_cpu_ns();
 	double t0 = il_test_now_s(), busy;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -574,10 +565,11 @@ static void test_report_real_work_accuracy(void **state)
 	assert_int_equal(il_test_count_project_procs(), 0);
 	if (!quiet) {
 		il_test_cpu_busy_ns(-1, &busy1);
-		busy = ncpu > 0 ? il_test_others_share(busy0, busy1, children_cpu_ns() - own0,
-						       (uint64_t)((il_test_now_s() - t0) * 1e9)) /
-				      (double)ncpu
-				: 0;
+		busy = ncpu > 0
+			   ? il_test_others_share(busy0, busy1, il_test_children_cpu_ns() - own0,
+						  (uint64_t)((il_test_now_s() - t0) * 1e9)) /
+				 (double)ncpu
+			   : 0;
 		if (2 * host_off > pairs)
 			IL_TEST_SKIP("the scaled arm held, but no quiet run in %d: this test's own "
 				     "work, during or right after the run, was off the run's "

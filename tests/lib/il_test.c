@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
+#include <sys/resource.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -108,6 +109,15 @@ double il_test_others_share(uint64_t busy0_ns, uint64_t busy1_ns, uint64_t own_n
 	double others = (double)busy1_ns - (double)busy0_ns - (double)own_ns;
 
 	return wall_ns && others > 0 ? others / (double)wall_ns : 0.0;
+}
+
+uint64_t il_test_children_cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
 }
 
 bool il_test_prompt_judge(const char *what, uint64_t took_ns, uint64_t limit_ns, uint64_t busy0_ns,

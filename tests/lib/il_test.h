@@ -120,6 +120,13 @@ bool il_test_prompt_judge(const char *what, uint64_t took_ns, uint64_t limit_ns,
 double il_test_others_share(uint64_t busy0_ns, uint64_t busy1_ns, uint64_t own_ns,
 			    uint64_t wall_ns);
 
+/*
+ * The CPU time (user + system) of this process's children that were
+ * waited for, and of the descendants they waited for, in ns
+ * (RUSAGE_CHILDREN): what a run the test started and reaped used.
+ */
+uint64_t il_test_children_cpu_ns(void);
+
 /* Reads a whole small file into buf, NUL-terminated; returns length or -errno. */
 ssize_t il_test_read_file(const char *path, char *buf, size_t len);
 

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench/bpf-floor: what a classic sched_switch tracepoint program costs on
+ * this machine before it does anything of attribution's (attrib.bpf.c), in
+ * steps, each a program of its own on the same tracepoint so that the
+ * kernel's run-time statistics time each step under the same load:
+ *   empty    - returns at once: the call itself (and the statistics' own
+ *              clock reads), the floor of any program;
+ *   lookup   - the two `threads` lookups and the `waiters` lookup of
+ *              il_attrib_switch, nothing emitted;
+ *   ktime    - one bpf_ktime_get_ns (a kvm-clock read in a VM);
+ *   ringbuf  - reserve and commit one record the size of il_attrib's
+ *              (struct il_kev), no wake-up: the ring buffer's lock;
+ *   emit     - what il_attrib_switch does for an emitted switch: lookups,
+ *              clock, record with both comms.
+ * The records are committed with bpf_ringbuf_discard, the same commit as
+ * bpf_ringbuf_submit with one more flag bit, so that nobody has to read
+ * them and the buffer never fills (a failed reserve would be cheaper and
+ * flatter the figure; `full` counts any).
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "il_kev.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 32768);
+} threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __s32);
+	__uint(max_entries, 1024);
+} waiters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} events SEC(".maps");
+
+/* Reserves that failed (should stay 0: see the top). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} full SEC(".maps");
+
+struct switch_args { /* as in attrib.bpf.c (the format file) */
+	__u64 common;
+	char prev_comm[16];
+	__s32 prev_pid;
+	__s32 prev_prio;
+	__s64 prev_state;
+	char next_comm[16];
+	__s32 next_pid;
+	__s32 next_prio;
+};
+
+/* A sink the verifier cannot drop: the lookups' results are used. */
+volatile __u32 sink;
+
+SEC("tracepoint/sched/sched_switch")
+int floor_empty(struct switch_args *ctx)
+{
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_switch")
+int floor_lookup(struct switch_args *ctx)
+{
+	__u32 a = (__u32)ctx->prev_pid, b = (__u32)ctx->next_pid, cpu = bpf_get_smp_processor_id();
+	__u32 *pa = bpf_map_lookup_elem(&threads, &a), *pb = bpf_map_lookup_elem(&threads, &b);
+	__s32 *w = bpf_map_lookup_elem(&waiters, &cpu);
+
+	sink = (pa ? *pa : 0) | (pb ? *pb : 0) | (w ? (__u32)*w : 0);
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_switch")
+int floor_ktime(struct switch_args *ctx)
+{
+	sink = (__u32)bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline struct il_kev *reserve(void)
+{
+	struct il_kev *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	__u32 zero = 0;
+	__u64 *f;
+
+	if (!e && (f = bpf_map_lookup_elem(&full, &zero)))
+		__sync_fetch_and_add(f, 1);
+	return e;
+}
+
+SEC("tracepoint/sched/sched_switch")
+int floor_ringbuf(struct switch_args *ctx)
+{
+	struct il_kev *e = reserve();
+
+	if (!e)
+		return 0;
+	e->type = IL_KEV_SWITCH;
+	bpf_ringbuf_discard(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_switch")
+int floor_emit(struct switch_args *ctx)
+{
+	__u32 a = (__u32)ctx->prev_pid, b = (__u32)ctx->next_pid, cpu = bpf_get_smp_processor_id();
+	__u32 *pa = bpf_map_lookup_elem(&threads, &a), *pb = bpf_map_lookup_elem(&threads, &b);
+	__s32 *w = bpf_map_lookup_elem(&waiters, &cpu);
+	struct il_kev *e;
+
+	sink = (pa ? *pa : 0) | (pb ? *pb : 0) | (w ? (__u32)*w : 0);
+	e = reserve();
+	if (!e)
+		return 0;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->type = IL_KEV_SWITCH;
+	e->cpu = (__u16)cpu;
+	e->pid = ctx->prev_pid;
+	e->pid2 = ctx->next_pid;
+	e->prio = ctx->prev_prio;
+	e->prio2 = ctx->next_prio;
+	e->arg = (__s32)ctx->prev_state;
+	e->waking_ns = 0;
+	((__u64 *)e->comm)[0] = ((const __u64 *)ctx->prev_comm)[0];
+	((__u64 *)e->comm)[1] = ((const __u64 *)ctx->prev_comm)[1];
+	((__u64 *)e->comm2)[0] = ((const __u64 *)ctx->next_comm)[0];
+	((__u64 *)e->comm2)[1] = ((const __u64 *)ctx->next_comm)[1];
+	bpf_ringbuf_discard(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

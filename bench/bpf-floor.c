@@ -1,0 +1,162 @@
+/*
+ * bench/bpf-floor: the floor under attribution's BPF cost (issue 12).
+ *
+ *   bpf-floor [--json FILE] -- COMMAND [ARGS...]
+ *
+ * Attaches the step programs of bpf-floor.bpf.c to sched_switch, runs
+ * COMMAND (typically `inputlat run --attribution on ...`, so that the
+ * floor is measured under the same load and at the same time as the
+ * programs it explains), and prints per step the runs and the kernel's
+ * run time per run (bpf_prog_info run_time_ns / run_cnt, while this holds
+ * a BPF_ENABLE_STATS fd; the sysctl is never written). Exits with
+ * COMMAND's status, 2 on a usage error, 1 when the programs cannot be
+ * loaded or attached (one line says why; needs root).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <cjson/cJSON.h>
+
+#include "bpf-floor.skel.h"
+
+struct step {
+	char name[32]; /* copied: the object is gone when they are printed */
+	unsigned long long runs, ns;
+};
+
+static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0; /* the one line on failure says what went wrong */
+}
+
+static int run_command(char **argv)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "bpf-floor: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static size_t read_steps(struct bpf_floor_bpf *skel, struct step *s, size_t n)
+{
+	struct bpf_program *p;
+	size_t k = 0;
+
+	bpf_object__for_each_program(p, skel->obj)
+	{
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (k >= n || bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) < 0)
+			continue;
+		snprintf(s[k].name, sizeof(s[k].name), "%s", bpf_program__name(p));
+		s[k].runs = info.run_cnt;
+		s[k++].ns = info.run_time_ns;
+	}
+	return k;
+}
+
+static void report(const struct step *s, size_t n, unsigned long long full, const char *json)
+{
+	double empty = 0;
+	cJSON *root = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(root, "steps");
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(s[i].name, "floor_empty") == 0 && s[i].runs)
+			empty = (double)s[i].ns / (double)s[i].runs;
+	printf("%-14s %10s %9s %12s\n", "step", "runs", "ns/run", "above empty");
+	for (size_t i = 0; i < n; i++) {
+		double per = s[i].runs ? (double)s[i].ns / (double)s[i].runs : 0;
+		cJSON *o = cJSON_CreateObject();
+
+		printf("%-14s %10llu %9.1f %12.1f\n", s[i].name, s[i].runs, per, per - empty);
+		cJSON_AddStringToObject(o, "name", s[i].name);
+		cJSON_AddNumberToObject(o, "run_cnt", (double)s[i].runs);
+		cJSON_AddNumberToObject(o, "run_time_ns", (double)s[i].ns);
+		cJSON_AddNumberToObject(o, "ns_per_run", per);
+		cJSON_AddItemToArray(arr, o);
+	}
+	if (full)
+		printf(
+		    "(%llu reserves failed: the ring buffer was full, those runs were cheaper)\n",
+		    full);
+	cJSON_AddNumberToObject(root, "reserves_failed", (double)full);
+	if (json) {
+		char *text = cJSON_Print(root);
+		FILE *f = fopen(json, "w");
+
+		if (!f || !text || fputs(text, f) < 0 || fclose(f) != 0)
+			fprintf(stderr, "bpf-floor: cannot write %s: %s\n", json, strerror(errno));
+		free(text);
+	}
+	cJSON_Delete(root);
+}
+
+int main(int argc, char **argv)
+{
+	struct bpf_floor_bpf *skel;
+	const char *json = NULL;
+	struct step steps[8];
+	unsigned long long full = 0;
+	int i = 1, rc, stats_fd;
+	uint32_t zero = 0;
+	size_t n;
+
+	if (i + 1 < argc && strcmp(argv[i], "--json") == 0) {
+		json = argv[i + 1];
+		i += 2;
+	}
+	if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc) {
+		fprintf(stderr, "usage: bpf-floor [--json FILE] -- COMMAND [ARGS...]\n");
+		return 2;
+	}
+	libbpf_set_print(quiet_print);
+	skel = bpf_floor_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "bpf-floor: cannot load the BPF programs: %s (needs root)\n",
+			strerror(errno));
+		return 1;
+	}
+	rc = bpf_floor_bpf__attach(skel);
+	if (rc) {
+		fprintf(stderr, "bpf-floor: cannot attach to sched_switch: %s\n", strerror(-rc));
+		bpf_floor_bpf__destroy(skel);
+		return 1;
+	}
+	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (stats_fd < 0) {
+		fprintf(stderr, "bpf-floor: cannot enable BPF run-time statistics: %s\n",
+			strerror(-stats_fd));
+		bpf_floor_bpf__destroy(skel);
+		return 1;
+	}
+	rc = run_command(argv + i + 1);
+	n = read_steps(skel, steps, sizeof(steps) / sizeof(steps[0]));
+	bpf_map_lookup_elem(bpf_map__fd(skel->maps.full), &zero, &full);
+	close(stats_fd);
+	bpf_floor_bpf__destroy(skel);
+	if (rc < 0) {
+		fprintf(stderr, "bpf-floor: cannot run the command: %s\n", strerror(-rc));
+		return 1;
+	}
+	report(steps, n, full, json);
+	return rc;
+}
