@@ -21,6 +21,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "il_kev.h"
+#include "il_kev_switch.h"
 
 /* threads[tid]: TRACKED, ONCPU while it runs, its slot in `wakes` (bits
  * 16..23, 0: none) and 1 + the CPU it waits on (0: not waiting) in the
@@ -88,18 +89,8 @@ struct {
 	__uint(max_entries, 8 << 20);
 } events SEC(".maps");
 
-/* Context layouts, offsets from the format files (common header: 8 bytes). */
-struct switch_args {
-	__u64 common;
-	char prev_comm[16];
-	__s32 prev_pid;
-	__s32 prev_prio;
-	__s64 prev_state;
-	char next_comm[16];
-	__s32 next_pid;
-	__s32 next_prio;
-};
-
+/* Context layouts, offsets from the format files (common header: 8 bytes);
+ * sched_switch's is in il_kev_switch.h. */
 struct wake_args { /* sched_waking, sched_wakeup, sched_wakeup_new */
 	__u64 common;
 	char comm[16];
@@ -174,14 +165,6 @@ static __always_inline void submit(struct il_kev *e)
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 }
 
-/* Copies a 16-byte comm out of the context with two aligned 8-byte loads
- * (the only reads a tracepoint context allows). */
-static __always_inline void comm_copy(char *dst, const char *src)
-{
-	((__u64 *)dst)[0] = ((const __u64 *)src)[0];
-	((__u64 *)dst)[1] = ((const __u64 *)src)[1];
-}
-
 SEC("tracepoint/sched/sched_switch")
 int il_attrib_switch(struct switch_args *ctx)
 {
@@ -205,17 +188,7 @@ int il_attrib_switch(struct switch_args *ctx)
 	e = reserve();
 	if (!e)
 		return 0;
-	e->ts_ns = bpf_ktime_get_ns();
-	e->type = IL_KEV_SWITCH;
-	e->cpu = (__u16)cpu;
-	e->pid = ctx->prev_pid;
-	e->pid2 = ctx->next_pid;
-	e->prio = ctx->prev_prio;
-	e->prio2 = ctx->next_prio;
-	e->arg = (__s32)ctx->prev_state;
-	e->waking_ns = 0;
-	comm_copy(e->comm, ctx->prev_comm);
-	comm_copy(e->comm2, ctx->next_comm);
+	il_kev_fill_switch(e, ctx, cpu);
 	submit(e);
 	return 0;
 }
@@ -258,7 +231,7 @@ static __always_inline int wake(struct wake_args *ctx, __u16 type)
 		e->pid2 = w->waker;
 		w->ts = 0;
 	}
-	comm_copy(e->comm, ctx->comm);
+	il_kev_comm_copy(e->comm, ctx->comm);
 	((__u64 *)e->comm2)[0] = 0;
 	((__u64 *)e->comm2)[1] = 0;
 	submit(e);

@@ -22,6 +22,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "il_kev.h"
+#include "il_kev_switch.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -50,17 +51,6 @@ struct {
 	__uint(max_entries, 1);
 } full SEC(".maps");
 
-struct switch_args { /* as in attrib.bpf.c (the format file) */
-	__u64 common;
-	char prev_comm[16];
-	__s32 prev_pid;
-	__s32 prev_prio;
-	__s64 prev_state;
-	char next_comm[16];
-	__s32 next_pid;
-	__s32 next_prio;
-};
-
 /* A sink the verifier cannot drop: the lookups' results are used. */
 volatile __u32 sink;
 
@@ -70,14 +60,20 @@ int floor_empty(struct switch_args *ctx)
 	return 0;
 }
 
-SEC("tracepoint/sched/sched_switch")
-int floor_lookup(struct switch_args *ctx)
+/* il_attrib_switch's lookups: both threads' states and the CPU's waiters. */
+static __always_inline void lookups(const struct switch_args *ctx, __u32 cpu)
 {
-	__u32 a = (__u32)ctx->prev_pid, b = (__u32)ctx->next_pid, cpu = bpf_get_smp_processor_id();
+	__u32 a = (__u32)ctx->prev_pid, b = (__u32)ctx->next_pid;
 	__u32 *pa = bpf_map_lookup_elem(&threads, &a), *pb = bpf_map_lookup_elem(&threads, &b);
 	__s32 *w = bpf_map_lookup_elem(&waiters, &cpu);
 
 	sink = (pa ? *pa : 0) | (pb ? *pb : 0) | (w ? (__u32)*w : 0);
+}
+
+SEC("tracepoint/sched/sched_switch")
+int floor_lookup(struct switch_args *ctx)
+{
+	lookups(ctx, bpf_get_smp_processor_id());
 	return 0;
 }
 
@@ -114,28 +110,14 @@ int floor_ringbuf(struct switch_args *ctx)
 SEC("tracepoint/sched/sched_switch")
 int floor_emit(struct switch_args *ctx)
 {
-	__u32 a = (__u32)ctx->prev_pid, b = (__u32)ctx->next_pid, cpu = bpf_get_smp_processor_id();
-	__u32 *pa = bpf_map_lookup_elem(&threads, &a), *pb = bpf_map_lookup_elem(&threads, &b);
-	__s32 *w = bpf_map_lookup_elem(&waiters, &cpu);
+	__u32 cpu = bpf_get_smp_processor_id();
 	struct il_kev *e;
 
-	sink = (pa ? *pa : 0) | (pb ? *pb : 0) | (w ? (__u32)*w : 0);
+	lookups(ctx, cpu);
 	e = reserve();
 	if (!e)
 		return 0;
-	e->ts_ns = bpf_ktime_get_ns();
-	e->type = IL_KEV_SWITCH;
-	e->cpu = (__u16)cpu;
-	e->pid = ctx->prev_pid;
-	e->pid2 = ctx->next_pid;
-	e->prio = ctx->prev_prio;
-	e->prio2 = ctx->next_prio;
-	e->arg = (__s32)ctx->prev_state;
-	e->waking_ns = 0;
-	((__u64 *)e->comm)[0] = ((const __u64 *)ctx->prev_comm)[0];
-	((__u64 *)e->comm)[1] = ((const __u64 *)ctx->prev_comm)[1];
-	((__u64 *)e->comm2)[0] = ((const __u64 *)ctx->next_comm)[0];
-	((__u64 *)e->comm2)[1] = ((const __u64 *)ctx->next_comm)[1];
+	il_kev_fill_switch(e, ctx, cpu);
 	bpf_ringbuf_discard(e, BPF_RB_NO_WAKEUP);
 	return 0;
 }

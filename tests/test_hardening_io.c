@@ -688,7 +688,6 @@ static void test_hardening_io_cli_limits(void **state)
 	};
 	char json[PATH_MAX], hist[PATH_MAX], trace[PATH_MAX], errp[PATH_MAX], outp[PATH_MAX];
 	char late[512] = "";
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	double took_ms;
 
 	snprintf(json, sizeof(json), "%s", il_test_suite_file("limits.json"));
@@ -699,8 +698,8 @@ static void test_hardening_io_cli_limits(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *argv[24] = {il_test_suite.inputlat, "run", "--quiet", "--json", json};
 		struct il_test_chain c;
-		uint64_t busy0 = 0, busy1 = 0, own0 = il_test_children_cpu_ns();
-		double t0 = il_test_now_s(), others;
+		struct il_test_others_mark mark;
+		double others;
 		char err[8192];
 		int n = 5, st, rc;
 
@@ -709,7 +708,7 @@ static void test_hardening_io_cli_limits(void **state)
 				    : strcmp(cases[i][k], "@trace") == 0 ? trace
 									 : (char *)cases[i][k];
 		argv[n] = NULL;
-		il_test_cpu_busy_ns(-1, &busy0);
+		il_test_others_mark(&mark);
 		rc = il_test_chain_start(&c, argv, outp, errp, 30000);
 		if (rc < 0)
 			fail_msg("%s %s: ended before it was up: %s", cases[i][0], cases[i][1],
@@ -731,12 +730,7 @@ static void test_hardening_io_cli_limits(void **state)
 		 * tasks: the machine's busy time over the run less what the
 		 * run (reaped: in RUSAGE_CHILDREN) used itself.
 		 */
-		il_test_cpu_busy_ns(-1, &busy1);
-		others = ncpu > 0
-			     ? il_test_others_share(busy0, busy1, il_test_children_cpu_ns() - own0,
-						    (uint64_t)((il_test_now_s() - t0) * 1e9)) /
-				   (double)ncpu
-			     : 0;
+		others = il_test_others_since(&mark);
 		if (strstr(err, "did not exit") && others <= 0.5)
 			fail_msg("%s %s (other tasks kept %.0f%% of the CPUs busy): %s",
 				 cases[i][0], cases[i][1], others * 100, err);

@@ -523,12 +523,11 @@ static void test_report_real_work_accuracy(void **state)
 	bool quiet = false, scaled = false;
 	int pairs = 0, host_off = 0;
 	double host, during;
-	uint64_t busy0 = 0, busy1 = 0, own0 = il_test_children_cpu_ns();
-	double t0 = il_test_now_s(), busy;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct il_test_others_mark mark;
+	double busy;
 
 	(void)state;
-	il_test_cpu_busy_ns(-1, &busy0);
+	il_test_others_mark(&mark);
 	for (int i = 1; i <= ATTEMPTS && !(quiet && scaled); i++) {
 		struct sampler sm = {.n = 0};
 
@@ -564,12 +563,7 @@ static void test_report_real_work_accuracy(void **state)
 			 ATTEMPTS);
 	assert_int_equal(il_test_count_project_procs(), 0);
 	if (!quiet) {
-		il_test_cpu_busy_ns(-1, &busy1);
-		busy = ncpu > 0
-			   ? il_test_others_share(busy0, busy1, il_test_children_cpu_ns() - own0,
-						  (uint64_t)((il_test_now_s() - t0) * 1e9)) /
-				 (double)ncpu
-			   : 0;
+		busy = il_test_others_since(&mark);
 		if (2 * host_off > pairs)
 			IL_TEST_SKIP("the scaled arm held, but no quiet run in %d: this test's own "
 				     "work, during or right after the run, was off the run's "

@@ -120,6 +120,27 @@ uint64_t il_test_children_cpu_ns(void)
 	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
 }
 
+void il_test_others_mark(struct il_test_others_mark *m)
+{
+	m->busy_ns = 0;
+	il_test_cpu_busy_ns(-1, &m->busy_ns);
+	m->own_ns = il_test_children_cpu_ns();
+	m->t_s = il_test_now_s();
+}
+
+double il_test_others_since(const struct il_test_others_mark *m)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t busy1 = m->busy_ns;
+
+	il_test_cpu_busy_ns(-1, &busy1);
+	return ncpu > 0
+		   ? il_test_others_share(m->busy_ns, busy1, il_test_children_cpu_ns() - m->own_ns,
+					  (uint64_t)((il_test_now_s() - m->t_s) * 1e9)) /
+			 (double)ncpu
+		   : 0;
+}
+
 bool il_test_prompt_judge(const char *what, uint64_t took_ns, uint64_t limit_ns, uint64_t busy0_ns,
 			  uint64_t window_ns, char *why, size_t len)
 {

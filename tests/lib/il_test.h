@@ -127,6 +127,18 @@ double il_test_others_share(uint64_t busy0_ns, uint64_t busy1_ns, uint64_t own_n
  */
 uint64_t il_test_children_cpu_ns(void);
 
+/*
+ * The machine's CPUs (0..1 of all of them) that tasks other than this
+ * process and the children it reaped kept busy since a mark: what
+ * il_test_others_mark filled in, read just before the work began.
+ */
+struct il_test_others_mark {
+	uint64_t busy_ns, own_ns;
+	double t_s;
+};
+void il_test_others_mark(struct il_test_others_mark *m);
+double il_test_others_since(const struct il_test_others_mark *m);
+
 /* Reads a whole small file into buf, NUL-terminated; returns length or -errno. */
 ssize_t il_test_read_file(const char *path, char *buf, size_t len);
 
