@@ -927,6 +927,7 @@ struct hopctx {
 	struct il_attrib_hop *h;
 	struct cacc acc[HOP_ACC];
 	size_t nacc;
+	bool unknown; /* a stretch inside the hop the kernel's events do not cover */
 };
 
 /* Calls fn for every piece of th's timeline within [x, y). */
@@ -986,7 +987,11 @@ static void sender_piece(struct hopctx *c, const struct thread *th, long idx, co
 		comp[IL_COMP_PREEMPTED] += y - x;
 		wait_culprits(c->a, th, idx, e->cpu, x, y, c->acc, HOP_ACC, &c->nacc);
 		break;
-	default: /* asleep inside its own handler, or unknown */
+	case TS_UNKNOWN:
+		c->unknown = true;
+		comp[IL_COMP_RESIDUAL] += y - x;
+		break;
+	default: /* asleep inside its own handler */
 		comp[IL_COMP_RESIDUAL] += y - x;
 		break;
 	}
@@ -1035,7 +1040,8 @@ static void receiver_piece(struct hopctx *c, const struct thread *th, long idx, 
 		}
 		comp[IL_COMP_DISPATCH] += y - split;
 		break;
-	default:
+	default: /* unknown: a switch-in never reported came in between */
+		c->unknown = true;
 		comp[IL_COMP_RESIDUAL] += y - x;
 		break;
 	}
@@ -1154,6 +1160,10 @@ static void explain_hop(struct hopctx *c, const struct il_msg *m, int k)
 		h->comp_ns[IL_COMP_RESIDUAL] += t2 - hi;
 		count_migrations(c, R, t0, t2);
 	}
+	/* Endpoints on their CPUs are not enough: a stretch between them the
+	 * events do not cover (an unreported switch-in) leaves the split unknown. */
+	if (c->unknown)
+		ok = false;
 	h->consistent = ok;
 	if (!ok && getenv("IL_ATTRIB_DEBUG_HOP")) {
 		fprintf(stderr, "event %llu hop %d: t0 %llu t1 %llu t2 %llu cpu %u->%u S %d R %d\n",

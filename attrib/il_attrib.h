@@ -107,9 +107,9 @@ struct il_attrib_thread {
 struct il_attrib_hop {
 	uint64_t total_ns; /* stamp k - stamp k-1 */
 	uint64_t comp_ns[IL_NCOMP];
-	bool asleep;	      /* the receiver slept when the sender's handler ended */
-	bool consistent;      /* sender and receiver on a CPU at their stamps, per the kernel */
-	uint8_t migrations;   /* of the sender or receiver during the hop */
+	bool asleep;	    /* the receiver slept when the sender's handler ended */
+	bool consistent;    /* on a CPU at their stamps, nothing between unknown, per the kernel */
+	uint8_t migrations; /* of the sender or receiver during the hop */
 	int cpu_from, cpu_to; /* from the stamps; -1 unknown */
 	/* The receiver's last wake-up in the hop (0: none in it). */
 	uint64_t waking_ns, wakeup_ns, switch_in_ns;
