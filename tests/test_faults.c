@@ -77,8 +77,8 @@ static bool signal_child(int child, int sig, int round, char *late, size_t late_
 			"--attribution", "off", NULL};
 	const char *name = il_test_kid_name(child);
 	struct il_test_chain c;
-	uint64_t busy0 = 0;
-	double t_sig, elapsed;
+	struct il_test_others_mark mark;
+	double t_sig, elapsed, others;
 	int status;
 
 	snprintf(why, sizeof(why), "%s %s #%d", sig == SIGKILL ? "SIGKILL" : "SIGSTOP", name,
@@ -90,11 +90,12 @@ static bool signal_child(int child, int sig, int round, char *late, size_t late_
 	/* Events through the chain (50 at 1 ms, three vblanks), so that the
 	 * report has completed ones to show. */
 	assert_true(il_test_chain_wait_events(&c, 50, EVENTS_TIMEOUT_MS));
-	il_test_cpu_busy_ns(-1, &busy0);
+	il_test_others_mark(&mark);
 	t_sig = il_test_now_s();
 	assert_int_equal(kill(c.kids[child], sig), 0);
 	status = il_test_chain_wait(&c, 10000);
 	elapsed = il_test_now_s() - t_sig;
+	others = il_test_others_since(&mark);
 	il_test_chain_stderr(&c, buf, sizeof(buf));
 	print_message("%s: inputlat ended %.2f s after the signal, status 0x%x: %s", why, elapsed,
 		      status, buf);
@@ -118,7 +119,7 @@ static bool signal_child(int child, int sig, int round, char *late, size_t late_
 		 sig == SIGKILL ? "kill" : "stop");
 	return il_test_prompt_judge(
 	    why, (uint64_t)(elapsed * 1e9),
-	    (uint64_t)((sig == SIGKILL ? FAULT_LIMIT_S : HANG_LIMIT_S) * 1e9), busy0, 0, late,
+	    (uint64_t)((sig == SIGKILL ? FAULT_LIMIT_S : HANG_LIMIT_S) * 1e9), others, late,
 	    late_len);
 }
 
@@ -176,16 +177,17 @@ static void test_faults_garbage(void **state)
 	struct il_test_result *res = malloc(sizeof(*res));
 	struct il_test_chain none = {.reaped = true};
 	const cJSON *first;
-	double after_fault;
-	uint64_t busy0 = 0;
+	double after_fault, others;
+	struct il_test_others_mark mark;
 	char late[512];
 	cJSON *root;
 
 	assert_non_null(res);
-	il_test_cpu_busy_ns(-1, &busy0);
+	il_test_others_mark(&mark);
 	snprintf(why, sizeof(why), "garbage frame to %s", name);
 	snprintf(json, sizeof(json), "%s/%s-garbage.json", il_test_suite.tmpdir, name);
 	assert_int_equal(il_test_run(argv, 30000, res), 0);
+	others = il_test_others_since(&mark);
 	print_message("%s: exit %d after %.2f s: %s", why, res->exit_code, res->elapsed_s,
 		      res->err);
 	assert_false(res->timed_out);
@@ -210,8 +212,7 @@ static void test_faults_garbage(void **state)
 	 * known only from the report. */
 	snprintf(why + strlen(why), sizeof(why) - strlen(why), ": the exit after it");
 	if (!il_test_prompt_judge(why, (uint64_t)(after_fault > 0 ? after_fault * 1e9 : 0),
-				  (uint64_t)(FAULT_LIMIT_S * 1e9), busy0,
-				  (uint64_t)(res->elapsed_s * 1e9), late, sizeof(late))) {
+				  (uint64_t)(FAULT_LIMIT_S * 1e9), others, late, sizeof(late))) {
 		free(res);
 		IL_TEST_SKIP("%s", late);
 	}

@@ -205,11 +205,13 @@ static void test_hog_js_memory_bounded(void **state)
 	 * this machine takes for them. */
 	stats = wait_stat(h, "js_errors", false, 0);
 	ticks = num(thread_entry(stats, 0), "iterations");
-	uint64_t t0 = il_now_ns(), busy0 = 0;
+	uint64_t t0 = il_now_ns();
+	struct il_test_others_mark mark;
 
-	il_test_cpu_busy_ns(-1, &busy0);
+	il_test_others_mark(&mark);
 	il_hog_stop(h);
-	il_test_assert_prompt("the hoarder's stop", il_now_ns() - t0, il_ms_to_ns(500), busy0);
+	il_test_assert_prompt("the hoarder's stop", il_now_ns() - t0, il_ms_to_ns(500),
+			      il_test_others_since(&mark));
 
 	print_message("hoarder: %.0f ticks, %.0f threw, first: %s, peak %.0f KiB of %.0f\n", ticks,
 		      num(stats, "js_errors"),
@@ -406,7 +408,8 @@ static void test_hog_stop_is_prompt(void **state)
 				  .gap_ns = il_ms_to_ns(5000)};
 	struct il_hog *h = NULL;
 	char err[256] = "";
-	uint64_t t0, busy0 = 0;
+	struct il_test_others_mark mark;
+	uint64_t t0;
 	cJSON *stats;
 	int tid[2];
 
@@ -425,11 +428,12 @@ static void test_hog_stop_is_prompt(void **state)
 				    tid[i], task_state(tid[i]));
 	}
 	/* Stop must not wait for the gap. */
-	il_test_cpu_busy_ns(-1, &busy0);
+	il_test_others_mark(&mark);
 	t0 = il_now_ns();
 	il_hog_stop(h);
 	print_message("stop took %.2f ms\n", il_ns_to_ms(il_now_ns() - t0));
-	il_test_assert_prompt("the stop", il_now_ns() - t0, il_ms_to_ns(200), busy0);
+	il_test_assert_prompt("the stop", il_now_ns() - t0, il_ms_to_ns(200),
+			      il_test_others_since(&mark));
 }
 
 static void test_hog_init_error_reported(void **state)

@@ -230,7 +230,8 @@ static void test_workers_stop_is_prompt(void **state)
 {
 	struct il_workers_config c = cfg(3, busy_or_asleep_run);
 	struct il_workers *w = NULL;
-	uint64_t t0, busy0 = 0;
+	struct il_test_others_mark mark;
+	uint64_t t0;
 
 	c.place = IL_WORKERS_SPREAD;
 	atomic_store(&ran, 0);
@@ -238,11 +239,12 @@ static void test_workers_stop_is_prompt(void **state)
 	assert_true(wait_ran(3, 10000));
 	usleep(50000);
 	/* One member spins, two are in a 10 s sleep; neither holds the stop. */
-	il_test_cpu_busy_ns(-1, &busy0);
+	il_test_others_mark(&mark);
 	t0 = il_now_ns();
 	il_workers_stop(w);
 	print_message("stop took %.2f ms\n", il_ns_to_ms(il_now_ns() - t0));
-	il_test_assert_prompt("the stop", il_now_ns() - t0, il_ms_to_ns(200), busy0);
+	il_test_assert_prompt("the stop", il_now_ns() - t0, il_ms_to_ns(200),
+			      il_test_others_since(&mark));
 	il_workers_stop(NULL);
 }
 
@@ -441,7 +443,9 @@ static void test_workers_rt_member_does_not_hold_start(void **state)
 	struct rlimit old, lim;
 	char err[256] = "";
 	cpu_set_t allowed;
-	uint64_t t0, took, busy0 = 0;
+	struct il_test_others_mark mark;
+	uint64_t t0, took;
+	double others;
 	int ret;
 
 	/* Nothing here spins at RT (the members stay behind the gate), but a
@@ -465,10 +469,11 @@ static void test_workers_rt_member_does_not_hold_start(void **state)
 	c.init = fifo_init;
 	c.hold = true;
 	atomic_store(&ran, 0);
-	il_test_cpu_busy_ns(-1, &busy0);
+	il_test_others_mark(&mark);
 	t0 = il_now_ns();
 	ret = il_workers_start(&c, &w, err, sizeof(err));
 	took = il_now_ns() - t0;
+	others = il_test_others_since(&mark);
 	assert_int_equal(pthread_setschedparam(pthread_self(), SCHED_OTHER, &other), 0);
 	assert_int_equal(ret, 0);
 	/* Three FIFO members on one CPU were all set up, created as
@@ -480,7 +485,7 @@ static void test_workers_rt_member_does_not_hold_start(void **state)
 	il_workers_stop(w);
 	assert_int_equal(setrlimit(RLIMIT_RTTIME, &old), 0);
 	print_message("start of 3 FIFO members on CPU %d took %.2f ms\n", c.cpu, il_ns_to_ms(took));
-	il_test_assert_prompt("the start of 3 FIFO members", took, il_ms_to_ns(500), busy0);
+	il_test_assert_prompt("the start of 3 FIFO members", took, il_ms_to_ns(500), others);
 	assert_int_equal(atomic_load(&ran), 0);
 }
 

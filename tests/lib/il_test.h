@@ -92,22 +92,23 @@ int il_test_cpu_busy_ns(int cpu, uint64_t *busy_ns);
 
 /*
  * A bound on how long something that needs a CPU took (a stop, a start):
- * over limit_ns fails the test, unless other tasks kept more than half of
- * the machine's CPUs busy meanwhile (busy0_ns: il_test_cpu_busy_ns(-1)
- * read just before it began); then the test skips, saying so.
+ * over limit_ns fails the test, unless tasks other than this process and
+ * the children it reaped kept more than half of the machine's CPUs busy
+ * meanwhile (others: il_test_others_since a mark taken just before it
+ * began, read as soon as it ended); then the test skips, saying so. The
+ * test's own work is never "the machine was busy": a stop that spins in
+ * the test's own threads or children fails.
  */
-void il_test_assert_prompt(const char *what, uint64_t took_ns, uint64_t limit_ns,
-			   uint64_t busy0_ns);
+void il_test_assert_prompt(const char *what, uint64_t took_ns, uint64_t limit_ns, double others);
 
 /*
  * The same judgement, for a test that has more to check before it may
- * skip: true when in time; fails the test when late on a machine that was
- * not busy; false when late while it was, with the reason in why (and
- * printed). window_ns: the time the busy share is measured over, from the
- * busy0_ns reading on (0: took_ns).
+ * skip: true when in time; fails the test when late on a machine others
+ * did not keep busy; false when late while they did, with the reason in
+ * why (and printed).
  */
-bool il_test_prompt_judge(const char *what, uint64_t took_ns, uint64_t limit_ns, uint64_t busy0_ns,
-			  uint64_t window_ns, char *why, size_t len);
+bool il_test_prompt_judge(const char *what, uint64_t took_ns, uint64_t limit_ns, double others,
+			  char *why, size_t len);
 
 /*
  * For a test of a physical bound on one CPU (a share, a stall): the
@@ -129,8 +130,9 @@ uint64_t il_test_children_cpu_ns(void);
 
 /*
  * The machine's CPUs (0..1 of all of them) that tasks other than this
- * process and the children it reaped kept busy since a mark: what
- * il_test_others_mark filled in, read just before the work began.
+ * process (all its threads) and the children it reaped kept busy since a
+ * mark: what il_test_others_mark filled in, read just before the work
+ * began.
  */
 struct il_test_others_mark {
 	uint64_t busy_ns, own_ns;
