@@ -989,9 +989,8 @@ static void sender_piece(struct hopctx *c, const struct thread *th, long idx, co
 		break;
 	case TS_UNKNOWN:
 		c->unknown = true;
-		comp[IL_COMP_RESIDUAL] += y - x;
-		break;
-	default: /* asleep inside its own handler */
+		/* fall through */
+	default: /* asleep inside its own handler, or unknown */
 		comp[IL_COMP_RESIDUAL] += y - x;
 		break;
 	}

@@ -111,24 +111,25 @@ double il_test_others_share(uint64_t busy0_ns, uint64_t busy1_ns, uint64_t own_n
 	return wall_ns && others > 0 ? others / (double)wall_ns : 0.0;
 }
 
-uint64_t il_test_children_cpu_ns(void)
+/* CPU time (user + system) of RUSAGE_SELF or RUSAGE_CHILDREN, in ns. */
+static uint64_t rusage_ns(int who)
 {
 	struct rusage ru;
 
-	getrusage(RUSAGE_CHILDREN, &ru);
+	getrusage(who, &ru);
 	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
 	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+}
+
+uint64_t il_test_children_cpu_ns(void)
+{
+	return rusage_ns(RUSAGE_CHILDREN);
 }
 
 /* This process's threads, and the children it reaped: the test's own CPU time. */
 static uint64_t own_cpu_ns(void)
 {
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return il_test_children_cpu_ns() +
-	       (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
-	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+	return rusage_ns(RUSAGE_SELF) + rusage_ns(RUSAGE_CHILDREN);
 }
 
 void il_test_others_mark(struct il_test_others_mark *m)
