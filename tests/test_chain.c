@@ -121,7 +121,7 @@ static void test_chain_kill_render(void **state)
 	il_test_others_mark(&mark);
 	t_kill = il_test_now_s();
 	kill(c.kids[IL_PROC_RENDER], SIGKILL);
-	status = il_test_chain_wait(&c, 5000);
+	status = il_test_chain_wait(&c, IL_TEST_HANG_MS);
 	took = il_test_now_s() - t_kill;
 	others = il_test_others_since(&mark);
 	il_test_assert_exited(status, 1, il_test_chain_stderr(&c, buf, sizeof(buf)));
@@ -147,7 +147,7 @@ static void test_chain_sigint_writes_outputs(void **state)
 	/* Events through the chain, the first presented: the report has them. */
 	assert_true(il_test_chain_wait_events(&c, 10, EVENTS_TIMEOUT_MS));
 	kill(c.pid, SIGINT);
-	il_test_assert_exited(il_test_chain_wait(&c, 5000), 0,
+	il_test_assert_exited(il_test_chain_wait(&c, IL_TEST_HANG_MS), 0,
 			      il_test_chain_stderr(&c, buf, sizeof(buf)));
 	root = il_test_json_load(json);
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(root, "interrupted")));

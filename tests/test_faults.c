@@ -93,7 +93,7 @@ static bool signal_child(int child, int sig, int round, char *late, size_t late_
 	il_test_others_mark(&mark);
 	t_sig = il_test_now_s();
 	assert_int_equal(kill(c.kids[child], sig), 0);
-	status = il_test_chain_wait(&c, 10000);
+	status = il_test_chain_wait(&c, IL_TEST_HANG_MS);
 	elapsed = il_test_now_s() - t_sig;
 	others = il_test_others_since(&mark);
 	il_test_chain_stderr(&c, buf, sizeof(buf));

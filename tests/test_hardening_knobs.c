@@ -228,7 +228,7 @@ static void test_hardening_knobs_one_lock_per_machine(void **state)
 	assert_string_equal(il_test_knob(IL_TEST_RT_RUNTIME), VALUE);
 
 	kill(a.pid, SIGINT);
-	il_test_assert_exited(il_test_chain_wait(&a, 10000), 0, chain_err(&a));
+	il_test_assert_exited(il_test_chain_wait(&a, IL_TEST_HANG_MS), 0, chain_err(&a));
 	assert_knob_orig();
 	free(res);
 }
@@ -272,7 +272,7 @@ static void test_hardening_knobs_dead_run_repaired_anywhere(void **state)
 		kill(a.pid, SIGKILL);
 		snprintf(sfile, sizeof(sfile), "%s/" IL_KNOBS_STATE_FILE, dead_dir);
 		if (!zombie) {
-			il_test_chain_wait(&a, 5000);
+			il_test_chain_wait(&a, IL_TEST_HANG_MS);
 		} else {
 			/* Not reaped: a zombie, until the end of this case. */
 			char path[64], st = '?';
@@ -305,7 +305,7 @@ static void test_hardening_knobs_dead_run_repaired_anywhere(void **state)
 		assert_knob_orig();
 		assert_int_equal(access(sfile, F_OK), -1);
 		if (zombie)
-			il_test_chain_wait(&a, 5000);
+			il_test_chain_wait(&a, IL_TEST_HANG_MS);
 	}
 	free(res);
 }
@@ -480,7 +480,7 @@ static void test_hardening_knobs_watchdog_after_restore(void **state)
 	assert_int_equal(il_test_knobs_state_pid(), b.pid);
 	assert_int_equal(access(sfile, F_OK), 0);
 	kill(b.pid, SIGINT);
-	il_test_assert_exited(il_test_chain_wait(&b, 10000), 0, chain_err(&b));
+	il_test_assert_exited(il_test_chain_wait(&b, IL_TEST_HANG_MS), 0, chain_err(&b));
 	assert_knob_orig();
 }
 
@@ -570,7 +570,7 @@ static void test_hardening_knobs_failed_restore_reported(void **state)
 	}
 
 	kill(a.pid, SIGINT);
-	st = il_test_chain_wait(&a, 10000);
+	st = il_test_chain_wait(&a, IL_TEST_HANG_MS);
 	{
 		const char *err = chain_err(&a);
 

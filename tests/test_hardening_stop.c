@@ -310,7 +310,7 @@ static void test_hardening_stop_in_flight(void **state)
 		start(&c, "inflight", args);
 		usleep((useconds_t)stop_ms[i] * 1000);
 		kill(c.pid, SIGINT);
-		il_test_assert_exited(il_test_chain_wait(&c, 10000), 0, chain_err(&c));
+		il_test_assert_exited(il_test_chain_wait(&c, IL_TEST_HANG_MS), 0, chain_err(&c));
 		root = il_test_json_load(json);
 		ev = cJSON_GetObjectItem(root, "events");
 		sent = il_test_json_num(ev, "sent");

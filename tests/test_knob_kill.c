@@ -252,7 +252,7 @@ static void test_knob_kill_state_file_mode(void **state)
 		usleep(1000);
 	}
 	kill(c.pid, SIGINT);
-	il_test_assert_exited(il_test_chain_wait(&c, 10000), 0,
+	il_test_assert_exited(il_test_chain_wait(&c, IL_TEST_HANG_MS), 0,
 			      il_test_chain_stderr(&c, buf, sizeof(buf)));
 	if (!il_test_knobs_back(c.pid, why, sizeof(why)))
 		fail_msg("after SIGINT: %s", why);

@@ -67,7 +67,7 @@ static void test_policy_run_knob_sigkill(void **state)
 	for (int attempt = 1;; attempt++) {
 		start_knob_run(&c, "sigkill", json, sizeof(json));
 		kill(c.pid, SIGKILL);
-		status = il_test_chain_wait(&c, 2000);
+		status = il_test_chain_wait(&c, IL_TEST_HANG_MS);
 		assert_true(status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 		/* PR_SET_PDEATHSIG takes the chain down with it. */
 		assert_true(il_test_chain_gone(&c, 2000));
@@ -107,7 +107,7 @@ static void test_policy_run_knob_sigint(void **state)
 	il_test_knobs_need_change(KNOB_TEST_VALUE);
 	start_knob_run(&c, "sigint", json, sizeof(json));
 	kill(c.pid, SIGINT);
-	il_test_assert_exited(il_test_chain_wait(&c, 10000), 0,
+	il_test_assert_exited(il_test_chain_wait(&c, IL_TEST_HANG_MS), 0,
 			      il_test_chain_stderr(&c, buf, sizeof(buf)));
 	assert_true(il_test_chain_gone(&c, 2000));
 

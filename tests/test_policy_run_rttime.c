@@ -55,7 +55,7 @@ static void test_policy_run_rttime(void **state)
 	rc = il_test_knobs_chain_start(&c, argv, out, err, START_TIMEOUT_MS);
 	il_test_others_mark(&mark);
 	t_up = il_test_now_s();
-	status = il_test_chain_wait(&c, 10000);
+	status = il_test_chain_wait(&c, IL_TEST_HANG_MS);
 	elapsed = il_test_now_s() - t_up;
 	others = il_test_others_since(&mark);
 	il_test_chain_stderr(&c, buf, sizeof(buf));
