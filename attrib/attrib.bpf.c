@@ -4,11 +4,11 @@
  * hop (il_attrib.c). Classic tracepoint programs: each context is the raw
  * trace record, laid out as in /sys/kernel/tracing/events/<group>/<name>/format
  * on kernel 6.x (tp_btf is not used: under lockdown its pointer reads
- * return 0). Events go to a ring buffer without waking the reader, which
- * drains it on a timer: a wake-up per event would itself be a scheduling
- * event of the reader.
+ * return 0). Events go to per-CPU rings (il_kring.bpf.h) without waking
+ * the reader, which drains them on a timer: a wake-up per event would
+ * itself be a scheduling event of the reader.
  *
- * Filtering happens here, so the ring buffer carries what matters only:
+ * Filtering happens here, so the rings carry what matters only:
  *   - wake-ups and migrations of the run's threads (the `threads` map,
  *     filled by user space once the children report ready);
  *   - every switch that involves one of them, and every switch on a CPU
@@ -22,6 +22,7 @@
 
 #include "il_kev.h"
 #include "il_kev_switch.h"
+#include "il_kring.bpf.h"
 
 /* threads[tid]: TRACKED, ONCPU while it runs, its slot in `wakes` (bits
  * 16..23, 0: none) and 1 + the CPU it waits on (0: not waiting) in the
@@ -41,7 +42,7 @@ struct {
 
 /*
  * A thread's pending sched_waking, kept until its sched_wakeup so that a
- * wake-up costs one ring-buffer record, not two (sched_wakeup always
+ * wake-up costs one record, not two (sched_wakeup always
  * follows sched_waking: try_to_wake_up() fires the first only once the
  * wake-up is certain).
  */
@@ -75,19 +76,6 @@ struct {
 	__type(value, __u32);
 	__uint(max_entries, 1);
 } irqstate SEC(".maps");
-
-/* Events the ring buffer had no room for, per CPU. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, 1);
-} drops SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20);
-} events SEC(".maps");
 
 /* Context layouts, offsets from the format files (common header: 8 bytes);
  * sched_switch's is in il_kev_switch.h. */
@@ -145,26 +133,6 @@ static __always_inline __u32 queue_on(__u32 v, __u32 cpu)
 	return v | ((cpu + 1) & QMASK);
 }
 
-static __always_inline struct il_kev *reserve(void)
-{
-	struct il_kev *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-
-	if (!e) {
-		__u32 zero = 0;
-		__u64 *d = bpf_map_lookup_elem(&drops, &zero);
-
-		if (d)
-			(*d)++;
-	}
-	return e;
-}
-
-static __always_inline void submit(struct il_kev *e)
-{
-	/* No wake-up: the reader polls (see the comment at the top). */
-	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
-}
-
 SEC("tracepoint/sched/sched_switch")
 int il_attrib_switch(struct switch_args *ctx)
 {
@@ -172,7 +140,9 @@ int il_attrib_switch(struct switch_args *ctx)
 	__u32 *pv = thread_slot(ctx->prev_pid), *nv = thread_slot(ctx->next_pid);
 	__u32 p = pv ? *pv : 0, n = nv ? *nv : 0;
 	int emit = ((p | n) & TRACKED) || cpu_has_waiters(cpu);
+	struct il_kring_slot *s;
 	struct il_kev *e;
+	__u64 idx;
 
 	if (p & TRACKED) {
 		/* Switched out still runnable (preempted, yielded): it waits here. */
@@ -185,19 +155,22 @@ int il_attrib_switch(struct switch_args *ctx)
 		*nv = unqueue(n) | ONCPU;
 	if (!emit)
 		return 0;
-	e = reserve();
-	if (!e)
+	s = il_kring_claim(cpu, &idx);
+	if (!s)
 		return 0;
+	e = &s->ev;
 	il_kev_fill_switch(e, ctx, cpu);
-	submit(e);
+	il_kring_commit(s, idx);
 	return 0;
 }
 
 static __always_inline int wake(struct wake_args *ctx, __u16 type)
 {
-	__u32 *v = thread_slot(ctx->pid), slot;
+	__u32 *v = thread_slot(ctx->pid), slot, cpu;
 	struct wake_rec *w = NULL;
+	struct il_kring_slot *s;
 	struct il_kev *e;
+	__u64 idx;
 
 	if (!v || !(*v & TRACKED))
 		return 0;
@@ -214,12 +187,14 @@ static __always_inline int wake(struct wake_args *ctx, __u16 type)
 	 * while it was about to sleep): it waits nowhere. */
 	if (type != IL_KEV_WAKING && !(*v & ONCPU))
 		*v = queue_on(*v, (__u32)ctx->target_cpu);
-	e = reserve();
-	if (!e)
+	cpu = bpf_get_smp_processor_id();
+	s = il_kring_claim(cpu, &idx);
+	if (!s)
 		return 0;
+	e = &s->ev;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->type = type;
-	e->cpu = (__u16)bpf_get_smp_processor_id();
+	e->cpu = (__u16)cpu;
 	e->pid = ctx->pid;
 	e->pid2 = (__s32)bpf_get_current_pid_tgid();
 	e->prio = ctx->prio;
@@ -234,7 +209,7 @@ static __always_inline int wake(struct wake_args *ctx, __u16 type)
 	il_kev_comm_copy(e->comm, ctx->comm);
 	((__u64 *)e->comm2)[0] = 0;
 	((__u64 *)e->comm2)[1] = 0;
-	submit(e);
+	il_kring_commit(s, idx);
 	return 0;
 }
 
@@ -259,20 +234,24 @@ int il_attrib_wakeup_new(struct wake_args *ctx)
 SEC("tracepoint/sched/sched_migrate_task")
 int il_attrib_migrate(struct migrate_args *ctx)
 {
-	__u32 *v = thread_slot(ctx->pid);
+	__u32 *v = thread_slot(ctx->pid), cpu;
+	struct il_kring_slot *s;
 	struct il_kev *e;
+	__u64 idx;
 
 	if (!v || !(*v & TRACKED))
 		return 0;
 	/* A waiting thread moves its wait along; a waking one is not counted yet. */
 	if (*v & QMASK)
 		*v = queue_on(*v, (__u32)ctx->dest_cpu);
-	e = reserve();
-	if (!e)
+	cpu = bpf_get_smp_processor_id();
+	s = il_kring_claim(cpu, &idx);
+	if (!s)
 		return 0;
+	e = &s->ev;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->type = IL_KEV_MIGRATE;
-	e->cpu = (__u16)bpf_get_smp_processor_id();
+	e->cpu = (__u16)cpu;
 	e->pid = ctx->pid;
 	e->pid2 = 0;
 	e->prio = ctx->prio;
@@ -284,7 +263,7 @@ int il_attrib_migrate(struct migrate_args *ctx)
 	((__u64 *)e->comm)[1] = 0;
 	((__u64 *)e->comm2)[0] = 0;
 	((__u64 *)e->comm2)[1] = 0;
-	submit(e);
+	il_kring_commit(s, idx);
 	return 0;
 }
 
@@ -292,7 +271,9 @@ static __always_inline int irq(__s32 nr, __u16 type, __u32 bit, int entry)
 {
 	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
 	__u32 *st = bpf_map_lookup_elem(&irqstate, &zero);
+	struct il_kring_slot *s;
 	struct il_kev *e;
+	__u64 idx;
 
 	if (!st)
 		return 0;
@@ -311,9 +292,10 @@ static __always_inline int irq(__s32 nr, __u16 type, __u32 bit, int entry)
 			return 0;
 		*st &= ~bit;
 	}
-	e = reserve();
-	if (!e)
+	s = il_kring_claim(cpu, &idx);
+	if (!s)
 		return 0;
+	e = &s->ev;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->type = type;
 	e->cpu = (__u16)cpu;
@@ -327,7 +309,7 @@ static __always_inline int irq(__s32 nr, __u16 type, __u32 bit, int entry)
 	((__u64 *)e->comm)[1] = 0;
 	((__u64 *)e->comm2)[0] = 0;
 	((__u64 *)e->comm2)[1] = 0;
-	submit(e);
+	il_kring_commit(s, idx);
 	return 0;
 }
 

@@ -1301,7 +1301,7 @@ static const char *coverage(const struct il_attrib *a, uint64_t x, uint64_t y)
 					   : "its kernel events were already dropped";
 	for (int i = 0; i < a->nlost; i++)
 		if (a->lost[i].from < y && a->lost[i].to > x)
-			return "kernel events were lost then (ring buffer full)";
+			return "kernel events were lost then (event ring full)";
 	return NULL;
 }
 

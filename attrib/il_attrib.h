@@ -143,12 +143,12 @@ void il_attrib_free(struct il_attrib *a);
  * kernel events count). The strings are copied. Returns 0, -ENOSPC. */
 int il_attrib_thread_add(struct il_attrib *a, const struct il_attrib_thread *t);
 
-/* One kernel event. Events may come slightly out of time order (the
- * ring buffer is shared by the CPUs); they are sorted on the way in. */
+/* One kernel event. The capture hands them on in time order; events
+ * slightly out of it are sorted on the way in all the same. */
 void il_attrib_feed(struct il_attrib *a, const struct il_kev *ev);
 
-/* Kernel events may be missing between these times (the ring buffer was
- * full): events overlapping them are not explained. */
+/* Kernel events may be missing between these times (a ring was full, or
+ * a record was given up): events overlapping them are not explained. */
 void il_attrib_mark_lost(struct il_attrib *a, uint64_t from_ns, uint64_t to_ns);
 
 /*

@@ -288,16 +288,46 @@ void il_attrib_run_tick(struct il_attrib_run *r)
 	r->last_drain_ns = now;
 }
 
+/* The last moment a record's stamps speak of: its kernel events are before it. */
+static uint64_t last_stamp(const struct il_msg *m)
+{
+	uint64_t t = 0;
+
+	for (int k = 0; k < IL_NSTAMPS; k++) {
+		if (m->stamp_ns[k] > t)
+			t = m->stamp_ns[k];
+		if (m->end_ns[k] > t)
+			t = m->end_ns[k];
+	}
+	return t;
+}
+
+/* How long a record waits at most for its kernel events (a program still
+ * writing one on another CPU), polling: a few microseconds as a rule. */
+#define EVENTS_WAIT_NS 2000000ull
+#define EVENTS_POLL_NS 20000L
+
 int il_attrib_run_event(struct il_attrib_run *r, const struct il_msg *m,
 			struct il_attrib_event *out)
 {
 	struct il_attrib_event local;
+	uint64_t need, t0;
 	int rc;
 
 	if (!r || !r->available || !r->t)
 		return -ENODATA;
-	/* Everything up to now is in the ring buffer: the record came after the flip. */
+	/* Every kernel event of the record is before its last stamp, and so in
+	 * the rings; the reader hands them on once nothing earlier can still
+	 * come, which can be a few microseconds after the record arrives. */
+	need = last_stamp(m);
+	t0 = il_now_ns();
 	il_attrib_run_tick(r);
+	while (il_capture_done_to(r->cap) < need && il_now_ns() - t0 < EVENTS_WAIT_NS) {
+		struct timespec ts = {0, EVENTS_POLL_NS};
+
+		nanosleep(&ts, NULL);
+		il_attrib_run_tick(r);
+	}
 	rc = il_attrib_explain(r->eng, m, out ? out : &local);
 	/* Events come in id order, and ids in injection order: nothing older
 	 * than this one's injection is needed again. */

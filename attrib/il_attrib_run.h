@@ -7,7 +7,7 @@
  *
  *   il_attrib_run_new     before the children start: load and attach
  *   il_attrib_run_threads the children are ready: the run's threads
- *   il_attrib_run_tick    from a timer: drain the ring buffer
+ *   il_attrib_run_tick    from a timer: drain the event rings
  *   il_attrib_run_event   each final event, in id order: explain it
  *   il_attrib_run_stop    the run stops (children still alive): detach
  *   il_attrib_run_report  the run JSON's "attribution" object
@@ -52,7 +52,7 @@ const char *il_attrib_run_why(const struct il_attrib_run *r);
 int il_attrib_run_threads(struct il_attrib_run *r, const cJSON *threads, int self_pid,
 			  int self_tid);
 
-/* Drains the ring buffer into the engine. Cheap when empty. */
+/* Drains the event rings into the engine. Cheap when empty. */
 void il_attrib_run_tick(struct il_attrib_run *r);
 
 /*

@@ -1,7 +1,8 @@
 /*
  * Capture of a run's kernel scheduling events with the BPF program in
  * attrib.bpf.c: load and attach, tell it which threads are the run's,
- * drain its ring buffer into a callback, read its own cost, detach.
+ * drain its per-CPU rings (il_kring.h) into a callback in time order, read
+ * its own cost, detach.
  *
  * The reader is never woken by the kernel: the owner calls
  * il_capture_drain() from a timer (and before it needs the events up to
@@ -19,7 +20,7 @@
 
 struct il_capture;
 
-/* Called for every event, in ring-buffer order (nearly time order). */
+/* Called for every event, in time order. */
 typedef void (*il_capture_event_cb)(void *ctx, const struct il_kev *ev);
 
 /* One BPF program's cost while the capture ran (kernel run-time statistics). */
@@ -47,11 +48,14 @@ int il_capture_new(il_capture_event_cb cb, void *ctx, struct il_capture **out, c
 /* Makes tid one of the run's threads. Returns 0 or a negative errno. */
 int il_capture_track(struct il_capture *c, int tid);
 
-/* Hands every event in the ring buffer to the callback. Returns how many,
- * or a negative errno. */
+/* Hands the callback every event known to be complete with all that came
+ * before it (il_kring_reader.h). Returns how many, or a negative errno. */
 int il_capture_drain(struct il_capture *c);
 
-/* Events the ring buffer had no room for since the capture started. */
+/* Every event stamped at or before this time has been handed on. */
+uint64_t il_capture_done_to(struct il_capture *c);
+
+/* Events the rings had no room for, or lost, since the capture started. */
 uint64_t il_capture_drops(struct il_capture *c);
 
 /* Detaches the programs (the statistics stay readable) and drains what

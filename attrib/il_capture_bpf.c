@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "il_kring_reader.h"
 #include "il_pidmax.h"
 #include "il_tracefs.h"
 #include "attrib.skel.h"
@@ -22,7 +24,12 @@
 
 struct il_capture {
 	struct il_attrib_bpf *skel;
-	struct ring_buffer *rb;
+	/* The per-CPU rings (il_kring.h), mmapped, and their reader. */
+	struct il_kring_slot *ring;
+	uint64_t *pos;
+	size_t ring_len, pos_len;
+	uint32_t cap;
+	struct il_kring_reader *reader;
 	il_capture_event_cb cb;
 	void *ctx;
 	int stats_fd;
@@ -41,13 +48,38 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	return vfprintf(stderr, fmt, ap);
 }
 
-static int ring_cb(void *ctx, void *data, size_t len)
+/* Maps a BPF_F_MMAPABLE array: its values at their 8-byte stride. */
+static void *map_mmap(struct bpf_map *m, size_t *len)
 {
-	struct il_capture *c = ctx;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t stride = (bpf_map__value_size(m) + 7) & ~(size_t)7;
+	void *p;
 
-	if (len >= sizeof(struct il_kev))
-		c->cb(c->ctx, data);
-	return 0;
+	*len = (stride * bpf_map__max_entries(m) + page - 1) & ~(page - 1);
+	p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(m), 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int open_rings(struct il_capture *c, char *why, size_t whylen)
+{
+	int rc;
+
+	c->ring = map_mmap(c->skel->maps.kring, &c->ring_len);
+	if (!c->ring) {
+		rc = -errno;
+		snprintf(why, whylen, "mapping the BPF event rings: %s", strerror(errno));
+		return rc;
+	}
+	c->pos = map_mmap(c->skel->maps.kring_pos, &c->pos_len);
+	if (!c->pos) {
+		rc = -errno;
+		snprintf(why, whylen, "mapping the BPF ring positions: %s", strerror(errno));
+		return rc;
+	}
+	rc = il_kring_reader_new(c->ring, c->pos, c->ncpus, c->cap, &c->reader);
+	if (rc < 0)
+		snprintf(why, whylen, "reading the BPF event rings: %s", strerror(-rc));
+	return rc;
 }
 
 /*
@@ -185,8 +217,13 @@ int il_capture_new(il_capture_event_cb cb, void *ctx, struct il_capture **out, c
 		goto fail;
 	}
 	c->max_tid = il_pidmax_get(MAX_TIDS);
+	c->cap = il_kring_cap_for(c->ncpus);
+	c->skel->rodata->kring_cap = c->cap;
 	if ((rc = bpf_map__set_max_entries(c->skel->maps.threads, c->max_tid)) < 0 ||
-	    (rc = bpf_map__set_max_entries(c->skel->maps.waiters, (uint32_t)c->ncpus)) < 0) {
+	    (rc = bpf_map__set_max_entries(c->skel->maps.waiters, (uint32_t)c->ncpus)) < 0 ||
+	    (rc = bpf_map__set_max_entries(c->skel->maps.kring, (uint32_t)c->ncpus * c->cap)) < 0 ||
+	    (rc = bpf_map__set_max_entries(c->skel->maps.kring_pos,
+					   (uint32_t)c->ncpus * IL_KRING_POS_STRIDE)) < 0) {
 		snprintf(why, whylen, "sizing the BPF maps: %s", strerror(-rc));
 		goto fail;
 	}
@@ -200,15 +237,13 @@ int il_capture_new(il_capture_event_cb cb, void *ctx, struct il_capture **out, c
 			snprintf(why, whylen, "loading the BPF program: %s", strerror(-rc));
 		goto fail;
 	}
+	/* The rings are read before anything writes them. */
+	rc = open_rings(c, why, whylen);
+	if (rc < 0)
+		goto fail;
 	rc = attach_all(c, why, whylen);
 	if (rc < 0)
 		goto fail;
-	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), ring_cb, c, NULL);
-	if (!c->rb) {
-		rc = errno ? -errno : -ENOMEM;
-		snprintf(why, whylen, "opening the BPF ring buffer: %s", strerror(-rc));
-		goto fail;
-	}
 	/* Without statistics the run still works; it only cannot report the cost. */
 	c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	*out = c;
@@ -233,11 +268,24 @@ int il_capture_track(struct il_capture *c, int tid)
 	return 0;
 }
 
+static void reader_cb(void *ctx, const struct il_kev *ev)
+{
+	struct il_capture *c = ctx;
+
+	c->cb(c->ctx, ev);
+}
+
 int il_capture_drain(struct il_capture *c)
 {
-	if (!c->rb)
+	if (!c->reader)
 		return 0;
-	return ring_buffer__consume(c->rb);
+	/* Once detached, no program writes any more: everything complete goes. */
+	return il_kring_reader_drain(c->reader, c->stopped, reader_cb, c);
+}
+
+uint64_t il_capture_done_to(struct il_capture *c)
+{
+	return il_kring_reader_done_to(c->reader);
 }
 
 uint64_t il_capture_drops(struct il_capture *c)
@@ -247,10 +295,11 @@ uint64_t il_capture_drops(struct il_capture *c)
 
 	if (!c->skel)
 		return 0;
+	sum = il_kring_reader_lost(c->reader);
 	v = calloc((size_t)c->ncpus, sizeof(*v));
 	if (!v)
-		return 0;
-	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.drops), &zero, v) == 0)
+		return sum;
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.kring_drops), &zero, v) == 0)
 		for (int i = 0; i < c->ncpus; i++)
 			sum += v[i];
 	free(v);
@@ -307,7 +356,11 @@ void il_capture_free(struct il_capture *c)
 		return;
 	if (c->skel)
 		il_capture_stop(c);
-	ring_buffer__free(c->rb);
+	il_kring_reader_free(c->reader);
+	if (c->ring)
+		munmap(c->ring, c->ring_len);
+	if (c->pos)
+		munmap(c->pos, c->pos_len);
 	il_attrib_bpf__destroy(c->skel);
 	if (c->stats_fd >= 0)
 		close(c->stats_fd);

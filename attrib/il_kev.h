@@ -1,6 +1,6 @@
 /*
  * One kernel scheduling event as the BPF program (attrib.bpf.c) hands it
- * to user space through the ring buffer, and as the decomposition engine
+ * to user space through the per-CPU rings (il_kring.h), and as the decomposition engine
  * (il_attrib.c) reads it. Shared by both sides, so fixed-size types only.
  * Time is bpf_ktime_get_ns(): CLOCK_MONOTONIC, the clock of the hop stamps.
  */

@@ -10,19 +10,25 @@
  *              il_attrib_switch, nothing emitted;
  *   ktime    - one bpf_ktime_get_ns (a kvm-clock read in a VM);
  *   ringbuf  - reserve and commit one record the size of il_attrib's
- *              (struct il_kev), no wake-up: the ring buffer's lock;
+ *              (struct il_kev) in a BPF ring buffer, no wake-up: the
+ *              shared buffer's lock, what attribution used to pay;
+ *   kring    - claim and commit one slot of the per-CPU rings attribution
+ *              writes now (attrib/il_kring.bpf.h);
  *   emit     - what il_attrib_switch does for an emitted switch: lookups,
- *              clock, record with both comms.
- * The records are committed with bpf_ringbuf_discard, the same commit as
- * bpf_ringbuf_submit with one more flag bit, so that nobody has to read
- * them and the buffer never fills (a failed reserve would be cheaper and
- * flatter the figure; `full` counts any).
+ *              clock, a kring record with both comms.
+ * Nobody reads the records, and the buffers must never fill (a failed
+ * reserve would be cheaper and flatter the figure; `full` counts any):
+ * the ring buffer's are committed with bpf_ringbuf_discard (the same
+ * commit as bpf_ringbuf_submit with one more flag bit), and the kring's
+ * programs hand their slot back at once by moving the tail up to it, one
+ * store more than attribution's programs make.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
 #include "il_kev.h"
 #include "il_kev_switch.h"
+#include "il_kring.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -107,18 +113,57 @@ int floor_ringbuf(struct switch_args *ctx)
 	return 0;
 }
 
+/* Plays the reader: slot idx is free again (see the top). */
+static __always_inline void kring_free(__u32 cpu, __u64 idx)
+{
+	__u32 tk = cpu * IL_KRING_POS_STRIDE + IL_KRING_TAIL;
+	__u64 *tail = bpf_map_lookup_elem(&kring_pos, &tk);
+
+	if (tail)
+		*tail = idx + 1;
+}
+
+static __always_inline struct il_kring_slot *kring_claim(__u32 cpu, __u64 *idx)
+{
+	struct il_kring_slot *s = il_kring_claim(cpu, idx);
+	__u32 zero = 0;
+	__u64 *f;
+
+	if (!s && (f = bpf_map_lookup_elem(&full, &zero)))
+		__sync_fetch_and_add(f, 1);
+	return s;
+}
+
+SEC("tracepoint/sched/sched_switch")
+int floor_kring(struct switch_args *ctx)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct il_kring_slot *s;
+	__u64 idx;
+
+	s = kring_claim(cpu, &idx);
+	if (!s)
+		return 0;
+	s->ev.type = IL_KEV_SWITCH;
+	il_kring_commit(s, idx);
+	kring_free(cpu, idx);
+	return 0;
+}
+
 SEC("tracepoint/sched/sched_switch")
 int floor_emit(struct switch_args *ctx)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	struct il_kev *e;
+	struct il_kring_slot *s;
+	__u64 idx;
 
 	lookups(ctx, cpu);
-	e = reserve();
-	if (!e)
+	s = kring_claim(cpu, &idx);
+	if (!s)
 		return 0;
-	il_kev_fill_switch(e, ctx, cpu);
-	bpf_ringbuf_discard(e, BPF_RB_NO_WAKEUP);
+	il_kev_fill_switch(&s->ev, ctx, cpu);
+	il_kring_commit(s, idx);
+	kring_free(cpu, idx);
 	return 0;
 }
 

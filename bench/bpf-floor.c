@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +27,8 @@
 #include <cjson/cJSON.h>
 
 #include "bpf-floor.skel.h"
+#include "il_kring.h"
+#include "il_tracefs.h"
 
 struct step {
 	char name[32]; /* copied: the object is gone when they are printed */
@@ -52,6 +56,44 @@ static int run_command(char **argv)
 		if (errno != EINTR)
 			return -errno;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * Attaches every step program to sched_switch through a perf event, as
+ * attribution does (attrib/il_capture_bpf.c): libbpf's own attach needs a
+ * mounted tracefs, which il_tracefs does without. Returns 0 or -errno.
+ */
+static int attach_steps(struct bpf_floor_bpf *skel)
+{
+	const char *ev = "sched/sched_switch";
+	struct bpf_program *p;
+	int id, rc = il_tracefs_event_ids(&ev, 1, &id);
+
+	if (rc < 0)
+		return rc;
+	bpf_object__for_each_program(p, skel->obj)
+	{
+		struct perf_event_attr attr;
+		int pfd;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.type = PERF_TYPE_TRACEPOINT;
+		attr.size = sizeof(attr);
+		attr.config = (uint64_t)id;
+		attr.sample_period = 1;
+		attr.wakeup_events = 1;
+		pfd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+		if (pfd < 0)
+			return -errno;
+		/* The link owns the perf event; the object's destruction frees
+		 * neither, but this process ends right after. */
+		if (!bpf_program__attach_perf_event(p, pfd)) {
+			rc = -errno;
+			close(pfd);
+			return rc;
+		}
+	}
+	return 0;
 }
 
 static size_t read_steps(struct bpf_floor_bpf *skel, struct step *s, size_t n)
@@ -116,7 +158,7 @@ int main(int argc, char **argv)
 	const char *json = NULL;
 	struct step steps[8];
 	unsigned long long full = 0;
-	int i = 1, rc, stats_fd;
+	int i = 1, rc, stats_fd, ncpus;
 	uint32_t zero = 0;
 	size_t n;
 
@@ -129,13 +171,26 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	libbpf_set_print(quiet_print);
-	skel = bpf_floor_bpf__open_and_load();
+	skel = bpf_floor_bpf__open();
+	ncpus = libbpf_num_possible_cpus();
+	if (skel && ncpus > 0) {
+		/* The kring sized as attribution sizes it (il_kring.h). */
+		skel->rodata->kring_cap = IL_KRING_MIN_CAP;
+		if (bpf_map__set_max_entries(skel->maps.kring,
+					     (uint32_t)ncpus * IL_KRING_MIN_CAP) ||
+		    bpf_map__set_max_entries(skel->maps.kring_pos,
+					     (uint32_t)ncpus * IL_KRING_POS_STRIDE) ||
+		    bpf_floor_bpf__load(skel)) {
+			bpf_floor_bpf__destroy(skel);
+			skel = NULL;
+		}
+	}
 	if (!skel) {
 		fprintf(stderr, "bpf-floor: cannot load the BPF programs: %s (needs root)\n",
 			strerror(errno));
 		return 1;
 	}
-	rc = bpf_floor_bpf__attach(skel);
+	rc = attach_steps(skel);
 	if (rc) {
 		fprintf(stderr, "bpf-floor: cannot attach to sched_switch: %s\n", strerror(-rc));
 		bpf_floor_bpf__destroy(skel);

@@ -5,7 +5,9 @@
 #                   [INCLUDE dir...] [DEPENDS file...])
 #
 # builds <dir of the build>/<base>.bpf.o from SOURCE (<base>.bpf.c) with
-# clang's BPF target and its own flags (never the sanitizer or host warning
+# clang's BPF target (-mcpu=v3: atomic fetch-and-add, which the per-CPU
+# rings of attrib/il_kring.bpf.h claim slots with; kernel 5.12 and later)
+# and its own flags (never the sanitizer or host warning
 # flags of the rest of the tree), generates <base>.skel.h with `bpftool gen
 # skeleton ... name SKEL_NAME`, adds the custom target TARGET for it and
 # sets TARGET_SKEL in the caller to the header's path.
@@ -23,7 +25,7 @@ function(il_bpf_skeleton target src skel_name clang bpftool)
   endforeach()
   add_custom_command(
     OUTPUT ${obj}
-    COMMAND ${clang} -target bpf -O2 -g -Wall ${incs} -I/usr/include/${multiarch} -c ${src} -o ${obj}
+    COMMAND ${clang} -target bpf -mcpu=v3 -O2 -g -Wall ${incs} -I/usr/include/${multiarch} -c ${src} -o ${obj}
     DEPENDS ${src} ${A_DEPENDS}
     COMMENT "BPF ${base}.bpf.o"
     VERBATIM)

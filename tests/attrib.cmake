@@ -6,3 +6,4 @@ il_add_test(test_attrib_bpf SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_attrib_bpf.c
 il_add_test(test_explain SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_explain.c LIBS il_harness il_attrib)
 il_add_run_test(test_attrib_run SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_attrib_run.c
                 LIBS il_harness m LABELS root TIMEOUT 400)
+il_add_test(test_kring SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_kring.c LIBS il_kring)
