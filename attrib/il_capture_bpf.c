@@ -4,15 +4,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "il_bpf_attach.h"
 #include "il_kring_reader.h"
 #include "il_pidmax.h"
 #include "il_tracefs.h"
@@ -118,7 +117,7 @@ static struct bpf_program *tp_prog(struct il_attrib_bpf *skel, size_t i)
 }
 
 /*
- * Attaches every classic program through a perf event opened here, since
+ * Attaches every classic program through a perf event (il_bpf_attach.h), since
  * libbpf's own tracepoint attach reads the ids from a mounted tracefs. One
  * event on CPU 0 is enough: a tracepoint runs its BPF program on every CPU.
  * The raw ones attach by name; tracefs still says whether they exist.
@@ -136,9 +135,7 @@ static int attach_all(struct il_capture *c, char *why, size_t whylen)
 		return rc;
 	}
 	for (size_t i = 0; i < NTPS; i++) {
-		struct perf_event_attr attr;
 		struct bpf_link *link;
-		int pfd;
 
 		if (ids[i] < 0) {
 			if (tps[i].optional)
@@ -158,23 +155,9 @@ static int attach_all(struct il_capture *c, char *why, size_t whylen)
 			*(struct bpf_link **)((char *)c->skel + tps[i].link_offset) = link;
 			continue;
 		}
-		memset(&attr, 0, sizeof(attr));
-		attr.type = PERF_TYPE_TRACEPOINT;
-		attr.size = sizeof(attr);
-		attr.config = (uint64_t)ids[i];
-		attr.sample_period = 1;
-		attr.wakeup_events = 1;
-		pfd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-		if (pfd < 0) {
-			rc = -errno;
-			snprintf(why, whylen, "perf_event_open(%s): %s", tps[i].event,
-				 strerror(errno));
-			return rc;
-		}
-		link = bpf_program__attach_perf_event(tp_prog(c->skel, i), pfd);
+		link = il_bpf_attach_tracepoint(tp_prog(c->skel, i), ids[i]);
 		if (!link) {
 			rc = -errno;
-			close(pfd);
 			snprintf(why, whylen, "attaching to %s: %s", tps[i].event, strerror(-rc));
 			return rc;
 		}

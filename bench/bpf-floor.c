@@ -17,8 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "bpf-floor.skel.h"
+#include "il_bpf_attach.h"
 #include "il_kring.h"
 #include "il_tracefs.h"
 
@@ -71,27 +70,12 @@ static int attach_steps(struct bpf_floor_bpf *skel)
 
 	if (rc < 0)
 		return rc;
+	/* The links are not kept: the process ends right after, and with it
+	 * the links and their perf events. */
 	bpf_object__for_each_program(p, skel->obj)
 	{
-		struct perf_event_attr attr;
-		int pfd;
-
-		memset(&attr, 0, sizeof(attr));
-		attr.type = PERF_TYPE_TRACEPOINT;
-		attr.size = sizeof(attr);
-		attr.config = (uint64_t)id;
-		attr.sample_period = 1;
-		attr.wakeup_events = 1;
-		pfd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-		if (pfd < 0)
+		if (!il_bpf_attach_tracepoint(p, id))
 			return -errno;
-		/* The link owns the perf event; the object's destruction frees
-		 * neither, but this process ends right after. */
-		if (!bpf_program__attach_perf_event(p, pfd)) {
-			rc = -errno;
-			close(pfd);
-			return rc;
-		}
 	}
 	return 0;
 }

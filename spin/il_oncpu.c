@@ -17,9 +17,9 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <sys/wait.h>
-#include <linux/perf_event.h>
 #include <unistd.h>
 
+#include "il_bpf_attach.h"
 #include "il_pidmax.h"
 #include "il_tracefs.h"
 #include "oncpu.skel.h"
@@ -130,31 +130,17 @@ static int sched_switch_id(void)
 	return rc < 0 ? rc : id;
 }
 
-/* Attaches through a perf event we open, since libbpf's needs tracefs. */
+/* Attaches through a perf event (il_bpf_attach.h), since libbpf's needs tracefs. */
 static int attach_switch(struct il_oncpu_bpf *skel)
 {
-	struct perf_event_attr attr;
 	struct bpf_link *link;
-	int id = sched_switch_id(), pfd, r;
+	int id = sched_switch_id();
 
 	if (id < 0)
 		return id;
-	memset(&attr, 0, sizeof(attr));
-	attr.type = PERF_TYPE_TRACEPOINT;
-	attr.size = sizeof(attr);
-	attr.config = (uint64_t)id;
-	attr.sample_period = 1;
-	attr.wakeup_events = 1;
-	/* One event (cpu 0) suffices: a tracepoint runs its BPF program on every CPU. */
-	pfd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-	if (pfd < 0)
+	link = il_bpf_attach_tracepoint(skel->progs.il_oncpu_switch, id);
+	if (!link)
 		return -errno;
-	link = bpf_program__attach_perf_event(skel->progs.il_oncpu_switch, pfd);
-	if (!link) {
-		r = -errno;
-		close(pfd);
-		return r;
-	}
 	/* The skeleton destroys its links, and with this one the perf event. */
 	skel->links.il_oncpu_switch = link;
 	return 0;
