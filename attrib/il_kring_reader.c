@@ -182,11 +182,15 @@ int il_kring_reader_drain(struct il_kring_reader *r, bool flush, il_kring_cb cb,
 	}
 	if (flush)
 		mark = UINT64_MAX;
-	qsort(r->pend, r->npend, sizeof(r->pend[0]), pending_cmp);
-	while (n < r->npend && r->pend[n].ev.ts_ns <= mark)
-		cb(ctx, &r->pend[n++].ev);
-	memmove(r->pend, r->pend + n, (r->npend - n) * sizeof(r->pend[0]));
-	r->npend -= n;
+	/* Nothing taken yet, nothing pending: no buffer (qsort and memmove
+	 * must not see its NULL). */
+	if (r->npend) {
+		qsort(r->pend, r->npend, sizeof(r->pend[0]), pending_cmp);
+		while (n < r->npend && r->pend[n].ev.ts_ns <= mark)
+			cb(ctx, &r->pend[n++].ev);
+		memmove(r->pend, r->pend + n, (r->npend - n) * sizeof(r->pend[0]));
+		r->npend -= n;
+	}
 	if (mark > r->done_to)
 		r->done_to = mark;
 	return (int)n;

@@ -112,6 +112,17 @@ static void test_kring_bad_args(void **state)
 	assert_int_equal(il_kring_reader_drain(NULL, false, got_cb, g), 0);
 }
 
+/* Empty rings: nothing handed on, whether or not anything was ever taken. */
+static void test_kring_empty(void **state)
+{
+	struct rings *g = *state;
+
+	assert_int_equal(il_kring_reader_drain(g->r, false, got_cb, g), 0);
+	assert_int_equal(il_kring_reader_drain(g->r, true, got_cb, g), 0);
+	assert_int_equal(il_kring_reader_lost(g->r), 0);
+	assert_int_equal(il_kring_reader_done_to(g->r), UINT64_MAX);
+}
+
 /* Each CPU's ring is in its own order; the reader hands on one time order. */
 static void test_kring_merges_cpus_by_time(void **state)
 {
@@ -264,6 +275,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_kring_cap_for),
 	    cmocka_unit_test_setup_teardown(test_kring_bad_args, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_kring_empty, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_kring_merges_cpus_by_time, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_kring_incomplete_slot_holds_back, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_kring_first_slot_incomplete, setup, teardown),
