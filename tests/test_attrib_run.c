@@ -256,13 +256,31 @@ static void test_attrib_run_rt_hog(void **state)
 	cJSON_Delete(root);
 }
 
-/* Two busy CFS hogs: the JS threads are the run's top culprit. */
+/* Whether a culprit is one of the run's own threads (not another program's). */
+static bool run_process(const char *process)
+{
+	static const char *const ours[] = {"inputlat", "browser-sim", "render-sim", "viz-sim",
+					   "il-workload"};
+
+	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		if (!strcmp(process, ours[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Two busy CFS hogs: of the run's own threads, the JS threads are the top
+ * culprit. Another program's thread may rank above them on a busy machine
+ * (stress-ng's, under scripts/test --under-load), and is then named
+ * rightly: the claim is about the run's threads.
+ */
 static void test_attrib_run_hog_culprit(void **state)
 {
-	char json[300];
+	char json[300], thread[64] = "", process[64] = "";
 	struct il_test_result *res;
-	const cJSON *top;
+	const cJSON *c, *culprits;
 	cJSON *root;
+	int foreign = 0;
 
 	need_bpf();
 	path_of(json, sizeof(json), "hog.json");
@@ -270,13 +288,26 @@ static void test_attrib_run_hog_culprit(void **state)
 		  "--attribution", "on", "--json", json, NULL);
 	free(res);
 	root = il_test_json_load(json);
-	top = cJSON_GetArrayItem(il_json_get(root, "attribution.culprits"), 0);
-	assert_non_null(top);
-	print_message("top culprit: %s, %.1f ms, share %.3f\n", il_test_json_str(top, "thread"),
-		      il_test_json_num(top, "total_ms"), il_test_json_num(top, "share"));
-	assert_true(!strncmp(il_test_json_str(top, "thread"), "render:js", 9));
-	assert_string_equal(il_test_json_str(top, "process"), "render-sim");
+	culprits = il_json_get(root, "attribution.culprits");
+	cJSON_ArrayForEach (c, culprits) {
+		print_message("culprit: %s (%s), %.1f ms, share %.3f\n",
+			      il_test_json_str(c, "thread"), il_test_json_str(c, "process"),
+			      il_test_json_num(c, "total_ms"), il_test_json_num(c, "share"));
+		if (!run_process(il_test_json_str(c, "process"))) {
+			foreign++;
+			continue;
+		}
+		snprintf(thread, sizeof(thread), "%s", il_test_json_str(c, "thread"));
+		snprintf(process, sizeof(process), "%s", il_test_json_str(c, "process"));
+		break;
+	}
+	/* Copied out first: a failed assertion leaves the test without freeing. */
 	cJSON_Delete(root);
+	if (foreign)
+		print_message("%d other programs' threads held the CPUs longer (a busy machine)\n",
+			      foreign);
+	assert_true(!strncmp(thread, "render:js", 9));
+	assert_string_equal(process, "render-sim");
 }
 
 static void test_attrib_run_off(void **state)
