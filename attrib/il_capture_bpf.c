@@ -24,7 +24,7 @@
 struct il_capture {
 	struct il_attrib_bpf *skel;
 	/* The per-CPU rings (il_kring.h), mmapped, and their reader. */
-	struct il_kring_slot *ring;
+	const struct il_kring_slot *ring;
 	uint64_t *pos;
 	size_t ring_len, pos_len;
 	uint32_t cap;
@@ -48,14 +48,14 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 }
 
 /* Maps a BPF_F_MMAPABLE array: its values at their 8-byte stride. */
-static void *map_mmap(struct bpf_map *m, size_t *len)
+static void *map_mmap(struct bpf_map *m, int prot, size_t *len)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t stride = (bpf_map__value_size(m) + 7) & ~(size_t)7;
 	void *p;
 
 	*len = (stride * bpf_map__max_entries(m) + page - 1) & ~(page - 1);
-	p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(m), 0);
+	p = mmap(NULL, *len, prot, MAP_SHARED, bpf_map__fd(m), 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -63,13 +63,14 @@ static int open_rings(struct il_capture *c, char *why, size_t whylen)
 {
 	int rc;
 
-	c->ring = map_mmap(c->skel->maps.kring, &c->ring_len);
+	/* The records are only read here; the positions hold the tail we write. */
+	c->ring = map_mmap(c->skel->maps.kring, PROT_READ, &c->ring_len);
 	if (!c->ring) {
 		rc = -errno;
 		snprintf(why, whylen, "mapping the BPF event rings: %s", strerror(errno));
 		return rc;
 	}
-	c->pos = map_mmap(c->skel->maps.kring_pos, &c->pos_len);
+	c->pos = map_mmap(c->skel->maps.kring_pos, PROT_READ | PROT_WRITE, &c->pos_len);
 	if (!c->pos) {
 		rc = -errno;
 		snprintf(why, whylen, "mapping the BPF ring positions: %s", strerror(errno));
@@ -341,7 +342,7 @@ void il_capture_free(struct il_capture *c)
 		il_capture_stop(c);
 	il_kring_reader_free(c->reader);
 	if (c->ring)
-		munmap(c->ring, c->ring_len);
+		munmap((void *)c->ring, c->ring_len);
 	if (c->pos)
 		munmap(c->pos, c->pos_len);
 	il_attrib_bpf__destroy(c->skel);

@@ -31,7 +31,7 @@ struct cpu_state {
 };
 
 struct il_kring_reader {
-	struct il_kring_slot *slots;
+	const struct il_kring_slot *slots;
 	uint64_t *pos;
 	int ncpus;
 	uint32_t cap;
@@ -52,7 +52,7 @@ uint32_t il_kring_cap_for(int ncpus)
 	return cap;
 }
 
-int il_kring_reader_new(struct il_kring_slot *slots, uint64_t *pos, int ncpus, uint32_t cap,
+int il_kring_reader_new(const struct il_kring_slot *slots, uint64_t *pos, int ncpus, uint32_t cap,
 			struct il_kring_reader **out)
 {
 	struct il_kring_reader *r;
@@ -118,7 +118,7 @@ static uint64_t take(struct il_kring_reader *r, int c, bool flush, uint64_t *flu
 	if (head - i > r->cap)
 		head = i + r->cap;
 	while (i < head) {
-		struct il_kring_slot *s = &r->slots[(size_t)c * r->cap + (i & (r->cap - 1))];
+		const struct il_kring_slot *s = &r->slots[(size_t)c * r->cap + (i & (r->cap - 1))];
 
 		if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != i + 1) {
 			uint64_t t = il_now_ns();

@@ -37,7 +37,7 @@ uint32_t il_kring_cap_for(int ncpus);
 
 /* A reader of the rings at slots and pos; cap must be a power of two.
  * Returns 0 or -EINVAL / -ENOMEM. */
-int il_kring_reader_new(struct il_kring_slot *slots, uint64_t *pos, int ncpus, uint32_t cap,
+int il_kring_reader_new(const struct il_kring_slot *slots, uint64_t *pos, int ncpus, uint32_t cap,
 			struct il_kring_reader **out);
 
 /*
