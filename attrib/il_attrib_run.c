@@ -46,6 +46,10 @@ struct il_attrib_run {
 	size_t nt;
 	uint64_t from_ns, to_ns;
 	uint64_t drops, last_drain_ns;
+	/* Events lost up to the stop: the run's. Between the stop and the
+	 * detach nobody drains, and a busy machine's switches may fill the
+	 * rings; those losses are after to_ns and no event's. */
+	uint64_t run_drops;
 	unsigned unnamed; /* hog/load threads past the culprit table: not named */
 	struct il_cpustat *stat0, *stat1;
 	struct il_capture_prog progs[IL_CAPTURE_MAX_PROGS];
@@ -349,6 +353,8 @@ void il_attrib_run_stop(struct il_attrib_run *r)
 		return;
 	r->stopped = true;
 	r->to_ns = il_now_ns();
+	il_attrib_run_tick(r);
+	r->run_drops = r->drops;
 	for (size_t i = 0; i < r->nt; i++)
 		r->t[i].have1 = read_run_delay(r->t[i].pid, r->t[i].tid, &r->t[i].delay1_ns) == 0;
 	il_cpustat_read(&r->stat1);
@@ -428,7 +434,7 @@ static cJSON *bpf_json(const struct il_attrib_run *r)
 					    : "unreadable: no runs");
 	il_attrib_counts(r->eng, &c);
 	cJSON_AddNumberToObject(o, "events", (double)c.kevents);
-	cJSON_AddNumberToObject(o, "drops", (double)r->drops);
+	cJSON_AddNumberToObject(o, "drops", (double)r->run_drops);
 	return o;
 }
 
