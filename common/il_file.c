@@ -392,6 +392,14 @@ out:
 	return rc;
 }
 
+int il_out_temp(const struct il_out *o, const char **name)
+{
+	if (!o || !o->tmp[0] || o->dirfd < 0)
+		return -1;
+	*name = o->tmp;
+	return o->dirfd;
+}
+
 void il_out_free(struct il_out *o)
 {
 	if (!o)

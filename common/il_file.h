@@ -60,6 +60,13 @@ const char *il_out_path(const struct il_out *o);
  */
 int il_out_commit(struct il_out *o, char *err, size_t errlen);
 
+/*
+ * The temporary file being written: its directory's descriptor, and its
+ * name there in *name; -1 for stdout or once committed. For a last-resort
+ * remover (the run's watchdog) that cannot wait for il_out_free.
+ */
+int il_out_temp(const struct il_out *o, const char **name);
+
 /* Abandons an output: the temporary file is removed. NULL-safe. */
 void il_out_free(struct il_out *o);
 

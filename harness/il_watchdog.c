@@ -1,6 +1,8 @@
 #include "il_watchdog.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -12,7 +14,8 @@
 
 #include "il_clock.h"
 
-#define MAX_PIDS 8
+#define MAX_PIDS  8
+#define MAX_TEMPS 8
 
 static struct {
 	pthread_t th;
@@ -26,6 +29,13 @@ static struct {
 	_Atomic pid_t pids[MAX_PIDS];
 	_Atomic int pidfds[MAX_PIDS]; /* -1: none (old kernel): kill by pid */
 	_Atomic int npids;
+	/* Outputs' temporary files: our own copies, since the run renames
+	 * and frees its own while an expiry may be running. */
+	struct {
+		int dirfd;
+		char name[NAME_MAX + 1];
+	} temps[MAX_TEMPS];
+	int ntemps; /* under lock */
 } wd = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void kill_children(void);
@@ -60,6 +70,9 @@ static void expire(void)
 		}
 		il_knobs_restore_signal_safe(wd.knobs);
 	}
+	/* A committed output was renamed already: its name is gone (ENOENT). */
+	for (int i = 0; i < wd.ntemps; i++)
+		unlinkat(wd.temps[i].dirfd, wd.temps[i].name, 0);
 	_exit(1);
 }
 
@@ -172,8 +185,28 @@ void il_watchdog_add_pid(pid_t pid)
 	}
 }
 
+void il_watchdog_add_temp(int dirfd, const char *name)
+{
+	int fd;
+
+	if (dirfd < 0 || !name || !name[0] || strlen(name) > NAME_MAX)
+		return;
+	pthread_mutex_lock(&wd.lock);
+	if (wd.ntemps < MAX_TEMPS && (fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) >= 0) {
+		wd.temps[wd.ntemps].dirfd = fd;
+		strcpy(wd.temps[wd.ntemps].name, name);
+		wd.ntemps++;
+	}
+	pthread_mutex_unlock(&wd.lock);
+}
+
 void il_watchdog_stop(void)
 {
+	pthread_mutex_lock(&wd.lock);
+	for (int i = 0; i < wd.ntemps; i++)
+		close(wd.temps[i].dirfd);
+	wd.ntemps = 0;
+	pthread_mutex_unlock(&wd.lock);
 	if (!wd.started)
 		return;
 	pthread_mutex_lock(&wd.lock);

@@ -1,8 +1,9 @@
 /*
  * The wall-clock watchdog of a run: a thread at the highest FIFO priority
  * (when allowed) that, if the run outlives its bound, kills the children
- * it was told about, restores the system knobs and exits 1. It is the
- * last line of defence when RT work holds every CPU.
+ * it was told about, restores the system knobs, removes the outputs'
+ * temporary files and exits 1. It is the last line of defence when RT
+ * work holds every CPU.
  */
 #ifndef IL_WATCHDOG_H
 #define IL_WATCHDOG_H
@@ -42,6 +43,14 @@ void il_watchdog_kill_at(uint64_t when_ns);
 /* Registers a child pid to kill on expiry (up to 8); -pgid registers a
  * whole process group (the --background load). */
 void il_watchdog_add_pid(pid_t pid);
+
+/*
+ * Registers an output's temporary file (name in dirfd; both copied) to
+ * remove on expiry (up to 8): a run that dies at its bound leaves the
+ * previous outputs as they were and no partial ones beside them (a
+ * million-event run left 5 GB of them).
+ */
+void il_watchdog_add_temp(int dirfd, const char *name);
 
 /* Stops and joins the watchdog. */
 void il_watchdog_stop(void);

@@ -318,6 +318,37 @@ static void test_hardening_io_full_disk_keeps_previous(void **state)
 	assert_no_temps(il_test_suite.tmpdir);
 }
 
+/*
+ * A run that outlives its bound is ended by its watchdog: the previous
+ * outputs stay whole and no temporary file is left beside them (a
+ * million-event run killed at its bound once left 5 GB of them).
+ */
+static void test_hardening_io_watchdog_leaves_no_temps(void **state)
+{
+	char paths[NOUTS][PATH_MAX];
+	/* 100 s of events in a 1 s bound: the watchdog ends it, whatever the pace. */
+	const char *args[32] = {"run", "--events", "100000",	 "--interval-ms",
+				"1",   "--quiet",  "--bound-ms", "1000"};
+	int n = 8;
+
+	for (size_t o = 0; o < NOUTS; o++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "bound%zu.out", o);
+		snprintf(paths[o], sizeof(paths[o]), "%s", il_test_suite_file(name));
+		write_file(paths[o], "PREVIOUS\n");
+		args[n++] = out_opts[o];
+		args[n++] = paths[o];
+	}
+	args[n] = NULL;
+	run(args);
+	if (res->exit_code != 1 || !strstr(res->err, "watchdog"))
+		fail_msg("want exit 1 from the watchdog, got %d:\n%s", res->exit_code, res->err);
+	for (size_t o = 0; o < NOUTS; o++)
+		assert_content(paths[o], "PREVIOUS\n");
+	assert_no_temps(il_test_suite.tmpdir);
+}
+
 /* "-" is stdout: the report there alone (no summary line mixed in). */
 static void test_hardening_io_stdout_output(void **state)
 {
@@ -793,6 +824,8 @@ int main(void)
 	    cmocka_unit_test_teardown(test_hardening_io_other_users_file, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_outputs_collide, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_full_disk_keeps_previous,
+				      il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_watchdog_leaves_no_temps,
 				      il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_stdout_output, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_bad_inputs, il_test_proc_teardown),
