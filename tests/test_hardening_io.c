@@ -273,6 +273,24 @@ static void test_hardening_io_outputs_collide(void **state)
 	assert_content(a, "OLD\n");
 }
 
+/*
+ * Every output to a file STEM<k>.out holding "PREVIOUS", appended to args
+ * from args[n] on (NULL-terminated): what a failed run must leave alone.
+ */
+static void previous_outputs(const char *stem, char (*paths)[PATH_MAX], const char **args, int n)
+{
+	for (size_t o = 0; o < NOUTS; o++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s%zu.out", stem, o);
+		snprintf(paths[o], PATH_MAX, "%s", il_test_suite_file(name));
+		write_file(paths[o], "PREVIOUS\n");
+		args[n++] = out_opts[o];
+		args[n++] = paths[o];
+	}
+	args[n] = NULL;
+}
+
 static void fsize_limit(void *ctx)
 {
 	struct rlimit rl = {*(rlim_t *)ctx, *(rlim_t *)ctx};
@@ -291,19 +309,10 @@ static void test_hardening_io_full_disk_keeps_previous(void **state)
 {
 	char paths[NOUTS][PATH_MAX];
 	const char *args[32] = {"run", "--events", "30", "--interval-ms", "2", "--quiet"};
-	int n = 6;
+	const int n = 6;
 	rlim_t limit = 100; /* bytes: no output fits */
 
-	for (size_t o = 0; o < NOUTS; o++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "full%zu.out", o);
-		snprintf(paths[o], sizeof(paths[o]), "%s", il_test_suite_file(name));
-		write_file(paths[o], "PREVIOUS\n");
-		args[n++] = out_opts[o];
-		args[n++] = paths[o];
-	}
-	args[n] = NULL;
+	previous_outputs("full", paths, args, n);
 	run_pre(args, fsize_limit, &limit);
 	if (res->exit_code != 1)
 		fail_msg("want exit 1 (outputs lost), got %d:\n%s", res->exit_code, res->err);
@@ -329,18 +338,9 @@ static void test_hardening_io_watchdog_leaves_no_temps(void **state)
 	/* 100 s of events in a 1 s bound: the watchdog ends it, whatever the pace. */
 	const char *args[32] = {"run", "--events", "100000",	 "--interval-ms",
 				"1",   "--quiet",  "--bound-ms", "1000"};
-	int n = 8;
+	const int n = 8;
 
-	for (size_t o = 0; o < NOUTS; o++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "bound%zu.out", o);
-		snprintf(paths[o], sizeof(paths[o]), "%s", il_test_suite_file(name));
-		write_file(paths[o], "PREVIOUS\n");
-		args[n++] = out_opts[o];
-		args[n++] = paths[o];
-	}
-	args[n] = NULL;
+	previous_outputs("bound", paths, args, n);
 	run(args);
 	if (res->exit_code != 1 || !strstr(res->err, "watchdog"))
 		fail_msg("want exit 1 from the watchdog, got %d:\n%s", res->exit_code, res->err);
