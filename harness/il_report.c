@@ -647,6 +647,13 @@ int il_report_json(const struct il_result *r, FILE *f)
 	cJSON_AddNumberToObject(ev, "late", (double)r->late);
 	cJSON_AddNumberToObject(ev, "stray", (double)r->stray);
 	cJSON_AddNumberToObject(ev, "inject_errors", (double)r->inject_errors);
+	/* Measured, beside the scenario's interval_ms that was asked for. */
+	if (h->injected >= 2)
+		cJSON_AddNumberToObject(ev, "mean_spacing_ms",
+					(double)(h->inject_last_ns - h->inject_first_ns) /
+					    (double)(h->injected - 1) / 1e6);
+	else
+		cJSON_AddNullToObject(ev, "mean_spacing_ms");
 	{
 		cJSON *w = cJSON_AddObjectToObject(ev, "warmup");
 

@@ -137,8 +137,16 @@ static void hist_overflow(struct il_run_stats *s, int c, uint64_t id)
 void il_run_stats_add(struct il_run_stats *s, const struct il_event *ev)
 {
 	const struct il_msg *m = ev->msg;
-	uint64_t proc, pres;
+	uint64_t proc, pres, inj = m->stamp_ns[IL_STAMP_INJECT];
 
+	if (!ev->warmup && inj) {
+		/* Events end out of order: the span is the first and last start. */
+		if (!s->injected || inj < s->inject_first_ns)
+			s->inject_first_ns = inj;
+		if (inj > s->inject_last_ns)
+			s->inject_last_ns = inj;
+		s->injected++;
+	}
 	if (ev->state != IL_EV_COMPLETED || ev->warmup)
 		return;
 	proc = m->stamp_ns[IL_STAMP_PROCESSED] - m->stamp_ns[IL_STAMP_INJECT];

@@ -25,6 +25,13 @@
 #define IL_RUN_STATS_MAX_SAMPLES 100000
 
 struct il_run_stats {
+	/*
+	 * The injections of every measured event (completed or not), for the
+	 * spacing they really had: the next is armed when one ends, so the
+	 * loop's own work per event adds to --interval-ms.
+	 */
+	uint64_t inject_first_ns, inject_last_ns, injected;
+
 	/* Completed events only. */
 	struct il_hist *processing, *presentation;
 	struct il_hist *hop[IL_NSTAMPS]; /* hop k = stamp k - stamp k-1, k = 1..IL_NHOPS */

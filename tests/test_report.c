@@ -199,6 +199,8 @@ static void test_report_warmup_excluded_and_flagged(void **state)
 	assert_float_equal(il_json_num(root, "events.completed"), NEV - WARMUP, 0);
 	assert_float_equal(il_json_num(root, "events.warmup.sent"), WARMUP, 0);
 	assert_float_equal(il_json_num(root, "events.warmup.completed"), WARMUP, 0);
+	/* The measured events were injected 1 ms apart (the warm-up ones too). */
+	assert_float_equal(il_json_num(root, "events.mean_spacing_ms"), 1.0, 1e-9);
 	assert_int_equal(cJSON_GetArraySize(il_json_get(root, "samples_us.processing")),
 			 NEV - WARMUP);
 	assert_float_equal(
