@@ -160,7 +160,7 @@ static void test_background_sigint(void **state)
 	int status;
 
 	kill(run, SIGINT);
-	status = il_test_wait(run, 20000, NULL);
+	status = il_test_wait(run, IL_TEST_HANG_MS, NULL);
 	live_run = 0;
 	assert_true(WIFEXITED(status));
 	assert_true(wait_for(group_gone, pgid, 3000));

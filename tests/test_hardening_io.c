@@ -747,7 +747,7 @@ static void test_hardening_io_cli_limits(void **state)
 		/* Up, and past the start: then stopped. */
 		usleep(500000);
 		kill(c.pid, SIGINT);
-		st = il_test_chain_wait(&c, 15000);
+		st = il_test_chain_wait(&c, IL_TEST_HANG_MS);
 		il_test_chain_stderr(&c, err, sizeof(err));
 		print_message("%s %s: %s", cases[i][0], cases[i][1], err);
 		il_test_assert_exited(st, 0, err);

@@ -163,7 +163,7 @@ static void test_hardening_knobs_restore_from_memory(void **state)
 			    sfile, "{\"file_version\":1,\"pid\":1,\"pid_start_ticks\":\"1\","
 				   "\"knobs\":[{\"path\":\"" IL_TEST_RT_RUNTIME "\","
 				   "\"original\":\"" OTHER_VALUE "\",\"applied\":\"1\"}]}");
-		st = il_test_chain_wait(&c, 20000);
+		st = il_test_chain_wait(&c, IL_TEST_HANG_MS);
 		il_test_assert_exited(st, 0, chain_err(&c));
 		assert_knob_orig();
 		{

@@ -101,9 +101,10 @@ static void test_hardening_stop_signal_any_moment(void **state)
 		assert_true(pid > 0);
 		usleep((useconds_t)delay_ms * 1000);
 		kill(pid, sig);
-		st = il_test_wait(pid, 15000, NULL);
+		st = il_test_wait(pid, IL_TEST_HANG_MS, NULL);
 		if (st == -1)
-			fail_msg("%s after %d ms: still running at 15 s", strsignal(sig), delay_ms);
+			fail_msg("%s after %d ms: still running at %d s", strsignal(sig), delay_ms,
+				 IL_TEST_HANG_MS / 1000);
 		assert_clean(pid);
 	}
 	print_message("%d stop signals at 0..120 ms: knobs back, nothing left each time\n", n);
@@ -132,9 +133,10 @@ static void test_hardening_stop_signal_any_moment(void **state)
 		}
 		close(fd);
 		kill(pid, sig);
-		st = il_test_wait(pid, 15000, NULL);
+		st = il_test_wait(pid, IL_TEST_HANG_MS, NULL);
 		if (st == -1)
-			fail_msg("%s as the knob changed: still running at 15 s", strsignal(sig));
+			fail_msg("%s as the knob changed: still running at %d s", strsignal(sig),
+				 IL_TEST_HANG_MS / 1000);
 		if (WIFSIGNALED(st))
 			fail_msg("%s as the knob changed killed the run by default action",
 				 strsignal(sig));
@@ -180,7 +182,7 @@ static void test_hardening_stop_sigint_under_top_prio_hogs(void **state)
 	usleep(1000000); /* the hogs spin */
 	t0 = il_test_now_s();
 	kill(c.pid, SIGINT);
-	st = il_test_chain_wait(&c, 20000);
+	st = il_test_chain_wait(&c, IL_TEST_HANG_MS);
 	took = il_test_now_s() - t0;
 	il_test_assert_exited(st, 0, chain_err(&c));
 	print_message("SIGINT under FIFO %d hogs on every CPU: ended in %.2f s\n", POLICY_PRIO_MAX,
@@ -277,7 +279,7 @@ static void test_hardening_stop_busy_children(void **state)
 		usleep(1200000);
 		t0 = il_test_now_s();
 		kill(c.pid, SIGINT);
-		st = il_test_chain_wait(&c, 20000);
+		st = il_test_chain_wait(&c, IL_TEST_HANG_MS);
 		took = il_test_now_s() - t0;
 		il_test_assert_exited(st, 0, chain_err(&c));
 		if (took > STOP_BOUND_S || strstr(chain_err(&c), "did not exit") ||
@@ -407,7 +409,7 @@ static void test_hardening_stop_children_run_what_was_read(void **state)
 		snprintf(cmd, sizeof(cmd), "cp '%s/cfs.policy' '%s'", il_test_suite.policy_dir,
 			 pol);
 		assert_int_equal(system(cmd), 0);
-		il_test_assert_exited(il_test_chain_wait(&c, 20000), 0, chain_err(&c));
+		il_test_assert_exited(il_test_chain_wait(&c, IL_TEST_HANG_MS), 0, chain_err(&c));
 		root = il_test_json_load(json);
 		name = il_test_json_str(root, "policy");
 		/* Whichever it read, the report and the threads agree. */
