@@ -32,6 +32,14 @@ struct tracked {
 	char name[32];
 	bool pipeline;
 	bool rt; /* SCHED_FIFO, SCHED_RR or SCHED_DEADLINE: schedstat not compared */
+	/*
+	 * Its events are followed, so the report has its run-queue total and
+	 * the schedstat beside it. Hogs and load are only named: their
+	 * schedstat is not read, which matters when the orchestrator shares
+	 * the CPUs with 1024 of them: a thousand /proc reads at a thousandth
+	 * of a CPU held the stop back seconds before the children heard of it.
+	 */
+	bool followed;
 	uint64_t delay0_ns, delay1_ns; /* schedstat run_delay at start and stop */
 	bool have0, have1;
 };
@@ -193,7 +201,8 @@ static int add_thread(struct il_attrib_run *r, const struct il_attrib_thread *t,
 	x->pipeline = pipeline;
 	x->rt = t->policy && (!strcmp(t->policy, "fifo") || !strcmp(t->policy, "rr") ||
 			      !strcmp(t->policy, "deadline"));
-	x->have0 = read_run_delay(t->pid, t->tid, &x->delay0_ns) == 0;
+	x->followed = !t->name_only;
+	x->have0 = x->followed && read_run_delay(t->pid, t->tid, &x->delay0_ns) == 0;
 	r->nt++;
 	return 0;
 }
@@ -356,7 +365,8 @@ void il_attrib_run_stop(struct il_attrib_run *r)
 	il_attrib_run_tick(r);
 	r->run_drops = r->drops;
 	for (size_t i = 0; i < r->nt; i++)
-		r->t[i].have1 = read_run_delay(r->t[i].pid, r->t[i].tid, &r->t[i].delay1_ns) == 0;
+		r->t[i].have1 = r->t[i].followed &&
+				read_run_delay(r->t[i].pid, r->t[i].tid, &r->t[i].delay1_ns) == 0;
 	il_cpustat_read(&r->stat1);
 }
 

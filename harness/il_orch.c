@@ -640,13 +640,15 @@ static void tick_cb(uv_timer_t *t)
 		if (all_exited(r)) {
 			run_finish(r);
 		} else if (now > r->phase_deadline_ns) {
-			for (int i = 0; i < IL_PROC_COUNT; i++)
+			/* Named once: the ticks until the kills are reaped come here again. */
+			for (int i = 0; i < IL_PROC_COUNT && !r->stop_late_said; i++)
 				if (r->procs[i].spawned && !r->procs[i].exited && !r->exit_code)
 					fprintf(stderr,
 						"inputlat: %s did not exit within %llu ms of the "
 						"stop; killed it\n",
 						r->procs[i].name,
 						(unsigned long long)stop_timeout_ms(r));
+			r->stop_late_said = true;
 			kill_all(r);
 			if (now > r->phase_deadline_ns + il_ms_to_ns(500))
 				run_finish(r);

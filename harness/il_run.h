@@ -107,6 +107,7 @@ struct il_run {
 	int exit_code;
 	bool interrupted;
 	bool garbage_sent, stalled;
+	bool stop_late_said;	  /* the children past the stop's bound were named */
 	uint64_t inject_epipe_ns; /* the input pipe broke: browser-sim died */
 	char fail_msg[512];
 	cJSON *threads;		      /* every thread's ready report, owned */

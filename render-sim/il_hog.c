@@ -196,6 +196,12 @@ void il_hog_mark_start(struct il_hog *h)
 	il_workers_mark(h->w);
 }
 
+void il_hog_quiet(struct il_hog *h)
+{
+	if (h)
+		il_workers_quiet(h->w);
+}
+
 void il_hog_stop(struct il_hog *h)
 {
 	if (!h)

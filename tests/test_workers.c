@@ -1,7 +1,8 @@
 /*
  * Worker groups (sim/il_workers): the start gate, a member's init failure,
- * a prompt stop, CPU accounting from the mark, the affinity union, the
- * shared stats JSON, and an RT member that cannot hold up the start.
+ * a prompt stop, the quiet before the stop's stats, CPU accounting from
+ * the mark, the affinity union, the shared stats JSON, and an RT member
+ * that cannot hold up the start.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -246,6 +247,40 @@ static void test_workers_stop_is_prompt(void **state)
 	il_test_assert_prompt("the stop", il_now_ns() - t0, il_ms_to_ns(200),
 			      il_test_others_since(&mark));
 	il_workers_stop(NULL);
+}
+
+/*
+ * At the stop the members yield the CPUs (SCHED_IDLE, set from outside,
+ * without their running) and the stats end there: 1024 busy members held
+ * a stop back seconds because the thread taking their stats was starved.
+ */
+static void test_workers_quiet_yields_and_ends_the_stats(void **state)
+{
+	struct il_workers_config c = cfg(3, busy_run);
+	struct il_workers *w = NULL;
+	cJSON *a, *b;
+
+	atomic_store(&ran, 0);
+	w = start(&c);
+	il_workers_mark(w);
+	assert_true(wait_ran(3, 10000));
+	wait_cpu(w, il_ms_to_ns(5));
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(sched_getscheduler(il_workers_tid(w, i)), SCHED_OTHER);
+	il_workers_quiet(w);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(sched_getscheduler(il_workers_tid(w, i)), SCHED_IDLE);
+	a = il_workers_stats_json(w, 0);
+	usleep(20000);
+	b = il_workers_stats_json(w, 0);
+	/* The wall time the stats divide by stopped at the quiet. */
+	assert_true(num(a, "wall_ns") > 0);
+	assert_true(num(a, "wall_ns") == num(b, "wall_ns"));
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	il_workers_quiet(w); /* twice: harmless */
+	il_workers_stop(w);
+	assert_int_equal(wait_member_count(0, 1000), 0);
 }
 
 static void test_workers_cpu_resets_at_mark(void **state)
@@ -530,6 +565,7 @@ int main(void)
 	    cmocka_unit_test(test_workers_gate_holds_until_open),
 	    cmocka_unit_test(test_workers_init_failure_fails_start),
 	    cmocka_unit_test(test_workers_stop_is_prompt),
+	    cmocka_unit_test(test_workers_quiet_yields_and_ends_the_stats),
 	    cmocka_unit_test(test_workers_cpu_resets_at_mark),
 	    cmocka_unit_test(test_workers_stats_json),
 	    cmocka_unit_test(test_workers_affinity_union),

@@ -93,6 +93,12 @@ cJSON *il_load_stats_json(const struct il_load *l, uint64_t wall_ns)
 	return il_workers_stats_json(l->w, wall_ns);
 }
 
+void il_load_quiet(struct il_load *l)
+{
+	if (l)
+		il_workers_quiet(l->w);
+}
+
 void il_load_stop(struct il_load *l)
 {
 	if (!l)

@@ -61,12 +61,14 @@ static void wl_start(struct il_child *c)
 		il_load_mark_start(w->load);
 }
 
-/* The stats are taken while everything still runs, then the threads go. */
+/* The load yields the CPUs (1024 busy threads starve this thread's own
+ * work here), the stats are taken up to that moment, then the threads go. */
 static void wl_stop(struct il_child *c, cJSON *stats)
 {
 	struct wl *w = il_child_data(c);
 	cJSON *load;
 
+	il_load_quiet(w->load);
 	cJSON_AddItemToObject(stats, "canary", il_canary_stats_json(w->canary));
 	if (w->load) {
 		load = il_load_stats_json(w->load, 0);
