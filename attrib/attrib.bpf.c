@@ -79,7 +79,7 @@ struct {
 
 /* Context layouts, offsets from the format files (common header: 8 bytes);
  * sched_switch's is in il_kev_switch.h. */
-struct wake_args { /* sched_waking, sched_wakeup, sched_wakeup_new */
+struct wake_args { /* sched_waking, sched_wakeup */
 	__u64 common;
 	char comm[16];
 	__s32 pid;
@@ -223,12 +223,6 @@ SEC("tracepoint/sched/sched_wakeup")
 int il_attrib_wakeup(struct wake_args *ctx)
 {
 	return wake(ctx, IL_KEV_WAKEUP);
-}
-
-SEC("tracepoint/sched/sched_wakeup_new")
-int il_attrib_wakeup_new(struct wake_args *ctx)
-{
-	return wake(ctx, IL_KEV_WAKEUP_NEW);
 }
 
 SEC("tracepoint/sched/sched_migrate_task")

@@ -619,7 +619,6 @@ static void on_wake(struct il_attrib *a, const struct il_kev *e)
 			tl_push_by(a, th, e->ts_ns, last->state, last->cpu, TF_WOKEN, e->pid2);
 		break;
 	case IL_KEV_WAKEUP:
-	case IL_KEV_WAKEUP_NEW:
 		if (e->type == IL_KEV_WAKEUP && e->waking_ns && e->waking_ns <= e->ts_ns) {
 			/* The capture folded the sched_waking into this record. */
 			struct il_kev w = *e;
@@ -698,7 +697,6 @@ void il_attrib_feed(struct il_attrib *a, const struct il_kev *e)
 		break;
 	case IL_KEV_WAKING:
 	case IL_KEV_WAKEUP:
-	case IL_KEV_WAKEUP_NEW:
 	case IL_KEV_MIGRATE:
 		on_wake(a, e);
 		break;

@@ -99,7 +99,6 @@ static const struct {
     TP("sched/sched_switch", il_attrib_switch, 0, 0),
     TP("sched/sched_waking", il_attrib_waking, 0, 0),
     TP("sched/sched_wakeup", il_attrib_wakeup, 0, 0),
-    TP("sched/sched_wakeup_new", il_attrib_wakeup_new, 0, 0),
     TP("sched/sched_migrate_task", il_attrib_migrate, 0, 0),
     TP("irq/irq_handler_entry", il_attrib_irq_entry, 0, 1),
     TP("irq/irq_handler_exit", il_attrib_irq_exit, 0, 1),

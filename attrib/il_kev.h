@@ -14,7 +14,7 @@ enum il_kev_type {
 	IL_KEV_WAKING,	      /* pid woken by pid2 (the waker, current), arg: its previous CPU */
 	IL_KEV_WAKEUP,	      /* pid is runnable on CPU arg; when waking_ns is set, its
 			       * sched_waking came then, from pid2 (no IL_KEV_WAKING sent) */
-	IL_KEV_WAKEUP_NEW,    /* a new task pid is runnable on CPU arg */
+	IL_KEV_RESERVED,      /* was sched_wakeup_new: never of a followed thread */
 	IL_KEV_MIGRATE,	      /* pid moves from CPU arg to CPU arg2 */
 	IL_KEV_IRQ_ENTRY,     /* hardirq arg (irq number) starts on cpu */
 	IL_KEV_IRQ_EXIT,      /* ... ends */
