@@ -1,5 +1,5 @@
 /*
- * `inputlat reproduce --quick` end to end (root, about 40 s): it finishes,
+ * `inputlat reproduce --quick` end to end (root, about 75 s): it finishes,
  * prints one verdict line per claim with numeric figures, and its --json
  * has the keys scripts read, and the system knobs are back afterwards.
  * Which way the verdicts go is the machine's business, not this test's.
@@ -113,12 +113,13 @@ static void test_reproduce_quick(void **state)
 
 	/* Claims in order: 1 (all-fifo arm), 1 (chromeos arm), 2, 3, 4. */
 	static const int ids[5] = {1, 1, 2, 3, 4};
-	static const char *const keys[5][10] = {
+	static const char *const keys[5][12] = {
 	    {"cfs_p50_us", "rt_p50_us", "cfs_p99_us", "rt_p99_us", "p50_ratio", "p99_ratio",
-	     "p50_ratio_lo", "p50_ratio_hi", "reduction_pct", "article_reduction_pct"},
+	     "p50_ratio_lo", "p50_ratio_hi", "reduction_pct", "article_reduction_pct", "runs",
+	     "runs_work_off"},
 	    {"chromeos_p50_us", "chromeos-rt_p50_us", "chromeos_p99_us", "chromeos-rt_p99_us",
 	     "p50_ratio", "p99_ratio", "p50_ratio_lo", "p50_ratio_hi", "reduction_pct",
-	     "article_reduction_pct"},
+	     "article_reduction_pct", "runs", "runs_work_off"},
 	    {"rt_canary_max_stall_ms", "cfs_canary_max_stall_ms", "rt_timed_out", "cfs_timed_out",
 	     "rt_canary_max_stall_ms_lo", "stall_ratio"},
 	    {"throttled_idle_waste_pct", "fair_server_idle_waste_pct", "waste_difference_pct"},
@@ -136,7 +137,7 @@ static void test_reproduce_quick(void **state)
 		assert_true(strcmp(verdict, "holds") == 0 ||
 			    strcmp(verdict, "does not hold") == 0 ||
 			    strcmp(verdict, "not testable") == 0);
-		for (int k = 0; k < 10 && keys[i][k]; k++) {
+		for (int k = 0; k < 12 && keys[i][k]; k++) {
 			cJSON *v = cJSON_GetObjectItem(figs, keys[i][k]);
 
 			assert_non_null(v);
@@ -150,6 +151,16 @@ static void test_reproduce_quick(void **state)
 		cJSON *c1 = cJSON_GetArrayItem(claims, i);
 		const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(c1, "verdict"));
 		cJSON *f = cJSON_GetObjectItem(c1, "figures");
+		double runs = cJSON_GetNumberValue(cJSON_GetObjectItem(f, "runs"));
+		double off = cJSON_GetNumberValue(cJSON_GetObjectItem(f, "runs_work_off"));
+
+		/* Two sides of four rounds, no re-runs in --quick; the runs kept
+		 * off their work are said in the line too. */
+		assert_true(runs == 8);
+		assert_true(off >= 0 && off <= runs);
+		assert_int_equal(off > 0,
+				 strstr(cJSON_GetStringValue(cJSON_GetObjectItem(c1, "reason")),
+					"handlers off the configured work") != NULL);
 
 		assert_int_equal(
 		    (int)cJSON_GetNumberValue(cJSON_GetObjectItem(f, "article_reduction_pct")), 32);
