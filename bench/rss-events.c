@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "il_bench.h"
+#include "il_chain.h"
 #include "il_file.h"
 #include "il_header.h"
 #include "il_parse.h"
@@ -43,10 +44,13 @@
 #define RSS_FILE_VERSION 1
 #define MAX_COUNTS	 8
 #define TRACE_CAP	 100000
-#define NPROCS		 5
+/* The orchestrator, then the programs it starts (il_chain's table). */
+#define NPROCS (IL_PROC_COUNT + 1)
 
-static const char *const procs[NPROCS] = {"inputlat", "browser-sim", "render-sim", "viz-sim",
-					  "il-workload"};
+static const char *proc_name(int i)
+{
+	return i == 0 ? "inputlat" : il_chain_proc((enum il_proc_id)(i - 1))->program;
+}
 
 struct row {
 	uint64_t events;
@@ -147,7 +151,7 @@ static int run_one(const char *inputlat, const char *dir, const char *interval, 
 	}
 	rss = cJSON_GetObjectItemCaseSensitive(root, "rss_kib");
 	for (int i = 0; i < NPROCS; i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(rss, procs[i]);
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(rss, proc_name(i));
 
 		r->proc_kib[i] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
 	}
@@ -272,7 +276,7 @@ int main(int argc, char **argv)
 	    interval);
 	printf("%10s %9s %10s", "events", "wall_s", "completed");
 	for (int p = 0; p < NPROCS; p++)
-		printf(" %12s", procs[p]);
+		printf(" %12s", proc_name(p));
 	printf(" %9s %9s %11s\n", "tree_max", "growth", "attribution");
 	for (int i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
@@ -313,7 +317,7 @@ int main(int argc, char **argv)
 		cJSON_AddNumberToObject(o, "wall_s", round(r->elapsed_s * 100) / 100);
 		pk = cJSON_AddObjectToObject(o, "peak_rss_kib");
 		for (int p = 0; p < NPROCS; p++)
-			add_num_or_null(pk, procs[p], r->proc_kib[p]);
+			add_num_or_null(pk, proc_name(p), r->proc_kib[p]);
 		cJSON_AddNumberToObject(o, "tree_max_rss_kib", (double)r->tree_kib);
 		if (r->attribution < 0)
 			cJSON_AddNullToObject(o, "attribution_available");

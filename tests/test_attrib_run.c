@@ -18,6 +18,7 @@
 #include "il_test.h"
 #include "il_test_proc.h"
 
+#include "il_chain.h"
 #include "il_cmd.h"
 #include "il_file.h"
 
@@ -259,13 +260,8 @@ static void test_attrib_run_rt_hog(void **state)
 /* Whether a culprit is one of the run's own threads (not another program's). */
 static bool run_process(const char *process)
 {
-	static const char *const ours[] = {"inputlat", "browser-sim", "render-sim", "viz-sim",
-					   "il-workload"};
-
-	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
-		if (!strcmp(process, ours[i]))
-			return true;
-	return false;
+	/* The orchestrator, or one of the programs it starts. */
+	return process && (!strcmp(process, "inputlat") || il_chain_proc_parse(process) >= 0);
 }
 
 /*
