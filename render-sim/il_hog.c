@@ -196,10 +196,10 @@ void il_hog_mark_start(struct il_hog *h)
 	il_workers_mark(h->w);
 }
 
-void il_hog_quiet(struct il_hog *h)
+void il_hog_halt(struct il_hog *h)
 {
 	if (h)
-		il_workers_quiet(h->w);
+		il_workers_halt(h->w);
 }
 
 void il_hog_stop(struct il_hog *h)

@@ -75,9 +75,9 @@ int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *in
  */
 void il_hog_mark_start(struct il_hog *h);
 
-/* At the stop, before the stats: the hogs yield the CPUs to everyone
- * (il_workers_quiet); the stats end here. NULL-safe. */
-void il_hog_quiet(struct il_hog *h);
+/* At the stop, before the stats: the hogs are told to end
+ * (il_workers_halt); the stats end here. NULL-safe. */
+void il_hog_halt(struct il_hog *h);
 
 /*
  * Stops and joins every hog, then frees h (NULL-safe). A busy hog checks

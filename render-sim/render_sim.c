@@ -154,11 +154,12 @@ static void render_start(struct il_child *c)
 
 static void render_stop(struct il_child *c, cJSON *stats)
 {
-	/* Out of the way first (1024 busy hogs starve this thread's own work
-	 * here), stats next (they read the hogs' clocks), then stop the hogs so
-	 * the chain threads can be joined on a CPU the hogs no longer hold. */
+	/* Told to end first (1024 busy hogs would starve this thread's own
+	 * work here), stats next (the hogs' clocks as they published them), then
+	 * join the hogs so the chain threads can be joined on a CPU the hogs no
+	 * longer hold. */
 	if (R.hog) {
-		il_hog_quiet(R.hog);
+		il_hog_halt(R.hog);
 		cJSON_AddItemToObject(stats, "hog", il_hog_stats_json(R.hog, 0));
 		il_hog_stop(R.hog);
 		R.hog = NULL;

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +39,7 @@ struct il_workers {
 	cpu_set_t cpus; /* the union of the members' affinity in force */
 
 	uint64_t mark_ns;
-	uint64_t quiet_ns; /* when il_workers_quiet demoted the members, else 0 */
+	uint64_t halt_ns; /* when il_workers_halt told the members to stop, else 0 */
 	unsigned n;
 	struct il_worker m[];
 };
@@ -261,36 +260,30 @@ void il_workers_mark(struct il_workers *w)
 }
 
 /*
- * The members see the stop only when they next run. Busy members at their
- * policy hold every wake-up of the stop behind them: with 1024 of them on
- * 2 CPUs a fair scheduler gives a woken thread its turn only after
- * hundreds of slices, and a stop that wakes threads in four processes took
- * 3 to 6 s, most of it spent by the control thread computing the stats at
- * a thousandth of a CPU. Demoted to SCHED_IDLE (set from here, without
- * their running) they run only on CPU time nobody else wants. Lowering a
- * thread's policy needs no privilege; if it still fails, the stop is only
- * slower, and the orchestrator's stop bound says so.
+ * The stop is told first and the stats taken after: members that are
+ * still busy then end as soon as they next run, and each one ended is a
+ * thread less for the control thread to share the CPUs with. Taken first,
+ * the stats were built among 1024 busy members, at a thousandth of a CPU,
+ * and a stop that wakes threads in four processes took 3 to 6 s. (Demoting
+ * the members to SCHED_IDLE instead starved their very end whenever other
+ * work kept the CPUs busy.)
  */
-void il_workers_quiet(struct il_workers *w)
+void il_workers_halt(struct il_workers *w)
 {
-	if (!w || w->quiet_ns)
+	if (!w || w->halt_ns)
 		return;
-	w->quiet_ns = il_now_ns();
-	for (unsigned i = 0; i < w->n; i++)
-		if (w->m[i].created)
-			(void)pthread_setschedparam(w->m[i].th, SCHED_IDLE,
-						    &(struct sched_param){0});
+	w->halt_ns = il_now_ns();
+	atomic_store(&w->stop, true);
+	pthread_mutex_lock(&w->lock);
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
 }
 
 void il_workers_stop(struct il_workers *w)
 {
 	if (!w)
 		return;
-	il_workers_quiet(w);
-	atomic_store(&w->stop, true);
-	pthread_mutex_lock(&w->lock);
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
+	il_workers_halt(w);
 	for (unsigned i = 0; i < w->n; i++)
 		if (w->m[i].created)
 			pthread_join(w->m[i].th, NULL);
@@ -335,7 +328,7 @@ static uint64_t wall_since_mark(const struct il_workers *w, uint64_t wall_ns)
 {
 	if (wall_ns)
 		return wall_ns;
-	return (w->quiet_ns ? w->quiet_ns : il_now_ns()) - w->mark_ns;
+	return (w->halt_ns ? w->halt_ns : il_now_ns()) - w->mark_ns;
 }
 
 double il_workers_cpu_share(const struct il_workers *w, uint64_t wall_ns)

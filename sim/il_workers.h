@@ -91,17 +91,17 @@ void il_workers_mark(struct il_workers *w);
 /*
  * Tells the members to stop, wakes the sleeping and the held ones, joins
  * them and frees w (NULL-safe). Returns as soon as each member next looks
- * at il_worker_stopping; take the stats before.
+ * at il_worker_stopping; take the stats before (after il_workers_halt).
  */
 void il_workers_stop(struct il_workers *w);
 
 /*
- * At the stop, before the stats: the members keep running but only on CPU
- * time nobody else wants (SCHED_IDLE), so the stop's own wake-ups are not
- * queued behind them. The stats count up to this moment (wall_ns 0).
- * il_workers_stop quiets them too; calling it twice is harmless.
+ * At the stop, before the stats: tells the members to stop and wakes the
+ * sleeping ones, without waiting; each ends when it next runs. The stats
+ * count up to this moment (wall_ns 0). il_workers_stop halts them too;
+ * calling it twice is harmless.
  */
-void il_workers_quiet(struct il_workers *w);
+void il_workers_halt(struct il_workers *w);
 
 /* Member i's kernel tid. */
 int il_workers_tid(const struct il_workers *w, unsigned i);
@@ -119,7 +119,7 @@ const cpu_set_t *il_workers_cpus(const struct il_workers *w);
 /*
  * The members' CPU time since the mark divided by wall_ns x the number of
  * CPUs in il_workers_cpus: 1.0 means they had all of their CPUs. wall_ns 0
- * means "since the mark" (up to il_workers_quiet when they were quieted),
+ * means "since the mark" (up to il_workers_halt when they were halted),
  * right even when the caller was starved between the mark and its own
  * clock reading.
  */

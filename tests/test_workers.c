@@ -1,6 +1,6 @@
 /*
  * Worker groups (sim/il_workers): the start gate, a member's init failure,
- * a prompt stop, the quiet before the stop's stats, CPU accounting from
+ * a prompt stop, the halt before the stop's stats, CPU accounting from
  * the mark, the affinity union, the shared stats JSON, and an RT member
  * that cannot hold up the start.
  */
@@ -250,13 +250,13 @@ static void test_workers_stop_is_prompt(void **state)
 }
 
 /*
- * At the stop the members yield the CPUs (SCHED_IDLE, set from outside,
- * without their running) and the stats end there: 1024 busy members held
- * a stop back seconds because the thread taking their stats was starved.
+ * At the stop the members are told to end before the stats are taken, and
+ * the stats end there: 1024 busy members held a stop back seconds because
+ * the thread taking their stats shared the CPUs with all of them.
  */
-static void test_workers_quiet_yields_and_ends_the_stats(void **state)
+static void test_workers_halt_ends_members_and_stats(void **state)
 {
-	struct il_workers_config c = cfg(3, busy_run);
+	struct il_workers_config c = cfg(3, busy_or_asleep_run);
 	struct il_workers *w = NULL;
 	cJSON *a, *b;
 
@@ -265,22 +265,20 @@ static void test_workers_quiet_yields_and_ends_the_stats(void **state)
 	il_workers_mark(w);
 	assert_true(wait_ran(3, 10000));
 	wait_cpu(w, il_ms_to_ns(5));
-	for (unsigned i = 0; i < 3; i++)
-		assert_int_equal(sched_getscheduler(il_workers_tid(w, i)), SCHED_OTHER);
-	il_workers_quiet(w);
-	for (unsigned i = 0; i < 3; i++)
-		assert_int_equal(sched_getscheduler(il_workers_tid(w, i)), SCHED_IDLE);
+	assert_int_equal(member_count(), 3);
+	il_workers_halt(w);
+	/* Busy or asleep for 10 s, every member ends without being joined. */
+	assert_int_equal(wait_member_count(0, 30000), 0); /* a hang bound */
 	a = il_workers_stats_json(w, 0);
 	usleep(20000);
 	b = il_workers_stats_json(w, 0);
-	/* The wall time the stats divide by stopped at the quiet. */
+	/* The wall time the stats divide by stopped at the halt. */
 	assert_true(num(a, "wall_ns") > 0);
 	assert_true(num(a, "wall_ns") == num(b, "wall_ns"));
 	cJSON_Delete(a);
 	cJSON_Delete(b);
-	il_workers_quiet(w); /* twice: harmless */
+	il_workers_halt(w); /* twice: harmless */
 	il_workers_stop(w);
-	assert_int_equal(wait_member_count(0, 1000), 0);
 }
 
 static void test_workers_cpu_resets_at_mark(void **state)
@@ -565,7 +563,7 @@ int main(void)
 	    cmocka_unit_test(test_workers_gate_holds_until_open),
 	    cmocka_unit_test(test_workers_init_failure_fails_start),
 	    cmocka_unit_test(test_workers_stop_is_prompt),
-	    cmocka_unit_test(test_workers_quiet_yields_and_ends_the_stats),
+	    cmocka_unit_test(test_workers_halt_ends_members_and_stats),
 	    cmocka_unit_test(test_workers_cpu_resets_at_mark),
 	    cmocka_unit_test(test_workers_stats_json),
 	    cmocka_unit_test(test_workers_affinity_union),

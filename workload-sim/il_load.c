@@ -93,10 +93,10 @@ cJSON *il_load_stats_json(const struct il_load *l, uint64_t wall_ns)
 	return il_workers_stats_json(l->w, wall_ns);
 }
 
-void il_load_quiet(struct il_load *l)
+void il_load_halt(struct il_load *l)
 {
 	if (l)
-		il_workers_quiet(l->w);
+		il_workers_halt(l->w);
 }
 
 void il_load_stop(struct il_load *l)

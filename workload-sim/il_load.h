@@ -62,9 +62,9 @@ double il_load_cpu_share(const struct il_load *l, uint64_t wall_ns);
  * (wall_ns as for il_load_cpu_share); caller frees. */
 cJSON *il_load_stats_json(const struct il_load *l, uint64_t wall_ns);
 
-/* At the stop, before the stats: the threads yield the CPUs to everyone
- * (il_workers_quiet); the stats end here. NULL-safe. */
-void il_load_quiet(struct il_load *l);
+/* At the stop, before the stats: the threads are told to end
+ * (il_workers_halt); the stats end here. NULL-safe. */
+void il_load_halt(struct il_load *l);
 
 /* Stops and joins the threads, frees l. NULL-safe. */
 void il_load_stop(struct il_load *l);

@@ -61,14 +61,15 @@ static void wl_start(struct il_child *c)
 		il_load_mark_start(w->load);
 }
 
-/* The load yields the CPUs (1024 busy threads starve this thread's own
- * work here), the stats are taken up to that moment, then the threads go. */
+/* The load is told to end (1024 busy threads would starve this thread's
+ * own work here), the stats are taken up to that moment, then the threads
+ * are joined. */
 static void wl_stop(struct il_child *c, cJSON *stats)
 {
 	struct wl *w = il_child_data(c);
 	cJSON *load;
 
-	il_load_quiet(w->load);
+	il_load_halt(w->load);
 	cJSON_AddItemToObject(stats, "canary", il_canary_stats_json(w->canary));
 	if (w->load) {
 		load = il_load_stats_json(w->load, 0);
