@@ -313,13 +313,26 @@ static void read_progs(struct il_capture *c)
 	}
 }
 
+/* Every link at once (il_bpf_links_destroy): the skeleton's own detach
+ * releases them one after the other. */
+static void detach_all(struct il_capture *c)
+{
+	struct bpf_link *links[NTPS];
+
+	for (size_t i = 0; i < NTPS; i++)
+		links[i] = *(struct bpf_link **)((char *)c->skel + tps[i].link_offset);
+	il_bpf_links_destroy(links, NTPS);
+	for (size_t i = 0; i < NTPS; i++)
+		*(struct bpf_link **)((char *)c->skel + tps[i].link_offset) = NULL;
+}
+
 void il_capture_stop(struct il_capture *c)
 {
 	if (!c || c->stopped || !c->skel)
 		return;
 	c->stopped = 1;
 	read_progs(c);
-	il_attrib_bpf__detach(c->skel);
+	detach_all(c);
 	il_capture_drain(c);
 }
 

@@ -12,6 +12,8 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -45,6 +47,40 @@ static inline struct bpf_link *il_bpf_attach_tracepoint(struct bpf_program *p, i
 		errno = err;
 	}
 	return link;
+}
+
+static inline void *il_bpf_link_destroy_thread(void *link)
+{
+	bpf_link__destroy(link);
+	return NULL;
+}
+
+/*
+ * Destroys links[0..n) (NULL entries skipped) at the same time, one thread
+ * each, and sets them NULL. Releasing a classic tracepoint's perf event
+ * with a program waits for RCU grace periods (about 70 ms each here, 290
+ * ms for four one after the other, in every run's teardown); the waits of
+ * separate links can overlap. A link past IL_BPF_LINKS_MAX, or whose
+ * thread cannot start, is destroyed here instead.
+ */
+#define IL_BPF_LINKS_MAX 32
+
+static inline void il_bpf_links_destroy(struct bpf_link **links, size_t n)
+{
+	pthread_t th[IL_BPF_LINKS_MAX];
+	int started[IL_BPF_LINKS_MAX] = {0};
+
+	for (size_t i = 0; i < n; i++) {
+		if (i < IL_BPF_LINKS_MAX && links[i])
+			started[i] =
+			    pthread_create(&th[i], NULL, il_bpf_link_destroy_thread, links[i]) == 0;
+		if (links[i] && (i >= IL_BPF_LINKS_MAX || !started[i]))
+			bpf_link__destroy(links[i]);
+		links[i] = NULL;
+	}
+	for (size_t i = 0; i < n && i < IL_BPF_LINKS_MAX; i++)
+		if (started[i])
+			pthread_join(th[i], NULL);
 }
 
 #endif
