@@ -1,5 +1,7 @@
 #include "il_file.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -8,6 +10,7 @@
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -271,6 +274,69 @@ static ssize_t out_write(void *cookie, const char *buf, size_t len)
 	return (ssize_t)len;
 }
 
+/* The temporary file's name for base: ".BASE.PID.XXXXXX.tmp" (6 hex digits). */
+#define TMP_BASE_MAX (NAME_MAX - 32)
+
+/* Does s, what follows ".BASE.", end a temporary file's name? */
+static bool tmp_tail(const char *s)
+{
+	size_t n = 0;
+
+	while (isdigit((unsigned char)s[n]))
+		n++;
+	if (n == 0 || s[n] != '.')
+		return false;
+	s += n + 1;
+	for (n = 0; n < 6; n++)
+		if (!isxdigit((unsigned char)s[n]))
+			return false;
+	return strcmp(s + 6, ".tmp") == 0;
+}
+
+/*
+ * A run killed before its outputs were committed (SIGKILL, a power cut)
+ * leaves their temporary files; the next output of the same name in the
+ * same directory removes them. A writer holds a lock (flock) on its
+ * temporary file for as long as it has it open, so one that can be locked
+ * has no writer left, in this PID namespace or any other. Only regular
+ * files of ours, named as il_out_open names them, are touched, and never
+ * opened before they are known to be that.
+ */
+static void out_remove_stale(const struct il_out *o)
+{
+	char prefix[NAME_MAX + 1];
+	int plen = snprintf(prefix, sizeof(prefix), ".%.*s.", TMP_BASE_MAX, o->base);
+	int dfd = openat(o->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	const struct dirent *e;
+
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return; /* an unreadable directory keeps what it has */
+	}
+	while ((e = readdir(d))) {
+		struct stat st, again;
+		int fd;
+
+		if (strncmp(e->d_name, prefix, (size_t)plen) != 0 || !tmp_tail(e->d_name + plen))
+			continue;
+		if (fstatat(o->dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		fd = openat(o->dirfd, e->d_name,
+			    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* Still that file, and nobody writing it: gone. */
+		if (fstat(fd, &again) == 0 && again.st_ino == st.st_ino &&
+		    again.st_dev == st.st_dev && flock(fd, LOCK_EX | LOCK_NB) == 0)
+			unlinkat(o->dirfd, e->d_name, 0);
+		close(fd);
+	}
+	closedir(d);
+}
+
 int il_out_open(const char *what, const char *path, struct il_out **out, char *err, size_t errlen)
 {
 	struct il_out *o = calloc(1, sizeof(*o));
@@ -297,19 +363,29 @@ int il_out_open(const char *what, const char *path, struct il_out **out, char *e
 	if ((rc = out_split(o, path, err, errlen)) < 0 ||
 	    (rc = out_check_target(o, err, errlen)) < 0)
 		goto fail;
+	out_remove_stale(o);
 	/* The new contents go to a fresh file beside it: O_EXCL, so nothing
-	 * someone put there in advance (a symlink in /tmp) is ever opened. */
+	 * someone put there in advance (a symlink in /tmp) is ever opened.
+	 * Locked while it is ours (out_remove_stale); one that cannot be
+	 * locked, or was removed before it was, is given up for another name. */
 	for (int tries = 0; fd < 0 && tries < 100; tries++) {
 		struct timespec ts;
+		struct stat st;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		snprintf(o->tmp, sizeof(o->tmp), ".%.*s.%d.%06lx.tmp", NAME_MAX - 32, o->base,
+		snprintf(o->tmp, sizeof(o->tmp), ".%.*s.%d.%06lx.tmp", TMP_BASE_MAX, o->base,
 			 (int)getpid(),
 			 (unsigned long)((ts.tv_nsec ^ (long)tries * 7919) & 0xffffff));
 		fd = openat(o->dirfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			    0644);
 		if (fd < 0 && errno != EEXIST)
 			break;
+		if (fd >= 0 &&
+		    (flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &st) < 0 || st.st_nlink == 0)) {
+			unlinkat(o->dirfd, o->tmp, 0);
+			close(fd);
+			fd = -1;
+		}
 	}
 	if (fd < 0) {
 		rc = -errno;

@@ -5,7 +5,8 @@
  * line and exit 2, whatever would make it write somewhere it must not (a
  * FIFO, a device, a directory, a symlink, another user's file, another
  * output, an input), and never blocks doing so; a full disk fails the
- * output and leaves the previous file whole; "-" is stdout. Inputs: a
+ * output and leaves the previous file whole; a killed run's temporary
+ * files go at the next run with those outputs; "-" is stdout. Inputs: a
  * FIFO, a device, a directory, a huge or binary file as policy, replayed
  * input or compare report is refused at once. Stdout that cannot be
  * written fails the command. Terminals get no raw control bytes, JSON
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -347,6 +349,126 @@ static void test_hardening_io_watchdog_leaves_no_temps(void **state)
 	for (size_t o = 0; o < NOUTS; o++)
 		assert_content(paths[o], "PREVIOUS\n");
 	assert_no_temps(il_test_suite.tmpdir);
+}
+
+/* Is there a file at dir/name? */
+static bool exists_in(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return lstat(path, &st) == 0;
+}
+
+/*
+ * A SIGKILLed run leaves its outputs' temporary files; the next run with
+ * those outputs removes them, and nothing else: not a temporary file a
+ * live writer holds (locked), not another user's, not a symlink, a FIFO,
+ * another output's or a name of another shape.
+ */
+static void test_hardening_io_stale_temps_removed(void **state)
+{
+	const char *dir = il_test_suite.tmpdir;
+	char paths[NOUTS][PATH_MAX], err[4096], name[PATH_MAX + NAME_MAX + 2],
+	    link_target[PATH_MAX + 16];
+	const char *args[32] = {"run", "--events", "100000", "--quiet"};
+	static const char *const kept[] = {".stale0.out.1.abcdef.tmp.x",
+					   ".stale0.out.1.abcde.tmp",
+					   ".stale0.out..abcdef.tmp",
+					   ".other.out.1.abcdef.tmp",
+					   ".stale0.out.2.abcdef.tmp" /* another user's */,
+					   ".stale0.out.3.abcdef.tmp" /* a symlink */,
+					   ".stale0.out.4.abcdef.tmp" /* a FIFO */,
+					   ".stale0.out.5.abcdef.tmp" /* locked: a live writer */};
+	char *argv[32];
+	struct il_test_chain c;
+	int n = 4, rc, held;
+	pid_t killed;
+	unsigned left = 0;
+
+	IL_TEST_NEED_ROOT("another user's file needs chown");
+	previous_outputs("stale", paths, args, n);
+	n = 0;
+	argv[n++] = il_test_suite.inputlat;
+	for (int i = 0; args[i]; i++)
+		argv[n++] = (char *)args[i];
+	argv[n] = NULL;
+	rc = il_test_chain_start(&c, argv, il_test_suite_file("stale.stdout"),
+				 il_test_suite_file("stale.stderr"), 30000);
+	il_test_chain_assert_up(&c, rc);
+	killed = c.pid;
+	kill(c.pid, SIGKILL);
+	il_test_chain_wait(&c, IL_TEST_HANG_MS);
+	/* Its five temporary files are there (one per output). */
+	for (size_t o = 0; o < NOUTS; o++) {
+		char prefix[64];
+		FILE *p;
+		char cmd[PATH_MAX + 128];
+
+		snprintf(prefix, sizeof(prefix), ".stale%zu.out.%d.", o, (int)killed);
+		snprintf(cmd, sizeof(cmd), "ls -A '%s' | grep -c '^%s'", dir, prefix);
+		p = popen(cmd, "r");
+		assert_non_null(p);
+		assert_non_null(fgets(name, sizeof(name), p));
+		pclose(p);
+		if (atoi(name) != 1)
+			fail_msg("the killed run left %d temporary files %s*, want 1", atoi(name),
+				 prefix);
+	}
+	/* What must stay. */
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		snprintf(name, sizeof(name), "%s/%s", dir, kept[i]);
+		unlink(name);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "%s/%s", dir, kept[i]);
+		write_file(name, "x\n");
+	}
+	snprintf(name, sizeof(name), "%s/%s", dir, kept[3]);
+	write_file(name, "x\n");
+	snprintf(name, sizeof(name), "%s/%s", dir, kept[4]);
+	write_file(name, "x\n");
+	assert_int_equal(chown(name, 65534, 65534), 0);
+	snprintf(link_target, sizeof(link_target), "%s/stale-target", dir);
+	write_file(link_target, "TARGET\n");
+	snprintf(name, sizeof(name), "%s/%s", dir, kept[5]);
+	assert_int_equal(symlink(link_target, name), 0);
+	snprintf(name, sizeof(name), "%s/%s", dir, kept[6]);
+	assert_int_equal(mkfifo(name, 0644), 0);
+	snprintf(name, sizeof(name), "%s/%s", dir, kept[7]);
+	write_file(name, "x\n");
+	held = open(name, O_RDONLY | O_CLOEXEC);
+	assert_true(held >= 0);
+	assert_int_equal(flock(held, LOCK_EX), 0);
+
+	{
+		const char *again[32] = {"run", "--events", "3", "--quiet"};
+
+		previous_outputs("stale", paths, again, 4);
+		run(again);
+	}
+	close(held);
+	if (res->exit_code != 0)
+		fail_msg("exit %d:\n%s", res->exit_code, res->err);
+	for (size_t o = 0; o < NOUTS; o++) {
+		char prefix[64];
+
+		snprintf(prefix, sizeof(prefix), ".stale%zu.out.%d.", o, (int)killed);
+		snprintf(err, sizeof(err), "ls -A '%s' | grep -q '^%s'", dir, prefix);
+		if (system(err) == 0)
+			fail_msg("a temporary file of the killed run is still there: %s*", prefix);
+	}
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		left += exists_in(dir, kept[i]);
+		if (!exists_in(dir, kept[i]))
+			print_message("removed, but should not have been: %s\n", kept[i]);
+		snprintf(name, sizeof(name), "%s/%s", dir, kept[i]);
+		unlink(name);
+	}
+	assert_content(link_target, "TARGET\n");
+	unlink(link_target);
+	assert_int_equal(left, sizeof(kept) / sizeof(kept[0]));
 }
 
 /* "-" is stdout: the report there alone (no summary line mixed in). */
@@ -827,6 +949,7 @@ int main(void)
 				      il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_watchdog_leaves_no_temps,
 				      il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_stale_temps_removed, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_stdout_output, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_bad_inputs, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_stdout_errors, il_test_proc_teardown),
