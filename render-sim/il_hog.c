@@ -21,6 +21,7 @@ struct il_hog {
 	struct il_hog_config cfg;
 	struct il_workers *w;	      /* the hog threads, gate, stop, accounting */
 	struct il_cpustat *mark_stat; /* /proc/stat at the mark, NULL if unreadable */
+	struct il_cpustat *halt_stat; /* /proc/stat at il_hog_halt: the window's end */
 	struct il_js **js;	      /* JavaScript: one engine per thread, else NULL */
 	struct js_pub *pub;
 };
@@ -198,8 +199,13 @@ void il_hog_mark_start(struct il_hog *h)
 
 void il_hog_halt(struct il_hog *h)
 {
-	if (h)
-		il_workers_halt(h->w);
+	if (!h)
+		return;
+	/* The idle-waste window ends while the hogs still run: the CPU time
+	 * left idle once they have ended is not theirs to waste. */
+	if (!h->halt_stat)
+		il_cpustat_read(&h->halt_stat);
+	il_workers_halt(h->w);
 }
 
 void il_hog_stop(struct il_hog *h)
@@ -208,6 +214,7 @@ void il_hog_stop(struct il_hog *h)
 		return;
 	il_workers_stop(h->w);
 	il_cpustat_free(h->mark_stat);
+	il_cpustat_free(h->halt_stat);
 	for (unsigned i = 0; h->js && i < h->cfg.threads; i++)
 		il_js_free(h->js[i]);
 	free(h->js);
@@ -230,7 +237,11 @@ double il_hog_idle_waste_pct(const struct il_hog *h)
 	struct il_cpustat *now = NULL;
 	double pct;
 
-	if (!h->mark_stat || il_cpustat_read(&now) < 0)
+	if (!h->mark_stat)
+		return -1;
+	if (h->halt_stat)
+		return il_cpustat_idle_pct(h->mark_stat, h->halt_stat, il_workers_cpus(h->w));
+	if (il_cpustat_read(&now) < 0)
 		return -1;
 	pct = il_cpustat_idle_pct(h->mark_stat, now, il_workers_cpus(h->w));
 	il_cpustat_free(now);

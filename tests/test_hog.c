@@ -310,6 +310,37 @@ static void test_hog_one_per_cpu(void **state)
 	cJSON_Delete(stats);
 }
 
+/*
+ * The idle-waste window ends at the halt, while the hogs still run: the
+ * CPUs left idle once they have ended are not theirs to waste (600 ms of
+ * them after 200 ms of hogs read 75% before).
+ */
+static void test_hog_halt_ends_the_idle_window(void **state)
+{
+	cpu_set_t allowed;
+	struct il_hog_config c = {.mode = IL_HOG_BUSY, .pin = true};
+	struct il_hog *h = NULL;
+	char err[256] = "";
+	cJSON *stats;
+	double idle;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+	c.threads = (unsigned)CPU_COUNT(&allowed);
+	assert_int_equal(il_hog_start(&c, name_only_init, NULL, &h, err, sizeof(err)), 0);
+	il_hog_mark_start(h);
+	usleep(200000);
+	il_hog_halt(h);
+	usleep(600000);
+	stats = il_hog_stats_json(h, 0);
+	il_hog_stop(h);
+	idle = num(stats, "idle_waste_pct");
+	print_message("idle_waste_pct %.1f with the hogs ended 600 ms before the stats\n", idle);
+	/* The wall time ends at the halt too. */
+	assert_true(num(stats, "wall_ns") < 450e6);
+	cJSON_Delete(stats);
+	assert_true(idle >= 0.0 && idle < 50.0);
+}
+
 static void test_hog_bursty_duty_cycle(void **state)
 {
 	struct il_hog_config c = {.threads = 1,
@@ -474,6 +505,7 @@ int main(void)
 	    cmocka_unit_test(test_hog_js_bad_script),
 	    cmocka_unit_test(test_hog_js_modes),
 	    cmocka_unit_test(test_hog_one_per_cpu),
+	    cmocka_unit_test(test_hog_halt_ends_the_idle_window),
 	    cmocka_unit_test(test_hog_bursty_duty_cycle),
 	    cmocka_unit_test(test_hog_hold_until_mark),
 	    cmocka_unit_test(test_hog_stop_is_prompt),
