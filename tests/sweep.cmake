@@ -2,6 +2,16 @@
 find_package(Python3 COMPONENTS Interpreter)
 
 il_add_test(test_stats SOURCES test_stats.c LIBS il_common m LABELS unit TIMEOUT 120)
+# Its two error-rate simulations (seeded, deterministic: about 15 s plain
+# and 25 s under ASan) judge no timing and change no knob: registered apart
+# as test_stats_sim, labelled "beside", scripts/test runs them from the
+# plain build beside the ASan pass. Every engine case stays in test_stats,
+# under the sanitizers too.
+set_property(TEST test_stats APPEND PROPERTY ENVIRONMENT "IL_TEST_SKIP=test_stats_sim_*")
+add_test(NAME test_stats_sim COMMAND test_stats)
+set_tests_properties(test_stats_sim PROPERTIES LABELS "unit;beside" TIMEOUT 240
+                     SKIP_RETURN_CODE 77
+                     ENVIRONMENT "IL_BUILD_DIR=${CMAKE_BINARY_DIR};IL_SOURCE_DIR=${CMAKE_SOURCE_DIR};IL_TEST_ONLY=test_stats_sim_*")
 il_add_test(test_trace SOURCES test_trace.c LIBS il_harness LABELS unit TIMEOUT 60)
 il_add_test(test_compare SOURCES test_compare.c LIBS il_harness m LABELS unit TIMEOUT 60)
 # The run report: warm-up, work accuracy, null percentiles, --hist; two real runs.

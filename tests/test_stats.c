@@ -383,7 +383,7 @@ static double sd_of(const double *v, size_t n)
 	return sqrt(s / (double)(n - 1));
 }
 
-static void test_stats_calibrated_on_this_machine(void **state)
+static void test_stats_sim_calibrated_on_this_machine(void **state)
 {
 	struct config cfg[8];
 	size_t ncfg;
@@ -485,7 +485,7 @@ static double table_false_positive_rate(const struct config *c, uint64_t seed, d
 	return (double)hits / TABLES;
 }
 
-static void test_stats_sweep_table_holds_its_rate(void **state)
+static void test_stats_sim_sweep_table_holds_its_rate(void **state)
 {
 	struct config cfg[8];
 	size_t ncfg;
@@ -516,10 +516,16 @@ int main(void)
 	    cmocka_unit_test(test_stats_errors),
 	    cmocka_unit_test(test_stats_blocked_same_run_and_scaled_run),
 	    cmocka_unit_test(test_stats_median_interval),
-	    cmocka_unit_test(test_stats_calibrated_on_this_machine),
+	    cmocka_unit_test(test_stats_sim_calibrated_on_this_machine),
 	    cmocka_unit_test(test_stats_fdr_level),
-	    cmocka_unit_test(test_stats_sweep_table_holds_its_rate),
+	    cmocka_unit_test(test_stats_sim_sweep_table_holds_its_rate),
 	};
 
+	/* ctest runs the two error-rate simulations (test_stats_sim_*) as a
+	 * test of their own, beside the ASan pass (tests/sweep.cmake). */
+	if (getenv("IL_TEST_ONLY"))
+		cmocka_set_test_filter(getenv("IL_TEST_ONLY"));
+	if (getenv("IL_TEST_SKIP"))
+		cmocka_set_skip_filter(getenv("IL_TEST_SKIP"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
