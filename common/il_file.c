@@ -380,11 +380,16 @@ int il_out_open(const char *what, const char *path, struct il_out **out, char *e
 			    0644);
 		if (fd < 0 && errno != EEXIST)
 			break;
-		if (fd >= 0 &&
-		    (flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &st) < 0 || st.st_nlink == 0)) {
+		if (fd < 0)
+			continue;
+		/* A file system without locks (some FUSE ones) writes unlocked:
+		 * there, nobody can lock a leftover either, so none is removed. */
+		if ((flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK) ||
+		    fstat(fd, &st) < 0 || st.st_nlink == 0) {
 			unlinkat(o->dirfd, o->tmp, 0);
 			close(fd);
 			fd = -1;
+			errno = EEXIST;
 		}
 	}
 	if (fd < 0) {
