@@ -277,18 +277,28 @@ static void test_hog_js_modes(void **state)
 	assert_int_equal(il_hog_mode_split(NULL, &p, &js), -EINVAL);
 }
 
+/* One busy hog pinned on each allowed CPU, started (must succeed). */
+static struct il_hog *start_one_per_cpu(struct il_hog_config *c, cpu_set_t *allowed)
+{
+	struct il_hog *h = NULL;
+	char err[256] = "";
+
+	*c = (struct il_hog_config){.mode = IL_HOG_BUSY, .pin = true};
+	assert_int_equal(sched_getaffinity(0, sizeof(*allowed), allowed), 0);
+	c->threads = (unsigned)CPU_COUNT(allowed);
+	assert_int_equal(il_hog_start(c, name_only_init, NULL, &h, err, sizeof(err)), 0);
+	return h;
+}
+
 static void test_hog_one_per_cpu(void **state)
 {
 	cpu_set_t allowed;
-	struct il_hog_config c = {.mode = IL_HOG_BUSY, .pin = true};
-	struct il_hog *h = NULL;
-	char err[256] = "";
+	struct il_hog_config c;
+	struct il_hog *h;
 	cJSON *stats;
 
-	assert_int_equal(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
-	c.threads = (unsigned)CPU_COUNT(&allowed);
 	init_calls = 0;
-	assert_int_equal(il_hog_start(&c, name_only_init, NULL, &h, err, sizeof(err)), 0);
+	h = start_one_per_cpu(&c, &allowed);
 	assert_int_equal(init_calls, (int)c.threads);
 	assert_int_equal(CPU_COUNT(il_hog_cpus(h)), CPU_COUNT(&allowed));
 	usleep(200000);
@@ -318,15 +328,11 @@ static void test_hog_one_per_cpu(void **state)
 static void test_hog_halt_ends_the_idle_window(void **state)
 {
 	cpu_set_t allowed;
-	struct il_hog_config c = {.mode = IL_HOG_BUSY, .pin = true};
-	struct il_hog *h = NULL;
-	char err[256] = "";
+	struct il_hog_config c;
+	struct il_hog *h = start_one_per_cpu(&c, &allowed);
 	cJSON *stats;
 	double idle;
 
-	assert_int_equal(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
-	c.threads = (unsigned)CPU_COUNT(&allowed);
-	assert_int_equal(il_hog_start(&c, name_only_init, NULL, &h, err, sizeof(err)), 0);
 	il_hog_mark_start(h);
 	usleep(200000);
 	il_hog_halt(h);
