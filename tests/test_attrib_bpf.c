@@ -375,11 +375,13 @@ static void test_attrib_bpf_fifo_preempts_main(void **state)
 	c.work_ns[6] = 2 * MS;
 	capture_start(&c);
 	chain_event(&c, 1, &ev);
-	/* Up to three tries: where the kernel did not report the switch back
+	/* Up to five tries: where the kernel did not report the switch back
 	 * to A (a thread whose switch-out is never traced ran in between), the
-	 * hop is inconsistent and its split unknown, by design; a consistent
-	 * one must be right. */
-	for (uint64_t id = 2; id <= 4; id++) {
+	 * hop is inconsistent and its split unknown, by design; and where the
+	 * host took the vCPU from A (the guest counts that as running: work of
+	 * 6989 us for 2000 us of A's CPU clock in one CI run), its work is
+	 * not 2 ms. A consistent, unstolen one must be right. */
+	for (uint64_t id = 2; id <= 6; id++) {
 		intruder_start(&X, 1, spin);
 		c.hook = preempt_hook;
 		chain_event(&c, id, &ev);
@@ -387,10 +389,10 @@ static void test_attrib_bpf_fifo_preempts_main(void **state)
 		intruder_join(&X);
 		assert_true(ev.explained);
 		h = &ev.hop[7];
-		if (h->consistent)
+		if (h->consistent && (double)h->comp_ns[IL_COMP_WORK] <= 1.1 * 2e6)
 			break;
-		print_message("hop 7 of event %llu inconsistent: tried again\n",
-			      (unsigned long long)id);
+		print_message("hop 7 of event %llu %s: tried again\n", (unsigned long long)id,
+			      h->consistent ? "worked longer than its CPU time" : "inconsistent");
 	}
 	assert_true(h->consistent);
 	pre = (double)h->comp_ns[IL_COMP_PREEMPTED];
