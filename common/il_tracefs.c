@@ -186,14 +186,17 @@ static int recv_fd(int sock)
 	return err ? -err : -EIO;
 }
 
-int il_tracefs_open_marker(void)
+int il_tracefs_open(const char *file, int flags)
 {
+	char path[128], old_path[128];
 	int sv[2], fd;
 	pid_t pid;
 
-	fd = open(TRACEFS "/trace_marker", O_WRONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), TRACEFS "/%s", file);
+	snprintf(old_path, sizeof(old_path), TRACEFS_OLD "/%s", file);
+	fd = open(path, flags | O_CLOEXEC);
 	if (fd < 0)
-		fd = open(TRACEFS_OLD "/trace_marker", O_WRONLY | O_CLOEXEC);
+		fd = open(old_path, flags | O_CLOEXEC);
 	if (fd >= 0)
 		return fd;
 	/*
@@ -215,7 +218,7 @@ int il_tracefs_open_marker(void)
 
 		close(sv[0]);
 		if (rc == 0) {
-			rc = open(TRACEFS "/trace_marker", O_WRONLY | O_CLOEXEC);
+			rc = open(path, flags | O_CLOEXEC);
 			if (rc < 0)
 				rc = -errno;
 		}
@@ -227,4 +230,24 @@ int il_tracefs_open_marker(void)
 	close(sv[0]);
 	reap(pid);
 	return fd;
+}
+
+int il_tracefs_open_marker(void)
+{
+	return il_tracefs_open("trace_marker", O_WRONLY);
+}
+
+int il_tracefs_tracing_on(void)
+{
+	int fd = il_tracefs_open("tracing_on", O_RDONLY);
+	char c = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	n = read(fd, &c, 1);
+	close(fd);
+	if (n != 1)
+		return n < 0 ? -errno : -EIO;
+	return c == '0' ? 0 : c == '1' ? 1 : -EINVAL;
 }

@@ -26,9 +26,19 @@
 int il_tracefs_event_ids(const char *const *events, size_t n, int *ids);
 
 /*
- * Opens tracefs's trace_marker for writing (O_WRONLY | O_CLOEXEC).
- * Returns the descriptor, which the caller owns, or a negative errno.
+ * Opens tracefs's file (a name in tracefs's top directory, "trace_marker")
+ * with flags | O_CLOEXEC. Returns the descriptor, which the caller owns,
+ * or a negative errno.
  */
+int il_tracefs_open(const char *file, int flags);
+
+/* il_tracefs_open("trace_marker", O_WRONLY). */
 int il_tracefs_open_marker(void);
+
+/*
+ * tracefs's tracing_on: 1 when the ring buffer records, 0 when it is off
+ * (what is written to trace_marker is then dropped), or a negative errno.
+ */
+int il_tracefs_tracing_on(void);
 
 #endif

@@ -296,6 +296,14 @@ static void check_bpf(struct checks *cs)
 	}
 }
 
+/* ", and tracing_on is 0: ..." when the kernel would drop the markers. */
+static const char *tracing_off_note(void)
+{
+	return il_tracefs_tracing_on() == 0
+		   ? "; but tracing_on is 0, so the markers are dropped until tracing is on"
+		   : "";
+}
+
 static void check_tracefs(struct checks *cs)
 {
 	static const char *const paths[] = {"/sys/kernel/tracing/trace_marker",
@@ -304,7 +312,7 @@ static void check_tracefs(struct checks *cs)
 
 	for (size_t i = 0; i < 2; i++)
 		if (access(paths[i], W_OK) == 0) {
-			add(cs, "tracefs", true, "%s writable", paths[i]);
+			add(cs, "tracefs", true, "%s writable%s", paths[i], tracing_off_note());
 			return;
 		}
 	/* What run --trace-marker does: a private mount of tracefs. */
@@ -313,7 +321,8 @@ static void check_tracefs(struct checks *cs)
 		close(fd);
 		add(cs, "tracefs", true,
 		    "not mounted, but trace_marker opens in a private mount "
-		    "namespace: run --trace-marker works");
+		    "namespace: run --trace-marker works%s",
+		    tracing_off_note());
 		return;
 	}
 	add(cs, "tracefs", false,

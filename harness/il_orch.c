@@ -102,8 +102,14 @@ static void inject_mark(struct il_run *r, uint64_t id, bool begin)
 				 (unsigned long long)id)
 		      : snprintf(buf, sizeof(buf), "E|%d", (int)getpid());
 
-	if (n > 0 && write(r->marker_fd, buf, (size_t)n) < 0)
-		return; /* tracing off or full: not the run's failure */
+	/* Not the run's failure, but counted: the report says what the trace lacks. */
+	if (n > 0 && write(r->marker_fd, buf, (size_t)n) == (ssize_t)n) {
+		r->marks.written++;
+		return;
+	}
+	if (!r->marks.first_err)
+		r->marks.first_err = errno ? errno : EIO;
+	r->marks.failed++;
 }
 
 static void inject_stop(struct il_run *r)
@@ -199,10 +205,13 @@ static void run_stop(struct il_run *r)
 	if (r->phase >= IL_PH_STOPPING)
 		return;
 	inject_stop(r);
+	r->stop_ns = il_now_ns();
+	/* First, since it needs no process to be woken: the load and hog
+	 * threads end as they next look (wire/il_halt.h). */
+	il_halt_set(&r->halt, r->stop_ns);
 	/* Wake-ups counted up to here: the stop itself wakes every thread. */
 	if (r->phase >= IL_PH_RUNNING)
 		il_ctxsw_sample(r->ctxsw, 1);
-	r->stop_ns = il_now_ns();
 	/* While the children still live: their schedstat closes the capture. */
 	il_attrib_run_stop(r->attrib);
 	enter_stopping(r, r->stop_ns);

@@ -515,6 +515,93 @@ static cJSON *hygiene_json(const struct il_result *r)
 	return o;
 }
 
+/* One process's marker account, as the children send theirs. */
+static cJSON *marks_json(const struct il_marks *m)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "written", (double)m->written);
+	cJSON_AddNumberToObject(o, "failed", (double)m->failed);
+	if (m->first_err)
+		cJSON_AddStringToObject(o, "first_error", strerror(m->first_err));
+	else
+		cJSON_AddNullToObject(o, "first_error");
+	if (m->open_err)
+		cJSON_AddStringToObject(o, "open_error", strerror(m->open_err));
+	else
+		cJSON_AddNullToObject(o, "open_error");
+	return o;
+}
+
+/*
+ * trace_marker: null without --trace-marker; else whether tracing was on
+ * at the start, and per process what it wrote, what the kernel refused,
+ * or why it could not open the file at all: a trace that lacks markers
+ * says why here.
+ */
+static cJSON *trace_marker_json(const struct il_result *r)
+{
+	cJSON *o, *p;
+	char why[96];
+
+	if (!r->marks || !r->marks->asked)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	if (r->marks->tracing_on >= 0) {
+		cJSON_AddBoolToObject(o, "tracing_on", r->marks->tracing_on);
+		cJSON_AddNullToObject(o, "tracing_on_why");
+	} else {
+		snprintf(why, sizeof(why), "unreadable: %s", strerror(-r->marks->tracing_on));
+		cJSON_AddNullToObject(o, "tracing_on");
+		cJSON_AddStringToObject(o, "tracing_on_why", why);
+	}
+	p = cJSON_AddObjectToObject(o, "processes");
+	cJSON_AddItemToObject(p, "inputlat", marks_json(r->marks));
+	for (int i = 0; i < IL_PROC_COUNT; i++) {
+		const cJSON *m = r->stats[i]
+				     ? cJSON_GetObjectItemCaseSensitive(r->stats[i], "trace_marker")
+				     : NULL;
+
+		if (il_chain_proc(i)->in_chain)
+			cJSON_AddItemToObject(p, il_chain_proc(i)->program,
+					      m ? cJSON_Duplicate(m, 1) : cJSON_CreateNull());
+	}
+	return o;
+}
+
+/* A warning for each process whose markers did not all reach the trace. */
+static void trace_marker_check(const struct il_result *r, struct il_warnings *w)
+{
+	if (!r->marks || !r->marks->asked)
+		return;
+	if (r->marks->failed)
+		il_warn(w, "--trace-marker: inputlat: %llu of %llu markers not written (%s)",
+			(unsigned long long)r->marks->failed,
+			(unsigned long long)(r->marks->failed + r->marks->written),
+			strerror(r->marks->first_err));
+	for (int i = 0; i < IL_PROC_COUNT; i++) {
+		const cJSON *m = r->stats[i]
+				     ? cJSON_GetObjectItemCaseSensitive(r->stats[i], "trace_marker")
+				     : NULL;
+		const char *open_err =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "open_error"));
+		const cJSON *failed = cJSON_GetObjectItemCaseSensitive(m, "failed");
+		const cJSON *written = cJSON_GetObjectItemCaseSensitive(m, "written");
+
+		if (open_err)
+			il_warn(w,
+				"--trace-marker: %s could not open trace_marker: %s; its hops "
+				"have no markers",
+				il_chain_proc(i)->program, open_err);
+		else if (cJSON_IsNumber(failed) && failed->valuedouble > 0)
+			il_warn(w, "--trace-marker: %s: %.0f of %.0f markers not written (%s)",
+				il_chain_proc(i)->program, failed->valuedouble,
+				failed->valuedouble + cJSON_GetNumberValue(written),
+				cJSON_GetStringValue(
+				    cJSON_GetObjectItemCaseSensitive(m, "first_error")));
+	}
+}
+
 void il_report_check(const struct il_result *r, struct il_warnings *w)
 {
 	struct work_acc acc[IL_T_COUNT];
@@ -548,6 +635,7 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 		    il_chain_thread(t)->name, 100 * acc[t].ratio, acc[t].p50_us,
 		    (unsigned long long)acc[t].handlers, acc[t].configured_us, r->loops_per_us);
 	}
+	trace_marker_check(r, w);
 	if (r->memlock_why && r->memlock_why[0])
 		il_warn(w, "memory: inputlat could not lock its memory: %s", r->memlock_why);
 	for (int i = 0; i < IL_PROC_COUNT; i++) {
@@ -672,6 +760,7 @@ int il_report_json(const struct il_result *r, FILE *f)
 	cJSON_AddNumberToObject(root, "loops_per_us", r->loops_per_us);
 	cJSON_AddItemToObject(root, "work_accuracy", work_accuracy_json(r));
 	cJSON_AddItemToObject(root, "hygiene", hygiene_json(r));
+	cJSON_AddItemToObject(root, "trace_marker", trace_marker_json(r));
 	add_child_stat(root, r, IL_PROC_WORKLOAD, "canary");
 	add_child_stat(root, r, IL_PROC_RENDER, "hog");
 	add_child_stat(root, r, IL_PROC_WORKLOAD, "load");

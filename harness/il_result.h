@@ -37,6 +37,20 @@ struct il_warnings {
 	char msg[IL_WARNINGS_MAX][400];
 };
 
+/*
+ * --trace-marker's account in the orchestrator (its injection slices):
+ * asked, and if so whether tracing was on at the start (1, 0, or -errno
+ * when tracing_on was unreadable), the markers written and refused (with
+ * the first errno), or the errno of an open that failed.
+ */
+struct il_marks {
+	bool asked;
+	int tracing_on;
+	int open_err;
+	uint64_t written, failed;
+	int first_err;
+};
+
 /* Appends one warning and prints it as one line on stderr,
  * "inputlat run: warning: ...". Never fails: past IL_WARNINGS_MAX the
  * warning is printed and counted in dropped. */
@@ -106,6 +120,10 @@ struct il_result {
 	const char *memlock_why;
 	bool dma_held;
 	const char *dma_why;
+
+	/* --trace-marker: the orchestrator's account; the children's are in
+	 * their stats ("trace_marker"). */
+	const struct il_marks *marks;
 
 	/* The orchestrator itself (the injector's thread in the trace). */
 	int self_pid, self_tid;

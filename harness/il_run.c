@@ -44,6 +44,9 @@
  * per event at 83% done (the watchdog killed a healthy run).
  */
 #define LOOP_BOUND_US_PER_EVENT 500
+/* What one wake-up of a SCHED_OTHER thread may wait per busy nice-0 thread
+ * on its CPU: half of them run a 3 ms slice first (EEVDF). */
+#define WAKE_WAIT_US_PER_BUSY 1500
 
 /* Slack of the in-flight window: events between two ticks, a record in transit. */
 #define WINDOW_SLACK_MS 100
@@ -192,12 +195,21 @@ static int attribution_start(struct il_run *r)
 		/* Opened here, in a private mount namespace when tracefs is not
 		 * mounted (il_tracefs.h); the children open their own. */
 		r->marker_fd = il_tracefs_open_marker();
-		if (r->marker_fd < 0)
-			fprintf(
-			    stderr,
-			    "inputlat run: --trace-marker: cannot open tracefs trace_marker: %s "
-			    "(needs root, and a kernel with tracefs); going on without it\n",
-			    strerror(-r->marker_fd));
+		r->marks.asked = true;
+		r->marks.tracing_on = il_tracefs_tracing_on();
+		if (r->marker_fd < 0) {
+			r->marks.open_err = -r->marker_fd;
+			il_warn(&r->warnings,
+				"--trace-marker: cannot open tracefs trace_marker: %s (needs root, "
+				"and a kernel with tracefs); the run has no markers",
+				strerror(-r->marker_fd));
+		} else if (r->marks.tracing_on == 0) {
+			/* Written, and dropped by the kernel: the trace would show none. */
+			il_warn(&r->warnings,
+				"--trace-marker: tracefs tracing_on is 0, so the kernel drops "
+				"the markers (trace-cmd record, or writing 1 to tracing_on, turns "
+				"it on)");
+		}
 	}
 	return 0;
 }
@@ -237,6 +249,7 @@ static void run_free(struct il_run *r)
 	il_attrib_run_free(r->attrib);
 	if (r->marker_fd >= 0)
 		close(r->marker_fd);
+	il_halt_free(&r->halt);
 	il_ctxsw_free(r->ctxsw);
 	for (int i = 0; i < IL_PROC_COUNT; i++)
 		il_proc_free_msgs(&r->procs[i]);
@@ -257,15 +270,27 @@ static void run_free(struct il_run *r)
 	il_knobs_unlock(r->knobs_lock);
 }
 
-/* The wall-clock bound of the whole run: --bound-ms, else start, every
- * event with the loop's work on it, and a drain. */
-static uint64_t run_bound_ns(const struct il_run_opts *o)
+/*
+ * The wall-clock bound of the whole run: --bound-ms, else start, every
+ * event with the loop's work on it, and a drain. Under a policy without RT
+ * the loop is SCHED_OTHER among the run's own hog and load threads, and
+ * each event's timer wake-up may wait for half of its CPU's busy threads
+ * to run a slice each (EEVDF): 1024 load threads on 2 CPUs paced the
+ * events at about 8 a second here, not 50, and a healthy ASan run outlived
+ * a bound that left this out.
+ */
+static uint64_t run_bound_ns(const struct il_run_opts *o, bool loop_is_rt, int nr_cpus)
 {
+	uint64_t busy = (uint64_t)o->hog_threads + (uint64_t)o->load_threads;
+	uint64_t per_event_us = o->interval_us * 11 / 10 + LOOP_BOUND_US_PER_EVENT;
+
 	if (o->bound_ms)
 		return il_ms_to_ns(o->bound_ms);
+	if (!loop_is_rt)
+		per_event_us +=
+		    busy * WAKE_WAIT_US_PER_BUSY / (uint64_t)(nr_cpus > 0 ? nr_cpus : 1);
 	return il_ms_to_ns(READY_BOUND_MS + o->duration_ms + o->timeout_ms + SLACK_BOUND_MS) +
-	       il_us_to_ns(il_run_opts_total_events(o) *
-			   (o->interval_us * 11 / 10 + LOOP_BOUND_US_PER_EVENT));
+	       il_us_to_ns(il_run_opts_total_events(o) * per_event_us);
 }
 
 /*
@@ -341,6 +366,7 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->memlock_why = r->memlock_why;
 	res->dma_held = r->dma_fd >= 0;
 	res->dma_why = r->dma_why;
+	res->marks = &r->marks;
 	res->run_stats = r->stats;
 	res->sinks = &r->sinks;
 	res->completed = il_event_window_completed(r->events);
@@ -451,6 +477,7 @@ int il_cmd_run(int argc, char **argv)
 	char err[1024];
 	sigset_t stop_sigs, old_mask;
 	int64_t rt_runtime;
+	uint64_t bound_ns;
 	int rc, exit_code;
 
 	/* Stage 1: options. */
@@ -479,6 +506,7 @@ int il_cmd_run(int argc, char **argv)
 	r.inject_tfd = -1;
 	r.marker_fd = -1;
 	r.dma_fd = -1;
+	r.halt = IL_HALT_NONE;
 	r.self_tid = il_gettid();
 	r.nr_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -550,8 +578,9 @@ int il_cmd_run(int argc, char **argv)
 	il_sysinfo_kernel_facts(cJSON_AddObjectToObject(r.facts, "kernel"));
 	il_sysinfo_system_facts(cJSON_AddObjectToObject(r.facts, "system"));
 
-	r.rttime_us = o.rttime_ms ? o.rttime_ms * 1000 : run_bound_ns(&o) / 1000;
-	if (il_watchdog_start(run_bound_ns(&o), &r.knobs) < 0) {
+	bound_ns = run_bound_ns(&o, il_policy_uses_rt(r.policy), r.nr_cpus);
+	r.rttime_us = o.rttime_ms ? o.rttime_ms * 1000 : bound_ns / 1000;
+	if (il_watchdog_start(bound_ns, &r.knobs) < 0) {
 		fprintf(stderr, "inputlat run: cannot start the watchdog thread\n");
 		exit_code = 1;
 		goto out_knobs;

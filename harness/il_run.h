@@ -22,6 +22,7 @@
 #include "il_event_sink.h"
 #include "il_event_window.h"
 #include "il_file.h"
+#include "il_halt.h"
 #include "il_input.h"
 #include "il_knobs.h"
 #include "il_policy.h"
@@ -114,6 +115,7 @@ struct il_run {
 	struct il_sampler *sampler;   /* trace counters, NULL without --trace */
 	struct il_attrib_run *attrib; /* kernel attribution (available or saying why not) */
 	int marker_fd;		      /* tracefs trace_marker with --trace-marker, else -1 */
+	struct il_marks marks;	      /* what became of the orchestrator's markers */
 	struct il_ctxsw *ctxsw;	      /* wake-ups of the chain's threads */
 	bool lock_prepared;	      /* il_lock_kind_prepare(o->lock) held for the run */
 	uint64_t last_sample_ns;
@@ -123,6 +125,9 @@ struct il_run {
 	char memlock_why[192]; /* "" when the orchestrator's memory is locked */
 	int dma_fd;	       /* held open for the run, -1 when not */
 	char dma_why[192];     /* why it is not held */
+
+	/* Written at the stop; the load and hog threads read it (wire/il_halt.h). */
+	struct il_halt halt;
 };
 
 /*

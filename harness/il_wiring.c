@@ -48,6 +48,13 @@ static void args_free(struct args *a)
 	a->n = 0;
 }
 
+/* The processes with busy worker groups: the hogs' and the load's. */
+static bool wants_halt_word(const struct il_run *r, enum il_proc_id p)
+{
+	return (p == IL_PROC_RENDER && r->o->hog_threads) ||
+	       (p == IL_PROC_WORKLOAD && r->o->load_threads);
+}
+
 /* The options of child p: what every child takes, its own threads' work,
  * and what only that process needs. */
 static void child_args(const struct il_run *r, enum il_proc_id p, struct args *a)
@@ -77,6 +84,8 @@ static void child_args(const struct il_run *r, enum il_proc_id p, struct args *a
 				args_add(a, "--runaway=%s", d->name);
 		}
 	}
+	if (wants_halt_word(r, p))
+		args_add(a, "--halt-word=ctl");
 	switch (p) {
 	case IL_PROC_BROWSER:
 		il_input_spec_format(&o->input, text, sizeof(text));
@@ -202,6 +211,11 @@ int il_wiring_start(struct il_run *r, char *err, size_t errlen)
 		if (rc < 0)
 			goto out;
 	}
+	if (r->o->hog_threads || r->o->load_threads) {
+		rc = il_halt_create(&r->halt, err, errlen);
+		if (rc < 0)
+			goto out;
+	}
 	for (int p = 0; p < IL_PROC_COUNT; p++) {
 		const char *prog = il_chain_proc(p)->program;
 		int share = il_lock_kind_share_fd(r->o->lock);
@@ -213,6 +227,15 @@ int il_wiring_start(struct il_run *r, char *err, size_t errlen)
 			rc = il_ctl_send_fd(m.ctl[p], share);
 			if (rc < 0) {
 				snprintf(err, errlen, "handing the on-CPU map to %s: %s", prog,
+					 strerror(-rc));
+				goto out;
+			}
+		}
+		/* Then the halt word, to the processes that read it. */
+		if (wants_halt_word(r, p)) {
+			rc = il_ctl_send_fd(m.ctl[p], r->halt.fd);
+			if (rc < 0) {
+				snprintf(err, errlen, "handing the halt word to %s: %s", prog,
 					 strerror(-rc));
 				goto out;
 			}

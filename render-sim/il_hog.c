@@ -21,7 +21,7 @@ struct il_hog {
 	struct il_hog_config cfg;
 	struct il_workers *w;	      /* the hog threads, gate, stop, accounting */
 	struct il_cpustat *mark_stat; /* /proc/stat at the mark, NULL if unreadable */
-	struct il_cpustat *halt_stat; /* /proc/stat at il_hog_halt: the window's end */
+	struct il_cpustat *halt_stat; /* /proc/stat at the halt (hog_on_halt): the window's end */
 	struct il_js **js;	      /* JavaScript: one engine per thread, else NULL */
 	struct js_pub *pub;
 };
@@ -114,6 +114,20 @@ static void hog_run(struct il_worker *self, void *ctx)
 	(void)sink;
 }
 
+/*
+ * The halt's hook (il_workers_config.on_halt), run once while the hogs
+ * still run, by this control thread or by the first hog that read the halt
+ * word: the idle-waste window ends here, since the CPU time left idle once
+ * the hogs have ended is not theirs to waste.
+ */
+static void hog_on_halt(void *ctx)
+{
+	struct il_hog *h = ctx;
+
+	if (!h->halt_stat)
+		il_cpustat_read(&h->halt_stat);
+}
+
 int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *init_ctx,
 		 struct il_hog **out, char *err, size_t errlen)
 {
@@ -166,6 +180,8 @@ int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *in
 	    .ctx = h,
 	    .units_name = "iterations",
 	    .hold = true,
+	    .halt_word = c->halt_word,
+	    .on_halt = hog_on_halt,
 	};
 
 	ret = il_workers_start(&wc, &h->w, err, errlen);
@@ -199,13 +215,8 @@ void il_hog_mark_start(struct il_hog *h)
 
 void il_hog_halt(struct il_hog *h)
 {
-	if (!h)
-		return;
-	/* The idle-waste window ends while the hogs still run: the CPU time
-	 * left idle once they have ended is not theirs to waste. */
-	if (!h->halt_stat)
-		il_cpustat_read(&h->halt_stat);
-	il_workers_halt(h->w);
+	if (h)
+		il_workers_halt(h->w);
 }
 
 void il_hog_stop(struct il_hog *h)

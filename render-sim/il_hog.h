@@ -40,6 +40,9 @@ struct il_hog_config {
 	/* Threads set up (named, attributes applied) but wait without using
 	 * CPU until il_hog_mark_start: the run's setup is not starved. */
 	bool hold;
+	/* The run's halt word (wire/il_halt.h), or NULL: the hogs end as soon
+	 * as the orchestrator writes it, RT ones included. */
+	const _Atomic uint64_t *halt_word;
 };
 
 #define IL_HOG_MAX_THREADS IL_WORKERS_MAX_THREADS
@@ -76,7 +79,8 @@ int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *in
 void il_hog_mark_start(struct il_hog *h);
 
 /* At the stop, before the stats: the hogs are told to end
- * (il_workers_halt); the stats end here. NULL-safe. */
+ * (il_workers_halt); the stats end here, or at the halt word's time when
+ * the orchestrator wrote it. NULL-safe. */
 void il_hog_halt(struct il_hog *h);
 
 /*

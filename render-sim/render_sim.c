@@ -188,6 +188,7 @@ int main(int argc, char **argv)
 	R.hog_cfg.pin = true;
 	R.hog_cfg.hold = true;
 	c = il_child_init(argc, argv, IL_PROC_RENDER, &hooks);
+	R.hog_cfg.halt_word = il_child_halt_word(c);
 
 	il_child_start_thread(c, &R.comp, IL_T_RENDER_COMP, comp_setup, comp_teardown);
 	il_child_start_thread(c, &R.main, IL_T_RENDER_MAIN, main_setup, main_teardown);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "il_ctl.h"
+#include "il_halt.h"
 #include "il_memlock.h"
 #include "il_parse.h"
 #include "il_policy.h"
@@ -43,6 +44,8 @@ struct il_child {
 	struct il_sched_table *table;
 	enum il_lock_kind lock;
 	bool oncpu_from_ctl; /* --oncpu-map=ctl: the orchestrator sends the records */
+	bool halt_from_ctl;  /* --halt-word=ctl: the orchestrator sends the halt word */
+	struct il_halt halt; /* mapped for the process's life; IL_HALT_NONE without */
 	char runaway[16];
 	uint64_t rttime_us;
 	struct work_entry work[MAX_WORK];
@@ -89,20 +92,54 @@ static int parse_work(struct il_child *c, const char *v)
 
 int il_hop_marker_fd = -1;
 
+/* --trace-marker's account, in the process's stats: what was written, what
+ * the kernel refused (and its first errno), or why the file never opened. */
+static struct {
+	bool asked;
+	int open_err; /* errno of the open, 0 when it opened */
+	_Atomic uint64_t written, failed;
+	_Atomic int first_err;
+} marks;
+
 void il_hop_mark(const struct il_msg *m, enum il_stamp k, int begin)
 {
 	const struct il_hop_desc *d = il_chain_hop((int)k);
 	char buf[128];
-	int n;
+	int n, zero = 0;
 
 	if (begin)
 		n = snprintf(buf, sizeof(buf), "B|%d|hop %d %s ev=%llu", (int)getpid(), (int)k,
 			     d ? d->name : "?", (unsigned long long)m->event_id);
 	else
 		n = snprintf(buf, sizeof(buf), "E|%d", (int)getpid());
-	/* A marker that cannot be written (tracing off, buffer full) is not an error of the run. */
-	if (n > 0 && write(il_hop_marker_fd, buf, (size_t)n) < 0)
+	/* Not an error of the run, but counted: the report says what the trace lacks. */
+	if (n > 0 && write(il_hop_marker_fd, buf, (size_t)n) == (ssize_t)n) {
+		atomic_fetch_add_explicit(&marks.written, 1, memory_order_relaxed);
 		return;
+	}
+	atomic_compare_exchange_strong(&marks.first_err, &zero, errno ? errno : EIO);
+	atomic_fetch_add_explicit(&marks.failed, 1, memory_order_relaxed);
+}
+
+/* {"written": N, "failed": M, "first_error": "..."|null, "open_error": ...}. */
+static void marks_json(cJSON *stats)
+{
+	cJSON *o;
+	int err = atomic_load(&marks.first_err);
+
+	if (!marks.asked)
+		return;
+	o = cJSON_AddObjectToObject(stats, "trace_marker");
+	cJSON_AddNumberToObject(o, "written", (double)atomic_load(&marks.written));
+	cJSON_AddNumberToObject(o, "failed", (double)atomic_load(&marks.failed));
+	if (err)
+		cJSON_AddStringToObject(o, "first_error", strerror(err));
+	else
+		cJSON_AddNullToObject(o, "first_error");
+	if (marks.open_err)
+		cJSON_AddStringToObject(o, "open_error", strerror(marks.open_err));
+	else
+		cJSON_AddNullToObject(o, "open_error");
 }
 
 static int parse_common(struct il_child *c, const char *name, const char *v, pid_t *parent)
@@ -113,9 +150,9 @@ static int parse_common(struct il_child *c, const char *name, const char *v, pid
 	if (strcmp(name, "trace-marker") == 0) {
 		/* Before any thread starts: the helper forks a child of its own. */
 		il_hop_marker_fd = il_tracefs_open_marker();
+		marks.asked = true;
 		if (il_hop_marker_fd < 0)
-			fprintf(stderr, "%s: --trace-marker: %s\n", c->process,
-				strerror(-il_hop_marker_fd));
+			marks.open_err = -il_hop_marker_fd;
 		return 0;
 	}
 	if (strcmp(name, "sched") == 0) {
@@ -148,6 +185,12 @@ static int parse_common(struct il_child *c, const char *name, const char *v, pid
 		if (strcmp(v, "ctl") != 0)
 			return -EINVAL;
 		c->oncpu_from_ctl = true;
+		return 0;
+	}
+	if (strcmp(name, "halt-word") == 0) {
+		if (strcmp(v, "ctl") != 0)
+			return -EINVAL;
+		c->halt_from_ctl = true;
 		return 0;
 	}
 	if (strcmp(name, "lock") == 0) {
@@ -220,6 +263,7 @@ static void ctl_frame_cb(void *ctx, const struct il_frame *f, const struct il_ms
 				cJSON_AddStringToObject(ml, "why", c->memlock_why);
 		}
 		cJSON_AddStringToObject(stats, "lock", il_lock_kind_name(c->lock));
+		marks_json(stats);
 		ctl_send_or_exit(c, stats);
 		cJSON_Delete(stats);
 		il_frame_reader_free(c->reader);
@@ -256,6 +300,7 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 		fprintf(stderr, "%s: out of memory\n", process);
 		exit(1);
 	}
+	c->halt = IL_HALT_NONE;
 	/* Never outlive the orchestrator, even when it is SIGKILLed. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_NAME, process);
@@ -324,6 +369,19 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 			fprintf(stderr, "%s: --lock %s\n", process, why);
 			exit(2);
 		}
+		/* Then the halt word, for a process with busy worker groups. */
+		if (c->halt_from_ctl) {
+			rc = il_ctl_recv_fd(IL_FD_CONTROL, ONCPU_MAP_WAIT_MS, &fd);
+			if (rc < 0) {
+				fprintf(stderr, "%s: no halt word from the orchestrator: %s\n",
+					process, strerror(-rc));
+				exit(2);
+			}
+			if (il_halt_map(&c->halt, fd, why, sizeof(why)) < 0) {
+				fprintf(stderr, "%s: %s\n", process, why);
+				exit(2);
+			}
+		}
 	}
 	/* Hygiene, as cyclictest: memory locked before any thread starts (each
 	 * thread prefaults its own stack in il_child_thread_init). A failure is
@@ -382,6 +440,11 @@ enum il_lock_kind il_child_lock(const struct il_child *c)
 uv_loop_t *il_child_loop(struct il_child *c)
 {
 	return &c->loop;
+}
+
+const _Atomic uint64_t *il_child_halt_word(const struct il_child *c)
+{
+	return c->halt.word;
 }
 
 void *il_child_data(const struct il_child *c)

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <uv.h>
@@ -79,6 +80,10 @@ enum il_lock_kind il_child_lock(const struct il_child *c);
 
 /* The process's main loop (control channel). */
 uv_loop_t *il_child_loop(struct il_child *c);
+
+/* The run's halt word (wire/il_halt.h) for the process's worker groups,
+ * NULL when the orchestrator sent none (--halt-word=ctl not given). */
+const _Atomic uint64_t *il_child_halt_word(const struct il_child *c);
 
 void *il_child_data(const struct il_child *c);
 

@@ -1,12 +1,16 @@
 #include "il_workers.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "il_clock.h"
 
@@ -30,19 +34,48 @@ struct il_workers {
 	struct il_workers_config cfg;
 
 	pthread_mutex_t lock;
-	pthread_cond_t cond; /* CLOCK_MONOTONIC, so members can sleep on it */
+	pthread_cond_t cond; /* the starter waits on it for the members' reports */
 	unsigned reported;   /* members that are ready or failed */
 	int first_err;
 	char err[256];
-	bool open;
-	atomic_bool stop;
-	cpu_set_t cpus; /* the union of the members' affinity in force */
+	bool open; /* the starter's: il_workers_open was called */
+	/*
+	 * Futex words, not the condition variable: a broadcast to 1024 members
+	 * waiting with the lock makes each one take the lock in turn on its way
+	 * out, one wake-up after the other among those already busy, and the
+	 * load took seconds to reach its strength after the start. Members
+	 * waiting on these words wake and go, each on its own.
+	 */
+	_Atomic uint32_t gate; /* GATE_OPEN | GATE_STOP, 0 while closed */
+	_Atomic uint32_t stop; /* 1 once halted: members end */
+	cpu_set_t cpus;	       /* the union of the members' affinity in force */
 
 	uint64_t mark_ns;
-	uint64_t halt_ns; /* when il_workers_halt told the members to stop, else 0 */
+	/* When the group was halted, else 0: written under lock by the halt
+	 * (a member's, on reading the halt word, or the control thread's). */
+	_Atomic uint64_t halt_ns;
 	unsigned n;
 	struct il_worker m[];
 };
+
+#define GATE_OPEN 1u
+#define GATE_STOP 2u
+
+/* Sleeps while *word is val, until abs_ns (CLOCK_MONOTONIC; 0: no bound)
+ * or a wake; returns at once when *word is no longer val. */
+static void word_wait(_Atomic uint32_t *word, uint32_t val, uint64_t abs_ns)
+{
+	struct timespec ts = il_ns_to_ts(abs_ns);
+
+	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, val,
+		abs_ns ? &ts : NULL, NULL, FUTEX_BITSET_MATCH_ANY);
+}
+
+static void word_wake_all(_Atomic uint32_t *word)
+{
+	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT_MAX, NULL, NULL,
+		0);
+}
 
 /* The i-th CPU of allowed, modulo its size (round-robin placement); -1 if empty. */
 static int nth_cpu(const cpu_set_t *allowed, unsigned i)
@@ -97,10 +130,10 @@ static bool member_ready(struct il_worker *m)
 		CPU_OR(&w->cpus, &w->cpus, &mine);
 	w->reported++;
 	pthread_cond_broadcast(&w->cond);
-	while (!w->open && !atomic_load(&w->stop))
-		pthread_cond_wait(&w->cond, &w->lock);
-	go = !atomic_load(&w->stop);
 	pthread_mutex_unlock(&w->lock);
+	while (atomic_load(&w->gate) == 0)
+		word_wait(&w->gate, 0, 0);
+	go = !(atomic_load(&w->gate) & GATE_STOP);
 	return go;
 }
 
@@ -172,7 +205,6 @@ int il_workers_start(const struct il_workers_config *c, struct il_workers **out,
 		     size_t errlen)
 {
 	struct il_workers *w;
-	pthread_condattr_t ca;
 	cpu_set_t allowed;
 	unsigned created = 0;
 	int ret = 0, member_err;
@@ -196,10 +228,7 @@ int il_workers_start(const struct il_workers_config *c, struct il_workers **out,
 	w->n = c->threads;
 	CPU_ZERO(&w->cpus);
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&w->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&w->cond, NULL);
 
 	for (unsigned i = 0; i < w->n; i++) {
 		struct il_worker *m = &w->m[i];
@@ -243,7 +272,8 @@ void il_workers_open(struct il_workers *w)
 {
 	pthread_mutex_lock(&w->lock);
 	w->open = true;
-	pthread_cond_broadcast(&w->cond);
+	atomic_fetch_or(&w->gate, GATE_OPEN);
+	word_wake_all(&w->gate);
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -268,14 +298,36 @@ void il_workers_mark(struct il_workers *w)
  * the members to SCHED_IDLE instead starved their very end whenever other
  * work kept the CPUs busy.)
  */
+/* The halt, once, with w->lock held: its time, the user's hook while the
+ * members still run, then the stop flag and every sleeper woken. */
+static void halt_locked(struct il_workers *w, uint64_t at_ns)
+{
+	if (!w->halt_ns) {
+		w->halt_ns = at_ns;
+		if (w->cfg.on_halt)
+			w->cfg.on_halt(w->cfg.ctx);
+	}
+	atomic_store(&w->stop, 1);
+	word_wake_all(&w->stop);
+	atomic_fetch_or(&w->gate, GATE_STOP);
+	word_wake_all(&w->gate);
+}
+
+/* The orchestrator's stop time from the halt word, 0 when not written. */
+static uint64_t halt_word_ns(const struct il_workers *w)
+{
+	return w->cfg.halt_word ? atomic_load_explicit(w->cfg.halt_word, memory_order_acquire) : 0;
+}
+
 void il_workers_halt(struct il_workers *w)
 {
-	if (!w || w->halt_ns)
+	uint64_t at;
+
+	if (!w)
 		return;
-	w->halt_ns = il_now_ns();
-	atomic_store(&w->stop, true);
+	at = halt_word_ns(w);
 	pthread_mutex_lock(&w->lock);
-	pthread_cond_broadcast(&w->cond);
+	halt_locked(w, at ? at : il_now_ns());
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -326,9 +378,16 @@ const cpu_set_t *il_workers_cpus(const struct il_workers *w)
 
 static uint64_t wall_since_mark(const struct il_workers *w, uint64_t wall_ns)
 {
+	uint64_t end;
+
 	if (wall_ns)
 		return wall_ns;
-	return (w->halt_ns ? w->halt_ns : il_now_ns()) - w->mark_ns;
+	/* Held at the gate until the halt: the members never ran. */
+	if (!w->open)
+		return 0;
+	end = w->halt_ns ? w->halt_ns : il_now_ns();
+	/* A halt word written before this process got to its mark: no wall. */
+	return end > w->mark_ns ? end - w->mark_ns : 0;
 }
 
 double il_workers_cpu_share(const struct il_workers *w, uint64_t wall_ns)
@@ -389,7 +448,19 @@ unsigned il_worker_index(const struct il_worker *self)
 
 bool il_worker_stopping(const struct il_worker *self)
 {
-	return atomic_load_explicit(&self->w->stop, memory_order_relaxed);
+	struct il_workers *w = self->w;
+	uint64_t at;
+
+	if (atomic_load_explicit(&w->stop, memory_order_relaxed))
+		return true;
+	at = halt_word_ns(w);
+	if (!at)
+		return false;
+	/* The first member to read the word halts the group for everyone. */
+	pthread_mutex_lock(&w->lock);
+	halt_locked(w, at);
+	pthread_mutex_unlock(&w->lock);
+	return true;
 }
 
 uint64_t il_worker_publish(struct il_worker *self, uint64_t units)
@@ -404,13 +475,9 @@ uint64_t il_worker_publish(struct il_worker *self, uint64_t units)
 void il_worker_sleep_until(struct il_worker *self, uint64_t abs_ns)
 {
 	struct il_workers *w = self->w;
-	struct timespec ts = il_ns_to_ts(abs_ns);
 
-	pthread_mutex_lock(&w->lock);
-	while (!atomic_load(&w->stop) && il_now_ns() < abs_ns)
-		if (pthread_cond_timedwait(&w->cond, &w->lock, &ts) == ETIMEDOUT)
-			break;
-	pthread_mutex_unlock(&w->lock);
+	while (!il_worker_stopping(self) && il_now_ns() < abs_ns)
+		word_wait(&w->stop, 0, abs_ns);
 }
 
 uint64_t il_workers_rand(uint64_t *state)

@@ -66,6 +66,20 @@ struct il_workers_config {
 	/* The gate stays closed after start until il_workers_mark or
 	 * il_workers_open: members are set up but use no CPU. */
 	bool hold;
+	/*
+	 * The run's halt word (wire/il_halt.h), or NULL: once the
+	 * orchestrator writes its stop time there, il_worker_stopping is true
+	 * and the group is halted at that time, as by il_workers_halt, without
+	 * this process's control thread having run.
+	 */
+	const _Atomic uint64_t *halt_word;
+	/*
+	 * Called once, at the halt, before any member is told to stop (the
+	 * members still run): by il_workers_halt, or by the first member that
+	 * read the halt word. With the group's lock held; ctx is the config's
+	 * ctx. NULL: nothing to do.
+	 */
+	void (*on_halt)(void *ctx);
 };
 
 /*
@@ -98,7 +112,8 @@ void il_workers_stop(struct il_workers *w);
 /*
  * At the stop, before the stats: tells the members to stop and wakes the
  * sleeping ones, without waiting; each ends when it next runs. The stats
- * count up to this moment (wall_ns 0). il_workers_stop halts them too;
+ * count up to this moment (wall_ns 0), or up to the time in the halt word
+ * when the orchestrator wrote one. il_workers_stop halts them too;
  * calling it twice is harmless.
  */
 void il_workers_halt(struct il_workers *w);
@@ -121,7 +136,7 @@ const cpu_set_t *il_workers_cpus(const struct il_workers *w);
  * CPUs in il_workers_cpus: 1.0 means they had all of their CPUs. wall_ns 0
  * means "since the mark" (up to il_workers_halt when they were halted),
  * right even when the caller was starved between the mark and its own
- * clock reading.
+ * clock reading; no time at all for a group halted before its gate opened.
  */
 double il_workers_cpu_share(const struct il_workers *w, uint64_t wall_ns);
 
@@ -138,7 +153,8 @@ cJSON *il_workers_stats_json(const struct il_workers *w, uint64_t wall_ns);
 
 unsigned il_worker_index(const struct il_worker *self);
 
-/* True once il_workers_stop was called: the run callback returns. */
+/* True once the group was halted (il_workers_halt, il_workers_stop, or
+ * the halt word): the run callback returns. */
 bool il_worker_stopping(const struct il_worker *self);
 
 /*

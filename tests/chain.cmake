@@ -4,4 +4,5 @@ il_add_test(test_chain_table SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_chain_table.
 il_add_test(test_hist SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hist.c LIBS il_common m)
 il_add_test(test_file SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_file.c LIBS il_common)
 il_add_run_test(test_chain SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_chain.c LIBS il_wire TIMEOUT 180)
+il_add_test(test_halt SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_halt.c LIBS il_wire)
 il_add_test(test_queue SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_queue.c LIBS il_wire LABELS "unit;tsan")

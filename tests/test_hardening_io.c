@@ -818,6 +818,33 @@ static void test_hardening_io_open_file_limit(void **state)
 }
 
 /*
+ * Waits until the busy threads of child p of c run: its first member
+ * (il:load0, render:js0) waits at the gate, using no CPU, until the run's
+ * start. Its CPU time growing by 2 ms shows it past the gate (JS hogs
+ * sleep on the allocator's locks at times: a state is no sign).
+ */
+static void wait_busy(struct il_test_chain *c, enum il_proc_id p, const char *member)
+{
+	double t0 = il_test_now_s();
+	uint64_t cpu0 = 0, cpu = 0, wait;
+	pid_t tid = 0;
+
+	for (;;) {
+		if (il_test_now_s() - t0 > 30)
+			fail_msg("%s: %s used %.1f ms of CPU in the 30 s after the run was up",
+				 il_chain_proc(p)->program, member, (double)(cpu - cpu0) / 1e6);
+		if (il_test_chain_ended(c))
+			fail_msg("%s ended before %s ran", il_test_suite.inputlat, member);
+		if (!tid && (tid = il_test_find_thread(c->kids[p], member)) &&
+		    il_test_schedstat(tid, &cpu0, &wait) < 0)
+			tid = 0;
+		if (tid && il_test_schedstat(tid, &cpu, &wait) == 0 && cpu - cpu0 >= 2000000)
+			return;
+		usleep(10000);
+	}
+}
+
+/*
  * Every value the CLI accepts works: the largest of each, in a run that is
  * up and then stopped by SIGINT (some would take days to finish).
  */
@@ -830,8 +857,9 @@ static void test_hardening_io_cli_limits(void **state)
 	    {"--duration-ms", "3600000"},
 	    {"--hist-max-us", "10000000", "--hist", "@hist"},
 	    {"--trace-events", "100000", "--trace", "@trace"},
-	    {"--load", "1024"},
-	    {"--hog", "1024"},
+	    /* Events enough that the stop comes mid-run, however starved the test is. */
+	    {"--load", "1024", "--events", "100000"},
+	    {"--hog", "1024", "--events", "100000"},
 	    {"--hog", "2", "--hog-mode", "bursty", "--hog-task-ms", "600000", "--hog-gap-ms",
 	     "600000"},
 	    {"--work", "main=1000000", "--events", "3"},
@@ -866,7 +894,13 @@ static void test_hardening_io_cli_limits(void **state)
 		if (rc < 0)
 			fail_msg("%s %s: ended before it was up: %s", cases[i][0], cases[i][1],
 				 il_test_chain_stderr(&c, err, sizeof(err)));
-		/* Up, and past the start: then stopped. */
+		/* Up, and past the start: then stopped. The hog and load threads
+		 * spin only from the start, so their process's CPU time shows it
+		 * (the stop must end them mid-run, not before they ran). */
+		if (strcmp(cases[i][0], "--load") == 0)
+			wait_busy(&c, IL_PROC_WORKLOAD, "il:load0");
+		if (strcmp(cases[i][0], "--hog") == 0)
+			wait_busy(&c, IL_PROC_RENDER, "render:js0");
 		usleep(500000);
 		kill(c.pid, SIGINT);
 		st = il_test_chain_wait(&c, IL_TEST_HANG_MS);
@@ -912,6 +946,34 @@ static void test_hardening_io_cli_limits(void **state)
 			why = cJSON_GetStringValue(il_json_get(j, "attribution.why"));
 			if (why && strstr(why, "cannot follow"))
 				fail_msg("%s %d: attribution lost: %s", cases[i][0], want, why);
+			/*
+			 * The threads end at the orchestrator's stop, by the halt
+			 * word, not when their process's control thread gets a CPU
+			 * among them (about 0.8 s per wake-up with 1024 of them on
+			 * 2 CPUs): their wall time is within the run's, mark to stop.
+			 */
+			{
+				const char *key = strcmp(cases[i][0], "--load") == 0
+						      ? "load.wall_ns"
+						      : "hog.wall_ns";
+				const cJSON *wall = il_json_get(j, key);
+				const cJSON *run = il_json_get(j, "context_switches.seconds");
+				/* null: stopped before the start, when nothing is measured. */
+				double run_s = cJSON_IsNumber(run) ? run->valuedouble : 0;
+
+				assert_true(cJSON_IsNumber(wall));
+				print_message(
+				    "%s %d: %s %.1f ms, the run from its start to the stop "
+				    "%.1f ms, the stop to the children's end %.0f ms\n",
+				    cases[i][0], want, key, wall->valuedouble / 1e6, run_s * 1e3,
+				    cJSON_GetNumberValue(
+					il_json_get(j, "teardown_ms.children_exit")));
+				if (wall->valuedouble > run_s * 1e9 + 1e6)
+					fail_msg("%s %d: %s %.1f ms, past the stop (%.1f ms "
+						 "after the start): not halted at the stop",
+						 cases[i][0], want, key, wall->valuedouble / 1e6,
+						 run_s * 1e3);
+			}
 			cJSON_Delete(j);
 			if (have != want)
 				fail_msg("%s %d: the report lists %d such threads", cases[i][0],

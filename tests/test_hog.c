@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -278,12 +279,13 @@ static void test_hog_js_modes(void **state)
 }
 
 /* One busy hog pinned on each allowed CPU, started (must succeed). */
-static struct il_hog *start_one_per_cpu(struct il_hog_config *c, cpu_set_t *allowed)
+static struct il_hog *start_one_per_cpu(struct il_hog_config *c, cpu_set_t *allowed,
+					const _Atomic uint64_t *halt_word)
 {
 	struct il_hog *h = NULL;
 	char err[256] = "";
 
-	*c = (struct il_hog_config){.mode = IL_HOG_BUSY, .pin = true};
+	*c = (struct il_hog_config){.mode = IL_HOG_BUSY, .pin = true, .halt_word = halt_word};
 	assert_int_equal(sched_getaffinity(0, sizeof(*allowed), allowed), 0);
 	c->threads = (unsigned)CPU_COUNT(allowed);
 	assert_int_equal(il_hog_start(c, name_only_init, NULL, &h, err, sizeof(err)), 0);
@@ -298,7 +300,7 @@ static void test_hog_one_per_cpu(void **state)
 	cJSON *stats;
 
 	init_calls = 0;
-	h = start_one_per_cpu(&c, &allowed);
+	h = start_one_per_cpu(&c, &allowed, NULL);
 	assert_int_equal(init_calls, (int)c.threads);
 	assert_int_equal(CPU_COUNT(il_hog_cpus(h)), CPU_COUNT(&allowed));
 	usleep(200000);
@@ -329,7 +331,7 @@ static void test_hog_halt_ends_the_idle_window(void **state)
 {
 	cpu_set_t allowed;
 	struct il_hog_config c;
-	struct il_hog *h = start_one_per_cpu(&c, &allowed);
+	struct il_hog *h = start_one_per_cpu(&c, &allowed, NULL);
 	cJSON *stats;
 	double idle;
 
@@ -342,6 +344,38 @@ static void test_hog_halt_ends_the_idle_window(void **state)
 	idle = num(stats, "idle_waste_pct");
 	print_message("idle_waste_pct %.1f with the hogs ended 600 ms before the stats\n", idle);
 	/* The wall time ends at the halt too. */
+	assert_true(num(stats, "wall_ns") < 450e6);
+	cJSON_Delete(stats);
+	assert_true(idle >= 0.0 && idle < 50.0);
+}
+
+/*
+ * The same when the orchestrator's halt word ends the hogs: the window
+ * ends when the first hog reads it, while they still run, though this
+ * thread calls il_hog_halt only 600 ms later.
+ */
+static void test_hog_halt_word_ends_the_idle_window(void **state)
+{
+	static _Atomic uint64_t word;
+	cpu_set_t allowed;
+	struct il_hog_config c;
+	struct il_hog *h;
+	cJSON *stats;
+	double idle;
+
+	atomic_store(&word, 0);
+	h = start_one_per_cpu(&c, &allowed, &word);
+	il_hog_mark_start(h);
+	usleep(200000);
+	atomic_store(&word, il_now_ns());
+	usleep(600000);
+	il_hog_halt(h);
+	stats = il_hog_stats_json(h, 0);
+	il_hog_stop(h);
+	idle = num(stats, "idle_waste_pct");
+	print_message("idle_waste_pct %.1f with the hogs ended by the word 600 ms before the "
+		      "halt\n",
+		      idle);
 	assert_true(num(stats, "wall_ns") < 450e6);
 	cJSON_Delete(stats);
 	assert_true(idle >= 0.0 && idle < 50.0);
@@ -512,6 +546,7 @@ int main(void)
 	    cmocka_unit_test(test_hog_js_modes),
 	    cmocka_unit_test(test_hog_one_per_cpu),
 	    cmocka_unit_test(test_hog_halt_ends_the_idle_window),
+	    cmocka_unit_test(test_hog_halt_word_ends_the_idle_window),
 	    cmocka_unit_test(test_hog_bursty_duty_cycle),
 	    cmocka_unit_test(test_hog_hold_until_mark),
 	    cmocka_unit_test(test_hog_stop_is_prompt),

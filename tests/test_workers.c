@@ -1,6 +1,7 @@
 /*
  * Worker groups (sim/il_workers): the start gate, a member's init failure,
- * a prompt stop, the halt before the stop's stats, CPU accounting from
+ * a prompt stop, the halt before the stop's stats (and the orchestrator's
+ * halt word, which needs no control thread), CPU accounting from
  * the mark, the affinity union, the shared stats JSON, and an RT member
  * that cannot hold up the start.
  */
@@ -279,6 +280,79 @@ static void test_workers_halt_ends_members_and_stats(void **state)
 	cJSON_Delete(b);
 	il_workers_halt(w); /* twice: harmless */
 	il_workers_stop(w);
+}
+
+static atomic_int on_halt_calls;
+
+/* The halt's hook: counts its calls, and checks the members still run. */
+static void count_on_halt(void *ctx)
+{
+	atomic_fetch_add(&on_halt_calls, 1);
+}
+
+/*
+ * The orchestrator's halt word (wire/il_halt.h) ends busy members without
+ * this thread calling anything: as when the control thread of il-workload
+ * is starved behind 1024 of them. The hook runs once, by a member, and the
+ * stats end at the word's time, not at the later il_workers_halt.
+ */
+static void test_workers_halt_word_ends_members(void **state)
+{
+	static _Atomic uint64_t word;
+	struct il_workers_config c = cfg(3, busy_run);
+	struct il_workers *w = NULL;
+	uint64_t at;
+	cJSON *a;
+
+	atomic_store(&word, 0);
+	atomic_store(&ran, 0);
+	atomic_store(&on_halt_calls, 0);
+	c.halt_word = &word;
+	c.on_halt = count_on_halt;
+	w = start(&c);
+	il_workers_mark(w);
+	assert_true(wait_ran(3, 10000));
+	wait_cpu(w, il_ms_to_ns(5));
+	assert_int_equal(atomic_load(&on_halt_calls), 0);
+	at = il_now_ns();
+	atomic_store(&word, at);
+	assert_int_equal(wait_member_count(0, 30000), 0); /* a hang bound */
+	assert_int_equal(atomic_load(&on_halt_calls), 1);
+	usleep(20000);
+	il_workers_halt(w); /* what the control thread does when it gets to run */
+	assert_int_equal(atomic_load(&on_halt_calls), 1);
+	a = il_workers_stats_json(w, 0);
+	assert_true(num(a, "wall_ns") == (double)(at - il_workers_mark_ns(w)));
+	cJSON_Delete(a);
+	il_workers_stop(w);
+}
+
+/* A word written before the mark (a stop during the start): the members
+ * leave the gate only to end, and the stats have no wall time to divide. */
+static void test_workers_halt_word_before_mark(void **state)
+{
+	static _Atomic uint64_t word;
+	struct il_workers_config c = cfg(2, busy_run);
+	struct il_workers *w = NULL;
+	cJSON *a;
+
+	atomic_store(&word, 0);
+	atomic_store(&on_halt_calls, 0);
+	c.halt_word = &word;
+	c.on_halt = count_on_halt;
+	c.hold = true;
+	w = start(&c);
+	atomic_store(&word, il_now_ns());
+	usleep(1000);
+	il_workers_mark(w);
+	assert_int_equal(wait_member_count(0, 30000), 0);
+	assert_int_equal(atomic_load(&on_halt_calls), 1);
+	a = il_workers_stats_json(w, 0);
+	assert_true(num(a, "wall_ns") == 0);
+	assert_true(num(a, "cpu_share") == 0);
+	cJSON_Delete(a);
+	il_workers_stop(w);
+	assert_int_equal(atomic_load(&on_halt_calls), 1);
 }
 
 static void test_workers_cpu_resets_at_mark(void **state)
@@ -564,6 +638,8 @@ int main(void)
 	    cmocka_unit_test(test_workers_init_failure_fails_start),
 	    cmocka_unit_test(test_workers_stop_is_prompt),
 	    cmocka_unit_test(test_workers_halt_ends_members_and_stats),
+	    cmocka_unit_test(test_workers_halt_word_ends_members),
+	    cmocka_unit_test(test_workers_halt_word_before_mark),
 	    cmocka_unit_test(test_workers_cpu_resets_at_mark),
 	    cmocka_unit_test(test_workers_stats_json),
 	    cmocka_unit_test(test_workers_affinity_union),

@@ -32,6 +32,9 @@ struct il_load_config {
 	 * CPU carries load even while an RT hog stops the load balancer from
 	 * moving anything. An affinity set by the policy for role load wins. */
 	bool pin;
+	/* The run's halt word (wire/il_halt.h), or NULL: the threads end as
+	 * soon as the orchestrator writes it. */
+	const _Atomic uint64_t *halt_word;
 };
 
 struct il_load;

@@ -107,9 +107,10 @@ int main(int argc, char **argv)
 	if (w.load_threads) {
 		/* Pinned round-robin so every CPU carries load even while RT
 		 * hogs keep the load balancer from moving anything. */
-		ret = il_load_start(
-		    &(struct il_load_config){.threads = (unsigned)w.load_threads, .pin = true},
-		    il_child_thread_init, c, &w.load, err, sizeof(err));
+		ret = il_load_start(&(struct il_load_config){.threads = (unsigned)w.load_threads,
+							     .pin = true,
+							     .halt_word = il_child_halt_word(c)},
+				    il_child_thread_init, c, &w.load, err, sizeof(err));
 		if (ret < 0)
 			il_child_fail(c, "%s", err);
 	}
