@@ -193,6 +193,9 @@ int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *in
 	*out = h;
 	return 0;
 fail:
+	/* A start that failed halted (and joined) the hogs: the halt's hook
+	 * read /proc/stat. */
+	il_cpustat_free(h->halt_stat);
 	for (unsigned i = 0; h->js && i < c->threads; i++)
 		il_js_free(h->js[i]);
 	free(h->js);
