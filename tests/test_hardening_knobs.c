@@ -639,10 +639,7 @@ int main(void)
 				      il_test_knobs_teardown),
 	};
 
-	/* IL_TEST_ONLY=glob runs a subset, IL_TEST_SKIP=glob leaves some out. */
-	if (getenv("IL_TEST_ONLY"))
-		cmocka_set_test_filter(getenv("IL_TEST_ONLY"));
-	if (getenv("IL_TEST_SKIP"))
-		cmocka_set_skip_filter(getenv("IL_TEST_SKIP"));
+	if (il_test_filters("test_hardening_knobs", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, setup, il_test_knobs_suite_teardown);
 }

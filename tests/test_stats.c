@@ -4,7 +4,6 @@
  * round-to-round variance (tests/data/round-variance.csv).
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -524,21 +523,7 @@ int main(void)
 
 	/* ctest runs the two error-rate simulations (test_stats_sim_*) as a
 	 * test of their own, beside the ASan pass (tests/sweep.cmake). */
-	if (getenv("IL_TEST_ONLY")) {
-		size_t k = 0;
-
-		/* A pattern that matches no case would pass with none run. */
-		while (k < sizeof(tests) / sizeof(tests[0]) &&
-		       fnmatch(getenv("IL_TEST_ONLY"), tests[k].name, 0) != 0)
-			k++;
-		if (k == sizeof(tests) / sizeof(tests[0])) {
-			fprintf(stderr, "test_stats: IL_TEST_ONLY=%s matches no case\n",
-				getenv("IL_TEST_ONLY"));
-			return 1;
-		}
-		cmocka_set_test_filter(getenv("IL_TEST_ONLY"));
-	}
-	if (getenv("IL_TEST_SKIP"))
-		cmocka_set_skip_filter(getenv("IL_TEST_SKIP"));
+	if (il_test_filters("test_stats", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

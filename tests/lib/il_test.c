@@ -1,6 +1,7 @@
 #include "il_test.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -355,4 +356,23 @@ int il_test_capture(int (*fn)(int, char **), int argc, char **argv, char *out, s
 	close(fo);
 	close(fe);
 	return rc;
+}
+
+int il_test_filters(const char *prog, const struct CMUnitTest *tests, size_t n)
+{
+	const char *only = getenv("IL_TEST_ONLY");
+	size_t k = 0;
+
+	if (only) {
+		while (k < n && fnmatch(only, tests[k].name, 0) != 0)
+			k++;
+		if (k == n) {
+			fprintf(stderr, "%s: IL_TEST_ONLY=%s matches no case\n", prog, only);
+			return -1;
+		}
+		cmocka_set_test_filter(only);
+	}
+	if (getenv("IL_TEST_SKIP"))
+		cmocka_set_skip_filter(getenv("IL_TEST_SKIP"));
+	return 0;
 }

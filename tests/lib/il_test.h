@@ -25,6 +25,14 @@
 
 #include <cjson/cJSON.h>
 
+/*
+ * The environment's case filters, for a test's main: IL_TEST_ONLY=glob runs
+ * only the cases it matches, IL_TEST_SKIP=glob leaves out those it matches.
+ * Returns -1 (after one line on stderr naming prog) when IL_TEST_ONLY
+ * matches none of the n cases: cmocka would run none and pass.
+ */
+int il_test_filters(const char *prog, const struct CMUnitTest *tests, size_t n);
+
 /* Prints "skipped: <why>"; the IL_TEST_SKIP macro then calls skip(). */
 void il_test_skip_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
