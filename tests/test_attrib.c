@@ -778,5 +778,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_attrib_report, setup, teardown),
 	};
 
+	if (il_test_filters("test_attrib", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

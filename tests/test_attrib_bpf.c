@@ -592,5 +592,7 @@ int main(void)
 	    cmocka_unit_test(test_attrib_bpf_schedstat),
 	};
 
+	if (il_test_filters("test_attrib_bpf", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -456,5 +456,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_attrib_run_trace_marker, il_test_proc_teardown),
 	};
 
+	if (il_test_filters("test_attrib_run", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, group_setup, il_test_suite_teardown);
 }

@@ -252,5 +252,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_background_sigkill_then_check, teardown),
 	};
 
+	if (il_test_filters("test_background", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

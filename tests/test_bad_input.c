@@ -722,5 +722,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_input_output_modes),
 	};
 
+	if (il_test_filters("test_bad_input", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, group_setup, il_test_suite_teardown);
 }

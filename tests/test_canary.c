@@ -240,5 +240,7 @@ int main(void)
 	    cmocka_unit_test(test_canary_fifo_hog_stalls),
 	    cmocka_unit_test(test_canary_load_share),
 	};
+	if (il_test_filters("test_canary", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -206,5 +206,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_chain_sigint_writes_outputs, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_chain_bad_cli, il_test_proc_teardown),
 	};
+	if (il_test_filters("test_chain", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, il_test_suite_setup, il_test_suite_teardown);
 }

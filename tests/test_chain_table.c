@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "il_test.h"
+
 #include "il_chain.h"
 
 static void test_chain_table_hops_connect(void **state)
@@ -113,5 +115,7 @@ int main(void)
 	    cmocka_unit_test(test_chain_table_channels),
 	};
 
+	if (il_test_filters("test_chain_table", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -420,5 +420,7 @@ int main(void)
 	    cmocka_unit_test(test_compare_impossible_values_refused),
 	};
 
+	if (il_test_filters("test_compare", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "il_test.h"
+
 #include "il_cpustat.h"
 
 static const char stat_a[] = "cpu  300 0 300 1400 0 0 0 0 0 0\n"
@@ -126,5 +128,7 @@ int main(void)
 	    cmocka_unit_test(test_cpustat_parse_rejects_garbage),
 	    cmocka_unit_test(test_cpustat_read_proc),
 	};
+	if (il_test_filters("test_cpustat", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "il_test.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -241,5 +243,7 @@ int main(void)
 	    cmocka_unit_test(test_event_window_grows),
 	};
 
+	if (il_test_filters("test_event_window", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

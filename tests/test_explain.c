@@ -316,5 +316,7 @@ int main(void)
 	    cmocka_unit_test(test_explain_unavailable),
 	};
 
+	if (il_test_filters("test_explain", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -314,6 +314,8 @@ int main(void)
 					 il_test_proc_teardown, NULL};
 	tests[n++] = (struct CMUnitTest){"test_faults_stall_kill", test_faults_stall_kill, NULL,
 					 il_test_proc_teardown, NULL};
+	if (il_test_filters("test_faults", tests, n) < 0)
+		return 1;
 	return _cmocka_run_group_tests("test_faults", tests, n, il_test_suite_setup,
 				       il_test_suite_teardown);
 }

@@ -94,5 +94,7 @@ int main(void)
 	    cmocka_unit_test(test_file_read_proc_small_cap),
 	};
 
+	if (il_test_filters("test_file", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

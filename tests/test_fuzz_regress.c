@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "il_test.h"
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -148,5 +150,7 @@ int main(void)
 	    cmocka_unit_test(test_fuzz_regress_empty),
 	};
 
+	if (il_test_filters("test_fuzz_regress", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

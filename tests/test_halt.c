@@ -135,5 +135,7 @@ int main(void)
 	    cmocka_unit_test(test_halt_file_is_sealed),
 	    cmocka_unit_test(test_halt_map_refuses),
 	};
+	if (il_test_filters("test_halt", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "il_test.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -129,5 +131,7 @@ int main(void)
 	    cmocka_unit_test(test_hist_bucket_width),
 	    cmocka_unit_test(test_hist_merge_and_empty),
 	};
+	if (il_test_filters("test_hist", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -553,5 +553,7 @@ int main(void)
 	    cmocka_unit_test(test_hog_init_error_reported),
 	    cmocka_unit_test(test_hog_bad_config),
 	};
+	if (il_test_filters("test_hog", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

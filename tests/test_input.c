@@ -229,5 +229,7 @@ int main(void)
 	    cmocka_unit_test(test_input_replay_missing_file),
 	    cmocka_unit_test(test_input_replay_timing),
 	};
+	if (il_test_filters("test_input", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

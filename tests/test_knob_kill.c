@@ -324,6 +324,8 @@ int main(void)
 					    il_test_knobs_teardown),
 	};
 
+	if (il_test_filters("test_knob_kill", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, il_test_knobs_suite_setup,
 				      il_test_knobs_suite_teardown);
 }

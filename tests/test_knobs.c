@@ -431,5 +431,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_knobs_check_restores_after_kill, teardown),
 	    cmocka_unit_test_teardown(test_knobs_cmd_restore, teardown),
 	};
+	if (il_test_filters("test_knobs", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

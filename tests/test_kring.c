@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "il_test.h"
+
 #include "il_kring_reader.h"
 
 #define NCPU 2
@@ -285,5 +287,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_kring_head_past_a_ring, setup, teardown),
 	};
 
+	if (il_test_filters("test_kring", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

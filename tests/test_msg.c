@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "il_test.h"
 #include <errno.h>
 #include <string.h>
 
@@ -127,5 +129,7 @@ int main(void)
 	    cmocka_unit_test(test_msg_bad_version),
 	    cmocka_unit_test(test_msg_bad_type),
 	};
+	if (il_test_filters("test_msg", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

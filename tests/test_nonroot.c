@@ -423,5 +423,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], RUN_AS) == 0)
 		return run_as_main(argc, argv);
+	if (il_test_filters("test_nonroot", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -188,5 +188,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_oncpu_share_one_program_per_run, il_test_proc_teardown),
 	};
 
+	if (il_test_filters("test_oncpu_share", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

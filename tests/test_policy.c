@@ -503,5 +503,7 @@ int main(void)
 	    cmocka_unit_test(test_policy_class_names),
 	    cmocka_unit_test(test_policy_cmd_policies),
 	};
+	if (il_test_filters("test_policy", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

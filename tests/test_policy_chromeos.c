@@ -450,5 +450,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_policy_chromeos_rt, teardown),
 	};
 
+	if (il_test_filters("test_policy_chromeos", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, il_test_suite_setup, group_teardown);
 }

@@ -59,5 +59,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_policy_run_bad, il_test_proc_teardown),
 	};
 
+	if (il_test_filters("test_policy_run_bad", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, il_test_suite_setup, il_test_suite_teardown);
 }

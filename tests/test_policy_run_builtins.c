@@ -426,6 +426,8 @@ int main(void)
 		tests[i] = (struct CMUnitTest){names[i], test_policy_run_builtins, NULL,
 					       il_test_knobs_teardown, (void *)builtins[i]};
 	}
+	if (il_test_filters("test_policy_run_builtins", tests, NBUILTINS) < 0)
+		return 1;
 	return _cmocka_run_group_tests("test_policy_run_builtins", tests, NBUILTINS,
 				       il_test_knobs_suite_setup, il_test_knobs_suite_teardown);
 }

@@ -138,6 +138,8 @@ int main(void)
 	    cmocka_unit_test_teardown(test_policy_run_knob_sigint, il_test_knobs_teardown),
 	};
 
+	if (il_test_filters("test_policy_run_knobs", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, il_test_knobs_suite_setup,
 				      il_test_knobs_suite_teardown);
 }

@@ -68,5 +68,7 @@ int main(void)
 	    cmocka_unit_test(test_present_drm_missing_device),
 	    cmocka_unit_test(test_present_drm_not_kms),
 	};
+	if (il_test_filters("test_present", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

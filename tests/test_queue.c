@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "il_test.h"
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
@@ -160,5 +162,7 @@ int main(void)
 	    cmocka_unit_test(test_queue_full_reports_enobufs),
 	    cmocka_unit_test(test_queue_push_after_close_is_harmless),
 	};
+	if (il_test_filters("test_queue", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -593,5 +593,7 @@ int main(void)
 	    cmocka_unit_test(test_report_real_work_accuracy),
 	};
 
+	if (il_test_filters("test_report", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -182,6 +182,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_reproduce_quick, il_test_knobs_teardown),
 	};
+	if (il_test_filters("test_reproduce", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, il_test_knobs_suite_setup,
 				      il_test_knobs_suite_teardown);
 }

@@ -487,5 +487,7 @@ int main(void)
 	    cmocka_unit_test(test_sched_refuses_rt_without_rttime),
 	};
 	int failed = cmocka_run_group_tests(before_limit, NULL, NULL);
+	if (il_test_filters("test_sched", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return failed + cmocka_run_group_tests(tests, setup, NULL);
 }

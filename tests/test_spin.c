@@ -335,5 +335,7 @@ int main(void)
 	    cmocka_unit_test(test_spin_handoff_bounds_wait),
 	};
 
+	if (il_test_filters("test_spin", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -184,5 +184,7 @@ int main(void)
 	    cmocka_unit_test(test_spin_bpf_publish),
 	};
 
+	if (il_test_filters("test_spin_bpf", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

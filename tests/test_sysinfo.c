@@ -245,5 +245,7 @@ int main(void)
 	    cmocka_unit_test(test_sysinfo_run_json),
 	};
 
+	if (il_test_filters("test_sysinfo", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "il_test.h"
+
 #include <cJSON.h>
 
 #include "il_trace.h"
@@ -286,5 +288,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_trace_refuses_symlink, setup, teardown),
 	};
 
+	if (il_test_filters("test_trace", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

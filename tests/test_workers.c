@@ -648,5 +648,7 @@ int main(void)
 	    cmocka_unit_test(test_workers_bad_config),
 	    cmocka_unit_test(test_workers_rand_between),
 	};
+	if (il_test_filters("test_workers", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

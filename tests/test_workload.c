@@ -21,6 +21,8 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "il_test.h"
+
 #include "il_clock.h"
 #include "il_msg.h"
 
@@ -246,5 +248,7 @@ int main(void)
 	    cmocka_unit_test(test_workload_eof_exits),
 	    cmocka_unit_test(test_workload_bad_option),
 	};
+	if (il_test_filters("test_workload", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
