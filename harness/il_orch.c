@@ -552,11 +552,12 @@ static void check_liveness(struct il_run *r, uint64_t now)
 		 * now: after the loop was held up (a starved CPU, a slow reap),
 		 * this tick runs before the I/O of the same turn, where the
 		 * answers (and a dead child's exit) are still waiting to be read.
-		 * A child that died is not hung either: its exit says "died".
+		 * A child that died, or is dying, is not hung either: its exit
+		 * says "died".
 		 */
 		if (p->ping_sent_ns && r->io_seen_ns > p->ping_sent_ns &&
 		    r->io_seen_ns - p->ping_sent_ns > il_ms_to_ns(dead_ms)) {
-			if (il_proc_has_ended(p))
+			if (il_proc_is_ending(p))
 				continue;
 			il_orch_fail(
 			    r, "%s stopped answering (no reply for %llu ms); stopping the run",

@@ -1,5 +1,6 @@
 #include "il_spawn.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,7 +103,72 @@ void il_proc_kill(struct il_proc *p)
 		uv_process_kill(&p->process, SIGKILL);
 }
 
-bool il_proc_has_ended(const struct il_proc *p)
+/* PF_EXITING in include/linux/sched.h: the task is in do_exit. */
+#define TASK_PF_EXITING 0x00000004u
+
+/* True when thread tid of pid is in do_exit, or gone (-1 on no such pid). */
+static int thread_exiting(pid_t pid, const char *tid)
+{
+	char path[300], buf[1024], *s;
+	unsigned long flags;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid, tid);
+	if (!(f = fopen(path, "re")))
+		return 1; /* gone meanwhile */
+	s = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	/* Fields count from the last ')': state(3) ... flags(9). */
+	return s && (s = strrchr(buf, ')')) &&
+	       sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
+	       (flags & TASK_PF_EXITING);
+}
+
+/* A SIGKILL pending for pid's main thread or its whole group. */
+static bool sigkill_pending(pid_t pid)
+{
+	char path[64], buf[256];
+	unsigned long long mask;
+	bool killed = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (!killed && fgets(buf, sizeof(buf), f))
+		if ((sscanf(buf, "SigPnd: %llx", &mask) == 1 ||
+		     sscanf(buf, "ShdPnd: %llx", &mask) == 1) &&
+		    (mask & (1ull << (SIGKILL - 1))))
+			killed = true;
+	fclose(f);
+	return killed;
+}
+
+bool il_pid_exiting(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	bool all = true;
+	int seen = 0;
+	DIR *d;
+
+	if (sigkill_pending(pid))
+		return true;
+	/* Every thread in do_exit: the group is ending (one thread of it
+	 * ending, its main one by pthread_exit, is not). */
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(d = opendir(path)))
+		return false;
+	while (all && (e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			seen++;
+			all = thread_exiting(pid, e->d_name) > 0;
+		}
+	closedir(d);
+	return all && seen > 0;
+}
+
+bool il_proc_is_ending(const struct il_proc *p)
 {
 	siginfo_t si;
 
@@ -110,8 +176,10 @@ bool il_proc_has_ended(const struct il_proc *p)
 		return p->spawned;
 	/* WNOWAIT: a look only; libuv's SIGCHLD handling still reaps it. */
 	memset(&si, 0, sizeof(si));
-	return waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-	       si.si_pid == p->pid;
+	if (waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+	    si.si_pid == p->pid)
+		return true;
+	return il_pid_exiting(p->pid);
 }
 
 void il_proc_close(struct il_proc *p)

@@ -61,8 +61,18 @@ void il_proc_kill(struct il_proc *p);
  * True when the child has ended, whether or not its exit has reached the
  * loop yet (libuv reaps it, and calls .exited, in the loop's I/O phase,
  * after the timers of the same turn): a look that leaves it to be reaped.
+ * Also while it is on its way out (in do_exit, or a SIGKILL pending): its
+ * exit will come, and say "died".
  */
-bool il_proc_has_ended(const struct il_proc *p);
+bool il_proc_is_ending(const struct il_proc *p);
+
+/*
+ * True while process pid is on its way out: a SIGKILL is pending for it, or
+ * every one of its threads is in do_exit (PF_EXITING). A killed child under
+ * ASan on a loaded CPU took more than a second releasing its memory before
+ * it was a zombie, and a ping unanswered meanwhile had called it hung.
+ */
+bool il_pid_exiting(pid_t pid);
 
 /* Closes the handles (after the child exited or was killed). */
 void il_proc_close(struct il_proc *p);

@@ -10,6 +10,8 @@ il_add_run_test(test_knob_kill SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_knob_kill.
                 LIBS il_test_knobs LABELS "root;slow" TIMEOUT 300)
 il_add_run_test(test_faults SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_faults.c
                 LABELS unit TIMEOUT 180)
+# What test_faults's SIGKILLs rely on: a dying child is not called hung.
+il_add_test(test_spawn SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spawn.c LIBS il_harness)
 il_add_run_test(test_bad_input SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_bad_input.c
                 LIBS il_test_knobs LABELS unit TIMEOUT 180)
 il_add_run_test(test_nonroot SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_nonroot.c
