@@ -289,15 +289,6 @@ void il_workers_mark(struct il_workers *w)
 	il_workers_open(w);
 }
 
-/*
- * The stop is told first and the stats taken after: members that are
- * still busy then end as soon as they next run, and each one ended is a
- * thread less for the control thread to share the CPUs with. Taken first,
- * the stats were built among 1024 busy members, at a thousandth of a CPU,
- * and a stop that wakes threads in four processes took 3 to 6 s. (Demoting
- * the members to SCHED_IDLE instead starved their very end whenever other
- * work kept the CPUs busy.)
- */
 /* The halt, once, with w->lock held: its time, the user's hook while the
  * members still run, then the stop flag and every sleeper woken. */
 static void halt_locked(struct il_workers *w, uint64_t at_ns)
@@ -319,6 +310,15 @@ static uint64_t halt_word_ns(const struct il_workers *w)
 	return w->cfg.halt_word ? atomic_load_explicit(w->cfg.halt_word, memory_order_acquire) : 0;
 }
 
+/*
+ * The stop is told first and the stats taken after: members that are
+ * still busy then end as soon as they next run, and each one ended is a
+ * thread less for the control thread to share the CPUs with. Taken first,
+ * the stats were built among 1024 busy members, at a thousandth of a CPU,
+ * and a stop that wakes threads in four processes took 3 to 6 s. (Demoting
+ * the members to SCHED_IDLE instead starved their very end whenever other
+ * work kept the CPUs busy.)
+ */
 void il_workers_halt(struct il_workers *w)
 {
 	uint64_t at;
