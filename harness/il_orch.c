@@ -102,14 +102,8 @@ static void inject_mark(struct il_run *r, uint64_t id, bool begin)
 				 (unsigned long long)id)
 		      : snprintf(buf, sizeof(buf), "E|%d", (int)getpid());
 
-	/* Not the run's failure, but counted: the report says what the trace lacks. */
-	if (n > 0 && write(r->marker_fd, buf, (size_t)n) == (ssize_t)n) {
-		r->marks.written++;
-		return;
-	}
-	if (!r->marks.first_err)
-		r->marks.first_err = errno ? errno : EIO;
-	r->marks.failed++;
+	if (n > 0)
+		il_marks_write(&r->marks, r->marker_fd, buf, (size_t)n);
 }
 
 static void inject_stop(struct il_run *r)

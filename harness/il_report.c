@@ -515,24 +515,6 @@ static cJSON *hygiene_json(const struct il_result *r)
 	return o;
 }
 
-/* One process's marker account, as the children send theirs. */
-static cJSON *marks_json(const struct il_marks *m)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	cJSON_AddNumberToObject(o, "written", (double)m->written);
-	cJSON_AddNumberToObject(o, "failed", (double)m->failed);
-	if (m->first_err)
-		cJSON_AddStringToObject(o, "first_error", strerror(m->first_err));
-	else
-		cJSON_AddNullToObject(o, "first_error");
-	if (m->open_err)
-		cJSON_AddStringToObject(o, "open_error", strerror(m->open_err));
-	else
-		cJSON_AddNullToObject(o, "open_error");
-	return o;
-}
-
 /*
  * trace_marker: null without --trace-marker; else whether tracing was on
  * at the start, and per process what it wrote, what the kernel refused,
@@ -547,16 +529,16 @@ static cJSON *trace_marker_json(const struct il_result *r)
 	if (!r->marks || !r->marks->asked)
 		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
-	if (r->marks->tracing_on >= 0) {
-		cJSON_AddBoolToObject(o, "tracing_on", r->marks->tracing_on);
+	if (r->tracing_on >= 0) {
+		cJSON_AddBoolToObject(o, "tracing_on", r->tracing_on);
 		cJSON_AddNullToObject(o, "tracing_on_why");
 	} else {
-		snprintf(why, sizeof(why), "unreadable: %s", strerror(-r->marks->tracing_on));
+		snprintf(why, sizeof(why), "unreadable: %s", strerror(-r->tracing_on));
 		cJSON_AddNullToObject(o, "tracing_on");
 		cJSON_AddStringToObject(o, "tracing_on_why", why);
 	}
 	p = cJSON_AddObjectToObject(o, "processes");
-	cJSON_AddItemToObject(p, "inputlat", marks_json(r->marks));
+	cJSON_AddItemToObject(p, "inputlat", il_marks_json(r->marks));
 	for (int i = 0; i < IL_PROC_COUNT; i++) {
 		const cJSON *m = r->stats[i]
 				     ? cJSON_GetObjectItemCaseSensitive(r->stats[i], "trace_marker")
@@ -574,11 +556,12 @@ static void trace_marker_check(const struct il_result *r, struct il_warnings *w)
 {
 	if (!r->marks || !r->marks->asked)
 		return;
-	if (r->marks->failed)
+	if (atomic_load(&r->marks->failed))
 		il_warn(w, "--trace-marker: inputlat: %llu of %llu markers not written (%s)",
-			(unsigned long long)r->marks->failed,
-			(unsigned long long)(r->marks->failed + r->marks->written),
-			strerror(r->marks->first_err));
+			(unsigned long long)atomic_load(&r->marks->failed),
+			(unsigned long long)(atomic_load(&r->marks->failed) +
+					     atomic_load(&r->marks->written)),
+			strerror(atomic_load(&r->marks->first_err)));
 	for (int i = 0; i < IL_PROC_COUNT; i++) {
 		const cJSON *m = r->stats[i]
 				     ? cJSON_GetObjectItemCaseSensitive(r->stats[i], "trace_marker")

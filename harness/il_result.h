@@ -16,6 +16,7 @@
 #include "il_chain.h"
 #include "il_event_sink.h"
 #include "il_knobs.h"
+#include "il_marks.h"
 #include "il_msg.h"
 #include "il_policy.h"
 #include "il_run_opts.h"
@@ -35,20 +36,6 @@ struct il_warnings {
 	size_t n;	/* entries in msg; at most IL_WARNINGS_MAX */
 	size_t dropped; /* warnings beyond IL_WARNINGS_MAX, counted */
 	char msg[IL_WARNINGS_MAX][400];
-};
-
-/*
- * --trace-marker's account in the orchestrator (its injection slices):
- * asked, and if so whether tracing was on at the start (1, 0, or -errno
- * when tracing_on was unreadable), the markers written and refused (with
- * the first errno), or the errno of an open that failed.
- */
-struct il_marks {
-	bool asked;
-	int tracing_on;
-	int open_err;
-	uint64_t written, failed;
-	int first_err;
 };
 
 /* Appends one warning and prints it as one line on stderr,
@@ -121,9 +108,11 @@ struct il_result {
 	bool dma_held;
 	const char *dma_why;
 
-	/* --trace-marker: the orchestrator's account; the children's are in
-	 * their stats ("trace_marker"). */
+	/* --trace-marker: the orchestrator's account (its injection slices;
+	 * the children's are in their stats, "trace_marker"), and tracefs's
+	 * tracing_on at the start: 1, 0, or -errno when unreadable. */
 	const struct il_marks *marks;
+	int tracing_on;
 
 	/* The orchestrator itself (the injector's thread in the trace). */
 	int self_pid, self_tid;

@@ -196,14 +196,14 @@ static int attribution_start(struct il_run *r)
 		 * mounted (il_tracefs.h); the children open their own. */
 		r->marker_fd = il_tracefs_open_marker();
 		r->marks.asked = true;
-		r->marks.tracing_on = il_tracefs_tracing_on();
+		r->tracing_on = il_tracefs_tracing_on();
 		if (r->marker_fd < 0) {
 			r->marks.open_err = -r->marker_fd;
 			il_warn(&r->warnings,
 				"--trace-marker: cannot open tracefs trace_marker: %s (needs root, "
 				"and a kernel with tracefs); the run has no markers",
 				strerror(-r->marker_fd));
-		} else if (r->marks.tracing_on == 0) {
+		} else if (r->tracing_on == 0) {
 			/* Written, and dropped by the kernel: the trace would show none. */
 			il_warn(&r->warnings,
 				"--trace-marker: tracefs tracing_on is 0, so the kernel drops "
@@ -367,6 +367,7 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->dma_held = r->dma_fd >= 0;
 	res->dma_why = r->dma_why;
 	res->marks = &r->marks;
+	res->tracing_on = r->tracing_on;
 	res->run_stats = r->stats;
 	res->sinks = &r->sinks;
 	res->completed = il_event_window_completed(r->events);

@@ -116,6 +116,7 @@ struct il_run {
 	struct il_attrib_run *attrib; /* kernel attribution (available or saying why not) */
 	int marker_fd;		      /* tracefs trace_marker with --trace-marker, else -1 */
 	struct il_marks marks;	      /* what became of the orchestrator's markers */
+	int tracing_on;		      /* tracefs's, at the start, with --trace-marker */
 	struct il_ctxsw *ctxsw;	      /* wake-ups of the chain's threads */
 	bool lock_prepared;	      /* il_lock_kind_prepare(o->lock) held for the run */
 	uint64_t last_sample_ns;

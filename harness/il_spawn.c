@@ -106,8 +106,8 @@ void il_proc_kill(struct il_proc *p)
 /* PF_EXITING in include/linux/sched.h: the task is in do_exit. */
 #define TASK_PF_EXITING 0x00000004u
 
-/* True when thread tid of pid is in do_exit, or gone (-1 on no such pid). */
-static int thread_exiting(pid_t pid, const char *tid)
+/* True when thread tid of pid is in do_exit, or already gone. */
+static bool thread_exiting(pid_t pid, const char *tid)
 {
 	char path[300], buf[1024], *s;
 	unsigned long flags;
@@ -115,7 +115,7 @@ static int thread_exiting(pid_t pid, const char *tid)
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid, tid);
 	if (!(f = fopen(path, "re")))
-		return 1; /* gone meanwhile */
+		return true; /* gone meanwhile */
 	s = fgets(buf, sizeof(buf), f);
 	fclose(f);
 	/* Fields count from the last ')': state(3) ... flags(9). */
@@ -162,7 +162,7 @@ bool il_pid_exiting(pid_t pid)
 	while (all && (e = readdir(d)))
 		if (e->d_name[0] != '.') {
 			seen++;
-			all = thread_exiting(pid, e->d_name) > 0;
+			all = thread_exiting(pid, e->d_name);
 		}
 	closedir(d);
 	return all && seen > 0;

@@ -12,6 +12,7 @@
 
 #include "il_ctl.h"
 #include "il_halt.h"
+#include "il_marks.h"
 #include "il_memlock.h"
 #include "il_parse.h"
 #include "il_policy.h"
@@ -92,54 +93,22 @@ static int parse_work(struct il_child *c, const char *v)
 
 int il_hop_marker_fd = -1;
 
-/* --trace-marker's account, in the process's stats: what was written, what
- * the kernel refused (and its first errno), or why the file never opened. */
-static struct {
-	bool asked;
-	int open_err; /* errno of the open, 0 when it opened */
-	_Atomic uint64_t written, failed;
-	_Atomic int first_err;
-} marks;
+/* --trace-marker's account, sent in the process's stats. */
+static struct il_marks marks;
 
 void il_hop_mark(const struct il_msg *m, enum il_stamp k, int begin)
 {
 	const struct il_hop_desc *d = il_chain_hop((int)k);
 	char buf[128];
-	int n, zero = 0;
+	int n;
 
 	if (begin)
 		n = snprintf(buf, sizeof(buf), "B|%d|hop %d %s ev=%llu", (int)getpid(), (int)k,
 			     d ? d->name : "?", (unsigned long long)m->event_id);
 	else
 		n = snprintf(buf, sizeof(buf), "E|%d", (int)getpid());
-	/* Not an error of the run, but counted: the report says what the trace lacks. */
-	if (n > 0 && write(il_hop_marker_fd, buf, (size_t)n) == (ssize_t)n) {
-		atomic_fetch_add_explicit(&marks.written, 1, memory_order_relaxed);
-		return;
-	}
-	atomic_compare_exchange_strong(&marks.first_err, &zero, errno ? errno : EIO);
-	atomic_fetch_add_explicit(&marks.failed, 1, memory_order_relaxed);
-}
-
-/* {"written": N, "failed": M, "first_error": "..."|null, "open_error": ...}. */
-static void marks_json(cJSON *stats)
-{
-	cJSON *o;
-	int err = atomic_load(&marks.first_err);
-
-	if (!marks.asked)
-		return;
-	o = cJSON_AddObjectToObject(stats, "trace_marker");
-	cJSON_AddNumberToObject(o, "written", (double)atomic_load(&marks.written));
-	cJSON_AddNumberToObject(o, "failed", (double)atomic_load(&marks.failed));
-	if (err)
-		cJSON_AddStringToObject(o, "first_error", strerror(err));
-	else
-		cJSON_AddNullToObject(o, "first_error");
-	if (marks.open_err)
-		cJSON_AddStringToObject(o, "open_error", strerror(marks.open_err));
-	else
-		cJSON_AddNullToObject(o, "open_error");
+	if (n > 0)
+		il_marks_write(&marks, il_hop_marker_fd, buf, (size_t)n);
 }
 
 static int parse_common(struct il_child *c, const char *name, const char *v, pid_t *parent)
@@ -263,7 +232,8 @@ static void ctl_frame_cb(void *ctx, const struct il_frame *f, const struct il_ms
 				cJSON_AddStringToObject(ml, "why", c->memlock_why);
 		}
 		cJSON_AddStringToObject(stats, "lock", il_lock_kind_name(c->lock));
-		marks_json(stats);
+		if (marks.asked)
+			cJSON_AddItemToObject(stats, "trace_marker", il_marks_json(&marks));
 		ctl_send_or_exit(c, stats);
 		cJSON_Delete(stats);
 		il_frame_reader_free(c->reader);

@@ -40,14 +40,14 @@ struct il_workers {
 	char err[256];
 	bool open; /* the starter's: il_workers_open was called */
 	/*
-	 * Futex words, not the condition variable: a broadcast to 1024 members
+	 * A futex word, not the condition variable: a broadcast to 1024 members
 	 * waiting with the lock makes each one take the lock in turn on its way
 	 * out, one wake-up after the other among those already busy, and the
 	 * load took seconds to reach its strength after the start. Members
-	 * waiting on these words wake and go, each on its own.
+	 * waiting on the word (at the gate, or asleep once past it) wake and
+	 * go, each on its own.
 	 */
 	_Atomic uint32_t gate; /* GATE_OPEN | GATE_STOP, 0 while closed */
-	_Atomic uint32_t stop; /* 1 once halted: members end */
 	cpu_set_t cpus;	       /* the union of the members' affinity in force */
 
 	uint64_t mark_ns;
@@ -298,8 +298,6 @@ static void halt_locked(struct il_workers *w, uint64_t at_ns)
 		if (w->cfg.on_halt)
 			w->cfg.on_halt(w->cfg.ctx);
 	}
-	atomic_store(&w->stop, 1);
-	word_wake_all(&w->stop);
 	atomic_fetch_or(&w->gate, GATE_STOP);
 	word_wake_all(&w->gate);
 }
@@ -451,7 +449,7 @@ bool il_worker_stopping(const struct il_worker *self)
 	struct il_workers *w = self->w;
 	uint64_t at;
 
-	if (atomic_load_explicit(&w->stop, memory_order_relaxed))
+	if (atomic_load_explicit(&w->gate, memory_order_relaxed) & GATE_STOP)
 		return true;
 	at = halt_word_ns(w);
 	if (!at)
@@ -476,8 +474,9 @@ void il_worker_sleep_until(struct il_worker *self, uint64_t abs_ns)
 {
 	struct il_workers *w = self->w;
 
+	/* Past the gate, the word is GATE_OPEN until the halt adds GATE_STOP. */
 	while (!il_worker_stopping(self) && il_now_ns() < abs_ns)
-		word_wait(&w->stop, 0, abs_ns);
+		word_wait(&w->gate, GATE_OPEN, abs_ns);
 }
 
 uint64_t il_workers_rand(uint64_t *state)
