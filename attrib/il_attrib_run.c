@@ -11,8 +11,7 @@
 #include "il_capture.h"
 #include "il_clock.h"
 #include "il_cpustat.h"
-#include "il_file.h"
-#include "il_parse.h"
+#include "il_procfs.h"
 
 /*
  * schedstat's run_delay is the kernel's own count of a thread's run-queue
@@ -146,31 +145,6 @@ const struct il_attrib *il_attrib_run_engine(const struct il_attrib_run *r)
 	return r && r->available ? r->eng : NULL;
 }
 
-/* schedstat's second field: time spent waiting on a run queue, ns. */
-static int read_run_delay(int pid, int tid, uint64_t *out)
-{
-	char path[96], *text, *sp, *end;
-	uint64_t v;
-	int rc;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
-	text = il_file_read(path, 256, NULL);
-	if (!text)
-		return -errno;
-	sp = strchr(text, ' ');
-	end = sp ? strchr(sp + 1, ' ') : NULL;
-	if (!sp || !end) {
-		free(text);
-		return -EINVAL;
-	}
-	*end = '\0';
-	rc = il_parse_u64(sp + 1, 0, UINT64_MAX, &v);
-	free(text);
-	if (rc == 0)
-		*out = v;
-	return rc;
-}
-
 static const char *str_of(const cJSON *o, const char *key)
 {
 	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
@@ -202,7 +176,8 @@ static int add_thread(struct il_attrib_run *r, const struct il_attrib_thread *t,
 	x->rt = t->policy && (!strcmp(t->policy, "fifo") || !strcmp(t->policy, "rr") ||
 			      !strcmp(t->policy, "deadline"));
 	x->followed = !t->name_only;
-	x->have0 = x->followed && read_run_delay(t->pid, t->tid, &x->delay0_ns) == 0;
+	x->have0 =
+	    x->followed && il_procfs_schedstat(t->pid, t->tid, NULL, &x->delay0_ns, NULL) == 0;
 	r->nt++;
 	return 0;
 }
@@ -365,8 +340,9 @@ void il_attrib_run_stop(struct il_attrib_run *r)
 	il_attrib_run_tick(r);
 	r->run_drops = r->drops;
 	for (size_t i = 0; i < r->nt; i++)
-		r->t[i].have1 = r->t[i].followed &&
-				read_run_delay(r->t[i].pid, r->t[i].tid, &r->t[i].delay1_ns) == 0;
+		r->t[i].have1 =
+		    r->t[i].followed && il_procfs_schedstat(r->t[i].pid, r->t[i].tid, NULL,
+							    &r->t[i].delay1_ns, NULL) == 0;
 	il_cpustat_read(&r->stat1);
 }
 

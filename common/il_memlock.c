@@ -1,4 +1,5 @@
 #include "il_memlock.h"
+#include "il_procfs.h"
 #include "il_rss.h"
 
 #include <errno.h>
@@ -15,17 +16,11 @@
 /* Is CAP_IPC_LOCK (bit 14) in our effective set? From /proc/self/status. */
 static bool has_ipc_lock(void)
 {
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	unsigned long long caps = 0;
+	char text[IL_PROCFS_STATUS_MAX];
+	uint64_t caps;
 
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "CapEff:", 7) == 0 && sscanf(line + 7, "%llx", &caps) == 1)
-			break;
-	fclose(f);
-	return caps >> 14 & 1;
+	return il_procfs_status(0, 0, text, sizeof(text)) == 0 &&
+	       il_procfs_status_field(text, "CapEff", 16, &caps) == 0 && (caps >> 14 & 1);
 }
 
 int il_memlock_all(char *why, size_t whylen)

@@ -1,22 +1,14 @@
 #include "il_rss.h"
-
-#include <stdio.h>
-#include <string.h>
+#include "il_procfs.h"
 
 uint64_t il_rss_status_kib(const char *field)
 {
-	FILE *f = fopen("/proc/self/status", "r");
-	size_t len = strlen(field);
-	char line[256];
-	unsigned long long kib = 0;
+	char text[IL_PROCFS_STATUS_MAX];
+	uint64_t kib;
 
-	if (!f)
+	if (il_procfs_status(0, 0, text, sizeof(text)) ||
+	    il_procfs_status_field(text, field, 10, &kib))
 		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, field, len) == 0 && line[len] == ':' &&
-		    sscanf(line + len + 1, "%llu", &kib) == 1)
-			break;
-	fclose(f);
 	return kib;
 }
 

@@ -16,6 +16,7 @@
 
 #include "il_clock.h"
 #include "il_parse.h"
+#include "il_procfs.h"
 
 #define STATE_PREFIX "background."
 #define STATE_SUFFIX ".state"
@@ -33,42 +34,28 @@ struct il_background {
 	int status;
 };
 
-/* Fields of /proc/PID/stat after the command name: pgrp (5), utime (14),
- * stime (15), cutime (16), cstime (17), starttime (22). 0 or -errno. */
+/* What we read of /proc/PID/stat: pgrp, utime, stime, cutime, cstime
+ * (in clock ticks, the last two for reaped children) and starttime. */
 struct proc_stat {
 	long long pgrp;
 	unsigned long long utime, stime, cutime, cstime, start;
 };
 
+/* 0 or -errno. */
 static int read_proc_stat(pid_t pid, struct proc_stat *ps)
 {
-	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd;
+	struct il_procfs_stat st;
+	int r = il_procfs_stat(pid, 0, IL_PROCFS_STARTTIME, &st);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	/* The command name may hold spaces and ')': fields start after the last ')'. */
-	p = strrchr(buf, ')');
-	if (!p ||
-	    sscanf(p + 2,
-		   "%*c %*d %lld %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu "
-		   "%*d %*d %*d %*d %llu",
-		   &ps->pgrp, &ps->utime, &ps->stime, &ps->cutime, &ps->cstime, &ps->start) != 6)
-		return -EINVAL;
+	if (r)
+		return r;
+	ps->pgrp = (long long)st.f[IL_PROCFS_PGRP];
+	ps->utime = st.f[IL_PROCFS_UTIME];
+	ps->stime = st.f[IL_PROCFS_STIME];
+	ps->cutime = st.f[IL_PROCFS_CUTIME];
+	ps->cstime = st.f[IL_PROCFS_CSTIME];
+	ps->start = st.f[IL_PROCFS_STARTTIME];
 	return 0;
-}
-
-static uint64_t ticks_to_ns(unsigned long long t)
-{
-	return (uint64_t)t * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
 }
 
 /*
@@ -93,7 +80,7 @@ static int group_scan(pid_t pgid, unsigned long long min_start, uint64_t *cpu_ns
 			continue;
 		n++;
 		if (cpu_ns)
-			*cpu_ns += ticks_to_ns(ps.utime + ps.stime + ps.cutime + ps.cstime);
+			*cpu_ns += il_procfs_ticks_ns(ps.utime + ps.stime + ps.cutime + ps.cstime);
 		if (sig)
 			kill((pid_t)pid, sig);
 	}
@@ -116,7 +103,13 @@ static int write_state(const char *dir, const char *path, pid_t pgid, unsigned l
 		cJSON_Delete(o);
 		return r;
 	}
-	read_proc_stat(getpid(), &self);
+	/* Our start time names this process in the file even after a pid
+	 * reuse; without it the file could not say whose group this is. */
+	if ((r = read_proc_stat(getpid(), &self))) {
+		snprintf(err, errlen, "/proc/%d/stat: %s", (int)getpid(), strerror(-r));
+		cJSON_Delete(o);
+		return r;
+	}
 	cJSON_AddNumberToObject(o, "pid", getpid());
 	cJSON_AddNumberToObject(o, "pid_start", (double)self.start);
 	cJSON_AddNumberToObject(o, "pgid", pgid);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "il_chain.h"
+#include "il_procfs.h"
 
 struct counted {
 	int pid, tid;
@@ -53,22 +54,16 @@ void il_ctxsw_free(struct il_ctxsw *c)
 
 static int read_status(struct counted *t, int at)
 {
-	char path[96], line[128];
-	int found = 0;
-	FILE *f;
+	char text[IL_PROCFS_STATUS_MAX];
+	uint64_t vol, invol;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", t->pid, t->tid);
-	f = fopen(path, "re");
-	if (!f)
+	if (il_procfs_status(t->pid, t->tid, text, sizeof(text)) ||
+	    il_procfs_status_field(text, "voluntary_ctxt_switches", 10, &vol) ||
+	    il_procfs_status_field(text, "nonvoluntary_ctxt_switches", 10, &invol))
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "voluntary_ctxt_switches: %llu", &t->vol[at]) == 1)
-			found |= 1;
-		else if (sscanf(line, "nonvoluntary_ctxt_switches: %llu", &t->invol[at]) == 1)
-			found |= 2;
-	}
-	fclose(f);
-	return found == 3 ? 0 : -1;
+	t->vol[at] = vol;
+	t->invol[at] = invol;
+	return 0;
 }
 
 void il_ctxsw_sample(struct il_ctxsw *c, int at)

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "il_procfs.h"
+
 #define MAX_TRACKED 64
 
 static const char CANARY_WAIT[] = "canary run-queue wait (ms per 100 ms)";
@@ -25,22 +27,7 @@ struct il_sampler {
 
 static int read_schedstat(const struct tracked *t, uint64_t *on_cpu, uint64_t *wait)
 {
-	char path[96];
-	unsigned long long a, b;
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", t->pid, t->tid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	ok = fscanf(f, "%llu %llu", &a, &b) == 2;
-	fclose(f);
-	if (!ok)
-		return -1;
-	*on_cpu = a;
-	*wait = b;
-	return 0;
+	return il_procfs_schedstat(t->pid, t->tid, on_cpu, wait, NULL);
 }
 
 struct il_sampler *il_sampler_new(const cJSON *threads, int nr_cpus, size_t max_samples)

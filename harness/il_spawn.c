@@ -1,11 +1,12 @@
 #include "il_spawn.h"
-
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include "il_procfs.h"
 
 static void proc_exit_cb(uv_process_t *h, int64_t status, int term_signal)
 {
@@ -103,45 +104,28 @@ void il_proc_kill(struct il_proc *p)
 		uv_process_kill(&p->process, SIGKILL);
 }
 
-/* PF_EXITING in include/linux/sched.h: the task is in do_exit. */
-#define TASK_PF_EXITING 0x00000004u
-
 /* True when thread tid of pid is in do_exit, or already gone. */
-static bool thread_exiting(pid_t pid, const char *tid)
+static bool thread_exiting(pid_t pid, pid_t tid)
 {
-	char path[300], buf[1024], *s;
-	unsigned long flags;
-	FILE *f;
+	struct il_procfs_stat st;
+	int r = il_procfs_stat(pid, tid, IL_PROCFS_FLAGS, &st);
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid, tid);
-	if (!(f = fopen(path, "re")))
+	if (r == -ENOENT || r == -ESRCH)
 		return true; /* gone meanwhile */
-	s = fgets(buf, sizeof(buf), f);
-	fclose(f);
-	/* Fields count from the last ')': state(3) ... flags(9). */
-	return s && (s = strrchr(buf, ')')) &&
-	       sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
-	       (flags & TASK_PF_EXITING);
+	return r == 0 && (st.f[IL_PROCFS_FLAGS] & IL_PROCFS_PF_EXITING);
 }
 
 /* A SIGKILL pending for pid's main thread or its whole group. */
 static bool sigkill_pending(pid_t pid)
 {
-	char path[64], buf[256];
-	unsigned long long mask;
-	bool killed = false;
-	FILE *f;
+	const uint64_t kill_bit = 1ull << (SIGKILL - 1);
+	char text[IL_PROCFS_STATUS_MAX];
+	uint64_t mask;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (!(f = fopen(path, "re")))
+	if (il_procfs_status(pid, 0, text, sizeof(text)))
 		return false;
-	while (!killed && fgets(buf, sizeof(buf), f))
-		if ((sscanf(buf, "SigPnd: %llx", &mask) == 1 ||
-		     sscanf(buf, "ShdPnd: %llx", &mask) == 1) &&
-		    (mask & (1ull << (SIGKILL - 1))))
-			killed = true;
-	fclose(f);
-	return killed;
+	return (il_procfs_status_field(text, "SigPnd", 16, &mask) == 0 && (mask & kill_bit)) ||
+	       (il_procfs_status_field(text, "ShdPnd", 16, &mask) == 0 && (mask & kill_bit));
 }
 
 bool il_pid_exiting(pid_t pid)
@@ -162,7 +146,7 @@ bool il_pid_exiting(pid_t pid)
 	while (all && (e = readdir(d)))
 		if (e->d_name[0] != '.') {
 			seen++;
-			all = thread_exiting(pid, e->d_name);
+			all = thread_exiting(pid, (pid_t)strtol(e->d_name, NULL, 10));
 		}
 	closedir(d);
 	return all && seen > 0;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "il_parse.h"
+#include "il_procfs.h"
 #include "il_sysinfo.h"
 
 #define RT_RUNTIME	IL_SYSINFO_RT_RUNTIME
@@ -79,24 +80,17 @@ static void busy_msg(char *err, size_t errlen, long pid)
  */
 static int pid_stat(long pid, uint64_t *ticks, char *state)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	int r = il_sysinfo_read_value(path, buf, sizeof(buf));
-	if (r)
+	struct il_procfs_stat st;
+	int r;
+
+	if (pid < 1 || pid > INT32_MAX)
+		return -ESRCH;
+	if ((r = il_procfs_stat((pid_t)pid, 0, IL_PROCFS_STARTTIME, &st)))
 		return r;
-	/* Fields after the last ')' never contain spaces: 3 is the state,
-	 * 22 the start time. */
-	char *s = strrchr(buf, ')');
-	if (!s)
-		return -EINVAL;
-	char *save = NULL, *tok = strtok_r(s + 1, " ", &save);
-	if (tok && state)
-		*state = tok[0];
-	for (int field = 3; tok && field < 22; field++)
-		tok = strtok_r(NULL, " ", &save);
-	if (!tok)
-		return -EINVAL;
-	return il_parse_u64(tok, 0, UINT64_MAX, ticks);
+	if (state)
+		*state = st.state;
+	*ticks = st.f[IL_PROCFS_STARTTIME];
+	return 0;
 }
 
 static int pid_start_ticks(long pid, uint64_t *out)

@@ -498,7 +498,7 @@ static uint64_t run_delay(int tid)
 {
 	uint64_t cpu = 0, wait = 0;
 
-	assert_int_equal(il_test_schedstat(tid, &cpu, &wait), 0);
+	assert_int_equal(il_procfs_schedstat(tid, 0, &cpu, &wait, NULL), 0);
 	return wait;
 }
 

@@ -34,18 +34,13 @@ static int group_size(pid_t pgid)
 	int n = 0;
 
 	while (d && (e = readdir(d))) {
-		char path[300], buf[1024], *p;
+		struct il_procfs_stat st;
 		uint64_t pid;
-		long long pgrp;
-		char state;
 
 		if (il_parse_u64(e->d_name, 1, INT32_MAX, &pid) < 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		if (il_test_read_file(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
-			continue;
-		if (sscanf(p + 2, "%c %*d %lld", &state, &pgrp) == 2 && pgrp == pgid &&
-		    state != 'Z')
+		if (il_procfs_stat((pid_t)pid, 0, IL_PROCFS_PGRP, &st) == 0 &&
+		    (pid_t)st.f[IL_PROCFS_PGRP] == pgid && st.state != 'Z')
 			n++;
 	}
 	if (d)

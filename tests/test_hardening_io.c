@@ -848,7 +848,7 @@ static uint64_t tids_cpu_ns(const pid_t *tids, int n)
 	uint64_t sum = 0, cpu, wait;
 
 	for (int i = 0; i < n; i++)
-		if (il_test_schedstat(tids[i], &cpu, &wait) == 0)
+		if (il_procfs_schedstat(tids[i], 0, &cpu, &wait, NULL) == 0)
 			sum += cpu;
 	return sum;
 }

@@ -275,15 +275,14 @@ static void test_hardening_knobs_dead_run_repaired_anywhere(void **state)
 			il_test_chain_wait(&a, IL_TEST_HANG_MS);
 		} else {
 			/* Not reaped: a zombie, until the end of this case. */
-			char path[64], st = '?';
-			long long f[4];
+			struct il_procfs_stat st = {.state = '?'};
+			char path[64];
 
-			snprintf(path, sizeof(path), "/proc/%d/stat", (int)a.pid);
-			for (int i = 0; i < 500 && st != 'Z'; i++) {
+			for (int i = 0; i < 500 && st.state != 'Z'; i++) {
 				usleep(5000);
-				il_test_stat_read(path, &st, f, 4);
+				il_procfs_stat(a.pid, 0, 0, &st);
 			}
-			assert_int_equal(st, 'Z');
+			assert_int_equal(st.state, 'Z');
 			/* The leader shows 'Z' while its other threads may still be
 			 * exiting, holding the open files (the lock among them): a
 			 * zombie is a process whose threads are all gone. */

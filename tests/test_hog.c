@@ -423,16 +423,9 @@ static void test_hog_bursty_duty_cycle(void **state)
 /* The state letter of one of our threads ('R', 'S', ...), '?' when it is gone. */
 static char task_state(int tid)
 {
-	char path[64], buf[1024], *p;
-	FILE *f;
+	struct il_procfs_stat st;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return '?';
-	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-	fclose(f);
-	return p && p[1] == ' ' ? p[2] : '?';
+	return il_procfs_stat(0, tid, 0, &st) ? '?' : st.state;
 }
 
 /* The CPU time hog thread i used since the mark (since its start before one). */

@@ -49,15 +49,13 @@ struct live_attrs {
 
 static int read_live(pid_t pid, pid_t tid, struct live_attrs *out)
 {
-	char path[96], state;
-	long long field[42];
+	struct il_procfs_stat st;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	if (il_test_stat_read(path, &state, field, 42) < 0)
+	if (il_procfs_stat(pid, tid, IL_PROCFS_POLICY, &st))
 		return -ESRCH;
-	out->nice = (int)field[19];
-	out->rt_priority = (int)field[40];
-	out->policy = (int)field[41];
+	out->nice = (int)(long long)st.f[IL_PROCFS_NICE];
+	out->rt_priority = (int)st.f[IL_PROCFS_RT_PRIORITY];
+	out->policy = (int)st.f[IL_PROCFS_POLICY];
 	memset(&out->attr, 0, sizeof(out->attr));
 	if (syscall(SYS_sched_getattr, tid, &out->attr, sizeof(out->attr), 0) < 0)
 		return -errno;

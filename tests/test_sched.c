@@ -381,7 +381,7 @@ static void test_sched_rttime_kills_spinner(void **state)
 	if (w == 0) {
 		/* The limit counts the spinner's CPU time: one kept off the CPU
 		 * (another run's RT threads) has not reached it yet. */
-		int rc = il_test_schedstat(pid, &cpu_ns, &wait_ns);
+		int rc = il_procfs_schedstat(pid, 0, &cpu_ns, &wait_ns, NULL);
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 		if (rc == 0 && cpu_ns < 200000000)

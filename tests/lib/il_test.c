@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "il_cpustat.h"
+
 void il_test_skip_print(const char *fmt, ...)
 {
 	char why[1024];
@@ -44,64 +46,34 @@ double il_test_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int il_test_schedstat(pid_t tid, uint64_t *cpu_ns, uint64_t *wait_ns)
-{
-	unsigned long long cpu, wait;
-	char path[64], buf[128];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)tid);
-	n = il_test_read_file(path, buf, sizeof(buf));
-	if (n < 0)
-		return (int)n;
-	if (sscanf(buf, "%llu %llu", &cpu, &wait) != 2)
-		return -EINVAL;
-	*cpu_ns = cpu;
-	*wait_ns = wait;
-	return 0;
-}
-
 uint64_t il_test_task_cpu_ns(int tid)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long ut = 0, st = 0;
-	FILE *f;
+	struct il_procfs_stat st;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	assert_non_null(fgets(buf, sizeof(buf), f));
-	fclose(f);
-	/* comm may hold spaces or parentheses: fields start after the last ')'. */
-	p = strrchr(buf, ')');
-	assert_non_null(p);
-	/* After ")": state(3) ... utime is field 14, stime 15. */
-	assert_int_equal(
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st), 2);
-	return (ut + st) * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
+	assert_int_equal(il_procfs_stat(0, tid, IL_PROCFS_STIME, &st), 0);
+	return il_procfs_ticks_ns(st.f[IL_PROCFS_UTIME] + st.f[IL_PROCFS_STIME]);
 }
 
 int il_test_cpu_busy_ns(int cpu, uint64_t *busy_ns)
 {
-	static char buf[1 << 16];
-	unsigned long long v[8] = {0};
-	char want[16], *line;
-	ssize_t n = il_test_read_file("/proc/stat", buf, sizeof(buf));
-	long hz = sysconf(_SC_CLK_TCK);
+	const struct il_cpustat_cpu *c;
+	struct il_cpustat *snap;
+	uint64_t busy = 0;
+	bool seen = false;
+	int r = il_cpustat_read(&snap);
 
-	if (n < 0)
-		return (int)n;
-	if (cpu < 0)
-		snprintf(want, sizeof(want), "cpu ");
-	else
-		snprintf(want, sizeof(want), "\ncpu%d ", cpu);
-	line = strstr(buf, want);
-	/* user nice system idle iowait irq softirq steal */
-	if (!line || hz <= 0 ||
-	    sscanf(line + strlen(want), "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
-		   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 7)
+	if (r)
+		return r;
+	for (unsigned i = 0; i < il_cpustat_ncpu(snap); i++)
+		if ((cpu < 0 || (unsigned)cpu == i) && (c = il_cpustat_cpu(snap, i))->present) {
+			/* Busy: everything but idle and iowait. */
+			busy += il_cpustat_total(c) - c->idle - c->iowait;
+			seen = true;
+		}
+	il_cpustat_free(snap);
+	if (!seen)
 		return -EINVAL;
-	*busy_ns = (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) * (1000000000ull / (uint64_t)hz);
+	*busy_ns = il_procfs_ticks_ns(busy);
 	return 0;
 }
 

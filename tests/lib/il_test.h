@@ -25,6 +25,9 @@
 
 #include <cjson/cJSON.h>
 
+/* The kernel's account of a task (stat, schedstat): one reader for all. */
+#include "il_procfs.h"
+
 /*
  * The environment's case filters, for a test's main: IL_TEST_ONLY=glob runs
  * only the cases it matches, IL_TEST_SKIP=glob leaves out those it matches.
@@ -74,14 +77,6 @@ bool il_test_kernel_at_least(int major, int minor);
 
 /* CLOCK_MONOTONIC in seconds: what the tests' bounds and elapsed times use. */
 double il_test_now_s(void);
-
-/*
- * What the kernel accounted to thread tid (of any process) in
- * /proc/TID/schedstat: its CPU time and the time it spent runnable but
- * waiting for a CPU (run_delay; a wait still under way is not in it yet),
- * in ns. Returns 0 or -errno.
- */
-int il_test_schedstat(pid_t tid, uint64_t *cpu_ns, uint64_t *wait_ns);
 
 /*
  * utime + stime of thread tid of this process, in ns, as the kernel

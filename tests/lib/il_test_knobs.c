@@ -136,18 +136,18 @@ pid_t il_test_knobs_holder(void)
 	cJSON *root = state_load();
 	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(root, "pid");
 	const cJSON *ticks = cJSON_GetObjectItemCaseSensitive(root, "pid_start_ticks");
-	long long f[23]; /* field 22: the start time in clock ticks */
-	char path[64], st = '?';
+	struct il_procfs_stat st;
 	pid_t p = 0;
 
 	if (cJSON_IsNumber(pid) && pid->valuedouble >= 1 && pid->valuedouble <= INT_MAX)
 		p = (pid_t)pid->valuedouble;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)p);
 	/* Gone, or a zombie (a run we killed and have not reaped yet): it holds
 	 * nothing. A pid reused since by another process holds nothing either. */
-	if (p && (il_test_stat_read(path, &st, f, 23) < 0 || st == 'Z' || st == 'X'))
+	if (p &&
+	    (il_procfs_stat(p, 0, IL_PROCFS_STARTTIME, &st) || st.state == 'Z' || st.state == 'X'))
 		p = 0;
-	if (p && cJSON_IsString(ticks) && strtoll(ticks->valuestring, NULL, 10) != f[22])
+	if (p && cJSON_IsString(ticks) &&
+	    strtoull(ticks->valuestring, NULL, 10) != st.f[IL_PROCFS_STARTTIME])
 		p = 0;
 	cJSON_Delete(root);
 	return p;

@@ -213,49 +213,22 @@ struct proc_stat {
 	pid_t ppid;
 };
 
-/* comm may hold spaces and parentheses: it ends at the last ')'. */
 static int read_stat(pid_t pid, struct proc_stat *ps)
 {
-	char path[64], buf[512], *l, *r;
-	int pp;
+	struct il_procfs_stat st;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (il_test_read_file(path, buf, sizeof(buf)) <= 0)
+	if (pid < 1 || il_procfs_stat(pid, 0, IL_PROCFS_PPID, &st))
 		return -1;
-	l = strchr(buf, '(');
-	r = strrchr(buf, ')');
-	if (!l || !r || r < l || r[1] != ' ')
-		return -1;
-	snprintf(ps->comm, sizeof(ps->comm), "%.*s", (int)(r - l - 1), l + 1);
-	if (sscanf(r + 2, "%c %d", &ps->state, &pp) != 2)
-		return -1;
+	snprintf(ps->comm, sizeof(ps->comm), "%s", st.comm);
+	ps->state = st.state;
 	ps->pid = pid;
-	ps->ppid = (pid_t)pp;
+	ps->ppid = (pid_t)st.f[IL_PROCFS_PPID];
 	return 0;
 }
 
 static bool live(const struct proc_stat *ps)
 {
 	return ps->state != 'Z' && ps->state != 'X';
-}
-
-int il_test_stat_read(const char *path, char *state, long long *fields, int n)
-{
-	char buf[1024], *r, *tok, *save = NULL;
-	int field = 3;
-
-	if (il_test_read_file(path, buf, sizeof(buf)) <= 0 || !(r = strrchr(buf, ')')))
-		return -1;
-	*state = '?';
-	for (int i = 0; i < n; i++)
-		fields[i] = 0;
-	for (tok = strtok_r(r + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save), field++) {
-		if (field == 3)
-			*state = tok[0];
-		else if (field < n)
-			fields[field] = strtoll(tok, NULL, 10);
-	}
-	return field > 3 ? 0 : -1;
 }
 
 /* The numbered entries of a /proc directory ("/proc", "/proc/PID/task"),
@@ -461,19 +434,20 @@ struct rt_left {
 static bool rt_thread_cb(pid_t tid, void *ctx)
 {
 	struct rt_left *r = ctx;
-	char comm[64], path[64], st;
-	long long f[42];
+	struct il_procfs_stat st;
+	unsigned long long policy;
+	char comm[64];
 
 	read_comm(r->pid, tid, comm, sizeof(comm));
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)r->pid, (int)tid);
-	if (!project_thread(comm) || il_test_stat_read(path, &st, f, 42) < 0 || st == 'Z' ||
-	    st == 'X')
+	if (!project_thread(comm) || il_procfs_stat(r->pid, tid, IL_PROCFS_POLICY, &st) ||
+	    st.state == 'Z' || st.state == 'X')
 		return false;
-	/* Field 41, the class: SCHED_FIFO 1, SCHED_RR 2, SCHED_DEADLINE 6. */
-	if (f[41] == SCHED_FIFO || f[41] == SCHED_RR || f[41] == 6) {
+	/* The class: SCHED_FIFO 1, SCHED_RR 2, SCHED_DEADLINE 6. */
+	policy = st.f[IL_PROCFS_POLICY];
+	if (policy == SCHED_FIFO || policy == SCHED_RR || policy == 6) {
 		if (!r->n)
-			snprintf(r->what, r->len, "%s (pid %d tid %d, policy %lld)", comm,
-				 (int)r->pid, (int)tid, f[41]);
+			snprintf(r->what, r->len, "%s (pid %d tid %d, policy %llu)", comm,
+				 (int)r->pid, (int)tid, policy);
 		r->n++;
 	}
 	return false;
@@ -654,14 +628,13 @@ int il_test_chain_start(struct il_test_chain *c, char *const argv[], const char 
 /* Times thread tid of pid went to sleep of its own accord, or -1. */
 static long voluntary_switches(pid_t pid, pid_t tid)
 {
-	char path[64], text[4096];
-	const char *v;
+	char text[IL_PROCFS_STATUS_MAX];
+	uint64_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-	if (il_test_read_file(path, text, sizeof(text)) <= 0)
+	if (il_procfs_status(pid, tid, text, sizeof(text)) ||
+	    il_procfs_status_field(text, "voluntary_ctxt_switches", 10, &n))
 		return -1;
-	v = strstr(text, "\nvoluntary_ctxt_switches:");
-	return v ? atol(v + strlen("\nvoluntary_ctxt_switches:")) : -1;
+	return (long)n;
 }
 
 bool il_test_chain_wait_events(struct il_test_chain *c, int events, int timeout_ms)
@@ -684,7 +657,8 @@ bool il_test_chain_wait_events(struct il_test_chain *c, int events, int timeout_
 		 * none): the thread must also have slept once per event, waiting
 		 * for the next.
 		 */
-		if (tid && il_test_schedstat(tid, &cpu_ns, &wait_ns) == 0 && cpu_ns >= want_ns &&
+		if (tid && il_procfs_schedstat(tid, 0, &cpu_ns, &wait_ns, NULL) == 0 &&
+		    cpu_ns >= want_ns &&
 		    (sleeps = voluntary_switches(c->kids[gpu->proc], tid)) >=
 			events + IL_TEST_RUN_WARMUP)
 			return true;

@@ -63,14 +63,6 @@ pid_t il_test_spawn(char *const argv[], const char *out_path, const char *err_pa
  */
 int il_test_wait(pid_t pid, int timeout_ms, double *elapsed_s);
 
-/*
- * Reads a /proc stat file (a process's or a thread's): *state gets field 3
- * and fields[i], for 3 < i < n, field i as a number (0 when absent). The
- * comm may hold spaces and parentheses: fields count from its last ')'.
- * Returns 0, or -1 when the file is gone or is not a stat file.
- */
-int il_test_stat_read(const char *path, char *state, long long *fields, int n);
-
 /* The first pid whose parent is ppid and whose comm equals comm (0 if none). */
 pid_t il_test_find_child(pid_t ppid, const char *comm);
 
