@@ -11,7 +11,10 @@
  *     agrees with its attributed run-queue total within 10% (CFS threads:
  *     il_attrib_run.c says why RT threads' schedstat misses microseconds);
  *   - the JS hogs are named as the culprit under --hog;
- *   - --attribution off leaves it out and says so.
+ *   - --attribution off leaves it out and says so;
+ *   - --trace-marker's account: what reached the trace buffer, and (in a
+ *     stand-in tracefs of a private mount namespace) tracing off and a
+ *     trace_marker that refuses writes, said rather than hidden.
  * Needs root (BPF; rt needs SCHED_FIFO); each case skips with the reason.
  * Runs the machine: registered to run under the machine lock.
  */
@@ -427,6 +430,151 @@ static void test_attrib_run_trace_marker(void **state)
 	cJSON_Delete(root);
 }
 
+/*
+ * Runs inputlat in a private mount namespace whose /sys/kernel/tracing is
+ * a tmpfs the script fills (a stand-in tracefs: its tracing_on and
+ * trace_marker are ours), so the states this machine must not be put in
+ * (tracing off, a trace_marker that refuses writes) are tried without
+ * changing it. The script ends with the run's arguments in "$@".
+ */
+static struct il_test_result *run_fake_tracefs(const char *script, const char *json)
+{
+	char *argv[] = {"/usr/bin/unshare",
+			"--mount",
+			"--propagation",
+			"private",
+			"/bin/sh",
+			"-c",
+			(char *)script,
+			"fake-tracefs",
+			il_test_suite.inputlat,
+			"run",
+			"--events",
+			"5",
+			"--warmup",
+			"0",
+			"--trace-marker",
+			"--attribution",
+			"off",
+			"--json",
+			(char *)json,
+			NULL};
+	struct il_test_result *res = calloc(1, sizeof(*res));
+
+	assert_non_null(res);
+	assert_int_equal(il_test_run(argv, RUN_TIMEOUT_MS, res), 0);
+	print_message("exit %d in %.1f s\n%s", res->exit_code, res->elapsed_s, res->err);
+	if (res->exit_code != 0)
+		fail_msg("run in a stand-in tracefs: exit %d: %s", res->exit_code, res->err);
+	return res;
+}
+
+/* The written count of each process of the account (inputlat, the three sims). */
+static double marks_of(const cJSON *marks, const char *proc, const char *what)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "processes.%s", proc);
+	return il_test_json_num(il_json_get(marks, path), what);
+}
+
+static const char *const MARK_PROCS[] = {"inputlat", "browser-sim", "render-sim", "viz-sim"};
+
+/*
+ * tracing_on 0: the run says the kernel drops its markers, and what it
+ * counts as written is what reached trace_marker (here a FIFO that a
+ * reader copies to a file: the writes of four processes, each atomic).
+ */
+static void test_attrib_run_trace_marker_tracing_off(void **state)
+{
+	char json[300], out[300], script[1200], buf[65536], needle[96];
+	struct il_test_result *res;
+	const cJSON *marks, *t;
+	double written = 0;
+	int found = 0, browser = 0;
+	cJSON *root;
+
+	IL_TEST_NEED_ROOT("a private mount namespace");
+	IL_TEST_NEED(access("/usr/bin/unshare", X_OK) == 0, "no /usr/bin/unshare (util-linux)");
+	path_of(json, sizeof(json), "marker-off.json");
+	path_of(out, sizeof(out), "marker-off.fifo-copy");
+	snprintf(script, sizeof(script),
+		 "set -e; T=/sys/kernel/tracing; "
+		 "mount -t tmpfs -o size=1m,mode=0755 il-test-tracefs $T; "
+		 "echo 0 > $T/tracing_on; mkfifo $T/trace_marker; "
+		 "cat $T/trace_marker > '%s' & "
+		 /* A writer of our own: the reader sees no end between the run's writers. */
+		 "exec 3<>$T/trace_marker; set +e; \"$@\" 3>&-; rc=$?; exec 3>&-; wait; exit $rc",
+		 out);
+	res = run_fake_tracefs(script, json);
+	free(res);
+	root = il_test_json_load(json);
+	marks = il_json_get(root, "trace_marker");
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(marks, "tracing_on")));
+	assert_true(warned(root, "tracing_on is 0"));
+	for (size_t i = 0; i < sizeof(MARK_PROCS) / sizeof(MARK_PROCS[0]); i++) {
+		assert_int_equal(marks_of(marks, MARK_PROCS[i], "failed"), 0);
+		written += marks_of(marks, MARK_PROCS[i], "written");
+	}
+	/* browser-sim's three hops, a begin and an end each, per mouse-down. */
+	assert_int_equal(marks_of(marks, "browser-sim", "written"), 5 * 3 * 2);
+	cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive(root, "threads"))
+		if (!strcmp(il_test_json_str(t, "name"), "browser:ui"))
+			browser = (int)il_test_json_num(t, "pid");
+	assert_true(browser > 0);
+	/* Markers have no newline: count their starts, "B|pid" and "E|pid". */
+	assert_true(il_test_read_file(out, buf, sizeof(buf)) >= 0);
+	for (const char *p = buf; (p = strchr(p, '|')); p++)
+		found += p > buf && (p[-1] == 'B' || p[-1] == 'E') && p[1] >= '0' && p[1] <= '9';
+	print_message("%d markers reached the stand-in trace_marker, %.0f accounted written\n",
+		      found, written);
+	assert_int_equal(found, (int)written);
+	snprintf(needle, sizeof(needle), "B|%d|hop 2 evdev->ui ev=", browser);
+	assert_non_null(strstr(buf, needle));
+	cJSON_Delete(root);
+}
+
+/* A trace_marker that refuses every write: each process counts every one as
+ * failed, names the error, and the run warns per process. */
+static void test_attrib_run_trace_marker_refused(void **state)
+{
+	static const char script[] =
+	    "set -e; T=/sys/kernel/tracing; "
+	    "mount -t tmpfs -o size=4k,mode=0755 il-test-tracefs $T; "
+	    "echo 1 > $T/tracing_on; : > $T/trace_marker; "
+	    /* Whatever the first file left of the one page: taken. */
+	    "head -c 65536 /dev/zero > $T/fill 2>/dev/null || true; exec \"$@\"";
+	struct il_test_result *res;
+	const cJSON *marks;
+	char json[300];
+	cJSON *root;
+
+	IL_TEST_NEED_ROOT("a private mount namespace");
+	IL_TEST_NEED(access("/usr/bin/unshare", X_OK) == 0, "no /usr/bin/unshare (util-linux)");
+	path_of(json, sizeof(json), "marker-refused.json");
+	res = run_fake_tracefs(script, json);
+	free(res);
+	root = il_test_json_load(json);
+	marks = il_json_get(root, "trace_marker");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(marks, "tracing_on")));
+	for (size_t i = 0; i < sizeof(MARK_PROCS) / sizeof(MARK_PROCS[0]); i++) {
+		const cJSON *p = il_json_get(marks, "processes");
+		const char *err = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(p, MARK_PROCS[i]), "first_error"));
+
+		assert_int_equal(marks_of(marks, MARK_PROCS[i], "written"), 0);
+		assert_true(marks_of(marks, MARK_PROCS[i], "failed") > 0);
+		if (!err || !strstr(err, strerror(ENOSPC)))
+			fail_msg("%s: first_error %s, want \"%s\"", MARK_PROCS[i],
+				 err ? err : "null", strerror(ENOSPC));
+	}
+	assert_int_equal(marks_of(marks, "browser-sim", "failed"), 5 * 3 * 2);
+	assert_true(warned(root, "browser-sim: 30 of 30 markers not written"));
+	assert_true(warned(root, "--trace-marker: inputlat: "));
+	assert_false(warned(root, "tracing_on is 0"));
+	cJSON_Delete(root);
+}
+
 static int group_setup(void **state)
 {
 	char err[4096];
@@ -454,6 +602,9 @@ int main(void)
 	    cmocka_unit_test_teardown(test_attrib_run_hog_culprit, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_attrib_run_off, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_attrib_run_trace_marker, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_attrib_run_trace_marker_tracing_off,
+				      il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_attrib_run_trace_marker_refused, il_test_proc_teardown),
 	};
 
 	if (il_test_filters("test_attrib_run", tests, sizeof(tests) / sizeof(tests[0])) < 0)
