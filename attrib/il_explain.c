@@ -2,8 +2,11 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "il_attrib.h"
 #include "il_chain.h"
@@ -179,31 +182,94 @@ static const cJSON *find_stored(const cJSON *attr, uint64_t id)
 	return NULL;
 }
 
-/* Looks event id up in a --records file (one JSON object a line, "id" first). */
-static cJSON *find_record(const char *path, uint64_t id)
+/* The longest line of a --records file we read: an event with its
+ * attribution is a few KiB; a file that is not one must not fill memory. */
+#define RECORD_LINE_MAX (16u << 20)
+
+/*
+ * Looks event id up in a --records file (one JSON object a line, "id"
+ * first): 1 with *out (its attribution object, the caller's to free), 0
+ * when no line is that event's, -1 with err when the file cannot be read
+ * as one (not a regular file, unreadable, a line longer than
+ * RECORD_LINE_MAX) or the event's line has no attribution (a warm-up
+ * event, a run without attribution, a line that is not JSON).
+ */
+static int find_record(const char *path, uint64_t id, cJSON **out, char *err, size_t errlen)
 {
-	char prefix[48], *line = NULL;
-	size_t cap = 0, plen;
-	cJSON *found = NULL;
+	char prefix[48], why[64] = "", *line = NULL;
+	size_t cap = 0, len = 0, plen, lineno = 1;
+	int fd = il_file_open_input(path, false, why, sizeof(why)), c, rc = 0;
+	bool keep = true; /* this line may still be the event's */
 	FILE *f;
 
-	if (!path || !(f = fopen(path, "re")))
-		return NULL;
+	*out = NULL;
+	if (fd < 0 || !(f = fdopen(fd, "r"))) {
+		snprintf(err, errlen, "--records %s: %s", path,
+			 why[0] ? why : strerror(fd < 0 ? -fd : errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
 	plen = (size_t)snprintf(prefix, sizeof(prefix), "{\"id\":%llu,", (unsigned long long)id);
-	while (getline(&line, &cap, f) > 0) {
-		cJSON *o, *a;
+	/* A character at a time: only the event's line is kept, up to the bound;
+	 * the others are skipped as they are read. */
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (c == '\n') {
+			if (keep && len >= plen)
+				break;
+			len = 0;
+			keep = true;
+			lineno++;
+		} else if (keep && len < plen && c != prefix[len]) {
+			keep = false;
+		} else if (keep) {
+			if (len + 2 > RECORD_LINE_MAX) {
+				snprintf(err, errlen,
+					 "--records %s: line %zu is longer than %u MiB", path,
+					 lineno, RECORD_LINE_MAX >> 20);
+				rc = -1;
+				break;
+			}
+			if (len + 2 > cap) {
+				char *grown = realloc(line, cap = cap ? 2 * cap : 4096);
 
-		if (strncmp(line, prefix, plen))
-			continue;
+				if (!grown) {
+					snprintf(err, errlen, "--records %s: out of memory", path);
+					rc = -1;
+					break;
+				}
+				line = grown;
+			}
+			line[len++] = (char)c;
+		}
+	}
+	if (rc == 0 && ferror(f)) {
+		snprintf(err, errlen, "--records %s: %s", path, strerror(errno));
+		rc = -1;
+	}
+	/* The event's line (the last one may lack its newline). */
+	if (rc == 0 && keep && len >= plen) {
+		cJSON *o;
+
+		line[len] = '\0';
 		o = cJSON_Parse(line);
-		a = o ? cJSON_DetachItemFromObjectCaseSensitive(o, "attribution") : NULL;
+		*out = o ? cJSON_DetachItemFromObjectCaseSensitive(o, "attribution") : NULL;
+		if (!*out || !cJSON_IsObject(*out)) {
+			snprintf(err, errlen, "event %llu is in %s, but %s", (unsigned long long)id,
+				 path,
+				 !o ? "its line is not JSON"
+				 : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "warmup"))
+				     ? "it is a warm-up event: warm-up events are not attributed"
+				     : "its record has no attribution");
+			rc = -1;
+		} else {
+			rc = 1;
+		}
 		cJSON_Delete(o);
-		found = a;
-		break;
 	}
 	free(line);
 	fclose(f);
-	return found;
+	return rc;
 }
 
 static void event_table(FILE *out, const cJSON *ev, const char *title)
@@ -381,17 +447,23 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 	}
 	if (o->event) {
 		ev = find_stored(attr, o->event);
+		if (!ev && o->records && find_record(o->records, o->event, &owned, err, errlen) < 0)
+			return 2;
 		if (!ev)
-			ev = owned = find_record(o->records, o->event);
+			ev = owned;
 		if (!ev) {
-			snprintf(
-			    err, errlen,
-			    "event %llu is not among the %d events %s keeps%s%s (run with "
-			    "--records "
-			    "FILE to explain any event)",
-			    (unsigned long long)o->event,
-			    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(attr, "events")),
-			    path, o->records ? " nor in " : "", o->records ? o->records : "");
+			int kept =
+			    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(attr, "events"));
+
+			if (o->records)
+				snprintf(err, errlen,
+					 "event %llu is not among the %d events %s keeps nor in %s",
+					 (unsigned long long)o->event, kept, path, o->records);
+			else
+				snprintf(err, errlen,
+					 "event %llu is not among the %d events %s keeps (run with "
+					 "--records FILE to explain any event)",
+					 (unsigned long long)o->event, kept, path);
 			return 2;
 		}
 	}

@@ -108,6 +108,17 @@ int il_cmd_explain(int argc, char **argv)
 		fprintf(stderr, "explain: --event and --worst select different events; give one\n");
 		return 2;
 	}
+	/* Options that would be silently ignored are refused. */
+	if (o.records && !o.event) {
+		fprintf(stderr, "explain: --records is where --event N looks for an event the "
+				"report did not keep; give --event too\n");
+		return 2;
+	}
+	if (argc - optind == 2 && (o.event || o.worst || o.records || o.json)) {
+		fprintf(stderr, "explain: two reports are compared at --percentile P; --event, "
+				"--worst, --records and --json apply to one report\n");
+		return 2;
+	}
 	if (il_json_load(argv[optind], &a, err, sizeof(err)) < 0 ||
 	    (argc - optind == 2 && il_json_load(argv[optind + 1], &b, err, sizeof(err)) < 0)) {
 		fprintf(stderr, "explain: %s\n", err);

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "il_attrib.h"
 #include "il_cmd.h"
@@ -228,6 +229,79 @@ static void test_explain_event_from_records(void **state)
 	assert_non_null(strstr(OUT, "## event 42: processing 1.60 ms"));
 }
 
+/*
+ * A --records that is not a records file: refused in one line, never read
+ * without end (/dev/zero once filled memory until the kernel killed the
+ * process). The event's own line without attribution says why.
+ */
+static void test_explain_records_refused(void **state)
+{
+	char fifo[300], rec[300], big[300];
+	struct {
+		const char *path, *why;
+	} bad[] = {
+	    {"/dev/zero", "a character device"},
+	    {"/tmp", "a directory"},
+	    {"/nonexistent/records.jsonl", "No such file"},
+	    {fifo, "a FIFO"},
+	};
+	FILE *f;
+	int rc;
+
+	snprintf(fifo, sizeof(fifo), "%s/records.fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "42", "--records",
+			     bad[i].path, A, NULL);
+		il_test_assert_one_line_exit(rc, OUT, ERR, 2, bad[i].path, bad[i].why);
+	}
+	unlink(fifo);
+	/* The event's line, 17 MiB long: bounded, not read whole. */
+	snprintf(big, sizeof(big), "%s/big.jsonl", dir);
+	f = fopen(big, "w");
+	assert_non_null(f);
+	fputs("{\"id\":41,\"state\":\"completed\"}\n{\"id\":42,\"x\":\"", f);
+	for (int i = 0; i < 17 * 1024; i++)
+		for (int j = 0; j < 1024; j++)
+			fputc('a', f);
+	fputs("\"}\n", f);
+	assert_int_equal(fclose(f), 0);
+	rc =
+	    explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "42", "--records", big, A, NULL);
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "line 2", "longer than 16 MiB");
+	/* ... while a long line of another event is skipped as it is read. */
+	rc =
+	    explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "43", "--records", big, A, NULL);
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "event 43", "nor in");
+	unlink(big);
+	/* Found, but warm-up (never attributed) or without attribution. */
+	snprintf(rec, sizeof(rec), "%s/warm.jsonl", dir);
+	il_test_write_file(rec, "{\"id\":42,\"state\":\"completed\",\"warmup\":true}\n"
+				"{\"id\":43,\"state\":\"completed\",\"warmup\":false}");
+	rc =
+	    explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "42", "--records", rec, A, NULL);
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "event 42", "warm-up");
+	/* The last line has no newline: still read. */
+	rc =
+	    explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "43", "--records", rec, A, NULL);
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "event 43", "no attribution");
+	unlink(rec);
+}
+
+/* Options that would do nothing are refused, not ignored. */
+static void test_explain_ignored_options(void **state)
+{
+	int rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--records", "x.jsonl", A, NULL);
+
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "--records", "--event");
+	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--worst", "2", A, B, NULL);
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "two reports", "--worst");
+	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--json", A, B, NULL);
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "two reports", "--json");
+	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "42", A, B, NULL);
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "two reports", "--event");
+}
+
 static void test_explain_worst(void **state)
 {
 	char *first, *second;
@@ -310,6 +384,8 @@ int main(void)
 	    cmocka_unit_test(test_explain_event),
 	    cmocka_unit_test(test_explain_event_missing),
 	    cmocka_unit_test(test_explain_event_from_records),
+	    cmocka_unit_test(test_explain_records_refused),
+	    cmocka_unit_test(test_explain_ignored_options),
 	    cmocka_unit_test(test_explain_worst),
 	    cmocka_unit_test(test_explain_json),
 	    cmocka_unit_test(test_explain_compare),
