@@ -174,6 +174,7 @@ enum {
 	OPT_ATTRIBUTION,
 	OPT_TRACE_MARKER,
 	OPT_BOUND,
+	OPT_END,
 };
 
 const char *il_hog_mode_name_of(enum il_hog_mode m)
@@ -183,8 +184,44 @@ const char *il_hog_mode_name_of(enum il_hog_mode m)
 	return (unsigned)m < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
 }
 
+#define GIVEN(opt) given[(opt)-OPT_BACKGROUND]
+
+/*
+ * An option that shapes something the run does not have would be silently
+ * ignored (a histogram bound without the histogram, a hog's tasks without
+ * hogs): refused instead, naming what it needs.
+ */
+static int inert_options(const struct il_run_opts *o, const bool *given)
+{
+	static const struct {
+		int opt;
+		const char *name;
+	} hog_opts[] = {{OPT_HOG_MODE, "hog-mode"},
+			{OPT_HOG_SCRIPT, "hog-script"},
+			{OPT_HOG_GAP, "hog-gap-ms"},
+			{OPT_HOG_TASK, "hog-task-ms"}};
+	bool bursty = o->hog_mode == IL_HOG_MODE_BURSTY || o->hog_mode == IL_HOG_MODE_JS_BURSTY;
+
+	for (size_t i = 0; i < sizeof(hog_opts) / sizeof(hog_opts[0]); i++)
+		if (GIVEN(hog_opts[i].opt) && !o->hog_threads)
+			return usage_error("--%s shapes the hog threads: it needs --hog [N]",
+					   hog_opts[i].name);
+	if ((GIVEN(OPT_HOG_GAP) || GIVEN(OPT_HOG_TASK)) && !bursty)
+		return usage_error("--%s shapes a bursty hog's long tasks: it needs --hog-mode "
+				   "js-bursty or bursty (the mode is %s)",
+				   GIVEN(OPT_HOG_GAP) ? "hog-gap-ms" : "hog-task-ms",
+				   il_hog_mode_name_of(o->hog_mode));
+	if (GIVEN(OPT_HIST_MAX) && !o->hist_path)
+		return usage_error(
+		    "--hist-max-us sizes the --hist histogram: it needs --hist FILE");
+	if (GIVEN(OPT_TRACE_EVENTS) && !o->trace_path)
+		return usage_error("--trace-events sizes the --trace file: it needs --trace FILE");
+	return 0;
+}
+
 int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 {
+	bool given[OPT_END - OPT_BACKGROUND] = {false};
 	static const struct option longopts[] = {
 	    {"attribution", required_argument, NULL, OPT_ATTRIBUTION},
 	    {"background", required_argument, NULL, OPT_BACKGROUND},
@@ -254,6 +291,8 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	 * earlier parse in this process (found by fuzzing). */
 	optind = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		if (c >= OPT_BACKGROUND && c < OPT_END)
+			given[c - OPT_BACKGROUND] = true;
 		switch (c) {
 		case OPT_ATTRIBUTION: {
 			int m = il_attrib_mode_parse(optarg);
@@ -462,5 +501,7 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	if (rc == 0 && o->hog_script && !il_hog_mode_is_js(o->hog_mode))
 		rc = usage_error("--hog-script needs --hog-mode js or js-bursty (the mode is %s)",
 				 il_hog_mode_name_of(o->hog_mode));
+	if (rc == 0)
+		rc = inert_options(o, given);
 	return rc;
 }
