@@ -728,6 +728,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 	optind = 0; /* glibc: rescan from argv[1] whatever main parsed before. */
 	opterr = 0;
+	char opt[8]; /* an unknown short option, "-x" */
+
 	while ((c = getopt_long(argc, argv, "+:a:hj:m:r:s:u:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -808,7 +810,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			usage_line(what);
 			return 2;
 		default:
-			snprintf(what, sizeof(what), "unknown option '%s'", argv[optind - 1]);
+			snprintf(what, sizeof(what), "unknown option '%s'",
+				 il_cmd_bad_option(argv, opt, sizeof(opt)));
 			usage_line(what);
 			return 2;
 		}

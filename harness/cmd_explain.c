@@ -49,6 +49,8 @@ int il_cmd_explain(int argc, char **argv)
 
 	optind = 0; /* glibc: rescan from argv[1] whatever main parsed before. */
 	opterr = 0;
+	char opt[8]; /* an unknown short option, "-x" */
+
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -93,7 +95,7 @@ int il_cmd_explain(int argc, char **argv)
 		default:
 			fprintf(stderr,
 				"explain: unknown option '%s' (see inputlat explain --help)\n",
-				argv[optind - 1]);
+				il_cmd_bad_option(argv, opt, sizeof(opt)));
 			return 2;
 		}
 	}

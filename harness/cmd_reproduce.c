@@ -999,6 +999,8 @@ static int parse_args(int argc, char **argv, struct repro *r, const char **json_
 
 	optind = 1;
 	opterr = 0;
+	char opt[8]; /* an unknown short option, "-x" */
+
 	while ((c = getopt_long(argc, argv, ":hj:l:qr:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -1028,7 +1030,7 @@ static int parse_args(int argc, char **argv, struct repro *r, const char **json_
 			return 2;
 		default:
 			fprintf(stderr, "inputlat reproduce: unknown option '%s' (see --help)\n",
-				argv[optind - 1]);
+				il_cmd_bad_option(argv, opt, sizeof(opt)));
 			return 2;
 		}
 	}

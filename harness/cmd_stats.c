@@ -87,6 +87,8 @@ static int cmd_fdr(int argc, char **argv)
 
 	optind = 0; /* glibc: rescan from argv[1] whatever main parsed before. */
 	opterr = 0;
+	char opt[8]; /* an unknown short option, "-x" */
+
 	while ((c = getopt_long(argc, argv, "+:a:hj:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -107,7 +109,8 @@ static int cmd_fdr(int argc, char **argv)
 			snprintf(what, sizeof(what), "%s needs a value", argv[optind - 1]);
 			return usage_line(what);
 		default:
-			snprintf(what, sizeof(what), "unknown option '%s'", argv[optind - 1]);
+			snprintf(what, sizeof(what), "unknown option '%s'",
+				 il_cmd_bad_option(argv, opt, sizeof(opt)));
 			return usage_line(what);
 		}
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "il_cmd.h"
 #include "il_parse.h"
 #include "il_role.h"
 
@@ -290,6 +291,8 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	/* 0, not 1: glibc then also forgets an unfinished short-option group of an
 	 * earlier parse in this process (found by fuzzing). */
 	optind = 0;
+	char opt[8]; /* an unknown short option, "-x" */
+
 	while (rc == 0 && (c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		if (c >= OPT_BACKGROUND && c < OPT_END)
 			given[c - OPT_BACKGROUND] = true;
@@ -490,7 +493,7 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			break;
 		default:
 			rc = usage_error("unknown option '%s' (see inputlat run --help)",
-					 argv[optind - 1]);
+					 il_cmd_bad_option(argv, opt, sizeof(opt)));
 			break;
 		}
 	}
