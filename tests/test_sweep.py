@@ -7,6 +7,7 @@ exit 77, "cannot run here", without it or without the binary).
 """
 
 import csv
+import fnmatch
 import glob
 import json
 import os
@@ -371,6 +372,18 @@ class FakeSweep(unittest.TestCase, Outputs):
         r = subprocess.run([sys.executable, SWEEP, "--inputlat", "/nonexistent/inputlat"],
                            capture_output=True, text=True)
         self.assertEqual((r.returncode, len(r.stderr.splitlines())), (2, 1))
+        # Paths it could not use are refused before any run, not met as a
+        # traceback after one.
+        afile = os.path.join(self.out, "a-file")
+        with open(afile, "w"):
+            pass
+        for args, want in (([], "--out %s: not a directory" % afile),
+                           (["--lock", "/proc/no-such/lock"], "--lock /proc/no-such/lock: No such file")):
+            out = afile if not args else self.out
+            r = sweep(out, "--policies", "cfs", *args)
+            self.assertEqual(r.returncode, 2, (args, r.stderr))
+            self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+            self.assertIn(want, r.stderr)
 
 
 # The knob fixture's suite lock (tests/lib/il_test_knobs.c): the suites
@@ -448,4 +461,13 @@ if __name__ == "__main__":
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(RealSweep)
     else:
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(FakeSweep)
+    # IL_TEST_ONLY / IL_TEST_SKIP, as every cmocka test takes them
+    # (il_test_filters): globs over the case names.
+    only, skip = os.environ.get("IL_TEST_ONLY"), os.environ.get("IL_TEST_SKIP")
+    cases = [t for t in suite if (not only or fnmatch.fnmatch(t._testMethodName, only))
+             and not (skip and fnmatch.fnmatch(t._testMethodName, skip))]
+    if only and not cases:
+        print(f"test_sweep: IL_TEST_ONLY={only} matches no case", file=sys.stderr)
+        sys.exit(1)
+    suite = unittest.TestSuite(cases)
     sys.exit(0 if unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful() else 1)
