@@ -25,6 +25,8 @@
 #include <cjson/cJSON.h>
 
 #include "bpf-floor.skel.h"
+#include "il_bench.h"
+#include "il_file.h"
 #include "il_bpf_attach.h"
 #include "il_kring.h"
 #include "il_tracefs.h"
@@ -126,12 +128,10 @@ static void report(const struct step *s, size_t n, unsigned long long full, cons
 		    full);
 	cJSON_AddNumberToObject(root, "reserves_failed", (double)full);
 	if (json) {
-		char *text = cJSON_Print(root);
-		FILE *f = fopen(json, "w");
+		int w = il_json_write(json, root);
 
-		if (!f || !text || fputs(text, f) < 0 || fclose(f) != 0)
-			fprintf(stderr, "bpf-floor: cannot write %s: %s\n", json, strerror(errno));
-		free(text);
+		if (w < 0)
+			fprintf(stderr, "bpf-floor: cannot write %s: %s\n", json, strerror(-w));
 	}
 	cJSON_Delete(root);
 }
@@ -154,6 +154,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bpf-floor [--json FILE] -- COMMAND [ARGS...]\n");
 		return 2;
 	}
+	if (il_bench_out_check("bpf-floor", json) < 0)
+		return 2;
 	libbpf_set_print(quiet_print);
 	skel = bpf_floor_bpf__open();
 	ncpus = libbpf_num_possible_cpus();

@@ -10,5 +10,5 @@ il_bpf_skeleton(bpf_floor_skel ${CMAKE_CURRENT_LIST_DIR}/bpf-floor.bpf.c bpf_flo
 add_executable(bpf-floor ${CMAKE_CURRENT_LIST_DIR}/bpf-floor.c ${bpf_floor_skel_SKEL})
 add_dependencies(bpf-floor bpf_floor_skel)
 target_include_directories(bpf-floor PRIVATE ${CMAKE_CURRENT_BINARY_DIR} ${CMAKE_SOURCE_DIR}/attrib)
-target_link_libraries(bpf-floor PRIVATE il_common PkgConfig::FLOOR_LIBBPF PkgConfig::CJSON)
+target_link_libraries(bpf-floor PRIVATE il_bench il_common PkgConfig::FLOOR_LIBBPF PkgConfig::CJSON)
 set_target_properties(bpf-floor PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)

@@ -40,7 +40,10 @@ int main(int argc, char **argv)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int c, only = -1;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	opterr = 0; /* one line of our own below, not getopt's too */
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		char opt[8];
+
 		if (c == 's' && il_parse_u64(optarg, 10, 10000000, &samples) == 0)
 			continue;
 		if (c == 'g' && il_parse_u64(optarg, 0, 1000000, &gap) == 0)
@@ -56,8 +59,15 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		}
-		fprintf(stderr, "hop-floor: bad option or value '%s' (see --help)\n",
-			argv[optind - 1]);
+		if (c == ':')
+			fprintf(stderr, "hop-floor: %s needs a value (see --help)\n",
+				argv[optind - 1]);
+		else if (c == '?')
+			fprintf(stderr, "hop-floor: unknown option '%s' (see --help)\n",
+				il_parse_bad_option(argv, opt, sizeof(opt)));
+		else
+			fprintf(stderr, "hop-floor: bad value '%s' (see --help)\n",
+				argv[optind - 1]);
 		return 2;
 	}
 	/* Every FIFO thread here blocks once per message; the limit is a backstop. */

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "il_file.h"
+
 int il_bench_inputlat(const char *prog, char *buf, size_t len)
 {
 	char self[4096];
@@ -23,4 +25,22 @@ int il_bench_inputlat(const char *prog, char *buf, size_t len)
 	if (rc < 0)
 		fprintf(stderr, "%s: cannot find %s (build the inputlat target)\n", prog, buf);
 	return rc;
+}
+
+int il_bench_out_check(const char *prog, const char *path)
+{
+	struct il_out *out;
+	char err[600];
+	int rc;
+
+	if (!path)
+		return 0;
+	/* Opened and abandoned: the temporary file it made is removed. */
+	rc = il_out_open("--json", path, &out, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return rc;
+	}
+	il_out_free(out);
+	return 0;
 }

@@ -13,4 +13,12 @@
  */
 int il_bench_inputlat(const char *prog, char *buf, size_t len);
 
+/*
+ * Checks a --json FILE before the benchmark spends minutes measuring:
+ * il_out_open's rules (a regular file or a new one, no symlink, ours), and
+ * its directory writable. Returns 0, or says why on stderr, as prog, and
+ * returns -errno. NULL (no --json) is fine.
+ */
+int il_bench_out_check(const char *prog, const char *path);
+
 #endif

@@ -49,7 +49,9 @@
 #include <sys/socket.h>
 #include <x86intrin.h>
 
+#include "il_bench.h"
 #include "il_clock.h"
+#include "il_file.h"
 #include "il_lock.h"
 #include "il_oncpu.h"
 #include "il_header.h"
@@ -886,7 +888,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			   .hog_mask = 1,
 			   .today = 1,
 			   .owner_off = 1};
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	char bad[8];
+
+	opterr = 0; /* one line of our own, not getopt's and the usage */
+	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			if (il_parse_u64(optarg, 0, 100000000, &o->cs_ns) < 0)
@@ -944,8 +949,13 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'V':
 			printf("lock-bench %s\n", IL_VERSION);
 			exit(0);
+		case ':':
+			fprintf(stderr, "lock-bench: %s needs a value; see --help\n",
+				argv[optind - 1]);
+			exit(2);
 		default:
-			usage(stderr);
+			fprintf(stderr, "lock-bench: unknown option '%s'; see --help\n",
+				il_parse_bad_option(argv, bad, sizeof(bad)));
 			exit(2);
 		}
 	}
@@ -953,6 +963,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "lock-bench: unexpected argument '%s'; see --help\n", argv[optind]);
 		exit(2);
 	}
+	if (il_bench_out_check("lock-bench", o->json) < 0)
+		exit(2);
 }
 
 static void add_config(struct config *cfg, int *n, struct config c)
@@ -1360,19 +1372,12 @@ int main(int argc, char **argv)
 	       isnan(cost) ? 0.0 : cost);
 
 	if (o.json) {
-		char *txt = cJSON_Print(root);
-		FILE *f = fopen(o.json, "we");
+		int w = il_json_write(o.json, root);
 
-		if (!f || !txt || fputs(txt, f) < 0 || fputc('\n', f) < 0) {
-			fprintf(stderr, "lock-bench: cannot write %s: %s\n", o.json,
-				strerror(errno));
-			if (f)
-				fclose(f);
-			free(txt);
+		if (w < 0) {
+			fprintf(stderr, "lock-bench: cannot write %s: %s\n", o.json, strerror(-w));
 			return 1;
 		}
-		fclose(f);
-		free(txt);
 	}
 	cJSON_Delete(root);
 	free(cmdline);

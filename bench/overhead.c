@@ -383,7 +383,9 @@ int main(int argc, char **argv)
 	cJSON *rss = NULL, *root, *results, *cs;
 	char *cmdline;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	opterr = 0; /* one line of our own below, not getopt's too */
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		char opt[8];
 		int bad = 0;
 
 		switch (c) {
@@ -412,12 +414,24 @@ int main(int argc, char **argv)
 		default:
 			bad = 1;
 		}
+		if (c == ':') {
+			fprintf(stderr, "overhead: %s needs a value (see --help)\n",
+				argv[optind - 1]);
+			return 2;
+		}
+		if (c == '?') {
+			fprintf(stderr, "overhead: unknown option '%s' (see --help)\n",
+				il_parse_bad_option(argv, opt, sizeof(opt)));
+			return 2;
+		}
 		if (bad) {
-			fprintf(stderr, "overhead: bad option or value '%s' (see --help)\n",
+			fprintf(stderr, "overhead: bad value '%s' (see --help)\n",
 				argv[optind - 1]);
 			return 2;
 		}
 	}
+	if (il_bench_out_check("overhead", json_path) < 0)
+		return 2;
 	clock_gettime(CLOCK_REALTIME, &start_wall);
 	cmdline = il_cmdline_join("overhead", argc - 1, argv + 1);
 	if (il_bench_inputlat("overhead", inputlat, sizeof(inputlat)) < 0)

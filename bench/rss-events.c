@@ -199,7 +199,9 @@ int main(int argc, char **argv)
 	char *cmdline;
 
 	parse_counts(default_counts, counts, &n);
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	opterr = 0; /* one line of our own below, not getopt's too */
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		char opt[8];
 		int bad = 0;
 
 		switch (c) {
@@ -222,12 +224,24 @@ int main(int argc, char **argv)
 		default:
 			bad = 1;
 		}
+		if (c == ':') {
+			fprintf(stderr, "rss-events: %s needs a value (see --help)\n",
+				argv[optind - 1]);
+			return 2;
+		}
+		if (c == '?') {
+			fprintf(stderr, "rss-events: unknown option '%s' (see --help)\n",
+				il_parse_bad_option(argv, opt, sizeof(opt)));
+			return 2;
+		}
 		if (bad) {
-			fprintf(stderr, "rss-events: bad option or value '%s' (see --help)\n",
+			fprintf(stderr, "rss-events: bad value '%s' (see --help)\n",
 				argv[optind - 1]);
 			return 2;
 		}
 	}
+	if (il_bench_out_check("rss-events", json_path) < 0)
+		return 2;
 	clock_gettime(CLOCK_REALTIME, &start_wall);
 	cmdline = il_cmdline_join("rss-events", argc - 1, argv + 1);
 	if (il_bench_inputlat("rss-events", inputlat, sizeof(inputlat)) < 0)

@@ -2,7 +2,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +31,9 @@ int il_parse_hex_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	char *end;
 	unsigned long long v;
 
-	if (!s || !isxdigit((unsigned char)s[0]))
+	/* Digits only: strtoull alone would take a "0x" prefix, a sign or
+	 * leading space. */
+	if (!s || !s[0] || s[strspn(s, "0123456789abcdefABCDEF")] != '\0')
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 16);
@@ -86,4 +90,14 @@ int il_parse_double(const char *s, double min, double max, double *out)
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+const char *il_parse_bad_option(char *const *argv, char *buf, size_t len)
+{
+	/* An unknown short option sets optopt to its letter; a long one, 0. */
+	if (optopt > 0 && optopt < 128) {
+		snprintf(buf, len, "-%c", optopt);
+		return buf;
+	}
+	return argv[optind - 1];
 }

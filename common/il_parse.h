@@ -2,6 +2,7 @@
 #ifndef IL_PARSE_H
 #define IL_PARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -20,5 +21,14 @@ int il_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 
 /* Parses a finite decimal floating-point number in [min, max]. */
 int il_parse_double(const char *s, double min, double max, double *out);
+
+/*
+ * The option getopt_long just refused as unknown ('?'), as it was written:
+ * "-x" for a short one (even inside a cluster "-xyz", where optind has not
+ * moved past it and argv[optind - 1] is the argument before), "--bogus"
+ * for a long one. buf holds the short form; the result is buf or an argv
+ * entry.
+ */
+const char *il_parse_bad_option(char *const *argv, char *buf, size_t len);
 
 #endif

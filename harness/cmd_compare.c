@@ -811,7 +811,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			return 2;
 		default:
 			snprintf(what, sizeof(what), "unknown option '%s'",
-				 il_cmd_bad_option(argv, opt, sizeof(opt)));
+				 il_parse_bad_option(argv, opt, sizeof(opt)));
 			usage_line(what);
 			return 2;
 		}

@@ -95,7 +95,7 @@ int il_cmd_explain(int argc, char **argv)
 		default:
 			fprintf(stderr,
 				"explain: unknown option '%s' (see inputlat explain --help)\n",
-				il_cmd_bad_option(argv, opt, sizeof(opt)));
+				il_parse_bad_option(argv, opt, sizeof(opt)));
 			return 2;
 		}
 	}

@@ -1030,7 +1030,7 @@ static int parse_args(int argc, char **argv, struct repro *r, const char **json_
 			return 2;
 		default:
 			fprintf(stderr, "inputlat reproduce: unknown option '%s' (see --help)\n",
-				il_cmd_bad_option(argv, opt, sizeof(opt)));
+				il_parse_bad_option(argv, opt, sizeof(opt)));
 			return 2;
 		}
 	}

@@ -110,7 +110,7 @@ static int cmd_fdr(int argc, char **argv)
 			return usage_line(what);
 		default:
 			snprintf(what, sizeof(what), "unknown option '%s'",
-				 il_cmd_bad_option(argv, opt, sizeof(opt)));
+				 il_parse_bad_option(argv, opt, sizeof(opt)));
 			return usage_line(what);
 		}
 	}

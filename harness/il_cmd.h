@@ -8,8 +8,6 @@
 #ifndef IL_CMD_H
 #define IL_CMD_H
 
-#include <stddef.h>
-
 /* EX_TEMPFAIL: another inputlat run holds the machine's knobs; try later.
  * Scripts (reproduce, the sweep, the tests) check this code, not text. */
 #define IL_EXIT_KNOBS_BUSY 75
@@ -19,13 +17,6 @@ struct il_cmd {
 	const char *summary; /* one line for `inputlat --help` */
 	int (*run)(int argc, char **argv);
 };
-
-/*
- * The option getopt_long just refused as unknown ('?'), as it was written:
- * "-x" for a short one (even inside a cluster "-xyz"), "--bogus" for a
- * long one. buf holds the short form; the result is buf or an argv entry.
- */
-const char *il_cmd_bad_option(char *const *argv, char *buf, size_t len);
 
 /* The table, ending with a NULL name. */
 extern const struct il_cmd il_cmds[];

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "il_cmd.h"
 #include "il_parse.h"
 #include "il_role.h"
 
@@ -493,7 +492,7 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			break;
 		default:
 			rc = usage_error("unknown option '%s' (see inputlat run --help)",
-					 il_cmd_bad_option(argv, opt, sizeof(opt)));
+					 il_parse_bad_option(argv, opt, sizeof(opt)));
 			break;
 		}
 	}

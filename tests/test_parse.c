@@ -1,0 +1,102 @@
+/*
+ * common/il_parse: the checked number parsers every option and file goes
+ * through (what they refuse matters as much as what they accept), and the
+ * name of an option getopt refused, as the subcommands and benchmarks say
+ * it (an unknown letter inside a cluster once named the argument before).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "il_parse.h"
+#include "il_test.h"
+
+static void test_parse_u64(void **state)
+{
+	static const char *const refused[] = {
+	    "", " 1", "1 ", "+1", "-1", "0x10", "1e3", "1.0", "18446744073709551616", "nan", "1a"};
+	uint64_t v = 7;
+
+	(void)state;
+	assert_int_equal(il_parse_u64("0", 0, 10, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(il_parse_u64("18446744073709551615", 0, UINT64_MAX, &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(il_parse_u64("11", 0, 10, &v), -ERANGE);
+	assert_int_equal(il_parse_u64("4", 5, 10, &v), -ERANGE);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (il_parse_u64(refused[i], 0, UINT64_MAX, &v) == 0)
+			fail_msg("il_parse_u64 took \"%s\"", refused[i]);
+	assert_int_equal(il_parse_hex_u64("1a", 0, 255, &v), 0);
+	assert_int_equal(v, 26);
+	/* Digits only: strtoull would take these. */
+	assert_true(il_parse_hex_u64("0x1a", 0, 255, &v) < 0);
+	assert_true(il_parse_hex_u64("0X1a", 0, 255, &v) < 0);
+	assert_true(il_parse_hex_u64("1a ", 0, 255, &v) < 0);
+	assert_true(il_parse_hex_u64("", 0, 255, &v) < 0);
+}
+
+static void test_parse_i64_double(void **state)
+{
+	static const char *const refused[] = {"",      "inf", "-inf", "nan", "1e999",
+					      "0x1p3", " 1",  "1 ",   "1.5x"};
+	int64_t i;
+	double d;
+
+	(void)state;
+	assert_int_equal(il_parse_i64("-20", -20, 19, &i), 0);
+	assert_int_equal(i, -20);
+	assert_int_equal(il_parse_i64("-21", -20, 19, &i), -ERANGE);
+	assert_int_equal(il_parse_double("0.1", 0.1, 1000, &d), 0);
+	assert_true(fabs(d - 0.1) < 1e-12);
+	assert_int_equal(il_parse_double("1000.0001", 0.1, 1000, &d), -ERANGE);
+	for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++)
+		if (il_parse_double(refused[k], -1e300, 1e300, &d) == 0)
+			fail_msg("il_parse_double took \"%s\"", refused[k]);
+}
+
+/* Runs getopt_long over argv until it refuses an option; its name then. */
+static const char *refused_name(int argc, char **argv, char *buf, size_t len)
+{
+	static const struct option opts[] = {{"json", required_argument, NULL, 'j'},
+					     {NULL, 0, NULL, 0}};
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":aj:", opts, NULL)) != -1)
+		if (c == '?')
+			return il_parse_bad_option(argv, buf, len);
+	return NULL;
+}
+
+static void test_parse_bad_option(void **state)
+{
+	char *cluster[] = {"prog", "-xyz", "file", NULL};
+	char *inner[] = {"prog", "file", "-ax", NULL};
+	char *lng[] = {"prog", "--json", "out", "--bogus=3", NULL};
+	char *single[] = {"prog", "-q", NULL};
+	char buf[8];
+
+	(void)state;
+	assert_string_equal(refused_name(3, cluster, buf, sizeof(buf)), "-x");
+	/* After a known letter of the same cluster. */
+	assert_string_equal(refused_name(3, inner, buf, sizeof(buf)), "-x");
+	assert_string_equal(refused_name(4, lng, buf, sizeof(buf)), "--bogus=3");
+	assert_string_equal(refused_name(2, single, buf, sizeof(buf)), "-q");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_parse_u64),
+	    cmocka_unit_test(test_parse_i64_double),
+	    cmocka_unit_test(test_parse_bad_option),
+	};
+
+	if (il_test_filters("test_parse", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
