@@ -646,12 +646,29 @@ static void tick_cb(uv_timer_t *t)
 		} else if (now > r->phase_deadline_ns) {
 			/* Named once: the ticks until the kills are reaped come here again. */
 			for (int i = 0; i < IL_PROC_COUNT && !r->stop_late_said; i++)
-				if (r->procs[i].spawned && !r->procs[i].exited && !r->exit_code)
+				if (r->procs[i].spawned && !r->procs[i].exited && !r->exit_code) {
 					fprintf(stderr,
 						"inputlat: %s did not exit within %llu ms of the "
 						"stop; killed it\n",
 						r->procs[i].name,
 						(unsigned long long)stop_timeout_ms(r));
+					/* The report says so too: what it would have sent
+					 * (its hog, load, memory figures) is missing. */
+					if (!r->procs[i].stats_msg)
+						snprintf(r->stats_why[i], sizeof(r->stats_why[i]),
+							 "killed at the stop: it did not exit "
+							 "within %llu ms",
+							 (unsigned long long)stop_timeout_ms(r));
+					il_warn(
+					    &r->warnings,
+					    "%s did not exit within %llu ms of the stop and was "
+					    "killed%s",
+					    r->procs[i].name,
+					    (unsigned long long)stop_timeout_ms(r),
+					    r->procs[i].stats_msg
+						? " (after sending its figures)"
+						: ": its figures are missing (stats_missing)");
+				}
 			r->stop_late_said = true;
 			kill_all(r);
 			if (now > r->phase_deadline_ns + il_ms_to_ns(500))

@@ -372,16 +372,42 @@ static cJSON *samples_json(const struct il_result *r)
 }
 
 /* Copies one key of a child's stats message into the report (or null). */
+/*
+ * One of a child's figures (hog, canary, load) as the child sent it, and
+ * KEY_why: null when it is there or was not asked for (no hog: "hog" is
+ * null), "unreadable: ..." when the child's stats never came.
+ */
 static void add_child_stat(cJSON *root, const struct il_result *r, enum il_proc_id p,
 			   const char *key)
 {
 	const cJSON *s = r->stats[p];
 	const cJSON *v = s ? cJSON_GetObjectItemCaseSensitive(s, key) : NULL;
+	char why_key[32], why[256];
 
 	if (v)
 		cJSON_AddItemToObject(root, key, cJSON_Duplicate(v, 1));
 	else
 		cJSON_AddNullToObject(root, key);
+	snprintf(why_key, sizeof(why_key), "%s_why", key);
+	if (!s && r->stats_why[p][0]) {
+		snprintf(why, sizeof(why), "unreadable: %s sent no stats (%s)",
+			 il_chain_proc(p)->program, r->stats_why[p]);
+		cJSON_AddStringToObject(root, why_key, why);
+	} else {
+		cJSON_AddNullToObject(root, why_key);
+	}
+}
+
+/* stats_missing: each child of the chain whose final stats never came,
+ * with why; empty when all came. */
+static cJSON *stats_missing_json(const struct il_result *r)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (int i = 0; i < IL_PROC_COUNT; i++)
+		if (!r->stats[i] && r->stats_why[i][0])
+			cJSON_AddStringToObject(o, il_chain_proc(i)->program, r->stats_why[i]);
+	return o;
 }
 
 /* --- work accuracy, hygiene, warnings -------------------------------- */
@@ -746,6 +772,7 @@ int il_report_json(const struct il_result *r, FILE *f)
 	cJSON_AddItemToObject(root, "trace_marker", trace_marker_json(r));
 	add_child_stat(root, r, IL_PROC_WORKLOAD, "canary");
 	add_child_stat(root, r, IL_PROC_RENDER, "hog");
+	cJSON_AddItemToObject(root, "stats_missing", stats_missing_json(r));
 	add_child_stat(root, r, IL_PROC_WORKLOAD, "load");
 	{
 		cJSON *rss = cJSON_AddObjectToObject(root, "rss_kib");

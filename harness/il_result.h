@@ -101,6 +101,9 @@ struct il_result {
 	 * when the child sent none). */
 	const cJSON *threads;
 	const cJSON *stats[IL_PROC_COUNT];
+	/* For a child of the chain whose stats are NULL, why ("killed at the
+	 * stop: ...", "... killed by signal 9"); "" otherwise. */
+	char stats_why[IL_PROC_COUNT][160];
 
 	/* Hygiene: "" when the orchestrator's memory is locked, else why not;
 	 * /dev/cpu_dma_latency held at 0 for the run, else why not. */

@@ -382,8 +382,29 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->interrupted = r->interrupted;
 	res->fail_msg = r->fail_msg;
 	res->threads = r->threads;
-	for (int p = 0; p < IL_PROC_COUNT; p++)
-		res->stats[p] = r->procs[p].stats_msg;
+	for (int p = 0; p < IL_PROC_COUNT; p++) {
+		const struct il_proc *c = &r->procs[p];
+		char *why = res->stats_why[p];
+		size_t len = sizeof(res->stats_why[p]);
+
+		res->stats[p] = c->stats_msg;
+		why[0] = '\0';
+		if (c->stats_msg || !il_chain_proc(p)->in_chain)
+			continue;
+		if (r->stats_why[p][0])
+			snprintf(why, len, "%s", r->stats_why[p]);
+		else if (!c->spawned)
+			snprintf(why, len, "never started");
+		else if (!c->exited)
+			snprintf(why, len, "still running at the end");
+		else if (c->term_signal)
+			snprintf(why, len,
+				 "it ended without sending them: killed by signal %d (%s)",
+				 c->term_signal, strsignal(c->term_signal));
+		else
+			snprintf(why, len, "it ended without sending them: exit status %lld",
+				 (long long)c->exit_status);
+	}
 	res->self_pid = getpid();
 	res->self_tid = r->self_tid;
 	res->ctxsw = r->ctxsw;

@@ -108,7 +108,9 @@ struct il_run {
 	int exit_code;
 	bool interrupted;
 	bool garbage_sent, stalled;
-	bool stop_late_said;	  /* the children past the stop's bound were named */
+	bool stop_late_said; /* the children past the stop's bound were named */
+	/* Why a child's final stats never came ("" when they did). */
+	char stats_why[IL_PROC_COUNT][160];
 	uint64_t inject_epipe_ns; /* the input pipe broke: browser-sim died */
 	char fail_msg[512];
 	cJSON *threads;		      /* every thread's ready report, owned */

@@ -291,6 +291,48 @@ static void test_hardening_stop_busy_children(void **state)
 	}
 }
 
+/*
+ * A JS hog whose tick() never returns never reads the halt word: at the
+ * stop's bound render-sim is killed. The report says what that cost (its
+ * figures missing, and why) rather than a null hog, as if none had run.
+ */
+static void test_hardening_stop_endless_tick(void **state)
+{
+	const char *script = il_test_suite_file("endless-tick.js");
+	const char *json = il_test_suite_file("endless-tick.json");
+	char *argv[] = {il_test_suite.inputlat, "run",	  "--quiet",	"--events", "5",
+			"--attribution",	"off",	  "--hog",	"1",	    "--hog-script",
+			(char *)script,		"--json", (char *)json, NULL};
+	struct il_test_result *res = malloc(sizeof(*res));
+	const cJSON *missing, *w;
+	bool warned = false;
+	char why[400];
+	double took;
+	cJSON *root;
+
+	assert_non_null(res);
+	il_test_write_file(script, "function tick() { for (;;) {} }\n");
+	assert_int_equal(il_test_run(argv, 60000, res), 0);
+	print_message("exit %d in %.1f s:\n%s", res->exit_code, res->elapsed_s, res->err);
+	assert_int_equal(res->exit_code, 0);
+	free(res);
+	root = il_test_json_load(json);
+	missing = cJSON_GetObjectItemCaseSensitive(root, "stats_missing");
+	assert_non_null(strstr(il_test_json_str(missing, "render-sim"), "killed at the stop"));
+	assert_int_equal(cJSON_GetArraySize(missing), 1);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(root, "hog")));
+	assert_non_null(
+	    strstr(il_test_json_str(root, "hog_why"), "unreadable: render-sim sent no stats"));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(root, "canary_why")));
+	cJSON_ArrayForEach (w, cJSON_GetObjectItemCaseSensitive(root, "warnings"))
+		warned |=
+		    cJSON_IsString(w) && strstr(w->valuestring, "render-sim did not exit within");
+	assert_true(warned);
+	cJSON_Delete(root);
+	if (!il_test_nothing_left(NULL, 0, 5000, &took, why, sizeof(why)))
+		fail_msg("after the run: %s", why);
+}
+
 /* Events in flight at a stop are accounted for:
  * sent = completed + timed_out + in_flight. */
 static void test_hardening_stop_in_flight(void **state)
@@ -445,6 +487,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_hardening_stop_viz_crash, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_hardening_stop_busy_children, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_hardening_stop_in_flight, il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_stop_endless_tick, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_hardening_stop_children_run_what_was_read,
 				      il_test_knobs_teardown),
 	};
