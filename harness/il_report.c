@@ -531,9 +531,12 @@ static cJSON *hygiene_json(const struct il_result *r)
 	cJSON_AddItemToObject(o, "memlock", ml);
 	dma = cJSON_AddObjectToObject(o, "cpu_dma_latency");
 	cJSON_AddBoolToObject(dma, "held", r->dma_held);
-	if (r->dma_held) {
-		cJSON_AddNumberToObject(dma, "value_us", 0);
+	if (r->dma_held && r->dma_value_us >= 0) {
+		cJSON_AddNumberToObject(dma, "value_us", (double)r->dma_value_us);
 		cJSON_AddNullToObject(dma, "why");
+	} else if (r->dma_held) {
+		cJSON_AddNullToObject(dma, "value_us");
+		cJSON_AddStringToObject(dma, "why", r->dma_why ? r->dma_why : "");
 	} else {
 		cJSON_AddNullToObject(dma, "value_us");
 		cJSON_AddStringToObject(dma, "why", r->dma_why ? r->dma_why : "");

@@ -109,6 +109,7 @@ struct il_result {
 	 * /dev/cpu_dma_latency held at 0 for the run, else why not. */
 	const char *memlock_why;
 	bool dma_held;
+	int64_t dma_value_us; /* read back from the kernel once held; -1 when not read */
 	const char *dma_why;
 
 	/* --trace-marker: the orchestrator's account (its injection slices;

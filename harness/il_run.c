@@ -302,9 +302,11 @@ static uint64_t run_bound_ns(const struct il_run_opts *o, bool loop_is_rt, int n
 static void dma_latency_hold(struct il_run *r)
 {
 	static const char path[] = "/dev/cpu_dma_latency";
-	int32_t zero = 0;
+	int32_t zero = 0, now;
+	ssize_t n;
 
 	r->dma_fd = -1;
+	r->dma_value_us = -1;
 	if (r->o->no_dma_latency) {
 		snprintf(r->dma_why, sizeof(r->dma_why), "not held: --no-dma-latency");
 		return;
@@ -321,7 +323,16 @@ static void dma_latency_hold(struct il_run *r)
 			 strerror(errno));
 		close(r->dma_fd);
 		r->dma_fd = -1;
+		return;
 	}
+	/* What the kernel now holds every CPU to (the lowest request of all):
+	 * the report gives this, not the 0 we asked for. */
+	n = pread(r->dma_fd, &now, sizeof(now), 0);
+	if (n == (ssize_t)sizeof(now))
+		r->dma_value_us = now;
+	else
+		snprintf(r->dma_why, sizeof(r->dma_why), "held, but %s could not be read back: %s",
+			 path, n < 0 ? strerror(errno) : "short read");
 }
 
 static void result_of(const struct il_run *r, struct il_result *res)
@@ -365,6 +376,7 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->warmup_timed_out = il_event_window_warmup_timed_out(r->events);
 	res->memlock_why = r->memlock_why;
 	res->dma_held = r->dma_fd >= 0;
+	res->dma_value_us = r->dma_value_us;
 	res->dma_why = r->dma_why;
 	res->marks = &r->marks;
 	res->tracing_on = r->tracing_on;

@@ -127,7 +127,8 @@ struct il_run {
 	/* Hygiene (il_run.c): memory locked, /dev/cpu_dma_latency held. */
 	char memlock_why[192]; /* "" when the orchestrator's memory is locked */
 	int dma_fd;	       /* held open for the run, -1 when not */
-	char dma_why[192];     /* why it is not held */
+	char dma_why[192];     /* why it is not held, or its value unread */
+	int64_t dma_value_us;  /* the kernel's limit read back once held, -1 unread */
 
 	/* Written at the stop; the load and hog threads read it (wire/il_halt.h). */
 	struct il_halt halt;

@@ -436,6 +436,10 @@ static void real_run(double scale, struct real_run *out)
 			fail_msg("report lacks %s (that child's stats did not arrive)", key);
 	}
 	assert_non_null(il_json_get(root, "hygiene.cpu_dma_latency.held"));
+	/* Held: the value is the kernel's, read back, and ours (0) is the lowest
+	 * request there can be. */
+	if (cJSON_IsTrue(il_json_get(root, "hygiene.cpu_dma_latency.held")))
+		assert_float_equal(il_json_num(root, "hygiene.cpu_dma_latency.value_us"), 0, 0);
 	cJSON_Delete(root);
 }
 
