@@ -10,6 +10,7 @@
 #include "il_cmd.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -109,6 +110,16 @@ static int cmd_fdr(int argc, char **argv)
 			snprintf(what, sizeof(what), "%s needs a value", argv[optind - 1]);
 			return usage_line(what);
 		default:
+			/* "-0.1" is a p-value out of range, not an option "-0". */
+			for (int k = optind; k >= optind - 1 && k >= 1; k--)
+				if (k < argc && argv[k][0] == '-' && argv[k][1] == optopt &&
+				    (isdigit((unsigned char)optopt) || optopt == '.')) {
+					snprintf(what, sizeof(what),
+						 "fdr: p-value '%.40s': expected a number from 0 "
+						 "to 1",
+						 argv[k]);
+					return usage_line(what);
+				}
 			snprintf(what, sizeof(what), "unknown option '%s'",
 				 il_parse_bad_option(argv, opt, sizeof(opt)));
 			return usage_line(what);

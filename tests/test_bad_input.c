@@ -403,6 +403,12 @@ static const struct bad_case cases[] = {
      2,
      "inputlat stats: fdr: p-value 'nan': expected a number from 0 to 1 (see inputlat stats fdr "
      "--help)"},
+    {"stats fdr -0.1: a p-value, not an option",
+     {"stats", "fdr", "-0.1"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat stats: fdr: p-value '-0.1': expected a number from 0 to 1"},
     {"stats fdr bad alpha",
      {"stats", "fdr", "--alpha", "0.9", "0.01"},
      PREP_NONE,
