@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "il_bench.h"
 #include "il_floor.h"
 #include "il_parse.h"
 
@@ -42,8 +43,6 @@ int main(int argc, char **argv)
 
 	opterr = 0; /* one line of our own below, not getopt's too */
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		char opt[8];
-
 		if (c == 's' && il_parse_u64(optarg, 10, 10000000, &samples) == 0)
 			continue;
 		if (c == 'g' && il_parse_u64(optarg, 0, 1000000, &gap) == 0)
@@ -59,16 +58,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		}
-		if (c == ':')
-			fprintf(stderr, "hop-floor: %s needs a value (see --help)\n",
-				argv[optind - 1]);
-		else if (c == '?')
-			fprintf(stderr, "hop-floor: unknown option '%s' (see --help)\n",
-				il_parse_bad_option(argv, opt, sizeof(opt)));
-		else
-			fprintf(stderr, "hop-floor: bad value '%s' (see --help)\n",
-				argv[optind - 1]);
-		return 2;
+		return il_bench_opt_error("hop-floor", c, argv);
 	}
 	/* Every FIFO thread here blocks once per message; the limit is a backstop. */
 	setrlimit(RLIMIT_RTTIME, &rl);

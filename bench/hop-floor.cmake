@@ -5,7 +5,7 @@ target_include_directories(il_floor PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(il_floor PUBLIC il_wire il_common PkgConfig::UV)
 
 add_executable(hop-floor ${CMAKE_CURRENT_LIST_DIR}/hop-floor.c)
-target_link_libraries(hop-floor PRIVATE il_floor)
+target_link_libraries(hop-floor PRIVATE il_bench il_floor)
 set_target_properties(hop-floor PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
 
 add_executable(overhead ${CMAKE_CURRENT_LIST_DIR}/overhead.c)

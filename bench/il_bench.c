@@ -1,12 +1,14 @@
 #include "il_bench.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "il_file.h"
+#include "il_parse.h"
 
 int il_bench_inputlat(const char *prog, char *buf, size_t len)
 {
@@ -43,4 +45,18 @@ int il_bench_out_check(const char *prog, const char *path)
 	}
 	il_out_free(out);
 	return 0;
+}
+
+int il_bench_opt_error(const char *prog, int c, char **argv)
+{
+	char opt[8];
+
+	if (c == ':')
+		fprintf(stderr, "%s: %s needs a value (see --help)\n", prog, argv[optind - 1]);
+	else if (c == '?')
+		fprintf(stderr, "%s: unknown option '%s' (see --help)\n", prog,
+			il_parse_bad_option(argv, opt, sizeof(opt)));
+	else
+		fprintf(stderr, "%s: bad value '%s' (see --help)\n", prog, argv[optind - 1]);
+	return 2;
 }

@@ -385,7 +385,6 @@ int main(int argc, char **argv)
 
 	opterr = 0; /* one line of our own below, not getopt's too */
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		char opt[8];
 		int bad = 0;
 
 		switch (c) {
@@ -414,21 +413,8 @@ int main(int argc, char **argv)
 		default:
 			bad = 1;
 		}
-		if (c == ':') {
-			fprintf(stderr, "overhead: %s needs a value (see --help)\n",
-				argv[optind - 1]);
-			return 2;
-		}
-		if (c == '?') {
-			fprintf(stderr, "overhead: unknown option '%s' (see --help)\n",
-				il_parse_bad_option(argv, opt, sizeof(opt)));
-			return 2;
-		}
-		if (bad) {
-			fprintf(stderr, "overhead: bad value '%s' (see --help)\n",
-				argv[optind - 1]);
-			return 2;
-		}
+		if (bad || c == ':' || c == '?')
+			return il_bench_opt_error("overhead", c, argv);
 	}
 	if (il_bench_out_check("overhead", json_path) < 0)
 		return 2;

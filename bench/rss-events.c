@@ -201,7 +201,6 @@ int main(int argc, char **argv)
 	parse_counts(default_counts, counts, &n);
 	opterr = 0; /* one line of our own below, not getopt's too */
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		char opt[8];
 		int bad = 0;
 
 		switch (c) {
@@ -224,21 +223,8 @@ int main(int argc, char **argv)
 		default:
 			bad = 1;
 		}
-		if (c == ':') {
-			fprintf(stderr, "rss-events: %s needs a value (see --help)\n",
-				argv[optind - 1]);
-			return 2;
-		}
-		if (c == '?') {
-			fprintf(stderr, "rss-events: unknown option '%s' (see --help)\n",
-				il_parse_bad_option(argv, opt, sizeof(opt)));
-			return 2;
-		}
-		if (bad) {
-			fprintf(stderr, "rss-events: bad value '%s' (see --help)\n",
-				argv[optind - 1]);
-			return 2;
-		}
+		if (bad || c == ':' || c == '?')
+			return il_bench_opt_error("rss-events", c, argv);
 	}
 	if (il_bench_out_check("rss-events", json_path) < 0)
 		return 2;
