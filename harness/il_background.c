@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -23,6 +24,16 @@
 /* A command that ends this fast never ran as a load. */
 #define EARLY_EXIT_MS 200
 #define TERM_GRACE_MS 1000
+/*
+ * The environment entry every process of the command inherits,
+ * "IL_BACKGROUND=<64 random bits>": a process that left the group (setsid,
+ * a daemon's double fork) still carries it, and is found by it in
+ * /proc/PID/environ (Jenkins finds a build's strays the same way). Only a
+ * process that clears its environment is lost to it.
+ */
+#define COOKIE_VAR "IL_BACKGROUND"
+/* How much of a process's environment is searched for the cookie. */
+#define ENVIRON_MAX (4u << 20)
 
 struct il_background {
 	char *cmd;
@@ -30,6 +41,7 @@ struct il_background {
 	uint64_t start_ns;
 	uint64_t cpu_start_ns; /* the group's CPU time at the start */
 	char state_path[4200];
+	char cookie[40]; /* "IL_BACKGROUND=<16 hex digits>" */
 	bool reaped;
 	int status;
 };
@@ -58,12 +70,91 @@ static int read_proc_stat(pid_t pid, struct proc_stat *ps)
 	return 0;
 }
 
+/* "IL_BACKGROUND=" and 16 hex digits, as make_cookie writes it. */
+static bool cookie_valid(const char *c)
+{
+	size_t plen = strlen(COOKIE_VAR "=");
+
+	return strncmp(c, COOKIE_VAR "=", plen) == 0 && strlen(c + plen) == 16 &&
+	       strspn(c + plen, "0123456789abcdef") == 16;
+}
+
+static int make_cookie(char *buf, size_t len)
+{
+	unsigned long long v;
+
+	if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v))
+		return -errno;
+	snprintf(buf, len, COOKIE_VAR "=%016llx", v);
+	return 0;
+}
+
+/* environ without any IL_BACKGROUND entry, plus cookie: the command's. */
+static char **env_with(const char *cookie)
+{
+	extern char **environ;
+	size_t n = 0, k = 0, plen = strlen(COOKIE_VAR "=");
+	char **envp;
+
+	while (environ && environ[n])
+		n++;
+	if (!(envp = calloc(n + 2, sizeof(*envp))))
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], COOKIE_VAR "=", plen) != 0)
+			envp[k++] = environ[i];
+	envp[k++] = (char *)cookie;
+	envp[k] = NULL;
+	return envp;
+}
+
+/* True when pid's environment has the entry cookie ("IL_BACKGROUND=..."). */
+static bool has_cookie(pid_t pid, const char *cookie)
+{
+	size_t clen = strlen(cookie), n = 0, cap = 0;
+	char path[64], *buf = NULL, *p;
+	bool found = false;
+	ssize_t r;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	while (n < ENVIRON_MAX) {
+		if (cap - n < 65536) {
+			char *grown = realloc(buf, cap + 65536 + 1); /* + its NUL */
+
+			if (!grown)
+				break;
+			buf = grown;
+			cap += 65536;
+		}
+		if ((r = read(fd, buf + n, cap - n)) <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (buf)
+		buf[n] = '\0';
+	/* Entries are NUL-terminated; the cookie is one whole entry. */
+	for (p = buf; p && p + clen <= buf + n; p += strlen(p) + 1)
+		if (memcmp(p, cookie, clen) == 0 && (p + clen == buf + n || p[clen] == '\0')) {
+			found = true;
+			break;
+		}
+	free(buf);
+	return found;
+}
+
 /*
- * Calls fn for every process of group pgid started at or after
- * min_start; returns how many there were. The CPU time sums utime,
- * stime and the times of the children each has reaped.
+ * Visits the command's processes started at or after min_start: the
+ * members of group pgid and, by cookie (NULL: none), those that left it.
+ * Returns how many there were (*outside: of them, how many outside the
+ * group). The CPU time sums utime, stime and the times of the children
+ * each has reaped; sig, when not 0, is sent to each.
  */
-static int group_scan(pid_t pgid, unsigned long long min_start, uint64_t *cpu_ns, int sig)
+static int group_scan(pid_t pgid, const char *cookie, unsigned long long min_start,
+		      uint64_t *cpu_ns, int sig, int *outside)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -71,14 +162,23 @@ static int group_scan(pid_t pgid, unsigned long long min_start, uint64_t *cpu_ns
 
 	if (cpu_ns)
 		*cpu_ns = 0;
+	if (outside)
+		*outside = 0;
 	while (d && (e = readdir(d))) {
 		struct proc_stat ps;
 		uint64_t pid;
+		bool in_group;
 
 		if (il_parse_u64(e->d_name, 1, INT32_MAX, &pid) < 0 ||
-		    read_proc_stat((pid_t)pid, &ps) < 0 || ps.pgrp != pgid || ps.start < min_start)
+		    read_proc_stat((pid_t)pid, &ps) < 0 || ps.start < min_start ||
+		    (pid_t)pid == getpid())
+			continue;
+		in_group = ps.pgrp == pgid;
+		if (!in_group && !(cookie && cookie[0] && has_cookie((pid_t)pid, cookie)))
 			continue;
 		n++;
+		if (!in_group && outside)
+			(*outside)++;
 		if (cpu_ns)
 			*cpu_ns += il_procfs_ticks_ns(ps.utime + ps.stime + ps.cutime + ps.cstime);
 		if (sig)
@@ -90,7 +190,7 @@ static int group_scan(pid_t pgid, unsigned long long min_start, uint64_t *cpu_ns
 }
 
 static int write_state(const char *dir, const char *path, pid_t pgid, unsigned long long start,
-		       const char *cmd, char *err, size_t errlen)
+		       const char *cmd, const char *cookie, char *err, size_t errlen)
 {
 	struct proc_stat self;
 	cJSON *o = cJSON_CreateObject();
@@ -115,6 +215,7 @@ static int write_state(const char *dir, const char *path, pid_t pgid, unsigned l
 	cJSON_AddNumberToObject(o, "pgid", pgid);
 	cJSON_AddNumberToObject(o, "pgid_start", (double)start);
 	cJSON_AddStringToObject(o, "command", cmd);
+	cJSON_AddStringToObject(o, "cookie", cookie);
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	if (!text) {
@@ -137,7 +238,7 @@ static int write_state(const char *dir, const char *path, pid_t pgid, unsigned l
 }
 
 /* In the child, between fork and exec: async-signal-safe calls only. */
-static void child_exec(const char *cmd, int gate)
+static void child_exec(const char *cmd, int gate, char *const *envp)
 {
 	struct sched_param sp = {0};
 	sigset_t none;
@@ -168,7 +269,7 @@ static void child_exec(const char *cmd, int gate)
 	/* The group outlives us only through the state file, not PDEATHSIG:
 	 * the shell's own children would not get it anyway. */
 	prctl(PR_SET_PDEATHSIG, 0);
-	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+	execve("/bin/sh", (char *const[]){"sh", "-c", (char *)cmd, NULL}, envp);
 	_exit(127);
 }
 
@@ -178,12 +279,23 @@ int il_background_start(const char *cmd, const char *state_dir, struct il_backgr
 	struct il_background *b = calloc(1, sizeof(*b));
 	struct proc_stat ps;
 	int gate[2] = {-1, -1}, r;
+	char **envp = NULL;
 	pid_t pid;
 
 	if (!b || !(b->cmd = strdup(cmd))) {
 		free(b);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
+	}
+	if ((r = make_cookie(b->cookie, sizeof(b->cookie))) < 0) {
+		snprintf(err, errlen, "getrandom: %s", strerror(-r));
+		goto fail;
+	}
+	/* Built here: between fork and exec only async-signal-safe calls. */
+	if (!(envp = env_with(b->cookie))) {
+		r = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto fail;
 	}
 	if (pipe2(gate, O_CLOEXEC) != 0) {
 		r = -errno;
@@ -198,8 +310,10 @@ int il_background_start(const char *cmd, const char *state_dir, struct il_backgr
 	}
 	if (pid == 0) {
 		close(gate[1]);
-		child_exec(cmd, gate[0]);
+		child_exec(cmd, gate[0], envp);
 	}
+	free(envp);
+	envp = NULL;
 	close(gate[0]);
 	gate[0] = -1;
 	/* Both sides call setpgid, so the group exists whoever runs first. */
@@ -209,7 +323,8 @@ int il_background_start(const char *cmd, const char *state_dir, struct il_backgr
 		 state_dir, (int)getpid());
 	r = read_proc_stat(pid, &ps);
 	if (r == 0)
-		r = write_state(state_dir, b->state_path, pid, ps.start, cmd, err, errlen);
+		r = write_state(state_dir, b->state_path, pid, ps.start, cmd, b->cookie, err,
+				errlen);
 	else
 		snprintf(err, errlen, "/proc/%d/stat: %s", (int)pid, strerror(-r));
 	if (r < 0) {
@@ -226,7 +341,7 @@ int il_background_start(const char *cmd, const char *state_dir, struct il_backgr
 	close(gate[1]);
 	gate[1] = -1;
 	b->start_ns = il_now_ns();
-	group_scan(b->pgid, ps.start, &b->cpu_start_ns, 0);
+	group_scan(b->pgid, b->cookie, ps.start, &b->cpu_start_ns, 0, NULL);
 	/* A command that is not there, or ends at once, is the user's mistake. */
 	for (int waited = 0; r == 0 && waited < EARLY_EXIT_MS; waited += 10) {
 		if (waitpid(pid, &b->status, WNOHANG) == pid) {
@@ -253,8 +368,11 @@ int il_background_start(const char *cmd, const char *state_dir, struct il_backgr
 	*out = b;
 	return 0;
 fail:
+	free(envp);
 	if (gate[1] >= 0)
 		close(gate[1]);
+	if (gate[0] >= 0)
+		close(gate[0]);
 	if (b->pgid > 0) {
 		il_background_stop(b);
 		return r;
@@ -275,6 +393,7 @@ cJSON *il_background_stats_json(const struct il_background *b)
 	uint64_t cpu = 0, wall = il_now_ns() - b->start_ns;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	struct proc_stat ps;
+	int outside = 0;
 
 	if (!o)
 		return NULL;
@@ -283,18 +402,23 @@ cJSON *il_background_stats_json(const struct il_background *b)
 	cJSON_AddNumberToObject(o, "wall_ns", (double)wall);
 	/* The leader's start time bounds the scan, so a reused pgid is not ours. */
 	if (!b->reaped && read_proc_stat(b->pgid, &ps) == 0 && ps.pgrp == b->pgid) {
-		group_scan(b->pgid, ps.start, &cpu, 0);
+		group_scan(b->pgid, b->cookie, ps.start, &cpu, 0, &outside);
 		cpu = cpu > b->cpu_start_ns ? cpu - b->cpu_start_ns : 0;
 		cJSON_AddNumberToObject(o, "cpu_ns", (double)cpu);
 		cJSON_AddNumberToObject(o, "cpu_share",
 					wall && ncpu > 0 ? (double)cpu / (double)wall / (double)ncpu
 							 : 0);
 		cJSON_AddBoolToObject(o, "exited_early", false);
+		/* Found by the cookie, not the group (setsid, a daemon): counted
+		 * above, and stopped with the rest. */
+		cJSON_AddNumberToObject(o, "outside_group", outside);
 	} else {
 		cJSON_AddStringToObject(o, "cpu_ns", "unreadable: the command's process is gone");
 		cJSON_AddStringToObject(o, "cpu_share",
 					"unreadable: the command's process is gone");
 		cJSON_AddBoolToObject(o, "exited_early", true);
+		cJSON_AddStringToObject(o, "outside_group",
+					"unreadable: the command's process is gone");
 	}
 	return o;
 }
@@ -324,8 +448,12 @@ void il_background_stop(struct il_background *b)
 		}
 	}
 	/* Members the leader left behind (a shell's background jobs). */
-	if (start && group_scan(b->pgid, start, NULL, 0) > 0)
+	if (start && group_scan(b->pgid, NULL, start, NULL, 0, NULL) > 0)
 		kill(-b->pgid, SIGKILL);
+	/* Those that left the group: by the cookie, the leader's start time
+	 * bounding the scan even once the leader is gone. */
+	if (start)
+		group_scan(b->pgid, b->cookie, start, NULL, SIGKILL, NULL);
 	if (b->state_path[0])
 		unlink(b->state_path);
 	free(b->cmd);
@@ -353,14 +481,23 @@ static int recover_one(const char *path, FILE *log)
 	double pgid = cJSON_GetNumberValue(cJSON_GetObjectItem(o, "pgid"));
 	double pgid_start = cJSON_GetNumberValue(cJSON_GetObjectItem(o, "pgid_start"));
 	const char *cmd = cJSON_GetStringValue(cJSON_GetObjectItem(o, "command"));
+	const char *cookie = cJSON_GetStringValue(cJSON_GetObjectItem(o, "cookie"));
+	struct il_procfs_stat owner;
 	struct proc_stat ps;
 
+	/* Only a cookie of ours: any other entry ("PATH=...") would match
+	 * every process started since. Older files have none. */
+	if (cookie && !cookie_valid(cookie))
+		cookie = NULL;
 	if (!(pid >= 1 && pgid >= 1 && pid <= INT32_MAX && pgid <= INT32_MAX && pgid_start >= 0)) {
 		cJSON_Delete(o);
 		return 0; /* not ours to interpret: leave it for a human */
 	}
-	/* A live orchestrator (same pid, same start) still owns its group. */
-	if (read_proc_stat((pid_t)pid, &ps) == 0 && (double)ps.start == pid_start) {
+	/* A live orchestrator (same pid, same start, not a zombie: a SIGKILLed
+	 * one not reaped yet holds nothing) still owns its group. */
+	if (il_procfs_stat((pid_t)pid, 0, IL_PROCFS_STARTTIME, &owner) == 0 &&
+	    (double)owner.f[IL_PROCFS_STARTTIME] == pid_start && owner.state != 'Z' &&
+	    owner.state != 'X') {
 		cJSON_Delete(o);
 		return 0;
 	}
@@ -368,8 +505,11 @@ static int recover_one(const char *path, FILE *log)
 	 * of the group started after it. */
 	bool leader = read_proc_stat((pid_t)pgid, &ps) == 0 && (double)ps.start == pgid_start;
 	bool reused = !leader && read_proc_stat((pid_t)pgid, &ps) == 0;
-	if (!reused && group_scan((pid_t)pgid, (unsigned long long)pgid_start, NULL, 0) > 0) {
-		group_scan((pid_t)pgid, (unsigned long long)pgid_start, NULL, SIGKILL);
+	/* A reused pgid is another group: then only the cookie finds ours. */
+	if (group_scan(reused ? -1 : (pid_t)pgid, cookie, (unsigned long long)pgid_start, NULL, 0,
+		       NULL) > 0) {
+		group_scan(reused ? -1 : (pid_t)pgid, cookie, (unsigned long long)pgid_start, NULL,
+			   SIGKILL, NULL);
 		if (log)
 			fprintf(log,
 				"inputlat: killed the background load '%s' (process group %d) "

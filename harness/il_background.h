@@ -13,6 +13,10 @@
  * group is only ever killed while its leader has the recorded start time,
  * or, the leader gone, while members of the group started after it, so a
  * reused pid is never hit.
+ *
+ * A process that leaves the group (setsid, a daemon) is found by the
+ * environment entry IL_BACKGROUND=<random> the command was started with
+ * (also in the state file), and counted and stopped with the group.
  */
 #ifndef IL_BACKGROUND_H
 #define IL_BACKGROUND_H
@@ -38,7 +42,9 @@ int il_background_start(const char *cmd, const char *state_dir, struct il_backgr
 pid_t il_background_pgid(const struct il_background *b);
 
 /*
- * {"command", "pgid", "wall_ns", "cpu_ns", "cpu_share", "exited_early"}:
+ * {"command", "pgid", "wall_ns", "cpu_ns", "cpu_share", "exited_early",
+ * "outside_group"} (outside_group: processes found by the cookie, not the
+ * group):
  * the group's CPU time (its members' and their reaped children's, from
  * /proc) from the start until now, and that as a share of every online
  * CPU over the same wall time. Take it before il_background_stop. NULL

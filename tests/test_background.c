@@ -188,6 +188,135 @@ static void test_background_sigkill_then_check(void **state)
 	assert_int_equal(state_pgid(run), 0);
 }
 
+/* Processes whose command line (arguments joined by spaces) starts with
+ * prefix: the escapee itself, not the leader or the run that name it. */
+static int count_cmdline(const char *prefix)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		char path[300], buf[4096];
+		uint64_t pid;
+		ssize_t len;
+
+		if (il_parse_u64(e->d_name, 1, INT32_MAX, &pid) < 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		if ((len = il_test_read_file(path, buf, sizeof(buf))) <= 0)
+			continue;
+		for (ssize_t i = 0; i < len - 1; i++)
+			if (buf[i] == '\0')
+				buf[i] = ' ';
+		n += strncmp(buf, prefix, strlen(prefix)) == 0;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static const char *escape_needle;
+
+/* The state letter of process pid ('Z' a zombie), '?' when gone. */
+static char proc_state(pid_t pid)
+{
+	struct il_procfs_stat st;
+
+	return il_procfs_stat(pid, 0, 0, &st) ? '?' : st.state;
+}
+
+static bool escapee_gone(pid_t unused)
+{
+	(void)unused;
+	return count_cmdline(escape_needle) == 0;
+}
+
+/*
+ * A command part of which leaves the process group (setsid, as a daemon's
+ * double fork does): found by the environment entry it inherited, its CPU
+ * counted, and stopped with the rest. It once kept running after the run.
+ */
+static void test_background_escapee_normal_end(void **state)
+{
+	char json[300], cmd[200], needle[96];
+	char *argv[] = {il_test_suite.inputlat,
+			"run",
+			"--events",
+			"50",
+			"--interval-ms",
+			"10",
+			"--quiet",
+			"--background",
+			cmd,
+			"--json",
+			json,
+			NULL};
+	struct il_test_result *res = malloc(sizeof(*res));
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	cJSON *root, *bg;
+	char *text;
+
+	assert_non_null(res);
+	snprintf(cmd, sizeof(cmd), "setsid sh -c 'while :; do :; done' il-escapee-%d",
+		 (int)getpid());
+	snprintf(needle, sizeof(needle), "sh -c while :; do :; done il-escapee-%d", (int)getpid());
+	snprintf(json, sizeof(json), "%s/escapee.json", il_test_suite.tmpdir);
+	assert_int_equal(il_test_run(argv, 60000, res), 0);
+	if (res->exit_code != 0)
+		fail_msg("exit %d: %s", res->exit_code, res->err);
+	free(res);
+	root = il_test_json_load(json);
+	bg = cJSON_GetObjectItem(root, "background");
+	text = cJSON_PrintUnformatted(bg);
+	print_message("background %s\n", text);
+	free(text);
+	assert_true(il_test_json_num(bg, "outside_group") >= 1);
+	/* The busy loop is the escapee: its CPU is the load's. */
+	assert_true(il_test_json_num(bg, "cpu_share") > 0.3 / (double)ncpu);
+	cJSON_Delete(root);
+	escape_needle = needle;
+	if (!wait_for(escapee_gone, 0, 3000))
+		fail_msg("'%s' still runs after the run", needle);
+}
+
+/*
+ * The orchestrator SIGKILLed and not reaped yet (a zombie, which holds
+ * nothing): the next `inputlat check` stops the group and, by its cookie,
+ * what left it. A zombie orchestrator once counted as alive, and check
+ * left the load running.
+ */
+static void test_background_escapee_sigkill_then_check(void **state)
+{
+	char cmd[200], needle[64];
+	char *argv[] = {il_test_suite.inputlat, "check", NULL};
+	struct il_test_result *res = malloc(sizeof(*res));
+	pid_t pgid, run;
+
+	assert_non_null(res);
+	snprintf(needle, sizeof(needle), "sleep 299.%d", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "setsid %s", needle);
+	run = start_long(cmd, &pgid);
+	escape_needle = needle;
+	for (int waited = 0; waited < 5000 && count_cmdline(needle) == 0; waited += 20)
+		usleep(20000);
+	assert_int_equal(count_cmdline(needle), 1);
+	kill(run, SIGKILL);
+	/* Not reaped: a zombie until this case has checked. */
+	for (int waited = 0; waited < 5000 && proc_state(run) != 'Z'; waited += 10)
+		usleep(10000);
+	assert_int_equal(proc_state(run), 'Z');
+	assert_int_equal(il_test_run(argv, 60000, res), 0);
+	assert_non_null(
+	    strstr(res->out, "stale background load found: yes (killed 1 process group "));
+	free(res);
+	waitpid(run, NULL, 0);
+	live_run = 0;
+	if (!wait_for(escapee_gone, 0, 3000))
+		fail_msg("'%s' still runs after check", needle);
+	assert_true(wait_for(group_gone, pgid, 3000));
+}
+
 static void test_background_not_found(void **state)
 {
 	char *argv[] = {il_test_suite.inputlat,	  "run", "--events", "5", "--background",
@@ -245,6 +374,8 @@ int main(void)
 	    cmocka_unit_test_teardown(test_background_normal_end, teardown),
 	    cmocka_unit_test_teardown(test_background_sigint, teardown),
 	    cmocka_unit_test_teardown(test_background_sigkill_then_check, teardown),
+	    cmocka_unit_test_teardown(test_background_escapee_normal_end, teardown),
+	    cmocka_unit_test_teardown(test_background_escapee_sigkill_then_check, teardown),
 	};
 
 	if (il_test_filters("test_background", tests, sizeof(tests) / sizeof(tests[0])) < 0)
