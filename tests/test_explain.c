@@ -229,6 +229,16 @@ static void test_explain_event_from_records(void **state)
 	assert_non_null(strstr(OUT, "## event 42: processing 1.60 ms"));
 }
 
+/* explain --event id --records path on report A: one line, exit 2, naming both. */
+static void records_refused(const char *path, const char *id, const char *needle1,
+			    const char *needle2)
+{
+	int rc =
+	    explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", id, "--records", path, A, NULL);
+
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2, needle1, needle2);
+}
+
 /*
  * A --records that is not a records file: refused in one line, never read
  * without end (/dev/zero once filled memory until the kernel killed the
@@ -246,15 +256,11 @@ static void test_explain_records_refused(void **state)
 	    {fifo, "a FIFO"},
 	};
 	FILE *f;
-	int rc;
 
 	snprintf(fifo, sizeof(fifo), "%s/records.fifo", dir);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "42", "--records",
-			     bad[i].path, A, NULL);
-		il_test_assert_one_line_exit(rc, OUT, ERR, 2, bad[i].path, bad[i].why);
-	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		records_refused(bad[i].path, "42", bad[i].path, bad[i].why);
 	unlink(fifo);
 	/* The event's line, 17 MiB long: bounded, not read whole. */
 	snprintf(big, sizeof(big), "%s/big.jsonl", dir);
@@ -266,25 +272,18 @@ static void test_explain_records_refused(void **state)
 			fputc('a', f);
 	fputs("\"}\n", f);
 	assert_int_equal(fclose(f), 0);
-	rc =
-	    explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "42", "--records", big, A, NULL);
-	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "line 2", "longer than 16 MiB");
-	/* ... while a long line of another event is skipped as it is read. */
-	rc =
-	    explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "43", "--records", big, A, NULL);
-	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "event 43", "nor in");
+	/* The event's line is bounded; another event's long line is skipped as
+	 * it is read. */
+	records_refused(big, "42", "line 2", "longer than 16 MiB");
+	records_refused(big, "43", "event 43", "nor in");
 	unlink(big);
-	/* Found, but warm-up (never attributed) or without attribution. */
+	/* Found, but warm-up (never attributed) or without attribution; the
+	 * last line, without its newline, is read too. */
 	snprintf(rec, sizeof(rec), "%s/warm.jsonl", dir);
 	il_test_write_file(rec, "{\"id\":42,\"state\":\"completed\",\"warmup\":true}\n"
 				"{\"id\":43,\"state\":\"completed\",\"warmup\":false}");
-	rc =
-	    explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "42", "--records", rec, A, NULL);
-	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "event 42", "warm-up");
-	/* The last line has no newline: still read. */
-	rc =
-	    explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "43", "--records", rec, A, NULL);
-	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "event 43", "no attribution");
+	records_refused(rec, "42", "event 42", "warm-up");
+	records_refused(rec, "43", "event 43", "no attribution");
 	unlink(rec);
 }
 
