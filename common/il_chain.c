@@ -13,11 +13,14 @@ static const struct il_proc_desc procs[IL_PROC_COUNT] = {
 /* Default work modelled on Chrome; evdev decoding is a few us. */
 static const struct il_thread_desc threads[IL_T_COUNT] = {
     [IL_T_BROWSER_EVDEV] = {"browser:evdev", IL_PROC_BROWSER, IL_ROLE_EVDEV, 10,
-			    "EventThreadEvdev (ozone evdev input thread)"},
+			    "EventThreadEvdev (ozone evdev input thread)",
+			    "the button's release: a click is a press and a release, and only "
+			    "the press is a hop"},
     [IL_T_BROWSER_UI] = {"browser:ui", IL_PROC_BROWSER, IL_ROLE_UI, 100,
 			 "CrBrowserMain (browser UI thread)"},
     [IL_T_BROWSER_IO] = {"browser:io", IL_PROC_BROWSER, IL_ROLE_IO, 20,
-			 "Chrome_IOThread (browser IO thread)"},
+			 "Chrome_IOThread (browser IO thread)",
+			 "presentation feedback from viz-sim: the frame was shown"},
     [IL_T_RENDER_IO] = {"render:io", IL_PROC_RENDER, IL_ROLE_IO, 20,
 			"Chrome_ChildIOThread (renderer IO thread)"},
     [IL_T_RENDER_COMP] = {"render:comp", IL_PROC_RENDER, IL_ROLE_COMPOSITOR, 150,
@@ -25,7 +28,8 @@ static const struct il_thread_desc threads[IL_T_COUNT] = {
     [IL_T_RENDER_MAIN] = {"render:main", IL_PROC_RENDER, IL_ROLE_MAIN, 400,
 			  "CrRendererMain (Blink main thread, runs JavaScript)"},
     [IL_T_VIZ_IO] = {"viz:io", IL_PROC_VIZ, IL_ROLE_IO, 20,
-		     "Chrome_ChildIOThread (GPU process IO thread)"},
+		     "Chrome_ChildIOThread (GPU process IO thread)",
+		     "after the flip: the feedback to browser-sim, the record to inputlat"},
     [IL_T_VIZ_COMP] = {"viz:comp", IL_PROC_VIZ, IL_ROLE_COMPOSITOR, 200,
 		       "VizCompositorThread (display compositor)"},
     [IL_T_VIZ_GPU] = {"viz:gpu", IL_PROC_VIZ, IL_ROLE_GPU, 300, "CrGpuMain (GPU main thread)"},

@@ -105,6 +105,9 @@ struct il_thread_desc {
 	enum il_role role;
 	uint64_t default_work_us; /* CPU work per handler, modelled on Chrome */
 	const char *chrome;	  /* the Chrome thread it stands for */
+	/* A wake-up per event that is not a hop, by design (NULL: none): the
+	 * report sets the wakes it measures beside the hops plus this. */
+	const char *other_wake;
 };
 
 struct il_hop_desc {

@@ -91,11 +91,22 @@ static int handlers_of(int thread)
 	return n;
 }
 
+/* The orchestrator's wakes per event beside its handler (the record). */
+static const char ORCH_OTHER[] = "the injection timer and the click's release timer; its "
+				 "housekeeping tick comes on top, per time, not per event";
+
+/* Wakes per event by design: the handlers, and the other one if any. */
+static int design_of(int thread, const char **why)
+{
+	*why = thread == IL_T_NONE ? ORCH_OTHER : il_chain_thread(thread)->other_wake;
+	return handlers_of(thread) + (thread == IL_T_NONE ? 2 : *why ? 1 : 0);
+}
+
 cJSON *il_ctxsw_json(const struct il_ctxsw *c, uint64_t events, double seconds)
 {
 	cJSON *o = cJSON_CreateObject(), *a, *pe;
 	unsigned long long vol = 0, invol = 0;
-	int complete = 1;
+	int complete = 1, design = 0;
 
 	if (!c) {
 		cJSON_AddStringToObject(o, "why", "unreadable: no thread list");
@@ -107,7 +118,19 @@ cJSON *il_ctxsw_json(const struct il_ctxsw *c, uint64_t events, double seconds)
 		cJSON *j = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(j, "name", t->name);
+		const char *why;
+		int d = design_of(t->thread, &why);
+
 		cJSON_AddNumberToObject(j, "handlers_per_event", handlers_of(t->thread));
+		/* What the wakes per event should be, and why beyond the handlers:
+		 * more than that is waiting that no hop explains. */
+		cJSON_AddNumberToObject(j, "design_per_event", d);
+		if (why)
+			cJSON_AddStringToObject(j, "other_wake", why);
+		else
+			cJSON_AddNullToObject(j, "other_wake");
+		if (t->thread != IL_T_NONE)
+			design += d;
 		if (t->ok[0] && t->ok[1]) {
 			unsigned long long v = t->vol[1] - t->vol[0], n = t->invol[1] - t->invol[0];
 
@@ -142,6 +165,8 @@ cJSON *il_ctxsw_json(const struct il_ctxsw *c, uint64_t events, double seconds)
 		cJSON_AddNullToObject(pe, "involuntary");
 	}
 	cJSON_AddNumberToObject(pe, "hops", IL_NHOPS);
+	cJSON_AddNumberToObject(pe, "design", design);
+	cJSON_AddNumberToObject(o, "events", (double)events);
 	cJSON_AddNumberToObject(o, "seconds", seconds);
 	return o;
 }

@@ -23,10 +23,13 @@ void il_ctxsw_free(struct il_ctxsw *c);
 void il_ctxsw_sample(struct il_ctxsw *c, int at);
 
 /*
- * {"per_event": {"voluntary", "involuntary", "hops"}, "threads": [{"name",
- * "voluntary", "involuntary", "voluntary_per_event", "handlers_per_event"}]}
- * over `events` completed events and `seconds` of measuring; counts are
- * null for a thread whose status could not be read ("why" says so).
+ * {"chain_per_event": {"voluntary", "involuntary", "hops", "design"},
+ * "events", "threads": [{"name", "voluntary", "involuntary",
+ * "voluntary_per_event", "handlers_per_event", "design_per_event",
+ * "other_wake"}], "seconds"} over `events` events through the
+ * chain (every one the counts cover: the warm-up ones too) and `seconds`;
+ * counts are null for a thread whose status could not be read ("why" says
+ * so).
  */
 cJSON *il_ctxsw_json(const struct il_ctxsw *c, uint64_t events, double seconds);
 

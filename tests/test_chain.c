@@ -23,6 +23,39 @@ static const char *thread_name_of(cJSON *threads, double tid)
 	return NULL;
 }
 
+/*
+ * context_switches: counted from the start of the warm-up, so divided by
+ * every event through the chain (per event over the measured ones alone
+ * read 1.05 wakes a handler), and each thread's wakes by design (its
+ * handlers, and one more where the chain says why) beside them.
+ */
+static void check_wakes(const cJSON *root, int events)
+{
+	const cJSON *cs = cJSON_GetObjectItem(root, "context_switches"), *t;
+	int design = 0, extra = 0;
+
+	assert_int_equal(il_test_json_num(cs, "events"), events);
+	cJSON_ArrayForEach (t, cJSON_GetObjectItem(cs, "threads")) {
+		const char *name = il_test_json_str(t, "name");
+		const cJSON *why = cJSON_GetObjectItem(t, "other_wake");
+		int d = (int)il_test_json_num(t, "design_per_event");
+		int h = (int)il_test_json_num(t, "handlers_per_event");
+
+		assert_float_equal(il_test_json_num(t, "voluntary_per_event") * events,
+				   il_test_json_num(t, "voluntary"), 1e-6);
+		if (!strcmp(name, "inputlat"))
+			continue;
+		/* One more than the handlers exactly when a reason is given. */
+		assert_int_equal(d, h + (cJSON_IsString(why) ? 1 : 0));
+		design += d;
+		extra += d - h;
+	}
+	/* Twelve hops; the click's release, the feedback and the record. */
+	assert_int_equal(extra, 3);
+	assert_int_equal(il_test_json_num(cJSON_GetObjectItem(cs, "chain_per_event"), "design"),
+			 design);
+}
+
 static void test_chain_end_to_end(void **state)
 {
 	char json[300], records[300], line[8192];
@@ -99,6 +132,7 @@ static void test_chain_end_to_end(void **state)
 	fclose(f);
 	/* 200 measured mouse-downs after the 10 warm-up ones, all recorded. */
 	assert_int_equal(nrec, 210);
+	check_wakes(root, 210);
 	cJSON_Delete(root);
 	free(res);
 	assert_int_equal(il_test_count_project_procs(), 0);
