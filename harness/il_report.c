@@ -371,7 +371,6 @@ static cJSON *samples_json(const struct il_result *r)
 	return o;
 }
 
-/* Copies one key of a child's stats message into the report (or null). */
 /*
  * One of a child's figures (hog, canary, load) as the child sent it, and
  * KEY_why: null when it is there or was not asked for (no hog: "hog" is
