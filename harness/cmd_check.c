@@ -36,6 +36,7 @@
 #include "il_knobs.h"
 #include "il_parse.h"
 #include "il_sched.h"
+#include "il_sched_refusal.h"
 #include "il_sysinfo.h"
 #include "il_header.h"
 #include "il_cpustat.h"
@@ -73,19 +74,20 @@ __attribute__((format(printf, 4, 5))) static void add(struct checks *cs, const c
 	va_end(ap);
 }
 
+/* The kernel asks for the capability, not the user id: root in a
+ * container without CAP_SYS_NICE is refused like anyone. */
 static void check_privilege(struct checks *cs)
 {
 	bool nice_cap = il_sysinfo_cap_effective(CAP_SYS_NICE);
-	if (geteuid() == 0)
-		add(cs, "root or CAP_SYS_NICE", true, "euid 0%s",
-		    nice_cap ? "" : ", but CAP_SYS_NICE is not effective");
-	else
-		add(cs, "root or CAP_SYS_NICE", nice_cap,
-		    nice_cap
-			? "CAP_SYS_NICE effective"
-			: "euid %d without CAP_SYS_NICE: fifo/rr/deadline and negative nice are "
-			  "refused",
+
+	if (nice_cap)
+		add(cs, "root or CAP_SYS_NICE", true, "CAP_SYS_NICE effective (euid %d)",
 		    (int)geteuid());
+	else
+		add(cs, "root or CAP_SYS_NICE", false,
+		    "euid %d%s without CAP_SYS_NICE: fifo/rr/deadline and negative nice are "
+		    "refused unless RLIMIT_RTPRIO/RLIMIT_NICE allow them",
+		    (int)geteuid(), geteuid() == 0 ? " (root)" : "");
 }
 
 static void check_rtprio(struct checks *cs)
@@ -148,6 +150,23 @@ static void check_deadline(struct checks *cs)
 		    "admitted 100 us / 10 ms on a test thread");
 	else
 		add(cs, "SCHED_DEADLINE admission", false, "%s", p.err);
+}
+
+/* fifo as a run's threads get it (under RLIMIT_RTTIME, which the probe
+ * needs): privilege is not the only gate, an RT group without runtime
+ * refuses root too. */
+static void check_fifo(struct checks *cs)
+{
+	struct probe p = {.a = {.sched_class = SCHED_FIFO, .priority = 1}};
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_RTTIME, &rl) == 0 && rl.rlim_max == RLIM_INFINITY)
+		il_rttime_limit_set(500000, 1000000);
+	if (run_probe(&p) == 0)
+		add(cs, "SCHED_FIFO on a test thread", true,
+		    "fifo priority 1 applied and read back");
+	else
+		add(cs, "SCHED_FIFO on a test thread", false, "%s", p.err);
 }
 
 static void check_slice(struct checks *cs)
@@ -441,8 +460,13 @@ static bool policy_can_run(const struct checks *cs, const struct il_policy *p, c
 	snprintf(why, len, "everything it needs is here");
 	if (clamp && !answer(cs, "uclamp"))
 		snprintf(why, len, "without its optional uclamp: the kernel has none");
-	if (rt && !answer(cs, "root or CAP_SYS_NICE") && !answer(cs, "RLIMIT_RTPRIO"))
-		snprintf(why, len, "SCHED_FIFO needs CAP_SYS_NICE or RLIMIT_RTPRIO");
+	for (size_t i = 0; (a = il_policy_attrs_at(p, i, NULL)); i++)
+		if (!il_sched_refusal_privileged(a, why, len))
+			return false;
+	/* With RT throttling off the kernel does not look at RT groups. */
+	if (rt && !answer(cs, "SCHED_FIFO on a test thread") &&
+	    !(k->has_rt_runtime && k->rt_runtime_us < 0))
+		snprintf(why, len, "SCHED_FIFO is refused here (see its check)");
 	else if (dl && !answer(cs, "SCHED_DEADLINE admission"))
 		snprintf(why, len, "SCHED_DEADLINE is not admitted here");
 	else if (slice && !answer(cs, "EEVDF custom slice"))
@@ -702,6 +726,7 @@ int il_cmd_check(int argc, char **argv)
 	check_stale_background(cs, il_knobs_state_dir());
 	check_privilege(cs);
 	check_rtprio(cs);
+	check_fifo(cs);
 	check_deadline(cs);
 	check_rt_runtime(cs, lock != NULL, lock_why);
 	check_fair_server(cs, &fs);

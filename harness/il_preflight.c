@@ -20,18 +20,8 @@
 #include "il_paths.h"
 #include "il_present.h"
 #include "il_run.h"
+#include "il_sched_refusal.h"
 #include "il_sysinfo.h"
-
-static int policy_max_rt_prio(const struct il_policy *p)
-{
-	const struct il_role_attrs *a;
-	int max = 0;
-
-	for (size_t i = 0; (a = il_policy_attrs_at(p, i, NULL)); i++)
-		if (il_sched_class_is_rt(a->sched_class) && a->priority > max)
-			max = a->priority;
-	return max;
-}
 
 /* Roles and thread sections alike. */
 static bool policy_has_deadline(const struct il_policy *p)
@@ -223,7 +213,8 @@ int il_preflight(struct il_run *r)
 {
 	const struct il_run_opts *o = r->o;
 	char err[1024];
-	int prio, rc;
+	const struct il_role_attrs *a;
+	int rc;
 
 	rc = check_open_files();
 	if (rc)
@@ -277,13 +268,14 @@ int il_preflight(struct il_run *r)
 	rc = check_hog_script(r);
 	if (rc)
 		return rc;
-	prio = policy_max_rt_prio(r->policy);
-	if (prio && !il_sysinfo_may_use_rt(prio)) {
-		fprintf(stderr,
-			"inputlat run: policy %s needs CAP_SYS_NICE or RLIMIT_RTPRIO >= %d (run as "
-			"root)\n",
-			il_policy_name(r->policy), prio);
-		return 2;
+	/* Privilege, as the kernel judges it (a capability, not the user id):
+	 * refused here in one line, before any child starts. */
+	for (size_t i = 0; (a = il_policy_attrs_at(r->policy, i, NULL)); i++) {
+		if (!il_sched_refusal_privileged(a, err, sizeof(err))) {
+			fprintf(stderr, "inputlat run: policy %s: %s\n", il_policy_name(r->policy),
+				err);
+			return 2;
+		}
 	}
 	/* A SIGKILLed run's background load is stopped first (it may be the
 	 * load this run would otherwise measure under). */

@@ -8,6 +8,7 @@
  * value lines.
  */
 #include "il_policy.h"
+#include "il_sched.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -302,37 +303,6 @@ static const char *key_list(int sec)
 	       "period_us, cpus, uclamp_min, uclamp_max";
 }
 
-/* "0,1", "0-3", "0-1,4": CPU numbers below CPU_SETSIZE. */
-static int parse_cpus(const char *s, cpu_set_t *out)
-{
-	char buf[256];
-	if (strlen(s) >= sizeof(buf) || *s == '\0')
-		return -EINVAL;
-	strcpy(buf, s);
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	char *save = NULL;
-	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint64_t lo, hi;
-		char *dash = strchr(tok, '-');
-		if (dash)
-			*dash = '\0';
-		if (il_parse_u64(tok, 0, CPU_SETSIZE - 1, &lo))
-			return -EINVAL;
-		hi = lo;
-		if (dash && il_parse_u64(dash + 1, 0, CPU_SETSIZE - 1, &hi))
-			return -EINVAL;
-		if (hi < lo)
-			return -EINVAL;
-		for (uint64_t cpu = lo; cpu <= hi; cpu++)
-			CPU_SET((int)cpu, &set);
-	}
-	if (CPU_COUNT(&set) == 0)
-		return -EINVAL; /* "cpus = ,": an empty set is no affinity */
-	*out = set;
-	return 0;
-}
-
 static int parse_us(struct parse_ctx *c, const char *key, const char *v, uint64_t min, uint64_t max,
 		    uint64_t *out)
 {
@@ -402,7 +372,7 @@ static void role_value(struct parse_ctx *c, int role, int key, bool optional, co
 		parse_us(c, "period_us", v, DL_PERIOD_MIN_US, DL_MAX_US, &raw->period_us);
 		break;
 	case RK_CPUS:
-		if (parse_cpus(v, &a->cpus))
+		if (il_cpuset_parse(v, &a->cpus))
 			fail(c, c->line, "bad cpus '%s' (want a list like 0,1 or 0-3)", v);
 		else
 			a->has_cpus = true;

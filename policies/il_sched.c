@@ -1,6 +1,8 @@
 /* sched_setattr/sched_getattr for the calling thread (il_sched_attr.h). */
 #include "il_sched.h"
+#include "il_parse.h"
 #include "il_sched_attr.h"
+#include "il_sched_refusal.h"
 #include "il_sysinfo.h"
 
 #include <cjson/cJSON.h>
@@ -32,6 +34,36 @@ void il_cpuset_format(const cpu_set_t *set, char *buf, size_t len)
 		off += (size_t)n;
 		cpu = last;
 	}
+}
+
+int il_cpuset_parse(const char *s, cpu_set_t *out)
+{
+	char buf[256];
+	if (strlen(s) >= sizeof(buf) || *s == '\0')
+		return -EINVAL;
+	strcpy(buf, s);
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	char *save = NULL;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t lo, hi;
+		char *dash = strchr(tok, '-');
+		if (dash)
+			*dash = '\0';
+		if (il_parse_u64(tok, 0, CPU_SETSIZE - 1, &lo))
+			return -EINVAL;
+		hi = lo;
+		if (dash && il_parse_u64(dash + 1, 0, CPU_SETSIZE - 1, &hi))
+			return -EINVAL;
+		if (hi < lo)
+			return -EINVAL;
+		for (uint64_t cpu = lo; cpu <= hi; cpu++)
+			CPU_SET((int)cpu, &set);
+	}
+	if (CPU_COUNT(&set) == 0)
+		return -EINVAL; /* "cpus = ,": an empty set is no affinity */
+	*out = set;
+	return 0;
 }
 
 int il_sched_read(pid_t tid, struct il_sched_state *out)
@@ -124,35 +156,8 @@ static unsigned clamps_asked(const struct il_role_attrs *a)
 /* One line saying what was refused and what would make it work. */
 static void explain(int e, const struct il_role_attrs *a, char *err, size_t errlen)
 {
-	const char *cname = il_sched_class_name(a->sched_class);
-	struct rlimit rl = {0};
-
-	if (e == EPERM && il_sched_class_is_rt(a->sched_class)) {
-		getrlimit(RLIMIT_RTPRIO, &rl);
-		snprintf(err, errlen,
-			 "%s priority %d needs CAP_SYS_NICE or RLIMIT_RTPRIO >= %d "
-			 "(RLIMIT_RTPRIO is %llu)",
-			 cname, a->priority, a->priority, (unsigned long long)rl.rlim_cur);
-	} else if (e == EPERM && a->sched_class == SCHED_DEADLINE) {
-		snprintf(err, errlen, "deadline needs CAP_SYS_NICE (run as root)");
-	} else if (e == EPERM) {
-		getrlimit(RLIMIT_NICE, &rl);
-		snprintf(err, errlen,
-			 "%s nice %d needs CAP_SYS_NICE or RLIMIT_NICE >= %d "
-			 "(RLIMIT_NICE is %llu)",
-			 cname, a->nice, 20 - a->nice, (unsigned long long)rl.rlim_cur);
-	} else if (e == EBUSY && a->sched_class == SCHED_DEADLINE) {
-		char rt_runtime[32], rt_period[32];
-		if (il_sysinfo_read_value(IL_SYSINFO_RT_RUNTIME, rt_runtime, sizeof(rt_runtime)) <
-		    0)
-			snprintf(rt_runtime, sizeof(rt_runtime), "unreadable");
-		if (il_sysinfo_read_value(IL_SYSINFO_RT_PERIOD, rt_period, sizeof(rt_period)) < 0)
-			snprintf(rt_period, sizeof(rt_period), "unreadable");
-		snprintf(err, errlen,
-			 "SCHED_DEADLINE admission refused: runtime %" PRIu64 " us per %" PRIu64
-			 " us does not fit the free deadline bandwidth "
-			 "(sched_rt_runtime_us=%s of sched_rt_period_us=%s per CPU)",
-			 a->dl_runtime_ns / 1000, a->dl_period_ns / 1000, rt_runtime, rt_period);
+	if (e == EPERM || (e == EBUSY && a->sched_class == SCHED_DEADLINE)) {
+		il_sched_refusal_explain(e, a, err, errlen);
 	} else if (e == EOPNOTSUPP && clamps_asked(a)) {
 		char what[64];
 
@@ -166,7 +171,8 @@ static void explain(int e, const struct il_role_attrs *a, char *err, size_t errl
 			 "EEVDF custom slice not supported by this kernel "
 			 "(needs Linux 6.12+)");
 	} else {
-		snprintf(err, errlen, "sched_setattr(%s): %s", cname, strerror(e));
+		snprintf(err, errlen, "sched_setattr(%s): %s", il_sched_class_name(a->sched_class),
+			 strerror(e));
 	}
 }
 

@@ -62,6 +62,11 @@ bool il_sched_matches(const struct il_role_attrs *want, const struct il_sched_st
 /* Formats a CPU set as a list ("0-1,4") into buf; "" for an empty set. */
 void il_cpuset_format(const cpu_set_t *set, char *buf, size_t len);
 
+/* Parses a CPU list ("0,1", "0-3", "0-1,4"; CPU numbers below
+ * CPU_SETSIZE) into *out. 0, or -EINVAL for anything else or an empty set;
+ * *out is untouched on failure. */
+int il_cpuset_parse(const char *s, cpu_set_t *out);
+
 /* Sets RLIMIT_RTTIME of the process, in microseconds of RT CPU time
  * without blocking: SIGXCPU at soft_us, SIGKILL at hard_us. Call before
  * any thread goes fifo/rr. Returns 0 or -errno (-EINVAL if soft > hard). */

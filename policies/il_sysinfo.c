@@ -106,16 +106,6 @@ bool il_sysinfo_cap_effective(int cap)
 	return data[cap / 32].effective & (1u << (cap % 32));
 }
 
-bool il_sysinfo_may_use_rt(int prio)
-{
-	struct rlimit rl;
-
-	if (geteuid() == 0 || il_sysinfo_cap_effective(CAP_SYS_NICE))
-		return true;
-	return getrlimit(RLIMIT_RTPRIO, &rl) == 0 &&
-	       (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= (rlim_t)prio);
-}
-
 int il_sysinfo_rt_group_root(char *dir, size_t len)
 {
 	FILE *f = fopen("/proc/self/mounts", "re");

@@ -39,10 +39,6 @@ bool il_sysinfo_kernel_at_least(unsigned major, unsigned minor);
 /* True when capability cap (CAP_SYS_NICE, ...) is effective. */
 bool il_sysinfo_cap_effective(int cap);
 
-/* True when this process may use SCHED_FIFO/RR at priority prio: root,
- * CAP_SYS_NICE, or RLIMIT_RTPRIO >= prio. */
-bool il_sysinfo_may_use_rt(int prio);
-
 /*
  * RT group scheduling: with CONFIG_RT_GROUP_SCHED on a cgroup-v1 cpu
  * hierarchy the root group has its own RT runtime (cpu.rt_runtime_us),

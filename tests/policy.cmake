@@ -4,6 +4,11 @@ il_add_test(test_policy SOURCES test_policy.c
             LIBS il_harness Threads::Threads LABELS unit TIMEOUT 30)
 il_add_test(test_sched SOURCES test_sched.c LIBS il_policy Threads::Threads
             LABELS unit root TIMEOUT 60)
+# Why the kernel refuses a class (il_sched_refusal): without CAP_SYS_NICE,
+# deadline on a narrowed affinity, an RT group without runtime; on one
+# thread, then as run and check meet them. Root: it takes privilege away.
+il_add_run_test(test_sched_refusal SOURCES test_sched_refusal.c LIBS il_policy
+                LABELS root TIMEOUT 120)
 # The knob fixture may wait up to 120 s for another suite or run that
 # holds the knobs, and runs `inputlat restore` for a dead run's leftovers.
 il_add_run_test(test_knobs SOURCES test_knobs.c
