@@ -508,6 +508,72 @@ static cJSON *work_accuracy_json(const struct il_result *r)
 	return o;
 }
 
+/*
+ * What the harness's own threads asked for and got: the watchdog, this
+ * loop, each child's control thread. Under an RT policy they must outrank
+ * the pipeline to inject, answer pings and stop in time; a report must not
+ * claim that when the kernel refused it. A child that sent no stats has
+ * null (stats_missing says why).
+ */
+static cJSON *harness_threads_json(const struct il_result *r)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	cJSON_AddItemToArray(a, il_sched_ask_json(&r->watchdog_ask, "inputlat:watchdog"));
+	if (r->loop_ask)
+		cJSON_AddItemToArray(a, il_sched_ask_json(r->loop_ask, "inputlat:loop"));
+	for (int i = 0; i < IL_PROC_COUNT; i++) {
+		static const char *const keys[] = {"asked", "got", "why"};
+		const cJSON *v = r->stats[i]
+				     ? cJSON_GetObjectItemCaseSensitive(r->stats[i], "control_rt")
+				     : NULL;
+		cJSON *e = cJSON_CreateObject();
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s:control", il_chain_proc(i)->program);
+		cJSON_AddStringToObject(e, "thread", name);
+		for (size_t k = 0; k < 3; k++) {
+			const cJSON *x = cJSON_GetObjectItemCaseSensitive(v, keys[k]);
+
+			if (cJSON_IsString(x))
+				cJSON_AddStringToObject(e, keys[k], x->valuestring);
+			else if (k == 2 && !cJSON_IsObject(v))
+				cJSON_AddStringToObject(e, keys[k],
+							"unreadable: the process sent no stats");
+			else
+				cJSON_AddNullToObject(e, keys[k]);
+		}
+		cJSON_AddItemToArray(a, e);
+	}
+	return a;
+}
+
+/* A harness thread under an RT policy that did not get its RT class. */
+static void harness_threads_check(const struct il_result *r, struct il_warnings *w)
+{
+	const cJSON *e;
+	cJSON *a;
+
+	if (!il_policy_uses_rt(r->policy))
+		return;
+	a = harness_threads_json(r);
+	cJSON_ArrayForEach (e, a) {
+		const char *asked =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "asked"));
+		const char *got = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "got"));
+		const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "why"));
+
+		if (asked && got && strcmp(asked, got) != 0)
+			il_warn(w,
+				"harness: %s runs %s, not the %s it asked for (%s): the policy's "
+				"RT threads can delay it, so injections, pings and the stop may "
+				"come late",
+				cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "thread")),
+				got, asked, why ? why : "no reason given");
+	}
+	cJSON_Delete(a);
+}
+
 static cJSON *hygiene_json(const struct il_result *r)
 {
 	cJSON *o = cJSON_CreateObject(), *ml = cJSON_CreateObject(), *me, *dma;
@@ -528,6 +594,7 @@ static cJSON *hygiene_json(const struct il_result *r)
 				      v ? cJSON_Duplicate(v, 1) : cJSON_CreateNull());
 	}
 	cJSON_AddItemToObject(o, "memlock", ml);
+	cJSON_AddItemToObject(o, "harness_threads", harness_threads_json(r));
 	dma = cJSON_AddObjectToObject(o, "cpu_dma_latency");
 	cJSON_AddBoolToObject(dma, "held", r->dma_held);
 	if (r->dma_held && r->dma_value_us >= 0) {
@@ -647,6 +714,7 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 		    (unsigned long long)acc[t].handlers, acc[t].configured_us, r->loops_per_us);
 	}
 	trace_marker_check(r, w);
+	harness_threads_check(r, w);
 	if (r->memlock_why && r->memlock_why[0])
 		il_warn(w, "memory: inputlat could not lock its memory: %s", r->memlock_why);
 	for (int i = 0; i < IL_PROC_COUNT; i++) {

@@ -20,6 +20,7 @@
 #include "il_msg.h"
 #include "il_policy.h"
 #include "il_run_opts.h"
+#include "il_sched.h"
 #include "il_trace.h"
 
 struct il_run_stats;
@@ -111,6 +112,10 @@ struct il_result {
 	bool dma_held;
 	int64_t dma_value_us; /* read back from the kernel once held; -1 when not read */
 	const char *dma_why;
+	/* The harness's own threads: what they asked for and got (the
+	 * children's control threads are in their stats, "control_rt"). */
+	const struct il_sched_ask *loop_ask;
+	struct il_sched_ask watchdog_ask;
 
 	/* --trace-marker: the orchestrator's account (its injection slices;
 	 * the children's are in their stats, "trace_marker"), and tracefs's

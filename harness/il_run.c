@@ -375,6 +375,8 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->warmup_completed = il_event_window_warmup_completed(r->events);
 	res->warmup_timed_out = il_event_window_warmup_timed_out(r->events);
 	res->memlock_why = r->memlock_why;
+	res->loop_ask = &r->loop_ask;
+	il_watchdog_ask(&res->watchdog_ask);
 	res->dma_held = r->dma_fd >= 0;
 	res->dma_value_us = r->dma_value_us;
 	res->dma_why = r->dma_why;
@@ -623,7 +625,10 @@ int il_cmd_run(int argc, char **argv)
 		struct sched_param sp = {.sched_priority = ORCH_FIFO_PRIO};
 
 		il_rttime_limit_set(r.rttime_us, r.rttime_us + 1000000);
-		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+		il_sched_ask_record(&r.loop_ask, SCHED_FIFO, ORCH_FIFO_PRIO,
+				    pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp), 0);
+	} else {
+		il_sched_ask_record(&r.loop_ask, SCHED_OTHER, 0, 0, 0);
 	}
 
 	/* Stages 3 and 4: wiring, then the loop until every child is gone. The

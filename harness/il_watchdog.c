@@ -35,7 +35,9 @@ static struct {
 		int dirfd;
 		char name[NAME_MAX + 1];
 	} temps[MAX_TEMPS];
-	int ntemps; /* under lock */
+	int ntemps;		 /* under lock */
+	int create_err;		 /* FIFO refused: pthread_create's error, else 0 */
+	struct il_sched_ask ask; /* what the thread got (under lock) */
 } wd = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void kill_children(void);
@@ -100,6 +102,7 @@ static void *watchdog_main(void *arg)
 {
 	pthread_setname_np(pthread_self(), "il:watchdog");
 	pthread_mutex_lock(&wd.lock);
+	il_sched_ask_record(&wd.ask, SCHED_FIFO, IL_WATCHDOG_PRIO, wd.create_err, 0);
 	while (!wd.stop) {
 		uint64_t now = il_now_ns();
 		uint64_t until =
@@ -120,6 +123,13 @@ static void *watchdog_main(void *arg)
 	}
 	pthread_mutex_unlock(&wd.lock);
 	return NULL;
+}
+
+void il_watchdog_ask(struct il_sched_ask *out)
+{
+	pthread_mutex_lock(&wd.lock);
+	*out = wd.ask;
+	pthread_mutex_unlock(&wd.lock);
 }
 
 void il_watchdog_kill_at(uint64_t when_ns)
@@ -150,16 +160,24 @@ int il_watchdog_start(uint64_t bound_ns, const struct il_knob_report *knobs)
 	wd.kill_ns = 0;
 	wd.loop_tid = (pid_t)syscall(SYS_gettid);
 
-	/* Try FIFO 99 first; without the privilege the watchdog still runs as CFS
-	 * (then no RT work of ours can exist to starve it either). */
+	/* Try FIFO 99 first; without the privilege the watchdog still runs as
+	 * CFS. RT work at the priorities RLIMIT_RTPRIO allows could then delay
+	 * it (RLIMIT_RTTIME still bounds that work), so the report says what it
+	 * got (hygiene.harness_threads). */
+	wd.create_err = 0;
+	snprintf(wd.ask.asked, sizeof(wd.ask.asked), "fifo %d", IL_WATCHDOG_PRIO);
+	snprintf(wd.ask.got, sizeof(wd.ask.got), "unread: not started yet");
+	wd.ask.why[0] = '\0';
 	pthread_attr_init(&attr);
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
 	pthread_attr_setschedparam(&attr, &sp);
 	rc = pthread_create(&wd.th, &attr, watchdog_main, NULL);
 	pthread_attr_destroy(&attr);
-	if (rc == EPERM)
+	if (rc == EPERM) {
+		wd.create_err = rc;
 		rc = pthread_create(&wd.th, NULL, watchdog_main, NULL);
+	}
 	if (rc)
 		return -rc;
 	wd.started = true;

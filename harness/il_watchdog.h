@@ -13,14 +13,15 @@
 #include <sys/types.h>
 
 #include "il_knobs.h"
+#include "il_sched.h"
 
 #define IL_WATCHDOG_PRIO 99
 
 /*
  * Starts the watchdog; the run must end within bound_ns from now. knobs
  * (may be NULL) must stay valid until il_watchdog_stop. Without the
- * privilege for FIFO it runs as SCHED_OTHER: then no RT work of ours can
- * exist to starve it either. Returns 0 or -errno.
+ * privilege for FIFO it runs as SCHED_OTHER (il_watchdog_ask says so).
+ * Returns 0 or -errno.
  */
 int il_watchdog_start(uint64_t bound_ns, const struct il_knob_report *knobs);
 
@@ -51,6 +52,9 @@ void il_watchdog_add_pid(pid_t pid);
  * million-event run left 5 GB of them).
  */
 void il_watchdog_add_temp(int dirfd, const char *name);
+
+/* What the watchdog thread asked for (fifo 99) and got. */
+void il_watchdog_ask(struct il_sched_ask *out);
 
 /* Stops and joins the watchdog. */
 void il_watchdog_stop(void);

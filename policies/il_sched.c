@@ -356,3 +356,50 @@ cJSON *il_sched_state_json(const struct il_sched_state *s)
 	}
 	return o;
 }
+
+/* "fifo 99", "rr 6", "other" (nice is not the point here). */
+static void class_text(int cls, int prio, char *buf, size_t len)
+{
+	const char *n = il_sched_class_name(cls);
+
+	if (il_sched_class_is_rt(cls))
+		snprintf(buf, len, "%s %d", n ? n : "?", prio);
+	else
+		snprintf(buf, len, "%s", n ? n : "?");
+}
+
+void il_sched_ask_record(struct il_sched_ask *a, int cls, int prio, int err, pid_t tid)
+{
+	struct il_sched_state s;
+	int r;
+
+	class_text(cls, prio, a->asked, sizeof(a->asked));
+	r = il_sched_read(tid, &s);
+	if (r == 0)
+		class_text(s.sched_class, s.priority, a->got, sizeof(a->got));
+	else
+		snprintf(a->got, sizeof(a->got), "unread: %s", strerror(-r));
+	a->why[0] = '\0';
+	if (err)
+		snprintf(a->why, sizeof(a->why), "refused: %s", strerror(err));
+}
+
+bool il_sched_ask_granted(const struct il_sched_ask *a)
+{
+	return a->asked[0] && strcmp(a->asked, a->got) == 0;
+}
+
+cJSON *il_sched_ask_json(const struct il_sched_ask *a, const char *thread)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o || !cJSON_AddStringToObject(o, "thread", thread) ||
+	    !cJSON_AddStringToObject(o, "asked", a->asked) ||
+	    !cJSON_AddStringToObject(o, "got", a->got) ||
+	    !(a->why[0] ? cJSON_AddStringToObject(o, "why", a->why)
+			: cJSON_AddNullToObject(o, "why"))) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}

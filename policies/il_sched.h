@@ -79,4 +79,26 @@ int il_rttime_limit_set(uint64_t soft_us, uint64_t hard_us);
  * NULL on allocation failure. */
 struct cJSON *il_sched_state_json(const struct il_sched_state *s);
 
+/*
+ * The scheduling a harness thread asked for (the watchdog, the loops that
+ * must answer while RT work runs) and what it got, read back from the
+ * kernel right away: a report must not claim an RT harness it did not
+ * have.
+ */
+struct il_sched_ask {
+	char asked[24]; /* "fifo 99", "other" */
+	char got[24];	/* what the kernel says, or "unread: ..." */
+	char why[128];	/* "" when granted, else the refusal */
+};
+
+/* Fills *a: asked cls/prio; err is the apply's errno (0 when it was
+ * granted); got is read from thread tid (0: the calling thread). */
+void il_sched_ask_record(struct il_sched_ask *a, int cls, int prio, int err, pid_t tid);
+
+/* True when the thread got the class it asked for. */
+bool il_sched_ask_granted(const struct il_sched_ask *a);
+
+/* {thread, asked, got, why|null}; NULL on allocation failure. */
+struct cJSON *il_sched_ask_json(const struct il_sched_ask *a, const char *thread);
+
 #endif

@@ -57,7 +57,8 @@ struct il_child {
 	struct il_frame_reader *reader;
 	pthread_mutex_t threads_lock;
 	cJSON *threads;
-	char memlock_why[192]; /* "" when this process's memory is locked */
+	char memlock_why[192];		 /* "" when this process's memory is locked */
+	struct il_sched_ask control_ask; /* this control thread's FIFO under RT */
 };
 
 static void die_usage(const char *process, const char *fmt, ...)
@@ -231,6 +232,8 @@ static void ctl_frame_cb(void *ctx, const struct il_frame *f, const struct il_ms
 			if (c->memlock_why[0])
 				cJSON_AddStringToObject(ml, "why", c->memlock_why);
 		}
+		cJSON_AddItemToObject(stats, "control_rt",
+				      il_sched_ask_json(&c->control_ask, "control"));
 		cJSON_AddStringToObject(stats, "lock", il_lock_kind_name(c->lock));
 		if (marks.asked)
 			cJSON_AddItemToObject(stats, "trace_marker", il_marks_json(&marks));
@@ -367,7 +370,10 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 			il_rttime_limit_set(c->rttime_us, c->rttime_us + 1000000);
 		/* The control thread must answer pings even when RT work holds
 		 * every CPU; it sleeps in epoll nearly all the time. */
-		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+		il_sched_ask_record(&c->control_ask, SCHED_FIFO, CHILD_CONTROL_PRIO,
+				    pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp), 0);
+	} else {
+		il_sched_ask_record(&c->control_ask, SCHED_OTHER, 0, 0, 0);
 	}
 
 	uv_loop_init(&c->loop);

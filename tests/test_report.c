@@ -313,6 +313,83 @@ static void test_report_work_accuracy_and_warning(void **state)
 	free(warn);
 }
 
+/*
+ * The harness's own threads (watchdog, loop, each child's control thread)
+ * as the report gives them: what each asked for and got. Under an RT policy
+ * one that did not get its class is a warning naming it; under cfs nothing
+ * RT can delay them, so no warning.
+ */
+static void test_report_harness_threads(void **state)
+{
+	static const char *const policies[] = {"rt", "cfs"};
+	struct fixture *fx = malloc(sizeof(*fx));
+	struct il_warnings *warn = calloc(1, sizeof(*warn));
+	struct il_sched_ask loop = {"fifo 98", "other", "refused: Operation not permitted"};
+	char err[512], pdir[512];
+	const char *src = getenv("IL_SOURCE_DIR");
+
+	(void)state;
+	snprintf(pdir, sizeof(pdir), "%s/policies", src ? src : ".");
+	for (size_t i = 0; i < 2; i++) {
+		cJSON *stats = cJSON_CreateObject(), *root, *ctl;
+		const cJSON *w, *ht;
+
+		fixture_build(fx, 1.0, 1);
+		fixture_stream(fx, NULL);
+		il_policy_free(fx->policy);
+		assert_int_equal(il_policy_load(policies[i], pdir, &fx->policy, err, sizeof(err)),
+				 0);
+		fx->r.policy = fx->policy;
+		fx->r.watchdog_ask = (struct il_sched_ask){"fifo 99", "fifo 99", ""};
+		fx->r.loop_ask = &loop;
+		ctl = cJSON_AddObjectToObject(stats, "control_rt");
+		cJSON_AddStringToObject(ctl, "thread", "control");
+		cJSON_AddStringToObject(ctl, "asked", "fifo 97");
+		cJSON_AddStringToObject(ctl, "got", "other");
+		cJSON_AddStringToObject(ctl, "why", "refused: Operation not permitted");
+		fx->r.stats[IL_PROC_BROWSER] = stats;
+		memset(warn, 0, sizeof(*warn));
+		il_report_check(&fx->r, warn);
+		fx->r.warnings = warn;
+		root = write_and_load(&fx->r, "harness.json");
+		ht = il_json_get(root, "hygiene.harness_threads");
+		assert_int_equal(cJSON_GetArraySize(ht), 2 + IL_PROC_COUNT);
+		assert_string_equal(
+		    cJSON_GetStringValue(il_json_get(cJSON_GetArrayItem(ht, 0), "thread")),
+		    "inputlat:watchdog");
+		assert_true(cJSON_IsNull(il_json_get(cJSON_GetArrayItem(ht, 0), "why")));
+		assert_string_equal(
+		    cJSON_GetStringValue(il_json_get(cJSON_GetArrayItem(ht, 1), "got")), "other");
+		assert_string_equal(
+		    cJSON_GetStringValue(il_json_get(cJSON_GetArrayItem(ht, 2), "thread")),
+		    "browser-sim:control");
+		assert_string_equal(
+		    cJSON_GetStringValue(il_json_get(cJSON_GetArrayItem(ht, 2), "asked")),
+		    "fifo 97");
+		/* A child without stats: nothing claimed. */
+		assert_true(cJSON_IsNull(il_json_get(cJSON_GetArrayItem(ht, 3), "got")));
+		w = il_json_get(root, "warnings");
+		if (i == 0) {
+			assert_int_equal(cJSON_GetArraySize(w), 2);
+			assert_string_equal(
+			    cJSON_GetArrayItem(w, 0)->valuestring,
+			    "harness: inputlat:loop runs other, not the fifo 98 it asked "
+			    "for (refused: Operation not permitted): the policy's RT "
+			    "threads can delay it, so injections, pings and the stop may "
+			    "come late");
+			assert_non_null(strstr(cJSON_GetArrayItem(w, 1)->valuestring,
+					       "harness: browser-sim:control runs other"));
+		} else {
+			assert_int_equal(cJSON_GetArraySize(w), 0);
+		}
+		cJSON_Delete(root);
+		cJSON_Delete(stats);
+		fixture_free(fx);
+	}
+	free(fx);
+	free(warn);
+}
+
 static void test_report_nothing_completed_gives_null(void **state)
 {
 	struct fixture *fx = malloc(sizeof(*fx));
@@ -593,6 +670,7 @@ int main(void)
 	    cmocka_unit_test(test_report_warmup_excluded_and_flagged),
 	    cmocka_unit_test(test_report_work_accuracy_and_warning),
 	    cmocka_unit_test(test_report_nothing_completed_gives_null),
+	    cmocka_unit_test(test_report_harness_threads),
 	    cmocka_unit_test(test_report_hist_like_cyclictest),
 	    cmocka_unit_test(test_report_real_work_accuracy),
 	};
