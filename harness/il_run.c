@@ -628,7 +628,13 @@ int il_cmd_run(int argc, char **argv)
 		il_sched_ask_record(&r.loop_ask, SCHED_FIFO, ORCH_FIFO_PRIO,
 				    pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp), 0);
 	} else {
-		il_sched_ask_record(&r.loop_ask, SCHED_OTHER, 0, 0, 0);
+		/* Not what we were started with (chrt, nice): the children and
+		 * every thread they start inherit this loop's class. */
+		struct il_role_attrs other = {.sched_class = SCHED_OTHER};
+		char e[256];
+
+		il_sched_ask_record(&r.loop_ask, SCHED_OTHER, 0,
+				    il_sched_apply_self(&other, NULL, e, sizeof(e)), 0);
 	}
 
 	/* Stages 3 and 4: wiring, then the loop until every child is gone. The

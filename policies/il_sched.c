@@ -357,13 +357,15 @@ cJSON *il_sched_state_json(const struct il_sched_state *s)
 	return o;
 }
 
-/* "fifo 99", "rr 6", "other" (nice is not the point here). */
-static void class_text(int cls, int prio, char *buf, size_t len)
+/* "fifo 99", "rr 6", "other", "other nice 10": an inherited nice shows. */
+static void class_text(int cls, int prio, int nice, char *buf, size_t len)
 {
 	const char *n = il_sched_class_name(cls);
 
 	if (il_sched_class_is_rt(cls))
 		snprintf(buf, len, "%s %d", n ? n : "?", prio);
+	else if (nice)
+		snprintf(buf, len, "%s nice %d", n ? n : "?", nice);
 	else
 		snprintf(buf, len, "%s", n ? n : "?");
 }
@@ -373,15 +375,15 @@ void il_sched_ask_record(struct il_sched_ask *a, int cls, int prio, int err, pid
 	struct il_sched_state s;
 	int r;
 
-	class_text(cls, prio, a->asked, sizeof(a->asked));
+	class_text(cls, prio, 0, a->asked, sizeof(a->asked));
 	r = il_sched_read(tid, &s);
 	if (r == 0)
-		class_text(s.sched_class, s.priority, a->got, sizeof(a->got));
+		class_text(s.sched_class, s.priority, s.nice, a->got, sizeof(a->got));
 	else
 		snprintf(a->got, sizeof(a->got), "unread: %s", strerror(-r));
 	a->why[0] = '\0';
 	if (err)
-		snprintf(a->why, sizeof(a->why), "refused: %s", strerror(err));
+		snprintf(a->why, sizeof(a->why), "refused: %s", strerror(err < 0 ? -err : err));
 }
 
 bool il_sched_ask_granted(const struct il_sched_ask *a)

@@ -91,8 +91,9 @@ struct il_sched_ask {
 	char why[128];	/* "" when granted, else the refusal */
 };
 
-/* Fills *a: asked cls/prio; err is the apply's errno (0 when it was
- * granted); got is read from thread tid (0: the calling thread). */
+/* Fills *a: asked cls/prio (a fair class at nice 0); err is the apply's
+ * errno, either sign (0 when it was granted); got is read from thread tid
+ * (0: the calling thread). */
 void il_sched_ask_record(struct il_sched_ask *a, int cls, int prio, int err, pid_t tid);
 
 /* True when the thread got the class it asked for. */

@@ -373,7 +373,11 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 		il_sched_ask_record(&c->control_ask, SCHED_FIFO, CHILD_CONTROL_PRIO,
 				    pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp), 0);
 	} else {
-		il_sched_ask_record(&c->control_ask, SCHED_OTHER, 0, 0, 0);
+		struct il_role_attrs other = {.sched_class = SCHED_OTHER};
+		char e[256];
+
+		il_sched_ask_record(&c->control_ask, SCHED_OTHER, 0,
+				    il_sched_apply_self(&other, NULL, e, sizeof(e)), 0);
 	}
 
 	uv_loop_init(&c->loop);

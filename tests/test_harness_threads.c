@@ -1,0 +1,122 @@
+/*
+ * The harness's own threads start from the baseline the policy describes,
+ * whatever inputlat was started with: under `chrt -f 10` or `nice -n 7`,
+ * a cfs run's loop and each child's control thread are SCHED_OTHER nice 0
+ * (every thread they start inherits their class), the report says so
+ * (hygiene.harness_threads) and has no "harness:" warning; the pipeline's
+ * threads are what the policy says. Needs root (chrt).
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "il_file.h"
+#include "il_test.h"
+#include "il_test_proc.h"
+
+/* Between fork and exec: what a user's chrt or nice would have done. The
+ * RT case runs under RLIMIT_RTTIME like every RT thread of the suite. */
+static void pre_fifo10(void *ctx)
+{
+	struct rlimit rt = {500000, 1000000};
+	struct sched_param sp = {.sched_priority = 10};
+
+	(void)ctx;
+	if (setrlimit(RLIMIT_RTTIME, &rt) != 0 || sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
+		_exit(125);
+}
+
+static void pre_nice7(void *ctx)
+{
+	(void)ctx;
+	if (setpriority(PRIO_PROCESS, 0, 7) != 0)
+		_exit(125);
+}
+
+static void run_from(void (*pre)(void *), const char *label)
+{
+	char json[300], err[256];
+	char *argv[] = {il_test_suite.inputlat,
+			"run",
+			"--policy",
+			"cfs",
+			"--events",
+			"20",
+			"--hog",
+			"1",
+			"--load",
+			"1",
+			"--quiet",
+			"--json",
+			json,
+			NULL};
+	struct il_test_result *res = malloc(sizeof(*res));
+	cJSON *root = NULL;
+	const cJSON *e;
+	int n = 0;
+
+	assert_non_null(res);
+	snprintf(json, sizeof(json), "%s/%s.json", il_test_suite.tmpdir, label);
+	assert_int_equal(il_test_run_with(argv, 60000, pre, NULL, res), 0);
+	if (res->exit_code != 0)
+		fail_msg("%s: exit %d: %s", label, res->exit_code, res->err);
+	assert_int_equal(il_json_load(json, &root, err, sizeof(err)), 0);
+	cJSON_ArrayForEach (e, il_json_get(root, "hygiene.harness_threads")) {
+		const char *t = cJSON_GetStringValue(cJSON_GetObjectItem(e, "thread"));
+		const char *got = cJSON_GetStringValue(cJSON_GetObjectItem(e, "got"));
+
+		n++;
+		if (!strcmp(t, "inputlat:watchdog"))
+			continue; /* FIFO 99 whenever it may */
+		if (!got || strcmp(got, "other") != 0)
+			fail_msg("%s: %s runs %s, want other", label, t, got ? got : "(null)");
+	}
+	assert_int_equal(n, 2 + IL_TEST_NKIDS);
+	cJSON_ArrayForEach (e, il_json_get(root, "threads")) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(e, "name"));
+		const char *pol = cJSON_GetStringValue(cJSON_GetObjectItem(e, "policy"));
+
+		if (!pol || strcmp(pol, "other") != 0 || cJSON_GetObjectItem(e, "nice")->valueint)
+			fail_msg("%s: pipeline thread %s is %s nice %d", label, name, pol,
+				 cJSON_GetObjectItem(e, "nice")->valueint);
+	}
+	if (strstr(res->err, "harness:"))
+		fail_msg("%s: a harness warning: %s", label, res->err);
+	print_message("%s: %d harness threads and every pipeline thread at other nice 0\n", label,
+		      n);
+	cJSON_Delete(root);
+	free(res);
+}
+
+static void test_harness_threads_under_chrt(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		IL_TEST_SKIP("needs root for chrt");
+	run_from(pre_fifo10, "chrt-fifo10");
+}
+
+static void test_harness_threads_under_nice(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		IL_TEST_SKIP("needs root to go from nice 7 back to 0");
+	run_from(pre_nice7, "nice7");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_teardown(test_harness_threads_under_chrt, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_harness_threads_under_nice, il_test_proc_teardown),
+	};
+
+	if (il_test_filters("test_harness_threads", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
+	return cmocka_run_group_tests(tests, il_test_suite_setup, il_test_suite_teardown);
+}
