@@ -435,6 +435,17 @@ static bool answer(const struct checks *cs, const char *name)
 	return false;
 }
 
+/* Whether the policy's RT knobs differ from what is in force: a run
+ * leaves values already in force alone, so only then must they be
+ * writable (an unreadable knob counts as needing a write). */
+static bool rt_writes_needed(const struct il_knob_settings *k)
+{
+	char err[256];
+	size_t n = 0;
+
+	return il_knobs_rt_writes(k, &n, err, sizeof(err)) < 0 || n > 0;
+}
+
 /*
  * Whether a policy can run here, from the checks above: what it needs
  * (an RT class, deadline, a custom slice, RT knobs, the fair server) against
@@ -471,7 +482,8 @@ static bool policy_can_run(const struct checks *cs, const struct il_policy *p, c
 		snprintf(why, len, "SCHED_DEADLINE is not admitted here");
 	else if (slice && !answer(cs, "EEVDF custom slice"))
 		snprintf(why, len, "EEVDF custom slices need Linux 6.12+");
-	else if ((k->has_rt_runtime || k->has_rt_period) && !answer(cs, "sched_rt_runtime_us"))
+	else if ((k->has_rt_runtime || k->has_rt_period) && !answer(cs, "sched_rt_runtime_us") &&
+		 rt_writes_needed(k))
 		snprintf(why, len, "sched_rt_runtime_us is not writable");
 	else if (k->has_fair_server && !answer(cs, "fair server present"))
 		snprintf(why, len, "fair server not present: kernel older than 6.12");

@@ -451,6 +451,17 @@ static int plan_rt(const struct il_knob_settings *k, struct plan *p, char *err, 
 	return r;
 }
 
+int il_knobs_rt_writes(const struct il_knob_settings *k, size_t *n, char *err, size_t errlen)
+{
+	struct plan p = {0};
+	int r = 0;
+
+	if (k->has_rt_runtime || k->has_rt_period)
+		r = plan_rt(k, &p, err, errlen);
+	*n = p.n;
+	return r;
+}
+
 /*
  * True when this kernel can lower a fair server's runtime, which putting
  * a raised one back needs. Debian's 6.12 cannot: its root domain never

@@ -95,6 +95,15 @@ int il_knobs_apply(const struct il_knob_settings *k, struct il_knobs_lock *lock,
 		   struct il_knob_report *rep, char *err, size_t errlen);
 
 /*
+ * How many RT bandwidth knobs (sched_rt_runtime_us, sched_rt_period_us,
+ * the root RT group's runtime) applying k would write now: 0 when the
+ * values are in force already, which a run then leaves alone (so `check`
+ * need not ask for writable knobs). Writes nothing. 0 with *n, or -errno
+ * with one line in err.
+ */
+int il_knobs_rt_writes(const struct il_knob_settings *k, size_t *n, char *err, size_t errlen);
+
+/*
  * The end of a run: writes back every original the run holds in memory
  * (rep, from il_knobs_apply; the state file is crash insurance only), in
  * the reverse order of application, reads each back, and records in

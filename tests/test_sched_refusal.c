@@ -3,9 +3,9 @@
  * never guessed from the user id (il_sched_refusal): root without
  * CAP_SYS_NICE (a container), a thread whose affinity is narrower than
  * the deadline root domain (taskset), a cgroup-v1 cpu group without RT
- * runtime (RT_GROUP_SCHED). Each case is tried against the kernel's own
- * answer, first on one thread, then as `inputlat run` and `check` meet it:
- * one line naming the cause, exit 2, nothing left behind.
+ * runtime (RT_GROUP_SCHED), a read-only /proc/sys (a container). Each case is tried against the
+ * kernel's own answer, first on one thread, then as `inputlat run` and `check` meet it: one line
+ * naming the cause, exit 2, nothing left behind.
  *
  * Needs root (it takes privilege away). Every RT thread here runs under
  * RLIMIT_RTTIME and sleeps.
@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -409,6 +410,58 @@ static void test_refusal_run_rt_group(void **state)
 	free(res);
 }
 
+/* --- knobs that cannot be written ---------------------------------------- */
+
+/* A private mount namespace whose /proc/sys is read-only, as in a
+ * container: system calls only. */
+static void pre_ro_procsys(void *ctx)
+{
+	(void)ctx;
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("/proc/sys", "/proc/sys", NULL, MS_BIND, NULL) != 0 ||
+	    mount(NULL, "/proc/sys", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) != 0)
+		_exit(125);
+}
+
+/*
+ * With /proc/sys read-only, a policy whose knobs are in force already runs
+ * (rt-throttled at the kernel default) and check says it can; one that
+ * must write (rt: -1) is refused in one line by both, before any child.
+ */
+static void test_refusal_knobs_read_only(void **state)
+{
+	char *check[] = {il_test_suite.inputlat, "check", NULL};
+	char *run[] = {il_test_suite.inputlat,
+		       "run",
+		       "--policy",
+		       "rt-throttled",
+		       "--events",
+		       "10",
+		       "--quiet",
+		       NULL};
+	struct il_test_result *res;
+	int64_t rt, period;
+
+	(void)state;
+	need_root();
+	if (il_sysinfo_rt_runtime_us(&rt) < 0 || il_sysinfo_rt_period_us(&period) < 0 ||
+	    rt != 950000 || period != 1000000)
+		IL_TEST_SKIP("RT bandwidth is not at the kernel default now (another run?)");
+	res = malloc(sizeof(*res));
+	assert_non_null(res);
+	assert_int_equal(il_test_run_with(check, 60000, pre_ro_procsys, NULL, res), 0);
+	if (!strstr(res->out, "policy rt-throttled: yes") ||
+	    !strstr(res->out, "policy rt: no (sched_rt_runtime_us is not writable)"))
+		fail_msg("check with /proc/sys read-only says:\n%s", res->out);
+	assert_int_equal(il_test_run_with(run, 60000, pre_ro_procsys, NULL, res), 0);
+	if (res->exit_code != 0)
+		fail_msg("rt-throttled with /proc/sys read-only: exit %d: %s", res->exit_code,
+			 res->err);
+	free(res);
+	run_refused("rt", pre_ro_procsys, NULL,
+		    "inputlat run: policy rt: ", "writing -1: Read-only file system");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +472,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_refusal_run_without_cap, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_refusal_run_deadline_affinity, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_refusal_run_rt_group, group_teardown),
+	    cmocka_unit_test_teardown(test_refusal_knobs_read_only, il_test_proc_teardown),
 	};
 
 	if (il_test_filters("test_sched_refusal", tests, sizeof(tests) / sizeof(tests[0])) < 0)
