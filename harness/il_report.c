@@ -555,9 +555,14 @@ static cJSON *harness_threads_json(const struct il_result *r)
 static void harness_threads_check(const struct il_result *r, struct il_warnings *w)
 {
 	bool rt = il_policy_uses_rt(r->policy);
-	cJSON *a = harness_threads_json(r);
+	cJSON *a;
 	const cJSON *e;
 
+	/* A run that failed measured nothing these threads could have
+	 * delayed: its one line is the error (the report keeps the facts). */
+	if (r->fail_msg && r->fail_msg[0])
+		return;
+	a = harness_threads_json(r);
 	cJSON_ArrayForEach (e, a) {
 		const char *asked =
 		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "asked"));
