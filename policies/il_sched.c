@@ -14,31 +14,45 @@
 
 void il_cpuset_format(const cpu_set_t *set, char *buf, size_t len)
 {
+	char all[IL_CPULIST_MAX];
 	size_t off = 0;
+
 	if (len == 0)
 		return;
-	buf[0] = '\0';
+	all[0] = '\0';
 	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 		if (!CPU_ISSET(cpu, set))
 			continue;
 		int last = cpu;
 		while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
 			last++;
-		int n = last == cpu
-			    ? snprintf(buf + off, len - off, "%s%d", off ? "," : "", cpu)
-			    : snprintf(buf + off, len - off, "%s%d-%d", off ? "," : "", cpu, last);
-		if (n < 0 || (size_t)n >= len - off) {
-			buf[off] = '\0'; /* truncated: keep whole entries only */
-			return;
-		}
-		off += (size_t)n;
+		/* IL_CPULIST_MAX holds any set: this never truncates. */
+		off += (size_t)(last == cpu ? snprintf(all + off, sizeof(all) - off, "%s%d",
+						       off ? "," : "", cpu)
+					    : snprintf(all + off, sizeof(all) - off, "%s%d-%d",
+						       off ? "," : "", cpu, last));
 		cpu = last;
 	}
+	if (off < len) {
+		memcpy(buf, all, off + 1);
+		return;
+	}
+	/* Too long for buf: whole entries, then ",..." so that a shortened
+	 * list never reads as the whole set. */
+	while (off > 0 && off + 4 >= len) {
+		char *comma;
+
+		all[off] = '\0';
+		comma = strrchr(all, ',');
+		off = comma ? (size_t)(comma - all) : 0;
+	}
+	all[off] = '\0';
+	snprintf(buf, len, "%s%s", all, off ? ",..." : "...");
 }
 
 int il_cpuset_parse(const char *s, cpu_set_t *out)
 {
-	char buf[256];
+	char buf[IL_CPULIST_MAX];
 	if (strlen(s) >= sizeof(buf) || *s == '\0')
 		return -EINVAL;
 	strcpy(buf, s);
@@ -95,6 +109,7 @@ int il_sched_read(pid_t tid, struct il_sched_state *out)
 		s.util_min = attr.sched_util_min;
 		s.util_max = attr.sched_util_max;
 	}
+	s.set = set;
 	il_cpuset_format(&set, s.cpus, sizeof(s.cpus));
 	*out = s;
 	return 0;
@@ -116,12 +131,8 @@ bool il_sched_matches(const struct il_role_attrs *want, const struct il_sched_st
 						    want->dl_deadline_ns != got->dl_deadline_ns ||
 						    want->dl_period_ns != got->dl_period_ns))
 		return false;
-	if (want->has_cpus) {
-		char cpus[sizeof(got->cpus)];
-		il_cpuset_format(&want->cpus, cpus, sizeof(cpus));
-		if (strcmp(cpus, got->cpus) != 0)
-			return false;
-	}
+	if (want->has_cpus && !CPU_EQUAL(&want->cpus, &got->set))
+		return false;
 	if (want->has_uclamp_min &&
 	    (got->has_uclamp ? got->util_min != il_uclamp_pct_to_util(want->uclamp_min_pct)
 			     : !(want->optional & IL_OPT_UCLAMP_MIN)))

@@ -36,6 +36,10 @@ struct cJSON;
  */
 int il_sched_apply_self(const struct il_role_attrs *a, unsigned *dropped, char *err, size_t errlen);
 
+/* Room for any CPU list of a cpu_set_t: the worst, every other CPU of
+ * CPU_SETSIZE ("0,2,...,1022"), takes 2,349 bytes. */
+#define IL_CPULIST_MAX 2400
+
 /* What the kernel reports for a thread. */
 struct il_sched_state {
 	int sched_class;   /* SCHED_OTHER .. SCHED_DEADLINE */
@@ -43,7 +47,8 @@ struct il_sched_state {
 	int nice;	   /* other/batch/idle, else 0 */
 	uint64_t slice_ns; /* fair classes: the slice in force (6.12+), else 0 */
 	uint64_t dl_runtime_ns, dl_deadline_ns, dl_period_ns;
-	char cpus[64];		     /* affinity in list form, "0-1" */
+	cpu_set_t set;		     /* affinity */
+	char cpus[IL_CPULIST_MAX];   /* the same in list form, "0-1" */
 	bool has_uclamp;	     /* the kernel clamps utilization: util_* are read */
 	uint32_t util_min, util_max; /* 0..IL_UCLAMP_SCALE, the clamps requested */
 };
@@ -59,7 +64,9 @@ int il_sched_read(pid_t tid, struct il_sched_state *out);
  * marked that clamp optional. */
 bool il_sched_matches(const struct il_role_attrs *want, const struct il_sched_state *got);
 
-/* Formats a CPU set as a list ("0-1,4") into buf; "" for an empty set. */
+/* Formats a CPU set as a list ("0-1,4") into buf; "" for an empty set.
+ * A buf shorter than the list gets whole entries and ",...": a shortened
+ * list never reads as the whole set (IL_CPULIST_MAX fits any). */
 void il_cpuset_format(const cpu_set_t *set, char *buf, size_t len);
 
 /* Parses a CPU list ("0,1", "0-3", "0-1,4"; CPU numbers below

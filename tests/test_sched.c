@@ -311,6 +311,27 @@ static void test_sched_format_and_json(void **state)
 	CPU_SET(7, &set);
 	il_cpuset_format(&set, buf, sizeof(buf));
 	assert_string_equal(buf, "0-1,4,6-7");
+	/* Short of room: whole entries and ",...", never a list that reads
+	 * as the whole set. */
+	il_cpuset_format(&set, buf, 9);
+	assert_string_equal(buf, "0-1,...");
+	il_cpuset_format(&set, buf, 4);
+	assert_string_equal(buf, "...");
+	/* Every other CPU of CPU_SETSIZE: the longest list there is, whole,
+	 * and parsed back to the same set. */
+	{
+		static char big[IL_CPULIST_MAX];
+		cpu_set_t odd, back;
+
+		CPU_ZERO(&odd);
+		for (int c = 0; c < CPU_SETSIZE; c += 2)
+			CPU_SET(c, &odd);
+		il_cpuset_format(&odd, big, sizeof(big));
+		assert_int_equal(strncmp(big, "0,2,4,", 6), 0);
+		assert_non_null(strstr(big, ",1020,1022"));
+		assert_int_equal(il_cpuset_parse(big, &back), 0);
+		assert_true(CPU_EQUAL(&odd, &back));
+	}
 
 	struct il_sched_state s = {.sched_class = SCHED_FIFO,
 				   .priority = 60,
@@ -344,8 +365,20 @@ static void test_sched_format_and_json(void **state)
 	want.priority = 60;
 	assert_true(il_sched_matches(&want, &s));
 	want.has_cpus = true;
+	CPU_ZERO(&s.set);
+	CPU_SET(0, &s.set);
+	CPU_SET(1, &s.set);
 	CPU_ZERO(&want.cpus);
 	CPU_SET(0, &want.cpus);
+	assert_false(il_sched_matches(&want, &s));
+	CPU_SET(1, &want.cpus);
+	assert_true(il_sched_matches(&want, &s));
+	/* Sets that differ past what a list of 64 characters shows. */
+	for (int c = 0; c < 200; c += 2) {
+		CPU_SET(c, &want.cpus);
+		CPU_SET(c, &s.set);
+	}
+	CPU_SET(201, &s.set);
 	assert_false(il_sched_matches(&want, &s));
 }
 
