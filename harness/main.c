@@ -45,9 +45,12 @@ static int finish_stdout(int rc)
 	if (fflush(stdout) != 0 || ferror(stdout) || il_term_stdout_error()) {
 		int e = il_term_stdout_error() ? il_term_stdout_error() : errno ? errno : EIO;
 
-		fprintf(stderr, "inputlat: writing stdout: %s\n", strerror(e));
-		if (rc == 0)
+		/* A command that failed has said its one line already (often
+		 * this very error, as "--json: writing stdout: ..."). */
+		if (rc == 0) {
+			fprintf(stderr, "inputlat: writing stdout: %s\n", strerror(e));
 			rc = 1;
+		}
 	}
 	return rc;
 }

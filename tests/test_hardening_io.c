@@ -569,18 +569,25 @@ static void stdout_full(void *ctx)
 		dup2(fd, 1);
 }
 
-/* Output that never arrived is a failure, for every command that prints. */
+/* Output that never arrived is a failure, for every command that prints,
+ * said once (the report's own error is that line: not twice). */
 static void test_hardening_io_stdout_errors(void **state)
 {
-	const char *cmds[][6] = {
-	    {"policies", NULL}, {"policies", "show", "cfs", NULL},	   {"check", NULL},
-	    {"--help", NULL},	{"run", "--events", "3", "--quiet", NULL},
+	const char *cmds[][7] = {
+	    {"policies", NULL},
+	    {"policies", "show", "cfs", NULL},
+	    {"check", NULL},
+	    {"--help", NULL},
+	    {"run", "--events", "3", "--quiet", NULL},
+	    {"run", "--events", "3", "--quiet", "--json", "-", NULL},
 	};
 
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		run_pre(cmds[i], stdout_full, NULL);
-		if (res->exit_code == 0 ||
-		    !strstr(res->err, "writing stdout: No space left on device"))
+		const char *first = strstr(res->err, "writing stdout: No space left on device");
+
+		/* Warnings of the run (its work on a noisy host) may come too. */
+		if (res->exit_code == 0 || !first || strstr(first + 1, "writing stdout"))
 			fail_msg("inputlat %s > /dev/full: exit %d, stderr:\n%s", cmds[i][0],
 				 res->exit_code, res->err);
 	}
