@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <linux/capability.h>
 #include <sched.h>
 #include <signal.h>
@@ -232,6 +233,26 @@ static void test_refusal_deadline_affinity(void **state)
 
 static char group[300];
 
+/* A killed run of this test leaves its (empty) group behind: those of
+ * test processes that are gone are removed (rmdir of a group with tasks
+ * fails, so nothing in use goes). */
+static void remove_stale_groups(const char *root)
+{
+	char pattern[300];
+	glob_t g;
+
+	snprintf(pattern, sizeof(pattern), "%s/il-test-refusal-*", root);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		long pid = strtol(strrchr(g.gl_pathv[i], '-') + 1, NULL, 10);
+
+		if (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+			rmdir(g.gl_pathv[i]);
+	}
+	globfree(&g);
+}
+
 /* Makes an RT group of our own under the hierarchy's root; new groups get
  * no RT runtime. Skips where there is none, or RT bandwidth is off (then
  * the kernel does not look at groups). */
@@ -245,6 +266,7 @@ static void make_group(void)
 	if (il_sysinfo_rt_runtime_us(&rt) < 0 || rt < 0)
 		IL_TEST_SKIP(
 		    "sched_rt_runtime_us is -1: the kernel does not enforce RT groups now");
+	remove_stale_groups(root);
 	snprintf(group, sizeof(group), "%s/il-test-refusal-%d", root, (int)getpid());
 	if (mkdir(group, 0755) != 0 && errno != EEXIST)
 		fail_msg("mkdir %s: %s", group, strerror(errno));
