@@ -1,7 +1,10 @@
 /* inputlat: subcommands dispatched by name from one table. */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "il_cmd.h"
 #include "il_header.h"
@@ -78,10 +81,49 @@ static int dispatch(int argc, char **argv)
 	return 2;
 }
 
+/*
+ * The stack every thread of ours may use. Each touches 64 KiB of its own
+ * before a run, some hold readers' buffers, and glibc gives new threads a
+ * stack of RLIMIT_STACK as it was at start-up: 'ulimit -s 128' made a run
+ * die of SIGSEGV. A lower soft limit is raised (the children inherit it)
+ * and so is the default thread stack; a hard limit below it is one line.
+ */
+#define STACK_MIN (1024 * 1024)
+
+static int stack_limit(void)
+{
+	struct rlimit rl;
+	pthread_attr_t a;
+
+	if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= STACK_MIN)
+		return 0;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < STACK_MIN) {
+		fprintf(stderr,
+			"inputlat: the stack limit is %llu KiB and cannot be raised; inputlat "
+			"needs %d KiB (raise it: ulimit -s %d)\n",
+			(unsigned long long)rl.rlim_max / 1024, STACK_MIN / 1024, STACK_MIN / 1024);
+		return -1;
+	}
+	rl.rlim_cur = STACK_MIN;
+	if (setrlimit(RLIMIT_STACK, &rl) != 0 || pthread_attr_init(&a) != 0)
+		return 0;
+	pthread_attr_setstacksize(&a, STACK_MIN);
+	pthread_setattr_default_np(&a);
+	pthread_attr_destroy(&a);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rc;
 
+	if (stack_limit() < 0)
+		return 2;
+	/* A file past RLIMIT_FSIZE is a failed write said in one line (EFBIG),
+	 * not a SIGXFSZ that kills us between applying and restoring knobs.
+	 * The children inherit the ignored signal. */
+	signal(SIGXFSZ, SIG_IGN);
 	il_term_guard();
 	rc = finish_stdout(dispatch(argc, argv));
 	il_term_release();

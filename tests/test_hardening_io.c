@@ -298,8 +298,10 @@ static void fsize_limit(void *ctx)
 {
 	struct rlimit rl = {*(rlim_t *)ctx, *(rlim_t *)ctx};
 
-	/* A full disk, as the writer sees it: EFBIG instead of ENOSPC. */
-	signal(SIGXFSZ, SIG_IGN);
+	/* A full disk, as the writer sees it: EFBIG instead of ENOSPC. SIGXFSZ
+	 * at its default, as a shell leaves it: inputlat must not die of it
+	 * between applying and restoring knobs. */
+	signal(SIGXFSZ, SIG_DFL);
 	setrlimit(RLIMIT_FSIZE, &rl);
 }
 
@@ -328,6 +330,38 @@ static void test_hardening_io_full_disk_keeps_previous(void **state)
 		assert_content(paths[o], "PREVIOUS\n");
 	}
 	assert_no_temps(il_test_suite.tmpdir);
+}
+
+static void stack_limit(void *ctx)
+{
+	const struct rlimit *rl = ctx;
+
+	setrlimit(RLIMIT_STACK, rl);
+}
+
+/*
+ * A small stack limit: 'ulimit -s 128' made a run die of SIGSEGV (its
+ * threads get stacks of the limit and touch 64 KiB of them). A soft limit
+ * is raised for the run, which then works with load and hogs; a hard one
+ * is one line and exit 2.
+ */
+static void test_hardening_io_stack_limit(void **state)
+{
+	const char *args[] = {"run", "--events", "5", "--load", "2", "--hog", "1", "--quiet", NULL};
+	struct rlimit soft, hard = {64 * 1024, 64 * 1024};
+
+	getrlimit(RLIMIT_STACK, &soft);
+	soft.rlim_cur = 64 * 1024;
+	if (soft.rlim_max != RLIM_INFINITY && soft.rlim_max < 1024 * 1024)
+		IL_TEST_SKIP("the hard stack limit is below 1 MiB already");
+	run_pre(args, stack_limit, &soft);
+	if (res->exit_code != 0)
+		fail_msg("soft stack limit 64 KiB: exit %d (signal %d): %s", res->exit_code,
+			 res->term_signal, res->err);
+	run_pre(args, stack_limit, &hard);
+	il_test_assert_one_line_exit(res->exit_code, res->out, res->err, 2,
+				     "inputlat: the stack limit is 64 KiB and cannot be raised",
+				     "ulimit -s 1024");
 }
 
 /*
@@ -1073,6 +1107,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_hardening_io_hostile_names, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_progress, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_open_file_limit, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_stack_limit, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_cli_limits, il_test_proc_teardown),
 	};
 
