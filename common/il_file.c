@@ -542,8 +542,7 @@ out:
 
 /* --- JSON ---------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
+size_t il_utf8_len(const unsigned char *s)
 {
 	if (s[0] < 0x80)
 		return 1;
@@ -574,7 +573,7 @@ static char *utf8_fix(const char *s, int *err)
 
 	*err = 0;
 	for (size_t i = 0; i < n; i += len ? len : 1)
-		if (!(len = utf8_len(p + i)))
+		if (!(len = il_utf8_len(p + i)))
 			bad++;
 	if (!bad)
 		return NULL;
@@ -585,7 +584,7 @@ static char *utf8_fix(const char *s, int *err)
 	}
 	q = out;
 	for (size_t i = 0; i < n; i += len ? len : 1) {
-		len = utf8_len(p + i);
+		len = il_utf8_len(p + i);
 		if (len) {
 			memcpy(q, s + i, len);
 			q += len;

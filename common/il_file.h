@@ -87,6 +87,11 @@ FILE *il_file_create(const char *path);
  * strings made valid UTF-8 first. Returns 0 or -errno. */
 int il_json_write(const char *path, const cJSON *obj);
 
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when the byte at s
+ * does not start one (overlong forms and surrogates included); s is
+ * NUL-terminated. */
+size_t il_utf8_len(const unsigned char *s);
+
 /*
  * Makes every string value under root valid UTF-8, so that a path or a
  * name with arbitrary bytes still yields valid JSON: each byte that is not

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "il_file.h"
 #include "il_run_opts.h"
 
 struct attrib_sink {
@@ -72,7 +73,8 @@ void il_attrib_sink_records_field(void *ctx, const struct il_event *ev, FILE *f)
 	if (!s->have_last || s->last.id != ev->id)
 		return;
 	o = il_attrib_run_event_json(s->a, &s->last);
-	text = o ? cJSON_PrintUnformatted(o) : NULL;
+	/* Culprits are other processes' names: any bytes. */
+	text = o && il_json_sanitize(o) == 0 ? cJSON_PrintUnformatted(o) : NULL;
 	if (text) {
 		fputs(",\"attribution\":", f);
 		fputs(text, f);

@@ -62,16 +62,24 @@ static void put_num(FILE *f, double v)
 	fputs(buf, f);
 }
 
+/* A JSON string, valid UTF-8 whatever s holds: names of other processes
+ * (the per-CPU tracks' culprits) are whatever bytes they set, and a byte
+ * that starts no valid sequence becomes U+FFFD, as in il_json_sanitize. */
 static void put_str(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t len = il_utf8_len(p);
+
+		if (!len)
+			fputs("\xef\xbf\xbd", f);
+		else if (*p == '"' || *p == '\\')
 			fprintf(f, "\\%c", *p);
 		else if (*p < 0x20)
 			fprintf(f, "\\u%04x", *p);
 		else
-			fputc(*p, f);
+			fwrite(p, 1, len, f);
+		p += len ? len : 1;
 	}
 	fputc('"', f);
 }

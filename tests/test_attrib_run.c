@@ -22,6 +22,7 @@
 #include "il_test_proc.h"
 
 #include "il_chain.h"
+#include "il_clock.h"
 #include "il_cmd.h"
 #include "il_file.h"
 
@@ -30,7 +31,10 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #define RUN_TIMEOUT_MS 90000
@@ -193,6 +197,48 @@ static void check_records(const char *path)
 	assert_true(n > 0);
 }
 
+/* A busy process whose name is not UTF-8 (prctl PR_SET_NAME takes any
+ * bytes), on the last CPU for at most 60 s; killed by its pid after. */
+#define BAD_NAME                                                                                   \
+	"\xff\xfe"                                                                                 \
+	"bad"
+
+static pid_t start_bad_name_hog(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		cpu_set_t one;
+		uint64_t end = il_now_ns() + 60ull * 1000000000ull;
+
+		CPU_ZERO(&one);
+		CPU_SET((int)sysconf(_SC_NPROCESSORS_ONLN) - 1, &one);
+		sched_setaffinity(0, sizeof(one), &one);
+		prctl(PR_SET_NAME, BAD_NAME, 0, 0, 0);
+		while (il_now_ns() < end)
+			;
+		_exit(0);
+	}
+	return pid;
+}
+
+/* The whole file is valid UTF-8, and whether it holds the bad name (as
+ * U+FFFD U+FFFD "bad"). */
+static bool valid_utf8(const char *path, bool *has_bad)
+{
+	size_t len;
+	char *text = il_file_read(path, 1 << 28, &len);
+	bool ok = text != NULL;
+
+	for (size_t i = 0; ok && i < len; i += il_utf8_len((unsigned char *)text + i))
+		ok = il_utf8_len((unsigned char *)text + i) != 0;
+	*has_bad = text && strstr(text, "\xef\xbf\xbd\xef\xbf\xbd"
+					"bad");
+	free(text);
+	return ok;
+}
+
 static void test_attrib_run_load(void **state)
 {
 	char json[300], rec[300], trace[300], out[1 << 16], err[4096];
@@ -201,15 +247,28 @@ static void test_attrib_run_load(void **state)
 	const cJSON *e;
 	unsigned sched = 0, hops = 0;
 	char *argv[] = {"explain", json, "--percentile", "99", NULL};
+	bool bad_seen = false;
+	pid_t bad;
 
 	need_bpf();
 	path_of(json, sizeof(json), "load.json");
 	path_of(rec, sizeof(rec), "load.records");
 	path_of(trace, sizeof(trace), "load.trace");
+	/* Beside the load, a process named in bytes that are not UTF-8: it
+	 * holds CPUs the pipeline waits for, so the per-CPU tracks (and maybe
+	 * the records' culprits) name it, and the outputs stay valid UTF-8. */
+	bad = start_bad_name_hog();
 	res = run("cfs --load 2", "--policy", "cfs", "--load", "2", "--events", "200",
 		  "--attribution", "on", "--json", json, "--records", rec, "--trace", trace,
 		  "--trace-events", "50", NULL);
+	kill(bad, SIGKILL);
+	assert_int_equal(waitpid(bad, NULL, 0), bad);
 	free(res);
+	assert_true(valid_utf8(json, &bad_seen));
+	assert_true(valid_utf8(rec, &bad_seen));
+	assert_true(valid_utf8(trace, &bad_seen));
+	print_message("the bad-name process is in the trace: %s\n", bad_seen ? "yes" : "no");
+	assert_true(bad_seen);
 	root = il_test_json_load(json);
 	check_run(root, "cfs --load 2", true);
 	cJSON_Delete(root);

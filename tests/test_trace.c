@@ -15,6 +15,7 @@
 
 #include <cJSON.h>
 
+#include "il_file.h"
 #include "il_trace.h"
 
 #define NEVENTS 5
@@ -259,6 +260,52 @@ static void test_trace_bounded(void **state)
 	cJSON_Delete(root);
 }
 
+/*
+ * A per-CPU track names whatever held the CPU: another process's name is
+ * any bytes it set (prctl PR_SET_NAME). The trace stays valid UTF-8 (a
+ * strict reader, Python's json, refused it): each byte that starts no
+ * valid sequence is U+FFFD, valid multi-byte names pass as they are.
+ */
+static void test_trace_names_valid_utf8(void **state)
+{
+	struct fixture *f = *state;
+	struct il_trace_writer *w;
+	cJSON *root;
+	const cJSON *e;
+	char *text;
+	size_t len;
+	int seen = 0;
+
+	assert_int_equal(il_trace_open(f->path, 10, &w), 0);
+	il_trace_set_t0(w, 1000);
+	assert_int_equal(il_trace_add_cpu_slice(w, 1, 2000, 3000,
+						"\xff\xfe"
+						"bad\x01",
+						42, "other", 0),
+			 0);
+	assert_int_equal(il_trace_add_cpu_slice(w, 0, 2000, 3000, "k\xc3\xa4se", 43, NULL, 0), 0);
+	assert_int_equal(il_trace_close(w, threads, NTHREADS, NULL, 0), 0);
+	text = il_file_read(f->path, 1 << 20, &len);
+	assert_non_null(text);
+	for (size_t i = 0; i < len; i += il_utf8_len((unsigned char *)text + i))
+		if (!il_utf8_len((unsigned char *)text + i))
+			fail_msg("byte %zu of the trace is not valid UTF-8", i);
+	free(text);
+	root = load(f->path);
+	cJSON_ArrayForEach (e, events_of(root)) {
+		const char *name =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "name"));
+
+		if (name && !strcmp(name, "\xef\xbf\xbd\xef\xbf\xbd"
+					  "bad\x01"))
+			seen |= 1;
+		if (name && !strcmp(name, "k\xc3\xa4se"))
+			seen |= 2;
+	}
+	assert_int_equal(seen, 3);
+	cJSON_Delete(root);
+}
+
 static void test_trace_refuses_symlink(void **state)
 {
 	struct fixture *f = *state;
@@ -285,6 +332,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_trace_slices_named_and_complete, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_hop_order_and_flows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_bounded, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_trace_names_valid_utf8, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_refuses_symlink, setup, teardown),
 	};
 
