@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -66,7 +67,15 @@ static int dispatch(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+	bool help = !strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help");
+
+	/* Nothing after them means anything: said, not ignored. */
+	if ((help || !strcmp(cmd, "--version")) && argc > 2) {
+		fprintf(stderr, "inputlat: unexpected '%s' after %s (see inputlat --help)\n",
+			argv[2], cmd);
+		return 2;
+	}
+	if (help) {
 		usage(stdout);
 		return 0;
 	}
