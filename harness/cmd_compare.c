@@ -82,6 +82,7 @@ struct opts {
 	double alpha;
 	uint64_t seed;
 	unsigned resamples;
+	bool resamples_set; /* given on the command line */
 	const char *json_path;
 	enum unit unit;
 	struct stat_row rows[MAX_ROWS];
@@ -730,7 +731,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	opterr = 0;
 	char opt[8]; /* an unknown short option, "-x" */
 
-	while ((c = getopt_long(argc, argv, "+:a:hj:m:r:s:u:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":a:hj:m:r:s:u:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			if (il_parse_double(optarg, 1e-6, 0.5, &o->alpha) < 0) {
@@ -782,6 +783,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return 2;
 			}
 			o->resamples = (unsigned)v;
+			o->resamples_set = true;
 			break;
 		case 's':
 			if (il_parse_u64(optarg, 0, UINT64_MAX, &o->seed) < 0) {
@@ -864,6 +866,14 @@ int il_cmd_compare(int argc, char **argv)
 		rounds |= groups[i].n > 1;
 	if (o.unit != UNIT_AUTO)
 		rounds = o.unit == UNIT_ROUND;
+	/* Rounds are compared by a permutation test: no bootstrap to size. */
+	if (rounds && o.resamples_set) {
+		fprintf(stderr,
+			"compare: --resamples sizes the bootstrap of one run a group; these groups "
+			"have rounds (a permutation test), drop it\n");
+		rc = 2;
+		goto out;
+	}
 	if (!rounds)
 		for (size_t i = 0; i < ngroups; i++)
 			if (groups[i].n > 1) {

@@ -90,7 +90,7 @@ static int cmd_fdr(int argc, char **argv)
 	opterr = 0;
 	char opt[8]; /* an unknown short option, "-x" */
 
-	while ((c = getopt_long(argc, argv, "+:a:hj:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":a:hj:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			if (il_parse_double(optarg, 1e-6, 0.5, &alpha) < 0) {

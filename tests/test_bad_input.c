@@ -422,6 +422,12 @@ static const struct bad_case cases[] = {
      2,
      "inputlat stats: --alpha '0.9': expected a number from 0.000001 to 0.5 (see inputlat stats "
      "fdr --help)"},
+    {"stats fdr --alpha after the p-values: an option still",
+     {"stats", "fdr", "0.01", "0.02", "--alpha", "0.9"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat stats: --alpha '0.9': expected a number from 0.000001 to 0.5"},
     {"compare missing file",
      {"compare", "@T/good.json", "@T/missing.json"},
      PREP_NONE,

@@ -271,6 +271,25 @@ static void test_compare_rounds(void **state)
 	/* Same rounds on both sides. */
 	assert_int_equal(run_compare("cellA", "cellA"), 0);
 	assert_string_equal(verdict_of("processing p50 (us)"), "no clear difference");
+
+	/* Options after the groups are options, as anywhere else (they were
+	 * read as a group: "--seed: No such file or directory"); --resamples,
+	 * which sizes the one-run bootstrap, is refused where rounds are
+	 * compared rather than ignored. */
+	{
+		char pa[512], pb[512];
+		char *late[] = {"compare", pa, pb, "--seed", "3", NULL};
+		char *res[] = {"compare", pa, pb, "--resamples", "100", NULL};
+
+		in_dir(pa, sizeof(pa), "cellA");
+		in_dir(pb, sizeof(pb), "cellB");
+		assert_int_equal(run_compare_argv(5, late), 0);
+		assert_non_null(strstr(out_text, "; seed 3"));
+		assert_int_equal(run_compare_argv(5, res), 2);
+		assert_string_equal(err_text,
+				    "compare: --resamples sizes the bootstrap of one run a group; "
+				    "these groups have rounds (a permutation test), drop it\n");
+	}
 }
 
 static void test_compare_json_for_the_sweep(void **state)
