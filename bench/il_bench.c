@@ -31,20 +31,12 @@ int il_bench_inputlat(const char *prog, char *buf, size_t len)
 
 int il_bench_out_check(const char *prog, const char *path)
 {
-	struct il_out *out;
 	char err[600];
-	int rc;
+	int rc = il_out_check("--json", path, err, sizeof(err));
 
-	if (!path)
-		return 0;
-	/* Opened and abandoned: the temporary file it made is removed. */
-	rc = il_out_open("--json", path, &out, err, sizeof(err));
-	if (rc < 0) {
+	if (rc < 0)
 		fprintf(stderr, "%s: %s\n", prog, err);
-		return rc;
-	}
-	il_out_free(out);
-	return 0;
+	return rc;
 }
 
 int il_bench_opt_error(const char *prog, int c, char **argv)

@@ -481,6 +481,19 @@ int il_out_temp(const struct il_out *o, const char **name)
 	return o->dirfd;
 }
 
+int il_out_check(const char *what, const char *path, char *err, size_t errlen)
+{
+	struct il_out *o;
+	int rc;
+
+	if (!path)
+		return 0;
+	rc = il_out_open(what, path, &o, err, errlen);
+	if (rc == 0)
+		il_out_free(o);
+	return rc;
+}
+
 void il_out_free(struct il_out *o)
 {
 	if (!o)

@@ -70,6 +70,13 @@ int il_out_temp(const struct il_out *o, const char **name);
 /* Abandons an output: the temporary file is removed. NULL-safe. */
 void il_out_free(struct il_out *o);
 
+/*
+ * Whether path could be written as an output, found now rather than after
+ * a long measurement: opened as il_out_open does and abandoned. 0 (also
+ * for a NULL path), or -errno with one line in err as il_out_open's.
+ */
+int il_out_check(const char *what, const char *path, char *err, size_t errlen);
+
 /* True when a and b would write the same file (or both stdout). */
 bool il_out_same(const struct il_out *a, const struct il_out *b);
 

@@ -1074,6 +1074,15 @@ int il_cmd_reproduce(int argc, char **argv)
 				"change sched_rt_runtime_us)\n");
 		return 2;
 	}
+	/* The output is checked now, not after a quarter of an hour of runs. */
+	{
+		char err[600];
+
+		if (il_out_check("--json", json_path, err, sizeof(err)) < 0) {
+			fprintf(stderr, "inputlat reproduce: %s\n", err);
+			return 2;
+		}
+	}
 	if (il_paths_self(self_exe, sizeof(self_exe)) < 0) {
 		fprintf(stderr, "inputlat reproduce: cannot find my own executable\n");
 		return 1;

@@ -428,6 +428,13 @@ static const struct bad_case cases[] = {
      NULL,
      2,
      "inputlat stats: --alpha '0.9': expected a number from 0.000001 to 0.5"},
+    {"reproduce --json in a missing directory: said before any run",
+     {"reproduce", "--rounds", "1", "--json", "@T/no-such-dir/r.json"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat reproduce: --json @T/no-such-dir/r.json: directory @T/no-such-dir: No such file "
+     "or directory"},
     {"compare missing file",
      {"compare", "@T/good.json", "@T/missing.json"},
      PREP_NONE,
