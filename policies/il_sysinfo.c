@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -15,6 +16,7 @@
 #include <zlib.h>
 
 #include "il_parse.h"
+#include "il_sched.h"
 #include "il_sched_attr.h"
 
 int il_sysinfo_read_value(const char *path, char *buf, size_t len)
@@ -642,6 +644,30 @@ static void hypervisor_json(cJSON *o)
 }
 #endif
 
+/*
+ * The CPUs the run could use: the affinity inputlat started with (taskset,
+ * a cpuset), which every child inherits, beside the online count. A run
+ * confined to one CPU of two measures something else than the machine's
+ * CPU count suggests; the report says which.
+ */
+static void cpus_allowed_json(cJSON *sys)
+{
+	char list[IL_CPULIST_MAX];
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "unreadable: sched_getaffinity: %s", strerror(errno));
+		cJSON_AddStringToObject(sys, "cpus_allowed", why);
+		cJSON_AddNullToObject(sys, "cpus_allowed_count");
+		return;
+	}
+	il_cpuset_format(&set, list, sizeof(list));
+	cJSON_AddStringToObject(sys, "cpus_allowed", list);
+	cJSON_AddNumberToObject(sys, "cpus_allowed_count", CPU_COUNT(&set));
+}
+
 void il_sysinfo_system_facts(cJSON *sys)
 {
 	FILE *f = fopen("/proc/cpuinfo", "re");
@@ -665,4 +691,5 @@ void il_sysinfo_system_facts(cJSON *sys)
 					"unreadable: no 'model name' in "
 					"/proc/cpuinfo");
 	hypervisor_json(cJSON_AddObjectToObject(sys, "hypervisor"));
+	cpus_allowed_json(sys);
 }

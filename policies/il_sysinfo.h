@@ -108,8 +108,10 @@ struct cJSON;
  */
 void il_sysinfo_kernel_facts(struct cJSON *kernel);
 
-/* The machine, added to a report's "system" object: cpu_model and
- * hypervisor {present, vendor}, each read or "unreadable: why". */
+/* The machine, added to a report's "system" object: cpu_model,
+ * hypervisor {present, vendor}, and cpus_allowed (the CPU list this
+ * process may run on: taskset, a cpuset) with cpus_allowed_count, each
+ * read or "unreadable: why". */
 void il_sysinfo_system_facts(struct cJSON *system);
 
 /* The preemption model in force and how we know it (see above): model is

@@ -167,8 +167,9 @@ def summarize(inputlat, a, cells, policies, cannot, head, reference="cfs"):
     """The plain-words summary of a sweep: a list of lines, without bullets.
     a.level, a.family, a.rejected: the family's level (family_level)."""
     alpha, m = getattr(a, "level", st.ALPHA), getattr(a, "family", 0)
+    per_cell = f"{a.rounds} round{'s' if a.rounds != 1 else ''} a cell"
     lines = [f"What this sweep found ({getattr(a, 'machine', 'machine unknown')}; "
-             f"{a.rounds} rounds a cell; exact permutation tests over the rounds; its {m} "
+             f"{per_cell}; exact permutation tests over the rounds; its {m} "
              f"verdicts held together to a {st.ALPHA:.0%} false discovery rate "
              f"(Benjamini-Hochberg: where nothing differs, a {st.ALPHA:.0%} chance of any "
              f"verdict at all), so each is judged at {alpha:.4g} and its interval is "
@@ -213,7 +214,7 @@ def summarize(inputlat, a, cells, policies, cannot, head, reference="cfs"):
                        "than 10% off its configured work (the host ran the CPU at another speed "
                        "than at calibration); kept, and counted in the 'work off' column")
     if a.rounds < 4:
-        missing.append(f"every verdict: {a.rounds} rounds a cell; the permutation test needs 4 "
+        missing.append(f"every verdict: {per_cell}; the permutation test needs 4 "
                        "or more a side to reach 5%")
     if missing:
         lines.append("Not measured here: " + "; ".join(missing))

@@ -192,6 +192,22 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertIn("--hist-csv", run)
         self.assertEqual(run[run.index("--events") + 1], "50")
 
+    def test_sweep_says_runs_were_confined(self):
+        """Under taskset the runs use fewer CPUs than the machine has: the
+        summary's machine line says so, not only the CPU count; without
+        taskset it says nothing of it."""
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            self.skipTest("one CPU: nothing to confine to")
+        r = subprocess.run([sys.executable, SWEEP, "--inputlat", FAKE, "--out", self.out, *SMALL],
+                           capture_output=True, text=True, timeout=240,
+                           preexec_fn=lambda: os.sched_setaffinity(0, {cpus[-1]}))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.out, "summary.md")) as f:
+            md = f.read()
+        self.assertIn(f" CPUs, runs confined to CPU {cpus[-1]}; ", md)
+        self.assertIn(f" CPUs, runs confined to CPU {cpus[-1]}, sched_rt_runtime_us ", md)
+
     def test_sweep_background_scenarios(self):
         """stress-cpu and io-write hand inputlat a --background load; the
         io-write file does not outlive its run."""
