@@ -125,10 +125,10 @@ struct il_run {
 	pid_t self_tid;
 
 	/* Hygiene (il_run.c): memory locked, /dev/cpu_dma_latency held. */
-	char memlock_why[192]; /* "" when the orchestrator's memory is locked */
-	int dma_fd;	       /* held open for the run, -1 when not */
-	char dma_why[192];     /* why it is not held, or its value unread */
-	int64_t dma_value_us;  /* the kernel's limit read back once held, -1 unread */
+	char memlock_why[192];	      /* "" when the orchestrator's memory is locked */
+	int dma_fd;		      /* held open for the run, -1 when not */
+	char dma_why[192];	      /* why it is not held, or its value unread */
+	int64_t dma_value_us;	      /* the kernel's limit read back once held, -1 unread */
 	struct il_sched_ask loop_ask; /* this loop's FIFO 98 under an RT policy */
 
 	/* Written at the stop; the load and hog threads read it (wire/il_halt.h). */
