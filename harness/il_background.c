@@ -44,6 +44,7 @@ struct il_background {
 	char cookie[40]; /* "IL_BACKGROUND=<16 hex digits>" */
 	bool reaped;
 	int status;
+	unsigned long long leader_start; /* the leader's starttime, in ticks */
 };
 
 /* What we read of /proc/PID/stat: pgrp, utime, stime, cutime, cstime
@@ -341,6 +342,7 @@ int il_background_start(const char *cmd, const char *state_dir, struct il_backgr
 	close(gate[1]);
 	gate[1] = -1;
 	b->start_ns = il_now_ns();
+	b->leader_start = ps.start;
 	group_scan(b->pgid, b->cookie, ps.start, &b->cpu_start_ns, 0, NULL);
 	/* A command that is not there, or ends at once, is the user's mistake. */
 	for (int waited = 0; r == 0 && waited < EARLY_EXIT_MS; waited += 10) {
@@ -393,6 +395,7 @@ cJSON *il_background_stats_json(const struct il_background *b)
 	uint64_t cpu = 0, wall = il_now_ns() - b->start_ns;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	struct proc_stat ps;
+	siginfo_t si = {0};
 	int outside = 0;
 
 	if (!o)
@@ -400,6 +403,25 @@ cJSON *il_background_stats_json(const struct il_background *b)
 	cJSON_AddStringToObject(o, "command", b->cmd);
 	cJSON_AddNumberToObject(o, "pgid", b->pgid);
 	cJSON_AddNumberToObject(o, "wall_ns", (double)wall);
+	/*
+	 * A command that ends during the run leaves a zombie leader until the
+	 * stop reaps it, and a zombie still has its /proc entry: looked at
+	 * without reaping (WNOWAIT), so that the stop finds it as it was.
+	 */
+	if (!b->reaped && waitid(P_PID, (id_t)b->pgid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+	    si.si_pid == b->pgid) {
+		char end[96];
+
+		if (si.si_code == CLD_EXITED)
+			snprintf(end, sizeof(end), "exited with status %d during the run",
+				 si.si_status);
+		else
+			snprintf(end, sizeof(end), "killed by signal %d during the run",
+				 si.si_status);
+		cJSON_AddStringToObject(o, "ended", end);
+	} else {
+		cJSON_AddNullToObject(o, "ended");
+	}
 	/* The leader's start time bounds the scan, so a reused pgid is not ours. */
 	if (!b->reaped && read_proc_stat(b->pgid, &ps) == 0 && ps.pgrp == b->pgid) {
 		group_scan(b->pgid, b->cookie, ps.start, &cpu, 0, &outside);
@@ -408,7 +430,8 @@ cJSON *il_background_stats_json(const struct il_background *b)
 		cJSON_AddNumberToObject(o, "cpu_share",
 					wall && ncpu > 0 ? (double)cpu / (double)wall / (double)ncpu
 							 : 0);
-		cJSON_AddBoolToObject(o, "exited_early", false);
+		cJSON_AddBoolToObject(o, "exited_early",
+				      cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "ended")));
 		/* Found by the cookie, not the group (setsid, a daemon): counted
 		 * above, and stopped with the rest. */
 		cJSON_AddNumberToObject(o, "outside_group", outside);
@@ -425,13 +448,12 @@ cJSON *il_background_stats_json(const struct il_background *b)
 
 void il_background_stop(struct il_background *b)
 {
-	struct proc_stat ps;
-	unsigned long long start = 0;
+	unsigned long long start;
 
 	if (!b)
 		return;
-	if (!b->reaped && read_proc_stat(b->pgid, &ps) == 0)
-		start = ps.start;
+	/* Known from the start: the leader may be reaped (or a zombie) now. */
+	start = b->leader_start;
 	if (!b->reaped) {
 		kill(-b->pgid, SIGTERM);
 		for (int waited = 0; waited < TERM_GRACE_MS; waited += 10) {

@@ -586,6 +586,22 @@ static void harness_threads_check(const struct il_result *r, struct il_warnings 
 	cJSON_Delete(a);
 }
 
+/* A --background load that ended during the run: the run was measured
+ * under it for part of its time only. */
+static void background_check(const struct il_result *r, struct il_warnings *w)
+{
+	const char *ended =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r->background, "ended"));
+
+	if (ended && !(r->fail_msg && r->fail_msg[0]))
+		il_warn(w,
+			"--background '%s' %s: only part of the run had the background load it "
+			"asked for",
+			cJSON_GetStringValue(
+			    cJSON_GetObjectItemCaseSensitive(r->background, "command")),
+			ended);
+}
+
 static cJSON *hygiene_json(const struct il_result *r)
 {
 	cJSON *o = cJSON_CreateObject(), *ml = cJSON_CreateObject(), *me, *dma;
@@ -727,6 +743,7 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 	}
 	trace_marker_check(r, w);
 	harness_threads_check(r, w);
+	background_check(r, w);
 	if (r->memlock_why && r->memlock_why[0])
 		il_warn(w, "memory: inputlat could not lock its memory: %s", r->memlock_why);
 	for (int i = 0; i < IL_PROC_COUNT; i++) {

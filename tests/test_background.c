@@ -149,6 +149,56 @@ static void test_background_normal_end(void **state)
 	assert_int_equal(il_test_count_project_procs(), 0);
 }
 
+/*
+ * A command that ends while the run goes on: the report says it ended
+ * and how (it said "exited_early": false, the zombie leader looking
+ * alive), and warns that only part of the run had the load; the shell's
+ * own background job, left in the group, is still stopped at the end.
+ */
+static void test_background_ends_during_run(void **state)
+{
+	char json[300], text[1 << 20], marker[64];
+	char cmd[128];
+	char *argv[] = {il_test_suite.inputlat,
+			"run",
+			"--events",
+			"60",
+			"--interval-ms",
+			"10",
+			"--quiet",
+			"--background",
+			cmd,
+			"--json",
+			json,
+			NULL};
+	struct il_test_result *res = malloc(sizeof(*res));
+	cJSON *root, *bg;
+	pid_t pgid;
+
+	(void)state;
+	assert_non_null(res);
+	/* The job outlives the leader: a sleep whose argument names it. */
+	snprintf(marker, sizeof(marker), "30%d", (int)getpid() % 1000);
+	snprintf(cmd, sizeof(cmd), "sleep %s & sleep 0.2; exit 4", marker);
+	snprintf(json, sizeof(json), "%s/ended.json", il_test_suite.tmpdir);
+	assert_int_equal(il_test_run(argv, 60000, res), 0);
+	if (res->exit_code != 0)
+		fail_msg("exit %d: %s", res->exit_code, res->err);
+	if (!strstr(res->err, "only part of the run had the background load it asked for"))
+		fail_msg("no warning that the load ended:\n%s", res->err);
+	free(res);
+	assert_true(il_test_read_file(json, text, sizeof(text)) > 0);
+	root = cJSON_Parse(text);
+	bg = cJSON_GetObjectItem(root, "background");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(bg, "ended")),
+			    "exited with status 4 during the run");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(bg, "exited_early")));
+	pgid = (pid_t)cJSON_GetNumberValue(cJSON_GetObjectItem(bg, "pgid"));
+	cJSON_Delete(root);
+	assert_true(wait_for(group_gone, pgid, 2000));
+	assert_int_equal(il_test_count_project_procs(), 0);
+}
+
 static void test_background_sigint(void **state)
 {
 	pid_t pgid, run = start_long("sleep 300", &pgid);
@@ -372,6 +422,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_background_not_found, teardown),
 	    cmocka_unit_test_teardown(test_background_normal_end, teardown),
+	    cmocka_unit_test_teardown(test_background_ends_during_run, teardown),
 	    cmocka_unit_test_teardown(test_background_sigint, teardown),
 	    cmocka_unit_test_teardown(test_background_sigkill_then_check, teardown),
 	    cmocka_unit_test_teardown(test_background_escapee_normal_end, teardown),
