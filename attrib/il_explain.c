@@ -31,15 +31,31 @@ static void fmt_time(char *buf, size_t n, double us)
 		snprintf(buf, n, "%.0f us", us);
 }
 
+/*
+ * A culprit's name as text: another process's name is any bytes it set,
+ * and an escape sequence in one would act on the terminal of whoever
+ * reads a saved explain later. Control characters become '?', as ps shows
+ * them.
+ */
+static const char *printable_name(const char *t, char *buf, size_t n)
+{
+	size_t i = 0;
+
+	for (; t[i] && i + 1 < n; i++)
+		buf[i] = (unsigned char)t[i] < 0x20 || t[i] == 0x7f ? '?' : t[i];
+	buf[i] = '\0';
+	return buf;
+}
+
 void il_explain_culprit_words(const cJSON *c, char *buf, size_t n)
 {
 	const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "thread"));
 	const char *cls = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "class"));
 	const cJSON *pr = cJSON_GetObjectItemCaseSensitive(c, "priority");
 	int p = cJSON_IsNumber(pr) ? (int)pr->valuedouble : 0;
+	char name[96];
 
-	if (!t)
-		t = "?";
+	t = t ? printable_name(t, name, sizeof(name)) : "?";
 	if (!cls) {
 		if (!strcmp(t, "idle"))
 			snprintf(buf, n, "an idle CPU (idle exit)");

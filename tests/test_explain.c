@@ -375,6 +375,21 @@ static int group_teardown(void **state)
 	return il_test_tmpdir_remove(dir);
 }
 
+/* Another process's name, with an escape sequence in it: as ps shows it. */
+static void test_explain_culprit_name_printable(void **state)
+{
+	cJSON *c = cJSON_CreateObject();
+	char words[160];
+
+	(void)state;
+	cJSON_AddStringToObject(c, "thread", "\x1b[2Jevil\x07\x7f");
+	cJSON_AddStringToObject(c, "class", "fair");
+	cJSON_AddNumberToObject(c, "priority", 0);
+	il_explain_culprit_words(c, words, sizeof(words));
+	assert_string_equal(words, "?[2Jevil?? (CFS nice 0)");
+	cJSON_Delete(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +404,7 @@ int main(void)
 	    cmocka_unit_test(test_explain_json),
 	    cmocka_unit_test(test_explain_compare),
 	    cmocka_unit_test(test_explain_unavailable),
+	    cmocka_unit_test(test_explain_culprit_name_printable),
 	};
 
 	if (il_test_filters("test_explain", tests, sizeof(tests) / sizeof(tests[0])) < 0)
