@@ -154,13 +154,20 @@ def _attribution_line(cells, policies, scenario):
         text = f"{p} runqueue {st._median(shares):.0f}%"
         if culprits:
             top = max(culprits, key=culprits.get)
-            text += f" (top culprit {top}, {culprits[top]:,.0f} ms over {len(shares)} rounds)"
+            text += (f" (top culprit {printable(top)}, {culprits[top]:,.0f} ms over "
+                     f"{len(shares)} rounds)")
         else:
             text += " (nothing held a CPU the pipeline waited for)"
         parts.append(text)
     if not parts:
         return None
     return f"{scenario}: where processing waited (median share over rounds): " + ", ".join(parts)
+
+
+def printable(name):
+    """Another process's name as text: control characters (a newline that
+    would start a Markdown heading, an escape sequence) as '?', as ps does."""
+    return "".join("?" if ord(ch) < 0x20 or ord(ch) == 0x7f else ch for ch in str(name))
 
 
 def summarize(inputlat, a, cells, policies, cannot, head, reference="cfs"):

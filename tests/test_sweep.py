@@ -25,6 +25,7 @@ SWEEP = os.path.join(SOURCE, "scripts", "policy-sweep")
 FAKE = os.path.join(TESTS, "fake-inputlat")
 sys.path.insert(0, os.path.join(SOURCE, "scripts"))
 import inputlat_stats  # noqa: E402
+import inputlat_summary  # noqa: E402
 
 REAL = None
 # Four rounds: the fewest with which the permutation test can reach 5%.
@@ -191,6 +192,13 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertEqual(run[0:2], ["--policy", run[1]])
         self.assertIn("--hist-csv", run)
         self.assertEqual(run[run.index("--events") + 1], "50")
+
+    def test_sweep_culprit_names_printable(self):
+        """A culprit is another process's name, any bytes it set: a newline
+        would start a Markdown heading in summary.md, an escape sequence act
+        on a terminal. The summary shows control characters as '?'."""
+        self.assertEqual(inputlat_summary.printable("evil\n# head\x1b[2J\x7f"), "evil?# head?[2J?")
+        self.assertEqual(inputlat_summary.printable("render:js0"), "render:js0")
 
     def test_sweep_says_runs_were_confined(self):
         """Under taskset the runs use fewer CPUs than the machine has: the
