@@ -48,6 +48,12 @@ int il_bench_opt_error(const char *prog, int c, char **argv)
 	else if (c == '?')
 		fprintf(stderr, "%s: unknown option '%s' (see --help)\n", prog,
 			il_parse_bad_option(argv, opt, sizeof(opt)));
+	else if (strchr(argv[optind - 1], '=') && !strncmp(argv[optind - 1], "--", 2))
+		fprintf(stderr, "%s: bad value in '%s' (see --help)\n", prog, argv[optind - 1]);
+	else if (optind >= 2)
+		/* "--rounds abc": the option, then its value. */
+		fprintf(stderr, "%s: %s: bad value '%s' (see --help)\n", prog, argv[optind - 2],
+			argv[optind - 1]);
 	else
 		fprintf(stderr, "%s: bad value '%s' (see --help)\n", prog, argv[optind - 1]);
 	return 2;

@@ -14,6 +14,8 @@ il_add_run_test(test_faults SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_faults.c
 il_add_test(test_spawn SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spawn.c LIBS il_harness)
 il_add_run_test(test_bad_input SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_bad_input.c
                 LIBS il_test_knobs LABELS unit TIMEOUT 180)
+# It also gives the benchmarks bad options.
+add_dependencies(test_bad_input overhead rss-events hop-floor)
 il_add_run_test(test_nonroot SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_nonroot.c
                 LIBS il_test_knobs LABELS root TIMEOUT 180)
 

@@ -701,6 +701,55 @@ static void test_bad_input_no_symlink_outputs(void **state)
 	assert_int_equal(exit0, 0);
 }
 
+/*
+ * The benchmarks' options: a bad value names its option (it said only
+ * "bad value 'abc'"), an unknown option is named, an output that cannot be
+ * written is said before the measurement; one line, exit 2 each.
+ */
+static void test_bad_input_bench_options(void **state)
+{
+	static const struct {
+		const char *bench, *args[4], *line;
+	} cases[] = {
+	    {"overhead", {"--rounds", "abc"}, "overhead: --rounds: bad value 'abc' (see --help)"},
+	    {"overhead", {"--rounds=abc"}, "overhead: bad value in '--rounds=abc' (see --help)"},
+	    {"overhead", {"--frob"}, "overhead: unknown option '--frob' (see --help)"},
+	    {"rss-events", {"--counts", "x"}, "rss-events: --counts: bad value 'x' (see --help)"},
+	    {"rss-events",
+	     {"--json", "/nonexistent-il/x.json"},
+	     "rss-events: --json /nonexistent-il/x.json: directory /nonexistent-il: No such file "
+	     "or "
+	     "directory"},
+	    {"hop-floor", {"--samples", "1"}, "hop-floor: --samples: bad value '1' (see --help)"},
+	};
+	struct il_test_result *res = malloc(sizeof(*res));
+	int failed = 0;
+
+	(void)state;
+	assert_non_null(res);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char path[PATH_MAX], *argv[8];
+		int n = 0;
+
+		snprintf(path, sizeof(path), "%s", il_test_build_path("bench/"));
+		strncat(path, cases[i].bench, sizeof(path) - strlen(path) - 1);
+		argv[n++] = path;
+		for (int a = 0; a < 4 && cases[i].args[a]; a++)
+			argv[n++] = (char *)cases[i].args[a];
+		argv[n] = NULL;
+		assert_int_equal(il_test_run(argv, CASE_TIMEOUT_MS, res), 0);
+		if (res->exit_code != 2 ||
+		    strncmp(res->err, cases[i].line, strlen(cases[i].line)) ||
+		    !il_test_one_line(res->err)) {
+			print_error("%s %s: exit %d, stderr: %s", cases[i].bench, cases[i].args[0],
+				    res->exit_code, res->err);
+			failed++;
+		}
+	}
+	free(res);
+	assert_int_equal(failed, 0);
+}
+
 static void assert_mode(const char *path, mode_t want)
 {
 	struct stat st;
@@ -790,6 +839,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_input_table),
 	    cmocka_unit_test(test_bad_input_no_symlink_outputs),
 	    cmocka_unit_test(test_bad_input_output_modes),
+	    cmocka_unit_test(test_bad_input_bench_options),
 	};
 
 	if (il_test_filters("test_bad_input", tests, sizeof(tests) / sizeof(tests[0])) < 0)
