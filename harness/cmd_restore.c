@@ -37,7 +37,13 @@ int il_cmd_restore(int argc, char **argv)
 		printf("nothing to restore (no %s/" IL_KNOBS_STATE_FILE ")\n", dir);
 	/* In the order they were written back: the reverse of applying. */
 	for (size_t i = rep.n; i-- > 0;)
-		printf("restored %s = %s (was %s)\n", rep.changes[i].path, rep.changes[i].original,
-		       rep.changes[i].applied);
+		if (rep.changes[i].left_as[0])
+			printf("left %s = %s: changed by someone else since the run set %s (its "
+			       "original was %s)\n",
+			       rep.changes[i].path, rep.changes[i].left_as, rep.changes[i].applied,
+			       rep.changes[i].original);
+		else
+			printf("restored %s = %s (was %s)\n", rep.changes[i].path,
+			       rep.changes[i].original, rep.changes[i].applied);
 	return 0;
 }

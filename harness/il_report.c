@@ -302,6 +302,11 @@ static cJSON *knobs_json(const struct il_result *r)
 						strerror(-r->knobs->changes[i].restore_err));
 		else
 			cJSON_AddNullToObject(o, "restore_error");
+		/* Someone else's value, found at the end and left alone. */
+		if (r->knobs->changes[i].left_as[0])
+			cJSON_AddStringToObject(o, "left_as", r->knobs->changes[i].left_as);
+		else
+			cJSON_AddNullToObject(o, "left_as");
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -586,6 +591,23 @@ static void harness_threads_check(const struct il_result *r, struct il_warnings 
 	cJSON_Delete(a);
 }
 
+/* A knob someone else changed while the run held it: theirs now, left
+ * alone at the end, and the run was not under its policy's value all
+ * along. */
+static void knobs_check(const struct il_result *r, struct il_warnings *w)
+{
+	for (size_t i = 0; r->knobs && i < r->knobs->n; i++) {
+		const struct il_knob_change *c = &r->knobs->changes[i];
+
+		if (c->left_as[0])
+			il_warn(w,
+				"knobs: %s was changed to %s by someone else during the run (the "
+				"policy set %s): left as it is, and the run was not under the "
+				"policy's value throughout",
+				c->path, c->left_as, c->applied);
+	}
+}
+
 /* A --background load that ended during the run: the run was measured
  * under it for part of its time only. */
 static void background_check(const struct il_result *r, struct il_warnings *w)
@@ -744,6 +766,7 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 	trace_marker_check(r, w);
 	harness_threads_check(r, w);
 	background_check(r, w);
+	knobs_check(r, w);
 	if (r->memlock_why && r->memlock_why[0])
 		il_warn(w, "memory: inputlat could not lock its memory: %s", r->memlock_why);
 	for (int i = 0; i < IL_PROC_COUNT; i++) {

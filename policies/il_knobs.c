@@ -551,21 +551,53 @@ static int undo(const struct il_knob_change *ch, size_t n, size_t *failed)
 	return first;
 }
 
+/* Two knob values as the kernel prints them: equal as integers ("-1",
+ * "950000"), else as text. */
+static bool same_value(const char *a, const char *b)
+{
+	char *ea, *eb;
+	long long x = strtoll(a, &ea, 10), y = strtoll(b, &eb, 10);
+
+	if (ea != a && eb != b && !*ea && !*eb)
+		return x == y;
+	return strcmp(a, b) == 0;
+}
+
 /*
  * Writes back ch[0, n) in the reverse order of application (a
  * runtime/period pair stays valid after every write, see plan_pair), reads
  * each back, and records in each whether it is back. Every knob is tried
  * even after one fails. *first gets the first error, 0 when all are back.
+ *
+ * Only our own change is undone. In reverse order the value of ch[i]
+ * before its undo is ch[i].applied: a knob that holds its original
+ * already (never written: a run that died between two writes) is back as
+ * it is; one that holds neither was changed by someone else since (an
+ * administrator after a crash, another tool during the run) and is left
+ * as they set it (left_as), which is not an error.
  */
 static void restore_changes(struct il_knob_change *ch, size_t n, int *first)
 {
 	*first = 0;
 	for (size_t i = n; i-- > 0;) {
 		char now[32];
-		int r = il_sysinfo_write_value(ch[i].path, ch[i].original);
+		int r = il_sysinfo_read_value(ch[i].path, now, sizeof(now));
 
+		ch[i].left_as[0] = '\0';
+		if (r == 0 && same_value(now, ch[i].original)) {
+			ch[i].restored = true;
+			ch[i].restore_err = 0;
+			continue;
+		}
+		if (r == 0 && !same_value(now, ch[i].applied)) {
+			snprintf(ch[i].left_as, sizeof(ch[i].left_as), "%s", now);
+			ch[i].restored = false;
+			ch[i].restore_err = 0;
+			continue;
+		}
+		r = il_sysinfo_write_value(ch[i].path, ch[i].original);
 		if (r == 0 && (r = il_sysinfo_read_value(ch[i].path, now, sizeof(now))) == 0 &&
-		    strcmp(now, ch[i].original) != 0)
+		    !same_value(now, ch[i].original))
 			r = -EIO; /* the kernel took the write but holds another value */
 		ch[i].restored = r == 0;
 		ch[i].restore_err = r;
@@ -683,7 +715,7 @@ static void release_msg(const struct il_knob_report *rep, const char *state_path
 	size_t more = 0;
 
 	for (size_t i = rep->n; i-- > 0;) {
-		if (rep->changes[i].restored)
+		if (rep->changes[i].restored || rep->changes[i].left_as[0])
 			continue;
 		if (!first)
 			first = &rep->changes[i];
@@ -750,17 +782,17 @@ int il_knobs_release(struct il_knob_report *rep, struct il_knobs_lock *lock, cha
 }
 
 /* Restores st and removes the state file; keeps it if a write fails. */
-static int restore_state(int dfd, const char *dir, const struct state *st,
+static int restore_state(int dfd, const char *dir, struct state *st,
 			 struct il_knob_report *restored, char *err, size_t errlen)
 {
-	struct il_knob_change ch[IL_KNOBS_MAX_CHANGES];
+	struct il_knob_change *ch = st->ch;
 	int r;
 
-	memcpy(ch, st->ch, st->n * sizeof(ch[0]));
+	/* In place: the caller says what became of each (left_as). */
 	restore_changes(ch, st->n, &r);
 	if (r) {
 		for (size_t i = st->n; i-- > 0;)
-			if (!ch[i].restored) {
+			if (!ch[i].restored && !ch[i].left_as[0]) {
 				snprintf(err, errlen,
 					 "%s: writing %s: %s (state file %s/" IL_KNOBS_STATE_FILE
 					 " kept)",
@@ -868,7 +900,12 @@ static int repair_dir(const char *dir, bool named, FILE *log, struct il_knob_rep
 			"inputlat: restored %zu system knob%s left by dead run pid %ld:", st->n,
 			st->n == 1 ? "" : "s", st->pid);
 		for (size_t i = st->n; i-- > 0;) /* in the order written back */
-			fprintf(log, " %s=%s", st->ch[i].path, st->ch[i].original);
+			if (st->ch[i].left_as[0])
+				fprintf(log,
+					" %s left at %s (changed by someone else since it set %s)",
+					st->ch[i].path, st->ch[i].left_as, st->ch[i].applied);
+			else
+				fprintf(log, " %s=%s", st->ch[i].path, st->ch[i].original);
 		fprintf(log, "\n");
 	}
 out:

@@ -42,6 +42,9 @@ struct il_knob_change {
 	/* What il_knobs_release found (false and 0 before it ran): */
 	bool restored;	 /* written back and read back equal to original */
 	int restore_err; /* 0, or -errno of the write (-EIO: reads back otherwise) */
+	/* "" unless someone else changed the knob after the run set it: the
+	 * value found then, left as it is (theirs, not ours to undo). */
+	char left_as[32];
 };
 
 struct il_knob_report {

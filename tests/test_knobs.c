@@ -223,6 +223,61 @@ static void test_knobs_crash_recovery(void **state)
 	assert_int_equal(access(state_path, F_OK), -1);
 }
 
+/* What an administrator (or another tool) writes while the knob is ours:
+ * at or above the original, so the root RT group can still go back. */
+static void someone_else_sets(const char *value)
+{
+	FILE *f = fopen(RT_RUNTIME, "w");
+
+	assert_non_null(f);
+	assert_true(fputs(value, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(knob(RT_RUNTIME), value);
+}
+
+/*
+ * Only our own change is undone: a knob someone else changed after the
+ * run set it is left as they set it (left_as), at the end of a run and in
+ * recovery after a crash alike, and that is not an error. It was written
+ * back over them before.
+ */
+static void test_knobs_someone_elses_value_is_left(void **state)
+{
+	struct il_knob_report rep;
+	char err[512] = "", want[256], *log = NULL;
+	size_t loglen = 0, i;
+	struct il_knobs_lock *l = apply_900000(&rep);
+	FILE *f;
+
+	someone_else_sets("960000");
+	assert_int_equal(il_knobs_release(&rep, l, err, sizeof(err)), 0);
+	il_knobs_unlock(l);
+	i = rep.n - 1; /* sched_rt_runtime_us, after the root group */
+	assert_string_equal(rep.changes[i].path, RT_RUNTIME);
+	assert_false(rep.changes[i].restored);
+	assert_int_equal(rep.changes[i].restore_err, 0);
+	assert_string_equal(rep.changes[i].left_as, "960000");
+	assert_string_equal(knob(RT_RUNTIME), "960000");
+	if (orig_group[0])
+		assert_string_equal(knob(RT_GROUP), orig_group);
+	assert_int_equal(access(state_path, F_OK), -1);
+	il_test_knobs_put_back();
+
+	/* The same after a crash: the next start leaves their value. */
+	die_holding_knobs(true);
+	someone_else_sets("960000");
+	f = open_memstream(&log, &loglen);
+	assert_int_equal(il_knobs_recover_stale(NULL, f), 0);
+	fclose(f);
+	snprintf(want, sizeof(want),
+		 " " RT_RUNTIME " left at 960000 (changed by someone else since it set 900000)");
+	if (!strstr(log, want))
+		fail_msg("recovery said: %s", log);
+	free(log);
+	assert_string_equal(knob(RT_RUNTIME), "960000");
+	assert_int_equal(access(state_path, F_OK), -1);
+}
+
 static void test_knobs_live_owner_is_left_alone(void **state)
 {
 	struct il_knob_report rep;
@@ -424,6 +479,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_knobs_apply_restore, teardown),
 	    cmocka_unit_test_teardown(test_knobs_noop_writes_no_state, teardown),
 	    cmocka_unit_test_teardown(test_knobs_crash_recovery, teardown),
+	    cmocka_unit_test_teardown(test_knobs_someone_elses_value_is_left, teardown),
 	    cmocka_unit_test_teardown(test_knobs_live_owner_is_left_alone, teardown),
 	    cmocka_unit_test_teardown(test_knobs_rt_pair_ordering, teardown),
 	    cmocka_unit_test_teardown(test_knobs_untrusted_state, teardown),
