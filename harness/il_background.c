@@ -255,6 +255,9 @@ static void child_exec(const char *cmd, int gate, char *const *envp)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
+	/* inputlat ignores it for its own outputs; the user's command gets
+	 * the default a shell would have given it. */
+	signal(SIGXFSZ, SIG_DFL);
 	/* Nothing blocked: the run blocks its stop signals while it starts,
 	 * and a mask survives exec. */
 	sigemptyset(&none);
