@@ -141,14 +141,21 @@ plot {', '.join(plots)}""")
     # The same ratios and verdicts as summary.md, from `inputlat compare`.
     ratios = [f"{p} {c['p50_ratio']:.2f}× ({c.get('p50_verdict') or '-'})"
               for p in pols if p != "cfs" and (c := cells[(p, scenario)]).get("p50_ratio") is not None]
-    worst = max(pols, key=lambda p: cells[(p, scenario)].get("proc_p99_us") or 0)
+    # Percentiles come from `inputlat compare`: where it gave none (it
+    # failed for this scenario, said in the summary's notes), none is named.
+    p50s = [p for p in pols if cells[(p, scenario)].get("proc_p50_us") is not None]
+    p99s = [p for p in pols if cells[(p, scenario)].get("proc_p99_us") is not None]
     reading = f"under {scenario}, "
     if ratios:
         reading += f"p50 relative to cfs: {', '.join(ratios)}; "
-    else:
-        best = min(pols, key=lambda p: cells[(p, scenario)].get("proc_p50_us") or float("inf"))
+    elif p50s:
+        best = min(p50s, key=lambda p: cells[(p, scenario)]["proc_p50_us"])
         reading += f"lowest p50: {best} ({human_us(cells[(best, scenario)]['proc_p50_us'])}); "
-    reading += f"highest p99: {worst} ({human_us(cells[(worst, scenario)]['proc_p99_us'])})."
+    if p99s:
+        worst = max(p99s, key=lambda p: cells[(p, scenario)]["proc_p99_us"])
+        reading += f"highest p99: {worst} ({human_us(cells[(worst, scenario)]['proc_p99_us'])})."
+    else:
+        reading += "no percentiles: inputlat compare gave none (see the summary's notes)."
     return name, f"Processing latency CDF, {scenario}", reading
 
 

@@ -42,6 +42,11 @@ def _lowest(inputlat, cells, policies, scenario, stat, reference, alpha):
     """One sentence: the policy with the lowest `stat` in a scenario, and by how much."""
     ranked = _ranked(cells, policies, scenario, stat)
     if not ranked:
+        # Rounds that completed but have no figure: `inputlat compare`
+        # failed for the scenario (its line is among the notes).
+        if any(cells.get((p, scenario), {}).get("rounds") for p in policies):
+            return (f"no processing {stat}: inputlat compare gave no figures for these rounds "
+                    "(summary.md's notes say why)")
         return f"no processing {stat}: no policy completed a round here"
     value, best = ranked[0]
     text = f"lowest processing {stat}: {best}, {_us(value)}"

@@ -193,6 +193,39 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertIn("--hist-csv", run)
         self.assertEqual(run[run.index("--events") + 1], "50")
 
+    def test_sweep_refuses_to_mix_settings(self):
+        """Resuming into an --out made with other --events would have mixed
+        runs of 50 and 80 events in one comparison, silently: refused in one
+        line, nothing run or overwritten. The same settings still resume."""
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        before = len(logged_runs(self.log))
+        other = [x if x != "50" else "80" for x in SMALL]
+        r = sweep(self.out, *other, env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("holds a sweep made with other settings", r.stderr)
+        self.assertIn("has events 50, this sweep asks 80", r.stderr)
+        self.assertEqual(len(logged_runs(self.log)), before)
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(logged_runs(self.log)), before)
+
+    def test_sweep_compare_failing_is_said_not_crashed(self):
+        """Where `inputlat compare` fails (here: the fake cannot reach a real
+        inputlat), the sweep still writes its outputs without a traceback,
+        and says the figures are missing because of compare, not that no
+        round completed (it did both before)."""
+        r = sweep(self.out, *SMALL, env={"IL_BUILD_DIR": os.path.join(self.tmp.name, "none")})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        with open(os.path.join(self.out, "summary.txt")) as f:
+            txt = f.read()
+        self.assertIn("idle: no processing p50: inputlat compare gave no figures", txt)
+        self.assertNotIn("no policy completed a round", txt)
+        with open(os.path.join(self.out, "summary.md")) as f:
+            self.assertIn("- idle: no statistics: inputlat compare: ", f.read())
+
     def test_sweep_culprit_names_printable(self):
         """A culprit is another process's name, any bytes it set: a newline
         would start a Markdown heading in summary.md, an escape sequence act
