@@ -211,6 +211,23 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(logged_runs(self.log)), before)
 
+    def test_sweep_policies_sharing_a_cell_refused(self):
+        """Two policy files with one name (a/x.policy, b/x.policy) would
+        write their rounds into the same cell, mixing two policies' runs:
+        refused in one line before anything runs."""
+        paths = []
+        for d in ("a", "b"):
+            os.makedirs(os.path.join(self.tmp.name, d))
+            paths.append(os.path.join(self.tmp.name, d, "x.policy"))
+            with open(paths[-1], "w") as f:
+                f.write("[policy]\nname = x\n")
+        r = sweep(self.out, "--policies", ",".join(paths), "--scenarios", "idle", "--rounds", "1",
+                  env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("would share the cells x__*", r.stderr)
+        self.assertEqual(logged_runs(self.log), [])
+
     def test_sweep_compare_failing_is_said_not_crashed(self):
         """Where `inputlat compare` fails (here: the fake cannot reach a real
         inputlat), the sweep still writes its outputs without a traceback,
