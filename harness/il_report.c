@@ -560,19 +560,21 @@ static cJSON *harness_threads_json(const struct il_result *r)
 static void harness_threads_check(const struct il_result *r, struct il_warnings *w)
 {
 	bool rt = il_policy_uses_rt(r->policy);
+	const cJSON *e, *first = NULL;
 	cJSON *a;
-	const cJSON *e;
+	int n = 0;
 
 	/* A run that failed measured nothing these threads could have
 	 * delayed: its one line is the error (the report keeps the facts). */
 	if (r->fail_msg && r->fail_msg[0])
 		return;
 	a = harness_threads_json(r);
+	/* One line for all of them (they are refused together, as a rule),
+	 * naming the first; hygiene.harness_threads has each. */
 	cJSON_ArrayForEach (e, a) {
 		const char *asked =
 		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "asked"));
 		const char *got = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "got"));
-		const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "why"));
 		const char *thread =
 		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "thread"));
 
@@ -582,9 +584,23 @@ static void harness_threads_check(const struct il_result *r, struct il_warnings 
 		 * policy nothing of ours needs it to. */
 		if (!rt && thread && !strcmp(thread, "inputlat:watchdog"))
 			continue;
-		il_warn(w, "harness: %s runs %s, not the %s it asked for (%s)%s", thread, got,
-			asked, why ? why : "no reason given",
-			rt ? ": the policy's RT threads can delay it, so injections, pings and "
+		if (!n++)
+			first = e;
+	}
+	if (n) {
+		const char *why =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(first, "why"));
+		char more[48] = "";
+
+		if (n > 1)
+			snprintf(more, sizeof(more), ", and %d more thread%s", n - 1,
+				 n > 2 ? "s" : "");
+		il_warn(w, "harness: %s runs %s, not the %s it asked for (%s)%s%s",
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(first, "thread")),
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(first, "got")),
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(first, "asked")),
+			why ? why : "no reason given", more,
+			rt ? ": the policy's RT threads can delay them, so injections, pings and "
 			     "the stop may come late"
 			   : "");
 	}

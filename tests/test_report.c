@@ -379,15 +379,14 @@ static void test_report_harness_threads(void **state)
 		assert_true(cJSON_IsNull(il_json_get(cJSON_GetArrayItem(ht, 3), "got")));
 		w = il_json_get(root, "warnings");
 		if (i == 0) {
-			assert_int_equal(cJSON_GetArraySize(w), 2);
+			/* One line for the two refused threads, naming the first. */
+			assert_int_equal(cJSON_GetArraySize(w), 1);
 			assert_string_equal(
 			    cJSON_GetArrayItem(w, 0)->valuestring,
 			    "harness: inputlat:loop runs other, not the fifo 98 it asked "
-			    "for (refused: Operation not permitted): the policy's RT "
-			    "threads can delay it, so injections, pings and the stop may "
-			    "come late");
-			assert_non_null(strstr(cJSON_GetArrayItem(w, 1)->valuestring,
-					       "harness: browser-sim:control runs other"));
+			    "for (refused: Operation not permitted), and 1 more thread: "
+			    "the policy's RT threads can delay them, so injections, pings "
+			    "and the stop may come late");
 			/* A run that failed says its one error, not these. */
 			memset(warn, 0, sizeof(*warn));
 			fx->r.fail_msg = "browser-sim: fifo priority 10: refused";
