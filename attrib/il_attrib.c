@@ -1724,10 +1724,16 @@ int il_attrib_report(const struct il_attrib *a, cJSON *obj)
 	cJSON_AddNumberToObject(obj, "events_explained", (double)a->explained);
 	cJSON_AddNumberToObject(obj, "events_unexplained", (double)a->unexplained);
 	o = cJSON_AddObjectToObject(obj, "residual_pct");
-	cJSON_AddNumberToObject(o, "p50",
-				round(il_hist_percentile(a->resid_ppm, 50) / 100.0) / 100.0);
-	cJSON_AddNumberToObject(o, "p95",
-				round(il_hist_percentile(a->resid_ppm, 95) / 100.0) / 100.0);
+	/* No event explained: no residual to have a percentile of (it read 0). */
+	if (a->explained) {
+		cJSON_AddNumberToObject(
+		    o, "p50", round(il_hist_percentile(a->resid_ppm, 50) / 100.0) / 100.0);
+		cJSON_AddNumberToObject(
+		    o, "p95", round(il_hist_percentile(a->resid_ppm, 95) / 100.0) / 100.0);
+	} else {
+		cJSON_AddNullToObject(o, "p50");
+		cJSON_AddNullToObject(o, "p95");
+	}
 	add_pct(obj, "residual_within_5pct_pct", a->resid_within5, a->explained);
 	names = cJSON_AddArrayToObject(obj, "component_names");
 	for (int c = 0; c < IL_NCOMP; c++)

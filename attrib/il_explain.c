@@ -403,6 +403,22 @@ static const cJSON *attribution_of(const cJSON *run, const char *path, char *err
 			 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(attr, "why")));
 		return NULL;
 	}
+	/* Nothing explained: no table, no percentile, no "residual 0%" to
+	 * print. A run that failed says why it measured nothing. */
+	if (!(num(attr, "events_explained") > 0)) {
+		const char *e =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "error"));
+
+		if (e)
+			snprintf(err, errlen, "%s: that run failed (%s): nothing to explain", path,
+				 e);
+		else
+			snprintf(err, errlen,
+				 "%s: no event of that run was explained (%.0f completed): nothing "
+				 "to explain",
+				 path, num(run, "events.completed"));
+		return NULL;
+	}
 	return attr;
 }
 

@@ -357,6 +357,31 @@ static void test_explain_unavailable(void **state)
 	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "--percentile", NULL);
 	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), NULL);
 	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "expected RUN.json", NULL);
+
+	/* Attribution on, nothing explained: a run that failed to start (it
+	 * printed an empty table and "residual p50 0.00%"), or one whose events
+	 * never completed. */
+	r = cJSON_CreateObject();
+	a = cJSON_AddObjectToObject(r, "attribution");
+	cJSON_AddBoolToObject(a, "available", true);
+	cJSON_AddNumberToObject(a, "events_explained", 0);
+	cJSON_AddStringToObject(r, "error", "viz-sim: deadline: refused");
+	snprintf(path, sizeof(path), "%s/failed.json", dir);
+	write_report(path, r);
+	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL);
+	il_test_assert_one_line_exit(
+	    rc, OUT, ERR, 2, "that run failed (viz-sim: deadline: refused): nothing to explain",
+	    NULL);
+	r = cJSON_CreateObject();
+	a = cJSON_AddObjectToObject(r, "attribution");
+	cJSON_AddBoolToObject(a, "available", true);
+	cJSON_AddNumberToObject(a, "events_explained", 0);
+	cJSON_AddItemToObject(r, "events", cJSON_Parse("{\"completed\": 0}"));
+	snprintf(path, sizeof(path), "%s/none.json", dir);
+	write_report(path, r);
+	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL);
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2,
+				     "no event of that run was explained (0 completed)", NULL);
 }
 
 static int group_setup(void **state)
