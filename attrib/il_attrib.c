@@ -1553,10 +1553,18 @@ static cJSON *culprits_json(const struct il_attrib *a, const double *ns, double 
 	return arr;
 }
 
+/* A component's p50/p99/mean over the events explained; null, not 0,
+ * when there were none. */
 static cJSON *comp_stats_json(const struct il_hist *h)
 {
 	cJSON *o = cJSON_CreateObject();
 
+	if (!h || il_hist_count(h) == 0) {
+		cJSON_AddNullToObject(o, "p50_us");
+		cJSON_AddNullToObject(o, "p99_us");
+		cJSON_AddNullToObject(o, "mean_us");
+		return o;
+	}
 	cJSON_AddNumberToObject(o, "p50_us", us((double)il_hist_percentile(h, 50)));
 	cJSON_AddNumberToObject(o, "p99_us", us((double)il_hist_percentile(h, 99)));
 	cJSON_AddNumberToObject(o, "mean_us", us(il_hist_mean(h)));
