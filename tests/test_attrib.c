@@ -14,6 +14,7 @@
 
 #include "il_attrib.h"
 #include "il_chain.h"
+#include "il_file.h"
 #include "il_kev.h"
 #include "il_msg.h"
 
@@ -752,10 +753,33 @@ static void test_attrib_report(void **state)
 	cJSON_Delete(o);
 }
 
+/* Nothing explained (a run that failed to start): no percentile and no
+ * mean is a figure; they read 0 before. */
+static void test_attrib_nothing_explained_is_null(void **state)
+{
+	cJSON *o = cJSON_CreateObject();
+	const cJSON *rq, *h1;
+
+	(void)state;
+	assert_int_equal(il_attrib_report(A, o), 0);
+	assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(o, "events_explained")), 0);
+	assert_true(cJSON_IsNull(il_json_get(o, "residual_pct.p50")));
+	assert_true(cJSON_IsNull(il_json_get(o, "residual_pct.p95")));
+	rq = il_json_get(o, "processing.runqueue");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(rq, "p50_us")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(rq, "mean_us")));
+	h1 = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "hops"), 0);
+	if (h1)
+		assert_true(cJSON_IsNull(
+		    il_json_get(cJSON_GetObjectItem(h1, "components"), "work.p99_us")));
+	cJSON_Delete(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_attrib_default_hop_components, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_nothing_explained_is_null, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_asleep_identity, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_runqueue_culprit_thread, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_preempted_sender, setup, teardown),
