@@ -112,6 +112,37 @@ static pid_t start_long(const char *cmd, pid_t *pgid)
 	return live_run;
 }
 
+/* A run of `events` events 10 ms apart beside --background cmd, which
+ * must exit 0; its report (the caller deletes it) and stderr in err. */
+static cJSON *run_beside(const char *cmd, const char *events, const char *name, char *err,
+			 size_t errlen)
+{
+	char json[300];
+	char *argv[] = {il_test_suite.inputlat,
+			"run",
+			"--events",
+			(char *)events,
+			"--interval-ms",
+			"10",
+			"--quiet",
+			"--background",
+			(char *)cmd,
+			"--json",
+			json,
+			NULL};
+	struct il_test_result *res = malloc(sizeof(*res));
+
+	assert_non_null(res);
+	snprintf(json, sizeof(json), "%s/%s.json", il_test_suite.tmpdir, name);
+	assert_int_equal(il_test_run(argv, 60000, res), 0);
+	if (res->exit_code != 0)
+		fail_msg("exit %d: %s", res->exit_code, res->err);
+	/* Whole lines only matter to the callers: a cut one still reads. */
+	snprintf(err, errlen, "%.*s", (int)(errlen ? errlen - 1 : 0), res->err);
+	free(res);
+	return il_test_json_load(json);
+}
+
 static void test_background_normal_end(void **state)
 {
 	char json[300], text[1 << 20];
@@ -157,38 +188,16 @@ static void test_background_normal_end(void **state)
  */
 static void test_background_ends_during_run(void **state)
 {
-	char json[300], text[1 << 20], marker[64];
-	char cmd[128];
-	char *argv[] = {il_test_suite.inputlat,
-			"run",
-			"--events",
-			"60",
-			"--interval-ms",
-			"10",
-			"--quiet",
-			"--background",
-			cmd,
-			"--json",
-			json,
-			NULL};
-	struct il_test_result *res = malloc(sizeof(*res));
+	char cmd[128], err[8192];
 	cJSON *root, *bg;
 	pid_t pgid;
 
 	(void)state;
-	assert_non_null(res);
 	/* The job outlives the leader: a sleep whose argument names it. */
-	snprintf(marker, sizeof(marker), "30%d", (int)getpid() % 1000);
-	snprintf(cmd, sizeof(cmd), "sleep %s & sleep 0.2; exit 4", marker);
-	snprintf(json, sizeof(json), "%s/ended.json", il_test_suite.tmpdir);
-	assert_int_equal(il_test_run(argv, 60000, res), 0);
-	if (res->exit_code != 0)
-		fail_msg("exit %d: %s", res->exit_code, res->err);
-	if (!strstr(res->err, "only part of the run had the background load it asked for"))
-		fail_msg("no warning that the load ended:\n%s", res->err);
-	free(res);
-	assert_true(il_test_read_file(json, text, sizeof(text)) > 0);
-	root = cJSON_Parse(text);
+	snprintf(cmd, sizeof(cmd), "sleep 30%d & sleep 0.2; exit 4", (int)getpid() % 1000);
+	root = run_beside(cmd, "60", "ended", err, sizeof(err));
+	if (!strstr(err, "only part of the run had the background load it asked for"))
+		fail_msg("no warning that the load ended:\n%s", err);
 	bg = cJSON_GetObjectItem(root, "background");
 	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(bg, "ended")),
 			    "exited with status 4 during the run");
@@ -289,34 +298,15 @@ static bool escapee_gone(pid_t unused)
  */
 static void test_background_escapee_normal_end(void **state)
 {
-	char json[300], cmd[200], needle[96];
-	char *argv[] = {il_test_suite.inputlat,
-			"run",
-			"--events",
-			"50",
-			"--interval-ms",
-			"10",
-			"--quiet",
-			"--background",
-			cmd,
-			"--json",
-			json,
-			NULL};
-	struct il_test_result *res = malloc(sizeof(*res));
+	char cmd[200], needle[96], err[8192];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	cJSON *root, *bg;
 	char *text;
 
-	assert_non_null(res);
 	snprintf(cmd, sizeof(cmd), "setsid sh -c 'while :; do :; done' il-escapee-%d",
 		 (int)getpid());
 	snprintf(needle, sizeof(needle), "sh -c while :; do :; done il-escapee-%d", (int)getpid());
-	snprintf(json, sizeof(json), "%s/escapee.json", il_test_suite.tmpdir);
-	assert_int_equal(il_test_run(argv, 60000, res), 0);
-	if (res->exit_code != 0)
-		fail_msg("exit %d: %s", res->exit_code, res->err);
-	free(res);
-	root = il_test_json_load(json);
+	root = run_beside(cmd, "50", "escapee", err, sizeof(err));
 	bg = cJSON_GetObjectItem(root, "background");
 	text = cJSON_PrintUnformatted(bg);
 	print_message("background %s\n", text);
