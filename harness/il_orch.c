@@ -22,6 +22,7 @@
 #include "il_hist.h"
 #include "il_run_stats.h"
 #include "il_run.h"
+#include "il_sched.h"
 #include "il_thread.h"
 #include "il_watchdog.h"
 
@@ -71,9 +72,73 @@ static uint64_t ping_dead_ms(const struct il_run *r)
 	return PING_DEAD_MS + PING_PER_BUSY_MS * busy / (uint64_t)(r->nr_cpus > 0 ? r->nr_cpus : 1);
 }
 
+/* "fifo 52", "other nice 5", "deadline", with " cpus 0-1". */
+static void sched_text(const char *policy, double prio, double nice, const char *cpus, char *buf,
+		       size_t len)
+{
+	if (!strcmp(policy, "fifo") || !strcmp(policy, "rr"))
+		snprintf(buf, len, "%s %.0f cpus %s", policy, prio, cpus);
+	else if (!strcmp(policy, "deadline"))
+		snprintf(buf, len, "%s cpus %s", policy, cpus);
+	else
+		snprintf(buf, len, "%s nice %.0f cpus %s", policy, nice, cpus);
+}
+
+/*
+ * Each thread's scheduling read again before the stop, against what it
+ * reported at the start: someone else (chrt -p, renice, taskset -p, a
+ * daemon) may have changed it during the run, which then was not under
+ * its policy throughout. The thread's record gets "changed" (null, or
+ * "fifo 52 cpus 0-1 -> other nice 0 cpus 0-1"); the report warns.
+ */
+static void sched_recheck(struct il_run *r)
+{
+	cJSON *t;
+
+	cJSON_ArrayForEach (t, r->threads) {
+		const cJSON *sc = cJSON_GetObjectItemCaseSensitive(t, "sched");
+		const char *pol =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sc, "policy"));
+		const char *cpus =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sc, "cpus"));
+		const cJSON *tid = cJSON_GetObjectItemCaseSensitive(t, "tid");
+		char was[IL_CPULIST_MAX + 48], now[IL_CPULIST_MAX + 48], both[2 * sizeof(was) + 8];
+		struct il_sched_state st;
+		const char *name;
+		char task[64];
+
+		if (cJSON_GetObjectItemCaseSensitive(t, "changed"))
+			continue;
+		/* Still a thread of the process it reported from: a tid reused
+		 * by someone else's thread would be compared otherwise. */
+		snprintf(task, sizeof(task), "/proc/%.0f/task/%.0f",
+			 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "pid")),
+			 cJSON_GetNumberValue(tid));
+		if (!pol || !cpus || !cJSON_IsNumber(tid) || access(task, F_OK) != 0 ||
+		    il_sched_read((pid_t)tid->valuedouble, &st)) {
+			cJSON_AddNullToObject(t, "changed"); /* gone, or nothing to compare */
+			continue;
+		}
+		name = il_sched_class_name(st.sched_class);
+		sched_text(pol,
+			   cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sc, "priority")),
+			   cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sc, "nice")), cpus,
+			   was, sizeof(was));
+		sched_text(name ? name : "?", st.priority, st.nice, st.cpus, now, sizeof(now));
+		if (!strcmp(was, now)) {
+			cJSON_AddNullToObject(t, "changed");
+			continue;
+		}
+		snprintf(both, sizeof(both), "%s -> %s", was, now);
+		cJSON_AddStringToObject(t, "changed", both);
+	}
+}
+
 static void enter_stopping(struct il_run *r, uint64_t now)
 {
 	struct sched_param sp = {.sched_priority = 0};
+
+	sched_recheck(r);
 
 	il_progress_clear(&r->progress);
 	r->phase = IL_PH_STOPPING;

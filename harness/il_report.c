@@ -607,6 +607,25 @@ static void harness_threads_check(const struct il_result *r, struct il_warnings 
 	cJSON_Delete(a);
 }
 
+/* A thread whose scheduling someone else changed during the run (read
+ * again before the stop, "changed" in its record). */
+static void threads_changed_check(const struct il_result *r, struct il_warnings *w)
+{
+	const cJSON *t;
+
+	cJSON_ArrayForEach (t, r->threads) {
+		const char *c =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "changed"));
+
+		if (c)
+			il_warn(w,
+				"threads: %s's scheduling was changed during the run (%s): the run "
+				"was not under its policy throughout",
+				cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "name")),
+				c);
+	}
+}
+
 /* A knob someone else changed while the run held it: theirs now, left
  * alone at the end, and the run was not under its policy's value all
  * along. */
@@ -783,6 +802,7 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 	harness_threads_check(r, w);
 	background_check(r, w);
 	knobs_check(r, w);
+	threads_changed_check(r, w);
 	if (r->memlock_why && r->memlock_why[0])
 		il_warn(w, "memory: inputlat could not lock its memory: %s", r->memlock_why);
 	for (int i = 0; i < IL_PROC_COUNT; i++) {

@@ -109,11 +109,78 @@ static void test_harness_threads_under_nice(void **state)
 	run_from(pre_nice7, "nice7");
 }
 
+/*
+ * A pipeline thread reniced by someone else during the run: the run was
+ * not under its policy throughout, and its report claimed the start's
+ * attributes all along. Read again before the stop: "changed" in the
+ * thread's record, and a warning.
+ */
+static void test_harness_threads_changed_during_run(void **state)
+{
+	char json[300], out[300], err[300], text[65536];
+	char *argv[] = {il_test_suite.inputlat,
+			"run",
+			"--policy",
+			"cfs",
+			"--events",
+			"150",
+			"--quiet",
+			"--json",
+			json,
+			NULL};
+	pid_t run, render = 0, tid = 0;
+	cJSON *root;
+	const cJSON *e;
+	int seen = 0;
+
+	(void)state;
+	if (geteuid() != 0)
+		IL_TEST_SKIP("needs root to renice a thread of the run");
+	snprintf(json, sizeof(json), "%s/changed.json", il_test_suite.tmpdir);
+	snprintf(out, sizeof(out), "%s/changed.out", il_test_suite.tmpdir);
+	snprintf(err, sizeof(err), "%s/changed.err", il_test_suite.tmpdir);
+	run = il_test_spawn(argv, out, err);
+	assert_true(run > 0);
+	for (int waited = 0; waited < 20000 && !tid; waited += 20) {
+		if (!render)
+			render = il_test_find_child(run, "render-sim");
+		if (render)
+			tid = il_test_find_thread(render, "render:main");
+		usleep(20000);
+	}
+	assert_true(tid > 0);
+	assert_int_equal(setpriority(PRIO_PROCESS, (id_t)tid, 5), 0);
+	assert_int_equal(il_test_wait(run, 60000, NULL), 0);
+	root = il_test_json_load(json);
+	cJSON_ArrayForEach (e, il_json_get(root, "threads")) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(e, "name"));
+		const cJSON *c = cJSON_GetObjectItem(e, "changed");
+
+		if (!strcmp(name, "render:main")) {
+			const char *v = cJSON_GetStringValue(c);
+
+			if (!v || strncmp(v, "other nice 0 cpus ", 18) != 0 ||
+			    !strstr(v, " -> other nice 5 cpus "))
+				fail_msg("render:main changed: %s", v ? v : "(null)");
+			seen = 1;
+		} else if (!cJSON_IsNull(c)) {
+			fail_msg("%s changed too: %s", name, cJSON_GetStringValue(c));
+		}
+	}
+	assert_true(seen);
+	cJSON_Delete(root);
+	assert_true(il_test_read_file(err, text, sizeof(text)) > 0);
+	assert_non_null(
+	    strstr(text, "threads: render:main's scheduling was changed during the run"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_harness_threads_under_chrt, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_harness_threads_under_nice, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_harness_threads_changed_during_run,
+				      il_test_proc_teardown),
 	};
 
 	if (il_test_filters("test_harness_threads", tests, sizeof(tests) / sizeof(tests[0])) < 0)
