@@ -1187,7 +1187,7 @@ static cJSON *targets_json(const struct config *cfg, int ncfg, struct result (*r
 			continue;
 		ratio = ops_per_s(b) / ops_per_s(ad);
 		spin_ratio = spin_ns(b) / spin_ns(ad);
-		ok = cfg[c].owner_off ? ratio >= 1.2 && spin_ratio <= 0.5 : ratio >= 0.95;
+		ok = ratio >= want && (!cfg[c].owner_off || spin_ratio <= 0.5);
 		t = cJSON_CreateObject();
 		cJSON_AddStringToObject(t, "scenario", cfg[c].name);
 		cJSON_AddNumberToObject(t, "ops_ratio_vs_adaptive", round(ratio * 1000) / 1000);

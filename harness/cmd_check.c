@@ -101,7 +101,7 @@ static void check_rtprio(struct checks *cs)
 		    (unsigned long long)rl.rlim_cur,
 		    rl.rlim_cur >= BUILTIN_MAX_RTPRIO
 			? ""
-			: ", below 60, the highest built-in priority; root or CAP_SYS_NICE "
+			: ", below 60, the highest built-in priority; CAP_SYS_NICE "
 			  "bypasses it");
 }
 

@@ -399,6 +399,7 @@ cJSON *il_background_stats_json(const struct il_background *b)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	struct proc_stat ps;
 	siginfo_t si = {0};
+	bool ended;
 	int outside = 0;
 
 	if (!o)
@@ -411,8 +412,9 @@ cJSON *il_background_stats_json(const struct il_background *b)
 	 * stop reaps it, and a zombie still has its /proc entry: looked at
 	 * without reaping (WNOWAIT), so that the stop finds it as it was.
 	 */
-	if (!b->reaped && waitid(P_PID, (id_t)b->pgid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-	    si.si_pid == b->pgid) {
+	ended = !b->reaped && waitid(P_PID, (id_t)b->pgid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		si.si_pid == b->pgid;
+	if (ended) {
 		char end[96];
 
 		if (si.si_code == CLD_EXITED)
@@ -433,8 +435,7 @@ cJSON *il_background_stats_json(const struct il_background *b)
 		cJSON_AddNumberToObject(o, "cpu_share",
 					wall && ncpu > 0 ? (double)cpu / (double)wall / (double)ncpu
 							 : 0);
-		cJSON_AddBoolToObject(o, "exited_early",
-				      cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "ended")));
+		cJSON_AddBoolToObject(o, "exited_early", ended);
 		/* Found by the cookie, not the group (setsid, a daemon): counted
 		 * above, and stopped with the rest. */
 		cJSON_AddNumberToObject(o, "outside_group", outside);
@@ -455,7 +456,7 @@ void il_background_stop(struct il_background *b)
 
 	if (!b)
 		return;
-	/* Known from the start: the leader may be reaped (or a zombie) now. */
+	/* Kept from the start: the leader may be reaped, or a zombie, now. */
 	start = b->leader_start;
 	if (!b->reaped) {
 		kill(-b->pgid, SIGTERM);

@@ -72,16 +72,13 @@ static uint64_t ping_dead_ms(const struct il_run *r)
 	return PING_DEAD_MS + PING_PER_BUSY_MS * busy / (uint64_t)(r->nr_cpus > 0 ? r->nr_cpus : 1);
 }
 
-/* "fifo 52", "other nice 5", "deadline", with " cpus 0-1". */
-static void sched_text(const char *policy, double prio, double nice, const char *cpus, char *buf,
-		       size_t len)
+/* il_sched_text and " cpus LIST": "fifo 52 cpus 0-1", "other nice 5 cpus 0". */
+static void sched_cpus_text(int cls, int prio, int nice, const char *cpus, char *buf, size_t len)
 {
-	if (!strcmp(policy, "fifo") || !strcmp(policy, "rr"))
-		snprintf(buf, len, "%s %.0f cpus %s", policy, prio, cpus);
-	else if (!strcmp(policy, "deadline"))
-		snprintf(buf, len, "%s cpus %s", policy, cpus);
-	else
-		snprintf(buf, len, "%s nice %.0f cpus %s", policy, nice, cpus);
+	char t[48];
+
+	il_sched_text(cls, prio, nice, t, sizeof(t));
+	snprintf(buf, len, "%s cpus %s", t, cpus);
 }
 
 /*
@@ -89,7 +86,7 @@ static void sched_text(const char *policy, double prio, double nice, const char 
  * reported at the start: someone else (chrt -p, renice, taskset -p, a
  * daemon) may have changed it during the run, which then was not under
  * its policy throughout. The thread's record gets "changed" (null, or
- * "fifo 52 cpus 0-1 -> other nice 0 cpus 0-1"); the report warns.
+ * "fifo 52 cpus 0-1 -> other cpus 0-1"); the report warns.
  */
 static void sched_recheck(struct il_run *r)
 {
@@ -102,9 +99,8 @@ static void sched_recheck(struct il_run *r)
 		const char *cpus =
 		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sc, "cpus"));
 		const cJSON *tid = cJSON_GetObjectItemCaseSensitive(t, "tid");
-		char was[IL_CPULIST_MAX + 48], now[IL_CPULIST_MAX + 48], both[2 * sizeof(was) + 8];
+		char was[IL_CPULIST_MAX + 64], now[IL_CPULIST_MAX + 64], both[2 * sizeof(was) + 8];
 		struct il_sched_state st;
-		const char *name;
 		char task[64];
 
 		if (cJSON_GetObjectItemCaseSensitive(t, "changed"))
@@ -119,12 +115,12 @@ static void sched_recheck(struct il_run *r)
 			cJSON_AddNullToObject(t, "changed"); /* gone, or nothing to compare */
 			continue;
 		}
-		name = il_sched_class_name(st.sched_class);
-		sched_text(pol,
-			   cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sc, "priority")),
-			   cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sc, "nice")), cpus,
-			   was, sizeof(was));
-		sched_text(name ? name : "?", st.priority, st.nice, st.cpus, now, sizeof(now));
+		sched_cpus_text(
+		    il_sched_class_parse(pol),
+		    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sc, "priority")),
+		    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sc, "nice")), cpus,
+		    was, sizeof(was));
+		sched_cpus_text(st.sched_class, st.priority, st.nice, st.cpus, now, sizeof(now));
 		if (!strcmp(was, now)) {
 			cJSON_AddNullToObject(t, "changed");
 			continue;

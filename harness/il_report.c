@@ -564,10 +564,6 @@ static void harness_threads_check(const struct il_result *r, struct il_warnings 
 	cJSON *a;
 	int n = 0;
 
-	/* A run that failed measured nothing these threads could have
-	 * delayed: its one line is the error (the report keeps the facts). */
-	if (r->fail_msg && r->fail_msg[0])
-		return;
 	a = harness_threads_json(r);
 	/* One line for all of them (they are refused together, as a rule),
 	 * naming the first; hygiene.harness_threads has each. */
@@ -650,7 +646,7 @@ static void background_check(const struct il_result *r, struct il_warnings *w)
 	const char *ended =
 	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r->background, "ended"));
 
-	if (ended && !(r->fail_msg && r->fail_msg[0]))
+	if (ended)
 		il_warn(w,
 			"--background '%s' %s: only part of the run had the background load it "
 			"asked for",
@@ -799,10 +795,15 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 		    (unsigned long long)acc[t].handlers, acc[t].configured_us, r->loops_per_us);
 	}
 	trace_marker_check(r, w);
-	harness_threads_check(r, w);
-	background_check(r, w);
-	knobs_check(r, w);
-	threads_changed_check(r, w);
+	/* What the run was under, said of a run that measured: a run that
+	 * failed to start has its one line, the error (the report keeps the
+	 * facts). */
+	if (!(r->fail_msg && r->fail_msg[0])) {
+		harness_threads_check(r, w);
+		background_check(r, w);
+		knobs_check(r, w);
+		threads_changed_check(r, w);
+	}
 	if (r->memlock_why && r->memlock_why[0])
 		il_warn(w, "memory: inputlat could not lock its memory: %s", r->memlock_why);
 	for (int i = 0; i < IL_PROC_COUNT; i++) {

@@ -621,20 +621,13 @@ int il_cmd_run(int argc, char **argv)
 		exit_code = 1;
 		goto out_knobs;
 	}
+	/* FIFO 98 under an RT policy, else SCHED_OTHER nice 0 whatever we were
+	 * started with (chrt, nice): the children inherit this loop's class. */
 	if (il_policy_uses_rt(r.policy)) {
-		struct sched_param sp = {.sched_priority = ORCH_FIFO_PRIO};
-
 		il_rttime_limit_set(r.rttime_us, r.rttime_us + 1000000);
-		il_sched_ask_record(&r.loop_ask, SCHED_FIFO, ORCH_FIFO_PRIO,
-				    pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp), 0);
+		il_sched_ask_apply(&r.loop_ask, SCHED_FIFO, ORCH_FIFO_PRIO);
 	} else {
-		/* Not what we were started with (chrt, nice): the children and
-		 * every thread they start inherit this loop's class. */
-		struct il_role_attrs other = {.sched_class = SCHED_OTHER};
-		char e[256];
-
-		il_sched_ask_record(&r.loop_ask, SCHED_OTHER, 0,
-				    il_sched_apply_self(&other, NULL, e, sizeof(e)), 0);
+		il_sched_ask_apply(&r.loop_ask, SCHED_OTHER, 0);
 	}
 
 	/* Stages 3 and 4: wiring, then the loop until every child is gone. The

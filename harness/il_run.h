@@ -129,7 +129,7 @@ struct il_run {
 	int dma_fd;		      /* held open for the run, -1 when not */
 	char dma_why[192];	      /* why it is not held, or its value unread */
 	int64_t dma_value_us;	      /* the kernel's limit read back once held, -1 unread */
-	struct il_sched_ask loop_ask; /* this loop's FIFO 98 under an RT policy */
+	struct il_sched_ask loop_ask; /* this loop: FIFO 98 under RT, else OTHER */
 
 	/* Written at the stop; the load and hog threads read it (wire/il_halt.h). */
 	struct il_halt halt;

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -368,8 +369,7 @@ cJSON *il_sched_state_json(const struct il_sched_state *s)
 	return o;
 }
 
-/* "fifo 99", "rr 6", "other", "other nice 10": an inherited nice shows. */
-static void class_text(int cls, int prio, int nice, char *buf, size_t len)
+void il_sched_text(int cls, int prio, int nice, char *buf, size_t len)
 {
 	const char *n = il_sched_class_name(cls);
 
@@ -386,10 +386,10 @@ void il_sched_ask_record(struct il_sched_ask *a, int cls, int prio, int err, pid
 	struct il_sched_state s;
 	int r;
 
-	class_text(cls, prio, 0, a->asked, sizeof(a->asked));
+	il_sched_text(cls, prio, 0, a->asked, sizeof(a->asked));
 	r = il_sched_read(tid, &s);
 	if (r == 0)
-		class_text(s.sched_class, s.priority, s.nice, a->got, sizeof(a->got));
+		il_sched_text(s.sched_class, s.priority, s.nice, a->got, sizeof(a->got));
 	else
 		snprintf(a->got, sizeof(a->got), "unread: %s", strerror(-r));
 	a->why[0] = '\0';
@@ -397,9 +397,22 @@ void il_sched_ask_record(struct il_sched_ask *a, int cls, int prio, int err, pid
 		snprintf(a->why, sizeof(a->why), "refused: %s", strerror(err < 0 ? -err : err));
 }
 
-bool il_sched_ask_granted(const struct il_sched_ask *a)
+void il_sched_ask_apply(struct il_sched_ask *a, int cls, int prio)
 {
-	return a->asked[0] && strcmp(a->asked, a->got) == 0;
+	int err;
+
+	if (il_sched_class_is_rt(cls)) {
+		struct sched_param sp = {.sched_priority = prio};
+
+		err = pthread_setschedparam(pthread_self(), cls, &sp);
+	} else {
+		/* Nice 0 and the default slice too, whatever was inherited. */
+		struct il_role_attrs fair = {.sched_class = cls};
+		char e[256];
+
+		err = il_sched_apply_self(&fair, NULL, e, sizeof(e));
+	}
+	il_sched_ask_record(a, cls, prio, err, 0);
 }
 
 cJSON *il_sched_ask_json(const struct il_sched_ask *a, const char *thread)

@@ -98,13 +98,18 @@ struct il_sched_ask {
 	char why[128];	/* "" when granted, else the refusal */
 };
 
+/* "fifo 99", "rr 6", "other", "other nice 10" (nice shows when not 0). */
+void il_sched_text(int cls, int prio, int nice, char *buf, size_t len);
+
 /* Fills *a: asked cls/prio (a fair class at nice 0); err is the apply's
  * errno, either sign (0 when it was granted); got is read from thread tid
  * (0: the calling thread). */
 void il_sched_ask_record(struct il_sched_ask *a, int cls, int prio, int err, pid_t tid);
 
-/* True when the thread got the class it asked for. */
-bool il_sched_ask_granted(const struct il_sched_ask *a);
+/* Puts the calling harness thread in cls: SCHED_FIFO/RR at prio, or a
+ * fair class at nice 0 whatever it inherited (chrt, nice; every thread it
+ * starts inherits its class), and records in *a what it got. */
+void il_sched_ask_apply(struct il_sched_ask *a, int cls, int prio);
 
 /* {thread, asked, got, why|null}; NULL on allocation failure. */
 struct cJSON *il_sched_ask_json(const struct il_sched_ask *a, const char *thread);

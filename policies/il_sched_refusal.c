@@ -69,7 +69,10 @@ bool il_sched_refusal_privileged(const struct il_role_attrs *a, char *why, size_
 	return true;
 }
 
-int il_sched_refusal_rt_group(char *dir, size_t len, long long *rt_runtime_us)
+/* The cgroup-v1 cpu group of the calling thread and its RT runtime
+ * (cpu.rt_runtime_us): 0 with the group's directory in dir, or -errno
+ * (-ENOENT: no cgroup-v1 cpu hierarchy with RT groups). */
+static int rt_group(char *dir, size_t len, long long *rt_runtime_us)
 {
 	/* The thread's own line: on cgroup v1 threads may sit in different groups. */
 	FILE *f = fopen("/proc/thread-self/cgroup", "re");
@@ -112,11 +115,11 @@ int il_sched_refusal_rt_group(char *dir, size_t len, long long *rt_runtime_us)
 static int rt_blocker(char *why, size_t len)
 {
 	char dir[300];
-	long long grp;
+	long long grp = -1;
 	int64_t rt;
 
-	if (il_sysinfo_rt_runtime_us(&rt) < 0 || rt < 0 ||
-	    il_sched_refusal_rt_group(dir, sizeof(dir), &grp) < 0 || grp != 0)
+	if (il_sysinfo_rt_runtime_us(&rt) < 0 || rt < 0 || rt_group(dir, sizeof(dir), &grp) < 0 ||
+	    grp != 0)
 		return 0;
 	snprintf(why, len,
 		 "the thread's cpu cgroup %s has no RT runtime (cpu.rt_runtime_us = 0, "
@@ -157,7 +160,12 @@ static int deadline_blocker(char *why, size_t len)
 	return 0;
 }
 
-int il_sched_refusal_blocker(const struct il_role_attrs *a, char *why, size_t len)
+/*
+ * After EPERM although the privilege is there: the refusal privilege does
+ * not lift that holds now for the calling thread, in why, and 1; 0 when
+ * none of them holds (why then names what else refuses).
+ */
+static int blocker(const struct il_role_attrs *a, char *why, size_t len)
 {
 	if (il_sched_class_is_rt(a->sched_class) && rt_blocker(why, len))
 		return 1;
@@ -173,13 +181,12 @@ int il_sched_refusal_blocker(const struct il_role_attrs *a, char *why, size_t le
 void il_sched_refusal_explain(int e, const struct il_role_attrs *a, char *err, size_t len)
 {
 	const char *cname = il_sched_class_name(a->sched_class);
-	char why[384];
+	char why[1024];
 
 	if (e == EPERM) {
-		if (!il_sched_refusal_privileged(a, err, len)) {
+		if (!il_sched_refusal_privileged(a, err, len))
 			return;
-		}
-		il_sched_refusal_blocker(a, why, sizeof(why));
+		blocker(a, why, sizeof(why));
 		if (a->sched_class == SCHED_DEADLINE)
 			snprintf(err, len, "deadline: %s", why);
 		else if (il_sched_class_is_rt(a->sched_class))

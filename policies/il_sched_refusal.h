@@ -24,30 +24,14 @@
  * true, or false with one phrase in why ("fifo priority 52 needs
  * CAP_SYS_NICE or RLIMIT_RTPRIO >= 52 (RLIMIT_RTPRIO is 0; euid 0 but
  * CAP_SYS_NICE is not effective)"). Privilege only: a run may still be
- * refused for the reasons il_sched_refusal_blocker names.
+ * refused for the reasons il_sched_refusal_explain names then.
  */
 bool il_sched_refusal_privileged(const struct il_role_attrs *a, char *why, size_t len);
-
-/*
- * After the kernel refused *a with EPERM although the privilege is there:
- * the refusal privilege does not lift that holds now for the calling
- * thread, in why, and 1; 0 when none of them holds (then why says so and
- * names what else refuses: a cpuset partition, seccomp, a security
- * module).
- */
-int il_sched_refusal_blocker(const struct il_role_attrs *a, char *why, size_t len);
 
 /*
  * One line for sched_setattr's error e on *a, for il_sched_apply_self's
  * callers: what was refused and what would make it work.
  */
 void il_sched_refusal_explain(int e, const struct il_role_attrs *a, char *err, size_t len);
-
-/*
- * The cgroup-v1 cpu group of the calling thread and its RT runtime
- * (cpu.rt_runtime_us): 0 with the group's directory in dir, or -errno
- * (-ENOENT: no cgroup-v1 cpu hierarchy with RT groups).
- */
-int il_sched_refusal_rt_group(char *dir, size_t len, long long *rt_runtime_us);
 
 #endif

@@ -363,21 +363,14 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 		c->memlock_why[0] = '\0';
 	il_memlock_prefault_stack();
 	if (c->table && il_sched_table_uses_rt(c->table)) {
-		struct sched_param sp = {.sched_priority = CHILD_CONTROL_PRIO};
-
 		/* A runaway RT thread gets SIGXCPU, then SIGKILL (RLIMIT_RTTIME). */
 		if (c->rttime_us)
 			il_rttime_limit_set(c->rttime_us, c->rttime_us + 1000000);
 		/* The control thread must answer pings even when RT work holds
 		 * every CPU; it sleeps in epoll nearly all the time. */
-		il_sched_ask_record(&c->control_ask, SCHED_FIFO, CHILD_CONTROL_PRIO,
-				    pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp), 0);
+		il_sched_ask_apply(&c->control_ask, SCHED_FIFO, CHILD_CONTROL_PRIO);
 	} else {
-		struct il_role_attrs other = {.sched_class = SCHED_OTHER};
-		char e[256];
-
-		il_sched_ask_record(&c->control_ask, SCHED_OTHER, 0,
-				    il_sched_apply_self(&other, NULL, e, sizeof(e)), 0);
+		il_sched_ask_apply(&c->control_ask, SCHED_OTHER, 0);
 	}
 
 	uv_loop_init(&c->loop);
