@@ -162,6 +162,16 @@ struct thread {
 	uint64_t runq_ns, run_ns, wakeups, waits;
 	int last_state; /* of the last piece added to the totals */
 	struct cacc top[THREAD_TOP];
+	/*
+	 * The waits counted as schedstat's run_delay counts them, for the
+	 * cross-check: each whole wait, when it ends, if it ends between the
+	 * two readings (ss_from, ss_to]. A clipped total differs from that by
+	 * the waits in progress at either reading: under RT throttling a CFS
+	 * thread's waits last up to a second. wait_start is 0 when the wait
+	 * began before the capture followed the thread (its length unknown).
+	 */
+	uint64_t ss_from, ss_to, ss_ns, wait_start;
+	unsigned ss_unknown;
 };
 
 struct slice {
@@ -369,6 +379,7 @@ int il_attrib_thread_add(struct il_attrib *a, const struct il_attrib_thread *t)
 	th->rt = policy_is_rt(t->policy);
 	th->name_only = t->name_only;
 	th->culprit = id;
+	th->ss_to = UINT64_MAX;
 	th->tl.esz = sizeof(struct tl);
 	c = &a->culprits[id];
 	memset(c, 0, sizeof(*c));
@@ -511,6 +522,29 @@ static const struct tl *tl_back(const struct thread *th)
 	return th->tl.n ? ring_at(&th->tl, th->tl.n - 1) : NULL;
 }
 
+/*
+ * A wait begins where the thread becomes runnable (woken, or switched out
+ * still runnable: where the kernel's sched_info_enqueue() stamps it) and
+ * ends at its next other state; see struct thread.
+ */
+static void ss_note(struct thread *th, const struct tl *last, const struct tl *e)
+{
+	bool was = last && last->state == TS_RUNNABLE, is = e->state == TS_RUNNABLE;
+
+	if (!was && is) {
+		/* A first entry is assumed (tl_first, at 0): its start is unknown. */
+		th->wait_start = e->ts;
+		return;
+	}
+	if (!was || is || e->ts <= th->ss_from || e->ts > th->ss_to)
+		return;
+	/* Ended by a switch-in we did not see (TS_UNKNOWN): length unknown. */
+	if (!th->wait_start || e->state == TS_UNKNOWN)
+		th->ss_unknown++;
+	else
+		th->ss_ns += e->ts - th->wait_start;
+}
+
 static void tl_push_by(struct il_attrib *a, struct thread *th, uint64_t ts, int state, int cpu,
 		       int flags, int waker)
 {
@@ -524,6 +558,7 @@ static void tl_push_by(struct il_attrib *a, struct thread *th, uint64_t ts, int 
 	/* One thread's events are causally ordered; never let time run back. */
 	if (last && e.ts < last->ts)
 		e.ts = last->ts;
+	ss_note(th, last, &e);
 	if (th->migrated) {
 		e.flags |= TF_MIGRATED;
 		th->migrated = false;
@@ -1463,6 +1498,19 @@ void il_attrib_finish(struct il_attrib *a, uint64_t to_ns)
 	}
 }
 
+int il_attrib_thread_readings(struct il_attrib *a, int tid, uint64_t from_ns, uint64_t to_ns)
+{
+	struct thread *th = thread_of(a, tid);
+
+	if (!th)
+		return -ENOENT;
+	if (from_ns)
+		th->ss_from = from_ns;
+	if (to_ns)
+		th->ss_to = to_ns;
+	return 0;
+}
+
 size_t il_attrib_threads(const struct il_attrib *a, struct il_attrib_thread_total *out, size_t n)
 {
 	size_t k = 0;
@@ -1479,6 +1527,8 @@ size_t il_attrib_threads(const struct il_attrib *a, struct il_attrib_thread_tota
 		out[k].running_ns = th->run_ns;
 		out[k].wakeups = th->wakeups;
 		out[k].waits = th->waits;
+		out[k].schedstat_rule_ns = th->ss_ns;
+		out[k].schedstat_rule_unknown = th->ss_unknown;
 		out[k].top_culprit = -1;
 		out[k].top_culprit_ns = 0;
 		for (size_t j = 0; j < THREAD_TOP; j++)
@@ -1494,6 +1544,31 @@ size_t il_attrib_threads(const struct il_attrib *a, struct il_attrib_thread_tota
 }
 
 /* --- JSON ------------------------------------------------------------------ */
+
+/*
+ * runqueue_as_schedstat_ms: the same waits counted as run_delay counts
+ * them between the thread's two schedstat readings (struct thread), what
+ * the cross-check compares; a string saying why where a wait that counts
+ * there began before the capture followed the thread.
+ */
+static void schedstat_rule_json(cJSON *to, const struct thread *th)
+{
+	char why[128];
+
+	if (!th->ss_from || th->ss_to == UINT64_MAX) {
+		cJSON_AddNullToObject(to, "runqueue_as_schedstat_ms");
+		return;
+	}
+	if (th->ss_unknown) {
+		snprintf(why, sizeof(why),
+			 "unreadable: %u wait(s) began before the capture followed the thread",
+			 th->ss_unknown);
+		cJSON_AddStringToObject(to, "runqueue_as_schedstat_ms", why);
+		return;
+	}
+	cJSON_AddNumberToObject(to, "runqueue_as_schedstat_ms",
+				round((double)th->ss_ns / 1e3) / 1e3);
+}
 static double us(double ns)
 {
 	return round(ns / 10.0) / 100.0; /* 10 ns resolution keeps the files small */
@@ -1774,6 +1849,7 @@ int il_attrib_report(const struct il_attrib *a, cJSON *obj)
 		cJSON_AddNumberToObject(to, "running_ms", round((double)th->run_ns / 1e3) / 1e3);
 		cJSON_AddNumberToObject(to, "wakeups", (double)th->wakeups);
 		cJSON_AddNumberToObject(to, "waits", (double)th->waits);
+		schedstat_rule_json(to, th);
 		{
 			double top[IL_ATTRIB_MAX_CULPRITS] = {0};
 

@@ -180,11 +180,25 @@ struct il_attrib_thread_total {
 	uint64_t runqueue_ns; /* every runnable-not-running stretch */
 	uint64_t running_ns;
 	uint64_t wakeups;
-	uint64_t waits;	 /* runnable stretches (wake-ups and preemptions) */
+	uint64_t waits; /* runnable stretches (wake-ups and preemptions) */
+	/* The waits that ended between the two schedstat readings
+	 * (il_attrib_thread_readings), each whole, as run_delay counts them;
+	 * _unknown of them began before the thread was followed. */
+	uint64_t schedstat_rule_ns;
+	unsigned schedstat_rule_unknown;
 	int top_culprit; /* id of who held its CPU the longest while it waited, -1 none */
 	uint64_t top_culprit_ns;
 };
 size_t il_attrib_threads(const struct il_attrib *a, struct il_attrib_thread_total *out, size_t n);
+
+/*
+ * When the thread's schedstat was read, at the start (from_ns) or the end
+ * (to_ns; 0 leaves a bound as it is): its schedstat_rule_ns counts the
+ * waits that end in between. Call with from_ns before any of its events
+ * is added, and to_ns before those after the reading. -ENOENT if tid is
+ * not followed.
+ */
+int il_attrib_thread_readings(struct il_attrib *a, int tid, uint64_t from_ns, uint64_t to_ns);
 
 /*
  * Adds the run's attribution figures to obj: events_explained_pct,

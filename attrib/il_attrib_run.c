@@ -15,15 +15,20 @@
 
 /*
  * schedstat's run_delay is the kernel's own count of a thread's run-queue
- * wait: the cross-check compares it with the capture's total. Its stamps
+ * wait: the cross-check compares it with the capture's waits counted the
+ * same way (runqueue_as_schedstat_ms: each whole wait when it ends, if it
+ * ends between the two readings; the clipped runqueue_ms differs by the
+ * waits in progress at either, up to a second each for a CFS thread
+ * under RT throttling). Its stamps
  * are the run-queues' own clocks, which the scheduler updates lazily: it
  * skips an update after a wake-up that preempts (rq_clock_skip_update()),
  * and a wait that moves to another CPU (RT push and pull) is stamped by two
  * run-queue clocks. For RT threads, woken mostly by preempting and moved
  * between CPUs, run_delay then misses a few to tens of microseconds per
  * wait (measured here: 0.03 ms of schedstat against 1.5 ms captured for
- * viz:drm under rt --hog 1). CFS threads are compared; RT threads are
- * reported with both figures and "schedstat_comparable": false.
+ * viz:drm under rt --hog 1). CFS threads are compared; RT threads, and
+ * those with a counted wait that began before the capture followed them,
+ * are reported with both figures and "schedstat_comparable": false.
  */
 
 struct tracked {
@@ -176,6 +181,9 @@ static int add_thread(struct il_attrib_run *r, const struct il_attrib_thread *t,
 	x->rt = t->policy && (!strcmp(t->policy, "fifo") || !strcmp(t->policy, "rr") ||
 			      !strcmp(t->policy, "deadline"));
 	x->followed = !t->name_only;
+	/* Stamped before the reading: a wait ending in between is in both. */
+	if (x->followed)
+		il_attrib_thread_readings(r->eng, t->tid, il_now_ns(), 0);
 	x->have0 =
 	    x->followed && il_procfs_schedstat(t->pid, t->tid, NULL, &x->delay0_ns, NULL) == 0;
 	r->nt++;
@@ -339,10 +347,13 @@ void il_attrib_run_stop(struct il_attrib_run *r)
 	r->to_ns = il_now_ns();
 	il_attrib_run_tick(r);
 	r->run_drops = r->drops;
-	for (size_t i = 0; i < r->nt; i++)
+	for (size_t i = 0; i < r->nt; i++) {
 		r->t[i].have1 =
 		    r->t[i].followed && il_procfs_schedstat(r->t[i].pid, r->t[i].tid, NULL,
 							    &r->t[i].delay1_ns, NULL) == 0;
+		if (r->t[i].followed)
+			il_attrib_thread_readings(r->eng, r->t[i].tid, 0, il_now_ns());
+	}
 	il_cpustat_read(&r->stat1);
 }
 
@@ -436,9 +447,12 @@ static void schedstat_check(const struct il_attrib_run *r, cJSON *attr)
 
 		for (size_t i = 0; i < r->nt; i++) {
 			const struct tracked *x = &r->t[i];
-			double cap_ns = cJSON_GetNumberValue(
-					    cJSON_GetObjectItemCaseSensitive(t, "runqueue_ms")) *
-					1e6;
+			/* The captured waits counted as run_delay counts them
+			 * (il_attrib.c): a clipped total would differ by the waits
+			 * in progress at either reading. */
+			const cJSON *rule =
+			    cJSON_GetObjectItemCaseSensitive(t, "runqueue_as_schedstat_ms");
+			double cap_ns = cJSON_GetNumberValue(rule) * 1e6;
 			double ss_ns;
 			bool comparable;
 
@@ -453,7 +467,7 @@ static void schedstat_check(const struct il_attrib_run *r, cJSON *attr)
 			ss_ns = (double)(x->delay1_ns - x->delay0_ns);
 			cJSON_AddNumberToObject(t, "schedstat_run_delay_ms",
 						round(ss_ns / 1e3) / 1e3);
-			comparable = !x->rt;
+			comparable = !x->rt && cJSON_IsNumber(rule);
 			cJSON_AddBoolToObject(t, "schedstat_comparable", comparable);
 			if (!x->pipeline || !comparable)
 				break;

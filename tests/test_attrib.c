@@ -8,6 +8,7 @@
 #include "il_test.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -719,6 +720,65 @@ static void test_attrib_thread_totals(void **state)
 	assert_int_equal(t[1].top_culprit_ns, 381 * US);
 }
 
+/*
+ * The waits counted as schedstat's run_delay counts them: each whole, when
+ * it ends between the two readings. A wait begun before the first reading
+ * counts whole; one still going at the second counts not at all; one that
+ * began before the capture saw the thread is unknown. The clipped total
+ * (runqueue_ns) differs by exactly those pieces.
+ */
+static void test_attrib_waits_as_schedstat(void **state)
+{
+	struct il_attrib_thread_total t[IL_NSTAMPS];
+	cJSON *o = cJSON_CreateObject(), *th;
+	size_t n;
+
+	assert_int_equal(il_attrib_thread_readings(A, TID(1), T0 + 150 * US, 0), 0);
+	assert_int_equal(il_attrib_thread_readings(A, TID(2), T0 + 150 * US, 0), 0);
+	assert_int_equal(il_attrib_thread_readings(A, 4242, T0, 0), -ENOENT);
+	il_attrib_start(A, T0 + 150 * US);
+	/* TID(1): woken at 101, in at 401 (300 us, across the first reading). */
+	sw(T0 + 10 * US, 0, TID(1), FAIR, 1, IDLE, FAIR, NULL, NULL);
+	wake(T0 + 100 * US, IL_KEV_WAKING, 1, TID(1), FAIR, 0);
+	wake(T0 + 101 * US, IL_KEV_WAKEUP, 0, TID(1), FAIR, 0);
+	sw(T0 + 120 * US, 0, IDLE, FAIR, 0, 55, FAIR, NULL, "noisy");
+	sw(T0 + 401 * US, 0, 55, FAIR, 0, TID(1), FAIR, "noisy", NULL);
+	/* Preempted 500..600 (100 us), then 800..1000, across the second. */
+	sw(T0 + 500 * US, 0, TID(1), FAIR, 0, 55, FAIR, NULL, "noisy");
+	sw(T0 + 600 * US, 0, 55, FAIR, 0, TID(1), FAIR, "noisy", NULL);
+	sw(T0 + 800 * US, 0, TID(1), FAIR, 0, 55, FAIR, NULL, "noisy");
+	/* TID(2): first seen switching in: it waited since before. */
+	sw(T0 + 300 * US, 1, IDLE, FAIR, 0, TID(2), FAIR, NULL, NULL);
+	flush();
+	assert_int_equal(il_attrib_thread_readings(A, TID(1), 0, T0 + 900 * US), 0);
+	assert_int_equal(il_attrib_thread_readings(A, TID(2), 0, T0 + 900 * US), 0);
+	sw(T0 + 1000 * US, 0, 55, FAIR, 0, TID(1), FAIR, "noisy", NULL);
+	flush();
+	il_attrib_finish(A, T0 + 900 * US);
+	n = il_attrib_threads(A, t, IL_NSTAMPS);
+	assert_true(n >= 3);
+	assert_int_equal(t[1].tid, TID(1));
+	assert_int_equal(t[1].schedstat_rule_ns, 400 * US);
+	assert_int_equal(t[1].schedstat_rule_unknown, 0);
+	/* Clipped to [150, 900]: 251 + 100 + 100. */
+	assert_int_equal(t[1].runqueue_ns, 451 * US);
+	assert_int_equal(t[2].tid, TID(2));
+	assert_int_equal(t[2].schedstat_rule_unknown, 1);
+
+	assert_int_equal(il_attrib_report(A, o), 0);
+	th = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "threads"), 1);
+	assert_float_equal(
+	    cJSON_GetNumberValue(cJSON_GetObjectItem(th, "runqueue_as_schedstat_ms")), 0.4, 1e-9);
+	th = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "threads"), 2);
+	assert_string_equal(
+	    cJSON_GetStringValue(cJSON_GetObjectItem(th, "runqueue_as_schedstat_ms")),
+	    "unreadable: 1 wait(s) began before the capture followed the thread");
+	/* Never given its readings: no figure. */
+	th = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "threads"), 3);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(th, "runqueue_as_schedstat_ms")));
+	cJSON_Delete(o);
+}
+
 /* The report carries the figures explain and the sweep read. */
 static void test_attrib_report(void **state)
 {
@@ -799,6 +859,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_attrib_lost, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_cap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_thread_totals, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_waits_as_schedstat, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_report, setup, teardown),
 	};
 
