@@ -486,7 +486,7 @@ static bool policy_can_run(const struct checks *cs, const struct il_policy *p, c
 		 rt_writes_needed(k))
 		snprintf(why, len, "sched_rt_runtime_us is not writable");
 	else if (k->has_fair_server && !answer(cs, "fair server present"))
-		snprintf(why, len, "fair server not present: kernel older than 6.12");
+		snprintf(why, len, "fair server not present (see its check)");
 	else if (clamp_required && !answer(cs, "uclamp"))
 		snprintf(why, len,
 			 "uclamp_min/uclamp_max not marked optional, and the kernel "

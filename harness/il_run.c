@@ -346,7 +346,10 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->start_wall = r->start_wall;
 	res->nr_cpus = r->nr_cpus;
 	res->rt_runtime_us = r->rt_runtime_us;
-	res->fs = r->knobs.fs;
+	if (r->knobs.fs_probed)
+		res->fs = r->knobs.fs;
+	else
+		il_fair_server_probe(&res->fs); /* for the report; il_knobs.h says why now */
 	res->knobs = &r->knobs;
 	res->loops_per_us = r->loops_per_us;
 	res->clock_overhead_ns = r->clock_overhead_ns;

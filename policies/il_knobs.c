@@ -620,13 +620,17 @@ int il_knobs_apply(const struct il_knob_settings *k, struct il_knobs_lock *lock,
 		goto out;
 	}
 	out->rt_runtime_us_before = il_sysinfo_read_i64(RT_RUNTIME, &v) == 0 ? (int)v : INT32_MIN;
-	il_fair_server_probe(&out->fs);
+	out->fs.runtime_ns = out->fs.period_ns = -1;
+	if (k->has_fair_server) {
+		il_fair_server_probe(&out->fs);
+		out->fs_probed = true;
+	}
 
 	if ((k->has_rt_runtime || k->has_rt_period) && (r = plan_rt(k, p, err, errlen)))
 		goto out;
 	if (k->has_fair_server) {
 		if (!out->fs.present) {
-			snprintf(err, errlen, "fair server not present: kernel older than 6.12");
+			snprintf(err, errlen, "fair server not present: %s", out->fs.why);
 			r = -EOPNOTSUPP;
 			goto out;
 		}

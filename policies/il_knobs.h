@@ -51,8 +51,12 @@ struct il_knob_report {
 	size_t n; /* changes[] in the order they were written */
 	struct il_knob_change changes[IL_KNOBS_MAX_CHANGES];
 	int rt_runtime_us_before; /* INT32_MIN when unreadable */
-	struct il_fair_server fs; /* as in force after apply */
-	char state_path[256];	  /* state file holding the originals, "" if none */
+	struct il_fair_server fs; /* as in force after apply, when fs_probed */
+	/* Probed only for a policy that sets the fair server: where debugfs
+	 * is locked that reads the kernel's BTF (~15 ms), which other runs
+	 * pay after they measured (il_fair_server_probe), not at the start. */
+	bool fs_probed;
+	char state_path[256]; /* state file holding the originals, "" if none */
 };
 
 /* The machine's knob lock, held by this process (see IL_KNOBS_LOCK_PATH). */

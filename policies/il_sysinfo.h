@@ -71,7 +71,7 @@ int il_sysinfo_kconfig_source(char *path, size_t len);
 int il_sysinfo_uclamp(char *why, size_t len);
 
 struct il_fair_server {
-	bool present;	    /* the kernel has one (6.12+) */
+	bool present;	    /* the kernel has one (6.12+): debugfs, BTF or version */
 	bool readable;	    /* debugfs sched/fair_server can be read */
 	bool tunable;	    /* ... and opened for writing */
 	int64_t runtime_ns; /* CPU 0's values; -1 when unreadable */
@@ -81,9 +81,11 @@ struct il_fair_server {
 
 /*
  * Looks at the fair server. present: sched/fair_server exists in debugfs,
- * or the kernel is 6.12+ and debugfs is not mounted or locked down (then
- * readable = tunable = false and the values are -1: the defaults
- * IL_FAIR_SERVER_DEFAULT_* are in force). Always returns 0.
+ * or, where debugfs is not mounted or locked down, the kernel's BTF has
+ * struct rq.fair_server (without BTF: the kernel is 6.12+); then readable
+ * = tunable = false and the values are -1 (the defaults
+ * IL_FAIR_SERVER_DEFAULT_* are assumed in force). why says which. Always
+ * returns 0.
  */
 int il_fair_server_probe(struct il_fair_server *out);
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -190,6 +191,31 @@ static cJSON *run_json(char *const argv[], const char *what)
 	return root;
 }
 
+/*
+ * Where debugfs does not show the fair server, whether the kernel has one
+ * comes from its own types (BTF), and why says so; only without BTF from
+ * the version. Where /sys/kernel/btf/vmlinux exists, the kernel's version
+ * must agree with what BTF said (6.12 added struct rq.fair_server).
+ */
+static void test_sysinfo_fair_server_source(void **state)
+{
+	struct il_fair_server fs;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(il_fair_server_probe(&fs), 0);
+	print_message("fair server: present %d (%s)\n", fs.present, fs.why);
+	assert_true(fs.why[0]);
+	if (fs.readable)
+		return; /* read from debugfs itself */
+	if (stat("/sys/kernel/btf/vmlinux", &st) == 0) {
+		assert_non_null(strstr(fs.why, "in the kernel's BTF"));
+		assert_int_equal(fs.present, il_sysinfo_kernel_at_least(6, 12));
+	} else {
+		assert_non_null(strstr(fs.why, "no BTF to read"));
+	}
+}
+
 static void test_sysinfo_check_json(void **state)
 {
 	char inputlat[PATH_MAX];
@@ -240,9 +266,12 @@ static void test_sysinfo_run_json(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_sysinfo_facts),    cmocka_unit_test(test_sysinfo_preempt_parse),
-	    cmocka_unit_test(test_sysinfo_kconfig),  cmocka_unit_test(test_sysinfo_check_json),
+	    cmocka_unit_test(test_sysinfo_facts),
+	    cmocka_unit_test(test_sysinfo_preempt_parse),
+	    cmocka_unit_test(test_sysinfo_kconfig),
+	    cmocka_unit_test(test_sysinfo_check_json),
 	    cmocka_unit_test(test_sysinfo_run_json),
+	    cmocka_unit_test(test_sysinfo_fair_server_source),
 	};
 
 	if (il_test_filters("test_sysinfo", tests, sizeof(tests) / sizeof(tests[0])) < 0)
