@@ -232,14 +232,14 @@ static void check_fair_server(struct checks *cs, struct il_fair_server *fs)
 		    (long long)fs->runtime_ns, (long long)fs->period_ns);
 	else
 		add(cs, "fair server readable", false, "%s%s",
-		    fs->present
-			? "runtime 50000000 ns, period 1000000000 ns assumed (kernel defaults); "
-			: "",
+		    fs->present ? "runtime 50000000 ns, period 1000000000 ns assumed (kernel "
+				  "defaults, unless someone changed them); "
+				: "",
 		    fs->why);
 	add(cs, "fair server tunable", fs->tunable, "%s",
 	    fs->tunable	  ? "debugfs writable"
 	    : fs->present ? "runs with the values in force; rt-fair-server reports tunable: false"
-			  : "kernel older than 6.12");
+			  : "no fair server");
 }
 
 /* RT group scheduling: the same probe the knobs use, so `check` and `run`
