@@ -696,13 +696,59 @@ out:
 	return r;
 }
 
+/* A decimal integer's value without strtoll (not async-signal-safe);
+ * false when s is not one (then values are compared as text). */
+static bool decimal_safe(const char *s, long long *out)
+{
+	bool neg = *s == '-';
+	unsigned long long v = 0;
+
+	s += neg;
+	if (*s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (unsigned long long)LLONG_MAX / 10)
+			return false;
+		v = v * 10 + (unsigned long long)(*s - '0');
+	}
+	if (*s || v > (unsigned long long)LLONG_MAX)
+		return false;
+	*out = neg ? -(long long)v : (long long)v;
+	return true;
+}
+
+/* same_value() for a signal handler. */
+static bool same_value_safe(const char *a, const char *b)
+{
+	long long x, y;
+
+	if (decimal_safe(a, &x) && decimal_safe(b, &y))
+		return x == y;
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
 int il_knobs_restore_signal_safe(const struct il_knob_report *rep)
 {
 	int r = 0;
 
-	/* Reverse order of application, as undo(); no stdio, no malloc. */
+	/*
+	 * Reverse order of application, as undo(); no stdio, no malloc. As
+	 * restore_changes(), only our own change is undone: a knob back at
+	 * its original needs nothing, and one holding neither the original
+	 * nor what we applied was set by someone else during the run and is
+	 * theirs. Unreadable: written back, as before.
+	 */
 	for (size_t i = rep->n; i-- > 0;) {
-		int w = il_sysinfo_write_value(rep->changes[i].path, rep->changes[i].original);
+		const struct il_knob_change *c = &rep->changes[i];
+		char now[sizeof(c->left_as)];
+		int w;
+
+		if (il_sysinfo_read_value(c->path, now, sizeof(now)) == 0 &&
+		    (same_value_safe(now, c->original) || !same_value_safe(now, c->applied)))
+			continue;
+		w = il_sysinfo_write_value(c->path, c->original);
 		if (w && !r)
 			r = w;
 	}

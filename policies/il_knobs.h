@@ -135,9 +135,10 @@ int il_knobs_restore(const char *state_dir, struct il_knob_report *restored, cha
 
 /*
  * Async-signal-safe restore from the in-memory report of il_knobs_apply:
- * open/write/close of each original in reverse order, then unlink of the
- * state file. For the watchdog's last resort only; the lock goes with
- * the process. Returns 0 or the first -errno.
+ * each knob read, and its original written back (open/write/close) in
+ * reverse order where it still holds what we applied (or cannot be read),
+ * then unlink of the state file. For the watchdog's last resort only; the
+ * lock goes with the process. Returns 0 or the first -errno.
  */
 int il_knobs_restore_signal_safe(const struct il_knob_report *rep);
 

@@ -276,6 +276,17 @@ static void test_knobs_someone_elses_value_is_left(void **state)
 	free(log);
 	assert_string_equal(knob(RT_RUNTIME), "960000");
 	assert_int_equal(access(state_path, F_OK), -1);
+	il_test_knobs_put_back();
+
+	/* And in the watchdog's emergency restore (a signal handler). */
+	l = apply_900000(&rep);
+	someone_else_sets("960000");
+	assert_int_equal(il_knobs_restore_signal_safe(&rep), 0);
+	il_knobs_unlock(l);
+	assert_string_equal(knob(RT_RUNTIME), "960000");
+	if (orig_group[0])
+		assert_string_equal(knob(RT_GROUP), orig_group);
+	assert_int_equal(access(state_path, F_OK), -1);
 }
 
 static void test_knobs_live_owner_is_left_alone(void **state)
