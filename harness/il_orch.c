@@ -5,6 +5,7 @@
  * children, and a stop collects every child's stats and exit.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -72,21 +73,47 @@ static uint64_t ping_dead_ms(const struct il_run *r)
 	return PING_DEAD_MS + PING_PER_BUSY_MS * busy / (uint64_t)(r->nr_cpus > 0 ? r->nr_cpus : 1);
 }
 
-/* il_sched_text and " cpus LIST": "fifo 52 cpus 0-1", "other nice 5 cpus 0". */
-static void sched_cpus_text(int cls, int prio, int nice, const char *cpus, char *buf, size_t len)
+/*
+ * il_sched_text, the parameters of the class that changed between a and
+ * b (a fair slice when both are fair, deadline runtime/deadline/period
+ * when both are deadline), and " cpus LIST": "fifo 52 cpus 0-1",
+ * "other nice 5 cpus 0", "other slice 3000 us cpus 0-1".
+ */
+static void sched_cpus_text(const struct il_sched_state *a, const struct il_sched_state *b,
+			    char *buf, size_t len)
 {
-	char t[48];
+	char t[48], extra[96] = "";
+	bool fair = !il_sched_class_is_rt(a->sched_class) && a->sched_class != SCHED_DEADLINE &&
+		    !il_sched_class_is_rt(b->sched_class) && b->sched_class != SCHED_DEADLINE;
 
-	il_sched_text(cls, prio, nice, t, sizeof(t));
-	snprintf(buf, len, "%s cpus %s", t, cpus);
+	il_sched_text(a->sched_class, a->priority, a->nice, t, sizeof(t));
+	if (fair && a->slice_ns != b->slice_ns)
+		snprintf(extra, sizeof(extra), " slice %.0f us", (double)a->slice_ns / 1e3);
+	else if (a->sched_class == SCHED_DEADLINE && b->sched_class == SCHED_DEADLINE &&
+		 (a->dl_runtime_ns != b->dl_runtime_ns || a->dl_deadline_ns != b->dl_deadline_ns ||
+		  a->dl_period_ns != b->dl_period_ns))
+		snprintf(extra, sizeof(extra), " runtime %.0f us deadline %.0f us period %.0f us",
+			 (double)a->dl_runtime_ns / 1e3, (double)a->dl_deadline_ns / 1e3,
+			 (double)a->dl_period_ns / 1e3);
+	snprintf(buf, len, "%s%s cpus %s", t, extra, a->cpus);
+}
+
+/* A number of the thread's start record ("sched"), 0 when absent. */
+static uint64_t sched_u64(const cJSON *sc, const char *key)
+{
+	double v = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sc, key));
+
+	return isnan(v) || v < 0 ? 0 : (uint64_t)v;
 }
 
 /*
  * Each thread's scheduling read again before the stop, against what it
  * reported at the start: someone else (chrt -p, renice, taskset -p, a
- * daemon) may have changed it during the run, which then was not under
- * its policy throughout. The thread's record gets "changed" (null, or
- * "fifo 52 cpus 0-1 -> other cpus 0-1"); the report warns.
+ * daemon, sched_setattr) may have changed it during the run, which then
+ * was not under its policy throughout. Compared: class, priority, nice,
+ * CPUs, a fair slice, deadline parameters. The thread's record gets
+ * "changed" (null, or "fifo 52 cpus 0-1 -> other cpus 0-1"); the report
+ * warns.
  */
 static void sched_recheck(struct il_run *r)
 {
@@ -99,8 +126,9 @@ static void sched_recheck(struct il_run *r)
 		const char *cpus =
 		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sc, "cpus"));
 		const cJSON *tid = cJSON_GetObjectItemCaseSensitive(t, "tid");
-		char was[IL_CPULIST_MAX + 64], now[IL_CPULIST_MAX + 64], both[2 * sizeof(was) + 8];
-		struct il_sched_state st;
+		char was[IL_CPULIST_MAX + 160], now[IL_CPULIST_MAX + 160],
+		    both[2 * sizeof(was) + 8];
+		struct il_sched_state st, st0 = {0};
 		char task[64];
 
 		if (cJSON_GetObjectItemCaseSensitive(t, "changed"))
@@ -115,12 +143,17 @@ static void sched_recheck(struct il_run *r)
 			cJSON_AddNullToObject(t, "changed"); /* gone, or nothing to compare */
 			continue;
 		}
-		sched_cpus_text(
-		    il_sched_class_parse(pol),
-		    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sc, "priority")),
-		    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sc, "nice")), cpus,
-		    was, sizeof(was));
-		sched_cpus_text(st.sched_class, st.priority, st.nice, st.cpus, now, sizeof(now));
+		st0.sched_class = il_sched_class_parse(pol);
+		st0.priority =
+		    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sc, "priority"));
+		st0.nice = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sc, "nice"));
+		st0.slice_ns = sched_u64(sc, "slice_ns");
+		st0.dl_runtime_ns = sched_u64(sc, "dl_runtime_ns");
+		st0.dl_deadline_ns = sched_u64(sc, "dl_deadline_ns");
+		st0.dl_period_ns = sched_u64(sc, "dl_period_ns");
+		snprintf(st0.cpus, sizeof(st0.cpus), "%s", cpus);
+		sched_cpus_text(&st0, &st, was, sizeof(was));
+		sched_cpus_text(&st, &st0, now, sizeof(now));
 		if (!strcmp(was, now)) {
 			cJSON_AddNullToObject(t, "changed");
 			continue;

@@ -6,7 +6,9 @@
  * (hygiene.harness_threads) and has no "harness:" warning; the pipeline's
  * threads are what the policy says. Needs root (chrt).
  */
+#include <errno.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "il_file.h"
+#include "il_sched_attr.h"
 #include "il_test.h"
 #include "il_test_proc.h"
 
@@ -110,7 +113,8 @@ static void test_harness_threads_under_nice(void **state)
 }
 
 /*
- * A pipeline thread reniced by someone else during the run: the run was
+ * A pipeline thread reniced, and another given a custom EEVDF slice, by
+ * someone else during the run: the run was
  * not under its policy throughout, and its report claimed the start's
  * attributes all along. Read again before the stop: "changed" in the
  * thread's record, and a warning.
@@ -128,7 +132,8 @@ static void test_harness_threads_changed_during_run(void **state)
 			"--json",
 			json,
 			NULL};
-	pid_t run, render = 0, tid = 0;
+	pid_t run, render = 0, tid = 0, browser, ui;
+	bool sliced;
 	cJSON *root;
 	const cJSON *e;
 	int seen = 0;
@@ -150,6 +155,20 @@ static void test_harness_threads_changed_during_run(void **state)
 	}
 	assert_true(tid > 0);
 	assert_int_equal(setpriority(PRIO_PROCESS, (id_t)tid, 5), 0);
+	/* And browser:ui's EEVDF slice (Linux 6.12+), which class, nice and
+	 * CPUs alone do not show. */
+	browser = il_test_find_child(run, "browser-sim");
+	ui = browser ? il_test_find_thread(browser, "browser:ui") : 0;
+	assert_true(ui > 0);
+	{
+		struct il_sched_attr attr = {
+		    .size = sizeof(attr), .sched_policy = SCHED_OTHER, .sched_runtime = 5000000};
+
+		sliced = il_sys_sched_setattr(ui, &attr) == 0;
+		if (!sliced)
+			print_message("no custom slice here (%s): only the nice is checked\n",
+				      strerror(errno));
+	}
 	assert_int_equal(il_test_wait(run, 60000, NULL), 0);
 	root = il_test_json_load(json);
 	cJSON_ArrayForEach (e, il_json_get(root, "threads")) {
@@ -162,12 +181,19 @@ static void test_harness_threads_changed_during_run(void **state)
 			if (!v || strncmp(v, "other cpus ", 11) != 0 ||
 			    !strstr(v, " -> other nice 5 cpus "))
 				fail_msg("render:main changed: %s", v ? v : "(null)");
-			seen = 1;
+			seen++;
+		} else if (sliced && !strcmp(name, "browser:ui")) {
+			const char *v = cJSON_GetStringValue(c);
+
+			if (!v || strncmp(v, "other slice ", 12) != 0 ||
+			    !strstr(v, " -> other slice 5000 us cpus "))
+				fail_msg("browser:ui changed: %s", v ? v : "(null)");
+			seen++;
 		} else if (!cJSON_IsNull(c)) {
 			fail_msg("%s changed too: %s", name, cJSON_GetStringValue(c));
 		}
 	}
-	assert_true(seen);
+	assert_int_equal(seen, sliced ? 2 : 1);
 	cJSON_Delete(root);
 	assert_true(il_test_read_file(err, text, sizeof(text)) > 0);
 	assert_non_null(
