@@ -799,16 +799,20 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 					  : "small against the hops");
 				continue;
 			}
-			il_warn(
-			    w,
-			    "work: %s did %.0f%% of its configured work (%.0f us of CPU per "
-			    "handler, p50 over %llu handlers, for %.0f us configured) while the "
-			    "run's handlers together did %.0f%% of theirs: %+.0f us a call is "
-			    "more than a fixed cost, this thread's CPU did not run at the run's "
-			    "speed, so this run's latencies are not comparable with other runs",
-			    il_chain_thread(t)->name, 100 * acc[t].ratio, acc[t].p50_us,
-			    (unsigned long long)acc[t].handlers, acc[t].configured_us, 100 * speed,
-			    d);
+			/* Not "work: " either: on a VM whose vCPUs share cores
+			 * the threads of one run see different speeds (most
+			 * rounds of a sweep here); rounds average that out, and
+			 * running them again would triple a sweep. */
+			il_warn(w,
+				"work spread: %s did %.0f%% of its configured work (%.0f us of "
+				"CPU per handler, p50 over %llu handlers, for %.0f us configured) "
+				"while the run's handlers together did %.0f%% of theirs: %+.0f us "
+				"a call is more than a fixed cost: this thread's CPU ran its loop "
+				"at another speed than the run's others did, and its hops' times "
+				"carry that difference",
+				il_chain_thread(t)->name, 100 * acc[t].ratio, acc[t].p50_us,
+				(unsigned long long)acc[t].handlers, acc[t].configured_us,
+				100 * speed, d);
 			continue;
 		}
 		il_warn(
