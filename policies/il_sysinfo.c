@@ -2,6 +2,8 @@
 
 #ifdef IL_HAVE_LIBBPF
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <stdarg.h>
 #endif
 
 #include <cjson/cJSON.h>
@@ -280,13 +282,29 @@ static bool debugfs_mounted(void)
  */
 static int btf_fair_server = -1;
 
+#ifdef IL_HAVE_LIBBPF
+static int btf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level, (void)fmt, (void)ap;
+	return 0; /* a kernel without BTF is an answer ("unknown"), not a message */
+}
+#endif
+
 static void btf_fair_server_read(void)
 {
 #ifdef IL_HAVE_LIBBPF
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf = NULL;
 	const struct btf_type *t;
 	int id;
 
+	/* The kernel's own BTF only: libbpf's fallback to vmlinux files
+	 * under /boot could describe another kernel. */
+	if (access(IL_SYSINFO_VMLINUX_BTF, R_OK) == 0) {
+		libbpf_print_fn_t old = libbpf_set_print(btf_quiet);
+
+		btf = btf__parse(IL_SYSINFO_VMLINUX_BTF, NULL);
+		libbpf_set_print(old);
+	}
 	if (!btf)
 		return;
 	id = btf__find_by_name_kind(btf, "rq", BTF_KIND_STRUCT);

@@ -15,6 +15,8 @@
 #define IL_SYSINFO_RT_PERIOD   "/proc/sys/kernel/sched_rt_period_us"
 #define IL_SYSINFO_DEBUGFS     "/sys/kernel/debug"
 #define IL_SYSINFO_FAIR_SERVER IL_SYSINFO_DEBUGFS "/sched/fair_server"
+/* The running kernel's own type information (CONFIG_DEBUG_INFO_BTF). */
+#define IL_SYSINFO_VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 
 /* The fair server defaults (kernel/sched/core.c, Linux 6.12+). */
 #define IL_FAIR_SERVER_DEFAULT_RUNTIME_NS 50000000ll

@@ -208,7 +208,7 @@ static void test_sysinfo_fair_server_source(void **state)
 	assert_true(fs.why[0]);
 	if (fs.readable)
 		return; /* read from debugfs itself */
-	if (stat("/sys/kernel/btf/vmlinux", &st) == 0) {
+	if (stat(IL_SYSINFO_VMLINUX_BTF, &st) == 0) {
 		assert_non_null(strstr(fs.why, "in the kernel's BTF"));
 		assert_int_equal(fs.present, il_sysinfo_kernel_at_least(6, 12));
 	} else {
