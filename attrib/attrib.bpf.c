@@ -8,6 +8,11 @@
  * the reader, which drains them on a timer: a wake-up per event would
  * itself be a scheduling event of the reader.
  *
+ * The classic tracepoint programs return 1: 0 would drop the event for
+ * every perf user of the tracepoint too (`perf sched record` beside a run
+ * saw no sched_switch), since the kernel passes an event on to perf only
+ * when its BPF programs all return non-zero. IL_TP_PASS names that.
+ *
  * Filtering happens here, so the rings carry what matters only:
  *   - wake-ups and migrations of the run's threads (the `threads` map,
  *     filled by user space once the children report ready);
@@ -23,6 +28,9 @@
 #include "il_kev.h"
 #include "il_kev_switch.h"
 #include "il_kring.bpf.h"
+
+/* What a classic tracepoint program returns: pass the event on to perf. */
+#define IL_TP_PASS 1
 
 /* threads[tid]: TRACKED, ONCPU while it runs, its slot in `wakes` (bits
  * 16..23, 0: none) and 1 + the CPU it waits on (0: not waiting) in the
@@ -154,14 +162,14 @@ int il_attrib_switch(struct switch_args *ctx)
 	if (n & TRACKED)
 		*nv = unqueue(n) | ONCPU;
 	if (!emit)
-		return 0;
+		return IL_TP_PASS;
 	s = il_kring_claim(cpu, &idx);
 	if (!s)
-		return 0;
+		return IL_TP_PASS;
 	e = &s->ev;
 	il_kev_fill_switch(e, ctx, cpu);
 	il_kring_commit(s, idx);
-	return 0;
+	return IL_TP_PASS;
 }
 
 static __always_inline int wake(struct wake_args *ctx, __u16 type)
@@ -173,7 +181,7 @@ static __always_inline int wake(struct wake_args *ctx, __u16 type)
 	__u64 idx;
 
 	if (!v || !(*v & TRACKED))
-		return 0;
+		return IL_TP_PASS;
 	slot = SLOT(*v);
 	if (slot)
 		w = bpf_map_lookup_elem(&wakes, &slot);
@@ -181,7 +189,7 @@ static __always_inline int wake(struct wake_args *ctx, __u16 type)
 		/* In sched_waking the current task is the waker. */
 		w->ts = bpf_ktime_get_ns();
 		w->waker = (__s32)bpf_get_current_pid_tgid();
-		return 0;
+		return IL_TP_PASS;
 	}
 	/* sched_wakeup also fires for a task that never left its CPU (woken
 	 * while it was about to sleep): it waits nowhere. */
@@ -190,7 +198,7 @@ static __always_inline int wake(struct wake_args *ctx, __u16 type)
 	cpu = bpf_get_smp_processor_id();
 	s = il_kring_claim(cpu, &idx);
 	if (!s)
-		return 0;
+		return IL_TP_PASS;
 	e = &s->ev;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->type = type;
@@ -210,7 +218,7 @@ static __always_inline int wake(struct wake_args *ctx, __u16 type)
 	((__u64 *)e->comm2)[0] = 0;
 	((__u64 *)e->comm2)[1] = 0;
 	il_kring_commit(s, idx);
-	return 0;
+	return IL_TP_PASS;
 }
 
 SEC("tracepoint/sched/sched_waking")
@@ -234,14 +242,14 @@ int il_attrib_migrate(struct migrate_args *ctx)
 	__u64 idx;
 
 	if (!v || !(*v & TRACKED))
-		return 0;
+		return IL_TP_PASS;
 	/* A waiting thread moves its wait along; a waking one is not counted yet. */
 	if (*v & QMASK)
 		*v = queue_on(*v, (__u32)ctx->dest_cpu);
 	cpu = bpf_get_smp_processor_id();
 	s = il_kring_claim(cpu, &idx);
 	if (!s)
-		return 0;
+		return IL_TP_PASS;
 	e = &s->ev;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->type = IL_KEV_MIGRATE;
@@ -258,7 +266,7 @@ int il_attrib_migrate(struct migrate_args *ctx)
 	((__u64 *)e->comm2)[0] = 0;
 	((__u64 *)e->comm2)[1] = 0;
 	il_kring_commit(s, idx);
-	return 0;
+	return IL_TP_PASS;
 }
 
 static __always_inline int irq(__s32 nr, __u16 type, __u32 bit, int entry)

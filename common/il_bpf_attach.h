@@ -35,8 +35,15 @@ static inline struct bpf_link *il_bpf_attach_tracepoint(struct bpf_program *p, i
 	attr.type = PERF_TYPE_TRACEPOINT;
 	attr.size = sizeof(attr);
 	attr.config = (uint64_t)id;
-	attr.sample_period = 1;
-	attr.wakeup_events = 1;
+	/*
+	 * Counting, not sampling: the programs return 1 so that the kernel
+	 * still hands each event to perf (a tracepoint's BPF program that
+	 * returns 0 drops it for every perf user: `perf sched record` beside
+	 * a run saw no sched_switch at all). This event is then one of those
+	 * perf users, and a counting one costs a counter increment, not a
+	 * sample written nowhere.
+	 */
+	attr.sample_period = 0;
 	pfd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (pfd < 0)
 		return NULL;

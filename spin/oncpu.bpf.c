@@ -110,7 +110,7 @@ int il_oncpu_switch(struct sched_switch_args *ctx)
 
 	record((__u32)ctx->prev_pid, 0, cpu);
 	record((__u32)ctx->next_pid, IL_ONCPU_FLAG, cpu);
-	return 0;
+	return 1; /* 0 would drop the event for every perf user of sched_switch */
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -28,14 +28,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "il_attrib.h"
 #include "il_capture.h"
 #include "il_clock.h"
 #include "il_thread.h"
+#include "il_tracefs.h"
 
 #define US     1000ull
 #define MS     1000000ull
@@ -557,6 +561,63 @@ static void test_attrib_bpf_schedstat(void **state)
 	chain_stop(&c);
 }
 
+/*
+ * The capture leaves the scheduler's events to perf: a tracepoint's BPF
+ * program that returns 0 makes the kernel drop the event for every perf
+ * user of it (`perf sched record` beside a run saw no sched_switch). A
+ * counting perf event on sched_switch and sched_waking, on every CPU, must
+ * keep counting while the capture follows this thread through sleeps.
+ */
+static void test_attrib_bpf_perf_still_sees_events(void **state)
+{
+	const char *evs[2] = {"sched/sched_switch", "sched/sched_waking"};
+	int ids[2], ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), fd[2][64];
+	struct il_attrib *eng;
+	struct il_capture *cap;
+	char why[256];
+
+	need();
+	assert_int_equal(il_tracefs_event_ids(evs, 2, ids), 0);
+	if (ncpu > 64)
+		ncpu = 64;
+	for (int e = 0; e < 2; e++)
+		for (int cpu = 0; cpu < ncpu; cpu++) {
+			struct perf_event_attr attr = {.type = PERF_TYPE_TRACEPOINT,
+						       .size = sizeof(attr),
+						       .config = (uint64_t)ids[e]};
+
+			fd[e][cpu] = (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1,
+						  PERF_FLAG_FD_CLOEXEC);
+			assert_true(fd[e][cpu] >= 0);
+		}
+	assert_int_equal(il_attrib_new(NULL, &eng), 0);
+	assert_int_equal(il_capture_new(feed_cb, eng, &cap, why, sizeof(why)), 0);
+	assert_int_equal(il_capture_track(cap, (int)syscall(SYS_gettid)), 0);
+	/* Counted from here: the capture is attached and follows us. */
+	for (int e = 0; e < 2; e++)
+		for (int cpu = 0; cpu < ncpu; cpu++)
+			assert_int_equal(ioctl(fd[e][cpu], PERF_EVENT_IOC_RESET, 0), 0);
+	for (int i = 0; i < 200; i++)
+		usleep(200);
+	for (int e = 0; e < 2; e++) {
+		uint64_t total = 0;
+
+		for (int cpu = 0; cpu < ncpu; cpu++) {
+			uint64_t v = 0;
+
+			assert_int_equal(read(fd[e][cpu], &v, sizeof(v)), (ssize_t)sizeof(v));
+			total += v;
+			close(fd[e][cpu]);
+		}
+		print_message("%s: perf counted %llu events beside the capture\n", evs[e],
+			      (unsigned long long)total);
+		/* 200 sleeps: at least a switch out and a waking each. */
+		assert_true(total >= 200);
+	}
+	il_capture_free(cap);
+	il_attrib_free(eng);
+}
+
 static int group_setup(void **state)
 {
 	struct il_attrib *eng;
@@ -590,6 +651,7 @@ int main(void)
 	    cmocka_unit_test(test_attrib_bpf_fifo_preempts_main),
 	    cmocka_unit_test(test_attrib_bpf_asleep_identity),
 	    cmocka_unit_test(test_attrib_bpf_schedstat),
+	    cmocka_unit_test(test_attrib_bpf_perf_still_sees_events),
 	};
 
 	if (il_test_filters("test_attrib_bpf", tests, sizeof(tests) / sizeof(tests[0])) < 0)
