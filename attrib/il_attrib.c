@@ -168,9 +168,13 @@ struct thread {
 	 * two readings (ss_from, ss_to]. A clipped total differs from that by
 	 * the waits in progress at either reading: under RT throttling a CFS
 	 * thread's waits last up to a second. wait_start is 0 when the wait
-	 * began before the capture followed the thread (its length unknown).
+	 * began before the capture followed the thread (its length unknown:
+	 * ss_unknown counts those). A wait ended by a switch-in the kernel did
+	 * not report (TS_UNKNOWN) ended between the CPU's last reported switch
+	 * and the thread's switch-out: ss_ns gets the shortest it can have
+	 * been, ss_slack_ns how much longer it may have been.
 	 */
-	uint64_t ss_from, ss_to, ss_ns, wait_start;
+	uint64_t ss_from, ss_to, ss_ns, ss_slack_ns, wait_start, unseen_from;
 	unsigned ss_unknown;
 };
 
@@ -531,6 +535,12 @@ static void ss_note(struct thread *th, const struct tl *last, const struct tl *e
 {
 	bool was = last && last->state == TS_RUNNABLE, is = e->state == TS_RUNNABLE;
 
+	if (th->unseen_from) {
+		/* The switch-out after an unseen switch-in: the wait ended no
+		 * later than this. */
+		th->ss_slack_ns += e->ts - th->unseen_from;
+		th->unseen_from = 0;
+	}
 	if (!was && is) {
 		/* A first entry is assumed (tl_first, at 0): its start is unknown. */
 		th->wait_start = e->ts;
@@ -538,11 +548,14 @@ static void ss_note(struct thread *th, const struct tl *last, const struct tl *e
 	}
 	if (!was || is || e->ts <= th->ss_from || e->ts > th->ss_to)
 		return;
-	/* Ended by a switch-in we did not see (TS_UNKNOWN): length unknown. */
-	if (!th->wait_start || e->state == TS_UNKNOWN)
+	if (!th->wait_start) {
 		th->ss_unknown++;
-	else
-		th->ss_ns += e->ts - th->wait_start;
+		return;
+	}
+	th->ss_ns += e->ts - th->wait_start;
+	/* Ended by a switch-in the kernel did not report: at the earliest here. */
+	if (e->state == TS_UNKNOWN)
+		th->unseen_from = e->ts;
 }
 
 static void tl_push_by(struct il_attrib *a, struct thread *th, uint64_t ts, int state, int cpu,
@@ -1498,6 +1511,15 @@ void il_attrib_finish(struct il_attrib *a, uint64_t to_ns)
 	}
 }
 
+bool il_attrib_thread_known(const struct il_attrib *a, int tid)
+{
+	const struct thread *th = thread_of(a, tid);
+	const struct tl *last = th ? tl_back(th) : NULL;
+
+	/* ts 0: only what tl_first assumed before its first event. */
+	return last && last->ts && !(last->state == TS_RUNNABLE && !th->wait_start);
+}
+
 int il_attrib_thread_readings(struct il_attrib *a, int tid, uint64_t from_ns, uint64_t to_ns)
 {
 	struct thread *th = thread_of(a, tid);
@@ -1529,6 +1551,7 @@ size_t il_attrib_threads(const struct il_attrib *a, struct il_attrib_thread_tota
 		out[k].waits = th->waits;
 		out[k].schedstat_rule_ns = th->ss_ns;
 		out[k].schedstat_rule_unknown = th->ss_unknown;
+		out[k].schedstat_rule_slack_ns = th->ss_slack_ns;
 		out[k].top_culprit = -1;
 		out[k].top_culprit_ns = 0;
 		for (size_t j = 0; j < THREAD_TOP; j++)
@@ -1549,7 +1572,8 @@ size_t il_attrib_threads(const struct il_attrib *a, struct il_attrib_thread_tota
  * runqueue_as_schedstat_ms: the same waits counted as run_delay counts
  * them between the thread's two schedstat readings (struct thread), what
  * the cross-check compares; a string saying why where a wait that counts
- * there began before the capture followed the thread.
+ * there began before the capture followed the thread. _slack_ms: how much
+ * longer they may have been, where the kernel reported no switch-in.
  */
 static void schedstat_rule_json(cJSON *to, const struct thread *th)
 {
@@ -1564,11 +1588,15 @@ static void schedstat_rule_json(cJSON *to, const struct thread *th)
 			 "unreadable: %u wait(s) began before the capture followed the thread",
 			 th->ss_unknown);
 		cJSON_AddStringToObject(to, "runqueue_as_schedstat_ms", why);
+		cJSON_AddNullToObject(to, "runqueue_as_schedstat_slack_ms");
 		return;
 	}
 	cJSON_AddNumberToObject(to, "runqueue_as_schedstat_ms",
 				round((double)th->ss_ns / 1e3) / 1e3);
+	cJSON_AddNumberToObject(to, "runqueue_as_schedstat_slack_ms",
+				round((double)th->ss_slack_ns / 1e3) / 1e3);
 }
+
 static double us(double ns)
 {
 	return round(ns / 10.0) / 100.0; /* 10 ns resolution keeps the files small */

@@ -186,6 +186,7 @@ struct il_attrib_thread_total {
 	 * _unknown of them began before the thread was followed. */
 	uint64_t schedstat_rule_ns;
 	unsigned schedstat_rule_unknown;
+	uint64_t schedstat_rule_slack_ns; /* how much longer, for unseen switch-ins */
 	int top_culprit; /* id of who held its CPU the longest while it waited, -1 none */
 	uint64_t top_culprit_ns;
 };
@@ -199,6 +200,10 @@ size_t il_attrib_threads(const struct il_attrib *a, struct il_attrib_thread_tota
  * not followed.
  */
 int il_attrib_thread_readings(struct il_attrib *a, int tid, uint64_t from_ns, uint64_t to_ns);
+
+/* Whether the thread's state is known from its events since it was
+ * followed (and, if it waits, since when): a reading now can be matched. */
+bool il_attrib_thread_known(const struct il_attrib *a, int tid);
 
 /*
  * Adds the run's attribution figures to obj: events_explained_pct,

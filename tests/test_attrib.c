@@ -735,6 +735,7 @@ static void test_attrib_waits_as_schedstat(void **state)
 
 	assert_int_equal(il_attrib_thread_readings(A, TID(1), T0 + 150 * US, 0), 0);
 	assert_int_equal(il_attrib_thread_readings(A, TID(2), T0 + 150 * US, 0), 0);
+	assert_int_equal(il_attrib_thread_readings(A, TID(3), T0 + 150 * US, 0), 0);
 	assert_int_equal(il_attrib_thread_readings(A, 4242, T0, 0), -ENOENT);
 	il_attrib_start(A, T0 + 150 * US);
 	/* TID(1): woken at 101, in at 401 (300 us, across the first reading). */
@@ -749,14 +750,23 @@ static void test_attrib_waits_as_schedstat(void **state)
 	sw(T0 + 800 * US, 0, TID(1), FAIR, 0, 55, FAIR, NULL, "noisy");
 	/* TID(2): first seen switching in: it waited since before. */
 	sw(T0 + 300 * US, 1, IDLE, FAIR, 0, TID(2), FAIR, NULL, NULL);
+	/* TID(3): woken at 351 onto CPU 1, where the last reported switch is
+	 * at 400; it is switched out at 700 having never been reported
+	 * switching in: its wait ended between 400 and 700. */
+	sw(T0 + 20 * US, 1, TID(3), FAIR, 1, IDLE, FAIR, NULL, NULL);
+	wake(T0 + 350 * US, IL_KEV_WAKING, 0, TID(3), FAIR, 1);
+	wake(T0 + 351 * US, IL_KEV_WAKEUP, 1, TID(3), FAIR, 1);
+	sw(T0 + 400 * US, 1, TID(2), FAIR, 1, 77, FAIR, NULL, "pid1");
+	sw(T0 + 700 * US, 1, TID(3), FAIR, 1, IDLE, FAIR, NULL, NULL);
 	flush();
 	assert_int_equal(il_attrib_thread_readings(A, TID(1), 0, T0 + 900 * US), 0);
 	assert_int_equal(il_attrib_thread_readings(A, TID(2), 0, T0 + 900 * US), 0);
+	assert_int_equal(il_attrib_thread_readings(A, TID(3), 0, T0 + 900 * US), 0);
 	sw(T0 + 1000 * US, 0, 55, FAIR, 0, TID(1), FAIR, "noisy", NULL);
 	flush();
 	il_attrib_finish(A, T0 + 900 * US);
 	n = il_attrib_threads(A, t, IL_NSTAMPS);
-	assert_true(n >= 3);
+	assert_true(n >= 5);
 	assert_int_equal(t[1].tid, TID(1));
 	assert_int_equal(t[1].schedstat_rule_ns, 400 * US);
 	assert_int_equal(t[1].schedstat_rule_unknown, 0);
@@ -764,6 +774,12 @@ static void test_attrib_waits_as_schedstat(void **state)
 	assert_int_equal(t[1].runqueue_ns, 451 * US);
 	assert_int_equal(t[2].tid, TID(2));
 	assert_int_equal(t[2].schedstat_rule_unknown, 1);
+	/* The shortest TID(3)'s wait can have been, and how much longer. */
+	assert_int_equal(t[3].tid, TID(3));
+	assert_int_equal(t[3].schedstat_rule_unknown, 0);
+	assert_int_equal(t[3].schedstat_rule_ns, 49 * US);
+	assert_int_equal(t[3].schedstat_rule_slack_ns, 300 * US);
+	assert_int_equal(t[1].schedstat_rule_slack_ns, 0);
 
 	assert_int_equal(il_attrib_report(A, o), 0);
 	th = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "threads"), 1);
@@ -773,8 +789,12 @@ static void test_attrib_waits_as_schedstat(void **state)
 	assert_string_equal(
 	    cJSON_GetStringValue(cJSON_GetObjectItem(th, "runqueue_as_schedstat_ms")),
 	    "unreadable: 1 wait(s) began before the capture followed the thread");
-	/* Never given its readings: no figure. */
 	th = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "threads"), 3);
+	assert_float_equal(
+	    cJSON_GetNumberValue(cJSON_GetObjectItem(th, "runqueue_as_schedstat_slack_ms")), 0.3,
+	    1e-9);
+	/* Never given its readings: no figure. */
+	th = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "threads"), 4);
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(th, "runqueue_as_schedstat_ms")));
 	cJSON_Delete(o);
 }

@@ -109,21 +109,31 @@ static void check_run(const cJSON *root, const char *what, bool under_load)
 
 	/* schedstat, read by the harness at the capture's start and stop. */
 	cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive(a, "threads")) {
-		double cap, ss, waits;
+		const cJSON *rule;
+		double cap, ss, waits, slack;
 		bool comparable;
 
 		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "pipeline")))
 			continue;
-		cap = il_test_json_num(t, "runqueue_ms");
+		/* The captured waits counted as run_delay counts them. */
+		rule = cJSON_GetObjectItemCaseSensitive(t, "runqueue_as_schedstat_ms");
+		cap = cJSON_IsNumber(rule) ? rule->valuedouble : NAN;
+		slack = il_json_num(t, "runqueue_as_schedstat_slack_ms");
 		ss = il_test_json_num(t, "schedstat_run_delay_ms");
 		waits = il_test_json_num(t, "waits");
 		comparable =
 		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "schedstat_comparable"));
-		print_message("  %-14s runqueue %8.3f ms, schedstat %8.3f ms, %4.0f waits%s\n",
-			      il_test_json_str(t, "name"), cap, ss, waits,
-			      comparable ? "" : " (RT: not compared, il_attrib_run.c)");
+		print_message("  %-14s runqueue %8.3f ms (+%.3f unseen, clipped %8.3f), schedstat "
+			      "%8.3f ms, %4.0f waits%s%s\n",
+			      il_test_json_str(t, "name"), cap, slack,
+			      il_test_json_num(t, "runqueue_ms"), ss, waits,
+			      comparable ? "" : " not compared: ",
+			      comparable	     ? ""
+			      : cJSON_IsString(rule) ? rule->valuestring
+						     : "RT (il_attrib_run.c)");
 		if (comparable) {
-			if (fabs(cap - ss) <= 0.1 * ss)
+			/* Within 10%, beyond what unseen switch-ins leave open. */
+			if (cap <= 1.1 * ss && ss <= cap + slack + 0.1 * ss)
 				agreed++;
 			else
 				print_message("  ^ captured run-queue time off schedstat's by "
@@ -134,11 +144,11 @@ static void check_run(const cJSON *root, const char *what, bool under_load)
 	}
 	assert_int_equal(pipeline, IL_T_COUNT);
 	/*
-	 * The capture agrees with the kernel's own count for most CFS threads:
-	 * one or two threads a run (render:main, viz:comp, browser:io) have
-	 * been 13-36% off schedstat either way on a loaded host, the others
-	 * within 3% (the gap is open in issue 12). At least seven in ten must
-	 * agree within 10%.
+	 * The capture agrees with the kernel's own count for most CFS threads.
+	 * Compared as the kernel counts (each whole wait, when it ends between
+	 * the readings), they agreed within 3% where the clipped totals had
+	 * been 13-36% off for one or two threads a run on a loaded host. At
+	 * least seven in ten must agree within 10%.
 	 */
 	if (compared)
 		assert_true(agreed * 10 >= compared * 7);
