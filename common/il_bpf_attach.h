@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -35,15 +36,7 @@ static inline struct bpf_link *il_bpf_attach_tracepoint(struct bpf_program *p, i
 	attr.type = PERF_TYPE_TRACEPOINT;
 	attr.size = sizeof(attr);
 	attr.config = (uint64_t)id;
-	/*
-	 * Counting, not sampling: the programs return 1 so that the kernel
-	 * still hands each event to perf (a tracepoint's BPF program that
-	 * returns 0 drops it for every perf user: `perf sched record` beside
-	 * a run saw no sched_switch at all). This event is then one of those
-	 * perf users, and a counting one costs a counter increment, not a
-	 * sample written nowhere.
-	 */
-	attr.sample_period = 0;
+	attr.sample_period = 1;
 	pfd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (pfd < 0)
 		return NULL;
@@ -52,6 +45,22 @@ static inline struct bpf_link *il_bpf_attach_tracepoint(struct bpf_program *p, i
 		err = errno;
 		close(pfd);
 		errno = err;
+		return NULL;
+	}
+	/*
+	 * The programs return 1 so that the kernel still hands each event to
+	 * perf (a tracepoint's BPF program that returns 0 drops it for every
+	 * perf user: `perf sched record` beside a run saw no sched_switch).
+	 * This event would be one of those users, on CPU 0, at ~200 ns a
+	 * context switch here for nothing: disabled, it leaves the CPU's perf
+	 * list, while the program stays attached to the tracepoint (it runs
+	 * whenever the tracepoint has a program, listeners or not).
+	 */
+	if (ioctl(pfd, PERF_EVENT_IOC_DISABLE, 0) != 0) {
+		err = errno;
+		bpf_link__destroy(link);
+		errno = err;
+		return NULL;
 	}
 	return link;
 }
