@@ -546,7 +546,8 @@ static void ss_note(struct thread *th, const struct tl *last, const struct tl *e
 		th->wait_start = e->ts;
 		return;
 	}
-	if (!was || is || e->ts <= th->ss_from || e->ts > th->ss_to)
+	/* Only waits that end between the readings (none before the first). */
+	if (!was || is || !th->ss_from || e->ts <= th->ss_from || e->ts > th->ss_to)
 		return;
 	if (!th->wait_start) {
 		th->ss_unknown++;
