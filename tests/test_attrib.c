@@ -693,6 +693,20 @@ static void test_attrib_cap(void **state)
 	assert_true(c.capped > 0);
 }
 
+/*
+ * TID(1) on CPU 0: asleep from 10, woken at 101 while "noisy" (55) holds
+ * the CPU from 120, switched in at 401, preempted by noisy at 500.
+ */
+static void waits_behind_noisy(void)
+{
+	sw(T0 + 10 * US, 0, TID(1), FAIR, 1, IDLE, FAIR, NULL, NULL);
+	wake(T0 + 100 * US, IL_KEV_WAKING, 1, TID(1), FAIR, 0);
+	wake(T0 + 101 * US, IL_KEV_WAKEUP, 0, TID(1), FAIR, 0);
+	sw(T0 + 120 * US, 0, IDLE, FAIR, 0, 55, FAIR, NULL, "noisy");
+	sw(T0 + 401 * US, 0, 55, FAIR, 0, TID(1), FAIR, "noisy", NULL);
+	sw(T0 + 500 * US, 0, TID(1), FAIR, 0, 55, FAIR, NULL, "noisy");
+}
+
 /* Per-thread totals: runnable time and who held the CPU, over [from, to). */
 static void test_attrib_thread_totals(void **state)
 {
@@ -700,12 +714,7 @@ static void test_attrib_thread_totals(void **state)
 	size_t n;
 
 	il_attrib_start(A, T0);
-	sw(T0 + 10 * US, 0, TID(1), FAIR, 1, IDLE, FAIR, NULL, NULL);
-	wake(T0 + 100 * US, IL_KEV_WAKING, 1, TID(1), FAIR, 0);
-	wake(T0 + 101 * US, IL_KEV_WAKEUP, 0, TID(1), FAIR, 0);
-	sw(T0 + 120 * US, 0, IDLE, FAIR, 0, 55, FAIR, NULL, "noisy");
-	sw(T0 + 401 * US, 0, 55, FAIR, 0, TID(1), FAIR, "noisy", NULL);
-	sw(T0 + 500 * US, 0, TID(1), FAIR, 0, 55, FAIR, NULL, "noisy");
+	waits_behind_noisy();
 	flush();
 	il_attrib_advance(A, T0 + 450 * US);
 	il_attrib_finish(A, T0 + 600 * US);
@@ -738,14 +747,9 @@ static void test_attrib_waits_as_schedstat(void **state)
 	assert_int_equal(il_attrib_thread_readings(A, TID(3), T0 + 150 * US, 0), 0);
 	assert_int_equal(il_attrib_thread_readings(A, 4242, T0, 0), -ENOENT);
 	il_attrib_start(A, T0 + 150 * US);
-	/* TID(1): woken at 101, in at 401 (300 us, across the first reading). */
-	sw(T0 + 10 * US, 0, TID(1), FAIR, 1, IDLE, FAIR, NULL, NULL);
-	wake(T0 + 100 * US, IL_KEV_WAKING, 1, TID(1), FAIR, 0);
-	wake(T0 + 101 * US, IL_KEV_WAKEUP, 0, TID(1), FAIR, 0);
-	sw(T0 + 120 * US, 0, IDLE, FAIR, 0, 55, FAIR, NULL, "noisy");
-	sw(T0 + 401 * US, 0, 55, FAIR, 0, TID(1), FAIR, "noisy", NULL);
-	/* Preempted 500..600 (100 us), then 800..1000, across the second. */
-	sw(T0 + 500 * US, 0, TID(1), FAIR, 0, 55, FAIR, NULL, "noisy");
+	/* TID(1): woken at 101, in at 401 (300 us, across the first reading),
+	 * preempted 500..600 (100 us), then 800..1000, across the second. */
+	waits_behind_noisy();
 	sw(T0 + 600 * US, 0, 55, FAIR, 0, TID(1), FAIR, "noisy", NULL);
 	sw(T0 + 800 * US, 0, TID(1), FAIR, 0, 55, FAIR, NULL, "noisy");
 	/* TID(2): first seen switching in: it waited since before. */
