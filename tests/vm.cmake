@@ -22,13 +22,22 @@ set(IL_VM_FAIR_SERVER
 set(IL_VM_E2E_KNOBS "sh /tests/e2e.sh 20 inputlat run --input uinput --present drm --policy rt --work none --quiet"
     CACHE STRING "End-to-end run inside the VM that changes a knob (empty: none)")
 
+# The case of test_sched_refusal this machine skips: RLIMIT_RTPRIO and
+# RLIMIT_NICE granting fifo and a negative nice without CAP_SYS_NICE needs
+# raising hard limits (CAP_SYS_RESOURCE), which the VM's root has.
+set(IL_VM_REFUSAL "sh /tests/cmocka_one.sh test_sched_refusal test_refusal_rlimits_grant"
+    CACHE STRING "test_sched_refusal's rlimit case inside the VM on every kernel (empty: none)")
+
 set(_il_vm_args --build ${CMAKE_BINARY_DIR}/vm)
-if(TARGET inputlat AND (IL_VM_E2E OR IL_VM_E2E_KNOBS OR IL_VM_FAIR_SERVER))
+if(TARGET inputlat AND (IL_VM_E2E OR IL_VM_E2E_KNOBS OR IL_VM_FAIR_SERVER OR IL_VM_REFUSAL))
   list(APPEND _il_vm_args --with ${CMAKE_BINARY_DIR})
+  if(IL_VM_REFUSAL AND TARGET test_sched_refusal)
+    list(APPEND _il_vm_args --with ${CMAKE_BINARY_DIR}/tests/test_sched_refusal)
+  endif()
   if(IL_VM_FAIR_SERVER)
     list(APPEND _il_vm_args --run-on 6.12 "${IL_VM_FAIR_SERVER}")
   endif()
-  if(IL_VM_E2E OR IL_VM_E2E_KNOBS)
+  if(IL_VM_E2E OR IL_VM_E2E_KNOBS OR IL_VM_REFUSAL)
     list(APPEND _il_vm_args --)
   endif()
   if(IL_VM_E2E)
@@ -36,6 +45,9 @@ if(TARGET inputlat AND (IL_VM_E2E OR IL_VM_E2E_KNOBS OR IL_VM_FAIR_SERVER))
   endif()
   if(IL_VM_E2E_KNOBS)
     list(APPEND _il_vm_args "${IL_VM_E2E_KNOBS}")
+  endif()
+  if(IL_VM_REFUSAL AND TARGET test_sched_refusal)
+    list(APPEND _il_vm_args "${IL_VM_REFUSAL}")
   endif()
 endif()
 add_test(NAME vm COMMAND ${CMAKE_SOURCE_DIR}/tests/vm/run ${_il_vm_args})
