@@ -90,7 +90,8 @@ int il_sched_read(pid_t tid, struct il_sched_state *out)
 	if (sched_getaffinity(tid, sizeof(set), &set) != 0)
 		return -errno;
 
-	struct il_sched_state s = {.sched_class = (int)attr.sched_policy};
+	struct il_sched_state s = {.sched_class = (int)attr.sched_policy,
+				   .reset_on_fork = attr.sched_flags & SCHED_FLAG_RESET_ON_FORK};
 	if (il_sched_class_is_rt(s.sched_class)) {
 		s.priority = (int)attr.sched_priority;
 	} else if (s.sched_class == SCHED_DEADLINE) {
@@ -271,7 +272,14 @@ int il_sched_apply_self(const struct il_role_attrs *a, unsigned *dropped, char *
 	 * deadline the class changes first; otherwise affinity goes first so
 	 * the new class never runs on a CPU the role should not use. */
 	struct il_sched_state cur;
-	bool class_first = il_sched_read(0, &cur) == 0 && cur.sched_class == SCHED_DEADLINE;
+	bool have_cur = il_sched_read(0, &cur) == 0;
+	bool class_first = have_cur && cur.sched_class == SCHED_DEADLINE;
+	/* Only a privileged thread may clear reset-on-fork (which fifo, rr and
+	 * deadline set): one that RLIMIT_RTPRIO let into fifo could not come
+	 * back to a fair class without it (EPERM; seen in the qemu VM). For a
+	 * fair class it only resets a negative nice in children. */
+	if (have_cur && cur.reset_on_fork)
+		attr.sched_flags |= SCHED_FLAG_RESET_ON_FORK;
 	if (class_first && il_sys_sched_setattr(0, &attr) != 0) {
 		int e = errno;
 		explain(e, a, err, errlen);

@@ -49,6 +49,7 @@ struct il_sched_state {
 	uint64_t dl_runtime_ns, dl_deadline_ns, dl_period_ns;
 	cpu_set_t set;		     /* affinity */
 	char cpus[IL_CPULIST_MAX];   /* the same in list form, "0-1" */
+	bool reset_on_fork;	     /* SCHED_FLAG_RESET_ON_FORK is set */
 	bool has_uclamp;	     /* the kernel clamps utilization: util_* are read */
 	uint32_t util_min, util_max; /* 0..IL_UCLAMP_SCALE, the clamps requested */
 };
