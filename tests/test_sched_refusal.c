@@ -175,7 +175,7 @@ static void test_refusal_rlimits_grant(void **state)
 	if ((rt.rlim_max < 5 || nice.rlim_max < 25) && !il_sysinfo_cap_effective(CAP_SYS_RESOURCE))
 		IL_TEST_SKIP(
 		    "hard RLIMIT_RTPRIO %llu, RLIMIT_NICE %llu, and no CAP_SYS_RESOURCE to "
-		    "raise them to 5 and 25",
+		    "raise them to 5 and 25 (the vm test runs this case)",
 		    (unsigned long long)rt.rlim_max, (unsigned long long)nice.rlim_max);
 	in_child(rlimit_case, NULL);
 }
