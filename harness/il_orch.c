@@ -173,9 +173,7 @@ static void enter_stopping(struct il_run *r, uint64_t now)
 	r->phase = IL_PH_STOPPING;
 	r->phase_deadline_ns = now + il_ms_to_ns(stop_timeout_ms(r));
 	il_watchdog_kill_at(r->phase_deadline_ns + il_ms_to_ns(STOP_KILL_SLACK_MS));
-	/* Keeping reset-on-fork: without CAP_SYS_NICE (RLIMIT_RTPRIO) clearing
-	 * it is refused, and the loop would stay at fifo 98. */
-	sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK, &sp);
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
 }
 
 /* Arms the injection timer delay_ns from now (0: at once). */

@@ -53,7 +53,7 @@ static void demote_loop(void)
 	struct sched_param sp = {.sched_priority = 0};
 
 	if (wd.loop_tid > 0)
-		sched_setscheduler(wd.loop_tid, SCHED_OTHER | SCHED_RESET_ON_FORK, &sp);
+		sched_setscheduler(wd.loop_tid, SCHED_OTHER, &sp);
 }
 
 static void expire(void)
