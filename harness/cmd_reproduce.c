@@ -1054,7 +1054,7 @@ int il_cmd_reproduce(int argc, char **argv)
 	void (*const judge[5])(struct repro *, struct claim *) = {claim1, claim1_chromeos, claim2,
 								  claim3, claim4};
 	const char *json_path = NULL;
-	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term, old_tstp;
 	char start_time[32], *cmdline;
 	struct timespec start_wall;
 	cpu_set_t allowed;
@@ -1121,10 +1121,13 @@ int il_cmd_reproduce(int argc, char **argv)
 	}
 
 	/* Interrupted: the running child gets the signal too (same process
-	 * group) and stops cleanly; we stop after it and report nothing. */
+	 * group) and stops cleanly; we stop after it and report nothing.
+	 * Ctrl-Z likewise: the run ends on it (a paused run keeps knobs
+	 * changed), and a reproduce left stopped would wait on nothing. */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGTSTP, &sa, &old_tstp);
 	sa_set = true;
 
 	printf("# inputlat reproduce: %u round%s of claim 1, %u of claims 2-4%s, %u CPUs, %s\n",
@@ -1227,6 +1230,7 @@ out:
 	if (sa_set) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGTSTP, &old_tstp, NULL);
 	}
 	cJSON_Delete(root);
 	cJSON_Delete(r.kernel);

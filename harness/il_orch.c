@@ -785,8 +785,21 @@ static void signal_cb(uv_signal_t *s, int signum)
 		return;
 	}
 	il_progress_clear(&r->progress);
-	fprintf(stderr, "inputlat: %s: stopping, writing results for the events so far\n",
-		strsignal(signum));
+	/*
+	 * Ctrl-Z ends the run too: a paused run would hold the system knobs
+	 * (and the machine lock) for as long as it stays stopped, its watchdog
+	 * stopped with it, and its latencies after `fg` would measure the
+	 * pause. The children ignore SIGTSTP (il_child.c), so they are not
+	 * left stopped with the stop to do.
+	 */
+	if (signum == SIGTSTP)
+		fprintf(stderr,
+			"inputlat: %s: a paused run would keep the system knobs changed and "
+			"measure the pause; stopping, writing results for the events so far\n",
+			strsignal(signum));
+	else
+		fprintf(stderr, "inputlat: %s: stopping, writing results for the events so far\n",
+			strsignal(signum));
 	r->interrupted = true;
 	run_stop(r);
 }
@@ -811,7 +824,7 @@ static void walk_close_cb(uv_handle_t *h, void *arg)
 
 void il_orch_init(struct il_run *r)
 {
-	static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+	static const int sigs[4] = {SIGINT, SIGTERM, SIGHUP, SIGTSTP};
 
 	int rc = uv_loop_init(&r->loop);
 
@@ -846,7 +859,7 @@ void il_orch_init(struct il_run *r)
 	uv_poll_start(&r->inject_poll, UV_READABLE, inject_poll_cb);
 	/* libuv's signal pipe is made here: without it no handler, and an
 	 * unchecked handle would abort in libuv. */
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		rc = uv_signal_init(&r->loop, &r->sig[i]);
 		if (rc < 0) {
 			il_orch_fail(

@@ -536,6 +536,7 @@ int il_cmd_run(int argc, char **argv)
 	sigaddset(&stop_sigs, SIGINT);
 	sigaddset(&stop_sigs, SIGTERM);
 	sigaddset(&stop_sigs, SIGHUP);
+	sigaddset(&stop_sigs, SIGTSTP);
 	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old_mask);
 	signal(SIGPIPE, SIG_IGN);
 	memset(&r, 0, sizeof(r));

@@ -92,7 +92,8 @@ struct il_run {
 	 * phase): a child is judged hung only on a ping unanswered by then. */
 	uv_check_t io_check;
 	uint64_t io_seen_ns;
-	uv_signal_t sig[3];
+	/* SIGINT, SIGTERM, SIGHUP, SIGTSTP: each ends the run (il_orch.c). */
+	uv_signal_t sig[4];
 	uint64_t rng;
 
 	/* Events in flight, and where final ones go (il_event_sink.h). */

@@ -278,8 +278,10 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_NAME, process);
 	signal(SIGPIPE, SIG_IGN);
-	/* Ctrl-C reaches the whole process group; the orchestrator leads the stop. */
+	/* Ctrl-C and Ctrl-Z reach the whole process group; the orchestrator
+	 * leads the stop (a child stopped by Ctrl-Z could not take part). */
 	signal(SIGINT, SIG_IGN);
+	signal(SIGTSTP, SIG_IGN);
 	c->proc = proc;
 	c->process = process;
 	c->hooks = *hooks;

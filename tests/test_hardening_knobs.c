@@ -9,7 +9,7 @@
  * stale; `check` never writes a knob a run holds; the watchdog of a run
  * that put its knobs back never writes them again; a restore that fails is
  * reported as failed (exit 1, one line, knobs[].restored false) and kept
- * for `inputlat restore`.
+ * for `inputlat restore`; Ctrl-Z ends a run like Ctrl-C, knobs put back.
  *
  * Root, under the knob fixture (tests/lib/il_test_knobs.h), which puts
  * the knobs back after every case.
@@ -199,6 +199,51 @@ static void test_hardening_knobs_restore_from_memory(void **state)
 		cJSON_Delete(root);
 		print_message("state file %s mid-run: knob back, exit 0\n", names[t]);
 	}
+}
+
+/* --- Ctrl-Z --------------------------------------------------------------- */
+
+/*
+ * Ctrl-Z (SIGTSTP to the terminal's foreground group: inputlat and its
+ * children) ends the run: a paused run would keep the knobs changed for as
+ * long as it stays stopped, with its watchdog stopped too. The knob is
+ * back, the report says interrupted, nobody is left stopped (a stopped
+ * process would make the wait below run out).
+ */
+static void test_hardening_knobs_ctrl_z_ends_run(void **state)
+{
+	const char *args[] = {"--events", "100000", "--interval-ms", "20", "--json", NULL, NULL};
+	char json[PATH_MAX];
+	struct il_test_chain c;
+	cJSON *root;
+	const cJSON *k;
+	int st;
+
+	il_test_knobs_need_change(VALUE);
+	il_test_knobs_need_free();
+	snprintf(json, sizeof(json), "%s", il_test_suite_file("ctrl-z.json"));
+	args[5] = json;
+	il_test_chain_assert_up(&c, start(&c, "ctrl-z", NULL, policy, args, NULL));
+	wait_knob(VALUE);
+	assert_true(il_test_chain_wait_events(&c, 5, START_MS));
+	/* What the terminal does: every process of the group, at once. */
+	kill(c.pid, SIGTSTP);
+	for (int p = 0; p < IL_TEST_NKIDS; p++)
+		if (c.kids[p])
+			kill(c.kids[p], SIGTSTP);
+	st = il_test_chain_wait(&c, IL_TEST_HANG_MS);
+	il_test_assert_exited(st, 0, chain_err(&c));
+	assert_knob_orig();
+	if (!strstr(chain_err(&c), "a paused run would keep the system knobs changed"))
+		fail_msg("Ctrl-Z: want the reason in one line, got:\n%s", chain_err(&c));
+	root = il_test_json_load(json);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(root, "interrupted")));
+	k = il_test_knobs_report_entry(root, IL_TEST_RT_RUNTIME);
+	assert_non_null(k);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(k, "restored")));
+	cJSON_Delete(root);
+	assert_true(il_test_chain_gone(&c, 2000));
+	assert_int_equal(il_test_count_project_procs(), 0);
 }
 
 /* --- one lock per machine ------------------------------------------------ */
@@ -644,6 +689,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_hardening_knobs_restore_from_memory,
 				      il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_knobs_ctrl_z_ends_run, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_hardening_knobs_one_lock_per_machine,
 				      il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_hardening_knobs_dead_run_repaired_anywhere,
