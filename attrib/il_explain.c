@@ -11,6 +11,7 @@
 #include "il_attrib.h"
 #include "il_chain.h"
 #include "il_file.h"
+#include "il_printable.h"
 
 /* Column heads of the hop table, in enum il_attrib_comp order. */
 static const char *const heads[IL_NCOMP] = {"work", "preempt", "send", "wake",	 "runq",
@@ -31,22 +32,6 @@ static void fmt_time(char *buf, size_t n, double us)
 		snprintf(buf, n, "%.0f us", us);
 }
 
-/*
- * A culprit's name as text: another process's name is any bytes it set,
- * and an escape sequence in one would act on the terminal of whoever
- * reads a saved explain later. Control characters become '?', as ps shows
- * them.
- */
-static const char *printable_name(const char *t, char *buf, size_t n)
-{
-	size_t i = 0;
-
-	for (; t[i] && i + 1 < n; i++)
-		buf[i] = (unsigned char)t[i] < 0x20 || t[i] == 0x7f ? '?' : t[i];
-	buf[i] = '\0';
-	return buf;
-}
-
 void il_explain_culprit_words(const cJSON *c, char *buf, size_t n)
 {
 	const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "thread"));
@@ -55,7 +40,8 @@ void il_explain_culprit_words(const cJSON *c, char *buf, size_t n)
 	int p = cJSON_IsNumber(pr) ? (int)pr->valuedouble : 0;
 	char name[96];
 
-	t = t ? printable_name(t, name, sizeof(name)) : "?";
+	/* Another process's name is any bytes it set: as ps shows it. */
+	t = t ? il_printable_copy(t, name, sizeof(name)) : "?";
 	if (!cls) {
 		if (!strcmp(t, "idle"))
 			snprintf(buf, n, "an idle CPU (idle exit)");
@@ -451,6 +437,13 @@ static void header(FILE *out, const cJSON *run, const cJSON *attr, const char *p
 		str_or(run, "scenario.hog_mode"),
 		count(c3, sizeof(c3), num(run, "scenario.load_threads")),
 		str_or(run, "kernel.release"), count(c4, sizeof(c4), num(run, "kernel.nr_cpus")));
+	/* A run cut short says so: its events are those before the cut. */
+	if (cJSON_GetStringValue(il_json_get(run, "error")))
+		fprintf(out, "# that run failed (%.300s) after %s completed events\n",
+			str_or(run, "error"), count(c1, sizeof(c1), num(run, "events.completed")));
+	else if (cJSON_IsTrue(il_json_get(run, "interrupted")))
+		fprintf(out, "# that run was interrupted (a signal) after %s completed events\n",
+			count(c1, sizeof(c1), num(run, "events.completed")));
 	fprintf(out, "# %s of %s events explained", count(c1, sizeof(c1), explained),
 		count(c2, sizeof(c2), explained + un));
 	if (!isnan(num(attr, "residual_pct.p50")))

@@ -27,6 +27,7 @@
 #include "il_file.h"
 #include "il_header.h"
 #include "il_parse.h"
+#include "il_printable.h"
 #include "il_stats.h"
 
 #define FILE_VERSION  1
@@ -165,6 +166,26 @@ static int latencies_sane(const cJSON *root, const char *path)
 	return 0;
 }
 
+/*
+ * A run that failed (a child died or hung, the chain never came up) wrote
+ * what it had when it failed, with the reason under `error`: figures cut
+ * off by a fault, not a measurement of the policy. Refused with the reason;
+ * never counted as a round. (An interrupted run is a measurement, shorter,
+ * as cyclictest's Ctrl-C is; a run whose only failure was putting a knob
+ * back measured normally and has no `error`.)
+ */
+static bool run_failed(const cJSON *root, const char *path)
+{
+	const char *e = cJSON_GetStringValue(il_json_get(root, "error"));
+	char why[300];
+
+	if (!e)
+		return false;
+	fprintf(stderr, "compare: %s: that run failed (%s): its figures are not a measurement\n",
+		path, il_printable_copy(e, why, sizeof(why)));
+	return true;
+}
+
 static int add_report(struct group *g, const char *path)
 {
 	static const char *const required[] = {"events.sent", "events.completed",
@@ -193,7 +214,7 @@ static int add_report(struct group *g, const char *path)
 			cJSON_Delete(root);
 			return -1;
 		}
-	if (latencies_sane(root, path) < 0) {
+	if (latencies_sane(root, path) < 0 || run_failed(root, path)) {
 		cJSON_Delete(root);
 		return -1;
 	}
@@ -203,7 +224,9 @@ static int add_report(struct group *g, const char *path)
 		const cJSON *p = il_json_get(root, "policy");
 		char pol[128];
 
-		snprintf(pol, sizeof(pol), "%s", cJSON_IsString(p) ? p->valuestring : "?");
+		/* A report is a file anybody may have written: no escape
+		 * sequence of it reaches the terminal. */
+		il_printable_copy(cJSON_IsString(p) ? p->valuestring : "?", pol, sizeof(pol));
 		if (g->n == 1)
 			snprintf(g->policy, sizeof(g->policy), "%s", pol);
 		else if (strcmp(g->policy, pol) != 0)
@@ -649,6 +672,7 @@ static void print_latencies(const struct group *a, const struct group *b, const 
 		if (!na && !nb)
 			continue;
 		snprintf(label, sizeof(label), "hop %2d %s p50 (us)", k, name ? name : "");
+		il_printable(label);
 		print_info_row(label, geomean(va, na), geomean(vb, nb), "%.1f");
 	}
 }

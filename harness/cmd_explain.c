@@ -5,12 +5,14 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "il_cmd.h"
 #include "il_explain.h"
 #include "il_file.h"
 #include "il_parse.h"
+#include "il_printable.h"
 
 static void usage(FILE *f)
 {
@@ -43,7 +45,9 @@ int il_cmd_explain(int argc, char **argv)
 	};
 	struct il_explain_opts o = {0};
 	cJSON *a = NULL, *b = NULL;
-	char err[1024];
+	char err[1024], *text = NULL;
+	FILE *mem;
+	size_t len = 0;
 	uint64_t v;
 	int c, rc = 2;
 
@@ -126,13 +130,32 @@ int il_cmd_explain(int argc, char **argv)
 		fprintf(stderr, "explain: %s\n", err);
 		goto out;
 	}
+	/*
+	 * Written to memory first, then out with control characters replaced:
+	 * every string of a report (a policy, a thread's name, an error) came
+	 * from a file anybody may have written, and an escape sequence in one
+	 * would act on the reader's terminal.
+	 */
+	mem = open_memstream(&text, &len);
+	if (!mem) {
+		fprintf(stderr, "explain: out of memory\n");
+		rc = 1;
+		goto out;
+	}
 	if (b)
-		rc = il_explain_compare(a, argv[optind], b, argv[optind + 1], &o, stdout, err,
+		rc = il_explain_compare(a, argv[optind], b, argv[optind + 1], &o, mem, err,
 					sizeof(err));
 	else
-		rc = il_explain_run(a, argv[optind], &o, stdout, err, sizeof(err));
+		rc = il_explain_run(a, argv[optind], &o, mem, err, sizeof(err));
+	if (fclose(mem) != 0) {
+		fprintf(stderr, "explain: out of memory\n");
+		rc = 1;
+	} else if (il_printable_write(text, len, stdout) < 0) {
+		rc = 1;
+	}
+	free(text);
 	if (rc == 2)
-		fprintf(stderr, "explain: %s\n", err);
+		fprintf(stderr, "explain: %s\n", il_printable(err));
 	if (fflush(stdout) != 0)
 		rc = 1;
 out:

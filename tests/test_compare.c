@@ -427,6 +427,45 @@ static void test_compare_impossible_values_refused(void **state)
 	free(text);
 }
 
+/* a.json with its policy and error set (NULL: none), as name. */
+static void write_variant(const char *name, const char *policy, const char *error)
+{
+	char src[128], dst[128], err[256];
+	cJSON *root;
+
+	path_of(src, sizeof(src), "a.json");
+	path_of(dst, sizeof(dst), name);
+	assert_int_equal(il_json_load(src, &root, err, sizeof(err)), 0);
+	cJSON_ReplaceItemInObject(root, "policy", cJSON_CreateString(policy));
+	if (error)
+		cJSON_AddStringToObject(root, "error", error);
+	assert_int_equal(il_json_write(dst, root), 0);
+	cJSON_Delete(root);
+}
+
+/*
+ * A failed run's report (it says why under `error`) is what was left when
+ * a child died or hung, not a measurement: refused with the reason, in one
+ * line, never counted as a round. A report's strings reach the terminal
+ * without their control characters.
+ */
+static void test_compare_failed_run_refused(void **state)
+{
+	(void)state;
+	write_variant("failed.json", "cfs", "render-sim exited (signal 9)\x1b[2J");
+	assert_int_equal(run_compare("a.json", "failed.json"), 2);
+	if (!strstr(err_text, "failed.json: that run failed (render-sim exited (signal 9)?[2J): "
+			      "its figures are not a measurement"))
+		fail_msg("want the failed run refused, got: %s", err_text);
+	assert_int_equal(count_lines(err_text), 1);
+	assert_string_equal(out_text, "");
+
+	write_variant("hostile.json", "rt\x1b]0;owned\x07", NULL);
+	assert_int_equal(run_compare("a.json", "hostile.json"), 0);
+	assert_non_null(strstr(out_text, "policy rt?]0;owned?)"));
+	assert_null(strchr(out_text, '\x1b'));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -437,6 +476,7 @@ int main(void)
 	    cmocka_unit_test(test_compare_json_for_the_sweep),
 	    cmocka_unit_test(test_compare_errors_one_line),
 	    cmocka_unit_test(test_compare_impossible_values_refused),
+	    cmocka_unit_test(test_compare_failed_run_refused),
 	};
 
 	if (il_test_filters("test_compare", tests, sizeof(tests) / sizeof(tests[0])) < 0)

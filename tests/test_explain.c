@@ -384,6 +384,51 @@ static void test_explain_unavailable(void **state)
 				     "no event of that run was explained (0 completed)", NULL);
 }
 
+/*
+ * A run cut short says so in the header; and no string of a report reaches
+ * the terminal with a control character in it (a policy, an error, a
+ * kernel release: any file anybody wrote), on stdout or in the one line on
+ * stderr.
+ */
+static void test_explain_cut_short_and_hostile_strings(void **state)
+{
+	char path[300];
+	cJSON *r = report("\x1b[2Jcfs", 100), *a;
+	int rc;
+
+	(void)state;
+	cJSON_AddStringToObject(r, "error", "viz-sim died\x1b]0;owned\x07");
+	cJSON_AddItemToObject(r, "events", cJSON_Parse("{\"sent\": 120, \"completed\": 100}"));
+	cJSON_AddItemToObject(r, "kernel", cJSON_Parse("{\"release\": \"6.1\\u001b[1A\"}"));
+	snprintf(path, sizeof(path), "%s/cut.json", dir);
+	write_report(path, r);
+	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL);
+	assert_int_equal(rc, 0);
+	if (!strstr(OUT,
+		    "# that run failed (viz-sim died?]0;owned?) after 100 completed events\n") ||
+	    !strstr(OUT, "# policy ?[2Jcfs, 120 events") || !strstr(OUT, "kernel 6.1?[1A,"))
+		fail_msg("header of a failed run with hostile strings:\n%s", OUT);
+	assert_null(strchr(OUT, '\x1b'));
+	assert_null(strchr(OUT, '\x07'));
+
+	r = report("cfs", 100);
+	cJSON_AddBoolToObject(r, "interrupted", true);
+	cJSON_AddItemToObject(r, "events", cJSON_Parse("{\"sent\": 40, \"completed\": 38}"));
+	write_report(path, r);
+	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL), 0);
+	assert_non_null(
+	    strstr(OUT, "# that run was interrupted (a signal) after 38 completed events\n"));
+
+	/* The one line on stderr too. */
+	r = cJSON_CreateObject();
+	a = cJSON_AddObjectToObject(r, "attribution");
+	cJSON_AddBoolToObject(a, "available", false);
+	cJSON_AddStringToObject(a, "why", "no BPF\x1b[2J here");
+	write_report(path, r);
+	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL);
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "no BPF?[2J here", NULL);
+}
+
 static int group_setup(void **state)
 {
 	if (il_test_tmpdir_make(dir, sizeof(dir), "explain") < 0)
@@ -430,6 +475,7 @@ int main(void)
 	    cmocka_unit_test(test_explain_compare),
 	    cmocka_unit_test(test_explain_unavailable),
 	    cmocka_unit_test(test_explain_culprit_name_printable),
+	    cmocka_unit_test(test_explain_cut_short_and_hostile_strings),
 	};
 
 	if (il_test_filters("test_explain", tests, sizeof(tests) / sizeof(tests[0])) < 0)

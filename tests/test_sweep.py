@@ -342,6 +342,19 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertIn("rt under idle: no round succeeded", md)
         self.assertTrue(os.path.exists(os.path.join(self.out, "plots", "cdf-idle.png")))
 
+    def test_sweep_interrupted_run_is_no_round(self):
+        # A run stopped by somebody else's signal exits 0 with what it had:
+        # shorter than the sweep's rounds, so recorded as an error, not kept.
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_INTERRUPTED": "rt"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        cdir = os.path.join(self.out, "cells", "rt__idle")
+        with open(os.path.join(cdir, "round-1.error")) as f:
+            self.assertRegex(f.read(), r"^exit 0 but the run was interrupted by a signal after "
+                                       r"\d+ of \d+ events\n$")
+        self.assertFalse(os.path.exists(os.path.join(cdir, "round-1.json")))
+        with open(os.path.join(self.out, "summary.md")) as f:
+            self.assertIn("rt under idle: no round succeeded", f.read())
+
     def test_sweep_reruns_rounds_whose_work_is_off(self):
         r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_WORK_OFF": "rt", "FAKE_INPUTLAT_LOG": self.log})
         self.assertEqual(r.returncode, 0, r.stderr)
