@@ -275,12 +275,14 @@ static bool debugfs_mounted(void)
 }
 
 /*
- * Whether the running kernel has a fair server, from its own type
- * information: Linux 6.12 added `struct sched_dl_entity fair_server` to
- * struct rq. 1 yes, 0 no, -1 unknown (no BTF, or built without libbpf).
- * Parsing vmlinux's BTF takes 13-18 ms here: done once per process.
+ * Whether the running kernel has a fair server, and an ext server, from
+ * its own type information: Linux 6.12 added `struct sched_dl_entity
+ * fair_server` to struct rq, and the sched_ext deadline server adds
+ * `ext_server` beside it. 1 yes, 0 no, -1 unknown (no BTF, or built
+ * without libbpf). Parsing vmlinux's BTF takes 13-18 ms here: done once
+ * per process.
  */
-static int btf_fair_server = -1;
+static int btf_fair_server = -1, btf_ext_server = -1;
 
 #ifdef IL_HAVE_LIBBPF
 static int btf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -290,7 +292,7 @@ static int btf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 }
 #endif
 
-static void btf_fair_server_read(void)
+static void btf_servers_read(void)
 {
 #ifdef IL_HAVE_LIBBPF
 	struct btf *btf = NULL;
@@ -312,24 +314,32 @@ static void btf_fair_server_read(void)
 	if (t) {
 		const struct btf_member *m = btf_members(t);
 
-		btf_fair_server = 0;
+		btf_fair_server = btf_ext_server = 0;
 		for (unsigned i = 0; i < btf_vlen(t); i++) {
 			const char *name = btf__name_by_offset(btf, m[i].name_off);
 
 			if (name && !strcmp(name, "fair_server"))
 				btf_fair_server = 1;
+			if (name && !strcmp(name, "ext_server"))
+				btf_ext_server = 1;
 		}
 	}
 	btf__free(btf);
 #endif
 }
 
+static pthread_once_t btf_once = PTHREAD_ONCE_INIT;
+
 static int btf_has_fair_server(void)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-	pthread_once(&once, btf_fair_server_read);
+	pthread_once(&btf_once, btf_servers_read);
 	return btf_fair_server;
+}
+
+static int btf_has_ext_server(void)
+{
+	pthread_once(&btf_once, btf_servers_read);
+	return btf_ext_server;
 }
 
 int il_fair_server_probe(struct il_fair_server *out)
@@ -528,9 +538,16 @@ void il_sysinfo_preempt(char *model, size_t mlen, char *source, size_t slen)
 	}
 }
 
-/* [{cpu, runtime_ns, period_ns}] from debugfs dir/cpuN, or a reason. */
-static void add_server_per_cpu(cJSON *k, const char *key, const char *dir, unsigned major,
-			       unsigned minor, const char *config)
+/*
+ * [{cpu, runtime_ns, period_ns}] from debugfs dir/cpuN, or a reason.
+ * Absent only on evidence: a kernel older than the first that had it, a
+ * config without it, or, where debugfs cannot say, struct rq without
+ * `member` in the kernel's BTF (btf(): 1, 0, -1 unknown; parsed only
+ * then). A version is no evidence that a later kernel has it: backports
+ * and configs differ.
+ */
+static void add_server_per_cpu(cJSON *k, const char *key, const char *dir, const char *member,
+			       int (*btf)(void), unsigned major, unsigned minor, const char *config)
 {
 	char path[300], v[32], text[300];
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
@@ -548,6 +565,7 @@ static void add_server_per_cpu(cJSON *k, const char *key, const char *dir, unsig
 		cJSON_AddStringToObject(k, key, text);
 		return;
 	}
+
 	a = cJSON_CreateArray();
 	for (long cpu = 0; cpu < ncpu; cpu++) {
 		cJSON *o;
@@ -562,7 +580,13 @@ static void add_server_per_cpu(cJSON *k, const char *key, const char *dir, unsig
 		}
 		if (r) {
 			cJSON_Delete(a);
-			add_unreadable_debugfs(k, key, dir, r);
+			if (btf() == 0) {
+				snprintf(text, sizeof(text),
+					 "absent: struct rq has no %s in the kernel's BTF", member);
+				cJSON_AddStringToObject(k, key, text);
+			} else {
+				add_unreadable_debugfs(k, key, dir, r);
+			}
 			return;
 		}
 		o = cJSON_CreateObject();
@@ -593,9 +617,12 @@ void il_sysinfo_kernel_facts(cJSON *k)
 		add_unreadable_debugfs(k, "sched_features", IL_SYSINFO_DEBUGFS "/sched/features",
 				       r);
 
-	add_server_per_cpu(k, "fair_server_per_cpu", IL_SYSINFO_FAIR_SERVER, 6, 12, NULL);
-	add_server_per_cpu(k, "ext_server_per_cpu", IL_SYSINFO_DEBUGFS "/sched/ext_server", 7, 0,
-			   "CONFIG_SCHED_CLASS_EXT");
+	/* Both servers came with or after 6.12 (the fair server in it,
+	 * sched_ext too); which kernel has the ext server, its BTF says. */
+	add_server_per_cpu(k, "fair_server_per_cpu", IL_SYSINFO_FAIR_SERVER, "fair_server",
+			   btf_has_fair_server, 6, 12, NULL);
+	add_server_per_cpu(k, "ext_server_per_cpu", IL_SYSINFO_DEBUGFS "/sched/ext_server",
+			   "ext_server", btf_has_ext_server, 6, 12, "CONFIG_SCHED_CLASS_EXT");
 
 	o = cJSON_AddObjectToObject(k, "rt_group_sched");
 	if (kconfig_or_why("CONFIG_RT_GROUP_SCHED", v, sizeof(v)))

@@ -102,6 +102,18 @@ static void check_kernel(const cJSON *k)
 	o = cJSON_GetObjectItemCaseSensitive(k, "sched_ext");
 	check_leaf(o, "kernel.sched_ext", "state", NULL);
 	check_leaf(o, "kernel.sched_ext", "scheduler", NULL);
+	/* The ext server is sched_ext's: a kernel without sched_ext has none,
+	 * for the same reason, and its absence is never guessed from the
+	 * version (it said "kernel older than 7.0" on 6.18). */
+	{
+		const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(o, "state"));
+		const char *es = cJSON_GetStringValue(cJSON_GetObjectItem(k, "ext_server_per_cpu"));
+
+		if (st && strstr(st, "without CONFIG_SCHED_CLASS_EXT"))
+			assert_true(es && !strcmp(es, st));
+		if (es && !strncmp(es, "absent: kernel older than", 25))
+			assert_false(il_sysinfo_kernel_at_least(6, 12));
+	}
 	check_leaf(k, "kernel", "config", NULL);
 	/* Where debugfs cannot be read, the preemption model says how it was
 	 * found instead (command line, config, uname). */
