@@ -283,10 +283,10 @@ class FakeSweep(unittest.TestCase, Outputs):
                               r"io-write.dat bs=1M count=256 status=none; done$")
         self.assertFalse(glob.glob(os.path.join(self.out, "cells", "*", "io-write.dat")))
 
-    def test_sweep_resumes_after_interrupt(self):
-        # The first run finishes; the second one waits until it is
-        # interrupted, so the SIGTERM lands while a run is under way however
-        # fast or slow this machine is, and exactly one cell is done.
+    def interrupt_mid_run(self, sig):
+        """Starts a sweep whose first run finishes and whose second waits
+        until it is interrupted, so that sig lands while a run is under way
+        however fast or slow this machine is; returns (stderr, the runs)."""
         env = {"FAKE_INPUTLAT_LOG": self.log, "FAKE_INPUTLAT_BLOCK_AFTER": "1"}
         proc = subprocess.Popen([sys.executable, SWEEP, "--inputlat", FAKE, "--out", self.out, *SMALL],
                                 env=dict(os.environ, **env), stderr=subprocess.PIPE, text=True)
@@ -298,7 +298,7 @@ class FakeSweep(unittest.TestCase, Outputs):
             # past starting it: a signal there is the interrupt of a run.
             if blocked_in_poll(proc.pid) is not None:
                 wait_for(lambda: blocked_in_poll(proc.pid), "the sweep waiting for its run")
-            proc.send_signal(signal.SIGTERM)
+            proc.send_signal(sig)
             _, err = proc.communicate(timeout=30)
         finally:
             if proc.poll() is None:
@@ -308,13 +308,25 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertIn("run the same command again to resume", err)
         first = logged_runs(self.log)
         self.assertEqual(len(first), 2)
+        # The interrupted run was stopped, not left running.
+        wait_for(lambda: not any(fake_running(r["pid"]) for r in first),
+                 "the interrupted run ended", timeout=10)
+        return err, first
+
+    def test_sweep_ctrl_z_interrupts(self):
+        # Ctrl-Z stops the sweep like Ctrl-C: a sweep left stopped would
+        # hold the machine lock (--lock) with nothing happening; it resumes
+        # by running the same command again.
+        self.interrupt_mid_run(signal.SIGTSTP)
+
+    def test_sweep_resumes_after_interrupt(self):
+        # Exactly one cell is done when the SIGTERM lands.
+        cells = os.path.join(self.out, "cells")
+        _, first = self.interrupt_mid_run(signal.SIGTERM)
         done = {os.path.relpath(p, cells)[:-len(".json")]
                 for p in glob.glob(os.path.join(cells, "*", "round-*.json"))}
         self.assertEqual(len(done), 1)
         self.assertFalse(os.path.exists(os.path.join(self.out, "summary.md")))
-        # The interrupted run was stopped, not left running.
-        wait_for(lambda: not any(fake_running(r["pid"]) for r in first),
-                 "the interrupted run ended", timeout=10)
 
         r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
         self.assertEqual(r.returncode, 0, r.stderr)
