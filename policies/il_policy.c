@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "il_file.h"
 #include "il_parse.h"
 
 #define POLICY_SUFFIX ".policy"
@@ -723,11 +725,20 @@ int il_policy_load(const char *name_or_path, const char *builtin_dir, struct il_
 		r = -ENOMEM;
 		goto out;
 	}
-	c->fp = fopen(path, "re");
+	/* As every input: only a regular file, and a FIFO refused at once
+	 * (`policies show` waited on one forever), wherever the name led. */
+	char kind[48] = "";
+	int fd = il_file_open_input(path, false, kind, sizeof(kind));
+
+	c->fp = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!c->fp) {
-		r = -errno;
+		r = fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
 		if (builtin && r == -ENOENT)
 			unknown_policy(name_or_path, builtin_dir, err, errlen);
+		else if (kind[0])
+			snprintf(err, errlen, "%s: %s, not a regular file", path, kind);
 		else
 			snprintf(err, errlen, "%s: %s", path, strerror(-r));
 		goto out;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "il_file.h"
+
 #define SCRIPT_MAX (4u << 20)
 /* Every block carries its size in front, so frees can be counted. */
 #define HDR 16
@@ -177,37 +179,28 @@ size_t il_js_heap_peak(const struct il_js *js)
 
 int il_js_read_file(const char *path, char **out, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
 	struct stat st;
-	char *buf;
-	size_t n;
+	size_t n = 0;
+	/* As every input: a FIFO (or a device) is refused at once, never
+	 * waited on (a FIFO held `run` in open() with its stop signals
+	 * blocked, forever). */
+	char *buf = il_file_read(path, SCRIPT_MAX, &n);
 
-	if (!f) {
+	if (!buf) {
 		int e = errno;
 
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		if (e == EFBIG)
+			snprintf(err, errlen, "%s: more than a script may have (%u bytes)", path,
+				 SCRIPT_MAX);
+		else if ((e == EINVAL || e == EISDIR) && stat(path, &st) == 0)
+			snprintf(err, errlen, "%s: %s, not a regular file", path,
+				 il_file_kind(st.st_mode));
+		else if (e == ENOMEM)
+			snprintf(err, errlen, "out of memory");
+		else
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
 	}
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-		fclose(f);
-		snprintf(err, errlen, "%s: not a regular file", path);
-		return -EINVAL;
-	}
-	if ((size_t)st.st_size > SCRIPT_MAX) {
-		fclose(f);
-		snprintf(err, errlen, "%s: %lld bytes, more than a script may have (%u)", path,
-			 (long long)st.st_size, SCRIPT_MAX);
-		return -EFBIG;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		fclose(f);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	n = fread(buf, 1, (size_t)st.st_size, f);
-	fclose(f);
-	buf[n] = '\0';
 	if (memchr(buf, '\0', n)) {
 		free(buf);
 		snprintf(err, errlen, "%s: not a text file (NUL byte)", path);

@@ -524,6 +524,11 @@ static void test_hardening_io_stdout_output(void **state)
 
 /* --- inputs -------------------------------------------------------------- */
 
+static void policy_dir_env(void *dir)
+{
+	setenv("IL_POLICY_DIR", dir, 1);
+}
+
 static void test_hardening_io_bad_inputs(void **state)
 {
 	const char *fifo = il_test_suite_file("in.fifo"), *dir = il_test_suite_file("in.dir"),
@@ -564,6 +569,42 @@ static void test_hardening_io_bad_inputs(void **state)
 
 		run(args);
 		assert_refused("policy device", "a character device, not a regular file", NULL);
+	}
+	/* Every input file is opened the same way, whichever option or
+	 * directory names it: a hog script and a policy shown or listed from
+	 * IL_POLICY_DIR waited on a FIFO forever (run with its stop signals
+	 * still blocked). */
+	{
+		const char *args[] = {"run", "--hog", "1", "--hog-script", fifo, NULL};
+
+		run(args);
+		assert_refused("hog script FIFO", "a FIFO, not a regular file", NULL);
+	}
+	const char *shows[][2] = {
+	    {fifo, "a FIFO"}, {"/dev/null", "a character device"}, {dir, "a directory"}};
+	for (size_t i = 0; i < sizeof(shows) / sizeof(shows[0]); i++) {
+		const char *args[] = {"policies", "show", shows[i][0], NULL};
+
+		run(args);
+		assert_refused(shows[i][0], shows[i][1], "not a regular file");
+	}
+	{
+		const char *pdir = il_test_suite_file("pdir");
+		const char *show[] = {"policies", "show", "zz", NULL}, *list[] = {"policies", NULL};
+		char zz[PATH_MAX];
+
+		mkdir(pdir, 0755);
+		snprintf(zz, sizeof(zz), "%s/zz.policy", pdir);
+		unlink(zz);
+		assert_int_equal(mkfifo(zz, 0644), 0);
+		run_pre(show, policy_dir_env, (void *)pdir);
+		assert_refused("IL_POLICY_DIR show FIFO", "zz.policy: a FIFO", NULL);
+		run_pre(list, policy_dir_env, (void *)pdir);
+		if (res->exit_code == 0 || !il_test_one_line(res->err) ||
+		    !strstr(res->err, "zz.policy: a FIFO"))
+			fail_msg("policies with a FIFO in IL_POLICY_DIR: exit %d:\n%s",
+				 res->exit_code, res->err);
+		unlink(zz);
 	}
 	const char *replays[][2] = {{fifo, "a FIFO"},
 				    {"/dev/zero", "a character device"},
