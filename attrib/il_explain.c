@@ -1,5 +1,6 @@
 #include "il_explain.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -30,6 +31,19 @@ static void fmt_time(char *buf, size_t n, double us)
 		snprintf(buf, n, "%.2f ms", us / 1000);
 	else
 		snprintf(buf, n, "%.0f us", us);
+}
+
+/*
+ * A string of the report at path, as text for the terminal, or "?": a
+ * report is a file anybody may have written, and a newline or an escape
+ * sequence in one of its strings would forge lines of this output or act
+ * on the reader's terminal (control characters become '?').
+ */
+static const char *str_or(const cJSON *o, const char *path, char *buf, size_t n)
+{
+	const char *v = cJSON_GetStringValue(il_json_get(o, path));
+
+	return v ? il_printable_copy(v, buf, n) : "?";
 }
 
 void il_explain_culprit_words(const cJSON *c, char *buf, size_t n)
@@ -190,18 +204,56 @@ static const cJSON *find_stored(const cJSON *attr, uint64_t id)
 
 /*
  * Looks event id up in a --records file (one JSON object a line, "id"
- * first): 1 with *out (its attribution object, the caller's to free), 0
+ * first; see head_is): 1 with *out (its attribution object, the caller's to free), 0
  * when no line is that event's, -1 with err when the file cannot be read
  * as one (not a regular file, unreadable, a line longer than
  * RECORD_LINE_MAX) or the event's line has no attribution (a warm-up
  * event, a run without attribution, a line that is not JSON).
  */
+/*
+ * Whether a line's head (its first bytes, up to the first ',' or '}') is
+ * event id's: `{"id":N,` as the run writes it, with any white space a
+ * JSON writer puts between (`{"id": 35, ...`, as Python's json.dumps).
+ */
+static bool head_is(char *head, size_t hlen, uint64_t id)
+{
+	unsigned long long v;
+	int n = -1;
+
+	head[hlen] = '\0';
+	if (sscanf(head, " { \"id\" : %n", &n) < 0 || n < 0 || !isdigit((unsigned char)head[n]))
+		return false;
+	n = -1;
+	if (sscanf(head, " { \"id\" : %llu %n", &v, &n) != 1 || n < 0)
+		return false;
+	return v == id && (head[n] == ',' || head[n] == '}');
+}
+
+/* Appends c to the line being kept, within RECORD_LINE_MAX. */
+static int keep_char(char **line, size_t *cap, size_t *len, int c)
+{
+	if (*len + 2 > RECORD_LINE_MAX)
+		return -EFBIG;
+	if (*len + 2 > *cap) {
+		size_t ncap = *cap ? 2 * *cap : 4096;
+		char *grown = realloc(*line, ncap);
+
+		if (!grown)
+			return -ENOMEM;
+		*line = grown;
+		*cap = ncap;
+	}
+	(*line)[(*len)++] = (char)c;
+	return 0;
+}
+
 static int find_record(const char *path, uint64_t id, cJSON **out, char *err, size_t errlen)
 {
-	char prefix[48], why[64] = "", *line = NULL;
-	size_t cap = 0, len = 0, plen, lineno = 1;
-	int fd = il_file_open_input(path, false, why, sizeof(why)), c, rc = 0;
-	bool keep = true; /* this line may still be the event's */
+	char why[64] = "", *line = NULL, head[64];
+	size_t cap = 0, len = 0, hlen = 0, lineno = 1;
+	int fd = il_file_open_input(path, false, why, sizeof(why)), c, rc = 0, k = 0;
+	/* This line: 0 its head is being read, 1 it is the event's (kept), 2 not. */
+	int state = 0;
 	FILE *f;
 
 	*out = NULL;
@@ -212,45 +264,56 @@ static int find_record(const char *path, uint64_t id, cJSON **out, char *err, si
 			close(fd);
 		return -1;
 	}
-	plen = (size_t)snprintf(prefix, sizeof(prefix), "{\"id\":%llu,", (unsigned long long)id);
 	/* A character at a time: only the event's line is kept, up to the bound;
 	 * the others are skipped as they are read. */
 	while ((c = getc_unlocked(f)) != EOF) {
 		if (c == '\n') {
-			if (keep && len >= plen)
+			if (state == 0 && head_is(head, hlen, id)) {
+				for (size_t i = 0; i < hlen && k == 0; i++)
+					k = keep_char(&line, &cap, &len, head[i]);
+				state = 1;
+			}
+			if (state == 1 || k)
 				break;
-			len = 0;
-			keep = true;
+			hlen = 0;
+			state = 0;
 			lineno++;
-		} else if (keep && len < plen && c != prefix[len]) {
-			keep = false;
-		} else if (keep) {
-			if (len + 2 > RECORD_LINE_MAX) {
-				snprintf(err, errlen,
-					 "--records %s: line %zu is longer than %u MiB", path,
-					 lineno, RECORD_LINE_MAX >> 20);
-				rc = -1;
+			continue;
+		}
+		if (state == 2)
+			continue;
+		if (state == 1) {
+			if ((k = keep_char(&line, &cap, &len, c)) < 0)
 				break;
-			}
-			if (len + 2 > cap) {
-				char *grown = realloc(line, cap = cap ? 2 * cap : 4096);
-
-				if (!grown) {
-					snprintf(err, errlen, "--records %s: out of memory", path);
-					rc = -1;
-					break;
-				}
-				line = grown;
-			}
-			line[len++] = (char)c;
+			continue;
+		}
+		head[hlen++] = (char)c;
+		if (c == ',' || c == '}' || hlen == sizeof(head) - 1) {
+			state = head_is(head, hlen, id) ? 1 : 2;
+			for (size_t i = 0; state == 1 && i < hlen && k == 0; i++)
+				k = keep_char(&line, &cap, &len, head[i]);
+			if (k < 0)
+				break;
 		}
 	}
-	if (rc == 0 && ferror(f)) {
+	/* The last line may lack its newline. */
+	if (c == EOF && state == 0 && hlen && head_is(head, hlen, id)) {
+		for (size_t i = 0; i < hlen && k == 0; i++)
+			k = keep_char(&line, &cap, &len, head[i]);
+		state = 1;
+	}
+	if (k == -EFBIG) {
+		snprintf(err, errlen, "--records %s: line %zu is longer than %u MiB", path, lineno,
+			 RECORD_LINE_MAX >> 20);
+		rc = -1;
+	} else if (k < 0) {
+		snprintf(err, errlen, "--records %s: out of memory", path);
+		rc = -1;
+	} else if (ferror(f)) {
 		snprintf(err, errlen, "--records %s: %s", path, strerror(errno));
 		rc = -1;
 	}
-	/* The event's line (the last one may lack its newline). */
-	if (rc == 0 && keep && len >= plen) {
+	if (rc == 0 && state == 1) {
 		cJSON *o;
 
 		line[len] = '\0';
@@ -262,7 +325,11 @@ static int find_record(const char *path, uint64_t id, cJSON **out, char *err, si
 				 !o ? "its line is not JSON"
 				 : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "warmup"))
 				     ? "it is a warm-up event: warm-up events are not attributed"
-				     : "its record has no attribution");
+				 : *out ? "its attribution is not an object"
+					: "its record has no attribution");
+			/* Detached, so no longer o's to free. */
+			cJSON_Delete(*out);
+			*out = NULL;
 			rc = -1;
 		} else {
 			rc = 1;
@@ -284,8 +351,7 @@ static void event_table(FILE *out, const cJSON *ev, const char *title)
 	fprintf(out, "\n## event %.0f%s%s: processing %s\n", num(ev, "id"), title ? ", " : "",
 		title ? title : "", t1);
 	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "explained"))) {
-		fprintf(out, "  not explained: %s\n",
-			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "why")));
+		fprintf(out, "  not explained: %s\n", str_or(ev, "why", words, sizeof(words)));
 		return;
 	}
 	fprintf(out, "%-3s %-28s %7s", "hop", "from -> to (us)", "total");
@@ -375,18 +441,85 @@ static void event_table(FILE *out, const cJSON *ev, const char *title)
 	}
 }
 
+/*
+ * Every number a run writes under attribution is finite and at most 1e18
+ * (nanosecond stamps of a machine up for 30 years); its counts are whole
+ * and not negative; its bands and events are objects. A report that says
+ * otherwise (-1e308 printed as a 300-digit count, a band that is a number)
+ * was not written by a run: refused, its first such value named in where.
+ */
+static bool attribution_sane(const cJSON *o, int depth, char *where, size_t n)
+{
+	const cJSON *c;
+
+	if (cJSON_IsNumber(o) && !(isfinite(o->valuedouble) && fabs(o->valuedouble) <= 1e18)) {
+		snprintf(where, n, "%s = %g", o->string ? o->string : "a value", o->valuedouble);
+		return false;
+	}
+	if (depth > 16) {
+		snprintf(where, n, "%s nested deeper than a run writes",
+			 o->string ? o->string : "a value");
+		return false;
+	}
+	cJSON_ArrayForEach (c, o)
+		if (!attribution_sane(c, depth + 1, where, n))
+			return false;
+	return true;
+}
+
+static bool attribution_shape(const cJSON *attr, char *where, size_t n)
+{
+	static const char *const counts[] = {"events_explained", "events_unexplained"};
+	static const char *const lists[] = {"bands", "events"};
+
+	for (size_t i = 0; i < 2; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(attr, counts[i]), *e;
+
+		if (v && !(cJSON_IsNumber(v) && v->valuedouble >= 0 &&
+			   v->valuedouble <= 9007199254740992.0 &&
+			   v->valuedouble == floor(v->valuedouble))) {
+			snprintf(where, n, "%s: not a count of events", counts[i]);
+			return false;
+		}
+		v = cJSON_GetObjectItemCaseSensitive(attr, lists[i]);
+		if (v && !cJSON_IsArray(v)) {
+			snprintf(where, n, "%s: not a list", lists[i]);
+			return false;
+		}
+		cJSON_ArrayForEach (e, v)
+			if (!cJSON_IsObject(e)) {
+				snprintf(where, n, "%s: an entry that is not an object", lists[i]);
+				return false;
+			}
+	}
+	return attribution_sane(attr, 0, where, n);
+}
+
 static const cJSON *attribution_of(const cJSON *run, const char *path, char *err, size_t errlen)
 {
 	const cJSON *attr = cJSON_GetObjectItemCaseSensitive(run, "attribution");
+	char where[160];
 
 	if (!attr) {
 		snprintf(err, errlen, "%s has no attribution (made by an inputlat without it?)",
 			 path);
 		return NULL;
 	}
+	if (!cJSON_IsObject(attr)) {
+		snprintf(err, errlen, "%s: its attribution is not an object (not a run's report?)",
+			 path);
+		return NULL;
+	}
 	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(attr, "available"))) {
+		const char *why =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(attr, "why"));
+
 		snprintf(err, errlen, "%s: attribution was not available in that run: %s", path,
-			 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(attr, "why")));
+			 why ? why : "no reason given");
+		return NULL;
+	}
+	if (!attribution_shape(attr, where, sizeof(where))) {
+		snprintf(err, errlen, "%s: attribution: %s: not a report a run wrote", path, where);
 		return NULL;
 	}
 	/* Nothing explained: no table, no percentile, no "residual 0%" to
@@ -408,13 +541,6 @@ static const cJSON *attribution_of(const cJSON *run, const char *path, char *err
 	return attr;
 }
 
-static const char *str_or(const cJSON *o, const char *path)
-{
-	const char *v = cJSON_GetStringValue(il_json_get(o, path));
-
-	return v ? v : "?";
-}
-
 /* A count or "?" when the report lacks it. */
 static const char *count(char *buf, size_t n, double v)
 {
@@ -427,20 +553,23 @@ static const char *count(char *buf, size_t n, double v)
 
 static void header(FILE *out, const cJSON *run, const cJSON *attr, const char *path)
 {
-	char t1[32], c1[24], c2[24], c3[24], c4[24];
+	char t1[32], c1[24], c2[24], c3[24], c4[24], s1[320], s2[64], s3[128];
 	double explained = num(attr, "events_explained"), un = num(attr, "events_unexplained");
 
 	fprintf(out, "# inputlat explain: %s\n", path);
 	fprintf(out, "# policy %s, %s events, hog %s %s, load %s; kernel %s, %s CPUs\n",
-		str_or(run, "policy"), count(c1, sizeof(c1), num(run, "events.sent")),
+		str_or(run, "policy", s1, sizeof(s1)),
+		count(c1, sizeof(c1), num(run, "events.sent")),
 		count(c2, sizeof(c2), num(run, "scenario.hog_threads")),
-		str_or(run, "scenario.hog_mode"),
+		str_or(run, "scenario.hog_mode", s2, sizeof(s2)),
 		count(c3, sizeof(c3), num(run, "scenario.load_threads")),
-		str_or(run, "kernel.release"), count(c4, sizeof(c4), num(run, "kernel.nr_cpus")));
+		str_or(run, "kernel.release", s3, sizeof(s3)),
+		count(c4, sizeof(c4), num(run, "kernel.nr_cpus")));
 	/* A run cut short says so: its events are those before the cut. */
 	if (cJSON_GetStringValue(il_json_get(run, "error")))
 		fprintf(out, "# that run failed (%.300s) after %s completed events\n",
-			str_or(run, "error"), count(c1, sizeof(c1), num(run, "events.completed")));
+			str_or(run, "error", s1, sizeof(s1)),
+			count(c1, sizeof(c1), num(run, "events.completed")));
 	else if (cJSON_IsTrue(il_json_get(run, "interrupted")))
 		fprintf(out, "# that run was interrupted (a signal) after %s completed events\n",
 			count(c1, sizeof(c1), num(run, "events.completed")));
@@ -462,6 +591,7 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 	const cJSON *attr = attribution_of(run, path, err, errlen), *ev = NULL;
 	cJSON *jout = NULL, *jp = NULL, *je = NULL, *owned = NULL;
 	double ps[2] = {50, 99};
+	char where[160];
 	int np = 2, rc = 0;
 
 	if (!attr)
@@ -474,6 +604,13 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 		ev = find_stored(attr, o->event);
 		if (!ev && o->records && find_record(o->records, o->event, &owned, err, errlen) < 0)
 			return 2;
+		if (owned && !attribution_sane(owned, 0, where, sizeof(where))) {
+			snprintf(err, errlen,
+				 "event %llu in %s: attribution: %s: not a record a run wrote",
+				 (unsigned long long)o->event, o->records, where);
+			cJSON_Delete(owned);
+			return 2;
+		}
 		if (!ev)
 			ev = owned;
 		if (!ev) {
@@ -586,7 +723,7 @@ int il_explain_compare(const cJSON *a, const char *path_a, const cJSON *b, const
 	const char *pa, *pb;
 	double p = o->percentile > 0 ? o->percentile : 50, la, lb;
 	struct comp_val d[IL_NCOMP];
-	char t1[32], t2[32], t3[32];
+	char t1[32], t2[32], t3[32], pbuf[2][128];
 	int n = 0;
 
 	if (!aa)
@@ -600,8 +737,12 @@ int il_explain_compare(const cJSON *a, const char *path_a, const cJSON *b, const
 		snprintf(err, errlen, "%s has no explained events", ba ? path_b : path_a);
 		return 2;
 	}
-	pa = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "policy"));
-	pb = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "policy"));
+	pa = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "policy"))
+		 ? str_or(a, "policy", pbuf[0], sizeof(pbuf[0]))
+		 : NULL;
+	pb = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "policy"))
+		 ? str_or(b, "policy", pbuf[1], sizeof(pbuf[1]))
+		 : NULL;
 	if (!pa || !pb || !strcmp(pa, pb)) {
 		pa = path_a;
 		pb = path_b;

@@ -668,7 +668,32 @@ int il_json_load(const char *path, cJSON **out, char *err, size_t errlen)
 			snprintf(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
 	}
-	root = cJSON_ParseWithLength(text, len);
+	/*
+	 * One JSON text and nothing else: cJSON stops at the end of the first
+	 * value and at a NUL byte, so two reports concatenated, garbage after
+	 * the value, or a NUL inside a string read as a (different) report.
+	 */
+	{
+		const char *nul = memchr(text, '\0', len), *end = NULL;
+
+		root = nul ? NULL : cJSON_ParseWithLengthOpts(text, len, &end, false);
+		while (root && end < text + len && strchr(" \t\r\n", *end))
+			end++;
+		if (root && end < text + len) {
+			snprintf(err, errlen,
+				 "%s: not JSON (more text after the value, at byte %zu)", path,
+				 (size_t)(end - text));
+			cJSON_Delete(root);
+			free(text);
+			return -EINVAL;
+		}
+		if (nul) {
+			snprintf(err, errlen, "%s: not JSON (a NUL byte at byte %zu)", path,
+				 (size_t)(nul - text));
+			free(text);
+			return -EINVAL;
+		}
+	}
 	free(text);
 	if (!root) {
 		snprintf(err, errlen, "%s: not JSON", path);

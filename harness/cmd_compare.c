@@ -39,6 +39,8 @@ struct group {
 	const char *label; /* as given */
 	char *paths[MAX_ROUNDS];
 	cJSON *reports[MAX_ROUNDS];
+	dev_t dev[MAX_ROUNDS]; /* which file each report is: a round counts once */
+	ino_t ino[MAX_ROUNDS];
 	size_t n;
 	char policy[128];
 };
@@ -186,11 +188,58 @@ static bool run_failed(const cJSON *root, const char *path)
 	return true;
 }
 
+/*
+ * The event counts are whole numbers a run wrote: not negative, at most
+ * 2^53, completed + timed_out <= sent; a latency's per-event samples are
+ * no more than the events completed. Anything else (-1e308 printed as a
+ * 300-digit count, two million samples of a 30-event run) was not written
+ * by a run: refused, named.
+ */
+static int counts_sane(const cJSON *root, const char *path)
+{
+	static const char *const keys[] = {"events.sent", "events.completed", "events.timed_out"};
+	static const char *const lats[] = {"processing", "presentation"};
+	double v[3];
+
+	for (size_t i = 0; i < 3; i++) {
+		const cJSON *n = il_json_get(root, keys[i]);
+
+		v[i] = cJSON_IsNumber(n) ? n->valuedouble : NAN;
+		if (!(v[i] >= 0 && v[i] <= 9007199254740992.0 && v[i] == floor(v[i]))) {
+			fprintf(stderr, "compare: %s: %s is not a count of events\n", path,
+				keys[i]);
+			return -1;
+		}
+	}
+	if (v[1] + v[2] > v[0]) {
+		fprintf(stderr,
+			"compare: %s: events.completed + events.timed_out (%.0f) exceed "
+			"events.sent (%.0f)\n",
+			path, v[1] + v[2], v[0]);
+		return -1;
+	}
+	for (size_t i = 0; i < 2; i++) {
+		char key[64];
+		const cJSON *a;
+
+		snprintf(key, sizeof(key), "samples_us.%s", lats[i]);
+		a = il_json_get(root, key);
+		if (cJSON_IsArray(a) && (double)cJSON_GetArraySize(a) > v[1]) {
+			fprintf(stderr,
+				"compare: %s: %s has %d samples for %.0f completed events\n", path,
+				key, cJSON_GetArraySize(a), v[1]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int add_report(struct group *g, const char *path)
 {
 	static const char *const required[] = {"events.sent", "events.completed",
 					       "events.timed_out", "latency_us.processing"};
 	char err[512];
+	struct stat st;
 	cJSON *root;
 
 	if (g->n >= MAX_ROUNDS) {
@@ -214,9 +263,25 @@ static int add_report(struct group *g, const char *path)
 			cJSON_Delete(root);
 			return -1;
 		}
-	if (latencies_sane(root, path) < 0 || run_failed(root, path)) {
+	if (latencies_sane(root, path) < 0 || counts_sane(root, path) < 0 ||
+	    run_failed(root, path)) {
 		cJSON_Delete(root);
 		return -1;
+	}
+	/* One file named twice (a,a,a,a; a symlink to it) is one round, not
+	 * four: the test would count it as four independent runs. */
+	if (stat(path, &st) == 0) {
+		for (size_t i = 0; i < g->n; i++)
+			if (g->dev[i] == st.st_dev && g->ino[i] == st.st_ino) {
+				fprintf(stderr,
+					"compare: %s: the same report as %s, twice in group %s (a "
+					"round counts once)\n",
+					path, g->paths[i], g->label);
+				cJSON_Delete(root);
+				return -1;
+			}
+		g->dev[g->n] = st.st_dev;
+		g->ino[g->n] = st.st_ino;
 	}
 	g->paths[g->n] = strdup(path);
 	g->reports[g->n++] = root;
@@ -286,6 +351,14 @@ static int group_load(struct group *g, const char *arg)
 	g->label = arg;
 	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode))
 		return load_dir(g, arg);
+	/* "a.json," or "a,,b": a name left out, not a list of what is there. */
+	if (arg[0] == ',' || (arg[0] && arg[strlen(arg) - 1] == ',') || strstr(arg, ",,")) {
+		char what[300];
+
+		snprintf(what, sizeof(what), "an empty name in the list '%.200s'", arg);
+		usage_line(il_printable(what));
+		return -1;
+	}
 	copy = strdup(arg);
 	if (!copy)
 		return -1;
@@ -851,6 +924,7 @@ int il_cmd_compare(int argc, char **argv)
 	    .alpha = IL_STATS_ALPHA, .seed = IL_STATS_SEED, .resamples = IL_STATS_RESAMPLES};
 	struct group *groups = NULL;
 	struct row_result *res = NULL;
+	struct stat jst;
 	size_t ngroups;
 	cJSON *root = NULL, *arr;
 	bool rounds = false;
@@ -879,10 +953,35 @@ int il_cmd_compare(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	/* The output is checked before any work, and is never one of the
+	 * reports compared (`-j a.json a.json b.json` overwrote a.json). */
+	if (o.json_path && strcmp(o.json_path, "-") != 0) {
+		char err[600];
+
+		if (il_out_check("--json", o.json_path, err, sizeof(err)) < 0) {
+			fprintf(stderr, "compare: %s\n", il_printable(err));
+			rc = 2;
+			goto out;
+		}
+	}
 	rc = 0;
 	for (size_t i = 0; i < ngroups && rc == 0; i++)
 		if (group_load(&groups[i], argv[optind + (int)i]) < 0)
 			rc = 2;
+	if (rc)
+		goto out;
+	if (o.json_path && strcmp(o.json_path, "-") != 0 && stat(o.json_path, &jst) == 0)
+		for (size_t i = 0; i < ngroups && rc == 0; i++)
+			for (size_t k = 0; k < groups[i].n; k++)
+				if (groups[i].dev[k] == jst.st_dev &&
+				    groups[i].ino[k] == jst.st_ino) {
+					fprintf(stderr,
+						"compare: --json %s is the report %s; refusing to "
+						"overwrite an input\n",
+						o.json_path, groups[i].paths[k]);
+					rc = 2;
+					break;
+				}
 	if (rc)
 		goto out;
 	/* The unit of replication is the round unless every group is one run. */

@@ -40,6 +40,7 @@
 #include "il_clock.h"
 #include "il_file.h"
 #include "il_parse.h"
+#include "il_printable.h"
 #include "il_stats.h"
 
 extern char **environ;
@@ -220,6 +221,34 @@ static int wait_run(pid_t pid, uint64_t bound_ns)
 	return -1;
 }
 
+/*
+ * The --lock file, opened (made if missing) to flock: a regular file only,
+ * never waited on (a FIFO) or written through (a device). Returns the fd,
+ * or -1 with a one-line reason in err.
+ */
+static int open_lock(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+	struct stat st;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "--lock %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "--lock %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "--lock %s: %s, not a regular file", path,
+			 il_file_kind(st.st_mode));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static void run_one(struct repro *r, const struct scenario *s, unsigned round, struct result *out)
 {
 	int lock_fd = -1;
@@ -268,15 +297,12 @@ static void run_one(struct repro *r, const struct scenario *s, unsigned round, s
 
 	*out = (struct result){.exit_code = -1};
 	if (r->lock_path) {
-		lock_fd = open(r->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		lock_fd = open_lock(r->lock_path, out->err, sizeof(out->err));
 		while (lock_fd >= 0 && flock(lock_fd, LOCK_EX) < 0 && errno == EINTR &&
 		       !interrupted)
 			;
-		if (lock_fd < 0) {
-			snprintf(out->err, sizeof(out->err), "--lock %s: %s", r->lock_path,
-				 strerror(errno));
+		if (lock_fd < 0)
 			return;
-		}
 	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, outp, O_WRONLY | O_CREAT | O_TRUNC,
@@ -1078,9 +1104,20 @@ int il_cmd_reproduce(int argc, char **argv)
 	{
 		char err[600];
 
+		int fd;
+
 		if (il_out_check("--json", json_path, err, sizeof(err)) < 0) {
 			fprintf(stderr, "inputlat reproduce: %s\n", err);
 			return 2;
+		}
+		/* The lock too: each run would fail on it, one line a run. */
+		if (r.lock_path) {
+			fd = open_lock(r.lock_path, err, sizeof(err));
+			if (fd < 0) {
+				fprintf(stderr, "inputlat reproduce: %s\n", il_printable(err));
+				return 2;
+			}
+			close(fd);
 		}
 	}
 	if (il_paths_self(self_exe, sizeof(self_exe)) < 0) {

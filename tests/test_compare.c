@@ -466,6 +466,120 @@ static void test_compare_failed_run_refused(void **state)
 	assert_null(strchr(out_text, '\x1b'));
 }
 
+/* Two reports that are one file: a round counts once (four names of one
+ * 30-event run gave a permutation test and verdicts). */
+static void test_compare_same_report_twice_in_a_group(void **state)
+{
+	char a[300], link[300], *argv[] = {"compare", a, link, NULL};
+
+	(void)state;
+	in_dir(a, sizeof(a), "a.json,a12.json,a.json");
+	in_dir(link, sizeof(link), "a12.json");
+	assert_int_equal(run_compare_argv(3, argv), 2);
+	assert_non_null(strstr(err_text, "a.json: the same report as "));
+	assert_non_null(strstr(err_text, "twice in group"));
+	assert_int_equal(count_lines(err_text), 1);
+	/* A symlink is the same report too. */
+	path_of(link, sizeof(link), "a-link.json");
+	unlink(link);
+	path_of(a, sizeof(a), "a.json");
+	assert_int_equal(symlink(a, link), 0);
+	in_dir(a, sizeof(a), "a.json,a-link.json");
+	in_dir(link, sizeof(link), "a12.json");
+	assert_int_equal(run_compare_argv(3, argv), 2);
+	assert_non_null(strstr(err_text, "a-link.json: the same report as "));
+	/* A name left out of a list. */
+	in_dir(a, sizeof(a), "a.json");
+	strcat(a, ",");
+	assert_int_equal(run_compare_argv(3, argv), 2);
+	assert_non_null(strstr(err_text, "an empty name in the list"));
+	assert_int_equal(count_lines(err_text), 1);
+}
+
+/* --json is checked before any work and never overwrites a report compared. */
+static void test_compare_json_never_an_input(void **state)
+{
+	char x[300], a[300], *argv[] = {"compare", "-j", x, x, a, NULL}, *before, *after;
+
+	(void)state;
+	write_variant("x.json", "cfs", NULL);
+	path_of(x, sizeof(x), "x.json");
+	path_of(a, sizeof(a), "a.json");
+	before = il_file_read(x, 1 << 24, NULL);
+	assert_int_equal(run_compare_argv(5, argv), 2);
+	assert_non_null(strstr(err_text, "refusing to overwrite an input"));
+	assert_int_equal(count_lines(err_text), 1);
+	assert_string_equal(out_text, "");
+	after = il_file_read(x, 1 << 24, NULL);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	path_of(x, sizeof(x), "no-such-dir/c.json");
+	assert_int_equal(run_compare_argv(5, argv), 2);
+	assert_non_null(strstr(err_text, "no-such-dir"));
+	assert_string_equal(out_text, "");
+}
+
+/* Counts no run writes, and text that is not one JSON value. */
+static void test_compare_impossible_counts_refused(void **state)
+{
+	static const struct {
+		const char *name, *from, *to, *says;
+	} cases[] = {
+	    {"neg-sent.json",
+	     "\"sent\":", "\"sent\":-1e308,\"was\":", "events.sent is not a count"},
+	    {"big-completed.json", "\"completed\":", "\"completed\":18446744073709551616,\"was\":",
+	     "events.completed is not a count"},
+	    {"half.json",
+	     "\"timed_out\":", "\"timed_out\":0.5,\"was\":", "events.timed_out is not a count"},
+	    {"over.json", "\"timed_out\":", "\"timed_out\":999999,\"was\":", "exceed events.sent"},
+	};
+	char src[128], *text, *compact, *w;
+
+	(void)state;
+	path_of(src, sizeof(src), "a.json");
+	text = il_file_read(src, 1 << 24, NULL);
+	assert_non_null(text);
+	compact = strdup(text);
+	w = compact;
+	for (const char *r = text; *r; r++)
+		if (*r != '\n' && *r != '\t')
+			*w++ = *r;
+	*w = '\0';
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *at = strstr(compact, cases[i].from), *out;
+
+		assert_non_null(at);
+		out = malloc(strlen(compact) + strlen(cases[i].to) + 1);
+		sprintf(out, "%.*s%s%s", (int)(at - compact), compact, cases[i].to,
+			at + strlen(cases[i].from));
+		write_text(cases[i].name, out);
+		free(out);
+		assert_int_equal(run_compare("a.json", cases[i].name), 2);
+		if (!strstr(err_text, cases[i].says))
+			fail_msg("%s: stderr lacks '%s': %s", cases[i].name, cases[i].says,
+				 err_text);
+		assert_int_equal(count_lines(err_text), 1);
+	}
+	/* Two reports in one file, and one with text after it. */
+	{
+		size_t n = strlen(text);
+		char *two = malloc(2 * n + 8);
+
+		sprintf(two, "%s%s", text, text);
+		write_text("two.json", two);
+		sprintf(two, "%s xx", text);
+		write_text("trailing.json", two);
+		free(two);
+	}
+	assert_int_equal(run_compare("a.json", "two.json"), 2);
+	assert_non_null(strstr(err_text, "two.json: not JSON (more text after the value"));
+	assert_int_equal(run_compare("a.json", "trailing.json"), 2);
+	assert_non_null(strstr(err_text, "trailing.json: not JSON (more text after the value"));
+	free(compact);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -477,6 +591,9 @@ int main(void)
 	    cmocka_unit_test(test_compare_errors_one_line),
 	    cmocka_unit_test(test_compare_impossible_values_refused),
 	    cmocka_unit_test(test_compare_failed_run_refused),
+	    cmocka_unit_test(test_compare_same_report_twice_in_a_group),
+	    cmocka_unit_test(test_compare_json_never_an_input),
+	    cmocka_unit_test(test_compare_impossible_counts_refused),
 	};
 
 	if (il_test_filters("test_compare", tests, sizeof(tests) / sizeof(tests[0])) < 0)

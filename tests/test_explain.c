@@ -284,7 +284,74 @@ static void test_explain_records_refused(void **state)
 				"{\"id\":43,\"state\":\"completed\",\"warmup\":false}");
 	records_refused(rec, "42", "event 42", "warm-up");
 	records_refused(rec, "43", "event 43", "no attribution");
+	/* An attribution that is not an object (it leaked, detached), and a
+	 * number no run writes. */
+	il_test_write_file(rec, "{\"id\":42,\"attribution\":\"x\"}\n"
+				"{\"id\":43,\"attribution\":{\"hops\":[{\"total_us\":-1e308}]}}\n");
+	records_refused(rec, "42", "event 42", "its attribution is not an object");
+	records_refused(rec, "43", "total_us = -1e+308", "not a record a run wrote");
 	unlink(rec);
+}
+
+/* A records file as any JSON writer lays it out (Python's json.dumps puts
+ * a space after ':' and ','): the event is found by its id, not by bytes. */
+static void test_explain_records_any_spacing(void **state)
+{
+	char rec[300], *text, line[1 << 15];
+	cJSON *e = event(42, 500);
+
+	snprintf(rec, sizeof(rec), "%s/spaced.jsonl", dir);
+	text = cJSON_Print(e); /* indented, with newlines: made one line below */
+	cJSON_Delete(e);
+	for (char *p = text; *p; p++)
+		if (*p == '\n' || *p == '\t')
+			*p = ' ';
+	snprintf(line, sizeof(line),
+		 "{\"id\": 420, \"state\": \"completed\"}\n"
+		 "  { \"id\" : 42 , \"state\": \"completed\", \"attribution\": %s}",
+		 text);
+	free(text);
+	il_test_write_file(rec, line);
+	assert_int_equal(
+	    explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "42", "--records", rec, A, NULL),
+	    0);
+	assert_non_null(strstr(OUT, "## event 42: processing 1.60 ms"));
+	unlink(rec);
+}
+
+/* Values no run writes are refused, named, in one line: never printed as
+ * a 300-digit count, a "(null)" or a band of "nan events". */
+static void test_explain_impossible_reports_refused(void **state)
+{
+	static const struct {
+		const char *key, *json, *says;
+	} cases[] = {
+	    {"attribution", "\"x\"", "its attribution is not an object"},
+	    {"events_unexplained", "-1e308", "events_unexplained: not a count of events"},
+	    {"events_explained", "2.5", "events_explained: not a count of events"},
+	    {"bands", "[1, [2]]", "bands: an entry that is not an object"},
+	    {"events", "{}", "events: not a list"},
+	    {"steal", "{\"ms\": -1e300}", "ms = -1e+300"},
+	};
+	char path[300];
+	int rc;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/impossible.json", dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cJSON *r = report("cfs", 100), *a = cJSON_GetObjectItem(r, "attribution");
+		cJSON *v = cJSON_Parse(cases[i].json);
+
+		if (!strcmp(cases[i].key, "attribution"))
+			cJSON_ReplaceItemInObject(r, "attribution", v);
+		else if (cJSON_GetObjectItem(a, cases[i].key))
+			cJSON_ReplaceItemInObject(a, cases[i].key, v);
+		else
+			cJSON_AddItemToObject(a, cases[i].key, v);
+		write_report(path, r);
+		rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL);
+		il_test_assert_one_line_exit(rc, OUT, ERR, 2, cases[i].says, NULL);
+	}
 }
 
 /* Options that would do nothing are refused, not ignored. */
@@ -393,7 +460,7 @@ static void test_explain_unavailable(void **state)
 static void test_explain_cut_short_and_hostile_strings(void **state)
 {
 	char path[300];
-	cJSON *r = report("\x1b[2Jcfs", 100), *a;
+	cJSON *r = report("\x1b[2Jcfs\nFORGED", 100), *a;
 	int rc;
 
 	(void)state;
@@ -406,7 +473,8 @@ static void test_explain_cut_short_and_hostile_strings(void **state)
 	assert_int_equal(rc, 0);
 	if (!strstr(OUT,
 		    "# that run failed (viz-sim died?]0;owned?) after 100 completed events\n") ||
-	    !strstr(OUT, "# policy ?[2Jcfs, 120 events") || !strstr(OUT, "kernel 6.1?[1A,"))
+	    !strstr(OUT, "# policy ?[2Jcfs?FORGED, 120 events") || strstr(OUT, "\nFORGED") ||
+	    !strstr(OUT, "kernel 6.1?[1A,"))
 		fail_msg("header of a failed run with hostile strings:\n%s", OUT);
 	assert_null(strchr(OUT, '\x1b'));
 	assert_null(strchr(OUT, '\x07'));
@@ -476,6 +544,8 @@ int main(void)
 	    cmocka_unit_test(test_explain_unavailable),
 	    cmocka_unit_test(test_explain_culprit_name_printable),
 	    cmocka_unit_test(test_explain_cut_short_and_hostile_strings),
+	    cmocka_unit_test(test_explain_records_any_spacing),
+	    cmocka_unit_test(test_explain_impossible_reports_refused),
 	};
 
 	if (il_test_filters("test_explain", tests, sizeof(tests) / sizeof(tests[0])) < 0)
