@@ -59,6 +59,32 @@ static int finish_stdout(int rc)
 	return rc;
 }
 
+/*
+ * Arguments are printable text: an error names the argument it refuses,
+ * and a newline in one split that line in two, an escape sequence in one
+ * acted on the terminal. Refused here, for every command, with its
+ * position; only the shell command of --background may span lines (a
+ * script), and it is never echoed to the terminal.
+ */
+static int args_printable(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		bool script = (i > 1 && !strcmp(argv[i - 1], "--background")) ||
+			      !strncmp(argv[i], "--background=", 13);
+
+		for (const unsigned char *p = (const unsigned char *)argv[i]; *p; p++)
+			if ((*p < 0x20 || *p == 0x7f) && !(script && (*p == '\n' || *p == '\t'))) {
+				fprintf(
+				    stderr,
+				    "inputlat: argument %d has a control character (byte 0x%02x "
+				    "at %zu): names and values are printable text\n",
+				    i, *p, (size_t)(p - (const unsigned char *)argv[i]));
+				return -1;
+			}
+	}
+	return 0;
+}
+
 static int dispatch(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
@@ -67,6 +93,8 @@ static int dispatch(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (args_printable(argc, argv) < 0)
+		return 2;
 	bool help = !strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help");
 
 	/* Nothing after them means anything: said, not ignored. */

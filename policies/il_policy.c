@@ -198,8 +198,17 @@ static void section_list(char *buf, size_t len, int from, int to)
 static void section_start(struct parse_ctx *c, const char *line)
 {
 	const char *close = strchr(line, ']');
-	if (!close)
-		return; /* inih reports the syntax error for this line */
+	if (!close) {
+		fail(c, c->line, "a section header without its ']'");
+		return;
+	}
+	/* "[ui] junk": inih ignores what follows the ']'; a comment may. */
+	const char *after = close + 1 + strspn(close + 1, " \t\r\n");
+	if (*after && *after != ';' && *after != '#') {
+		fail(c, c->line, "text after the section header [%.*s]", (int)(close - line - 1),
+		     line + 1);
+		return;
+	}
 	char name[64];
 	size_t len = (size_t)(close - line - 1);
 	if (len >= sizeof(name))
@@ -248,6 +257,24 @@ static char *reader(char *buf, int size, void *stream)
 		return NULL;
 	}
 	c->at_line_start = len > 0 && buf[len - 1] == '\n';
+	/* Text only: a control character (an escape sequence in a name would
+	 * reach the terminal) or a carriage return that does not end its line
+	 * (old Mac line ends: inih read "[ui]\rnice = 1" as one section line
+	 * and dropped the key). Tabs and CRLF line ends are text. */
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)buf[i];
+
+		if (ch == '\r' && (buf[i + 1] == '\n' || (i + 1 == len && !c->at_line_start)))
+			continue;
+		if ((ch < 0x20 && ch != '\t' && ch != '\n') || ch == 0x7f) {
+			fail(c, c->line + starts_line,
+			     ch == '\r'
+				 ? "a carriage return inside a line (lines end with LF or CRLF)"
+				 : "a control character (byte 0x%02x): a policy file is text",
+			     ch);
+			return NULL;
+		}
+	}
 	if (!starts_line)
 		return buf;
 	c->line++;

@@ -246,6 +246,13 @@ static const struct broken broken_files[] = {
 					   "in column 1)"},
     {"[ui]\nclass other\n", "2: syntax error (want '[section]', 'key = value' or a # "
 			    "comment)"},
+    /* Text only, one line a line, a section header whole (inih dropped
+     * "nice = 1" of a CR-only file, and what follows a ']'). */
+    {"[policy]\nname = \x1b[2Jevil\n", "2: a control character (byte 0x1b): a policy file is "
+				       "text"},
+    {"[ui]\rnice = 1\r", "1: a carriage return inside a line (lines end with LF or CRLF)"},
+    {"[ui] junk\nnice = 1\n", "1: text after the section header [ui]"},
+    {"[policy\nname = x\n", "1: a section header without its ']'"},
     {"[knobs]\nsched_rt_runtime_us = -2\n", "2: sched_rt_runtime_us -2 out of range "
 					    "-1..2147483647"},
     {"[knobs]\nsched_rt_period_us = 100000\nsched_rt_runtime_us = 200000\n",
@@ -271,6 +278,23 @@ static void test_policy_broken_files(void **state)
 			fail_msg("case %zu: r=%d\n got: %s\nwant: %s", i, r, err, want);
 		assert_ptr_equal(p, (struct il_policy *)0x1);
 	}
+}
+
+/* CRLF line ends are text (a file from Windows), a trailing comment after a
+ * section header too: the same policy as with LF. */
+static void test_policy_crlf_and_header_comment(void **state)
+{
+	struct il_policy *p = NULL;
+	char err[512] = "";
+	const char *path = write_tmp("[policy]  ; the header\r\nname = crlf\r\n[ui]\r\nclass = "
+				     "other\r\nnice = 3\r\n");
+
+	(void)state;
+	if (il_policy_load(path, builtin_dir, &p, err, sizeof(err)) != 0)
+		fail_msg("CRLF policy refused: %s", err);
+	assert_string_equal(il_policy_name(p), "crlf");
+	assert_int_equal(il_policy_role(p, IL_ROLE_UI)->nice, 3);
+	il_policy_free(p);
 }
 
 /* A NUL byte anywhere is named as such, on its line (it once came out as
@@ -496,6 +520,7 @@ int main(void)
 	    cmocka_unit_test(test_policy_unknown_name),
 	    cmocka_unit_test(test_policy_broken_files),
 	    cmocka_unit_test(test_policy_nul_byte),
+	    cmocka_unit_test(test_policy_crlf_and_header_comment),
 	    cmocka_unit_test(test_policy_optional),
 	    cmocka_unit_test(test_policy_thread_sections),
 	    cmocka_unit_test(test_policy_chromeos_builtins),
