@@ -203,14 +203,6 @@ static const cJSON *find_stored(const cJSON *attr, uint64_t id)
 #define RECORD_LINE_MAX (16u << 20)
 
 /*
- * Looks event id up in a --records file (one JSON object a line, "id"
- * first; see head_is): 1 with *out (its attribution object, the caller's to free), 0
- * when no line is that event's, -1 with err when the file cannot be read
- * as one (not a regular file, unreadable, a line longer than
- * RECORD_LINE_MAX) or the event's line has no attribution (a warm-up
- * event, a run without attribution, a line that is not JSON).
- */
-/*
  * Whether a line's head (its first bytes, up to the first ',' or '}') is
  * event id's: `{"id":N,` as the run writes it, with any white space a
  * JSON writer puts between (`{"id": 35, ...`, as Python's json.dumps).
@@ -247,6 +239,15 @@ static int keep_char(char **line, size_t *cap, size_t *len, int c)
 	return 0;
 }
 
+/*
+ * Looks event id up in a --records file (one JSON object a line, "id"
+ * first; see head_is): 1 with *out (its attribution object, the caller's
+ * to free), 0 when no line is that event's, -1 with err when the file
+ * cannot be read as one (not a regular file, unreadable, a line longer
+ * than RECORD_LINE_MAX) or the event's line has no attribution (a warm-up
+ * event, a run without attribution, a line that is not JSON, an
+ * attribution that is not an object).
+ */
 static int find_record(const char *path, uint64_t id, cJSON **out, char *err, size_t errlen)
 {
 	char why[64] = "", *line = NULL, head[64];
