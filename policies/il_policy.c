@@ -257,24 +257,16 @@ static char *reader(char *buf, int size, void *stream)
 		return NULL;
 	}
 	c->at_line_start = len > 0 && buf[len - 1] == '\n';
-	/* Text only: a control character (an escape sequence in a name would
-	 * reach the terminal) or a carriage return that does not end its line
-	 * (old Mac line ends: inih read "[ui]\rnice = 1" as one section line
-	 * and dropped the key). Tabs and CRLF line ends are text. */
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)buf[i];
-
-		if (ch == '\r' && (buf[i + 1] == '\n' || (i + 1 == len && !c->at_line_start)))
-			continue;
-		if ((ch < 0x20 && ch != '\t' && ch != '\n') || ch == 0x7f) {
+	/* One line a line: a carriage return that does not end its line (old
+	 * Mac line ends) made inih read "[ui]\rnice = 1" as one section line
+	 * and drop the key. CRLF line ends are fine. (Other control bytes in a
+	 * name are shown escaped on a terminal, il_term.h.) */
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] == '\r' && buf[i + 1] != '\n' && !(i + 1 == len && !c->at_line_start)) {
 			fail(c, c->line + starts_line,
-			     ch == '\r'
-				 ? "a carriage return inside a line (lines end with LF or CRLF)"
-				 : "a control character (byte 0x%02x): a policy file is text",
-			     ch);
+			     "a carriage return inside a line (lines end with LF or CRLF)");
 			return NULL;
 		}
-	}
 	if (!starts_line)
 		return buf;
 	c->line++;
