@@ -101,9 +101,13 @@ struct guard {
 /* The first error writing stdout, kept for the exit status. */
 static int stdout_errno;
 
-static ssize_t guard_put(struct guard *g, const char *s, size_t n)
+/* Writes s[0, n); returns how much was written: n, or less after an error
+ * (the first one on stdout kept for the exit status). */
+static size_t guard_put(struct guard *g, const char *s, size_t n)
 {
-	for (size_t w = 0; w < n;) {
+	size_t w = 0;
+
+	while (w < n) {
 		ssize_t r = write(g->fd, s + w, n - w);
 
 		if (r < 0 && errno == EINTR)
@@ -111,13 +115,19 @@ static ssize_t guard_put(struct guard *g, const char *s, size_t n)
 		if (r <= 0) {
 			if (g->fd == STDOUT_FILENO && !stdout_errno)
 				stdout_errno = r < 0 ? errno : EIO;
-			return -1;
+			break;
 		}
 		w += (size_t)r;
 	}
-	return (ssize_t)n;
+	return w;
 }
 
+/*
+ * The cookie's write: how many bytes of buf are done, never a negative
+ * number (fopencookie(3) forbids it: glibc took -1 for a huge count and
+ * read past the buffer, a crash of `run --json - > /dev/full`). An error
+ * is a short count; stdio marks the stream failed.
+ */
 static ssize_t guard_write(void *cookie, const char *buf, size_t len)
 {
 	struct guard *g = cookie;
@@ -125,13 +135,14 @@ static ssize_t guard_write(void *cookie, const char *buf, size_t len)
 	size_t done = 0;
 
 	if (!g->escape)
-		return guard_put(g, buf, len) < 0 ? -1 : (ssize_t)len;
+		return (ssize_t)guard_put(g, buf, len);
 	while (done < len) {
 		size_t chunk = len - done < 1024 ? len - done : 1024;
 		size_t n = il_term_escape(buf + done, chunk, &g->carry, out);
 
-		if (guard_put(g, out, n) < 0)
-			return done ? (ssize_t)done : -1;
+		/* Escaped text cut short: the chunk counts as not written. */
+		if (guard_put(g, out, n) < n)
+			return (ssize_t)done;
 		done += chunk;
 	}
 	return (ssize_t)len;
