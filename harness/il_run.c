@@ -539,6 +539,11 @@ int il_cmd_run(int argc, char **argv)
 	sigaddset(&stop_sigs, SIGTSTP);
 	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old_mask);
 	signal(SIGPIPE, SIG_IGN);
+	/* A run in the background of a terminal with `stty tostop` is stopped
+	 * by its first line there (SIGTTOU), knobs changed and watchdog
+	 * stopped, until somebody brings it back: ignored, the line is written
+	 * (a handler would not do: the write would restart and stop again). */
+	signal(SIGTTOU, SIG_IGN);
 	memset(&r, 0, sizeof(r));
 	r.enter_ns = il_now_ns();
 	r.o = &o;

@@ -282,6 +282,7 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 	 * leads the stop (a child stopped by Ctrl-Z could not take part). */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTSTP, SIG_IGN);
+	signal(SIGTTOU, SIG_IGN); /* a line on a terminal never stops a child */
 	c->proc = proc;
 	c->process = process;
 	c->hooks = *hooks;

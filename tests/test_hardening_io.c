@@ -28,6 +28,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 
 #include "il_file.h"
 #include "il_test.h"
@@ -816,6 +817,79 @@ static void test_hardening_io_hostile_names(void **state)
 	free(text);
 }
 
+/*
+ * A run in the background of a terminal with `stty tostop` (a job started
+ * with &): its progress lines go to the terminal and it ends, instead of
+ * stopping at the first one with SIGTTOU, its knobs held and its watchdog
+ * stopped until somebody typed fg. The session leader here plays the
+ * shell: the run is in a process group of its own, not the terminal's.
+ */
+static void test_hardening_io_background_job(void **state)
+{
+	char *argv[] = {il_test_suite.inputlat, "run", "--events", "20",
+			"--interval-ms",	"10",  NULL};
+	char out[1 << 14];
+	int master, status;
+	size_t got = 0;
+	double t0 = il_test_now_s();
+	pid_t pid = forkpty(&master, NULL, NULL, NULL);
+
+	(void)state;
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct termios t;
+		pid_t job;
+		int st;
+
+		if (tcgetattr(0, &t) == 0) {
+			t.c_lflag |= TOSTOP;
+			tcsetattr(0, TCSANOW, &t);
+		}
+		job = fork();
+		if (job == 0) {
+			setpgid(0, 0);
+			execv(argv[0], argv);
+			_exit(127);
+		}
+		setpgid(job, job);
+		if (waitpid(job, &st, WUNTRACED) != job)
+			_exit(97);
+		if (WIFSTOPPED(st)) {
+			/* What the bug did; killed so that nothing stays stopped
+			 * (this run changes no knob). */
+			kill(job, SIGKILL);
+			waitpid(job, &st, 0);
+			_exit(99);
+		}
+		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 98);
+	}
+	for (;;) {
+		struct pollfd p = {master, POLLIN, 0};
+		ssize_t r;
+
+		if (il_test_now_s() - t0 > CASE_MS / 1000.0) {
+			kill(pid, SIGKILL);
+			break;
+		}
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		r = read(master, out + got, sizeof(out) - 1 - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	out[got] = '\0';
+	close(master);
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("a background run on a tostop terminal: %s %d (99: stopped by SIGTTOU); "
+			 "the terminal got:\n%s",
+			 WIFEXITED(status) ? "exit" : "signal",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), out);
+	assert_non_null(strstr(out, "completed 20"));
+	assert_int_equal(il_test_count_project_procs(), 0);
+}
+
 /* Events done of all, elapsed, p50/p99: on a terminal, not with --quiet
  * and not into a pipe. */
 static void test_hardening_io_progress(void **state)
@@ -1147,6 +1221,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_hardening_io_stdout_errors, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_hostile_names, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_progress, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_background_job, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_open_file_limit, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_stack_limit, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_cli_limits, il_test_proc_teardown),
