@@ -161,8 +161,8 @@ static void band_line(FILE *out, const cJSON *run, const cJSON *band, double p)
 	fmt_time(t1, sizeof(t1), isnan(pv) ? mean : pv);
 	fmt_time(t2, sizeof(t2), num(band, "lo_us"));
 	fmt_time(t3, sizeof(t3), num(band, "hi_us"));
-	fprintf(out, "  p%g %s (%g events between %s and %s, mean ", p, t1, num(band, "count"), t2,
-		t3);
+	fprintf(out, "  p%g %s (%g event%s between %s and %s, mean ", p, t1, num(band, "count"),
+		num(band, "count") == 1 ? "" : "s", t2, t3);
 	fmt_time(t1, sizeof(t1), mean);
 	fprintf(out, "%s):", t1);
 	for (int i = 0, shown = 0; i < n; i++) {
