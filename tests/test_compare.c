@@ -383,6 +383,37 @@ static void test_compare_errors_one_line(void **state)
 	assert_int_equal(count_lines(err_text), 1);
 }
 
+/*
+ * a.json as il_json_write printed it, with the first `from` replaced by
+ * `to`, written as name: compare must refuse it in one line saying `says`.
+ */
+static void refused_variant(const char *name, const char *from, const char *to, const char *says)
+{
+	char src[128], *text, *compact, *w, *at, *out;
+
+	path_of(src, sizeof(src), "a.json");
+	text = il_file_read(src, 1 << 24, NULL);
+	assert_non_null(text);
+	compact = strdup(text);
+	w = compact;
+	for (const char *r = text; *r; r++)
+		if (*r != '\n' && *r != '\t')
+			*w++ = *r;
+	*w = '\0';
+	at = strstr(compact, from);
+	assert_non_null(at);
+	out = malloc(strlen(compact) + strlen(to) + 1);
+	sprintf(out, "%.*s%s%s", (int)(at - compact), compact, to, at + strlen(from));
+	write_text(name, out);
+	free(out);
+	free(compact);
+	free(text);
+	assert_int_equal(run_compare("a.json", name), 2);
+	if (!strstr(err_text, says))
+		fail_msg("%s: stderr lacks '%s': %s", name, says, err_text);
+	assert_int_equal(count_lines(err_text), 1);
+}
+
 /* A value no run can write (huge, infinite, negative) is refused, named, never dropped. */
 static void test_compare_impossible_values_refused(void **state)
 {
@@ -396,35 +427,9 @@ static void test_compare_impossible_values_refused(void **state)
 	    {"neg-p50.json", "\"p50\":", "\"p50\":-5,\"was_p50\":",
 	     "latency_us.processing.p50 = -5 is not a latency"},
 	};
-	char src[128], *text;
-
 	(void)state;
-	path_of(src, sizeof(src), "a.json");
-	text = il_file_read(src, 1 << 24, NULL);
-	assert_non_null(text);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		/* The JSON as il_json_write printed it, with one value changed. */
-		char *compact = strdup(text), *w = compact, *at, *out;
-
-		for (const char *r = text; *r; r++)
-			if (*r != '\n' && *r != '\t')
-				*w++ = *r;
-		*w = '\0';
-		at = strstr(compact, cases[i].from);
-		assert_non_null(at);
-		out = malloc(strlen(compact) + strlen(cases[i].to) + 1);
-		sprintf(out, "%.*s%s%s", (int)(at - compact), compact, cases[i].to,
-			at + strlen(cases[i].from));
-		write_text(cases[i].name, out);
-		free(out);
-		free(compact);
-		assert_int_equal(run_compare("a.json", cases[i].name), 2);
-		if (!strstr(err_text, cases[i].says))
-			fail_msg("%s: stderr lacks '%s': %s", cases[i].name, cases[i].says,
-				 err_text);
-		assert_int_equal(count_lines(err_text), 1);
-	}
-	free(text);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		refused_variant(cases[i].name, cases[i].from, cases[i].to, cases[i].says);
 }
 
 /* a.json with its policy and error set (NULL: none), as name. */
@@ -534,33 +539,14 @@ static void test_compare_impossible_counts_refused(void **state)
 	     "\"timed_out\":", "\"timed_out\":0.5,\"was\":", "events.timed_out is not a count"},
 	    {"over.json", "\"timed_out\":", "\"timed_out\":999999,\"was\":", "exceed events.sent"},
 	};
-	char src[128], *text, *compact, *w;
+	char src[128], *text;
 
 	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		refused_variant(cases[i].name, cases[i].from, cases[i].to, cases[i].says);
 	path_of(src, sizeof(src), "a.json");
 	text = il_file_read(src, 1 << 24, NULL);
 	assert_non_null(text);
-	compact = strdup(text);
-	w = compact;
-	for (const char *r = text; *r; r++)
-		if (*r != '\n' && *r != '\t')
-			*w++ = *r;
-	*w = '\0';
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *at = strstr(compact, cases[i].from), *out;
-
-		assert_non_null(at);
-		out = malloc(strlen(compact) + strlen(cases[i].to) + 1);
-		sprintf(out, "%.*s%s%s", (int)(at - compact), compact, cases[i].to,
-			at + strlen(cases[i].from));
-		write_text(cases[i].name, out);
-		free(out);
-		assert_int_equal(run_compare("a.json", cases[i].name), 2);
-		if (!strstr(err_text, cases[i].says))
-			fail_msg("%s: stderr lacks '%s': %s", cases[i].name, cases[i].says,
-				 err_text);
-		assert_int_equal(count_lines(err_text), 1);
-	}
 	/* Two reports in one file, and one with text after it. */
 	{
 		size_t n = strlen(text);
@@ -576,7 +562,6 @@ static void test_compare_impossible_counts_refused(void **state)
 	assert_non_null(strstr(err_text, "two.json: not JSON (more text after the value"));
 	assert_int_equal(run_compare("a.json", "trailing.json"), 2);
 	assert_non_null(strstr(err_text, "trailing.json: not JSON (more text after the value"));
-	free(compact);
 	free(text);
 }
 

@@ -671,6 +671,31 @@ static void test_hardening_io_stdout_errors(void **state)
 
 /* --- terminals ------------------------------------------------------------ */
 
+/* What the terminal got from pid until its side closed (or CASE_MS, then
+ * pid is killed), NUL-terminated in out; closes master. */
+static void read_pty(int master, pid_t pid, double t0, char *out, size_t len)
+{
+	size_t got = 0;
+
+	for (;;) {
+		struct pollfd p = {master, POLLIN, 0};
+		ssize_t r;
+
+		if (il_test_now_s() - t0 > CASE_MS / 1000.0) {
+			kill(pid, SIGKILL);
+			break;
+		}
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		r = read(master, out + got, len - 1 - got);
+		if (r <= 0)
+			break; /* EIO once the child side is closed */
+		got += (size_t)r;
+	}
+	out[got] = '\0';
+	close(master);
+}
+
 /*
  * Runs inputlat with stdout and stderr on a pseudo-terminal (or only
  * stderr, stdout to a pipe we do not read... kept simple: both), and
@@ -680,7 +705,6 @@ static int run_pty(const char *const *args, bool stdout_null, char *out, size_t 
 {
 	char *argv[32];
 	int n = 0, master, status;
-	size_t got = 0;
 	pid_t pid;
 	double t0 = il_test_now_s();
 
@@ -699,23 +723,7 @@ static int run_pty(const char *const *args, bool stdout_null, char *out, size_t 
 		execv(argv[0], argv);
 		_exit(127);
 	}
-	for (;;) {
-		struct pollfd p = {master, POLLIN, 0};
-		ssize_t r;
-
-		if (il_test_now_s() - t0 > CASE_MS / 1000.0) {
-			kill(pid, SIGKILL);
-			break;
-		}
-		if (poll(&p, 1, 100) <= 0)
-			continue;
-		r = read(master, out + got, len - 1 - got);
-		if (r <= 0)
-			break; /* EIO once the child side is closed */
-		got += (size_t)r;
-	}
-	out[got] = '\0';
-	close(master);
+	read_pty(master, pid, t0, out, len);
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -830,7 +838,6 @@ static void test_hardening_io_background_job(void **state)
 			"--interval-ms",	"10",  NULL};
 	char out[1 << 14];
 	int master, status;
-	size_t got = 0;
 	double t0 = il_test_now_s();
 	pid_t pid = forkpty(&master, NULL, NULL, NULL);
 
@@ -863,23 +870,7 @@ static void test_hardening_io_background_job(void **state)
 		}
 		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 98);
 	}
-	for (;;) {
-		struct pollfd p = {master, POLLIN, 0};
-		ssize_t r;
-
-		if (il_test_now_s() - t0 > CASE_MS / 1000.0) {
-			kill(pid, SIGKILL);
-			break;
-		}
-		if (poll(&p, 1, 100) <= 0)
-			continue;
-		r = read(master, out + got, sizeof(out) - 1 - got);
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	out[got] = '\0';
-	close(master);
+	read_pty(master, pid, t0, out, sizeof(out));
 	waitpid(pid, &status, 0);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		fail_msg("a background run on a tostop terminal: %s %d (99: stopped by SIGTTOU); "
