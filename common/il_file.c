@@ -64,6 +64,16 @@ int il_file_open_input(const char *path, bool want_chr, char *why, size_t whylen
 	return fd;
 }
 
+void il_file_read_why(const char *path, int e, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if ((e == EINVAL || e == EISDIR) && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		snprintf(err, errlen, "%s: %s, not a regular file", path, il_file_kind(st.st_mode));
+	else
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+}
+
 char *il_file_read(const char *path, size_t max, size_t *len)
 {
 	int fd = il_file_open_input(path, false, NULL, 0);
@@ -660,12 +670,8 @@ int il_json_load(const char *path, cJSON **out, char *err, size_t errlen)
 		else if (e == EFBIG)
 			snprintf(err, errlen, "%s: more than the %u MiB a run report may have",
 				 path, IL_JSON_MAX_BYTES >> 20);
-		else if ((e == EINVAL || e == EISDIR) && stat(path, &st) == 0 &&
-			 !S_ISREG(st.st_mode))
-			snprintf(err, errlen, "%s: %s, not a regular file", path,
-				 il_file_kind(st.st_mode));
 		else
-			snprintf(err, errlen, "%s: %s", path, strerror(e));
+			il_file_read_why(path, e, err, errlen);
 		return -e;
 	}
 	/*

@@ -16,6 +16,11 @@
  */
 char *il_file_read(const char *path, size_t max, size_t *len);
 
+/* The one line for il_file_read's failure with errno e (EFBIG aside, whose
+ * words are the caller's limit): what the file is instead of a regular
+ * one ("PATH: a FIFO, not a regular file"), else the error. */
+void il_file_read_why(const char *path, int e, char *err, size_t errlen);
+
 /*
  * Opens an input the way every input of ours is opened: read-only, without
  * blocking on a FIFO, without becoming a controlling terminal, and only a

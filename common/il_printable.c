@@ -24,14 +24,3 @@ const char *il_printable_copy(const char *t, char *buf, size_t n)
 	buf[i] = '\0';
 	return buf;
 }
-
-int il_printable_write(const char *text, size_t len, FILE *f)
-{
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)text[i];
-
-		if (putc(c != '\n' && c != '\t' && is_control(c) ? '?' : c, f) == EOF)
-			return -1;
-	}
-	return 0;
-}

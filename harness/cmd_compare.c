@@ -356,7 +356,7 @@ static int group_load(struct group *g, const char *arg)
 		char what[300];
 
 		snprintf(what, sizeof(what), "an empty name in the list '%.200s'", arg);
-		usage_line(il_printable(what));
+		usage_line(what);
 		return -1;
 	}
 	copy = strdup(arg);
@@ -959,7 +959,7 @@ int il_cmd_compare(int argc, char **argv)
 		char err[600];
 
 		if (il_out_check("--json", o.json_path, err, sizeof(err)) < 0) {
-			fprintf(stderr, "compare: %s\n", il_printable(err));
+			fprintf(stderr, "compare: %s\n", err);
 			rc = 2;
 			goto out;
 		}

@@ -5,7 +5,6 @@
  */
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "il_cmd.h"
@@ -45,9 +44,7 @@ int il_cmd_explain(int argc, char **argv)
 	};
 	struct il_explain_opts o = {0};
 	cJSON *a = NULL, *b = NULL;
-	char err[1024], *text = NULL;
-	FILE *mem;
-	size_t len = 0;
+	char err[1024];
 	uint64_t v;
 	int c, rc = 2;
 
@@ -130,30 +127,13 @@ int il_cmd_explain(int argc, char **argv)
 		fprintf(stderr, "explain: %s\n", err);
 		goto out;
 	}
-	/*
-	 * Written to memory first, then out with control characters replaced:
-	 * every string of a report (a policy, a thread's name, an error) came
-	 * from a file anybody may have written, and an escape sequence in one
-	 * would act on the reader's terminal.
-	 */
-	mem = open_memstream(&text, &len);
-	if (!mem) {
-		fprintf(stderr, "explain: out of memory\n");
-		rc = 1;
-		goto out;
-	}
+	/* Report strings in the output are made printable where they are
+	 * printed (il_explain.c); the one line on stderr may quote them too. */
 	if (b)
-		rc = il_explain_compare(a, argv[optind], b, argv[optind + 1], &o, mem, err,
+		rc = il_explain_compare(a, argv[optind], b, argv[optind + 1], &o, stdout, err,
 					sizeof(err));
 	else
-		rc = il_explain_run(a, argv[optind], &o, mem, err, sizeof(err));
-	if (fclose(mem) != 0) {
-		fprintf(stderr, "explain: out of memory\n");
-		rc = 1;
-	} else if (il_printable_write(text, len, stdout) < 0) {
-		rc = 1;
-	}
-	free(text);
+		rc = il_explain_run(a, argv[optind], &o, stdout, err, sizeof(err));
 	if (rc == 2)
 		fprintf(stderr, "explain: %s\n", il_printable(err));
 	if (fflush(stdout) != 0)

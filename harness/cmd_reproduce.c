@@ -40,7 +40,6 @@
 #include "il_clock.h"
 #include "il_file.h"
 #include "il_parse.h"
-#include "il_printable.h"
 #include "il_stats.h"
 
 extern char **environ;
@@ -1103,7 +1102,6 @@ int il_cmd_reproduce(int argc, char **argv)
 	/* The output is checked now, not after a quarter of an hour of runs. */
 	{
 		char err[600];
-
 		int fd;
 
 		if (il_out_check("--json", json_path, err, sizeof(err)) < 0) {
@@ -1114,7 +1112,7 @@ int il_cmd_reproduce(int argc, char **argv)
 		if (r.lock_path) {
 			fd = open_lock(r.lock_path, err, sizeof(err));
 			if (fd < 0) {
-				fprintf(stderr, "inputlat reproduce: %s\n", il_printable(err));
+				fprintf(stderr, "inputlat reproduce: %s\n", err);
 				return 2;
 			}
 			close(fd);

@@ -824,7 +824,10 @@ static void walk_close_cb(uv_handle_t *h, void *arg)
 
 void il_orch_init(struct il_run *r)
 {
-	static const int sigs[4] = {SIGINT, SIGTERM, SIGHUP, SIGTSTP};
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGTSTP};
+
+	_Static_assert(sizeof(sigs) / sizeof(sigs[0]) == sizeof(r->sig) / sizeof(r->sig[0]),
+		       "one uv_signal_t per stop signal");
 
 	int rc = uv_loop_init(&r->loop);
 
@@ -859,7 +862,7 @@ void il_orch_init(struct il_run *r)
 	uv_poll_start(&r->inject_poll, UV_READABLE, inject_poll_cb);
 	/* libuv's signal pipe is made here: without it no handler, and an
 	 * unchecked handle would abort in libuv. */
-	for (int i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		rc = uv_signal_init(&r->loop, &r->sig[i]);
 		if (rc < 0) {
 			il_orch_fail(

@@ -565,7 +565,6 @@ static void add_server_per_cpu(cJSON *k, const char *key, const char *dir, const
 		cJSON_AddStringToObject(k, key, text);
 		return;
 	}
-
 	a = cJSON_CreateArray();
 	for (long cpu = 0; cpu < ncpu; cpu++) {
 		cJSON *o;

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "il_file.h"
 
@@ -179,7 +178,6 @@ size_t il_js_heap_peak(const struct il_js *js)
 
 int il_js_read_file(const char *path, char **out, char *err, size_t errlen)
 {
-	struct stat st;
 	size_t n = 0;
 	/* As every input: a FIFO (or a device) is refused at once, never
 	 * waited on (a FIFO held `run` in open() with its stop signals
@@ -192,13 +190,8 @@ int il_js_read_file(const char *path, char **out, char *err, size_t errlen)
 		if (e == EFBIG)
 			snprintf(err, errlen, "%s: more than a script may have (%u bytes)", path,
 				 SCRIPT_MAX);
-		else if ((e == EINVAL || e == EISDIR) && stat(path, &st) == 0)
-			snprintf(err, errlen, "%s: %s, not a regular file", path,
-				 il_file_kind(st.st_mode));
-		else if (e == ENOMEM)
-			snprintf(err, errlen, "out of memory");
 		else
-			snprintf(err, errlen, "%s: %s", path, strerror(e));
+			il_file_read_why(path, e, err, errlen);
 		return -e;
 	}
 	if (memchr(buf, '\0', n)) {

@@ -331,7 +331,7 @@ static const struct bad_case cases[] = {
      PREP_DIR,
      NULL,
      2,
-     "inputlat run: --policy @T/dir.policy: a directory, not a regular file"},
+     "inputlat run: @T/dir.policy: a directory, not a regular file"},
     /* --- restore: state files (IL_STATE_DIR = @S) --------------------- */
     {"state garbage JSON",
      {"restore"},
