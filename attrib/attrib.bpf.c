@@ -21,6 +21,13 @@
  *   - interrupts and softirqs that interrupt one of them.
  * Where a thread waits is kept per thread (its queued CPU) and per CPU
  * (how many wait there), updated from the same tracepoints.
+ *
+ * What changes at every event sits in cache lines of its own (a thread's
+ * state, a CPU's count of waiters); what every event reads (threads[]) is
+ * written by user space alone. The state once lived in threads[] beside
+ * TRACKED: the run's threads have consecutive tids, so both CPUs wrote
+ * the same few lines at every switch and each event paid for the line's
+ * move between them.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -32,13 +39,10 @@
 /* What a classic tracepoint program returns: pass the event on to perf. */
 #define IL_TP_PASS 1
 
-/* threads[tid]: TRACKED, ONCPU while it runs, its slot in `wakes` (bits
- * 16..23, 0: none) and 1 + the CPU it waits on (0: not waiting) in the
- * low 16 bits. */
-#define TRACKED 0x80000000u
-#define ONCPU	0x40000000u
-#define QMASK	0xffffu
-#define SLOT(v) (((v) >> 16) & 0xffu)
+/* threads[tid]: TRACKED and the thread's slot in `tstate` (1 and up), set
+ * by user space when it tracks the thread and never written here. */
+#define TRACKED	 0x80000000u
+#define SLOTMASK 0xffffu
 
 /* Sized by the loader to pid_max before loading. */
 struct {
@@ -49,29 +53,40 @@ struct {
 } threads SEC(".maps");
 
 /*
- * A thread's pending sched_waking, kept until its sched_wakeup so that a
- * wake-up costs one record, not two (sched_wakeup always
- * follows sched_waking: try_to_wake_up() fires the first only once the
- * wake-up is certain).
+ * A tracked thread's state, a cache line each: ONCPU while it runs and
+ * 1 + the CPU it waits on (0: not waiting) in `q`; and its pending
+ * sched_waking, kept until its sched_wakeup so that a wake-up costs one
+ * record, not two (sched_wakeup always follows sched_waking:
+ * try_to_wake_up() fires the first only once the wake-up is certain).
  */
-struct wake_rec {
-	__u64 ts;
+#define ONCPU 0x40000000u
+#define QMASK 0xffffu
+
+struct tstate {
+	__u32 q;
 	__s32 waker;
-	__s32 pad;
+	__u64 waking_ts; /* 0: no sched_waking pending */
+	__u8 pad[48];
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__type(key, __u32);
-	__type(value, struct wake_rec);
-	__uint(max_entries, 256);
-} wakes SEC(".maps");
+	__type(value, struct tstate);
+	__uint(max_entries, IL_KEV_MAX_TRACKED + 1);
+} tstate SEC(".maps");
 
-/* waiters[cpu]: the run's threads waiting on that CPU (sized to the CPUs). */
+/* waiters[cpu]: the run's threads waiting on that CPU (sized to the CPUs),
+ * a cache line each: every CPU counts waiters on the others. */
+struct waiter_count {
+	__s32 n;
+	__u8 pad[60];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__type(key, __u32);
-	__type(value, __s32);
+	__type(value, struct waiter_count);
 	__uint(max_entries, 1024);
 } waiters SEC(".maps");
 
@@ -104,26 +119,30 @@ struct migrate_args {
 	__s32 dest_cpu;
 };
 
-static __always_inline __u32 *thread_slot(__s32 tid)
+/* The state of a tracked thread, NULL for any other. */
+static __always_inline struct tstate *tstate_of(__s32 tid)
 {
-	__u32 key = (__u32)tid;
+	__u32 key = (__u32)tid, *v = bpf_map_lookup_elem(&threads, &key), slot;
 
-	return bpf_map_lookup_elem(&threads, &key);
+	if (!v || !(*v & TRACKED))
+		return NULL;
+	slot = *v & SLOTMASK;
+	return slot ? bpf_map_lookup_elem(&tstate, &slot) : NULL;
 }
 
 static __always_inline void waiters_add(__u32 cpu, __s32 d)
 {
-	__s32 *w = bpf_map_lookup_elem(&waiters, &cpu);
+	struct waiter_count *w = bpf_map_lookup_elem(&waiters, &cpu);
 
 	if (w)
-		__sync_fetch_and_add(w, d);
+		__sync_fetch_and_add(&w->n, d);
 }
 
 static __always_inline int cpu_has_waiters(__u32 cpu)
 {
-	__s32 *w = bpf_map_lookup_elem(&waiters, &cpu);
+	struct waiter_count *w = bpf_map_lookup_elem(&waiters, &cpu);
 
-	return w && *w > 0;
+	return w && w->n > 0;
 }
 
 /* The thread stops waiting wherever it waited. */
@@ -145,22 +164,24 @@ SEC("tracepoint/sched/sched_switch")
 int il_attrib_switch(struct switch_args *ctx)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 *pv = thread_slot(ctx->prev_pid), *nv = thread_slot(ctx->next_pid);
-	__u32 p = pv ? *pv : 0, n = nv ? *nv : 0;
-	int emit = ((p | n) & TRACKED) || cpu_has_waiters(cpu);
+	struct tstate *ps = tstate_of(ctx->prev_pid), *ns = tstate_of(ctx->next_pid);
+	int emit = cpu_has_waiters(cpu);
 	struct il_kring_slot *s;
 	struct il_kev *e;
 	__u64 idx;
 
-	if (p & TRACKED) {
+	if (ps) {
+		emit = 1;
 		/* Switched out still runnable (preempted, yielded): it waits here. */
 		if ((ctx->prev_state & IL_KEV_STATE_MASK) == 0)
-			*pv = queue_on(p, cpu) & ~ONCPU;
+			ps->q = queue_on(ps->q, cpu) & ~ONCPU;
 		else
-			*pv = unqueue(p) & ~ONCPU;
+			ps->q = unqueue(ps->q) & ~ONCPU;
 	}
-	if (n & TRACKED)
-		*nv = unqueue(n) | ONCPU;
+	if (ns) {
+		emit = 1;
+		ns->q = unqueue(ns->q) | ONCPU;
+	}
 	if (!emit)
 		return IL_TP_PASS;
 	s = il_kring_claim(cpu, &idx);
@@ -174,27 +195,24 @@ int il_attrib_switch(struct switch_args *ctx)
 
 static __always_inline int wake(struct wake_args *ctx, __u16 type)
 {
-	__u32 *v = thread_slot(ctx->pid), slot, cpu;
-	struct wake_rec *w = NULL;
+	struct tstate *st = tstate_of(ctx->pid);
 	struct il_kring_slot *s;
 	struct il_kev *e;
 	__u64 idx;
+	__u32 cpu;
 
-	if (!v || !(*v & TRACKED))
+	if (!st)
 		return IL_TP_PASS;
-	slot = SLOT(*v);
-	if (slot)
-		w = bpf_map_lookup_elem(&wakes, &slot);
-	if (type == IL_KEV_WAKING && w) {
+	if (type == IL_KEV_WAKING) {
 		/* In sched_waking the current task is the waker. */
-		w->ts = bpf_ktime_get_ns();
-		w->waker = (__s32)bpf_get_current_pid_tgid();
+		st->waking_ts = bpf_ktime_get_ns();
+		st->waker = (__s32)bpf_get_current_pid_tgid();
 		return IL_TP_PASS;
 	}
 	/* sched_wakeup also fires for a task that never left its CPU (woken
 	 * while it was about to sleep): it waits nowhere. */
-	if (type != IL_KEV_WAKING && !(*v & ONCPU))
-		*v = queue_on(*v, (__u32)ctx->target_cpu);
+	if (!(st->q & ONCPU))
+		st->q = queue_on(st->q, (__u32)ctx->target_cpu);
 	cpu = bpf_get_smp_processor_id();
 	s = il_kring_claim(cpu, &idx);
 	if (!s)
@@ -209,10 +227,10 @@ static __always_inline int wake(struct wake_args *ctx, __u16 type)
 	e->prio2 = 0;
 	e->arg = ctx->target_cpu;
 	e->waking_ns = 0;
-	if (w && type == IL_KEV_WAKEUP && w->ts) {
-		e->waking_ns = w->ts;
-		e->pid2 = w->waker;
-		w->ts = 0;
+	if (st->waking_ts) {
+		e->waking_ns = st->waking_ts;
+		e->pid2 = st->waker;
+		st->waking_ts = 0;
 	}
 	il_kev_comm_copy(e->comm, ctx->comm);
 	((__u64 *)e->comm2)[0] = 0;
@@ -236,16 +254,17 @@ int il_attrib_wakeup(struct wake_args *ctx)
 SEC("tracepoint/sched/sched_migrate_task")
 int il_attrib_migrate(struct migrate_args *ctx)
 {
-	__u32 *v = thread_slot(ctx->pid), cpu;
+	struct tstate *st = tstate_of(ctx->pid);
 	struct il_kring_slot *s;
 	struct il_kev *e;
 	__u64 idx;
+	__u32 cpu;
 
-	if (!v || !(*v & TRACKED))
+	if (!st)
 		return IL_TP_PASS;
 	/* A waiting thread moves its wait along; a waking one is not counted yet. */
-	if (*v & QMASK)
-		*v = queue_on(*v, (__u32)ctx->dest_cpu);
+	if (st->q & QMASK)
+		st->q = queue_on(st->q, (__u32)ctx->dest_cpu);
 	cpu = bpf_get_smp_processor_id();
 	s = il_kring_claim(cpu, &idx);
 	if (!s)
@@ -280,11 +299,9 @@ static __always_inline int irq(__s32 nr, __u16 type, __u32 bit, int entry)
 	if (!st)
 		return 0;
 	if (entry) {
-		__u32 *v = thread_slot((__s32)bpf_get_current_pid_tgid());
-
 		/* Interrupt time only counts against a run thread it interrupts
 		 * (a handler's work, a busy receiver): nothing else is needed. */
-		if (!(v && (*v & TRACKED))) {
+		if (!tstate_of((__s32)bpf_get_current_pid_tgid())) {
 			*st &= ~bit;
 			return 0;
 		}

@@ -34,7 +34,7 @@ struct il_capture {
 	int stats_fd;
 	int ncpus;
 	uint32_t max_tid;
-	unsigned slots; /* slots of `wakes` given out */
+	unsigned slots; /* slots of `tstate` given out */
 	int stopped;
 	struct il_capture_prog progs[IL_CAPTURE_MAX_PROGS];
 	size_t nprogs;
@@ -238,14 +238,14 @@ fail:
 
 int il_capture_track(struct il_capture *c, int tid)
 {
-	/* TRACKED and a slot of `wakes` (attrib.bpf.c); past 255 threads, none:
-	 * their wake-ups then take two records. */
+	/* TRACKED and the thread's slot of `tstate` (attrib.bpf.c). */
 	uint32_t key = (uint32_t)tid, v = 0x80000000u;
 
 	if (tid <= 0 || (uint32_t)tid >= c->max_tid)
 		return -ERANGE;
-	if (c->slots < 255)
-		v |= (++c->slots) << 16;
+	if (c->slots >= IL_KEV_MAX_TRACKED)
+		return -ENOSPC;
+	v |= ++c->slots;
 	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.threads), &key, &v, BPF_ANY) < 0)
 		return -errno;
 	return 0;

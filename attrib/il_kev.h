@@ -35,6 +35,9 @@ enum il_kev_type {
  * -1 deadline. */
 #define IL_KEV_PRIO_FAIR 100
 
+/* Threads the capture follows at most (slots of its per-thread state). */
+#define IL_KEV_MAX_TRACKED 1024
+
 struct il_kev {
 	__u64 ts_ns;
 	__u16 type; /* enum il_kev_type */
