@@ -3,10 +3,15 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "il_clock.h"
 
 static double loops_per_us = 100.0;
+static enum il_work_model model = IL_WORK_CPU_TIME;
+static double scale = 1.0;
+
+static uint64_t read_ns(void);
 
 /*
  * One copy of the loop, never inlined and aligned the same way in every
@@ -88,6 +93,35 @@ void il_work_set_loops_per_us(double v)
 {
 	if (v > 0)
 		loops_per_us = v;
+	(void)read_ns();
+}
+
+static const char *const model_names[] = {"cpu-time", "loops"};
+
+const char *il_work_model_name(enum il_work_model m)
+{
+	return (unsigned)m < sizeof(model_names) / sizeof(model_names[0]) ? model_names[m] : "?";
+}
+
+int il_work_model_parse(const char *name, enum il_work_model *m)
+{
+	for (unsigned i = 0; i < sizeof(model_names) / sizeof(model_names[0]); i++)
+		if (strcmp(name, model_names[i]) == 0) {
+			*m = (enum il_work_model)i;
+			return 0;
+		}
+	return -1;
+}
+
+void il_work_set_model(enum il_work_model m)
+{
+	model = m;
+}
+
+void il_work_set_scale(double s)
+{
+	if (s > 0)
+		scale = s;
 }
 
 /* Work longer than this is done in pieces, each after a look at the stop. */
@@ -100,17 +134,110 @@ void il_work_stop(void)
 	atomic_store(&stopping, true);
 }
 
+static bool stopped(void)
+{
+	return atomic_load_explicit(&stopping, memory_order_relaxed);
+}
+
+/*
+ * cpu-time: pieces of the calibrated loop, each sized from the speed this
+ * thread's loop ran at lately, until the thread's CPU clock has advanced
+ * by `ns`. The first piece of a call is half the work, the first of a
+ * thread at most LEARN_NS: the vCPUs here change speed by 2x between two
+ * handlers (and a calibration can be that far off), and a piece that ran
+ * slower than its estimate overshoots the work; the rest is sized from
+ * the speed just measured. The clock is a system call
+ * (CLOCK_THREAD_CPUTIME_ID has no vDSO path), 1.2 us on this VM: a handler
+ * reads it two to four times, and the reads are part of the CPU time
+ * counted. Preemption does not advance the
+ * clock, so it stretches the handler as it stretches real work.
+ */
+#define PIECE_MAX_NS 200000 /* a look at the clock and the stop this often */
+#define LEARN_NS     20000  /* a thread's first piece, at the calibration's speed */
+
+static _Thread_local double speed;     /* loops per ns of CPU, as last seen (0: none) */
+static _Atomic uint64_t clock_read_ns; /* one read of the thread CPU clock (0: not yet) */
+
+/* Measured once a process, when it is given its calibration (a child's
+ * start-up), not in its first handler: 200 pairs of reads are 0.5 ms. */
+static uint64_t read_ns(void)
+{
+	uint64_t r = atomic_load_explicit(&clock_read_ns, memory_order_relaxed);
+
+	if (!r) {
+		r = il_work_clock_overhead_ns() | 1;
+		atomic_store_explicit(&clock_read_ns, r, memory_order_relaxed);
+	}
+	return r;
+}
+
+static void work_cpu_time(uint64_t ns)
+{
+	double calib = loops_per_us / 1000.0, v = speed > 0 ? speed : calib;
+	uint64_t t0, prev, done = 0, rd = read_ns();
+	bool first = true;
+
+	/* Work shorter than two reads of the clock: the loop at the last
+	 * speed seen, unmeasured (the reads would be most of it). */
+	if (ns < 2 * rd) {
+		il_work_loops((uint64_t)(v * (double)ns));
+		return;
+	}
+	/* Half the first read and half the last are outside the span the
+	 * reads measure: the call as a whole costs one read more than it. */
+	ns -= rd;
+	t0 = prev = il_thread_cpu_ns();
+	/* Done when what is left is under half a clock read: another piece
+	 * would overshoot by more than it makes up. */
+	while (done + rd / 2 < ns && !stopped()) {
+		uint64_t left = ns - done, piece = left < PIECE_MAX_NS ? left : PIECE_MAX_NS;
+		uint64_t loops, now;
+
+		if (first && left > 8 * rd)
+			piece = left / 2;
+		if (first && !(speed > 0) && piece > LEARN_NS)
+			piece = LEARN_NS;
+		first = false;
+		/* The read that ends the piece is part of it. */
+		piece = piece > rd ? piece - rd : 1;
+		loops = (uint64_t)(v * (double)piece) + 1;
+		il_work_loops(loops);
+		now = il_thread_cpu_ns();
+		/* A piece that ran for less than a few reads says little about
+		 * the loop's speed; the estimate stays within 4x of the
+		 * calibration, whatever one piece suffered. */
+		if (now - prev > 4 * rd) {
+			v = (double)loops / (double)(now - prev - rd);
+			if (v > 4 * calib)
+				v = 4 * calib;
+			else if (v < calib / 4)
+				v = calib / 4;
+			speed = v;
+		}
+		prev = now;
+		done = now - t0;
+	}
+}
+
 void il_work_us(uint64_t us)
 {
-	uint64_t loops = (uint64_t)(loops_per_us * (double)us);
-	uint64_t piece = (uint64_t)(loops_per_us * WORK_PIECE_US);
+	uint64_t loops, piece;
+
+	if (!us)
+		return;
+	if (model == IL_WORK_CPU_TIME) {
+		work_cpu_time((uint64_t)((double)us * 1000.0 * scale));
+		return;
+	}
+	loops = (uint64_t)(loops_per_us * scale * (double)us);
+	piece = (uint64_t)(loops_per_us * WORK_PIECE_US);
 
 	/* A handler's usual work (under a millisecond) is one piece: the loop
 	 * it was calibrated with, untouched. */
-	while (loops > piece && !atomic_load_explicit(&stopping, memory_order_relaxed)) {
+	while (loops > piece && !stopped()) {
 		il_work_loops(piece);
 		loops -= piece;
 	}
-	if (loops && !atomic_load_explicit(&stopping, memory_order_relaxed))
+	if (loops && !stopped())
 		il_work_loops(loops);
 }

@@ -1,7 +1,15 @@
 /*
- * Calibrated CPU work: a handler's "work_us" is a fixed amount of CPU work
- * (a loop of known speed), not a wall-clock wait, so preemption stretches
- * it exactly as it would stretch real work.
+ * A handler's "work_us": CPU work, never a wall-clock wait, so preemption
+ * stretches it exactly as it would stretch real work. Two models, rt-app's
+ * "runtime" and "run" events:
+ *   - cpu-time (the default): the loop runs until the thread's own CPU
+ *     clock has advanced by work_us. The same CPU time whatever the CPU's
+ *     speed: on a VM whose vCPUs run at half speed while their host
+ *     siblings are busy, a run is comparable with the next one.
+ *   - loops: a number of iterations of a loop calibrated once per run: a
+ *     fixed amount of instructions, which takes longer on a slower CPU (an
+ *     SMT sibling's load, a frequency change) and whose figures are only
+ *     comparable while the CPU runs at its calibration's speed.
  */
 #ifndef IL_WORK_H
 #define IL_WORK_H
@@ -24,7 +32,23 @@ uint64_t il_work_clock_overhead_ns(void);
 /* Sets the calibration used by il_work_us (e.g. the orchestrator's). */
 void il_work_set_loops_per_us(double loops_per_us);
 
-/* Burns about `us` microseconds of CPU (less once il_work_stop ran). */
+enum il_work_model { IL_WORK_CPU_TIME, IL_WORK_LOOPS };
+
+/* "cpu-time", "loops". */
+const char *il_work_model_name(enum il_work_model m);
+
+/* 0, or -1 when `name` is no model's name. */
+int il_work_model_parse(const char *name, enum il_work_model *m);
+
+/* The model of every later il_work_us in the process (default cpu-time). */
+void il_work_set_model(enum il_work_model m);
+
+/* Test hook: every later il_work_us does `scale` times its work (1: as
+ * asked), in either model. */
+void il_work_set_scale(double scale);
+
+/* Burns `us` microseconds of CPU as the model says (less once il_work_stop
+ * ran). */
 void il_work_us(uint64_t us);
 
 /*

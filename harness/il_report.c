@@ -433,10 +433,12 @@ struct work_acc {
 
 /*
  * Each handler measures the thread CPU time of its work (il_hop_end), so
- * preemption is not in it: measured / configured is 1 when the calibrated
- * loop ran as fast as at calibration. A slower CPU (a busy sibling of a
- * shared core, the hypervisor) or a calibration made while the CPU was
- * slow moves it.
+ * preemption is not in it. Under the loops model, measured / configured is
+ * 1 when the calibrated loop ran as fast as at calibration: a slower CPU
+ * (a busy sibling of a shared core, the hypervisor) or a calibration made
+ * while the CPU was slow moves it. Under cpu-time it is 1 by construction
+ * of the work, so what moves it is the handler's own cost per call, or a
+ * work loop that missed its mark: a check of il_work_us, measured.
  */
 static void work_accuracy(const struct il_result *r, struct work_acc acc[IL_T_COUNT])
 {
@@ -490,6 +492,7 @@ static cJSON *work_accuracy_json(const struct il_result *r)
 	work_accuracy(r, acc);
 	cJSON_AddNumberToObject(o, "tolerance", WORK_TOLERANCE);
 	cJSON_AddNumberToObject(o, "min_handlers", WORK_MIN_HANDLERS);
+	cJSON_AddStringToObject(o, "model", il_work_model_name(r->o->work_model));
 	cJSON_AddNumberToObject(o, "loops_per_us", r->loops_per_us);
 	cJSON_AddNumberToObject(o, "test_work_scale", r->o->test.work_scale);
 	cJSON_AddNumberToObject(o, "clock_overhead_ns", (double)r->clock_overhead_ns);
@@ -815,14 +818,26 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 				100 * speed, d);
 			continue;
 		}
-		il_warn(
-		    w,
-		    "work: %s did %.0f%% of its configured work (%.0f us of CPU per handler, "
-		    "p50 over %llu handlers, for %.0f us configured): the CPU's speed during the "
-		    "run did not match the calibration (%.0f loops/us), so this run's latencies "
-		    "are not comparable with other runs",
-		    il_chain_thread(t)->name, 100 * acc[t].ratio, acc[t].p50_us,
-		    (unsigned long long)acc[t].handlers, acc[t].configured_us, r->loops_per_us);
+		if (r->o->work_model == IL_WORK_LOOPS)
+			il_warn(w,
+				"work: %s did %.0f%% of its configured work (%.0f us of CPU per "
+				"handler, p50 over %llu handlers, for %.0f us configured): the "
+				"CPU's speed during the run did not match the calibration (%.0f "
+				"loops/us), so this run's latencies are not comparable with "
+				"other runs",
+				il_chain_thread(t)->name, 100 * acc[t].ratio, acc[t].p50_us,
+				(unsigned long long)acc[t].handlers, acc[t].configured_us,
+				r->loops_per_us);
+		else
+			il_warn(w,
+				"work: %s did %.0f%% of its configured work (%.0f us of CPU per "
+				"handler, p50 over %llu handlers, for %.0f us configured, work "
+				"model cpu-time, scale %g): its handlers did not spend the CPU "
+				"time they were given, so this run's latencies are not "
+				"comparable with other runs",
+				il_chain_thread(t)->name, 100 * acc[t].ratio, acc[t].p50_us,
+				(unsigned long long)acc[t].handlers, acc[t].configured_us,
+				r->o->test.work_scale);
 	}
 	trace_marker_check(r, w);
 	/* What the run was under, said of a run that measured: a run that
@@ -958,6 +973,7 @@ int il_report_json(const struct il_result *r, FILE *f)
 	cJSON_AddItemToObject(root, "hops", hops_json(h));
 	cJSON_AddItemToObject(root, "threads", threads_json(r));
 	cJSON_AddItemToObject(root, "knobs", knobs_json(r));
+	cJSON_AddStringToObject(root, "work_model", il_work_model_name(r->o->work_model));
 	cJSON_AddNumberToObject(root, "loops_per_us", r->loops_per_us);
 	cJSON_AddItemToObject(root, "work_accuracy", work_accuracy_json(r));
 	cJSON_AddItemToObject(root, "hygiene", hygiene_json(r));

@@ -583,7 +583,7 @@ int il_cmd_run(int argc, char **argv)
 		r.memlock_why[0] = '\0';
 	il_memlock_prefault_stack();
 	dma_latency_hold(&r);
-	r.loops_per_us = il_work_calibrate() * o.test.work_scale;
+	r.loops_per_us = il_work_calibrate();
 	r.clock_overhead_ns = il_work_clock_overhead_ns();
 	r.calibrated_ns = il_now_ns();
 

@@ -80,7 +80,7 @@ static void print_help(void)
 	    "                        statistic and flagged in --records (default 10)\n"
 	    "  --test-garbage CHILD  test hook: CHILD (e.g. render-sim) gets a garbage control "
 	    "frame\n"
-	    "  --test-work-scale F   test hook: every handler does F times its calibrated work\n"
+	    "  --test-work-scale F   test hook: every handler does F times its configured work\n"
 	    "  --test-runaway THREAD test hook: THREAD (e.g. render:main) spins forever\n"
 	    "  --test-stall CHILD    test hook: the loop is held up 2 s once, CHILD (or none)\n"
 	    "                        killed meanwhile\n"
@@ -88,6 +88,10 @@ static void print_help(void)
 	    "compositor,\n"
 	    "                        main, gpu, drm, evdev) or a thread (viz:comp); `--work none` "
 	    "zeroes all\n"
+	    "  --work-model MODEL    cpu-time (default): a handler runs until its thread's CPU\n"
+	    "                        clock advanced by its work, whatever the CPU's speed;\n"
+	    "                        loops: a loop count calibrated at the start (rt-app's\n"
+	    "                        runtime and run), slower on a slower CPU\n"
 	    "  --help                this text\n");
 }
 
@@ -167,6 +171,7 @@ enum {
 	OPT_TRACE,
 	OPT_TRACE_EVENTS,
 	OPT_WORK,
+	OPT_WORK_MODEL,
 	OPT_HELP,
 	OPT_NO_DMA,
 	OPT_WARMUP,
@@ -259,6 +264,7 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	    {"trace-marker", no_argument, NULL, OPT_TRACE_MARKER},
 	    {"warmup", required_argument, NULL, OPT_WARMUP},
 	    {"work", required_argument, NULL, OPT_WORK},
+	    {"work-model", required_argument, NULL, OPT_WORK_MODEL},
 	    {NULL, 0, NULL, 0},
 	};
 	char err[512];
@@ -283,6 +289,7 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	o->lock = IL_LOCK_PTHREAD;
 	o->test.runaway_thread = o->test.garbage_proc = o->test.stall_proc = -1;
 	o->test.work_scale = 1.0;
+	o->work_model = IL_WORK_CPU_TIME;
 	for (int t = 0; t < IL_T_COUNT; t++)
 		o->work_us[t] = il_chain_thread(t)->default_work_us;
 
@@ -471,6 +478,13 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			break;
 		case OPT_WORK:
 			rc = parse_work(o, optarg);
+			break;
+		case OPT_WORK_MODEL:
+			if (il_work_model_parse(optarg, &o->work_model) < 0)
+				rc =
+				    usage_error("--work-model: unknown model '%s' (use cpu-time or "
+						"loops)",
+						optarg);
 			break;
 		case OPT_NO_DMA:
 			o->no_dma_latency = true;

@@ -10,6 +10,7 @@
 #include "il_input.h"
 #include "il_lock.h"
 #include "il_present.h"
+#include "il_work.h"
 
 /* Test hooks, never set by a normal run; gathered here so that the
  * production path shows where they act. */
@@ -20,7 +21,7 @@ struct il_test_hooks {
 	 * child: stall_proc (enum il_proc_id, or -1: none) is killed in it. */
 	bool stall;
 	int stall_proc;
-	double work_scale; /* multiplies the calibrated loops_per_us (1: no change) */
+	double work_scale; /* every handler does this times its work (1: as configured) */
 };
 
 /* The hog's work and pattern: a register loop or JavaScript (a script's
@@ -43,6 +44,7 @@ struct il_run_opts {
 	uint64_t duration_ms; /* run at least this long (0: until the events are done) */
 	uint64_t seed;
 	uint64_t work_us[IL_T_COUNT];
+	enum il_work_model work_model; /* --work-model */
 	char policy[512];
 	struct il_input_spec input;
 	struct il_present_spec present;

@@ -136,6 +136,20 @@ static int parse_common(struct il_child *c, const char *name, const char *v, pid
 		il_work_set_loops_per_us(d);
 		return 0;
 	}
+	if (strcmp(name, "work-model") == 0) {
+		enum il_work_model m;
+
+		if (il_work_model_parse(v, &m) < 0)
+			return -EINVAL;
+		il_work_set_model(m);
+		return 0;
+	}
+	if (strcmp(name, "work-scale") == 0) {
+		if (il_parse_double(v, 0.01, 100, &d) < 0)
+			return -EINVAL;
+		il_work_set_scale(d);
+		return 0;
+	}
 	/* Any run bound the orchestrator can compute (10^7 events of 600 s). */
 	if (strcmp(name, "rttime-us") == 0)
 		return il_parse_u64(v, 1000, UINT64_MAX / 4, &c->rttime_us) < 0 ? -EINVAL : 0;

@@ -3,6 +3,8 @@ il_add_test(test_msg SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_msg.c LIBS il_wire)
 il_add_test(test_chain_table SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_chain_table.c LIBS il_common)
 il_add_test(test_hist SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hist.c LIBS il_common m)
 il_add_test(test_file SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_file.c LIBS il_common)
+# A handler's work under the cpu-time and loops models (common/il_work).
+il_add_test(test_work SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_work.c LIBS il_common LABELS unit)
 il_add_test(test_parse SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_parse.c LIBS il_common m)
 il_add_test(test_procfs SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_procfs.c LIBS il_common Threads::Threads)
 il_add_run_test(test_chain SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_chain.c LIBS il_wire TIMEOUT 180)

@@ -1,0 +1,186 @@
+/*
+ * common/il_work: a handler's work under both models. cpu-time spends its
+ * CPU time whatever the calibration says (a calibration 4x off either way,
+ * as a vCPU that changed speed since would make it), loops follows the
+ * calibration, the test scale applies to both, short work stays short,
+ * and the stop cuts long work off.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "il_clock.h"
+#include "il_test.h"
+#include "il_work.h"
+
+#define REPS 21
+
+static double real_loops_per_us;
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median CPU time, in ns, of REPS calls of il_work_us(us), each timed
+ * the way a handler times its work, less the clock's own cost. */
+static uint64_t median_cpu_ns(uint64_t us)
+{
+	uint64_t t[REPS], over = il_work_clock_overhead_ns();
+
+	for (int i = 0; i < REPS; i++) {
+		uint64_t t0 = il_thread_cpu_ns(), dt;
+
+		il_work_us(us);
+		dt = il_thread_cpu_ns() - t0;
+		t[i] = dt > over ? dt - over : 0;
+	}
+	qsort(t, REPS, sizeof(t[0]), cmp_u64);
+	return t[REPS / 2];
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	real_loops_per_us = il_work_calibrate();
+	return real_loops_per_us > 0 ? 0 : -1;
+}
+
+static void test_work_model_names(void **state)
+{
+	enum il_work_model m = IL_WORK_LOOPS;
+
+	(void)state;
+	assert_int_equal(il_work_model_parse("cpu-time", &m), 0);
+	assert_int_equal(m, IL_WORK_CPU_TIME);
+	assert_int_equal(il_work_model_parse("loops", &m), 0);
+	assert_int_equal(m, IL_WORK_LOOPS);
+	assert_int_equal(il_work_model_parse("cpu", &m), -1);
+	assert_int_equal(il_work_model_parse("", &m), -1);
+	assert_string_equal(il_work_model_name(IL_WORK_CPU_TIME), "cpu-time");
+	assert_string_equal(il_work_model_name(IL_WORK_LOOPS), "loops");
+}
+
+struct off_case {
+	uint64_t us, first_ns, median_ns;
+};
+
+/* A new thread: nothing learned of the loop's speed yet. */
+static void *work_in_new_thread(void *arg)
+{
+	struct off_case *c = arg;
+	uint64_t t0 = il_thread_cpu_ns();
+
+	il_work_us(c->us);
+	c->first_ns = il_thread_cpu_ns() - t0;
+	c->median_ns = median_cpu_ns(c->us);
+	return NULL;
+}
+
+/* 200 us and 10 us of CPU with the calibration right, 4x too low and 4x
+ * too high, each in a thread of its own: within 2 us below and 2% + 3 us
+ * above; a thread's first call, sized from the calibration alone, within
+ * 2x (a 4x estimate would make 800 us of 200). */
+static void test_work_cpu_time_ignores_calibration(void **state)
+{
+	static const double off[] = {1.0, 0.25, 4.0};
+	static const uint64_t works[] = {200, 10};
+
+	(void)state;
+	il_work_set_model(IL_WORK_CPU_TIME);
+	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++)
+		for (size_t j = 0; j < sizeof(works) / sizeof(works[0]); j++) {
+			struct off_case c = {.us = works[j]};
+			pthread_t th;
+
+			il_work_set_loops_per_us(real_loops_per_us * off[i]);
+			assert_int_equal(pthread_create(&th, NULL, work_in_new_thread, &c), 0);
+			assert_int_equal(pthread_join(th, NULL), 0);
+			print_message("calibration x%.2f: %llu us of work took %.2f us of CPU "
+				      "(the thread's first call: %.2f us)\n",
+				      off[i], (unsigned long long)c.us, (double)c.median_ns / 1e3,
+				      (double)c.first_ns / 1e3);
+			assert_true(c.median_ns + 2000 >= c.us * 1000);
+			assert_true(c.median_ns <= c.us * 1020 + 3000);
+			if (c.us >= 100)
+				assert_true(c.first_ns <= 2 * c.us * 1000);
+		}
+	il_work_set_loops_per_us(real_loops_per_us);
+}
+
+/* The loops model does what the calibration says: at a quarter of the
+ * real speed, well under the work asked (a quarter, and the host's speed
+ * moves by 2x at most here), where cpu-time above did all of it. */
+static void test_work_loops_follows_calibration(void **state)
+{
+	uint64_t ns;
+
+	(void)state;
+	il_work_set_model(IL_WORK_LOOPS);
+	il_work_set_loops_per_us(real_loops_per_us * 0.25);
+	ns = median_cpu_ns(400);
+	print_message("loops, calibration x0.25: 400 us of work took %.2f us of CPU\n",
+		      (double)ns / 1e3);
+	assert_true(ns < 240000);
+	assert_true(ns > 20000);
+	il_work_set_loops_per_us(real_loops_per_us);
+	il_work_set_model(IL_WORK_CPU_TIME);
+}
+
+/* The test hook's scale halves the work in either model. */
+static void test_work_scale(void **state)
+{
+	uint64_t ns;
+
+	(void)state;
+	il_work_set_scale(0.5);
+	ns = median_cpu_ns(400);
+	il_work_set_scale(1.0);
+	print_message("scale 0.5: 400 us of work took %.2f us of CPU\n", (double)ns / 1e3);
+	assert_true(ns >= 198000 && ns <= 207000);
+}
+
+/* Work shorter than two reads of the clock is the loop alone: 1 us stays
+ * about 1 us, not the 2-3 us the reads would make it. */
+static void test_work_short(void **state)
+{
+	uint64_t ns;
+
+	(void)state;
+	ns = median_cpu_ns(1);
+	print_message("1 us of work took %.2f us of CPU (a clock read: %.2f us)\n",
+		      (double)ns / 1e3, (double)il_work_clock_overhead_ns() / 1e3);
+	assert_true(ns < 1000 + il_work_clock_overhead_ns());
+	assert_true(median_cpu_ns(0) < 1000);
+}
+
+/* Last: the stop is for good. A second of work ends within a piece. */
+static void test_work_stop(void **state)
+{
+	uint64_t t0;
+
+	(void)state;
+	il_work_stop();
+	t0 = il_thread_cpu_ns();
+	il_work_us(1000000);
+	assert_true(il_thread_cpu_ns() - t0 < 5000000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_work_model_names),
+	    cmocka_unit_test(test_work_cpu_time_ignores_calibration),
+	    cmocka_unit_test(test_work_loops_follows_calibration),
+	    cmocka_unit_test(test_work_scale),
+	    cmocka_unit_test(test_work_short),
+	    cmocka_unit_test(test_work_stop),
+	};
+
+	if (il_test_filters("test_work", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
