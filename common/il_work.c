@@ -143,12 +143,13 @@ static bool stopped(void)
  * cpu-time: pieces of the calibrated loop, each sized from the speed this
  * thread's loop ran at lately, until the thread's CPU clock has advanced
  * by `ns`. The first piece of a call is half the work, the first of a
- * thread at most LEARN_NS: the vCPUs here change speed by 2x between two
- * handlers (and a calibration can be that far off), and a piece that ran
- * slower than its estimate overshoots the work; the rest is sized from
- * the speed just measured. The clock is a system call
+ * thread at most LEARN_NS, each later one three quarters of what is left
+ * until that is a few clock reads: the vCPUs here change speed by 2x
+ * between two handlers (and a calibration can be that far off), and a
+ * piece that ran slower than its estimate overshoots the work; each piece
+ * is sized from the speed just measured. The clock is a system call
  * (CLOCK_THREAD_CPUTIME_ID has no vDSO path), 1.2 us on this VM: a handler
- * reads it two to four times, and the reads are part of the CPU time
+ * reads it three to eight times, and the reads are part of the CPU time
  * counted. Preemption does not advance the
  * clock, so it stretches the handler as it stretches real work.
  */
@@ -193,8 +194,11 @@ static void work_cpu_time(uint64_t ns)
 		uint64_t left = ns - done, piece = left < PIECE_MAX_NS ? left : PIECE_MAX_NS;
 		uint64_t loops, now;
 
-		if (first && left > 8 * rd)
-			piece = left / 2;
+		/* What is left is never all in one piece but near the end:
+		 * the speed moves by 10-25% from piece to piece while the
+		 * other vCPU is busy, and a piece overshoots by that share. */
+		if (left > 8 * rd && piece > (first ? left / 2 : left / 4 * 3))
+			piece = first ? left / 2 : left / 4 * 3;
 		if (first && !(speed > 0) && piece > LEARN_NS)
 			piece = LEARN_NS;
 		first = false;

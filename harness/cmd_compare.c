@@ -43,6 +43,7 @@ struct group {
 	ino_t ino[MAX_ROUNDS];
 	size_t n;
 	char policy[128];
+	char work_model[16]; /* the reports' work_model, or "mixed" */
 };
 
 /*
@@ -296,6 +297,22 @@ static int add_report(struct group *g, const char *path)
 			snprintf(g->policy, sizeof(g->policy), "%s", pol);
 		else if (strcmp(g->policy, pol) != 0)
 			snprintf(g->policy, sizeof(g->policy), "mixed");
+	}
+	{
+		/* A report from before work_model was written ran the loops
+		 * model (the only one then). Any other value is not one of
+		 * ours: "?", never echoed. */
+		const cJSON *m = il_json_get(root, "work_model");
+		const char *model = !m ? "loops"
+				    : cJSON_IsString(m) && (!strcmp(m->valuestring, "cpu-time") ||
+							    !strcmp(m->valuestring, "loops"))
+					? m->valuestring
+					: "?";
+
+		if (g->n == 1)
+			snprintf(g->work_model, sizeof(g->work_model), "%s", model);
+		else if (strcmp(g->work_model, model) != 0)
+			snprintf(g->work_model, sizeof(g->work_model), "mixed");
 	}
 	return 0;
 }
@@ -672,10 +689,10 @@ static void print_header(const struct group *a, const struct group *b, bool roun
 					    {"events.completed", "completed"},
 					    {"events.timed_out", "timed out"}};
 
-	printf("# inputlat compare\n# A = %s (%zu run%s, policy %s)\n# B = %s (%zu run%s, policy "
-	       "%s)\n",
-	       a->label, a->n, a->n == 1 ? "" : "s", a->policy, b->label, b->n,
-	       b->n == 1 ? "" : "s", b->policy);
+	printf("# inputlat compare\n# A = %s (%zu run%s, policy %s, work %s)\n# B = %s (%zu run%s, "
+	       "policy %s, work %s)\n",
+	       a->label, a->n, a->n == 1 ? "" : "s", a->policy, a->work_model, b->label, b->n,
+	       b->n == 1 ? "" : "s", b->policy, b->work_model);
 	printf("# %s; %.0f%% intervals; seed %llu\n",
 	       res[0].cmp.method[0] ? res[0].cmp.method : "-", 100 * (1 - o->alpha),
 	       (unsigned long long)o->seed);
@@ -761,6 +778,7 @@ static cJSON *group_json(const struct group *g)
 
 	cJSON_AddStringToObject(o, "label", g->label);
 	cJSON_AddStringToObject(o, "policy", g->policy);
+	cJSON_AddStringToObject(o, "work_model", g->work_model);
 	cJSON_AddNumberToObject(o, "runs", (double)g->n);
 	for (size_t i = 0; i < g->n; i++)
 		cJSON_AddItemToArray(paths, cJSON_CreateString(g->paths[i]));
@@ -984,6 +1002,23 @@ int il_cmd_compare(int argc, char **argv)
 				}
 	if (rc)
 		goto out;
+	/* Runs whose handlers' work meant different things (CPU time, a loop
+	 * count at a calibrated speed) differ for that reason alone: said,
+	 * then compared as asked (comparing the models is a use too). */
+	{
+		bool same = strcmp(groups[0].work_model, "mixed") != 0;
+
+		for (size_t i = 1; i < ngroups; i++)
+			same &= strcmp(groups[i].work_model, groups[0].work_model) == 0;
+		if (!same) {
+			fprintf(stderr, "compare: warning: the runs' work models differ (");
+			for (size_t i = 0; i < ngroups; i++)
+				fprintf(stderr, "%s%s %s", i ? ", " : "", groups[i].label,
+					groups[i].work_model);
+			fprintf(stderr, "): their latencies differ by what a handler's work is, "
+					"not only by what is compared\n");
+		}
+	}
 	/* The unit of replication is the round unless every group is one run. */
 	for (size_t i = 0; i < ngroups; i++)
 		rounds |= groups[i].n > 1;

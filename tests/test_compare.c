@@ -253,7 +253,7 @@ static void test_compare_rounds(void **state)
 	(void)state;
 	assert_int_equal(run_compare("cellA", "cellB"), 0);
 	assert_non_null(strstr(out_text, "# A = "));
-	assert_non_null(strstr(out_text, "(5 runs, policy cfs)"));
+	assert_non_null(strstr(out_text, "(5 runs, policy cfs, work loops)"));
 	assert_non_null(
 	    strstr(out_text, "permutation test over rounds (5 vs 5), all 252 partitions"));
 	assert_string_equal(verdict_of("processing p50 (us)"), "lower");
@@ -467,8 +467,53 @@ static void test_compare_failed_run_refused(void **state)
 
 	write_variant("hostile.json", "rt\x1b]0;owned\x07", NULL);
 	assert_int_equal(run_compare("a.json", "hostile.json"), 0);
-	assert_non_null(strstr(out_text, "policy rt?]0;owned?)"));
+	assert_non_null(strstr(out_text, "policy rt?]0;owned?, work loops)"));
 	assert_null(strchr(out_text, '\x1b'));
+}
+
+/* a.json with work_model set to `model`, as name. */
+static void write_model_variant(const char *name, const char *model)
+{
+	char src[128], dst[128], err[256];
+	cJSON *root;
+
+	path_of(src, sizeof(src), "a.json");
+	path_of(dst, sizeof(dst), name);
+	assert_int_equal(il_json_load(src, &root, err, sizeof(err)), 0);
+	cJSON_AddStringToObject(root, "work_model", model);
+	assert_int_equal(il_json_write(dst, root), 0);
+	cJSON_Delete(root);
+}
+
+/*
+ * Runs of different work models (--work-model) are compared as asked, with
+ * one warning naming each side's model; a report without work_model ran
+ * the loops model (the only one before it was written); a value that is
+ * no model's is "?", never echoed.
+ */
+static void test_compare_work_models_differ(void **state)
+{
+	(void)state;
+	write_model_variant("cpu1.json", "cpu-time");
+	write_model_variant("cpu2.json", "cpu-time");
+	write_model_variant("bad-model.json", "\x1b[2Jloops");
+	assert_int_equal(run_compare("cpu1.json", "cpu2.json"), 0);
+	assert_string_equal(err_text, "");
+	assert_non_null(strstr(out_text, "work cpu-time)"));
+
+	assert_int_equal(run_compare("a.json", "cpu1.json"), 0);
+	assert_int_equal(count_lines(err_text), 1);
+	if (!strstr(err_text, "compare: warning: the runs' work models differ (") ||
+	    !strstr(err_text, "a.json loops, ") || !strstr(err_text, "cpu1.json cpu-time)"))
+		fail_msg("want the models named, got: %s", err_text);
+	assert_non_null(strstr(out_text, "policy cfs, work loops)"));
+
+	assert_int_equal(run_compare("cpu1.json,a.json", "cpu2.json"), 0);
+	assert_non_null(strstr(err_text, "mixed"));
+
+	assert_int_equal(run_compare("bad-model.json", "cpu1.json"), 0);
+	assert_non_null(strstr(out_text, "work ?)"));
+	assert_null(strchr(err_text, '\x1b'));
 }
 
 /* Two reports that are one file: a round counts once (four names of one
@@ -579,6 +624,7 @@ int main(void)
 	    cmocka_unit_test(test_compare_same_report_twice_in_a_group),
 	    cmocka_unit_test(test_compare_json_never_an_input),
 	    cmocka_unit_test(test_compare_impossible_counts_refused),
+	    cmocka_unit_test(test_compare_work_models_differ),
 	};
 
 	if (il_test_filters("test_compare", tests, sizeof(tests) / sizeof(tests[0])) < 0)
