@@ -554,18 +554,21 @@ static const char *count(char *buf, size_t n, double v)
 
 static void header(FILE *out, const cJSON *run, const cJSON *attr, const char *path)
 {
-	char t1[32], c1[24], c2[24], c3[24], c4[24], s1[320], s2[64], s3[128];
+	char t1[32], c1[24], c2[24], c3[24], c4[24], s1[320], s2[64], s3[128], s4[32];
 	double explained = num(attr, "events_explained"), un = num(attr, "events_unexplained");
 
 	fprintf(out, "# inputlat explain: %s\n", path);
-	fprintf(out, "# policy %s, %s events, hog %s %s, load %s; kernel %s, %s CPUs\n",
-		str_or(run, "policy", s1, sizeof(s1)),
-		count(c1, sizeof(c1), num(run, "events.sent")),
-		count(c2, sizeof(c2), num(run, "scenario.hog_threads")),
-		str_or(run, "scenario.hog_mode", s2, sizeof(s2)),
-		count(c3, sizeof(c3), num(run, "scenario.load_threads")),
-		str_or(run, "kernel.release", s3, sizeof(s3)),
-		count(c4, sizeof(c4), num(run, "kernel.nr_cpus")));
+	/* What a handler's work was (--work-model); a report from before the
+	 * field ran the loops model, the only one then. */
+	fprintf(
+	    out, "# policy %s, %s events, hog %s %s, load %s, work %s; kernel %s, %s CPUs\n",
+	    str_or(run, "policy", s1, sizeof(s1)), count(c1, sizeof(c1), num(run, "events.sent")),
+	    count(c2, sizeof(c2), num(run, "scenario.hog_threads")),
+	    str_or(run, "scenario.hog_mode", s2, sizeof(s2)),
+	    count(c3, sizeof(c3), num(run, "scenario.load_threads")),
+	    il_json_get(run, "work_model") ? str_or(run, "work_model", s4, sizeof(s4)) : "loops",
+	    str_or(run, "kernel.release", s3, sizeof(s3)),
+	    count(c4, sizeof(c4), num(run, "kernel.nr_cpus")));
 	/* A run cut short says so: its events are those before the cut. */
 	if (cJSON_GetStringValue(il_json_get(run, "error")))
 		fprintf(out, "# that run failed (%.300s) after %s completed events\n",

@@ -486,6 +486,13 @@ static void test_explain_cut_short_and_hostile_strings(void **state)
 	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL), 0);
 	assert_non_null(
 	    strstr(OUT, "# that run was interrupted (a signal) after 38 completed events\n"));
+	/* The work model: a report from before the field ran loops. */
+	assert_non_null(strstr(OUT, ", work loops; kernel "));
+	r = report("cfs", 100);
+	cJSON_AddStringToObject(r, "work_model", "cpu-time\x1b[2J");
+	write_report(path, r);
+	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL), 0);
+	assert_non_null(strstr(OUT, ", work cpu-time?[2J; kernel "));
 
 	/* The one line on stderr too. */
 	r = cJSON_CreateObject();
