@@ -362,8 +362,9 @@ static bool work_off(const cJSON *report)
 
 /*
  * Re-runs of a latency run whose handlers did not do their configured work
- * (the CPU's speed drifted from the calibration; on this project's VM more
- * than half of the runs under load). --quick does not re-run: it would
+ * (its `work:` warning: under the loops work model, the CPU's speed drifted
+ * from the calibration, in more than half of the runs under load on this
+ * project's VM; under cpu-time, the default, a work loop that missed). --quick does not re-run: it would
  * take 1.6 times as long here. The runs kept off are counted per claim.
  */
 #define WORK_RETRIES 2
@@ -375,7 +376,7 @@ static void run_scenario(struct repro *r, const struct scenario *s, unsigned rou
 		run_one(r, s, round, out);
 		if (out->exit_code == 0 && s->claim == 1 && work_off(out->report) &&
 		    off < (r->quick ? 0 : WORK_RETRIES) && !interrupted) {
-			/* The CPU ran at another speed than calibrated: not comparable. */
+			/* Its handlers did other work than configured: not comparable. */
 			off++;
 			cJSON_Delete(out->report);
 			out->report = NULL;
@@ -788,7 +789,7 @@ static void claim1_arm(struct repro *r, struct claim *c, const struct arm *m)
 	if (off)
 		snprintf(c->reason + strlen(c->reason), sizeof(c->reason) - strlen(c->reason),
 			 "; %u of %u runs kept with their handlers off the configured work "
-			 "(the CPU's speed drifted from the calibration)",
+			 "(their work: warnings say by how much)",
 			 off, kept);
 	claim_culprits(r, c, scs, 2, false);
 }

@@ -223,8 +223,9 @@ def summarize(inputlat, a, cells, policies, cannot, head, reference="cfs"):
     if off:
         total = sum(c.get("rounds") or 0 for c in cells.values())
         missing.append(f"a clean CPU in {off} of {total} rounds: a handler's measured work was more "
-                       "than 10% off its configured work (the host ran the CPU at another speed "
-                       "than at calibration); kept, and counted in the 'work off' column")
+                       "than 10% off its configured work (under --work-model loops, the host ran "
+                       "the CPU at another speed than at calibration; each round's work: warning "
+                       "says by how much); kept, and counted in the 'work off' column")
     if a.rounds < 4:
         missing.append(f"every verdict: {per_cell}; the permutation test needs 4 "
                        "or more a side to reach 5%")
