@@ -776,10 +776,22 @@ static void trace_marker_check(const struct il_result *r, struct il_warnings *w)
 void il_report_check(const struct il_result *r, struct il_warnings *w)
 {
 	struct work_acc acc[IL_T_COUNT];
+	char cause[200];
 	double speed;
 
 	work_accuracy(r, acc);
 	speed = work_speed(acc);
+	/* Why a run's handlers as a whole miss their work, by work model. */
+	if (r->o->work_model == IL_WORK_LOOPS)
+		snprintf(cause, sizeof(cause),
+			 "the CPU's speed during the run did not match the calibration (%.0f "
+			 "loops/us)",
+			 r->loops_per_us);
+	else
+		snprintf(cause, sizeof(cause),
+			 "its handlers did not spend the CPU time they were given (work model "
+			 "cpu-time, scale %g)",
+			 r->o->test.work_scale);
 	for (int t = 0; t < IL_T_COUNT; t++) {
 		if (isnan(acc[t].ratio) || fabs(acc[t].ratio - 1) <= WORK_TOLERANCE)
 			continue;
@@ -810,34 +822,24 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 				"work spread: %s did %.0f%% of its configured work (%.0f us of "
 				"CPU per handler, p50 over %llu handlers, for %.0f us configured) "
 				"while the run's handlers together did %.0f%% of theirs: %+.0f us "
-				"a call is more than a fixed cost: this thread's CPU ran its loop "
-				"at another speed than the run's others did, and its hops' times "
+				"a call is more than a fixed cost: %s, and its hops' times "
 				"carry that difference",
 				il_chain_thread(t)->name, 100 * acc[t].ratio, acc[t].p50_us,
 				(unsigned long long)acc[t].handlers, acc[t].configured_us,
-				100 * speed, d);
+				100 * speed, d,
+				r->o->work_model == IL_WORK_LOOPS
+				    ? "this thread's CPU ran its loop at another speed than the "
+				      "run's others did"
+				    : "this thread's handlers spent more or less CPU time than "
+				      "their work, which the others did not");
 			continue;
 		}
-		if (r->o->work_model == IL_WORK_LOOPS)
-			il_warn(w,
-				"work: %s did %.0f%% of its configured work (%.0f us of CPU per "
-				"handler, p50 over %llu handlers, for %.0f us configured): the "
-				"CPU's speed during the run did not match the calibration (%.0f "
-				"loops/us), so this run's latencies are not comparable with "
-				"other runs",
-				il_chain_thread(t)->name, 100 * acc[t].ratio, acc[t].p50_us,
-				(unsigned long long)acc[t].handlers, acc[t].configured_us,
-				r->loops_per_us);
-		else
-			il_warn(w,
-				"work: %s did %.0f%% of its configured work (%.0f us of CPU per "
-				"handler, p50 over %llu handlers, for %.0f us configured, work "
-				"model cpu-time, scale %g): its handlers did not spend the CPU "
-				"time they were given, so this run's latencies are not "
-				"comparable with other runs",
-				il_chain_thread(t)->name, 100 * acc[t].ratio, acc[t].p50_us,
-				(unsigned long long)acc[t].handlers, acc[t].configured_us,
-				r->o->test.work_scale);
+		il_warn(w,
+			"work: %s did %.0f%% of its configured work (%.0f us of CPU per "
+			"handler, p50 over %llu handlers, for %.0f us configured): %s, so this "
+			"run's latencies are not comparable with other runs",
+			il_chain_thread(t)->name, 100 * acc[t].ratio, acc[t].p50_us,
+			(unsigned long long)acc[t].handlers, acc[t].configured_us, cause);
 	}
 	trace_marker_check(r, w);
 	/* What the run was under, said of a run that measured: a run that
