@@ -200,7 +200,7 @@ int il_capture_new(il_capture_event_cb cb, void *ctx, struct il_capture **out, c
 		goto fail;
 	}
 	c->max_tid = il_pidmax_get(MAX_TIDS);
-	c->cap = il_kring_cap_for(c->ncpus);
+	c->cap = IL_KRING_CAP;
 	c->skel->rodata->kring_cap = c->cap;
 	if ((rc = bpf_map__set_max_entries(c->skel->maps.threads, c->max_tid)) < 0 ||
 	    (rc = bpf_map__set_max_entries(c->skel->maps.waiters, (uint32_t)c->ncpus)) < 0 ||

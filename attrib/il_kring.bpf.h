@@ -17,7 +17,7 @@
 #include "il_kring.h"
 
 /* Slots per CPU, a power of two (set by the loader). */
-const volatile __u32 kring_cap = IL_KRING_MIN_CAP;
+const volatile __u32 kring_cap = IL_KRING_CAP;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

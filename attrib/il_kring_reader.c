@@ -8,8 +8,6 @@
 
 #include "il_clock.h"
 
-/* About this much ring memory in all, whatever the number of CPUs. */
-#define TOTAL_BYTES (16u << 20)
 /* bpf_ktime_get_ns (ktime_get_mono_fast_ns) may trail clock_gettime's
  * CLOCK_MONOTONIC by a few ns around a timekeeping update: the watermark
  * stays this far behind the moment a head was read. */
@@ -40,17 +38,6 @@ struct il_kring_reader {
 	size_t npend, cappend;
 	uint64_t order, done_to, lost;
 };
-
-uint32_t il_kring_cap_for(int ncpus)
-{
-	uint64_t want =
-	    ncpus > 0 ? TOTAL_BYTES / sizeof(struct il_kring_slot) / (uint64_t)ncpus : 0;
-	uint32_t cap = IL_KRING_MIN_CAP;
-
-	while (cap < IL_KRING_MAX_CAP && (uint64_t)cap * 2 <= want)
-		cap *= 2;
-	return cap;
-}
 
 int il_kring_reader_new(const struct il_kring_slot *slots, uint64_t *pos, int ncpus, uint32_t cap,
 			struct il_kring_reader **out)

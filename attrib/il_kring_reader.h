@@ -31,10 +31,6 @@ struct il_kring_reader;
 
 typedef void (*il_kring_cb)(void *ctx, const struct il_kev *ev);
 
-/* The slots per CPU for ncpus CPUs: a power of two in [IL_KRING_MIN_CAP,
- * IL_KRING_MAX_CAP], about 16 MiB in all. */
-uint32_t il_kring_cap_for(int ncpus);
-
 /* A reader of the rings at slots and pos; cap must be a power of two.
  * Returns 0 or -EINVAL / -ENOMEM. */
 int il_kring_reader_new(const struct il_kring_slot *slots, uint64_t *pos, int ncpus, uint32_t cap,

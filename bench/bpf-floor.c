@@ -161,9 +161,8 @@ int main(int argc, char **argv)
 	ncpus = libbpf_num_possible_cpus();
 	if (skel && ncpus > 0) {
 		/* The kring sized as attribution sizes it (il_kring.h). */
-		skel->rodata->kring_cap = IL_KRING_MIN_CAP;
-		if (bpf_map__set_max_entries(skel->maps.kring,
-					     (uint32_t)ncpus * IL_KRING_MIN_CAP) ||
+		skel->rodata->kring_cap = IL_KRING_CAP;
+		if (bpf_map__set_max_entries(skel->maps.kring, (uint32_t)ncpus * IL_KRING_CAP) ||
 		    bpf_map__set_max_entries(skel->maps.kring_pos,
 					     (uint32_t)ncpus * IL_KRING_POS_STRIDE) ||
 		    bpf_floor_bpf__load(skel)) {

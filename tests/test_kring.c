@@ -85,21 +85,6 @@ static void assert_got(struct rings *g, const uint64_t *want, size_t n)
 	g->ngot = 0;
 }
 
-static void test_kring_cap_for(void **state)
-{
-	/* 16 MiB of 80-byte slots over 2 CPUs: 104857 each, so 65536. */
-	assert_int_equal(il_kring_cap_for(2), 65536);
-	assert_int_equal(il_kring_cap_for(1), IL_KRING_MAX_CAP);
-	assert_int_equal(il_kring_cap_for(64), 2048);
-	assert_int_equal(il_kring_cap_for(4096), IL_KRING_MIN_CAP);
-	for (int n = 1; n <= 8192; n *= 3) {
-		uint32_t c = il_kring_cap_for(n);
-
-		assert_int_equal(c & (c - 1), 0);
-		assert_in_range(c, IL_KRING_MIN_CAP, IL_KRING_MAX_CAP);
-	}
-}
-
 static void test_kring_bad_args(void **state)
 {
 	struct rings *g = *state;
@@ -275,7 +260,6 @@ static void test_kring_head_past_a_ring(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_kring_cap_for),
 	    cmocka_unit_test_setup_teardown(test_kring_bad_args, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_kring_empty, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_kring_merges_cpus_by_time, setup, teardown),
