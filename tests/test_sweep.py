@@ -210,6 +210,18 @@ class FakeSweep(unittest.TestCase, Outputs):
         r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(logged_runs(self.log)), before)
+        # Another work model is another setting: runs of CPU time and of a
+        # calibrated loop count are not one comparison.
+        self.assertTrue(all(run["argv"][run["argv"].index("--work-model") + 1] == "cpu-time"
+                            for run in logged_runs(self.log)))
+        r = sweep(self.out, *SMALL, "--work-model", "loops", env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("has work model cpu-time, this sweep asks loops", r.stderr)
+        self.assertEqual(len(logged_runs(self.log)), before)
+        r = sweep(self.out, *SMALL, "--work-model", "bogus", env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
 
     def test_sweep_policies_sharing_a_cell_refused(self):
         """Two policy files with one name (a/x.policy, b/x.policy) would
