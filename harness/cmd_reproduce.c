@@ -364,8 +364,8 @@ static bool work_off(const cJSON *report)
  * Re-runs of a latency run whose handlers did not do their configured work
  * (its `work:` warning: under the loops work model, the CPU's speed drifted
  * from the calibration, in more than half of the runs under load on this
- * project's VM; under cpu-time, the default, a work loop that missed). --quick does not re-run: it would
- * take 1.6 times as long here. The runs kept off are counted per claim.
+ * project's VM; under cpu-time, the default, a work loop that missed). --quick does not re-run: it
+ * would take 1.6 times as long here. The runs kept off are counted per claim.
  */
 #define WORK_RETRIES 2
 
