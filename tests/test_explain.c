@@ -131,6 +131,8 @@ static cJSON *report(const char *policy, double p50_rq)
 	evs = cJSON_AddArrayToObject(a, "events");
 	cJSON_AddItemToArray(evs, event(7, p50_rq));
 	cJSON_AddItemToArray(evs, event(99, 3000));
+	/* Hops whose receiver ran on another CPU: 10% with 100 us of runqueue. */
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(a, "check"), "cross_cpu_pct", p50_rq / 10);
 	return r;
 }
 
@@ -405,6 +407,24 @@ static void test_explain_compare(void **state)
 	assert_non_null(strstr(OUT, "hop 6 compositor->main (+300 us)"));
 	assert_non_null(
 	    strstr(OUT, "=> rt is slower by 300 us at p50; runqueue grew most (+300 us)"));
+	assert_non_null(strstr(
+	    OUT, "cross-CPU hops (receiver on another CPU than its sender): cfs 10%, rt 40%\n"));
+}
+
+/* A report that does not say where its hops ran: said, not guessed. */
+static void test_explain_compare_cross_cpu_unreadable(void **state)
+{
+	char path[320];
+	cJSON *r = report("rt", 400);
+
+	(void)state;
+	cJSON_DeleteItemFromObject(cJSON_GetObjectItem(r, "attribution"), "check");
+	snprintf(path, sizeof(path), "%s/rt-nocheck.json", dir);
+	write_report(path, r);
+	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), A, path, NULL), 0);
+	if (!strstr(OUT, "cross-CPU hops: unreadable: ") ||
+	    !strstr(OUT, "rt-nocheck.json has no attribution.check.cross_cpu_pct\n"))
+		fail_msg("want the missing figure said:\n%s", OUT);
 }
 
 /* A report without attribution, or with it unavailable: one line, exit 2. */
@@ -548,6 +568,7 @@ int main(void)
 	    cmocka_unit_test(test_explain_worst),
 	    cmocka_unit_test(test_explain_json),
 	    cmocka_unit_test(test_explain_compare),
+	    cmocka_unit_test(test_explain_compare_cross_cpu_unreadable),
 	    cmocka_unit_test(test_explain_unavailable),
 	    cmocka_unit_test(test_explain_culprit_name_printable),
 	    cmocka_unit_test(test_explain_cut_short_and_hostile_strings),
