@@ -60,13 +60,22 @@ static void fixture_stream(struct fixture *fx, struct il_event_sink *extra)
  * be the maximum and the p99 if they counted. Every handler did its
  * configured work exactly, except thread `off` which did `ratio` of it.
  */
+/* The --work-model the fixture's run was given (NULL: the default). */
+static const char *fixture_model;
+
 static void fixture_build_off(struct fixture *fx, int off, double ratio, uint64_t completed_from)
 {
 	char err[512], policies[512];
 	const char *src = getenv("IL_SOURCE_DIR");
 
 	memset(fx, 0, sizeof(*fx));
-	assert_int_equal(il_run_opts_parse(1, (char *[]){"run", NULL}, &fx->o), 0);
+	if (fixture_model)
+		assert_int_equal(
+		    il_run_opts_parse(
+			3, (char *[]){"run", "--work-model", (char *)fixture_model, NULL}, &fx->o),
+		    0);
+	else
+		assert_int_equal(il_run_opts_parse(1, (char *[]){"run", NULL}, &fx->o), 0);
 	fx->o.warmup = WARMUP;
 	fx->o.hist_max_us = 1500;
 	if (src) {
@@ -302,6 +311,10 @@ static void test_report_work_accuracy_and_warning(void **state)
 	assert_int_equal(cJSON_GetArraySize(w), 1);
 	assert_non_null(strstr(cJSON_GetArrayItem(w, 0)->valuestring,
 			       "work: render:main did 67% of its configured work"));
+	/* The cause as the default model (cpu-time) has it. */
+	assert_non_null(strstr(cJSON_GetArrayItem(w, 0)->valuestring,
+			       "its handlers did not spend the CPU time they were given (work "
+			       "model cpu-time, scale 1)"));
 	/* A big handler 33% off moves the run's handlers together past 10%. */
 	assert_true(il_json_num(root, "work_accuracy.speed_ratio") < 0.9);
 	cJSON_Delete(root);
@@ -337,9 +350,23 @@ static void test_report_work_accuracy_and_warning(void **state)
 	msg = one_warning(fx, warn, IL_T_VIZ_GPU, 0.7, "work-spread.json", &root);
 	assert_non_null(strstr(msg, "work spread: viz:gpu did 70% of its configured work"));
 	assert_non_null(strstr(msg, "-90 us a call"));
+	assert_non_null(strstr(msg, "this thread's handlers spent more or less CPU time"));
+	cJSON_Delete(root);
+	fixture_free(fx);
+
+	/* Under the loops model the causes are the CPU's speed. */
+	fixture_model = "loops";
+	msg = one_warning(fx, warn, IL_T_VIZ_GPU, 0.7, "work-spread-loops.json", &root);
+	assert_string_equal(cJSON_GetStringValue(il_json_get(root, "work_model")), "loops");
 	assert_non_null(strstr(msg, "at another speed than the run's others"));
 	cJSON_Delete(root);
 	fixture_free(fx);
+	msg = one_warning(fx, warn, IL_T_RENDER_MAIN, 0.67, "work-bad-loops.json", &root);
+	assert_non_null(strstr(msg, "work: render:main did 67% of its configured work"));
+	assert_non_null(strstr(msg, "did not match the calibration (3000 loops/us)"));
+	cJSON_Delete(root);
+	fixture_free(fx);
+	fixture_model = NULL;
 	free(fx);
 	free(warn);
 }
