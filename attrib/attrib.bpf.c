@@ -22,12 +22,13 @@
  * Where a thread waits is kept per thread (its queued CPU) and per CPU
  * (how many wait there), updated from the same tracepoints.
  *
- * What changes at every event sits in cache lines of its own (a thread's
- * state, a CPU's count of waiters); what every event reads (threads[]) is
- * written by user space alone. The state once lived in threads[] beside
- * TRACKED: the run's threads have consecutive tids, so both CPUs wrote
- * the same few lines at every switch and each event paid for the line's
- * move between them.
+ * What changes at every event is padded to a cache line's size (a
+ * thread's state, a CPU's count of waiters: an array map aligns its
+ * values to 8 bytes only, so one may still share a line with a
+ * neighbour's edge); what every event reads (threads[]) is written by
+ * user space alone. The state once lived in threads[] beside TRACKED:
+ * the run's threads have consecutive tids, so both CPUs wrote the same
+ * few lines at every switch (6% slower in interleaved runs).
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -53,7 +54,7 @@ struct {
 } threads SEC(".maps");
 
 /*
- * A tracked thread's state, a cache line each: ONCPU while it runs and
+ * A tracked thread's state, 64 bytes each: ONCPU while it runs and
  * 1 + the CPU it waits on (0: not waiting) in `q`; and its pending
  * sched_waking, kept until its sched_wakeup so that a wake-up costs one
  * record, not two (sched_wakeup always follows sched_waking:
@@ -77,7 +78,7 @@ struct {
 } tstate SEC(".maps");
 
 /* waiters[cpu]: the run's threads waiting on that CPU (sized to the CPUs),
- * a cache line each: every CPU counts waiters on the others. */
+ * 64 bytes each: every CPU counts waiters on the others. */
 struct waiter_count {
 	__s32 n;
 	__u8 pad[60];
