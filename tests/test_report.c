@@ -524,7 +524,13 @@ struct real_run {
 	bool warned;	  /* a work-accuracy warning on stderr */
 	double tolerance; /* work_accuracy.tolerance: how far off "ok" allows */
 	char model[16];	  /* work_accuracy.model */
+	double speed;	  /* work_accuracy.speed_ratio: all handlers together */
+	double big_off;	  /* the largest |ratio - 1| of the threads of BIG_WORK_US or more */
 };
+
+/* A handler of this much work or more is mostly il_work_us: its fixed cost
+ * per call (decoding, the socket; a few us under ASan) is within 5%. */
+#define BIG_WORK_US 100
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -577,11 +583,17 @@ static void real_run(double scale, const char *model, struct real_run *out)
 	assert_true(il_json_num(root, "work_accuracy.loops_per_us") > 0);
 	out->tolerance = il_json_num(root, "work_accuracy.tolerance");
 	assert_true(out->tolerance > 0 && out->tolerance < 0.5);
+	out->speed = il_json_num(root, "work_accuracy.speed_ratio");
+	out->big_off = 0;
 	cJSON_ArrayForEach (t, il_json_get(root, "work_accuracy.threads")) {
 		const cJSON *r = cJSON_GetObjectItemCaseSensitive(t, "ratio");
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(t, "configured_us");
 
 		if (cJSON_IsNumber(r) && n < IL_T_COUNT)
 			ratios[n++] = r->valuedouble;
+		if (cJSON_IsNumber(r) && cJSON_IsNumber(c) && c->valuedouble >= BIG_WORK_US &&
+		    fabs(r->valuedouble - 1) > out->big_off)
+			out->big_off = fabs(r->valuedouble - 1);
 	}
 	assert_true(n > 0);
 	qsort(ratios, (size_t)n, sizeof(ratios[0]), cmp_double);
@@ -611,8 +623,13 @@ static void real_run(double scale, const char *model, struct real_run *out)
  * on this VM's vCPUs running at their calibrated speed (the loops model,
  * which did, skipped here in most CI runs: "the host's speed was not
  * steady"):
- * - the unscaled arm holds when a run is quiet: every thread within the
- *   report's tolerance (10%) of its configured work, ok, and no warning;
+ * - the unscaled arm holds when a run is quiet: the handlers together and
+ *   every handler of BIG_WORK_US or more within the report's tolerance
+ *   (10%) of their configured work, and no "work: " warning (the one that
+ *   says a run is not comparable). A 10 or 20 us handler may be off by
+ *   its fixed cost per call (under ASan beside the VM test, browser:evdev
+ *   at 113-121% in every run), which the report says as "work cost";
+ *   when every thread is within 10%, the report must also say ok;
  * - the scaled arm holds when its run's median thread ratio is below 3/4
  *   of the unscaled run's just before it (0.5 expected, 1 when the scale
  *   did nothing), the report says not ok, and stderr warns.
@@ -630,18 +647,21 @@ static void test_report_real_work_accuracy(void **state)
 	for (int i = 1; i <= ATTEMPTS && !(quiet && scaled); i++) {
 		real_run(1.0, NULL, &u);
 		assert_string_equal(u.model, "cpu-time");
-		if (fabs(u.worst - 1) <= u.tolerance) {
-			/* Quiet: the report says ok, and stderr has no warning. */
-			if (!u.ok || u.warned)
-				fail_msg("a quiet run (worst ratio %.3f) says ok %d, warned %d",
-					 u.worst, u.ok, u.warned);
+		if (fabs(u.speed - 1) <= u.tolerance && u.big_off <= u.tolerance) {
+			/* Quiet: comparable, so no "work: " warning; ok when every
+			 * thread is within the tolerance. */
+			if (u.warned || (fabs(u.worst - 1) <= u.tolerance && !u.ok))
+				fail_msg("a quiet run (all handlers %.3f, worst thread %.3f) says "
+					 "ok %d, warned %d",
+					 u.speed, u.worst, u.ok, u.warned);
 			quiet = true;
 		}
 		real_run(0.5, NULL, &s);
-		print_message("pair %d: unscaled worst %.3f median %.3f; scaled 0.5 worst %.3f "
-			      "median %.3f (%.2f of the unscaled), ok %d, warned %d\n",
-			      i, u.worst, u.median, s.worst, s.median, s.median / u.median, s.ok,
-			      s.warned);
+		print_message("pair %d: unscaled all %.3f, worst %.3f, median %.3f, big handlers "
+			      "within %.3f; scaled 0.5 worst %.3f median %.3f (%.2f of the "
+			      "unscaled), ok %d, warned %d\n",
+			      i, u.speed, u.worst, u.median, u.big_off, s.worst, s.median,
+			      s.median / u.median, s.ok, s.warned);
 		if (s.median < 0.75 * u.median && !s.ok && s.warned)
 			scaled = true;
 	}
@@ -650,9 +670,10 @@ static void test_report_real_work_accuracy(void **state)
 			 "unscaled neighbour's work and was warned about (figures above)",
 			 ATTEMPTS);
 	if (!quiet)
-		fail_msg("no quiet run in %d (every thread within %.0f%% of its work; figures "
-			 "above): under the cpu-time model the host's speed does not excuse it",
-			 ATTEMPTS, 100 * u.tolerance);
+		fail_msg("no quiet run in %d (all handlers and every handler of %d us or more "
+			 "within %.0f%% of their work; figures above): under the cpu-time model "
+			 "the host's speed does not excuse it",
+			 ATTEMPTS, BIG_WORK_US, 100 * u.tolerance);
 	assert_int_equal(il_test_count_project_procs(), 0);
 }
 
