@@ -258,9 +258,17 @@ static void startup_json(const struct il_result *r, cJSON *root)
 	cJSON *t = cJSON_AddObjectToObject(root, "teardown_ms");
 
 	add_span_ms(s, "preflight", r->enter_ns, r->preflight_ns);
-	add_span_ms(s, "calibrate", r->preflight_ns, r->calibrated_ns);
-	add_span_ms(s, "knobs", r->calibrated_ns, r->knobs_ns);
-	add_span_ms(s, "spawn", r->knobs_ns, r->spawned_ns);
+	/* The BPF programs' load and attach, and the outputs' sinks. */
+	add_span_ms(s, "attribution", r->preflight_ns, r->attributed_ns);
+	/* Memory locked, deep idle states held off, the work loop timed. */
+	add_span_ms(s, "calibrate", r->attributed_ns, r->calibrated_ns);
+	add_span_ms(s, "knobs", r->calibrated_ns, r->knobs_set_ns);
+	/* The kernel's configuration and the system's, read for the report
+	 * (its BTF, its config, /sys): with the policy's knobs in force. */
+	add_span_ms(s, "facts", r->knobs_set_ns, r->facts_ns);
+	/* The watchdog, the loop, the background load. */
+	add_span_ms(s, "loop", r->facts_ns, r->prespawn_ns);
+	add_span_ms(s, "spawn", r->prespawn_ns, r->spawned_ns);
 	add_span_ms(s, "children_ready", r->spawned_ns, r->measure_start_ns);
 	add_span_ms(s, "settle", r->measure_start_ns, r->first_inject_ns);
 	add_span_ms(s, "to_first_event", r->enter_ns, r->first_inject_ns);

@@ -73,8 +73,8 @@ struct il_result {
 	uint64_t start_ns, measure_start_ns, end_ns;
 	/* Start-up and teardown milestones (il_run.h; 0: not reached), and
 	 * when the streamed outputs were closed. */
-	uint64_t enter_ns, preflight_ns, calibrated_ns, knobs_ns, spawned_ns, first_inject_ns,
-	    stop_ns;
+	uint64_t enter_ns, preflight_ns, attributed_ns, calibrated_ns, knobs_set_ns, facts_ns,
+	    prespawn_ns, spawned_ns, first_inject_ns, stop_ns;
 	uint64_t outputs_streamed_ns;
 
 	/*

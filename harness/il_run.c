@@ -363,8 +363,11 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->start_ns = r->start_ns;
 	res->enter_ns = r->enter_ns;
 	res->preflight_ns = r->preflight_ns;
+	res->attributed_ns = r->attributed_ns;
 	res->calibrated_ns = r->calibrated_ns;
-	res->knobs_ns = r->knobs_ns;
+	res->knobs_set_ns = r->knobs_set_ns;
+	res->facts_ns = r->facts_ns;
+	res->prespawn_ns = r->prespawn_ns;
 	res->spawned_ns = r->spawned_ns;
 	res->first_inject_ns = r->first_inject_ns;
 	res->stop_ns = r->stop_ns;
@@ -574,6 +577,7 @@ int il_cmd_run(int argc, char **argv)
 		exit_code = 1;
 		goto out_free;
 	}
+	r.attributed_ns = il_now_ns();
 	r.rng = r.seed = o.seed ? o.seed : il_now_ns();
 	clock_gettime(CLOCK_REALTIME, &r.start_wall);
 	r.start_ns = il_now_ns();
@@ -615,6 +619,7 @@ int il_cmd_run(int argc, char **argv)
 				(unsigned long long)(ks->fs_period_ns / 1000),
 				r.knobs.fs.why[0] ? r.knobs.fs.why : "not tunable");
 	}
+	r.knobs_set_ns = il_now_ns();
 	/* The report gives the value in force during the run; the one before it
 	 * is in knobs[].original. */
 	r.rt_runtime_us = il_sysinfo_rt_runtime_us(&rt_runtime) == 0 ? rt_runtime : LLONG_MIN;
@@ -622,6 +627,7 @@ int il_cmd_run(int argc, char **argv)
 	r.facts = cJSON_CreateObject();
 	il_sysinfo_kernel_facts(cJSON_AddObjectToObject(r.facts, "kernel"));
 	il_sysinfo_system_facts(cJSON_AddObjectToObject(r.facts, "system"));
+	r.facts_ns = il_now_ns();
 
 	bound_ns = run_bound_ns(&o, il_policy_uses_rt(r.policy), r.nr_cpus);
 	r.rttime_us = o.rttime_ms ? o.rttime_ms * 1000 : bound_ns / 1000;
@@ -667,7 +673,7 @@ int il_cmd_run(int argc, char **argv)
 		}
 	}
 
-	r.knobs_ns = il_now_ns();
+	r.prespawn_ns = il_now_ns();
 	/* A run that failed already starts no child. */
 	rc = r.exit_code ? 0 : il_wiring_start(&r, err, sizeof(err));
 	r.spawned_ns = il_now_ns();

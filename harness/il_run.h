@@ -56,11 +56,14 @@ struct il_run {
 	struct timespec start_wall;
 	uint64_t start_ns, measure_start_ns, end_ns;
 	/* Start-up and teardown milestones (CLOCK_MONOTONIC ns, 0: not reached):
-	 * `inputlat run` entered, preflight done, work calibrated, knobs set,
-	 * children spawned, (every child ready = measure_start_ns), first
-	 * event injected, stop sent, (every child gone = end_ns). */
-	uint64_t enter_ns, preflight_ns, calibrated_ns, knobs_ns, spawned_ns, first_inject_ns,
-	    stop_ns;
+	 * `inputlat run` entered, preflight done, attribution attached and the
+	 * outputs' sinks built, work calibrated, knobs set, the kernel's and
+	 * system's facts read, the loop ready to spawn (watchdog, loop,
+	 * background load), children spawned, (every child ready =
+	 * measure_start_ns), first event injected, stop sent, (every child
+	 * gone = end_ns). */
+	uint64_t enter_ns, preflight_ns, attributed_ns, calibrated_ns, knobs_set_ns, facts_ns,
+	    prespawn_ns, spawned_ns, first_inject_ns, stop_ns;
 	double loops_per_us;
 	uint64_t clock_overhead_ns; /* in each handler's measured work (il_work.h) */
 	uint64_t rttime_us;	    /* RLIMIT_RTTIME of every RT thread of the run */

@@ -583,6 +583,26 @@ static void real_run(double scale, const char *model, struct real_run *out)
 	assert_true(il_json_num(root, "work_accuracy.loops_per_us") > 0);
 	out->tolerance = il_json_num(root, "work_accuracy.tolerance");
 	assert_true(out->tolerance > 0 && out->tolerance < 0.5);
+	/* The start-up's stages tile it: each a number, together the time to
+	 * the first event (a stage left out or counted twice would not). */
+	{
+		static const char *const stages[] = {"preflight", "attribution",    "calibrate",
+						     "knobs",	  "facts",	    "loop",
+						     "spawn",	  "children_ready", "settle"};
+		double sum = 0;
+
+		for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
+			char key[64];
+			double v;
+
+			snprintf(key, sizeof(key), "startup_ms.%s", stages[i]);
+			v = il_json_num(root, key);
+			if (!(v >= 0))
+				fail_msg("report: %s is %g, want a duration", key, v);
+			sum += v;
+		}
+		assert_float_equal(sum, il_json_num(root, "startup_ms.to_first_event"), 0.01);
+	}
 	out->speed = il_json_num(root, "work_accuracy.speed_ratio");
 	out->big_off = 0;
 	cJSON_ArrayForEach (t, il_json_get(root, "work_accuracy.threads")) {
