@@ -24,6 +24,19 @@
  */
 double il_work_calibrate(void);
 
+/*
+ * The smallest step the thread CPU clock advances by, in ns: about one
+ * read's cost (1.2 us here) where the kernel's sched_clock is fine, a
+ * scheduler tick (4 ms) where it is not (an unstable TSC, as in qemu
+ * without KVM). Spins at most about 20 ms; returns UINT64_MAX when the
+ * clock did not move in that time.
+ */
+uint64_t il_work_cpu_clock_step_ns(void);
+
+/* A thread CPU clock coarser than this cannot time a handler's work:
+ * cpu-time work and the report's work accuracy need it finer. */
+#define IL_WORK_FINE_CLOCK_NS 50000u
+
 /* The CPU time two back-to-back CLOCK_THREAD_CPUTIME_ID reads take, in ns
  * (best of 200): what a handler's measured work (il_hop_end) has on top
  * of the work itself. */

@@ -448,6 +448,12 @@ struct work_acc {
  * of the work, so what moves it is the handler's own cost per call, or a
  * work loop that missed its mark: a check of il_work_us, measured.
  */
+/* Whether the thread CPU clock can time a handler (il_work.h). */
+static bool work_clock_fine(const struct il_result *r)
+{
+	return r->cpu_clock_step_ns <= IL_WORK_FINE_CLOCK_NS;
+}
+
 static void work_accuracy(const struct il_result *r, struct work_acc acc[IL_T_COUNT])
 {
 	for (int t = 0; t < IL_T_COUNT; t++) {
@@ -457,7 +463,10 @@ static void work_accuracy(const struct il_result *r, struct work_acc acc[IL_T_CO
 					   .handlers = il_hist_count(h),
 					   .p50_us = NAN,
 					   .ratio = NAN};
-		if (acc[t].handlers >= WORK_MIN_HANDLERS && acc[t].configured_us > 0) {
+		/* A clock that moves in ticks measures most handlers at 0 and
+		 * some at a tick: no ratio is judged from it. */
+		if (acc[t].handlers >= WORK_MIN_HANDLERS && acc[t].configured_us > 0 &&
+		    work_clock_fine(r)) {
 			/* Less the cost of the measurement itself (two clock reads). */
 			acc[t].p50_us = us(il_hist_percentile(h, 50)) - us(r->clock_overhead_ns);
 			acc[t].ratio = acc[t].p50_us / acc[t].configured_us;
@@ -500,7 +509,24 @@ static cJSON *work_accuracy_json(const struct il_result *r)
 	work_accuracy(r, acc);
 	cJSON_AddNumberToObject(o, "tolerance", WORK_TOLERANCE);
 	cJSON_AddNumberToObject(o, "min_handlers", WORK_MIN_HANDLERS);
-	cJSON_AddStringToObject(o, "model", il_work_model_name(r->o->work_model));
+	cJSON_AddStringToObject(o, "model", il_work_model_name(r->work_model));
+	cJSON_AddNumberToObject(o, "cpu_clock_step_ns",
+				r->cpu_clock_step_ns == UINT64_MAX ? -1
+								   : (double)r->cpu_clock_step_ns);
+	if (!work_clock_fine(r)) {
+		char why[200];
+
+		if (r->cpu_clock_step_ns == UINT64_MAX)
+			snprintf(why, sizeof(why),
+				 "unreadable: the thread CPU clock did not move in 20 ms here");
+		else
+			snprintf(
+			    why, sizeof(why),
+			    "unreadable: the thread CPU clock moves in %.0f us steps here, too "
+			    "coarse to time a handler's work",
+			    (double)r->cpu_clock_step_ns / 1e3);
+		cJSON_AddStringToObject(o, "why", why);
+	}
 	cJSON_AddNumberToObject(o, "loops_per_us", r->loops_per_us);
 	cJSON_AddNumberToObject(o, "test_work_scale", r->o->test.work_scale);
 	cJSON_AddNumberToObject(o, "clock_overhead_ns", (double)r->clock_overhead_ns);
@@ -524,7 +550,8 @@ static cJSON *work_accuracy_json(const struct il_result *r)
 		cJSON_AddStringToObject(o, "worst_thread", il_chain_thread(worst)->name);
 		cJSON_AddNumberToObject(o, "worst_ratio", acc[worst].ratio);
 	} else {
-		/* Nothing to judge: too few events completed, or --work none. */
+		/* Nothing to judge: too few events completed, --work none, or a
+		 * thread CPU clock too coarse to time a handler (`why`). */
 		cJSON_AddNullToObject(o, "ok");
 		cJSON_AddNullToObject(o, "worst_thread");
 		cJSON_AddNullToObject(o, "worst_ratio");
@@ -790,7 +817,7 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 	work_accuracy(r, acc);
 	speed = work_speed(acc);
 	/* Why a run's handlers as a whole miss their work, by work model. */
-	if (r->o->work_model == IL_WORK_LOOPS)
+	if (r->work_model == IL_WORK_LOOPS)
 		snprintf(cause, sizeof(cause),
 			 "the CPU's speed during the run did not match the calibration (%.0f "
 			 "loops/us)",
@@ -835,7 +862,7 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 				il_chain_thread(t)->name, 100 * acc[t].ratio, acc[t].p50_us,
 				(unsigned long long)acc[t].handlers, acc[t].configured_us,
 				100 * speed, d,
-				r->o->work_model == IL_WORK_LOOPS
+				r->work_model == IL_WORK_LOOPS
 				    ? "this thread's CPU ran its loop at another speed than the "
 				      "run's others did"
 				    : "this thread's handlers spent more or less CPU time than "
@@ -983,7 +1010,7 @@ int il_report_json(const struct il_result *r, FILE *f)
 	cJSON_AddItemToObject(root, "hops", hops_json(h));
 	cJSON_AddItemToObject(root, "threads", threads_json(r));
 	cJSON_AddItemToObject(root, "knobs", knobs_json(r));
-	cJSON_AddStringToObject(root, "work_model", il_work_model_name(r->o->work_model));
+	cJSON_AddStringToObject(root, "work_model", il_work_model_name(r->work_model));
 	cJSON_AddNumberToObject(root, "loops_per_us", r->loops_per_us);
 	cJSON_AddItemToObject(root, "work_accuracy", work_accuracy_json(r));
 	cJSON_AddItemToObject(root, "hygiene", hygiene_json(r));

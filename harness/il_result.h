@@ -57,7 +57,9 @@ struct il_result {
 	struct il_fair_server fs;
 	const struct il_knob_report *knobs;
 	double loops_per_us;
-	uint64_t clock_overhead_ns; /* part of each handler's measured work */
+	uint64_t clock_overhead_ns;    /* part of each handler's measured work */
+	uint64_t cpu_clock_step_ns;    /* the thread CPU clock's step (il_work.h) */
+	enum il_work_model work_model; /* the one the run used */
 	const struct il_warnings *warnings;
 	/* What the run measured on (il_sysinfo): facts for the header's
 	 * kernel object and the system object, read once the policy's knobs

@@ -353,6 +353,8 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->knobs = &r->knobs;
 	res->loops_per_us = r->loops_per_us;
 	res->clock_overhead_ns = r->clock_overhead_ns;
+	res->cpu_clock_step_ns = r->cpu_clock_step_ns;
+	res->work_model = r->work_model;
 	res->warnings = &r->warnings;
 	res->kernel_facts = cJSON_GetObjectItemCaseSensitive(r->facts, "kernel");
 	res->system_facts = cJSON_GetObjectItemCaseSensitive(r->facts, "system");
@@ -589,6 +591,23 @@ int il_cmd_run(int argc, char **argv)
 	dma_latency_hold(&r);
 	r.loops_per_us = il_work_calibrate();
 	r.clock_overhead_ns = il_work_clock_overhead_ns();
+	r.cpu_clock_step_ns = o.test.coarse_clock ? 4000000 : il_work_cpu_clock_step_ns();
+	r.work_model = o.work_model;
+	if (r.work_model == IL_WORK_CPU_TIME && r.cpu_clock_step_ns > IL_WORK_FINE_CLOCK_NS) {
+		/* A handler cannot spend 10 us by a clock that moves in 4 ms
+		 * ticks: the run goes on with the loops model, and says so. */
+		r.work_model = IL_WORK_LOOPS;
+		if (r.cpu_clock_step_ns == UINT64_MAX)
+			il_warn(&r.warnings,
+				"work model: cpu-time needs the thread CPU clock, which did not "
+				"move in 20 ms here; the run used loops");
+		else
+			il_warn(&r.warnings,
+				"work model: cpu-time needs a thread CPU clock finer than %u us; "
+				"this kernel's moves in %.0f us steps (its sched_clock is not "
+				"the TSC's); the run used loops",
+				IL_WORK_FINE_CLOCK_NS / 1000, (double)r.cpu_clock_step_ns / 1e3);
+	}
 	r.calibrated_ns = il_now_ns();
 
 	/* Knobs: originals go to the state file before anything changes (the

@@ -65,8 +65,10 @@ struct il_run {
 	uint64_t enter_ns, preflight_ns, attributed_ns, calibrated_ns, knobs_set_ns, facts_ns,
 	    prespawn_ns, spawned_ns, first_inject_ns, stop_ns;
 	double loops_per_us;
-	uint64_t clock_overhead_ns; /* in each handler's measured work (il_work.h) */
-	uint64_t rttime_us;	    /* RLIMIT_RTTIME of every RT thread of the run */
+	uint64_t clock_overhead_ns;    /* in each handler's measured work (il_work.h) */
+	uint64_t cpu_clock_step_ns;    /* the thread CPU clock's step (il_work.h) */
+	enum il_work_model work_model; /* the one the run used (--work-model, or loops) */
+	uint64_t rttime_us;	       /* RLIMIT_RTTIME of every RT thread of the run */
 	struct il_knob_report knobs;
 	struct il_knobs_lock *knobs_lock; /* the machine's, while the policy sets knobs */
 	long long rt_runtime_us;	  /* in force during the run; LLONG_MIN when unreadable */

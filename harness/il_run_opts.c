@@ -81,6 +81,8 @@ static void print_help(void)
 	    "  --test-garbage CHILD  test hook: CHILD (e.g. render-sim) gets a garbage control "
 	    "frame\n"
 	    "  --test-work-scale F   test hook: every handler does F times its configured work\n"
+	    "  --test-coarse-clock   test hook: the thread CPU clock is taken to move in 4 ms "
+	    "ticks\n"
 	    "  --test-runaway THREAD test hook: THREAD (e.g. render:main) spins forever\n"
 	    "  --test-stall CHILD    test hook: the loop is held up 2 s once, CHILD (or none)\n"
 	    "                        killed meanwhile\n"
@@ -176,6 +178,7 @@ enum {
 	OPT_NO_DMA,
 	OPT_WARMUP,
 	OPT_WORK_SCALE,
+	OPT_COARSE_CLOCK,
 	OPT_ATTRIBUTION,
 	OPT_TRACE_MARKER,
 	OPT_BOUND,
@@ -258,6 +261,7 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	    {"test-stall", required_argument, NULL, OPT_STALL},
 	    {"test-runaway", required_argument, NULL, OPT_RUNAWAY},
 	    {"test-work-scale", required_argument, NULL, OPT_WORK_SCALE},
+	    {"test-coarse-clock", no_argument, NULL, OPT_COARSE_CLOCK},
 	    {"timeout-ms", required_argument, NULL, OPT_TIMEOUT},
 	    {"trace", required_argument, NULL, OPT_TRACE},
 	    {"trace-events", required_argument, NULL, OPT_TRACE_EVENTS},
@@ -491,6 +495,9 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			break;
 		case OPT_WARMUP:
 			rc = num("warmup", optarg, 0, 1000000, &o->warmup);
+			break;
+		case OPT_COARSE_CLOCK:
+			o->test.coarse_clock = true;
 			break;
 		case OPT_WORK_SCALE:
 			if (il_parse_double(optarg, 0.01, 100, &o->test.work_scale) < 0)

@@ -22,6 +22,9 @@ struct il_test_hooks {
 	bool stall;
 	int stall_proc;
 	double work_scale; /* every handler does this times its work (1: as configured) */
+	/* The thread CPU clock's step is taken to be a 4 ms tick, as in qemu
+	 * without KVM: the run's fallback to loops, where it acts. */
+	bool coarse_clock;
 };
 
 /* The hog's work and pattern: a register loop or JavaScript (a script's

@@ -70,7 +70,7 @@ static void child_args(const struct il_run *r, enum il_proc_id p, struct args *a
 		args_add(a, "--trace-marker=1");
 	if (il_chain_proc(p)->in_chain) {
 		args_add(a, "--loops-per-us=%.6f", r->loops_per_us);
-		args_add(a, "--work-model=%s", il_work_model_name(o->work_model));
+		args_add(a, "--work-model=%s", il_work_model_name(r->work_model));
 		if (o->test.work_scale != 1.0)
 			args_add(a, "--work-scale=%.6g", o->test.work_scale);
 		args_add(a, "--lock=%s", il_lock_kind_name(o->lock));

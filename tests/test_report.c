@@ -114,6 +114,7 @@ static void fixture_build_off(struct fixture *fx, int off, double ratio, uint64_
 	    .nr_cpus = 2,
 	    .knobs = &fx->knobs,
 	    .loops_per_us = 3000,
+	    .work_model = fx->o.work_model,
 	    .nsent = NEV - WARMUP,
 	    .run_stats = fx->stats,
 	    .sinks = &fx->sinks,
@@ -698,6 +699,51 @@ static void test_report_real_work_accuracy(void **state)
 }
 
 /*
+ * Where the thread CPU clock moves in ticks (qemu without KVM: 4 ms), a
+ * cpu-time handler cannot be timed: the run falls back to loops, says so
+ * in one warning, and the report's work accuracy says why it judges
+ * nothing (a 0.6 ms calibration trial read 0 there and the children
+ * refused its 2e9 loops/us: the run died).
+ */
+static void test_report_real_coarse_clock(void **state)
+{
+	char json[128], err[256];
+	char *argv[] = {(char *)il_test_build_path("inputlat"),
+			"run",
+			"--events",
+			"30",
+			"--interval-ms",
+			"10",
+			"--json",
+			json,
+			"--test-coarse-clock",
+			NULL};
+	struct il_test_result *res = malloc(sizeof(*res));
+	cJSON *root;
+
+	(void)state;
+	snprintf(json, sizeof(json), "%s/coarse.json", dir);
+	assert_non_null(res);
+	assert_int_equal(il_test_run(argv, 60000, res), 0);
+	if (res->exit_code != 0)
+		fail_msg("inputlat run --test-coarse-clock: exit %d: %s", res->exit_code, res->err);
+	if (!strstr(res->err, "inputlat run: warning: work model: cpu-time needs a thread CPU "
+			      "clock finer than 50 us; this kernel's moves in 4000 us steps"))
+		fail_msg("no fallback warning: %s", res->err);
+	assert_null(strstr(res->err, "warning: work: "));
+	free(res);
+	assert_int_equal(il_json_load(json, &root, err, sizeof(err)), 0);
+	assert_string_equal(cJSON_GetStringValue(il_json_get(root, "work_model")), "loops");
+	assert_float_equal(il_json_num(root, "work_accuracy.cpu_clock_step_ns"), 4e6, 0);
+	assert_non_null(strstr(cJSON_GetStringValue(il_json_get(root, "work_accuracy.why")),
+			       "unreadable: the thread CPU clock moves in 4000 us steps"));
+	assert_true(cJSON_IsNull(il_json_get(root, "work_accuracy.ok")));
+	assert_true(il_json_num(root, "events.completed") == 30);
+	cJSON_Delete(root);
+	assert_int_equal(il_test_count_project_procs(), 0);
+}
+
+/*
  * The loops model reaches the report: a run asked for it says so, and its
  * handlers did work (a ratio the host's speed moves, so only its order of
  * magnitude is checked: 0.1 or 10 would be a calibration that never
@@ -725,6 +771,7 @@ int main(void)
 	    cmocka_unit_test(test_report_hist_like_cyclictest),
 	    cmocka_unit_test(test_report_real_work_accuracy),
 	    cmocka_unit_test(test_report_real_loops_model),
+	    cmocka_unit_test(test_report_real_coarse_clock),
 	};
 
 	if (il_test_filters("test_report", tests, sizeof(tests) / sizeof(tests[0])) < 0)

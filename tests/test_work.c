@@ -166,6 +166,22 @@ static void *second_of_work(void *arg)
 	return NULL;
 }
 
+/* The clock's step here: fine (a read's cost, about 1.2 us), the one the
+ * cpu-time model needs; where it moves in ticks, the run falls back to
+ * loops (test_report_real_coarse_clock) and this says so. */
+static void test_work_cpu_clock_step(void **state)
+{
+	uint64_t step = il_work_cpu_clock_step_ns();
+
+	(void)state;
+	print_message("the thread CPU clock moves in steps of %llu ns\n", (unsigned long long)step);
+	assert_true(step > 0);
+	if (step > IL_WORK_FINE_CLOCK_NS)
+		IL_TEST_SKIP("the thread CPU clock moves in %llu ns steps here: cpu-time work "
+			     "cannot run on this kernel (runs fall back to loops)",
+			     (unsigned long long)step);
+}
+
 /* Last: the stop is for good. A second of work stopped 20 ms in ends
  * within a piece (0.2 ms of work; 50 ms allowed for this VM's stalls, a
  * first piece of half the work would take 0.5 s), and work after the
@@ -197,6 +213,7 @@ int main(void)
 	    cmocka_unit_test(test_work_loops_follows_calibration),
 	    cmocka_unit_test(test_work_scale),
 	    cmocka_unit_test(test_work_short),
+	    cmocka_unit_test(test_work_cpu_clock_step),
 	    cmocka_unit_test(test_work_stop),
 	};
 
