@@ -604,8 +604,9 @@ int il_cmd_run(int argc, char **argv)
 		else
 			il_warn(&r.warnings,
 				"work model: cpu-time needs a thread CPU clock finer than %u us; "
-				"this kernel's moves in %.0f us steps (its sched_clock is not "
-				"the TSC's); the run used loops",
+				"this kernel's moves in %.0f us steps (typically a sched_clock "
+				"that is not the TSC's, as under qemu without KVM); the run used "
+				"loops",
 				IL_WORK_FINE_CLOCK_NS / 1000, (double)r.cpu_clock_step_ns / 1e3);
 	}
 	r.calibrated_ns = il_now_ns();
