@@ -66,11 +66,11 @@ uint64_t il_work_cpu_clock_step_ns(void)
 	return best;
 }
 
-double il_work_calibrate(void)
+double il_work_calibrate(uint64_t clock_step_ns)
 {
 	const uint64_t trial = 2000000;
 	uint64_t dt[9];
-	bool fine = il_work_cpu_clock_step_ns() <= IL_WORK_FINE_CLOCK_NS;
+	bool fine = clock_step_ns <= IL_WORK_FINE_CLOCK_NS;
 
 	il_work_loops(trial); /* warm up caches and the frequency governor */
 	/*
@@ -181,8 +181,8 @@ static bool stopped(void)
  * is sized from the speed just measured. The clock is a system call
  * (CLOCK_THREAD_CPUTIME_ID has no vDSO path), 1.2 us on this VM: a handler
  * reads it three to eight times, and the reads are part of the CPU time
- * counted. Preemption does not advance the
- * clock, so it stretches the handler as it stretches real work.
+ * counted. Preemption does not advance the clock, so it stretches the
+ * handler as it stretches real work.
  */
 #define PIECE_MAX_NS 200000 /* a look at the clock and the stop this often */
 #define LEARN_NS     20000  /* a thread's first piece, at the calibration's speed */

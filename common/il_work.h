@@ -17,12 +17,14 @@
 #include <stdint.h>
 
 /*
- * Measures loop iterations per microsecond on this CPU (best of several
- * short trials, so a preemption during calibration does not shrink work).
- * Timed on the calling thread's CPU clock (CLOCK_THREAD_CPUTIME_ID), so
- * preemption by other tasks does not shrink it. Takes about 10 ms.
+ * Measures loop iterations per microsecond on this CPU (the median of nine
+ * short trials). Timed on the calling thread's CPU clock
+ * (CLOCK_THREAD_CPUTIME_ID), so preemption by other tasks does not shrink
+ * it, unless clock_step_ns (il_work_cpu_clock_step_ns, measured once by
+ * the caller) says that clock is too coarse: then on the wall clock, the
+ * fastest trial. Takes about 10 ms.
  */
-double il_work_calibrate(void);
+double il_work_calibrate(uint64_t clock_step_ns);
 
 /*
  * The smallest step the thread CPU clock advances by, in ns: about one

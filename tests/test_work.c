@@ -46,7 +46,7 @@ static uint64_t median_cpu_ns(uint64_t us)
 static int setup(void **state)
 {
 	(void)state;
-	real_loops_per_us = il_work_calibrate();
+	real_loops_per_us = il_work_calibrate(il_work_cpu_clock_step_ns());
 	return real_loops_per_us > 0 ? 0 : -1;
 }
 
