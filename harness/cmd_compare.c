@@ -29,6 +29,7 @@
 #include "il_parse.h"
 #include "il_printable.h"
 #include "il_stats.h"
+#include "il_work.h"
 
 #define FILE_VERSION  1
 #define MAX_GROUPS    16
@@ -303,11 +304,11 @@ static int add_report(struct group *g, const char *path)
 		 * model (the only one then). Any other value is not one of
 		 * ours: "?", never echoed. */
 		const cJSON *m = il_json_get(root, "work_model");
-		const char *model = !m ? "loops"
-				    : cJSON_IsString(m) && (!strcmp(m->valuestring, "cpu-time") ||
-							    !strcmp(m->valuestring, "loops"))
-					? m->valuestring
-					: "?";
+		enum il_work_model wm = IL_WORK_LOOPS;
+		const char *model =
+		    !m || (cJSON_IsString(m) && il_work_model_parse(m->valuestring, &wm) == 0)
+			? il_work_model_name(wm)
+			: "?";
 
 		if (g->n == 1)
 			snprintf(g->work_model, sizeof(g->work_model), "%s", model);
