@@ -565,6 +565,8 @@ int il_cmd_run(int argc, char **argv)
 	if (exit_code || (exit_code = outputs_open(&r)))
 		goto out_free;
 	r.preflight_ns = il_now_ns();
+	/* The kernel facts' BTF parse overlaps the attribution's attach. */
+	il_sysinfo_prefetch();
 	r.cmdline = il_cmdline_join("inputlat", argc, argv);
 	if (events_alloc(&r) < 0 || !r.cmdline) {
 		fprintf(stderr, "inputlat run: out of memory for %llu events\n",
@@ -741,6 +743,7 @@ out_knobs:
 	release_knobs(&r);
 out_free:
 	il_watchdog_stop(); /* again, or its copies of the outputs' names */
+	il_sysinfo_prefetch_join();
 	run_free(&r);
 	/* A stop signal that came after the loop (or before it existed) found
 	 * the run ending anyway: it is spent, not left to kill the caller. */

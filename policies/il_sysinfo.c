@@ -330,6 +330,35 @@ static void btf_servers_read(void)
 
 static pthread_once_t btf_once = PTHREAD_ONCE_INIT;
 
+/*
+ * The parse on a thread of its own, started early by a run: it takes
+ * 15-75 ms of CPU here, which the run's start-up (BPF attach, which
+ * mostly waits on the kernel, and calibration on one CPU) leaves free on
+ * another CPU. Whoever asks first waits in pthread_once for the answer.
+ */
+static pthread_t prefetch_thread;
+static bool prefetch_started;
+
+static void *prefetch_main(void *arg)
+{
+	(void)arg;
+	pthread_once(&btf_once, btf_servers_read);
+	return NULL;
+}
+
+void il_sysinfo_prefetch(void)
+{
+	if (!prefetch_started)
+		prefetch_started = pthread_create(&prefetch_thread, NULL, prefetch_main, NULL) == 0;
+}
+
+void il_sysinfo_prefetch_join(void)
+{
+	if (prefetch_started)
+		pthread_join(prefetch_thread, NULL);
+	prefetch_started = false;
+}
+
 static int btf_has_fair_server(void)
 {
 	pthread_once(&btf_once, btf_servers_read);

@@ -112,6 +112,16 @@ struct cJSON;
  */
 void il_sysinfo_kernel_facts(struct cJSON *kernel);
 
+/*
+ * Starts reading what il_sysinfo_kernel_facts and il_fair_server_probe
+ * need from the kernel's BTF (the slow part, a 5-6 MB parse) on a thread,
+ * so that it overlaps what a run does before it asks. Optional; the
+ * caller (one thread) joins it with il_sysinfo_prefetch_join before it
+ * returns. Both are no-ops when repeated.
+ */
+void il_sysinfo_prefetch(void);
+void il_sysinfo_prefetch_join(void);
+
 /* The machine, added to a report's "system" object: cpu_model,
  * hypervisor {present, vendor}, and cpus_allowed (the CPU list this
  * process may run on: taskset, a cpuset) with cpus_allowed_count, each

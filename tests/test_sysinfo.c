@@ -208,6 +208,9 @@ static cJSON *run_json(char *const argv[], const char *what)
  * comes from its own types (BTF), and why says so; only without BTF from
  * the version. Where /sys/kernel/btf/vmlinux exists, the kernel's version
  * must agree with what BTF said (6.12 added struct rq.fair_server).
+ * The BTF is read as a run reads it: on the prefetch thread (started
+ * twice, joined twice: both are no-ops when repeated), the probe waiting
+ * for it.
  */
 static void test_sysinfo_fair_server_source(void **state)
 {
@@ -215,7 +218,11 @@ static void test_sysinfo_fair_server_source(void **state)
 	struct stat st;
 
 	(void)state;
+	il_sysinfo_prefetch();
+	il_sysinfo_prefetch();
 	assert_int_equal(il_fair_server_probe(&fs), 0);
+	il_sysinfo_prefetch_join();
+	il_sysinfo_prefetch_join();
 	print_message("fair server: present %d (%s)\n", fs.present, fs.why);
 	assert_true(fs.why[0]);
 	if (fs.readable)
