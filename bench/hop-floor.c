@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		}
-		return il_bench_opt_error("hop-floor", c, argv);
+		return il_bench_opt_error("hop-floor", c, argv, opts);
 	}
 	/* Every FIFO thread here blocks once per message; the limit is a backstop. */
 	setrlimit(RLIMIT_RTTIME, &rl);

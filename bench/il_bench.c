@@ -39,15 +39,15 @@ int il_bench_out_check(const char *prog, const char *path)
 	return rc;
 }
 
-int il_bench_opt_error(const char *prog, int c, char **argv)
+int il_bench_opt_error(const char *prog, int c, char **argv, const struct option *longopts)
 {
-	char opt[8];
+	char opt[300];
 
 	if (c == ':')
 		fprintf(stderr, "%s: %s needs a value (see --help)\n", prog, argv[optind - 1]);
 	else if (c == '?')
-		fprintf(stderr, "%s: unknown option '%s' (see --help)\n", prog,
-			il_parse_bad_option(argv, opt, sizeof(opt)));
+		fprintf(stderr, "%s: %s (see --help)\n", prog,
+			il_parse_option_error(argv, longopts, opt, sizeof(opt)));
 	else if (strchr(argv[optind - 1], '=') && !strncmp(argv[optind - 1], "--", 2))
 		fprintf(stderr, "%s: bad value in '%s' (see --help)\n", prog, argv[optind - 1]);
 	else if (optind >= 2)

@@ -24,8 +24,10 @@ int il_bench_out_check(const char *prog, const char *path);
 /*
  * One line for what getopt_long (optstring ":...", opterr 0) refused or an
  * option's bad value: c ':' a missing value, '?' an unknown option, else a
- * value the caller refused. Returns 2, the exit code of a usage error.
+ * value the caller refused; an ambiguous prefix of longopts is named so.
+ * Returns 2, the exit code of a usage error.
  */
-int il_bench_opt_error(const char *prog, int c, char **argv);
+struct option;
+int il_bench_opt_error(const char *prog, int c, char **argv, const struct option *longopts);
 
 #endif

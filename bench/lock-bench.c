@@ -890,7 +890,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			   .hog_mask = 1,
 			   .today = 1,
 			   .owner_off = 1};
-	char bad[8];
+	char bad[300];
 
 	opterr = 0; /* one line of our own, not getopt's and the usage */
 	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
@@ -956,8 +956,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				argv[optind - 1]);
 			exit(2);
 		default:
-			fprintf(stderr, "lock-bench: unknown option '%s'; see --help\n",
-				il_parse_bad_option(argv, bad, sizeof(bad)));
+			fprintf(stderr, "lock-bench: %s; see --help\n",
+				il_parse_option_error(argv, lo, bad, sizeof(bad)));
 			exit(2);
 		}
 	}

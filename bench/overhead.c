@@ -414,7 +414,7 @@ int main(int argc, char **argv)
 			bad = 1;
 		}
 		if (bad || c == ':' || c == '?')
-			return il_bench_opt_error("overhead", c, argv);
+			return il_bench_opt_error("overhead", c, argv, opts);
 	}
 	if (il_bench_out_check("overhead", json_path) < 0)
 		return 2;

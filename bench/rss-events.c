@@ -224,7 +224,7 @@ int main(int argc, char **argv)
 			bad = 1;
 		}
 		if (bad || c == ':' || c == '?')
-			return il_bench_opt_error("rss-events", c, argv);
+			return il_bench_opt_error("rss-events", c, argv, opts);
 	}
 	if (il_bench_out_check("rss-events", json_path) < 0)
 		return 2;

@@ -92,6 +92,35 @@ int il_parse_double(const char *s, double min, double max, double *out)
 	return 0;
 }
 
+const char *il_parse_option_error(char *const *argv, const struct option *longopts, char *buf,
+				  size_t len)
+{
+	char shrt[8];
+	const char *a = il_parse_bad_option(argv, shrt, sizeof(shrt));
+	size_t n = 0, used;
+	int k = 0;
+
+	if (longopts && a[0] == '-' && a[1] == '-' && a[2] != '\0' && a[2] != '=') {
+		n = strcspn(a + 2, "=");
+		for (const struct option *o = longopts; o->name; o++)
+			k += strncmp(o->name, a + 2, n) == 0;
+	}
+	if (k < 2) {
+		snprintf(buf, len, "unknown option '%s'", a);
+		return buf;
+	}
+	/* Each step stops at a full buffer: snprintf cuts, used stays < len. */
+	used = (size_t)snprintf(buf, len, "ambiguous option '%.*s' (", (int)n + 2, a);
+	k = 0;
+	for (const struct option *o = longopts; o->name && used < len; o++)
+		if (strncmp(o->name, a + 2, n) == 0)
+			used += (size_t)snprintf(buf + used, len - used, "%s--%s", k++ ? ", " : "",
+						 o->name);
+	if (used < len)
+		snprintf(buf + used, len - used, ")");
+	return buf;
+}
+
 const char *il_parse_bad_option(char *const *argv, char *buf, size_t len)
 {
 	/* An unknown short option sets optopt to its letter; a long one, 0. */

@@ -31,4 +31,16 @@ int il_parse_double(const char *s, double min, double max, double *out);
  */
 const char *il_parse_bad_option(char *const *argv, char *buf, size_t len);
 
+struct option;
+
+/*
+ * What was wrong with the option getopt_long just refused ('?'), for a
+ * message: "ambiguous option '--w' (--warmup, --work, --work-model)" when
+ * it is the prefix of more than one of longopts (getopt_long accepts a
+ * unique prefix and refuses the others the same way as an unknown name),
+ * else "unknown option '--bogus'". The result is in buf.
+ */
+const char *il_parse_option_error(char *const *argv, const struct option *longopts, char *buf,
+				  size_t len);
+
 #endif

@@ -845,7 +845,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 	optind = 0; /* glibc: rescan from argv[1] whatever main parsed before. */
 	opterr = 0;
-	char opt[8]; /* an unknown short option, "-x" */
+	char opt[300]; /* what was wrong with a refused option, for its message */
 
 	while ((c = getopt_long(argc, argv, ":a:hj:m:r:s:u:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -928,8 +928,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			usage_line(what);
 			return 2;
 		default:
-			snprintf(what, sizeof(what), "unknown option '%s'",
-				 il_parse_bad_option(argv, opt, sizeof(opt)));
+			snprintf(what, sizeof(what), "%s",
+				 il_parse_option_error(argv, longopts, opt, sizeof(opt)));
 			usage_line(what);
 			return 2;
 		}

@@ -50,7 +50,7 @@ int il_cmd_explain(int argc, char **argv)
 
 	optind = 0; /* glibc: rescan from argv[1] whatever main parsed before. */
 	opterr = 0;
-	char opt[8]; /* an unknown short option, "-x" */
+	char opt[300]; /* what was wrong with a refused option, for its message */
 
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
@@ -94,9 +94,8 @@ int il_cmd_explain(int argc, char **argv)
 				argv[optind - 1]);
 			return 2;
 		default:
-			fprintf(stderr,
-				"explain: unknown option '%s' (see inputlat explain --help)\n",
-				il_parse_bad_option(argv, opt, sizeof(opt)));
+			fprintf(stderr, "explain: %s (see inputlat explain --help)\n",
+				il_parse_option_error(argv, opts, opt, sizeof(opt)));
 			return 2;
 		}
 	}

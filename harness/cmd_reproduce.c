@@ -1025,7 +1025,7 @@ static int parse_args(int argc, char **argv, struct repro *r, const char **json_
 
 	optind = 1;
 	opterr = 0;
-	char opt[8]; /* an unknown short option, "-x" */
+	char opt[300]; /* what was wrong with a refused option, for its message */
 
 	while ((c = getopt_long(argc, argv, ":hj:l:qr:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -1055,8 +1055,8 @@ static int parse_args(int argc, char **argv, struct repro *r, const char **json_
 				argv[optind - 1]);
 			return 2;
 		default:
-			fprintf(stderr, "inputlat reproduce: unknown option '%s' (see --help)\n",
-				il_parse_bad_option(argv, opt, sizeof(opt)));
+			fprintf(stderr, "inputlat reproduce: %s (see --help)\n",
+				il_parse_option_error(argv, longopts, opt, sizeof(opt)));
 			return 2;
 		}
 	}

@@ -88,7 +88,7 @@ static int cmd_fdr(int argc, char **argv)
 
 	optind = 0; /* glibc: rescan from argv[1] whatever main parsed before. */
 	opterr = 0;
-	char opt[8]; /* an unknown short option, "-x" */
+	char opt[300]; /* what was wrong with a refused option, for its message */
 
 	while ((c = getopt_long(argc, argv, ":a:hj:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -120,8 +120,8 @@ static int cmd_fdr(int argc, char **argv)
 						 argv[k]);
 					return usage_line(what);
 				}
-			snprintf(what, sizeof(what), "unknown option '%s'",
-				 il_parse_bad_option(argv, opt, sizeof(opt)));
+			snprintf(what, sizeof(what), "%s",
+				 il_parse_option_error(argv, longopts, opt, sizeof(opt)));
 			return usage_line(what);
 		}
 	}

@@ -510,9 +510,12 @@ static cJSON *work_accuracy_json(const struct il_result *r)
 	cJSON_AddNumberToObject(o, "tolerance", WORK_TOLERANCE);
 	cJSON_AddNumberToObject(o, "min_handlers", WORK_MIN_HANDLERS);
 	cJSON_AddStringToObject(o, "model", il_work_model_name(r->work_model));
-	cJSON_AddNumberToObject(o, "cpu_clock_step_ns",
-				r->cpu_clock_step_ns == UINT64_MAX ? -1
-								   : (double)r->cpu_clock_step_ns);
+	/* A clock that never moved has no step to give: said, not a number. */
+	if (r->cpu_clock_step_ns == UINT64_MAX)
+		cJSON_AddStringToObject(o, "cpu_clock_step_ns",
+					"unreadable: the thread CPU clock did not move in 20 ms");
+	else
+		cJSON_AddNumberToObject(o, "cpu_clock_step_ns", (double)r->cpu_clock_step_ns);
 	if (!work_clock_fine(r)) {
 		char why[200];
 

@@ -301,7 +301,7 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	/* 0, not 1: glibc then also forgets an unfinished short-option group of an
 	 * earlier parse in this process (found by fuzzing). */
 	optind = 0;
-	char opt[8]; /* an unknown short option, "-x" */
+	char opt[300]; /* what was wrong with a refused option, for its message */
 
 	while (rc == 0 && (c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		if (c >= OPT_BACKGROUND && c < OPT_END)
@@ -512,8 +512,8 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			rc = usage_error("%s needs a value", argv[optind - 1]);
 			break;
 		default:
-			rc = usage_error("unknown option '%s' (see inputlat run --help)",
-					 il_parse_bad_option(argv, opt, sizeof(opt)));
+			rc = usage_error("%s (see inputlat run --help)",
+					 il_parse_option_error(argv, longopts, opt, sizeof(opt)));
 			break;
 		}
 	}

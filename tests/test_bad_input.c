@@ -178,6 +178,14 @@ static const struct bad_case cases[] = {
      NULL,
      2,
      "inputlat run: unknown option '--bogus' (see inputlat run --help)"},
+    /* getopt_long takes a unique prefix: one of several is named so. */
+    {"run --w (ambiguous)",
+     {"run", "--w", "3"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: ambiguous option '--w' (--warmup, --work, --work-model) (see inputlat run "
+     "--help)"},
     {"run extra",
      {"run", "--events", "5", "extra"},
      PREP_NONE,
@@ -752,6 +760,10 @@ static void test_bad_input_bench_options(void **state)
 	    {"overhead", {"--rounds", "abc"}, "overhead: --rounds: bad value 'abc' (see --help)"},
 	    {"overhead", {"--rounds=abc"}, "overhead: bad value in '--rounds=abc' (see --help)"},
 	    {"overhead", {"--frob"}, "overhead: unknown option '--frob' (see --help)"},
+	    {"lock-bench",
+	     {"--s"},
+	     "lock-bench: ambiguous option '--s' (--scenarios, --seconds, --spin-budget-ns); see "
+	     "--help"},
 	    {"rss-events", {"--counts", "x"}, "rss-events: --counts: bad value 'x' (see --help)"},
 	    {"rss-events",
 	     {"--json", "/nonexistent-il/x.json"},

@@ -88,12 +88,56 @@ static void test_parse_bad_option(void **state)
 	assert_string_equal(refused_name(2, single, buf, sizeof(buf)), "-q");
 }
 
+/* The message for what getopt_long refused, with run's options of one prefix. */
+static const char *refused_why(int argc, char **argv, char *buf, size_t len)
+{
+	static const struct option opts[] = {{"warmup", required_argument, NULL, 'w'},
+					     {"work", required_argument, NULL, 'k'},
+					     {"work-model", required_argument, NULL, 'm'},
+					     {"json", required_argument, NULL, 'j'},
+					     {NULL, 0, NULL, 0}};
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":q", opts, NULL)) != -1)
+		if (c == '?')
+			return il_parse_option_error(argv, opts, buf, len);
+	return NULL;
+}
+
+/* getopt_long refuses an ambiguous prefix as it does an unknown name: the
+ * message tells them apart, and a unique prefix or exact name is taken. */
+static void test_parse_option_error(void **state)
+{
+	char *amb[] = {"prog", "--w", "3", NULL};
+	char *amb2[] = {"prog", "--wo=3", NULL};
+	char *unknown[] = {"prog", "--bogus=3", NULL};
+	char *shrt[] = {"prog", "-x", NULL};
+	char *unique[] = {"prog", "--wa", "3", "--work", "main=1", "--j", "x", NULL};
+	char buf[300], tiny[24];
+
+	(void)state;
+	assert_string_equal(refused_why(3, amb, buf, sizeof(buf)),
+			    "ambiguous option '--w' (--warmup, --work, --work-model)");
+	assert_string_equal(refused_why(2, amb2, buf, sizeof(buf)),
+			    "ambiguous option '--wo' (--work, --work-model)");
+	assert_string_equal(refused_why(2, unknown, buf, sizeof(buf)),
+			    "unknown option '--bogus=3'");
+	assert_string_equal(refused_why(2, shrt, buf, sizeof(buf)), "unknown option '-x'");
+	assert_null(refused_why(7, unique, buf, sizeof(buf)));
+	/* A buffer too small is cut, never overrun. */
+	assert_non_null(refused_why(3, amb, tiny, sizeof(tiny)));
+	assert_int_equal(strlen(tiny), sizeof(tiny) - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse_u64),
 	    cmocka_unit_test(test_parse_i64_double),
 	    cmocka_unit_test(test_parse_bad_option),
+	    cmocka_unit_test(test_parse_option_error),
 	};
 
 	if (il_test_filters("test_parse", tests, sizeof(tests) / sizeof(tests[0])) < 0)
