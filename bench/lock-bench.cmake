@@ -1,6 +1,12 @@
 # bench/lock-bench: contended-lock throughput, latency and fairness of
-# pthread, adaptive-np, a TAS spin lock and il_spin (none, bpf).
-add_executable(lock-bench ${CMAKE_CURRENT_LIST_DIR}/lock-bench.c)
+# pthread, adaptive-np, a TAS spin lock and il_spin (none, bpf); and what
+# il_spin's sched_switch program adds to a context switch against empty
+# programs at the same hooks (switch-floor.bpf.c; spin/'s clang and bpftool).
+il_bpf_skeleton(switch_floor_skel ${CMAKE_CURRENT_LIST_DIR}/switch-floor.bpf.c switch_floor_bpf
+                ${IL_CLANG} ${IL_BPFTOOL})
+add_executable(lock-bench ${CMAKE_CURRENT_LIST_DIR}/lock-bench.c ${switch_floor_skel_SKEL})
+add_dependencies(lock-bench switch_floor_skel)
+target_include_directories(lock-bench PRIVATE ${CMAKE_CURRENT_BINARY_DIR})
 target_compile_definitions(lock-bench PRIVATE IL_VERSION="${PROJECT_VERSION}")
 target_link_libraries(lock-bench PRIVATE il_bench il_spin il_wire il_common PkgConfig::CJSON Threads::Threads m)
 set_target_properties(lock-bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
