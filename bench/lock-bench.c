@@ -784,6 +784,15 @@ static double median(double *v, int n)
 }
 
 #define SWITCH_ROUNDS 7
+
+/* "+205 ns", or why there is no figure (a program this kernel refused). */
+static const char *ns_or_why(char buf[48], double ns)
+{
+	if (isnan(ns))
+		return "not measured (not loadable here)";
+	snprintf(buf, 48, "%+.0f ns", ns);
+	return buf;
+}
 /* Issue 17: a tracepoint program's published cost (sched_ext's LAVD). */
 #define SWITCH_TARGET_NS 130
 
@@ -1420,13 +1429,15 @@ int main(int argc, char **argv)
 	if (isnan(sw.cost_ns)) {
 		printf("# bpf switch cost: not measured (%s)\n", sw.why);
 	} else {
+		char fl[48], raw[48], rawfl[48], tp[48], tpfl[48];
+
 		printf(
 		    "# bpf switch cost: %+.0f ns per context switch (base %.0f ns per switch), the "
-		    "program il_spin loads (%s); an empty %s program there %+.0f ns; raw "
-		    "tracepoint %+.0f ns (empty %+.0f), classic tracepoint %+.0f ns (empty %+.0f); "
-		    "medians of %d rounds\n",
-		    sw.cost_ns, sw.base_ns, sw.program, sw.program, sw.floor_ns, sw_raw.cost_ns,
-		    sw_raw.floor_ns, sw_tp.cost_ns, sw_tp.floor_ns, SWITCH_ROUNDS);
+		    "program il_spin loads (%s); an empty %s program there %s; raw tracepoint %s "
+		    "(empty %s), classic tracepoint %s (empty %s); medians of %d rounds\n",
+		    sw.cost_ns, sw.base_ns, sw.program, sw.program, ns_or_why(fl, sw.floor_ns),
+		    ns_or_why(raw, sw_raw.cost_ns), ns_or_why(rawfl, sw_raw.floor_ns),
+		    ns_or_why(tp, sw_tp.cost_ns), ns_or_why(tpfl, sw_tp.floor_ns), SWITCH_ROUNDS);
 		/* The issue's target, judged against what no program at the hook can beat. */
 		printf("# bpf switch cost target <= %d ns: %s", SWITCH_TARGET_NS,
 		       sw.cost_ns <= SWITCH_TARGET_NS ? "met" : "not met");
