@@ -783,7 +783,9 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-#define SWITCH_ROUNDS 7
+#define SWITCH_ROUNDS 21
+/* Round trips per ping-pong: many short rounds beat a few long ones here. */
+#define SWITCH_PINGS 5000
 
 /* "+205 ns", or why there is no figure (a program this kernel refused). */
 static const char *ns_or_why(char buf[48], double ns)
@@ -798,9 +800,12 @@ static const char *ns_or_why(char buf[48], double ns)
 
 /* What a sched_switch program adds to a context switch, and its floor. */
 struct switch_cost {
-	double cost_ns;	     /* il_spin's program, NAN when not measured (why) */
-	double floor_ns;     /* an empty program at the same hook, NAN when not loadable */
-	double base_ns;	     /* a switch with neither (the fastest round) */
+	double cost_ns;	 /* il_spin's program, NAN when not measured (why) */
+	double floor_ns; /* an empty program at the same hook, NAN when not loadable */
+	double base_ns;	 /* a switch with neither (the fastest round) */
+	/* The program less the empty one, within each round: its own work,
+	 * the median and the middle half of the rounds (the noise). */
+	double own_ns, own_lo_ns, own_hi_ns;
 	const char *program; /* the hook: "tp_btf", "raw_tp" or "tracepoint" */
 	const char *why;
 };
@@ -816,8 +821,8 @@ struct switch_cost {
  */
 static struct switch_cost bpf_switch_cost(enum il_oncpu_prog prog)
 {
-	struct switch_cost sc = {NAN, NAN, INFINITY, "?", ""};
-	double on[SWITCH_ROUNDS], fl[SWITCH_ROUNDS];
+	struct switch_cost sc = {NAN, NAN, INFINITY, NAN, NAN, NAN, "?", ""};
+	double on[SWITCH_ROUNDS], fl[SWITCH_ROUNDS], own[SWITCH_ROUNDS];
 	int nfl = 0, non = 0;
 	struct il_oncpu *o;
 
@@ -852,20 +857,26 @@ static struct switch_cost bpf_switch_cost(enum il_oncpu_prog prog)
 				if (!strcmp(sc.program, "?") || !(f = floor_attach(h)))
 					continue;
 			}
-			v[which] = pingpong_ns_per_switch(20000);
+			v[which] = pingpong_ns_per_switch(SWITCH_PINGS);
 			il_oncpu_free(o);
 			switch_floor_bpf__destroy(f);
 		}
 		if (v[0] < sc.base_ns)
 			sc.base_ns = v[0];
 		on[non++] = v[1] - v[0];
-		if (!isnan(v[2]))
+		if (!isnan(v[2])) {
+			own[nfl] = v[1] - v[2];
 			fl[nfl++] = v[2] - v[0];
+		}
 	}
 	sc.cost_ns = median(on, non);
 	/* A floor from some rounds only (the program's hook chosen late) is no floor. */
-	if (nfl >= SWITCH_ROUNDS - 1)
+	if (nfl >= SWITCH_ROUNDS - 1) {
 		sc.floor_ns = median(fl, nfl);
+		sc.own_ns = median(own, nfl); /* sorts own */
+		sc.own_lo_ns = own[nfl / 4];
+		sc.own_hi_ns = own[(3 * nfl) / 4];
+	}
 	return sc;
 }
 
@@ -1443,8 +1454,9 @@ int main(int argc, char **argv)
 		       sw.cost_ns <= SWITCH_TARGET_NS ? "met" : "not met");
 		if (sw.cost_ns > SWITCH_TARGET_NS && sw.floor_ns > SWITCH_TARGET_NS)
 			printf("; below this machine's floor: an empty %s program at sched_switch "
-			       "adds %+.0f ns, the program's own work %+.0f ns",
-			       sw.program, sw.floor_ns, sw.cost_ns - sw.floor_ns);
+			       "adds %+.0f ns, the program's own work %+.0f ns (the middle half of "
+			       "the rounds %+.0f to %+.0f)",
+			       sw.program, sw.floor_ns, sw.own_ns, sw.own_lo_ns, sw.own_hi_ns);
 		printf("\n");
 	}
 	printf("# il-bpf+slice (owner asks for an rseq time-slice extension): %s\n",
@@ -1469,6 +1481,9 @@ int main(int argc, char **argv)
 	}
 	/* Each an empty program at the same hook: the floor under the cost. */
 	add_num_or_null(root, "bpf_switch_floor_ns", round(sw.floor_ns));
+	add_num_or_null(root, "bpf_switch_own_ns", round(sw.own_ns));
+	add_num_or_null(root, "bpf_switch_own_lo_ns", round(sw.own_lo_ns));
+	add_num_or_null(root, "bpf_switch_own_hi_ns", round(sw.own_hi_ns));
 	add_num_or_null(root, "bpf_switch_cost_raw_tp_ns", round(sw_raw.cost_ns));
 	add_num_or_null(root, "bpf_switch_floor_raw_tp_ns", round(sw_raw.floor_ns));
 	add_num_or_null(root, "bpf_switch_cost_tracepoint_ns", round(sw_tp.cost_ns));
