@@ -77,14 +77,26 @@ static void *work_in_new_thread(void *arg)
 
 	il_work_us(c->us);
 	c->first_ns = il_thread_cpu_ns() - t0;
-	c->median_ns = median_cpu_ns(c->us);
+	/* The best of three medians: another load on the machine only slows
+	 * the loop (the other vCPU busy halves its speed here, and a 10 us
+	 * call is one piece at the speed last seen), while a model that got
+	 * the work wrong gets it wrong in every batch. */
+	c->median_ns = UINT64_MAX;
+	for (int b = 0; b < 3; b++) {
+		uint64_t m = median_cpu_ns(c->us);
+
+		if (m < c->median_ns)
+			c->median_ns = m;
+	}
 	return NULL;
 }
 
 /* 200 us and 10 us of CPU with the calibration right, 4x too low and 4x
  * too high, each in a thread of its own: within 2 us below and 5% + 3 us
  * above (interrupts and the switches of a loaded machine count in a
- * thread's CPU time: 2% failed while the suite ran beside); a thread's first call, sized from the
+ * thread's CPU time: 2% failed while the suite ran beside; a 10 us call
+ * took 15.9 us in one batch while the sanitizer builds and the VM test
+ * ran beside the plain pass); a thread's first call, sized from the
  * calibration alone, within 2x (a 4x estimate would make 800 us of 200). */
 static void test_work_cpu_time_ignores_calibration(void **state)
 {
