@@ -3,8 +3,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "il_file.h"
@@ -57,4 +61,83 @@ int il_bench_opt_error(const char *prog, int c, char **argv, const struct option
 	else
 		fprintf(stderr, "%s: bad value '%s' (see --help)\n", prog, argv[optind - 1]);
 	return 2;
+}
+
+/* --- cleanup on a signal ---------------------------------------------- */
+
+#define TMP_FILES 8
+
+/* Read by the handler: plain storage, each written before it is counted. */
+static char tmp_dir[4200];
+static char tmp_files[TMP_FILES][4200];
+static volatile sig_atomic_t tmp_nfiles, tmp_have_dir, child_pid;
+
+/* Only async-signal-safe calls: kill, waitpid, unlink, rmdir, signal, raise. */
+static void tmp_remove(void)
+{
+	for (sig_atomic_t i = 0; i < tmp_nfiles; i++)
+		unlink(tmp_files[i]);
+	if (tmp_have_dir)
+		rmdir(tmp_dir);
+}
+
+static void on_stop_signal(int sig)
+{
+	pid_t pid = (pid_t)child_pid;
+	int st;
+
+	if (pid > 0 && kill(pid, SIGTERM) == 0)
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	tmp_remove();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int il_bench_tmp_dir(const char *prog, char *tmpl)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa;
+
+	if (tmpl) {
+		if (!mkdtemp(tmpl)) {
+			int e = errno;
+
+			fprintf(stderr, "%s: cannot make %s: %s\n", prog, tmpl, strerror(e));
+			return -e;
+		}
+		snprintf(tmp_dir, sizeof(tmp_dir), "%s", tmpl);
+		tmp_have_dir = 1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	return 0;
+}
+
+void il_bench_tmp_file(const char *path)
+{
+	for (sig_atomic_t i = 0; i < tmp_nfiles; i++)
+		if (!strcmp(tmp_files[i], path))
+			return;
+	if (tmp_nfiles >= TMP_FILES)
+		return;
+	snprintf(tmp_files[tmp_nfiles], sizeof(tmp_files[0]), "%s", path);
+	tmp_nfiles = tmp_nfiles + 1;
+}
+
+void il_bench_child(int pid)
+{
+	child_pid = pid;
+}
+
+void il_bench_tmp_done(void)
+{
+	tmp_remove();
+	tmp_nfiles = 0;
+	tmp_have_dir = 0;
 }

@@ -176,8 +176,12 @@ static int run_harness(const char *inputlat, const char *policy, unsigned events
 		      ev, "--interval-ms", interval, "--quiet", "--json", json, (char *)NULL);
 		_exit(127);
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+	il_bench_child(pid);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		il_bench_child(0);
 		return -1;
+	}
+	il_bench_child(0);
 	if (il_json_load(json, &root, err, sizeof(err)) < 0)
 		return -1;
 	hops = cJSON_GetObjectItemCaseSensitive(root, "hops");
@@ -422,18 +426,20 @@ int main(int argc, char **argv)
 	cmdline = il_cmdline_join("overhead", argc - 1, argv + 1);
 	if (il_bench_inputlat("overhead", inputlat, sizeof(inputlat)) < 0)
 		return 1;
-	if (!mkdtemp(tmpdir)) {
-		fprintf(stderr, "overhead: cannot make %s: %s\n", tmpdir, strerror(errno));
+	/* A stop signal ends the run under way and removes the directory. */
+	if (il_bench_tmp_dir("overhead", tmpdir) < 0)
 		return 1;
-	}
 	snprintf(tmpjson, sizeof(tmpjson), "%s/run.json", tmpdir);
+	il_bench_tmp_file(tmpjson);
 	/* Every FIFO thread here blocks once per message; the limit is a backstop. */
 	setrlimit(RLIMIT_RTTIME, &rl);
 	for (int p = 0; p < NPOL; p++)
 		for (int t = 0; t < HT_COUNT; t++)
 			for (int fl = 0; fl < FL_COUNT; fl++)
-				if (il_hist_new(&acc[p].floor[t][fl]) < 0)
+				if (il_hist_new(&acc[p].floor[t][fl]) < 0) {
+					il_bench_tmp_done();
 					return 1;
+				}
 
 	for (unsigned r = 0; r < rounds; r++) {
 		for (int p = 0; p < NPOL; p++) {
@@ -572,7 +578,6 @@ int main(int argc, char **argv)
 			for (int fl = 0; fl < FL_COUNT; fl++)
 				il_hist_free(acc[p].floor[t][fl]);
 	free(cmdline);
-	unlink(tmpjson);
-	rmdir(tmpdir);
+	il_bench_tmp_done();
 	return rc;
 }

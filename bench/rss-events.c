@@ -122,6 +122,10 @@ static int run_one(const char *inputlat, const char *dir, const char *interval, 
 	snprintf(trace, sizeof(trace), "%s/trace.json", dir);
 	snprintf(records, sizeof(records), "%s/records.jsonl", dir);
 	snprintf(err, sizeof(err), "%s/err.txt", dir);
+	il_bench_tmp_file(json);
+	il_bench_tmp_file(trace);
+	il_bench_tmp_file(records);
+	il_bench_tmp_file(err);
 	t0 = now_s();
 	pid = fork();
 	if (pid == 0) {
@@ -133,10 +137,13 @@ static int run_one(const char *inputlat, const char *dir, const char *interval, 
 		      (char *)NULL);
 		_exit(127);
 	}
+	il_bench_child(pid);
 	if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) {
 		snprintf(r->why, sizeof(r->why), "cannot run inputlat: %s", strerror(errno));
+		il_bench_child(0);
 		return -1;
 	}
+	il_bench_child(0);
 	r->elapsed_s = now_s() - t0;
 	r->tree_kib = ru.ru_maxrss;
 	r->out_bytes = file_bytes(json) + file_bytes(trace) + file_bytes(records);
@@ -194,7 +201,7 @@ int main(int argc, char **argv)
 	struct row rows[MAX_COUNTS] = {0};
 	double bytes_per_event = 0, interval_ms = 0.3;
 	struct timespec start_wall;
-	int n = 0, c, rc = 0, made_dir = 0;
+	int n = 0, c, rc = 0;
 	cJSON *root, *arr;
 	char *cmdline;
 
@@ -232,15 +239,11 @@ int main(int argc, char **argv)
 	cmdline = il_cmdline_join("rss-events", argc - 1, argv + 1);
 	if (il_bench_inputlat("rss-events", inputlat, sizeof(inputlat)) < 0)
 		return 1;
-	if (!dir) {
-		if (!mkdtemp(tmpdir)) {
-			fprintf(stderr, "rss-events: cannot make %s: %s\n", tmpdir,
-				strerror(errno));
-			return 1;
-		}
+	/* A stop signal ends the run under way and removes what is ours. */
+	if (il_bench_tmp_dir("rss-events", dir ? NULL : tmpdir) < 0)
+		return 1;
+	if (!dir)
 		dir = tmpdir;
-		made_dir = 1;
-	}
 
 	for (int i = 0; i < n; i++) {
 		struct row *r = &rows[i];
@@ -267,8 +270,7 @@ int main(int argc, char **argv)
 		}
 		bytes_per_event = (double)r->out_bytes / (double)r->events;
 	}
-	if (made_dir)
-		rmdir(dir);
+	il_bench_tmp_done(); /* the files of the last run, and the directory if ours */
 
 	printf(
 	    "# rss-events: traced runs (--trace, --records, --work none, --interval-ms %s); peak "

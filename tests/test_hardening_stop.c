@@ -8,7 +8,8 @@
  * reaping children at FIFO 98); a child busy in long work at the stop
  * stops in time and is not blamed; events in flight at a stop are counted;
  * viz-sim's stop no longer crashes; the children run the policy the
- * orchestrator read, even when the file is /dev/stdin or changes.
+ * orchestrator read, even when the file is /dev/stdin or changes; a
+ * benchmark stopped mid-run leaves nothing behind.
  *
  * Root for RT and knobs; under the knob fixture.
  */
@@ -476,6 +477,60 @@ static int setup(void **state)
 	return 0;
 }
 
+/*
+ * A benchmark stopped by SIGTERM in the middle of its run: its inputlat
+ * run ends (the orderly stop, knobs back), its temporary directory and the
+ * files in it are gone, and the signal ends it (one was found left in
+ * /tmp with a report in it after a bench/overhead was stopped).
+ */
+static void test_hardening_stop_bench_cleans_up(void **state)
+{
+	char bench[PATH_MAX], out[PATH_MAX], err[PATH_MAX], link[64], errfile[PATH_MAX];
+	char dir[PATH_MAX];
+	char *argv[] = {bench, "--counts", "100000", "--interval-ms", "1", NULL};
+	double t0 = il_test_now_s();
+	pid_t pid, run = 0;
+	ssize_t n = -1;
+	struct stat st;
+	int status;
+
+	(void)state;
+	snprintf(bench, sizeof(bench), "%s", il_test_build_path("bench/rss-events"));
+	IL_TEST_NEED(access(bench, X_OK) == 0, "%s is not built", bench);
+	snprintf(out, sizeof(out), "%s/bench.out", il_test_suite.tmpdir);
+	snprintf(err, sizeof(err), "%s/bench.err", il_test_suite.tmpdir);
+	pid = il_test_spawn(argv, out, err);
+	assert_true(pid > 0);
+	/* Its run is up once its stderr (a file in the bench's directory) is open. */
+	while (il_test_now_s() - t0 < START_MS / 1000.0) {
+		run = il_test_find_child(pid, "inputlat");
+		if (run > 0) {
+			snprintf(link, sizeof(link), "/proc/%d/fd/2", (int)run);
+			n = readlink(link, errfile, sizeof(errfile) - 1);
+			if (n > 0 && strstr(errfile, "/il-rss-events."))
+				break;
+		}
+		usleep(20000);
+	}
+	if (run <= 0 || n <= 0) {
+		kill(pid, SIGKILL);
+		il_test_wait(pid, IL_TEST_HANG_MS, NULL);
+		fail_msg("rss-events started no inputlat run in %d s", START_MS / 1000);
+	}
+	errfile[n] = '\0';
+	snprintf(dir, sizeof(dir), "%s", errfile);
+	*strrchr(dir, '/') = '\0';
+	usleep(300000); /* past the run's start */
+	assert_int_equal(kill(pid, SIGTERM), 0);
+	status = il_test_wait(pid, IL_TEST_HANG_MS, NULL);
+	if (!(status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM))
+		fail_msg("rss-events: wait status 0x%x after SIGTERM, want ended by it", status);
+	if (stat(dir, &st) == 0)
+		fail_msg("rss-events left %s behind", dir);
+	if (il_test_proc_alive(run, "inputlat"))
+		fail_msg("rss-events left its inputlat run (pid %d) running", (int)run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -490,6 +545,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_hardening_stop_endless_tick, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_hardening_stop_children_run_what_was_read,
 				      il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_stop_bench_cleans_up, il_test_knobs_teardown),
 	};
 
 	if (il_test_filters("test_hardening_stop", tests, sizeof(tests) / sizeof(tests[0])) < 0)
