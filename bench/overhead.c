@@ -162,7 +162,7 @@ static int run_harness(const char *inputlat, const char *policy, unsigned events
 		       const char *interval, const char *json, struct pol_acc *a, cJSON **rss_out)
 {
 	char ev[32], err[256];
-	pid_t pid;
+	pid_t pid, got;
 	int status, r = a->nruns;
 	cJSON *root, *hops, *h, *cs;
 
@@ -177,11 +177,10 @@ static int run_harness(const char *inputlat, const char *policy, unsigned events
 		_exit(127);
 	}
 	il_bench_child(pid);
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		il_bench_child(0);
-		return -1;
-	}
+	got = pid < 0 ? -1 : waitpid(pid, &status, 0);
 	il_bench_child(0);
+	if (got < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
 	if (il_json_load(json, &root, err, sizeof(err)) < 0)
 		return -1;
 	hops = cJSON_GetObjectItemCaseSensitive(root, "hops");

@@ -112,7 +112,7 @@ static int run_one(const char *inputlat, const char *dir, const char *interval, 
 	cJSON *root = NULL, *rss, *events;
 	double t0;
 	int status;
-	pid_t pid;
+	pid_t pid, got;
 
 	snprintf(ev, sizeof(ev), "%llu", (unsigned long long)r->events);
 	snprintf(tev, sizeof(tev), "%llu",
@@ -138,12 +138,12 @@ static int run_one(const char *inputlat, const char *dir, const char *interval, 
 		_exit(127);
 	}
 	il_bench_child(pid);
-	if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) {
+	got = pid < 0 ? -1 : wait4(pid, &status, 0, &ru);
+	il_bench_child(0);
+	if (got != pid || pid < 0) {
 		snprintf(r->why, sizeof(r->why), "cannot run inputlat: %s", strerror(errno));
-		il_bench_child(0);
 		return -1;
 	}
-	il_bench_child(0);
 	r->elapsed_s = now_s() - t0;
 	r->tree_kib = ru.ru_maxrss;
 	r->out_bytes = file_bytes(json) + file_bytes(trace) + file_bytes(records);

@@ -439,6 +439,12 @@ struct work_acc {
 	double configured_us, p50_us, ratio; /* ratio: NAN without work or too few handlers */
 };
 
+/* Whether the thread CPU clock can time a handler (il_work.h). */
+static bool work_clock_fine(const struct il_result *r)
+{
+	return r->cpu_clock_step_ns <= IL_WORK_FINE_CLOCK_NS;
+}
+
 /*
  * Each handler measures the thread CPU time of its work (il_hop_end), so
  * preemption is not in it. Under the loops model, measured / configured is
@@ -448,11 +454,6 @@ struct work_acc {
  * of the work, so what moves it is the handler's own cost per call, or a
  * work loop that missed its mark: a check of il_work_us, measured.
  */
-/* Whether the thread CPU clock can time a handler (il_work.h). */
-static bool work_clock_fine(const struct il_result *r)
-{
-	return r->cpu_clock_step_ns <= IL_WORK_FINE_CLOCK_NS;
-}
 
 static void work_accuracy(const struct il_result *r, struct work_acc acc[IL_T_COUNT])
 {
@@ -510,12 +511,6 @@ static cJSON *work_accuracy_json(const struct il_result *r)
 	cJSON_AddNumberToObject(o, "tolerance", WORK_TOLERANCE);
 	cJSON_AddNumberToObject(o, "min_handlers", WORK_MIN_HANDLERS);
 	cJSON_AddStringToObject(o, "model", il_work_model_name(r->work_model));
-	/* A clock that never moved has no step to give: said, not a number. */
-	if (r->cpu_clock_step_ns == UINT64_MAX)
-		cJSON_AddStringToObject(o, "cpu_clock_step_ns",
-					"unreadable: the thread CPU clock did not move in 20 ms");
-	else
-		cJSON_AddNumberToObject(o, "cpu_clock_step_ns", (double)r->cpu_clock_step_ns);
 	if (!work_clock_fine(r)) {
 		char why[200];
 
@@ -529,7 +524,12 @@ static cJSON *work_accuracy_json(const struct il_result *r)
 			    "coarse to time a handler's work",
 			    (double)r->cpu_clock_step_ns / 1e3);
 		cJSON_AddStringToObject(o, "why", why);
+		/* A clock that never moved has no step to give: said, not a number. */
+		if (r->cpu_clock_step_ns == UINT64_MAX)
+			cJSON_AddStringToObject(o, "cpu_clock_step_ns", why);
 	}
+	if (r->cpu_clock_step_ns != UINT64_MAX)
+		cJSON_AddNumberToObject(o, "cpu_clock_step_ns", (double)r->cpu_clock_step_ns);
 	cJSON_AddNumberToObject(o, "loops_per_us", r->loops_per_us);
 	cJSON_AddNumberToObject(o, "test_work_scale", r->o->test.work_scale);
 	cJSON_AddNumberToObject(o, "clock_overhead_ns", (double)r->clock_overhead_ns);

@@ -332,9 +332,10 @@ static pthread_once_t btf_once = PTHREAD_ONCE_INIT;
 
 /*
  * The parse on a thread of its own, started early by a run: it takes
- * 15-75 ms of CPU here, which the run's start-up (BPF attach, which
- * mostly waits on the kernel, and calibration on one CPU) leaves free on
- * another CPU. Whoever asks first waits in pthread_once for the answer.
+ * 15-75 ms of CPU here, beside the BPF attach and the calibration on the
+ * other CPU (which then took 5-10 ms longer; the start-up to the first
+ * event went from 150 to 105 ms). Whoever asks first waits in
+ * pthread_once for the answer.
  */
 static pthread_t prefetch_thread;
 static bool prefetch_started;

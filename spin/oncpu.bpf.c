@@ -7,11 +7,11 @@
  *
  * il_oncpu_switch_btf, a BTF tracepoint: typed arguments, the two TIDs
  * read with plain (fault-safe) loads. Cheapest of the three by design; on
- * the 2-CPU test VM (2026-12) each adds about +200-240 ns to a context
- * switch, nearly all of it the hook's own: an empty program at the same
- * hook adds +205 ns there, the records +12 (lock-bench measures both; a
- * per-CPU layout writing one record instead of two was tried and saved
- * under 15 ns). Under some
+ * the 2-CPU test VM (2026-12) it adds +100 to +320 ns to a context switch
+ * from run to run, the records themselves within the noise of an empty
+ * program at the same hook (lock-bench measures both; a per-CPU layout
+ * writing one record instead of two was tried and saved under 15 ns).
+ * Under some
  * kernel lockdowns its pointer reads return 0 (nothing is recorded, the
  * check fails, the loader moves on).
  *

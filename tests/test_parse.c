@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -57,19 +58,31 @@ static void test_parse_i64_double(void **state)
 			fail_msg("il_parse_double took \"%s\"", refused[k]);
 }
 
-/* Runs getopt_long over argv until it refuses an option; its name then. */
-static const char *refused_name(int argc, char **argv, char *buf, size_t len)
+/*
+ * Runs getopt_long over argv (short options -a and -j X, long ones opts)
+ * until it refuses an option; then its name, or with why the message for
+ * it (il_parse_option_error). NULL when nothing was refused.
+ */
+static const char *refused(int argc, char **argv, const struct option *opts, bool why, char *buf,
+			   size_t len)
 {
-	static const struct option opts[] = {{"json", required_argument, NULL, 'j'},
-					     {NULL, 0, NULL, 0}};
 	int c;
 
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":aj:", opts, NULL)) != -1)
 		if (c == '?')
-			return il_parse_bad_option(argv, buf, len);
+			return why ? il_parse_option_error(argv, opts, buf, len)
+				   : il_parse_bad_option(argv, buf, len);
 	return NULL;
+}
+
+static const struct option json_opts[] = {{"json", required_argument, NULL, 'j'},
+					  {NULL, 0, NULL, 0}};
+
+static const char *refused_name(int argc, char **argv, char *buf, size_t len)
+{
+	return refused(argc, argv, json_opts, false, buf, len);
 }
 
 static void test_parse_bad_option(void **state)
@@ -96,14 +109,8 @@ static const char *refused_why(int argc, char **argv, char *buf, size_t len)
 					     {"work-model", required_argument, NULL, 'm'},
 					     {"json", required_argument, NULL, 'j'},
 					     {NULL, 0, NULL, 0}};
-	int c;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":q", opts, NULL)) != -1)
-		if (c == '?')
-			return il_parse_option_error(argv, opts, buf, len);
-	return NULL;
+	return refused(argc, argv, opts, true, buf, len);
 }
 
 /* getopt_long refuses an ambiguous prefix as it does an unknown name: the

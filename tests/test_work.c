@@ -178,20 +178,27 @@ static void *second_of_work(void *arg)
 	return NULL;
 }
 
-/* The clock's step here: fine (a read's cost, about 1.2 us), the one the
- * cpu-time model needs; where it moves in ticks, the run falls back to
- * loops (test_report_real_coarse_clock) and this says so. */
+/* The clock's step here: on a fine clock, what reading it costs (two
+ * back-to-back reads differ by one read, il_work_clock_overhead_ns), the
+ * one the cpu-time model needs; where it moves in
+ * ticks, the run falls back to loops (test_report_real_coarse_clock) and
+ * this says so. */
 static void test_work_cpu_clock_step(void **state)
 {
-	uint64_t step = il_work_cpu_clock_step_ns();
+	uint64_t step = il_work_cpu_clock_step_ns(), over = il_work_clock_overhead_ns();
 
 	(void)state;
-	print_message("the thread CPU clock moves in steps of %llu ns\n", (unsigned long long)step);
+	print_message("the thread CPU clock moves in steps of %llu ns (a read costs %llu ns)\n",
+		      (unsigned long long)step, (unsigned long long)over);
 	assert_true(step > 0);
 	if (step > IL_WORK_FINE_CLOCK_NS)
 		IL_TEST_SKIP("the thread CPU clock moves in %llu ns steps here: cpu-time work "
 			     "cannot run on this kernel (runs fall back to loops)",
 			     (unsigned long long)step);
+	/* The smallest step is a read's cost, not a tick's: within two reads
+	 * and 2 us (an interrupt can land inside one pair, hardly in the
+	 * best of five). */
+	assert_true(step <= 2 * over + 2000);
 }
 
 /* Last: the stop is for good. A second of work stopped 20 ms in ends
