@@ -45,7 +45,7 @@ static void evdev_press_cb(void *ctx, uint64_t kernel_ns)
 
 	m.event_id = ++B.next_event_id;
 	m.kernel_ns = kernel_ns;
-	m.stamp_ns[IL_STAMP_EVDEV] = B.press_stamp_ns;
+	m.stamp_ns[IL_STAMP_EVDEV] = il_input_pickup_ns(B.press_stamp_ns, kernel_ns, il_now_ns());
 	m.tid[IL_STAMP_EVDEV] = (uint32_t)il_gettid();
 	m.cpu[IL_STAMP_EVDEV] = B.press_cpu;
 	if (il_hop_marker_fd >= 0)

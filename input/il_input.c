@@ -150,6 +150,11 @@ int il_input_reader_fd(const struct il_input_reader *r)
 	return r->ops->fd(r);
 }
 
+uint64_t il_input_pickup_ns(uint64_t wake_ns, uint64_t event_ns, uint64_t read_ns)
+{
+	return event_ns + 1000 > wake_ns ? read_ns : wake_ns;
+}
+
 int il_input_reader_dispatch(struct il_input_reader *r, il_input_press_cb press_cb, void *ctx)
 {
 	return r->ops->dispatch(r, press_cb, ctx);

@@ -95,6 +95,17 @@ int il_input_reader_fd(const struct il_input_reader *r);
 typedef void (*il_input_press_cb)(void *ctx, uint64_t kernel_ns);
 
 /*
+ * When the reading thread picked up a press: the time it woke to read
+ * (wake_ns), unless the press is stamped (event_ns, microseconds, cut
+ * down) less than a microsecond before that wake or after it. Such a
+ * press may have been written after the wake and before the read (the
+ * thread woke for the click before it, a release written just ahead of
+ * this press): its pickup is when it was read (read_ns), never a time
+ * before it existed.
+ */
+uint64_t il_input_pickup_ns(uint64_t wake_ns, uint64_t event_ns, uint64_t read_ns);
+
+/*
  * Reads everything available and calls press_cb per mouse-down. Returns
  * 0, -EAGAIN-free; -EPIPE at end of input; -EPROTO counted events with
  * codes libevdev does not know are reported through invalid_events.

@@ -12,6 +12,7 @@
 
 #include <linux/input.h>
 
+#include "il_clock.h"
 #include "il_input.h"
 #include "il_input_backend.h"
 #include "il_test.h"
@@ -103,6 +104,65 @@ static void test_input_replay_parse(void **state)
 	assert_int_equal(rec->events[4].value, 1);
 	assert_int_equal(rec->events[3].value, 589825);
 	il_evemu_free(rec);
+}
+
+struct pickup {
+	uint64_t wake_ns, stamp_ns;
+	int presses;
+};
+
+static void pickup_cb(void *ctx, uint64_t kernel_ns)
+{
+	struct pickup *p = ctx;
+
+	p->stamp_ns = il_input_pickup_ns(p->wake_ns, kernel_ns, il_now_ns());
+	p->presses++;
+}
+
+/*
+ * A press written after the reader woke and before it read (the reader woke
+ * for the release just ahead of it) is picked up when it is read, after
+ * stamp 0; a press that waited for the wake is picked up at the wake.
+ */
+static void test_input_pickup_after_wake(void **state)
+{
+	struct il_input_spec spec = {.kind = IL_INPUT_SYNTHETIC};
+	struct il_injector *inj = NULL;
+	struct il_input_reader *rd = NULL;
+	struct pickup p = {0};
+	uint64_t stamp0;
+	int fds[2];
+
+	(void)state;
+	assert_int_equal(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
+	assert_int_equal(il_injector_open(&spec, fds[1], &inj, err, sizeof(err)), 0);
+	assert_int_equal(il_input_reader_open(&spec, fds[0], &rd, err, sizeof(err)), 0);
+
+	/* Written after the wake: read time, never before stamp 0. */
+	for (int i = 0; i < 1000; i++) {
+		p.wake_ns = il_now_ns();
+		assert_int_equal(il_injector_press(inj, &stamp0), 0);
+		assert_int_equal(il_injector_release(inj), 0);
+		assert_int_equal(il_input_reader_dispatch(rd, pickup_cb, &p), 0);
+		assert_int_equal(p.presses, i + 1);
+		assert_true(p.stamp_ns > stamp0);
+	}
+
+	/* Written 2 ms before the wake: the wake is the pickup. */
+	assert_int_equal(il_injector_press(inj, &stamp0), 0);
+	assert_int_equal(il_injector_release(inj), 0);
+	usleep(2000);
+	p.wake_ns = il_now_ns();
+	assert_int_equal(il_input_reader_dispatch(rd, pickup_cb, &p), 0);
+	assert_int_equal(p.stamp_ns, p.wake_ns);
+
+	/* Stamped (microseconds, cut down) under a microsecond before the wake. */
+	assert_int_equal(il_input_pickup_ns(5000999, 5000000, 7000000), 7000000);
+	assert_int_equal(il_input_pickup_ns(5001000, 5000000, 7000000), 5001000);
+
+	il_input_reader_free(rd);
+	il_injector_free(inj);
+	close(fds[1]);
 }
 
 static void test_input_replay_roundtrip(void **state)
@@ -224,6 +284,7 @@ int main(void)
 	    cmocka_unit_test(test_input_evdev_missing_path),
 	    cmocka_unit_test(test_input_evdev_not_evdev),
 	    cmocka_unit_test(test_input_replay_parse),
+	    cmocka_unit_test(test_input_pickup_after_wake),
 	    cmocka_unit_test(test_input_replay_roundtrip),
 	    cmocka_unit_test(test_input_replay_bad_line),
 	    cmocka_unit_test(test_input_replay_missing_file),
