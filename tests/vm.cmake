@@ -51,5 +51,6 @@ if(TARGET inputlat AND (IL_VM_E2E OR IL_VM_E2E_KNOBS OR IL_VM_FAIR_SERVER OR IL_
   endif()
 endif()
 add_test(NAME vm COMMAND ${CMAKE_SOURCE_DIR}/tests/vm/run ${_il_vm_args})
-# "beside": scripts/test runs it beside the ASan pass (qemu times nothing here).
-set_tests_properties(vm PROPERTIES LABELS "vm;beside" TIMEOUT 900 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+# "beside": scripts/test runs it next to the plain pass (qemu times nothing
+# here); "nosan": its programs run inside qemu, where no sanitizer applies.
+set_tests_properties(vm PROPERTIES LABELS "vm;beside;nosan" TIMEOUT 900 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
