@@ -189,7 +189,10 @@ enum il_record_verdict il_event_window_record(struct il_event_window *w, const s
 	s->msg.cpu[IL_STAMP_INJECT] = keep.cpu[IL_STAMP_INJECT];
 	s->msg.work_cpu_ns[IL_STAMP_INJECT] = keep.work_cpu_ns[IL_STAMP_INJECT];
 	w->pending--;
-	if (m->stamp_ns[IL_STAMP_PRESENTED] - keep.stamp_ns[IL_STAMP_INJECT] > timeout_ns) {
+	/* A flip stamped before the injection is no time-out: the run's
+	 * statistics count it as out of order. */
+	if (m->stamp_ns[IL_STAMP_PRESENTED] > keep.stamp_ns[IL_STAMP_INJECT] &&
+	    m->stamp_ns[IL_STAMP_PRESENTED] - keep.stamp_ns[IL_STAMP_INJECT] > timeout_ns) {
 		s->state = IL_EV_TIMED_OUT;
 		(*(id <= w->warmup ? &w->warmup_timed_out : &w->timed_out))++;
 	} else {

@@ -217,6 +217,8 @@ static cJSON *hops_json(const struct il_run_stats *h)
 		cJSON_AddNumberToObject(o, "same_cpu", (double)h->same_cpu[k]);
 		cJSON_AddNumberToObject(o, "cross_cpu", (double)h->cross_cpu[k]);
 		cJSON_AddNumberToObject(o, "cpu_unknown", (double)h->cpu_unknown[k]);
+		/* Events left out because this hop's stamp came before the last one. */
+		cJSON_AddNumberToObject(o, "out_of_order", (double)h->out_of_order_hop[k]);
 		if (known)
 			cJSON_AddNumberToObject(o, "same_cpu_fraction",
 						(double)h->same_cpu[k] / (double)known);
@@ -817,6 +819,18 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 	char cause[200];
 	double speed;
 
+	if (r->run_stats->out_of_order) {
+		int k = 1;
+
+		while (k < IL_NHOPS && !r->run_stats->out_of_order_hop[k])
+			k++;
+		il_warn(w,
+			"stamps out of order: %llu of %llu completed events had a stamp before "
+			"the one before it (first at hop %d %s); they are left out of every "
+			"latency figure",
+			(unsigned long long)r->run_stats->out_of_order,
+			(unsigned long long)r->completed, k, il_chain_hop(k)->name);
+	}
 	work_accuracy(r, acc);
 	speed = work_speed(acc);
 	/* Why a run's handlers as a whole miss their work, by work model. */
@@ -987,6 +1001,8 @@ int il_report_json(const struct il_result *r, FILE *f)
 	/* Sent but neither completed nor timed out when the run ended (a stop
 	 * by signal, a failure): sent = completed + timed_out + in_flight. */
 	cJSON_AddNumberToObject(ev, "in_flight", (double)(r->nsent - r->completed - r->timed_out));
+	/* Completed, with stamps out of chain order: in no figure below. */
+	cJSON_AddNumberToObject(ev, "out_of_order", (double)h->out_of_order);
 	cJSON_AddNumberToObject(ev, "invalid_frames", (double)r->invalid_frames);
 	cJSON_AddNumberToObject(ev, "late", (double)r->late);
 	cJSON_AddNumberToObject(ev, "stray", (double)r->stray);

@@ -149,6 +149,12 @@ void il_run_stats_add(struct il_run_stats *s, const struct il_event *ev)
 	}
 	if (ev->state != IL_EV_COMPLETED || ev->warmup)
 		return;
+	for (int k = 1; k <= IL_NHOPS; k++)
+		if (m->stamp_ns[k] < m->stamp_ns[k - 1]) {
+			s->out_of_order++;
+			s->out_of_order_hop[k]++;
+			return;
+		}
 	proc = m->stamp_ns[IL_STAMP_PROCESSED] - m->stamp_ns[IL_STAMP_INJECT];
 	pres = m->stamp_ns[IL_STAMP_PRESENTED] - m->stamp_ns[IL_STAMP_INJECT];
 	il_hist_add(s->processing, proc);

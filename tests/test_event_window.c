@@ -147,6 +147,26 @@ static void test_event_window_in_order_once(void **state)
 	free(s);
 }
 
+/* A record stamped before its injection (a clock gone back) is no time-out:
+ * it completes, and the run's statistics count it out of order. */
+static void test_event_window_flip_before_injection(void **state)
+{
+	struct il_event_sinks sinks;
+	struct il_event_window *w;
+	struct il_msg m;
+
+	(void)state;
+	memset(&sinks, 0, sizeof(sinks));
+	assert_int_equal(il_event_window_new(4, 4, &sinks, &w), 0);
+	inject(w, 1000000);
+	m = record(1, 500000);
+	assert_true(m.stamp_ns[IL_STAMP_PRESENTED] < 1000000);
+	assert_int_equal(il_event_window_record(w, &m, 1000000000ull), IL_RECORD_COMPLETED);
+	assert_int_equal(il_event_window_timed_out(w), 0);
+	il_event_window_free(w);
+	il_event_sinks_free(&sinks);
+}
+
 /* Many events, up to a timeout's worth in flight: the window stays at its hint. */
 static void test_event_window_bounded(void **state)
 {
@@ -239,6 +259,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_event_window_in_order_once),
+	    cmocka_unit_test(test_event_window_flip_before_injection),
 	    cmocka_unit_test(test_event_window_bounded),
 	    cmocka_unit_test(test_event_window_grows),
 	};

@@ -489,6 +489,52 @@ static void test_report_nothing_completed_gives_null(void **state)
 	free(fx);
 }
 
+/*
+ * An event whose stamp 1 came before its stamp 0 (and one whose flip came
+ * before its injection): no 584-year hop in any figure, counted per hop
+ * and in events, and said in one warning.
+ */
+static void test_report_out_of_order_left_out(void **state)
+{
+	struct fixture *fx = malloc(sizeof(*fx));
+	struct il_warnings warn;
+	const uint64_t a = WARMUP + 1, b = NEV;
+	const cJSON *w, *hops;
+	cJSON *root;
+
+	(void)state;
+	fixture_build(fx, 1.0, 1);
+	fx->msgs[a].stamp_ns[IL_STAMP_EVDEV] = fx->msgs[a].stamp_ns[IL_STAMP_INJECT] - 2000;
+	fx->msgs[b].stamp_ns[IL_STAMP_PRESENTED] = fx->msgs[b].stamp_ns[IL_STAMP_INJECT] - 1;
+	fixture_stream(fx, NULL);
+	memset(&warn, 0, sizeof(warn));
+	il_report_check(&fx->r, &warn);
+	fx->r.warnings = &warn;
+	root = write_and_load(&fx->r, "order.json");
+	assert_float_equal(il_json_num(root, "events.completed"), NEV - WARMUP, 0);
+	assert_float_equal(il_json_num(root, "events.out_of_order"), 2, 0);
+	assert_float_equal(il_json_num(root, "latency_us.processing.count"), NEV - WARMUP - 2, 0);
+	/* Event NEV, the slowest, is out: event NEV - 1's 1390 us is the max. */
+	assert_float_equal(il_json_num(root, "latency_us.processing.max"), 1390, 1e-9);
+	assert_int_equal(cJSON_GetArraySize(il_json_get(root, "samples_us.processing")),
+			 NEV - WARMUP - 2);
+	hops = il_json_get(root, "hops");
+	assert_float_equal(il_json_num(cJSON_GetArrayItem(hops, 0), "out_of_order"), 1, 0);
+	assert_float_equal(il_json_num(cJSON_GetArrayItem(hops, IL_NHOPS - 1), "out_of_order"), 1,
+			   0);
+	assert_float_equal(il_json_num(cJSON_GetArrayItem(hops, 1), "out_of_order"), 0, 0);
+	/* Hop 1 of the other events is 1/11 of their latency: under 130 us. */
+	assert_true(il_json_num(cJSON_GetArrayItem(hops, 0), "max_us") < 130);
+	w = il_json_get(root, "warnings");
+	assert_int_equal(cJSON_GetArraySize(w), 1);
+	assert_non_null(strstr(cJSON_GetArrayItem(w, 0)->valuestring,
+			       "stamps out of order: 2 of 35 completed events"));
+	assert_non_null(strstr(cJSON_GetArrayItem(w, 0)->valuestring, "hop 1 inject->evdev"));
+	cJSON_Delete(root);
+	fixture_free(fx);
+	free(fx);
+}
+
 static void test_report_hist_like_cyclictest(void **state)
 {
 	struct fixture *fx = malloc(sizeof(*fx));
@@ -768,6 +814,7 @@ int main(void)
 	    cmocka_unit_test(test_report_work_accuracy_and_warning),
 	    cmocka_unit_test(test_report_nothing_completed_gives_null),
 	    cmocka_unit_test(test_report_harness_threads),
+	    cmocka_unit_test(test_report_out_of_order_left_out),
 	    cmocka_unit_test(test_report_hist_like_cyclictest),
 	    cmocka_unit_test(test_report_real_work_accuracy),
 	    cmocka_unit_test(test_report_real_loops_model),
