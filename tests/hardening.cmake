@@ -16,6 +16,9 @@ il_add_run_test(test_bad_input SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_bad_input.
                 LIBS il_test_knobs LABELS unit TIMEOUT 180)
 # It also gives the benchmarks bad options.
 add_dependencies(test_bad_input overhead rss-events hop-floor)
+if(TARGET lock-bench)
+  add_dependencies(test_bad_input lock-bench)
+endif()
 il_add_run_test(test_nonroot SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_nonroot.c
                 LIBS il_test_knobs LABELS root TIMEOUT 180)
 
@@ -33,3 +36,5 @@ il_add_run_test(test_hardening_knobs SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hard
                 LIBS il_test_knobs Threads::Threads LABELS root TIMEOUT 300)
 il_add_run_test(test_hardening_stop SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hardening_stop.c
                 LIBS il_test_knobs LABELS root TIMEOUT 400)
+# It stops a bench/rss-events mid-run.
+add_dependencies(test_hardening_stop rss-events)
