@@ -97,7 +97,11 @@ static void *work_in_new_thread(void *arg)
  * thread's CPU time: 2% failed while the suite ran beside; a 10 us call
  * took 15.9 us in one batch while the sanitizer builds and the VM test
  * ran beside the plain pass); a thread's first call, sized from the
- * calibration alone, within 2x (a 4x estimate would make 800 us of 200). */
+ * calibration alone, within 2x (a 4x estimate would make 800 us of 200).
+ * Each case takes the best of three new threads: a first call under ASan
+ * once took 428 us of CPU for 200 (x0.25, whose estimate alone falls
+ * short) while 1024 hog threads ran beside; a wrong model is wrong in
+ * every thread. */
 static void test_work_cpu_time_ignores_calibration(void **state)
 {
 	static const double off[] = {1.0, 0.25, 4.0};
@@ -107,12 +111,21 @@ static void test_work_cpu_time_ignores_calibration(void **state)
 	il_work_set_model(IL_WORK_CPU_TIME);
 	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++)
 		for (size_t j = 0; j < sizeof(works) / sizeof(works[0]); j++) {
-			struct off_case c = {.us = works[j]};
-			pthread_t th;
+			struct off_case c = {.us = works[j], UINT64_MAX, UINT64_MAX};
 
 			il_work_set_loops_per_us(real_loops_per_us * off[i]);
-			assert_int_equal(pthread_create(&th, NULL, work_in_new_thread, &c), 0);
-			assert_int_equal(pthread_join(th, NULL), 0);
+			for (int t = 0; t < 3; t++) {
+				struct off_case one = {.us = works[j]};
+				pthread_t th;
+
+				assert_int_equal(
+				    pthread_create(&th, NULL, work_in_new_thread, &one), 0);
+				assert_int_equal(pthread_join(th, NULL), 0);
+				if (one.first_ns < c.first_ns)
+					c.first_ns = one.first_ns;
+				if (one.median_ns < c.median_ns)
+					c.median_ns = one.median_ns;
+			}
 			print_message("calibration x%.2f: %llu us of work took %.2f us of CPU "
 				      "(the thread's first call: %.2f us)\n",
 				      off[i], (unsigned long long)c.us, (double)c.median_ns / 1e3,
