@@ -43,6 +43,26 @@ static uint64_t median_cpu_ns(uint64_t us)
 	return t[REPS / 2];
 }
 
+/*
+ * The best of three medians: another load on the machine only slows the
+ * loop (the other vCPU busy halves its speed here, and a call's last
+ * piece runs at the speed last seen), so its CPU time only grows, while a
+ * model that got the work wrong gets it wrong in every batch. Under ASan
+ * beside the other lane, one batch of 200 us calls took a median of 219.
+ */
+static uint64_t best_median_cpu_ns(uint64_t us)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int b = 0; b < 3; b++) {
+		uint64_t m = median_cpu_ns(us);
+
+		if (m < best)
+			best = m;
+	}
+	return best;
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -77,17 +97,7 @@ static void *work_in_new_thread(void *arg)
 
 	il_work_us(c->us);
 	c->first_ns = il_thread_cpu_ns() - t0;
-	/* The best of three medians: another load on the machine only slows
-	 * the loop (the other vCPU busy halves its speed here, and a 10 us
-	 * call is one piece at the speed last seen), while a model that got
-	 * the work wrong gets it wrong in every batch. */
-	c->median_ns = UINT64_MAX;
-	for (int b = 0; b < 3; b++) {
-		uint64_t m = median_cpu_ns(c->us);
-
-		if (m < c->median_ns)
-			c->median_ns = m;
-	}
+	c->median_ns = best_median_cpu_ns(c->us);
 	return NULL;
 }
 
@@ -164,7 +174,7 @@ static void test_work_scale(void **state)
 
 	(void)state;
 	il_work_set_scale(0.5);
-	ns = median_cpu_ns(400);
+	ns = best_median_cpu_ns(400);
 	il_work_set_scale(1.0);
 	print_message("scale 0.5: 400 us of work took %.2f us of CPU\n", (double)ns / 1e3);
 	assert_true(ns >= 198000 && ns <= 207000);
@@ -177,7 +187,7 @@ static void test_work_short(void **state)
 	uint64_t ns;
 
 	(void)state;
-	ns = median_cpu_ns(1);
+	ns = best_median_cpu_ns(1);
 	print_message("1 us of work took %.2f us of CPU (a clock read: %.2f us)\n",
 		      (double)ns / 1e3, (double)il_work_clock_overhead_ns() / 1e3);
 	assert_true(ns < 1000 + il_work_clock_overhead_ns());
