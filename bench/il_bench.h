@@ -22,18 +22,12 @@ int il_bench_inputlat(const char *prog, char *buf, size_t len);
 int il_bench_out_check(const char *prog, const char *path);
 
 /*
- * One line for what getopt_long (optstring ":...", opterr 0) refused or an
- * option's bad value: c ':' a missing value, '?' an unknown option, else a
- * value the caller refused; an ambiguous prefix of longopts is named so.
- * Returns 2, the exit code of a usage error.
- */
-/*
  * What a benchmark leaves in /tmp and the run it waits for, undone when
  * SIGINT, SIGTERM or SIGHUP ends it: the child (an inputlat run) gets
  * SIGTERM, its orderly stop (knobs back) is waited for, the files are
  * removed, then the directory, and the signal ends the benchmark as it
  * would have (exit status by the signal). il_bench_tmp_dir makes the
- * directory from tmpl (mkdtemp) and installs the handlers; a dir of NULL
+ * directory from tmpl (mkdtemp) and installs the handlers; a tmpl of NULL
  * registers files in a directory that is not ours (kept). Registered
  * paths are copied (at most 8). il_bench_tmp_done removes them at a
  * normal end. Returns 0 or -errno (said on stderr as prog).
@@ -43,6 +37,12 @@ void il_bench_tmp_file(const char *path);
 void il_bench_child(int pid);
 void il_bench_tmp_done(void);
 
+/*
+ * One line for what getopt_long (optstring ":...", opterr 0) refused or an
+ * option's bad value: c ':' a missing value, '?' an unknown option, else a
+ * value the caller refused; an ambiguous prefix of longopts is named so.
+ * Returns 2, the exit code of a usage error.
+ */
 struct option;
 int il_bench_opt_error(const char *prog, int c, char **argv, const struct option *longopts);
 

@@ -456,7 +456,6 @@ static bool work_clock_fine(const struct il_result *r)
  * of the work, so what moves it is the handler's own cost per call, or a
  * work loop that missed its mark: a check of il_work_us, measured.
  */
-
 static void work_accuracy(const struct il_result *r, struct work_acc acc[IL_T_COUNT])
 {
 	for (int t = 0; t < IL_T_COUNT; t++) {

@@ -50,6 +50,9 @@ struct il_run_stats {
 	 * the display's flip).
 	 */
 	uint64_t same_cpu[IL_NSTAMPS], cross_cpu[IL_NSTAMPS], cpu_unknown[IL_NSTAMPS];
+	/* Hop k split by that placement: a same-CPU hop and a cross-CPU hop
+	 * are different primitives (no wake-up of another CPU in the first). */
+	struct il_hist *hop_same_cpu[IL_NSTAMPS], *hop_cross_cpu[IL_NSTAMPS];
 
 	/*
 	 * Completed events with a stamp before the stamp before it (a clock
@@ -58,9 +61,6 @@ struct il_run_stats {
 	 * and by the first hop where it happened.
 	 */
 	uint64_t out_of_order, out_of_order_hop[IL_NSTAMPS];
-	/* Hop k split by that placement: a same-CPU hop and a cross-CPU hop
-	 * are different primitives (no wake-up of another CPU in the first). */
-	struct il_hist *hop_same_cpu[IL_NSTAMPS], *hop_cross_cpu[IL_NSTAMPS];
 
 	/*
 	 * Work accuracy: the thread CPU time each pipeline thread's handlers

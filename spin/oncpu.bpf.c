@@ -11,9 +11,8 @@
  * from run to run, the records themselves within the noise of an empty
  * program at the same hook (lock-bench measures both; a per-CPU layout
  * writing one record instead of two was tried and saved under 15 ns).
- * Under some
- * kernel lockdowns its pointer reads return 0 (nothing is recorded, the
- * check fails, the loader moves on).
+ * Under some kernel lockdowns its pointer reads return 0 (nothing is
+ * recorded, the check fails, the loader moves on).
  *
  * il_oncpu_switch_raw, a raw tracepoint: prev is the current task at
  * sched_switch (bpf_get_current_pid_tgid), next's TID a CO-RE probe read.
