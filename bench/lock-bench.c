@@ -1223,6 +1223,16 @@ static void add_num_or_null(cJSON *j, const char *key, double v)
 		cJSON_AddNumberToObject(j, key, v);
 }
 
+/* A ratio for the table, or "-" when the lock it is against did not run. */
+static const char *ratio_text(char buf[16], double ops_s, double against)
+{
+	if (against > 0)
+		snprintf(buf, 16, "%.2f", ops_s / against);
+	else
+		snprintf(buf, 16, "-");
+	return buf;
+}
+
 static cJSON *result_json(const struct config *cfg, int arm, const struct result *r, double base,
 			  double adaptive)
 {
@@ -1525,6 +1535,7 @@ int main(int argc, char **argv)
 			int lock = k == ARM_SLICE ? IL_LOCK_IL_BPF : k;
 			struct result *r = &res[c][k];
 			double ops_s = ops_per_s(r);
+			char x_pth[16], x_adap[16];
 
 			if (!(o.locks_mask >> lock & 1))
 				continue;
@@ -1541,14 +1552,13 @@ int main(int argc, char **argv)
 				       cfg[c].name, nthreads_of(cfg[c].pl), arm_name(k), "-");
 				continue;
 			}
-			printf(
-			    "%-18s %4d %-12s %11.0f %6.2f %6.2f %8.0f %8.0f %9.0f %5.2f %9llu%s\n",
-			    cfg[c].name, nthreads_of(cfg[c].pl), arm_name(k), ops_s,
-			    base > 0 ? ops_s / base : 0, adaptive > 0 ? ops_s / adaptive : 0,
-			    spin_ns(r), hist_pct(r->hist, 0.5), hist_pct(r->hist, 0.99),
-			    r->max_ops ? (double)r->min_ops / (double)r->max_ops : 0,
-			    (unsigned long long)r->ctxsw,
-			    r->violations ? "  EXCLUSION VIOLATED" : "");
+			printf("%-18s %4d %-12s %11.0f %6s %6s %8.0f %8.0f %9.0f %5.2f %9llu%s\n",
+			       cfg[c].name, nthreads_of(cfg[c].pl), arm_name(k), ops_s,
+			       ratio_text(x_pth, ops_s, base), ratio_text(x_adap, ops_s, adaptive),
+			       spin_ns(r), hist_pct(r->hist, 0.5), hist_pct(r->hist, 0.99),
+			       r->max_ops ? (double)r->min_ops / (double)r->max_ops : 0,
+			       (unsigned long long)r->ctxsw,
+			       r->violations ? "  EXCLUSION VIOLATED" : "");
 		}
 	}
 	if ((o.locks_mask >> IL_LOCK_IL_BPF & 1) && (o.locks_mask >> IL_LOCK_ADAPTIVE_NP & 1)) {

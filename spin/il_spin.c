@@ -70,14 +70,6 @@
  */
 #define IL_SPIN_NONE_MAX 100u
 
-/*
- * Cap of the exponential backoff between reads of the word while
- * spinning, in pause instructions. In (noisy) lock-bench runs on the
- * 2-CPU VM, 1 (no backoff) cost ~20% throughput at 2 threads, 32 and
- * more lost the release window too often; 4 to 16 did best.
- */
-#define IL_SPIN_BACKOFF_MAX 8u
-
 #define HANDOFF_SLOTS 256
 
 struct handoff_slot {
@@ -232,7 +224,7 @@ static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_sourc
 {
 	uint32_t adaptive = 2 * tls_spins + 10;
 	int aware = il_spin_source_aware(src);
-	uint32_t limit, i, w, backoff = 1, fair, asked = 0, budget = 0, min_iters = 0;
+	uint32_t limit, i, w, fair, asked = 0, budget = 0, min_iters = 0;
 	uint64_t self0 = 0;
 
 	if (adaptive > IL_SPIN_NONE_MAX)
@@ -289,15 +281,14 @@ static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_sourc
 			}
 		}
 		/*
-		 * Exponential backoff between reads: every read pulls the line
-		 * into our cache and makes the owner's unlock pay to take it
-		 * back (glibc's ADAPTIVE_NP backs off exponentially too).
+		 * One pause between reads of the word, as glibc's ADAPTIVE_NP:
+		 * the release window of a short section (lock-bench's 100 ns)
+		 * is narrower than a backoff of a few pauses. In lock-bench on
+		 * the 2-CPU VM (2026-12), a backoff doubling up to 8 pauses
+		 * left il-bpf at 0.87-0.94x adaptive-np's ops in one-per-cpu
+		 * and over4; one pause gave 0.96-1.01x, owner-off unchanged.
 		 */
-		for (uint32_t b = 0; b < backoff; b++)
-			cpu_relax();
-		i += backoff - 1;
-		if (backoff < IL_SPIN_BACKOFF_MAX)
-			backoff <<= 1;
+		cpu_relax();
 		w = atomic_load_explicit(&m->word, memory_order_relaxed);
 	}
 	if (!aware)
