@@ -117,6 +117,8 @@ struct result {
 	/* Thread CPU inside lock(), sampled, and what the probe itself cost
 	 * beside each sample (cpu_ns is still raw: spin_ns() subtracts). */
 	uint64_t cpu_ns, probe_ns, cpu_samples;
+	/* il_spin's anti-starvation handoffs during the cell (il locks only). */
+	uint64_t handoffs;
 	int skipped;
 };
 
@@ -578,7 +580,7 @@ static int run_cell(const struct config *cfg, enum il_lock_kind kind, int slice,
 	struct hog_ctl hog;
 	struct preemptors *pre = NULL;
 	pthread_t echo;
-	uint64_t t0, t1, sum = 0;
+	uint64_t t0, t1, sum = 0, h0;
 	struct timespec run;
 	int r = 0;
 
@@ -629,6 +631,7 @@ static int run_cell(const struct config *cfg, enum il_lock_kind kind, int slice,
 		}
 	}
 	if (r == 0) {
+		h0 = il_spin_handoffs();
 		pthread_barrier_wait(&c->go);
 		t0 = il_now_ns();
 		run = il_ns_to_ts((uint64_t)(secs * 1e9));
@@ -639,6 +642,7 @@ static int run_cell(const struct config *cfg, enum il_lock_kind kind, int slice,
 		for (int i = 0; i < n; i++)
 			pthread_join(c->w[i].th, NULL);
 		res->elapsed_s += (double)(t1 - t0) / 1e9;
+		res->handoffs += il_spin_handoffs() - h0;
 		for (int i = 0; i < n; i++) {
 			struct worker *w = &c->w[i];
 			uint64_t max_ns = (uint64_t)((double)w->max_cyc * ns_per_cyc);
@@ -1284,6 +1288,10 @@ static cJSON *result_json(const struct config *cfg, int arm, const struct result
 	    r->max_ops ? round((double)r->min_ops / (double)r->max_ops * 1000) / 1000 : 0);
 	cJSON_AddNumberToObject(j, "min_ops_per_thread", (double)r->min_ops);
 	cJSON_AddNumberToObject(j, "max_ops_per_thread", (double)r->max_ops);
+	if (arm == IL_LOCK_IL_NONE || arm == IL_LOCK_IL_BPF || arm == ARM_SLICE)
+		cJSON_AddNumberToObject(j, "handoffs", (double)r->handoffs);
+	else
+		cJSON_AddNullToObject(j, "handoffs");
 	cJSON_AddNumberToObject(j, "ctx_switches", (double)r->ctxsw);
 	cJSON_AddBoolToObject(j, "exclusion_ok", r->violations == 0);
 	return j;

@@ -35,8 +35,10 @@
  * table hashed by address), writes its TID there and sets H (release).
  * While H is set nobody can take the lock by CAS from 0, because unlock
  * never stores 0: it reads the slot (after an acquire load that saw H),
- * moves the word straight to waiter_tid, keeping W, then sets the slot's
- * `granted` (release) and wakes the slot's futex. W moves with the lock,
+ * moves the word straight to waiter_tid, keeping W, then exchanges the
+ * slot's `granted` to GRANT_GIVEN (release) and calls FUTEX_WAKE only if
+ * the waiter had said it sleeps (GRANT_ASLEEP): a spinning grantee costs
+ * the unlocker no system call. W moves with the lock,
  * so sleepers on the word are woken by the new owner's unlock; a waiter
  * that slept sets W together with H for the same reason. Spinners that
  * see H stop competing and sleep. The slots are static, so a late
@@ -71,6 +73,11 @@
 #define IL_SPIN_NONE_MAX 100u
 
 #define HANDOFF_SLOTS 256
+
+/* States of a handoff slot's `granted` word. */
+#define GRANT_WAITING 0u /* promised, the waiter spins */
+#define GRANT_GIVEN   1u /* the lock is the waiter's now */
+#define GRANT_ASLEEP  2u /* promised, the waiter sleeps on the word */
 
 struct handoff_slot {
 	_Atomic uintptr_t mutex; /* owning mutex, 0 when free */
@@ -164,16 +171,24 @@ static void slot_release(struct handoff_slot *s)
 static void wait_granted(struct il_spin_mutex *m, struct handoff_slot *s, enum il_spin_source src,
 			 uint32_t spin)
 {
-	/* Acquire pairs with the unlocker's release: its section is ours now. */
-	while (atomic_load_explicit(&s->granted, memory_order_acquire) == 0) {
+	for (;;) {
+		/* Acquire pairs with the unlocker's release: its section is ours now. */
+		uint32_t g = atomic_load_explicit(&s->granted, memory_order_acquire);
 		uint32_t w = atomic_load_explicit(&m->word, memory_order_relaxed);
 
+		if (g == GRANT_GIVEN)
+			return;
 		if (spin && il_spin_owner_state(src, w & IL_SPIN_TID_MASK) == 1) {
 			spin--;
 			cpu_relax();
 			continue;
 		}
-		futex_wait(&s->granted, 0, NULL);
+		/* Say we sleep first, so the unlocker knows to wake us. */
+		if (g == GRANT_WAITING &&
+		    !atomic_compare_exchange_strong_explicit(
+			&s->granted, &g, GRANT_ASLEEP, memory_order_relaxed, memory_order_relaxed))
+			continue;
+		futex_wait(&s->granted, GRANT_ASLEEP, NULL);
 	}
 }
 
@@ -194,7 +209,7 @@ static int request_handoff(struct il_spin_mutex *m, uint32_t tid, uint32_t wbit,
 						     memory_order_acquire, memory_order_relaxed))
 		return 0;
 	atomic_store_explicit(&s->tid, tid, memory_order_relaxed);
-	atomic_store_explicit(&s->granted, 0, memory_order_relaxed);
+	atomic_store_explicit(&s->granted, GRANT_WAITING, memory_order_relaxed);
 	w = atomic_load_explicit(&m->word, memory_order_relaxed);
 	for (;;) {
 		if (w == 0) {
@@ -415,8 +430,9 @@ int il_spin_mutex_unlock(struct il_spin_mutex *m)
 				atomic_load_explicit(&s->tid, memory_order_relaxed) | (w & W),
 				memory_order_acq_rel, memory_order_acquire))
 				continue;
-			atomic_store_explicit(&s->granted, 1, memory_order_release);
-			futex_wake(&s->granted, 1);
+			if (atomic_exchange_explicit(&s->granted, GRANT_GIVEN,
+						     memory_order_release) == GRANT_ASLEEP)
+				futex_wake(&s->granted, 1);
 			atomic_fetch_add_explicit(&il_spin_g.handoffs, 1, memory_order_relaxed);
 			return 0;
 		}
