@@ -211,13 +211,14 @@ static void *greedy_thread(void *arg)
  * owners are always off-CPU sleeps at once and then keeps losing the race
  * after each wake-up. The handoff must get it in well within 1 s.
  */
-static void test_spin_handoff_bounds_wait(void **state)
+/* must_hand_off: the waits are long enough that some must be handoffs. */
+static void handoff_bounds_wait(int (*oncpu)(uint32_t, void *), int must_hand_off)
 {
 	struct greedy g = {.stop = 0};
 	uint64_t before = il_spin_handoffs(), worst = 0;
 	pthread_t t[2];
 
-	il_spin_test_set_oncpu(lie_off, NULL);
+	il_spin_test_set_oncpu(oncpu, NULL);
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(pthread_create(&t[i], NULL, greedy_thread, &g), 0);
 	while (!g.started)
@@ -239,7 +240,27 @@ static void test_spin_handoff_bounds_wait(void **state)
 	print_message("worst wait %.2f ms, handoffs %llu\n", worst / 1e6,
 		      (unsigned long long)(il_spin_handoffs() - before));
 	assert_true(worst < 1000000000ull);
+	if (must_hand_off)
+		assert_true(il_spin_handoffs() > before);
 	assert_int_equal(g.m.word, 0);
+}
+
+static void test_spin_handoff_bounds_wait(void **state)
+{
+	handoff_bounds_wait(lie_off, 0);
+}
+
+/*
+ * The same with owners always on a CPU: the waiters spin, ask for the
+ * lock after IL_SPIN_FAIR_NS, and mostly take it spinning for the grant
+ * (the unlocker does not wake them), or sleep for it once the budget is
+ * spent: both ways must end every wait. Each wait spins past
+ * IL_SPIN_FAIR_NS on a 20 us holder, so some are handoffs (72-79 of 50
+ * waits and the greedy threads' own here).
+ */
+static void test_spin_handoff_to_spinner(void **state)
+{
+	handoff_bounds_wait(lie_on, 1);
 }
 
 static void test_spin_fork_child_tid(void **state)
@@ -333,6 +354,7 @@ int main(void)
 	    cmocka_unit_test(test_spin_exclusion_lying_off),
 	    cmocka_unit_test(test_spin_exclusion_lying_random),
 	    cmocka_unit_test(test_spin_handoff_bounds_wait),
+	    cmocka_unit_test(test_spin_handoff_to_spinner),
 	};
 
 	if (il_test_filters("test_spin", tests, sizeof(tests) / sizeof(tests[0])) < 0)
