@@ -158,7 +158,9 @@ static int in_child_pid_ns(void)
 /*
  * A live map shows the calling thread on a CPU. Sleeping first forces a
  * switch out and back in, so the record is fresh even if the program was
- * attached a moment ago.
+ * attached a moment ago; a sleep whose timer fired before the thread got
+ * to schedule() switches nothing, so a few are tried (as il_oncpu.c's
+ * records_live).
  */
 static int self_check(const struct il_oncpu *o)
 {
@@ -167,8 +169,12 @@ static int self_check(const struct il_oncpu *o)
 
 	if (tid >= o->entries)
 		return -ERANGE;
-	nanosleep(&ts, NULL);
-	return il_oncpu_state(o, tid) == 1 ? 0 : -ESTALE;
+	for (int i = 0; i < 8; i++) {
+		nanosleep(&ts, NULL);
+		if (il_oncpu_state(o, tid) == 1)
+			return 0;
+	}
+	return -ESTALE;
 }
 
 static int open_bpf(const struct il_spin_opts *opts, struct il_oncpu **out)
