@@ -964,23 +964,24 @@ static void usage(FILE *f)
 	    IL_SPIN_DEFAULT_BUDGET_NS);
 }
 
-/* Parses "a,b,c" against names[]; returns a bit mask or -EINVAL. */
+/* Parses "a,b,c" against names[] (no empty item); returns a bit mask or -EINVAL. */
 static int parse_list(const char *s, const char *const *names, int n)
 {
-	char buf[256], *save = NULL, *tok;
 	int mask = 0, k;
 
-	if (strlen(s) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (k = 0; k < n && strcmp(tok, names[k]) != 0; k++)
+	for (;;) {
+		size_t len = strcspn(s, ",");
+
+		for (k = 0; k < n && !(strlen(names[k]) == len && strncmp(s, names[k], len) == 0);
+		     k++)
 			;
 		if (k == n)
 			return -EINVAL;
 		mask |= 1 << k;
+		if (s[len] == '\0')
+			return mask;
+		s += len + 1;
 	}
-	return mask ? mask : -EINVAL;
 }
 
 static void bad_arg(const char *opt, const char *val, const char *want)

@@ -764,6 +764,10 @@ static void test_bad_input_bench_options(void **state)
 	     {"--s"},
 	     "lock-bench: ambiguous option '--s' (--scenarios, --seconds, --spin-budget-ns); see "
 	     "--help"},
+	    {"lock-bench",
+	     {"--placements", "one-cpu,,over4"},
+	     "lock-bench: invalid --placements 'one-cpu,,over4': expected a list of "
+	     "one-per-cpu,one-cpu,over4,over8"},
 	    {"rss-events", {"--counts", "x"}, "rss-events: --counts: bad value 'x' (see --help)"},
 	    {"rss-events",
 	     {"--json", "/nonexistent-il/x.json"},
