@@ -93,6 +93,8 @@ static int parse_counts(char *list, uint64_t *counts, int *n)
 	char *save = NULL;
 
 	*n = 0;
+	if (il_parse_list_has_empty(list))
+		return -1;
 	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (*n >= MAX_COUNTS || il_parse_u64(t, 1, 10000000, &counts[*n]) < 0)
 			return -1;

@@ -92,6 +92,13 @@ int il_parse_double(const char *s, double min, double max, double *out)
 	return 0;
 }
 
+int il_parse_list_has_empty(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n == 0 || s[0] == ',' || s[n - 1] == ',' || strstr(s, ",,") != NULL;
+}
+
 const char *il_parse_option_error(char *const *argv, const struct option *longopts, char *buf,
 				  size_t len)
 {

@@ -23,6 +23,13 @@ int il_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 int il_parse_double(const char *s, double min, double max, double *out);
 
 /*
+ * Whether a comma-separated list has an empty item: "", ",a", "a," or
+ * "a,,b". strtok_r skips empty items, so such a list would be read as a
+ * different one than was written; callers refuse it.
+ */
+int il_parse_list_has_empty(const char *s);
+
+/*
  * The option getopt_long just refused as unknown ('?'), as it was written:
  * "-x" for a short one (even inside a cluster "-xyz", where optind has not
  * moved past it and argv[optind - 1] is the argument before), "--bogus"

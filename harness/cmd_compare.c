@@ -370,7 +370,7 @@ static int group_load(struct group *g, const char *arg)
 	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode))
 		return load_dir(g, arg);
 	/* "a.json," or "a,,b": a name left out, not a list of what is there. */
-	if (arg[0] == ',' || (arg[0] && arg[strlen(arg) - 1] == ',') || strstr(arg, ",,")) {
+	if (arg[0] && il_parse_list_has_empty(arg)) {
 		char what[300];
 
 		snprintf(what, sizeof(what), "an empty name in the list '%.200s'", arg);

@@ -54,7 +54,8 @@ void il_cpuset_format(const cpu_set_t *set, char *buf, size_t len)
 int il_cpuset_parse(const char *s, cpu_set_t *out)
 {
 	char buf[IL_CPULIST_MAX];
-	if (strlen(s) >= sizeof(buf) || *s == '\0')
+	/* "0,,1" is not "0,1": a CPU left out is a mistake, not a list. */
+	if (strlen(s) >= sizeof(buf) || il_parse_list_has_empty(s))
 		return -EINVAL;
 	strcpy(buf, s);
 	cpu_set_t set;

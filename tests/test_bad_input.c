@@ -770,6 +770,9 @@ static void test_bad_input_bench_options(void **state)
 	     "one-per-cpu,one-cpu,over4,over8"},
 	    {"rss-events", {"--counts", "x"}, "rss-events: --counts: bad value 'x' (see --help)"},
 	    {"rss-events",
+	     {"--counts", "1000,,10000"},
+	     "rss-events: --counts: bad value '1000,,10000' (see --help)"},
+	    {"rss-events",
 	     {"--json", "/nonexistent-il/x.json"},
 	     "rss-events: --json /nonexistent-il/x.json: directory /nonexistent-il: No such file "
 	     "or "

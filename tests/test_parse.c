@@ -85,6 +85,21 @@ static const char *refused_name(int argc, char **argv, char *buf, size_t len)
 	return refused(argc, argv, json_opts, false, buf, len);
 }
 
+/* A list with an empty item is told from one without, whatever its place. */
+static void test_parse_list_has_empty(void **state)
+{
+	static const char *const empty[] = {"", ",", ",a", "a,", "a,,b", "a,b,", ",,"};
+	static const char *const full[] = {"a", "a,b", "0-1,3", "one-cpu,over4"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(empty) / sizeof(empty[0]); i++)
+		if (!il_parse_list_has_empty(empty[i]))
+			fail_msg("'%s' has an empty item", empty[i]);
+	for (size_t i = 0; i < sizeof(full) / sizeof(full[0]); i++)
+		if (il_parse_list_has_empty(full[i]))
+			fail_msg("'%s' has no empty item", full[i]);
+}
+
 static void test_parse_bad_option(void **state)
 {
 	char *cluster[] = {"prog", "-xyz", "file", NULL};
@@ -145,6 +160,7 @@ int main(void)
 	    cmocka_unit_test(test_parse_i64_double),
 	    cmocka_unit_test(test_parse_bad_option),
 	    cmocka_unit_test(test_parse_option_error),
+	    cmocka_unit_test(test_parse_list_has_empty),
 	};
 
 	if (il_test_filters("test_parse", tests, sizeof(tests) / sizeof(tests[0])) < 0)

@@ -240,6 +240,7 @@ static const struct broken broken_files[] = {
      "5: duplicate section [ui] (first at line 1)"},
     {"[ui]\nnice = 1\nnice = 2\n", "3: duplicate key 'nice' in [ui] (first at line 2)"},
     {"[ui]\ncpus = 0-x\n", "2: bad cpus '0-x' (want a list like 0,1 or 0-3)"},
+    {"[ui]\ncpus = 0,,1\n", "2: bad cpus '0,,1' (want a list like 0,1 or 0-3)"},
     {"class = other\n", "1: key 'class' before any [section]"},
     {"[ui]\nclass = other\n  nice = -8\n", "3: indented line (keys and sections start "
 					   "in column 1)"},
