@@ -475,6 +475,8 @@ class FakeSweep(unittest.TestCase, Outputs):
         for args, want in ((["--rounds", "0"], "--rounds: '0' is not a whole number"),
                            (["--scenarios", "idle,busy"], "unknown scenario 'busy'"),
                            (["--policies", "cfs,nope"], "unknown policy 'nope'"),
+                           (["--policies", "cfs,,rt"], "--policies 'cfs,,rt': an empty item"),
+                           (["--scenarios", ","], "--scenarios ',': an empty item"),
                            (["--bogus"], "unrecognized arguments: --bogus")):
             r = sweep(self.out, *args)
             self.assertEqual(r.returncode, 2, args)
@@ -483,6 +485,14 @@ class FakeSweep(unittest.TestCase, Outputs):
         r = subprocess.run([sys.executable, SWEEP, "--inputlat", "/nonexistent/inputlat"],
                            capture_output=True, text=True)
         self.assertEqual((r.returncode, len(r.stderr.splitlines())), (2, 1))
+        # A resumed sweep's seed file that is not a number: said, not a traceback.
+        damaged = os.path.join(self.out, "damaged")
+        os.makedirs(damaged)
+        with open(os.path.join(damaged, "seed"), "w") as f:
+            f.write("3x\n")
+        r = sweep(damaged, "--policies", "cfs", "--scenarios", "idle", "--rounds", "1")
+        self.assertEqual((r.returncode, len(r.stderr.splitlines())), (2, 1), r.stderr)
+        self.assertIn("not a seed ('3x')", r.stderr)
         # Paths it could not use are refused before any run, not met as a
         # traceback after one.
         afile = os.path.join(self.out, "a-file")
