@@ -37,7 +37,66 @@ def load_run(path):
         raise RunError(f"{path}: not JSON ({e})") from None
     if not isinstance(run, dict) or "latency_us" not in run:
         raise RunError(f"{path}: not an inputlat run report (no latency_us)")
+    why = report_shape_error(run)
+    if why:
+        raise RunError(f"{path}: not an inputlat run report ({why})")
     return run
+
+
+# The shape of the members of a report the readers here use, as inputlat
+# writes them: a type, NUMBER (int or float, not bool), a dict of members
+# ("*": every member), [item] for a list of items, or (a, b) for a pair.
+# Any member may be null (not measured); members not named are not checked.
+# A damaged or hand-edited report is refused when read, naming the member,
+# not met as a traceback later.
+NUMBER = "number"
+REPORT_SHAPE = {
+    "file_version": int, "cmdline": str, "start_time": str, "tool_version": str,
+    "policy": str, "work_model": str, "kernel": {"fair_server": {"runtime_ns": NUMBER, "period_ns": NUMBER}}, "system": dict,
+    "scenario": {"events": NUMBER, "interval_ms": NUMBER}, "canary": dict, "hog": dict,
+    "load": dict, "warnings": [str], "threads": [dict],
+    "events": {"sent": NUMBER, "completed": NUMBER, "timed_out": NUMBER},
+    "latency_us": {"*": {"*": NUMBER}},
+    "hops": [{"index": int, "name": str, "mean_us": NUMBER}],
+    "histogram": {"buckets": [(NUMBER, NUMBER)]},
+    "attribution": {"processing": {"*": {"mean_us": NUMBER}},
+                    "culprits": [{"thread": str, "total_ms": NUMBER}]},
+}
+
+
+def _shape_error(v, shape, where):
+    if v is None:
+        return None
+    if shape == NUMBER:
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool)
+        return None if ok else f"{where} is {type(v).__name__}, not a number"
+    if isinstance(shape, type):
+        ok = isinstance(v, shape) and not (shape is int and isinstance(v, bool))
+        return None if ok else f"{where} is {type(v).__name__}, not {shape.__name__}"
+    if isinstance(shape, tuple):
+        if not isinstance(v, list) or len(v) != len(shape):
+            return f"{where} is not a list of {len(shape)}"
+        return next((e for e in (_shape_error(x, s, f"{where}[{k}]")
+                                 for k, (x, s) in enumerate(zip(v, shape))) if e), None)
+    if isinstance(shape, list):
+        if not isinstance(v, list):
+            return f"{where} is {type(v).__name__}, not list"
+        return next((e for e in (_shape_error(x, shape[0], f"{where}[{k}]")
+                                 for k, x in enumerate(v)) if e), None)
+    if not isinstance(v, dict):
+        return f"{where} is {type(v).__name__}, not dict"
+    for key, sub in shape.items():
+        items = v.items() if key == "*" else [(key, v.get(key))]
+        for k, x in items:
+            e = _shape_error(x, sub, f"{where}.{k}" if where else k)
+            if e:
+                return e
+    return None
+
+
+def report_shape_error(run):
+    """Why run does not have a report's shape (REPORT_SHAPE), or None."""
+    return _shape_error(run, REPORT_SHAPE, "")
 
 
 def get(obj, path, default=None):

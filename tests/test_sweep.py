@@ -463,6 +463,27 @@ class FakeSweep(unittest.TestCase, Outputs):
                 named = re.findall(r"(?:x|than) ([\w.-]+) \([\d.]+% interval", line)
                 self.assertEqual(len(named), len(set(named)), line)
 
+    def test_sweep_damaged_round_is_made_again(self):
+        """A round report of the wrong shape (hand-edited, damaged) is not
+        read as a round: it is run again, never met as a traceback."""
+        args = ["--policies", "cfs", "--scenarios", "idle", "--rounds", "1", "--events", "20",
+                "--seed", "3"]
+        self.assertEqual(sweep(self.out, *args).returncode, 0)
+        path = os.path.join(self.out, "cells", "cfs__idle", "round-1.json")
+        for member, value in (("hops", [{"index": "x"}]), ("kernel", []),
+                              ("events", {"sent": "x"}), ("histogram", {"buckets": [[1]]}),
+                              ("attribution", {"culprits": [{"total_ms": []}]})):
+            with open(path) as f:
+                run = json.load(f)
+            run[member] = value
+            self.assertIsNotNone(inputlat_stats.report_shape_error(run), member)
+            with open(path, "w") as f:
+                json.dump(run, f)
+            r = sweep(self.out, *args)
+            self.assertEqual(r.returncode, 0, (member, r.stderr))
+            self.assertNotIn("Traceback", r.stderr)
+            self.assertIsNone(inputlat_stats.report_shape_error(inputlat_stats.load_run(path)))
+
     def test_sweep_has_no_statistics_of_its_own(self):
         # One engine: the Python side calls `inputlat compare`, never resamples.
         for name in ("inputlat_stats.py", "inputlat_summary.py", "inputlat_plots.py", "policy-sweep"):
