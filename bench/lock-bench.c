@@ -695,6 +695,18 @@ static int run_cell(const struct config *cfg, enum il_lock_kind kind, int slice,
 /* --- BPF switch cost and futex round trip ---------------------------- */
 
 /* Round trips per second of a pipe ping-pong between two processes on one CPU. */
+/* Closes every descriptor from 3 up but a and b. */
+static void close_all_but(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (lo > 3)
+		close_range(3, (unsigned)lo - 1, 0);
+	if (hi > lo + 1 && hi - 1 >= 3)
+		close_range((unsigned)(lo + 1 > 3 ? lo + 1 : 3), (unsigned)hi - 1, 0);
+	close_range((unsigned)(hi + 1 > 3 ? hi + 1 : 3), ~0u, 0);
+}
+
 static double pingpong_ns_per_switch(int rounds)
 {
 	int ab[2], ba[2], st;
@@ -702,29 +714,43 @@ static double pingpong_ns_per_switch(int rounds)
 	uint64_t t0, t1;
 	pid_t pid;
 
+	pid_t parent = getpid();
+
 	if (pipe(ab) < 0 || pipe(ba) < 0)
 		return -1;
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		/*
+		 * Ends with lock-bench, however it ends (a test's timeout kills
+		 * it): dies with it, and holds no write end of its own input,
+		 * so a read sees end of file. Nor does it keep the BPF links
+		 * it was forked with: a child left behind kept a sched_switch
+		 * program attached for as long as it lived.
+		 */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		close_all_but(ab[0], ba[1]);
 		pin_self(cpus[0]);
 		for (int i = 0; i < rounds; i++)
 			if (read(ab[0], &b, 1) != 1 || write(ba[1], &b, 1) != 1)
 				_exit(1);
 		_exit(0);
 	}
+	close(ab[0]);
+	close(ba[1]);
 	pin_self(cpus[0]);
 	t0 = il_now_ns();
 	for (int i = 0; i < rounds; i++)
 		if (write(ab[1], &b, 1) != 1 || read(ba[0], &b, 1) != 1)
 			break;
 	t1 = il_now_ns();
-	waitpid(pid, &st, 0);
-	close(ab[0]);
-	close(ab[1]);
+	close(ab[1]); /* a child still reading sees end of file and ends */
 	close(ba[0]);
-	close(ba[1]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
 	{
 		cpu_set_t all;
 

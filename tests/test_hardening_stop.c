@@ -531,6 +531,43 @@ static void test_hardening_stop_bench_cleans_up(void **state)
 		fail_msg("rss-events left its inputlat run (pid %d) running", (int)run);
 }
 
+/*
+ * lock-bench killed (SIGKILL, as a test's timeout kills it) while it
+ * measures a context switch: the ping-pong process it forked ends too. One
+ * was found an hour after such a kill, blocked on a pipe whose write end it
+ * held itself, keeping lock-bench's sched_switch program attached.
+ */
+static void test_hardening_stop_lock_bench_child_ends(void **state)
+{
+	char bench[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
+	char *argv[] = {bench, "--quick", NULL};
+	static const char *const comm[] = {"lock-bench"};
+	double t0 = il_test_now_s();
+	pid_t pid, child = 0;
+
+	(void)state;
+	IL_TEST_NEED_ROOT("lock-bench's context-switch measurement (BPF)");
+	snprintf(bench, sizeof(bench), "%s", il_test_build_path("bench/lock-bench"));
+	IL_TEST_NEED(access(bench, X_OK) == 0, "%s is not built", bench);
+	snprintf(out, sizeof(out), "%s/lock-bench.out", il_test_suite.tmpdir);
+	snprintf(err, sizeof(err), "%s/lock-bench.err", il_test_suite.tmpdir);
+	pid = il_test_spawn(argv, out, err);
+	assert_true(pid > 0);
+	while (child <= 0 && il_test_now_s() - t0 < START_MS / 1000.0) {
+		child = il_test_find_child(pid, "lock-bench");
+		if (child <= 0)
+			usleep(1000);
+	}
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	il_test_wait(pid, IL_TEST_HANG_MS, NULL);
+	if (child <= 0)
+		fail_msg("lock-bench forked no ping-pong process in %d s", START_MS / 1000);
+	if (!il_test_procs_gone(&child, comm, 1, 2000)) {
+		kill(child, SIGKILL);
+		fail_msg("lock-bench's ping-pong process (pid %d) outlived it", (int)child);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -546,6 +583,8 @@ int main(void)
 	    cmocka_unit_test_teardown(test_hardening_stop_children_run_what_was_read,
 				      il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_hardening_stop_bench_cleans_up, il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_stop_lock_bench_child_ends,
+				      il_test_knobs_teardown),
 	};
 
 	if (il_test_filters("test_hardening_stop", tests, sizeof(tests) / sizeof(tests[0])) < 0)
