@@ -694,27 +694,28 @@ static int run_cell(const struct config *cfg, enum il_lock_kind kind, int slice,
 
 /* --- BPF switch cost and futex round trip ---------------------------- */
 
-/* Round trips per second of a pipe ping-pong between two processes on one CPU. */
-/* Closes every descriptor from 3 up but a and b. */
+/*
+ * Closes every descriptor from 3 up but a and b (both 3 or more: pipe()
+ * returns the lowest free ones, and 0-2 are open).
+ */
 static void close_all_but(int a, int b)
 {
-	int lo = a < b ? a : b, hi = a < b ? b : a;
+	unsigned lo = (unsigned)(a < b ? a : b), hi = (unsigned)(a < b ? b : a);
 
 	if (lo > 3)
-		close_range(3, (unsigned)lo - 1, 0);
-	if (hi > lo + 1 && hi - 1 >= 3)
-		close_range((unsigned)(lo + 1 > 3 ? lo + 1 : 3), (unsigned)hi - 1, 0);
-	close_range((unsigned)(hi + 1 > 3 ? hi + 1 : 3), ~0u, 0);
+		close_range(3, lo - 1, 0);
+	if (hi > lo + 1)
+		close_range(lo + 1, hi - 1, 0);
+	close_range(hi + 1, ~0u, 0);
 }
 
+/* Round trips per second of a pipe ping-pong between two processes on one CPU. */
 static double pingpong_ns_per_switch(int rounds)
 {
 	int ab[2], ba[2], st;
 	char b = 0;
 	uint64_t t0, t1;
-	pid_t pid;
-
-	pid_t parent = getpid();
+	pid_t pid, parent = getpid();
 
 	if (pipe(ab) < 0 || pipe(ba) < 0)
 		return -1;
@@ -993,21 +994,20 @@ static void usage(FILE *f)
 /* Parses "a,b,c" against names[] (no empty item); returns a bit mask or -EINVAL. */
 static int parse_list(const char *s, const char *const *names, int n)
 {
+	char buf[256], *save = NULL, *tok;
 	int mask = 0, k;
 
-	for (;;) {
-		size_t len = strcspn(s, ",");
-
-		for (k = 0; k < n && !(strlen(names[k]) == len && strncmp(s, names[k], len) == 0);
-		     k++)
+	if (strlen(s) >= sizeof(buf) || il_parse_list_has_empty(s))
+		return -EINVAL;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (k = 0; k < n && strcmp(tok, names[k]) != 0; k++)
 			;
 		if (k == n)
 			return -EINVAL;
 		mask |= 1 << k;
-		if (s[len] == '\0')
-			return mask;
-		s += len + 1;
 	}
+	return mask;
 }
 
 static void bad_arg(const char *opt, const char *val, const char *want)

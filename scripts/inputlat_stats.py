@@ -52,9 +52,10 @@ def load_run(path):
 NUMBER = "number"
 REPORT_SHAPE = {
     "file_version": int, "cmdline": str, "start_time": str, "tool_version": str,
-    "policy": str, "work_model": str, "kernel": {"fair_server": {"runtime_ns": NUMBER, "period_ns": NUMBER}}, "system": dict,
-    "scenario": {"events": NUMBER, "interval_ms": NUMBER}, "canary": dict, "hog": dict,
-    "load": dict, "warnings": [str], "threads": [dict],
+    "policy": str, "work_model": str,
+    "kernel": {"fair_server": {"runtime_ns": NUMBER, "period_ns": NUMBER}},
+    "system": dict, "scenario": {"events": NUMBER, "interval_ms": NUMBER},
+    "canary": dict, "hog": dict, "load": dict, "warnings": [str], "threads": [dict],
     "events": {"sent": NUMBER, "completed": NUMBER, "timed_out": NUMBER},
     "latency_us": {"*": {"*": NUMBER}},
     "hops": [{"index": int, "name": str, "mean_us": NUMBER}],

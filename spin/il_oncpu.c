@@ -164,20 +164,15 @@ static struct bpf_link *skel_link(const struct il_oncpu_bpf *skel)
 /*
  * The records work: after a sleep (a switch out and back in) the calling
  * thread's own record says it is on a CPU. A program whose kernel reads
- * come back 0 records nothing and fails here. One sleep is not always a
- * switch: when the thread is held up past its timer between arming it and
- * calling schedule() (a busy VM's vCPU, an interrupt storm), nanosleep
- * returns without leaving the CPU, so a few sleeps are tried.
+ * come back 0 records nothing and fails here (IL_ONCPU_LIVE_TRIES sleeps).
  */
-#define RECORDS_LIVE_TRIES 8
-
 static int records_live(const struct il_oncpu_bpf *skel)
 {
 	struct timespec ts = {0, 200000};
 	uint32_t tid = (uint32_t)syscall(SYS_gettid);
 	uint64_t v = 0;
 
-	for (int i = 0; i < RECORDS_LIVE_TRIES; i++) {
+	for (int i = 0; i < IL_ONCPU_LIVE_TRIES; i++) {
 		nanosleep(&ts, NULL);
 		if (bpf_map__lookup_elem(skel->maps.oncpu, &tid, sizeof(tid), &v, sizeof(v), 0) < 0)
 			return -errno;

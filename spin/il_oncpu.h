@@ -14,6 +14,15 @@
 
 struct il_oncpu_bpf;
 
+/*
+ * How many 200 us sleeps a live check (the loader's, il_spin's) tries
+ * before it calls the records dead: one sleep is not always a switch.
+ * When the thread is held up past its timer between arming it and calling
+ * schedule() (a busy VM's vCPU), nanosleep returns without leaving the
+ * CPU, and the record is not refreshed.
+ */
+#define IL_ONCPU_LIVE_TRIES 8
+
 struct il_oncpu {
 	const _Atomic uint64_t *map; /* read-only mapping of the records */
 	uint32_t entries;	     /* TIDs >= entries are not recorded */

@@ -158,9 +158,7 @@ static int in_child_pid_ns(void)
 /*
  * A live map shows the calling thread on a CPU. Sleeping first forces a
  * switch out and back in, so the record is fresh even if the program was
- * attached a moment ago; a sleep whose timer fired before the thread got
- * to schedule() switches nothing, so a few are tried (as il_oncpu.c's
- * records_live).
+ * attached a moment ago (IL_ONCPU_LIVE_TRIES sleeps, as the loader's check).
  */
 static int self_check(const struct il_oncpu *o)
 {
@@ -169,7 +167,7 @@ static int self_check(const struct il_oncpu *o)
 
 	if (tid >= o->entries)
 		return -ERANGE;
-	for (int i = 0; i < 8; i++) {
+	for (int i = 0; i < IL_ONCPU_LIVE_TRIES; i++) {
 		nanosleep(&ts, NULL);
 		if (il_oncpu_state(o, tid) == 1)
 			return 0;

@@ -478,6 +478,26 @@ static int setup(void **state)
 }
 
 /*
+ * Starts build/bench/NAME with argv (argv[0] is filled with its path, a
+ * buffer of PATH_MAX), its output in the suite's directory; skips the case
+ * when it is not built.
+ */
+static pid_t bench_spawn(const char *name, char **argv)
+{
+	char rel[64], out[PATH_MAX], err[PATH_MAX];
+	pid_t pid;
+
+	snprintf(rel, sizeof(rel), "bench/%s", name);
+	snprintf(argv[0], PATH_MAX, "%s", il_test_build_path(rel));
+	IL_TEST_NEED(access(argv[0], X_OK) == 0, "%s is not built", argv[0]);
+	snprintf(out, sizeof(out), "%s/%s.out", il_test_suite.tmpdir, name);
+	snprintf(err, sizeof(err), "%s/%s.err", il_test_suite.tmpdir, name);
+	pid = il_test_spawn(argv, out, err);
+	assert_true(pid > 0);
+	return pid;
+}
+
+/*
  * A benchmark stopped by SIGTERM in the middle of its run: its inputlat
  * run ends (the orderly stop, knobs back), its temporary directory and the
  * files in it are gone, and the signal ends it (one was found left in
@@ -485,8 +505,7 @@ static int setup(void **state)
  */
 static void test_hardening_stop_bench_cleans_up(void **state)
 {
-	char bench[PATH_MAX], out[PATH_MAX], err[PATH_MAX], link[64], errfile[PATH_MAX];
-	char dir[PATH_MAX];
+	char bench[PATH_MAX], link[64], errfile[PATH_MAX], dir[PATH_MAX];
 	char *argv[] = {bench, "--counts", "100000", "--interval-ms", "1", NULL};
 	double t0 = il_test_now_s();
 	pid_t pid, run = 0;
@@ -495,12 +514,7 @@ static void test_hardening_stop_bench_cleans_up(void **state)
 	int status;
 
 	(void)state;
-	snprintf(bench, sizeof(bench), "%s", il_test_build_path("bench/rss-events"));
-	IL_TEST_NEED(access(bench, X_OK) == 0, "%s is not built", bench);
-	snprintf(out, sizeof(out), "%s/bench.out", il_test_suite.tmpdir);
-	snprintf(err, sizeof(err), "%s/bench.err", il_test_suite.tmpdir);
-	pid = il_test_spawn(argv, out, err);
-	assert_true(pid > 0);
+	pid = bench_spawn("rss-events", argv);
 	/* Its run is up once its stderr (a file in the bench's directory) is open. */
 	while (il_test_now_s() - t0 < START_MS / 1000.0) {
 		run = il_test_find_child(pid, "inputlat");
@@ -539,7 +553,7 @@ static void test_hardening_stop_bench_cleans_up(void **state)
  */
 static void test_hardening_stop_lock_bench_child_ends(void **state)
 {
-	char bench[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
+	char bench[PATH_MAX];
 	char *argv[] = {bench, "--quick", NULL};
 	static const char *const comm[] = {"lock-bench"};
 	double t0 = il_test_now_s();
@@ -547,12 +561,7 @@ static void test_hardening_stop_lock_bench_child_ends(void **state)
 
 	(void)state;
 	IL_TEST_NEED_ROOT("lock-bench's context-switch measurement (BPF)");
-	snprintf(bench, sizeof(bench), "%s", il_test_build_path("bench/lock-bench"));
-	IL_TEST_NEED(access(bench, X_OK) == 0, "%s is not built", bench);
-	snprintf(out, sizeof(out), "%s/lock-bench.out", il_test_suite.tmpdir);
-	snprintf(err, sizeof(err), "%s/lock-bench.err", il_test_suite.tmpdir);
-	pid = il_test_spawn(argv, out, err);
-	assert_true(pid > 0);
+	pid = bench_spawn("lock-bench", argv);
 	while (child <= 0 && il_test_now_s() - t0 < START_MS / 1000.0) {
 		child = il_test_find_child(pid, "lock-bench");
 		if (child <= 0)

@@ -207,11 +207,11 @@ static void *greedy_thread(void *arg)
 }
 
 /*
- * Two greedy threads keep the lock busy on both CPUs; a waiter told that
- * owners are always off-CPU sleeps at once and then keeps losing the race
- * after each wake-up. The handoff must get it in well within 1 s.
+ * Two greedy threads keep the lock busy on both CPUs while the main thread
+ * takes it 50 times, told by oncpu whether owners run; every wait must end
+ * well within 1 s. must_hand_off: the waits are long enough that some
+ * must be handoffs.
  */
-/* must_hand_off: the waits are long enough that some must be handoffs. */
 static void handoff_bounds_wait(int (*oncpu)(uint32_t, void *), int must_hand_off)
 {
 	struct greedy g = {.stop = 0};
@@ -245,18 +245,20 @@ static void handoff_bounds_wait(int (*oncpu)(uint32_t, void *), int must_hand_of
 	assert_int_equal(g.m.word, 0);
 }
 
+/*
+ * Owners always off-CPU: the waiter sleeps at once and then keeps losing
+ * the race after each wake-up; the handoff gets it in.
+ */
 static void test_spin_handoff_bounds_wait(void **state)
 {
 	handoff_bounds_wait(lie_off, 0);
 }
 
 /*
- * The same with owners always on a CPU: the waiters spin, ask for the
- * lock after IL_SPIN_FAIR_NS, and mostly take it spinning for the grant
- * (the unlocker does not wake them), or sleep for it once the budget is
- * spent: both ways must end every wait. Each wait spins past
- * IL_SPIN_FAIR_NS on a 20 us holder, so some are handoffs (72-79 of 50
- * waits and the greedy threads' own here).
+ * Owners always on a CPU: the waiters spin past IL_SPIN_FAIR_NS on a
+ * 20 us holder and ask for the lock, so some waits are handoffs; they
+ * mostly take it spinning for the grant (the unlocker does not wake them),
+ * or sleep for it once the budget is spent: both ways must end every wait.
  */
 static void test_spin_handoff_to_spinner(void **state)
 {
