@@ -62,6 +62,7 @@
 #include "il_parse.h"
 #include "il_spin.h"
 #include "il_stats.h"
+#include "il_tclock.h"
 #include "il_tracefs.h"
 #include "switch-floor.skel.h"
 
@@ -114,9 +115,14 @@ struct result {
 	uint64_t ops, min_ops, max_ops, ctxsw, max_ns, violations;
 	double elapsed_s;
 	uint64_t hist[HIST_BUCKETS];
-	/* Thread CPU inside lock(), sampled, and what the probe itself cost
-	 * beside each sample (cpu_ns is still raw: spin_ns() subtracts). */
-	uint64_t cpu_ns, probe_ns, cpu_samples;
+	/* Thread CPU inside lock(), sampled (cpu_samples), and what a pair of
+	 * readings costs (probe_samples of them, after the unlock; cpu_ns is
+	 * still raw: spin_ns() subtracts); clock_samples of them read the
+	 * on-CPU clock (il_tclock), the others CLOCK_THREAD_CPUTIME_ID. */
+	uint64_t cpu_ns, probe_ns, cpu_samples, clock_samples, probe_samples;
+	/* Wall time in lock() of sampled and of other acquisitions (TSC
+	 * cycles): whether the samples waited as the others did. */
+	uint64_t wait_s_cyc, wait_s_n, wait_u_cyc, wait_u_n;
 	/* il_spin's anti-starvation handoffs during the cell (il locks only). */
 	uint64_t handoffs;
 	int skipped;
@@ -135,7 +141,9 @@ struct worker {
 	pthread_t th;
 	int cpu;
 	uint64_t ops, max_cyc, ctxsw, violations;
-	uint64_t cpu_ns, probe_ns, cpu_samples;
+	uint64_t rng; /* xorshift64 state: which acquisitions are sampled */
+	uint64_t cpu_ns, probe_ns, cpu_samples, clock_samples, probe_samples;
+	uint64_t wait_s_cyc, wait_s_n, wait_u_cyc, wait_u_n;
 	uint64_t hist[HIST_BUCKETS];
 } __attribute__((aligned(64)));
 
@@ -152,6 +160,9 @@ struct cell {
 };
 
 static double ns_per_cyc;
+/* The on-CPU clock the workers sample lock()'s CPU with; NULL: system calls. */
+static struct il_tclock *tclock;
+static char tclock_why[160];
 static int cpus[MAX_THREADS];
 static int ncpu;
 
@@ -308,12 +319,30 @@ static inline void slice_end(void)
 		c[0] = 0;
 }
 
+static uint64_t next_random(uint64_t *s)
+{
+	/* xorshift64 (Marsaglia): enough to pick samples out of step with anything. */
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
 static uint64_t thread_cpu_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The calling thread's CPU time: its on-CPU clock record when it has one
+ * (no system call), else CLOCK_THREAD_CPUTIME_ID. 0: the record was lost.
+ */
+static uint64_t cpu_now(const struct il_tclock_rec *rec, uint32_t me)
+{
+	return rec ? il_tclock_now(rec, me) : thread_cpu_ns();
 }
 
 /* What the owner does inside a blocking critical section. */
@@ -340,38 +369,54 @@ static void *worker_main(void *arg)
 	const struct config *cfg = c->cfg;
 	unsigned every = cfg->cpu_every;
 	uint32_t me = il_spin_tid();
+	const struct il_tclock_rec *rec;
 	long csw0;
 
 	pin_self(w->cpu);
+	rec = tclock ? il_tclock_register(tclock, me) : NULL;
+	w->rng = 0x9e3779b97f4a7c15ull ^ me; /* never 0 */
 	if (c->slice)
 		prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_SET,
 		      PR_RSEQ_SLICE_EXT_ENABLE, 0, 0);
 	pthread_barrier_wait(&c->go);
 	csw0 = thread_ctxsw();
 	while (!atomic_load_explicit(&c->stop, memory_order_relaxed)) {
-		int sample = every && w->ops % every == every - 1;
-		uint64_t t0, t1, t2, d, cpu0 = 0, cpu1 = 0;
+		int sample = every && next_random(&w->rng) % every == 0;
+		uint64_t t0, t1, t2, d, cpu1 = 0;
 
 		/*
 		 * The CPU burned acquiring (spinning, futex calls) is sampled
-		 * with the thread CPU clock, a system call: every Nth
-		 * acquisition only, and those stay out of the latency histogram.
-		 * A reading brackets lock() with the end of one clock call and
-		 * the start of the next, which costs about as much as a short
-		 * lock here (0.9 us in this VM): an empty pair of readings right
-		 * before, in the same conditions, measures that part, and
-		 * spin_ns() takes it off.
+		 * in one acquisition of N, at random (a fixed period falls in
+		 * step with the blocking scenarios' every 4th section), and
+		 * those stay out of the latency histogram. The clock is the
+		 * thread's on-CPU clock record (il_tclock: one vDSO clock read,
+		 * ~30 ns here), or without BPF CLOCK_THREAD_CPUTIME_ID, a
+		 * system call (0.45 us in this VM) that makes the sampled
+		 * acquisitions reach the lock late (their waits are reported
+		 * beside the others'). A reading brackets lock() with the end
+		 * of one clock read and the start of the next: an empty pair
+		 * after the unlock, inside the outside work's time, measures
+		 * that part, and spin_ns() takes it off.
 		 */
-		if (sample) {
-			cpu0 = thread_cpu_ns();
-			cpu1 = thread_cpu_ns();
-		}
+		if (sample)
+			cpu1 = cpu_now(rec, me);
 		t0 = __rdtsc();
 		il_lock_lock(&sh->lock);
+		t1 = __rdtsc();
 		if (sample) {
-			w->cpu_ns += thread_cpu_ns() - cpu1;
-			w->probe_ns += cpu1 - cpu0;
-			w->cpu_samples++;
+			uint64_t cpu2 = cpu_now(rec, me);
+
+			/* A record lost mid-run (0) leaves the sample out. */
+			if (cpu1 && cpu2) {
+				w->cpu_ns += cpu2 - cpu1;
+				w->cpu_samples++;
+				w->clock_samples += rec != NULL;
+			}
+			w->wait_s_cyc += t1 - t0;
+			w->wait_s_n++;
+		} else {
+			w->wait_u_cyc += t1 - t0;
+			w->wait_u_n++;
 		}
 		t1 = __rdtsc();
 		if (c->slice)
@@ -390,6 +435,15 @@ static void *worker_main(void *arg)
 		if (c->slice)
 			slice_end();
 		t2 = __rdtsc();
+		if (sample) {
+			/* The empty pair: busy_cyc below ends at t2 + out_cyc all the same. */
+			uint64_t e0 = cpu_now(rec, me), e1 = cpu_now(rec, me);
+
+			if (e0 && e1) {
+				w->probe_ns += e1 - e0;
+				w->probe_samples++;
+			}
+		}
 		d = t1 - t0;
 		if (!sample) {
 			if (d > w->max_cyc)
@@ -400,6 +454,7 @@ static void *worker_main(void *arg)
 		busy_cyc(t2, c->out_cyc);
 	}
 	w->ctxsw = (uint64_t)(thread_ctxsw() - csw0);
+	il_tclock_unregister(tclock, rec, me);
 	return NULL;
 }
 
@@ -654,6 +709,12 @@ static int run_cell(const struct config *cfg, enum il_lock_kind kind, int slice,
 			res->cpu_ns += w->cpu_ns;
 			res->probe_ns += w->probe_ns;
 			res->cpu_samples += w->cpu_samples;
+			res->probe_samples += w->probe_samples;
+			res->clock_samples += w->clock_samples;
+			res->wait_s_cyc += w->wait_s_cyc;
+			res->wait_s_n += w->wait_s_n;
+			res->wait_u_cyc += w->wait_u_cyc;
+			res->wait_u_n += w->wait_u_n;
 			if (max_ns > res->max_ns)
 				res->max_ns = max_ns;
 			for (unsigned b = 0; b < HIST_BUCKETS; b++)
@@ -1228,7 +1289,7 @@ static double ops_per_s(const struct result *r)
 /* The clock readings' own cost per sample (ns), NAN when never sampled. */
 static double probe_ns(const struct result *r)
 {
-	return r->cpu_samples ? (double)r->probe_ns / (double)r->cpu_samples : NAN;
+	return r->probe_samples ? (double)r->probe_ns / (double)r->probe_samples : NAN;
 }
 
 /*
@@ -1240,10 +1301,33 @@ static double spin_ns(const struct result *r)
 {
 	double v;
 
-	if (!r->cpu_samples)
+	if (!r->cpu_samples || !r->probe_samples)
 		return NAN;
-	v = ((double)r->cpu_ns - (double)r->probe_ns) / (double)r->cpu_samples;
+	v = (double)r->cpu_ns / (double)r->cpu_samples - probe_ns(r);
 	return v > 0 ? v : 0;
+}
+
+/* Which clock the result's spin samples were read with. */
+static const char *spin_clock_name(const struct result *r)
+{
+	if (!r->cpu_samples)
+		return "none";
+	if (r->clock_samples == r->cpu_samples)
+		return "on-cpu clock";
+	return r->clock_samples ? "mixed" : "thread cpu clock";
+}
+
+/*
+ * Mean wall time in lock() of the sampled acquisitions over that of the
+ * others: near 1 when sampling does not change what it samples. NAN
+ * when either kind is missing.
+ */
+static double sampled_wait_ratio(const struct result *r)
+{
+	if (!r->wait_s_n || !r->wait_u_n || !r->wait_u_cyc)
+		return NAN;
+	return ((double)r->wait_s_cyc / (double)r->wait_s_n) /
+	       ((double)r->wait_u_cyc / (double)r->wait_u_n);
 }
 
 static void add_num_or_null(cJSON *j, const char *key, double v)
@@ -1307,6 +1391,8 @@ static cJSON *result_json(const struct config *cfg, int arm, const struct result
 	add_num_or_null(j, "spin_ns_per_acquire", round(spin_ns(r)));
 	cJSON_AddNumberToObject(j, "spin_samples", (double)r->cpu_samples);
 	add_num_or_null(j, "spin_probe_ns", round(probe_ns(r)));
+	cJSON_AddStringToObject(j, "spin_clock", spin_clock_name(r));
+	add_num_or_null(j, "sampled_wait_ratio", round(sampled_wait_ratio(r) * 1000) / 1000);
 	cJSON_AddNumberToObject(j, "acquire_p50_ns", round(hist_pct(r->hist, 0.50)));
 	cJSON_AddNumberToObject(j, "acquire_p99_ns", round(hist_pct(r->hist, 0.99)));
 	cJSON_AddNumberToObject(j, "acquire_max_ns", (double)r->max_ns);
@@ -1322,6 +1408,38 @@ static cJSON *result_json(const struct config *cfg, int arm, const struct result
 	cJSON_AddNumberToObject(j, "ctx_switches", (double)r->ctxsw);
 	cJSON_AddBoolToObject(j, "exclusion_ok", r->violations == 0);
 	return j;
+}
+
+/*
+ * How spin_ns was measured, and whether sampling changed the acquisitions
+ * it sampled (their waits against the others', over every lock cell).
+ */
+static void print_spin_clock(struct result res[][NARMS], int ncfg)
+{
+	double lo = INFINITY, hi = -INFINITY;
+
+	for (int c = 0; c < ncfg; c++)
+		for (int k = 0; k < NARMS; k++) {
+			double v = sampled_wait_ratio(&res[c][k]);
+
+			if (res[c][k].skipped || isnan(v))
+				continue;
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+	if (tclock_why[0])
+		printf(
+		    "# spin_ns: CPU in lock() of sampled acquisitions, by CLOCK_THREAD_CPUTIME_ID "
+		    "(a system call right before lock(); the on-CPU clock could not run: %s)",
+		    tclock_why);
+	else
+		printf("# spin_ns: CPU in lock() of sampled acquisitions, by each thread's on-CPU "
+		       "clock (a sched_switch program, attached for every lock alike)");
+	if (lo <= hi)
+		printf("; the sampled acquisitions waited %.2f-%.2fx as long as the others\n", lo,
+		       hi);
+	else
+		printf("\n");
 }
 
 static char bpf_source[16] = "not run", bpf_reason[200], bpf_program[16] = "none";
@@ -1442,6 +1560,8 @@ int main(int argc, char **argv)
 	sw_raw = bpf_switch_cost(IL_ONCPU_PROG_RAW_TP);
 	sw_tp = bpf_switch_cost(IL_ONCPU_PROG_TRACEPOINT);
 	rtt = futex_wake_rtt_ns();
+	/* After the switch costs: they measure il_spin's program alone. */
+	tclock = il_tclock_open(tclock_why, sizeof(tclock_why));
 
 	so.spin_budget_ns = o.spin_budget_ns;
 	if (o.spin_budget_ns)
@@ -1482,6 +1602,7 @@ int main(int argc, char **argv)
 			}
 	if (progress)
 		fprintf(stderr, "\n");
+	il_tclock_close(tclock);
 
 	printf("# lock-bench %s, kernel %s, %d CPUs, today's sections cs %llu ns, outside %llu ns, "
 	       "%.2f s x %u rounds per cell\n",
@@ -1491,6 +1612,7 @@ int main(int argc, char **argv)
 	    "# il-bpf source: %s (%s)%s%s%s; spin budget %llu ns; futex wake round trip %.0f ns\n",
 	    bpf_source, bpf_program, bpf_reason[0] ? " (" : "", bpf_reason,
 	    bpf_reason[0] ? ")" : "", (unsigned long long)il_spin_budget_get_ns(), rtt);
+	print_spin_clock(res, ncfg);
 	if (isnan(sw.cost_ns)) {
 		printf("# bpf switch cost: not measured (%s)\n", sw.why);
 	} else {
@@ -1558,8 +1680,16 @@ int main(int argc, char **argv)
 	cJSON_AddStringToObject(
 	    root, "spin_ns_per_acquire_means",
 	    "thread CPU time inside lock() per acquisition (spinning and futex calls), "
-	    "sampled with CLOCK_THREAD_CPUTIME_ID every Nth acquisition, less the cost of "
-	    "the readings themselves (spin_probe_ns: an empty pair of readings beside each)");
+	    "sampled every Nth acquisition with the clock named by each result's spin_clock "
+	    "(on-cpu clock: a sched_switch program's per-thread record, read without a "
+	    "system call; thread cpu clock: CLOCK_THREAD_CPUTIME_ID), less the cost of "
+	    "the readings themselves (spin_probe_ns: an empty pair of readings beside each); "
+	    "sampled_wait_ratio: the sampled acquisitions' mean wait in lock() over the "
+	    "others', near 1 when sampling does not change them");
+	if (tclock_why[0])
+		cJSON_AddStringToObject(root, "on_cpu_clock", tclock_why);
+	else
+		cJSON_AddStringToObject(root, "on_cpu_clock", "available");
 	arr = cJSON_AddArrayToObject(root, "results");
 
 	for (int c = 0; c < ncfg; c++) {

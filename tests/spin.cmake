@@ -1,4 +1,5 @@
-# spin/: the adaptive-spinning mutex (unit) and its BPF on-CPU source (root).
+# spin/: the adaptive-spinning mutex (unit) and its BPF on-CPU source (root);
+# lock-bench's on-CPU clock (root).
 if(IL_WITH_SPIN)
 # The exclusion stress both tests run (tests/lib/il_test_spin.c).
 add_library(il_test_spin STATIC ${CMAKE_CURRENT_LIST_DIR}/lib/il_test_spin.c)
@@ -7,4 +8,7 @@ il_add_test(test_spin SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spin.c
             LIBS il_test_spin il_wire LABELS "unit;tsan" TIMEOUT 60)
 il_add_test(test_spin_bpf SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spin_bpf.c
             LIBS il_test_spin il_wire LABELS "root;tsan" TIMEOUT 60)
+# lock-bench's per-thread on-CPU clock (bench/il_tclock, root).
+il_add_test(test_tclock SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_tclock.c
+            LIBS il_tclock LABELS "root" TIMEOUT 60)
 endif()

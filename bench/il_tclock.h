@@ -1,0 +1,61 @@
+/*
+ * A per-thread on-CPU clock read without a system call (thread-clock.bpf.c
+ * keeps it at every context switch): lock-bench samples the CPU burned in
+ * lock() with it, so a sampled acquisition is not one that reached the
+ * lock late after two clock_gettime(CLOCK_THREAD_CPUTIME_ID) calls.
+ */
+#ifndef IL_TCLOCK_H
+#define IL_TCLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "il_tclock_rec.h"
+
+struct il_tclock;
+
+/*
+ * Loads and attaches the program and maps its records read-only. NULL
+ * with why (one line) when this machine cannot (not root, no BPF).
+ */
+struct il_tclock *il_tclock_open(char *why, size_t len);
+void il_tclock_close(struct il_tclock *c); /* NULL-safe */
+
+/*
+ * Registers the calling thread, tid: its record once the program has seen
+ * the thread switched in (it sleeps a little for that), or NULL when its
+ * slot is another registered thread's or no switch-in was seen.
+ */
+const struct il_tclock_rec *il_tclock_register(struct il_tclock *c, uint32_t tid);
+/* Frees the calling thread's slot (rec from il_tclock_register, or NULL). */
+void il_tclock_unregister(struct il_tclock *c, const struct il_tclock_rec *rec, uint32_t tid);
+
+/*
+ * The calling thread's time on a CPU (ns) since the program first saw it
+ * switched in, or 0 when rec is no longer its record. Only the thread
+ * itself may call this: its own record changes only while it is off CPU,
+ * so a switch inside the read shows as a moved seq, and it reads again.
+ */
+static inline uint64_t il_tclock_now(const struct il_tclock_rec *rec, uint32_t tid)
+{
+	const volatile struct il_tclock_rec *r = rec;
+
+	for (;;) {
+		uint64_t seq = r->seq, ran, in;
+		struct timespec ts;
+
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		ran = r->ran_ns;
+		in = r->in_ns;
+		clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns's clock */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (r->seq != seq)
+			continue;
+		if (r->tid != tid || !in)
+			return 0;
+		return ran + ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec - in);
+	}
+}
+
+#endif

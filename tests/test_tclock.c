@@ -1,0 +1,238 @@
+/*
+ * bench/il_tclock: the per-thread on-CPU clock lock-bench samples lock()'s
+ * CPU with. It must agree with the kernel's own thread CPU clock, count
+ * nothing while the thread sleeps or waits for its CPU, and never hand a
+ * thread another's record. Needs root (CAP_BPF, CAP_PERFMON); every case
+ * skips with the reason otherwise.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "il_tclock.h"
+#include "il_test.h"
+
+static struct il_tclock *tc;
+static char why[160];
+
+static int group_setup(void **state)
+{
+	(void)state;
+	tc = il_tclock_open(why, sizeof(why));
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	il_tclock_close(tc);
+	return 0;
+}
+
+static void need_clock(void)
+{
+	IL_TEST_NEED(tc != NULL,
+		     "the on-CPU clock needs BPF (root with CAP_BPF and CAP_PERFMON): %s", why);
+}
+
+static uint32_t my_tid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t s;
+
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(s), &s), 0);
+}
+
+/* Busy until this thread's CPU clock has advanced by ns; the wall time it took. */
+static uint64_t burn_cpu(uint64_t ns)
+{
+	uint64_t c0 = thread_cpu_ns(), t0 = mono_ns();
+
+	while (thread_cpu_ns() - c0 < ns)
+		;
+	return mono_ns() - t0;
+}
+
+/* Running alone: the clock advances with the kernel's thread CPU clock. */
+static void test_tclock_agrees_with_thread_cpu(void **state)
+{
+	uint32_t tid = my_tid();
+	const struct il_tclock_rec *r;
+	uint64_t a0, c0, a1, c1;
+
+	(void)state;
+	need_clock();
+	r = il_tclock_register(tc, tid);
+	assert_non_null(r);
+	a0 = il_tclock_now(r, tid);
+	c0 = thread_cpu_ns();
+	burn_cpu(50000000);
+	a1 = il_tclock_now(r, tid);
+	c1 = thread_cpu_ns();
+	assert_true(a0 > 0 && a1 > a0);
+	printf("# 50 ms of thread CPU: on-CPU clock %.3f ms, CLOCK_THREAD_CPUTIME_ID %.3f ms\n",
+	       (double)(a1 - a0) / 1e6, (double)(c1 - c0) / 1e6);
+	/*
+	 * Both count the same running. The kernel's leaves out interrupt
+	 * and (in a VM) stolen time, which a switch-to-switch clock keeps:
+	 * 10% allows for a noisy VM.
+	 */
+	assert_true((double)(a1 - a0) > 0.90 * (double)(c1 - c0));
+	assert_true((double)(a1 - a0) < 1.10 * (double)(c1 - c0));
+	il_tclock_unregister(tc, r, tid);
+	/* Freed: the record is no longer this thread's. */
+	assert_int_equal(il_tclock_now(r, tid), 0);
+}
+
+/* Asleep: the clock stands still (a wall clock would count 30 ms). */
+static void test_tclock_still_while_asleep(void **state)
+{
+	uint32_t tid = my_tid();
+	const struct il_tclock_rec *r;
+	struct timespec ts = {0, 30000000};
+	uint64_t a0, a1;
+
+	(void)state;
+	need_clock();
+	r = il_tclock_register(tc, tid);
+	assert_non_null(r);
+	a0 = il_tclock_now(r, tid);
+	nanosleep(&ts, NULL);
+	a1 = il_tclock_now(r, tid);
+	printf("# 30 ms asleep: on-CPU clock advanced %.3f ms\n", (double)(a1 - a0) / 1e6);
+	assert_true(a1 - a0 < 3000000);
+	il_tclock_unregister(tc, r, tid);
+}
+
+struct rival {
+	pthread_t th;
+	int cpu;
+	uint64_t cpu_ns, clock_ns, wall_ns;
+	int registered;
+};
+
+static void *rival_main(void *arg)
+{
+	struct rival *v = arg;
+	uint32_t tid = my_tid();
+	const struct il_tclock_rec *r;
+	uint64_t a0, c0;
+
+	pin(v->cpu);
+	r = il_tclock_register(tc, tid);
+	v->registered = r != NULL;
+	if (!r)
+		return NULL;
+	a0 = il_tclock_now(r, tid);
+	c0 = thread_cpu_ns();
+	v->wall_ns = burn_cpu(40000000);
+	v->clock_ns = il_tclock_now(r, tid) - a0;
+	v->cpu_ns = thread_cpu_ns() - c0;
+	il_tclock_unregister(tc, r, tid);
+	return NULL;
+}
+
+/*
+ * Two busy threads share one CPU: each waits for it about as long as it
+ * runs, and the clock counts the running only, as the kernel does.
+ */
+static void test_tclock_counts_only_running(void **state)
+{
+	struct rival v[2] = {{.cpu = 0}, {.cpu = 0}};
+
+	(void)state;
+	need_clock();
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&v[i].th, NULL, rival_main, &v[i]), 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(v[i].th, NULL);
+	for (int i = 0; i < 2; i++) {
+		assert_true(v[i].registered);
+		printf("# sharing CPU 0: wall %.1f ms, on-CPU clock %.1f ms, thread CPU %.1f ms\n",
+		       (double)v[i].wall_ns / 1e6, (double)v[i].clock_ns / 1e6,
+		       (double)v[i].cpu_ns / 1e6);
+		assert_true((double)v[i].clock_ns > 0.90 * (double)v[i].cpu_ns);
+		assert_true((double)v[i].clock_ns < 1.10 * (double)v[i].cpu_ns);
+	}
+	/* At least one of them waited for the CPU: wall well above its CPU. */
+	assert_true(v[0].wall_ns > v[0].cpu_ns * 13 / 10 || v[1].wall_ns > v[1].cpu_ns * 13 / 10);
+}
+
+static void *hold_slot(void *arg)
+{
+	const struct il_tclock_rec **out = arg;
+	uint32_t tid = my_tid();
+
+	*out = il_tclock_register(tc, tid);
+	il_tclock_unregister(tc, *out, tid);
+	return NULL;
+}
+
+/*
+ * A slot is one thread's: a second TID with the same low bits is refused,
+ * and a record read by anyone but its thread says 0, not a figure.
+ */
+static void test_tclock_slot_is_one_threads(void **state)
+{
+	uint32_t tid = my_tid();
+	uint32_t clash = tid ^ IL_TCLOCK_SLOTS; /* same slot, another TID */
+	const struct il_tclock_rec *mine, *theirs = NULL;
+	pthread_t th;
+
+	(void)state;
+	need_clock();
+	mine = il_tclock_register(tc, tid);
+	assert_non_null(mine);
+	assert_null(il_tclock_register(tc, clash));
+	assert_int_equal(il_tclock_now(mine, clash), 0);
+	assert_true(il_tclock_now(mine, tid) > 0);
+	/* Another thread gets its own slot (or none if its TID clashes). */
+	assert_int_equal(pthread_create(&th, NULL, hold_slot, &theirs), 0);
+	pthread_join(th, NULL);
+	assert_true(theirs != mine);
+	il_tclock_unregister(tc, mine, tid);
+	/* Unregistering with the wrong TID leaves a slot alone. */
+	mine = il_tclock_register(tc, tid);
+	assert_non_null(mine);
+	il_tclock_unregister(tc, mine, clash);
+	assert_true(il_tclock_now(mine, tid) > 0);
+	il_tclock_unregister(tc, mine, tid);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_tclock_agrees_with_thread_cpu),
+	    cmocka_unit_test(test_tclock_still_while_asleep),
+	    cmocka_unit_test(test_tclock_counts_only_running),
+	    cmocka_unit_test(test_tclock_slot_is_one_threads),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
