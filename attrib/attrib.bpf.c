@@ -162,7 +162,7 @@ static __always_inline __u32 queue_on(__u32 v, __u32 cpu)
 }
 
 SEC("tracepoint/sched/sched_switch")
-int il_attrib_switch(struct switch_args *ctx)
+int il_attrib_switch(struct il_sched_switch_args *ctx)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct tstate *ps = tstate_of(ctx->prev_pid), *ns = tstate_of(ctx->next_pid);

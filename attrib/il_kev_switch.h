@@ -1,7 +1,7 @@
 /*
  * The sched_switch side of a BPF program that records struct il_kev: the
- * tracepoint's context, as its format file lays it out on kernel 6.x
- * (common header: 8 bytes), and the record of one switch. Shared by
+ * record of one switch, from the tracepoint's context
+ * (common/il_sched_switch_args.h). Shared by
  * attrib.bpf.c and bench/bpf-floor.bpf.c, so that the floor's "emit" step
  * times exactly what attribution does per emitted switch. BPF side only.
  */
@@ -12,17 +12,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "il_kev.h"
-
-struct switch_args {
-	__u64 common;
-	char prev_comm[16];
-	__s32 prev_pid;
-	__s32 prev_prio;
-	__s64 prev_state;
-	char next_comm[16];
-	__s32 next_pid;
-	__s32 next_prio;
-};
+#include "il_sched_switch_args.h"
 
 /* Copies a 16-byte comm out of the context with two aligned 8-byte loads
  * (the only reads a tracepoint context allows). */
@@ -33,8 +23,8 @@ static __always_inline void il_kev_comm_copy(char *dst, const char *src)
 }
 
 /* Fills a reserved record with the switch on CPU cpu, stamped now. */
-static __always_inline void il_kev_fill_switch(struct il_kev *e, const struct switch_args *ctx,
-					       __u32 cpu)
+static __always_inline void il_kev_fill_switch(struct il_kev *e,
+					       const struct il_sched_switch_args *ctx, __u32 cpu)
 {
 	e->ts_ns = bpf_ktime_get_ns();
 	e->type = IL_KEV_SWITCH;

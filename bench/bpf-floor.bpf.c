@@ -65,13 +65,13 @@ struct {
 volatile __u32 sink;
 
 SEC("tracepoint/sched/sched_switch")
-int floor_empty(struct switch_args *ctx)
+int floor_empty(struct il_sched_switch_args *ctx)
 {
 	return PASS;
 }
 
 /* il_attrib_switch's lookups: both threads' states and the CPU's waiters. */
-static __always_inline void lookups(const struct switch_args *ctx, __u32 cpu)
+static __always_inline void lookups(const struct il_sched_switch_args *ctx, __u32 cpu)
 {
 	__u32 a = (__u32)ctx->prev_pid, b = (__u32)ctx->next_pid;
 	__u32 *pa = bpf_map_lookup_elem(&threads, &a), *pb = bpf_map_lookup_elem(&threads, &b);
@@ -81,14 +81,14 @@ static __always_inline void lookups(const struct switch_args *ctx, __u32 cpu)
 }
 
 SEC("tracepoint/sched/sched_switch")
-int floor_lookup(struct switch_args *ctx)
+int floor_lookup(struct il_sched_switch_args *ctx)
 {
 	lookups(ctx, bpf_get_smp_processor_id());
 	return PASS;
 }
 
 SEC("tracepoint/sched/sched_switch")
-int floor_ktime(struct switch_args *ctx)
+int floor_ktime(struct il_sched_switch_args *ctx)
 {
 	sink = (__u32)bpf_ktime_get_ns();
 	return PASS;
@@ -106,7 +106,7 @@ static __always_inline struct il_kev *reserve(void)
 }
 
 SEC("tracepoint/sched/sched_switch")
-int floor_ringbuf(struct switch_args *ctx)
+int floor_ringbuf(struct il_sched_switch_args *ctx)
 {
 	struct il_kev *e = reserve();
 
@@ -139,7 +139,7 @@ static __always_inline struct il_kring_slot *kring_claim(__u32 cpu, __u64 *idx)
 }
 
 SEC("tracepoint/sched/sched_switch")
-int floor_kring(struct switch_args *ctx)
+int floor_kring(struct il_sched_switch_args *ctx)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct il_kring_slot *s;
@@ -155,7 +155,7 @@ int floor_kring(struct switch_args *ctx)
 }
 
 SEC("tracepoint/sched/sched_switch")
-int floor_emit(struct switch_args *ctx)
+int floor_emit(struct il_sched_switch_args *ctx)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct il_kring_slot *s;

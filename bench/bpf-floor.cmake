@@ -4,8 +4,9 @@
 pkg_check_modules(FLOOR_LIBBPF REQUIRED IMPORTED_TARGET libbpf)
 il_bpf_skeleton(bpf_floor_skel ${CMAKE_CURRENT_LIST_DIR}/bpf-floor.bpf.c bpf_floor_bpf
                 ${IL_ATTRIB_CLANG} ${IL_ATTRIB_BPFTOOL}
-                INCLUDE ${CMAKE_SOURCE_DIR}/attrib
+                INCLUDE ${CMAKE_SOURCE_DIR}/attrib ${CMAKE_SOURCE_DIR}/common
                 DEPENDS ${CMAKE_SOURCE_DIR}/attrib/il_kev.h ${CMAKE_SOURCE_DIR}/attrib/il_kev_switch.h
+                        ${CMAKE_SOURCE_DIR}/common/il_sched_switch_args.h
                         ${CMAKE_SOURCE_DIR}/attrib/il_kring.h ${CMAKE_SOURCE_DIR}/attrib/il_kring.bpf.h)
 add_executable(bpf-floor ${CMAKE_CURRENT_LIST_DIR}/bpf-floor.c ${bpf_floor_skel_SKEL})
 add_dependencies(bpf-floor bpf_floor_skel)

@@ -8,8 +8,9 @@ il_bpf_skeleton(switch_floor_skel ${CMAKE_CURRENT_LIST_DIR}/switch-floor.bpf.c s
 pkg_check_modules(TCLOCK_LIBBPF REQUIRED IMPORTED_TARGET libbpf)
 il_bpf_skeleton(thread_clock_skel ${CMAKE_CURRENT_LIST_DIR}/thread-clock.bpf.c thread_clock_bpf
                 ${IL_CLANG} ${IL_BPFTOOL}
-                INCLUDE ${CMAKE_CURRENT_LIST_DIR}
-                DEPENDS ${CMAKE_CURRENT_LIST_DIR}/il_tclock_rec.h)
+                INCLUDE ${CMAKE_CURRENT_LIST_DIR} ${CMAKE_SOURCE_DIR}/common
+                DEPENDS ${CMAKE_CURRENT_LIST_DIR}/il_tclock_rec.h
+                        ${CMAKE_SOURCE_DIR}/common/il_sched_switch_args.h)
 add_library(il_tclock STATIC ${CMAKE_CURRENT_LIST_DIR}/il_tclock.c ${thread_clock_skel_SKEL})
 add_dependencies(il_tclock thread_clock_skel)
 target_include_directories(il_tclock PUBLIC ${CMAKE_CURRENT_LIST_DIR} PRIVATE ${CMAKE_CURRENT_BINARY_DIR})

@@ -12,21 +12,8 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#include "il_sched_switch_args.h"
 #include "il_tclock_rec.h"
-
-struct sched_switch_args {
-	unsigned short common_type;	    /* offset 0 */
-	unsigned char common_flags;	    /* offset 2 */
-	unsigned char common_preempt_count; /* offset 3 */
-	int common_pid;			    /* offset 4 */
-	char prev_comm[16];		    /* offset 8 */
-	int prev_pid;			    /* offset 24 */
-	int prev_prio;			    /* offset 28 */
-	long prev_state;		    /* offset 32 */
-	char next_comm[16];		    /* offset 40 */
-	int next_pid;			    /* offset 56 */
-	int next_prio;			    /* offset 60 */
-};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -48,7 +35,7 @@ static __always_inline struct il_tclock_rec *rec_of(int tid)
 }
 
 SEC("tracepoint/sched/sched_switch")
-int il_tclock_switch(struct sched_switch_args *ctx)
+int il_tclock_switch(struct il_sched_switch_args *ctx)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct il_tclock_rec *r = rec_of(ctx->prev_pid);

@@ -26,22 +26,9 @@
 #include <bpf/bpf_helpers.h>
 
 #include "il_oncpu_state.h"
+#include "il_sched_switch_args.h"
 
 /* Field offsets from the sched_switch format file (kernel 6.x). */
-struct sched_switch_args {
-	unsigned short common_type;	    /* offset 0 */
-	unsigned char common_flags;	    /* offset 2 */
-	unsigned char common_preempt_count; /* offset 3 */
-	int common_pid;			    /* offset 4 */
-	char prev_comm[16];		    /* offset 8 */
-	int prev_pid;			    /* offset 24 */
-	int prev_prio;			    /* offset 28 */
-	long prev_state;		    /* offset 32 */
-	char next_comm[16];		    /* offset 40 */
-	int next_pid;			    /* offset 56 */
-	int next_prio;			    /* offset 60 */
-};
-
 /*
  * The user-space loader sizes the map to pid_max (capped at
  * IL_ONCPU_MAX_ENTRIES) before loading; TIDs beyond it are not recorded.
@@ -107,7 +94,7 @@ int il_oncpu_switch_raw(__u64 *ctx)
 }
 
 SEC("tracepoint/sched/sched_switch")
-int il_oncpu_switch(struct sched_switch_args *ctx)
+int il_oncpu_switch(struct il_sched_switch_args *ctx)
 {
 	__u64 cpu = bpf_get_smp_processor_id();
 
