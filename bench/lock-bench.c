@@ -436,9 +436,16 @@ static void *worker_main(void *arg)
 			slice_end();
 		t2 = __rdtsc();
 		if (sample) {
-			/* The empty pair: busy_cyc below ends at t2 + out_cyc all the same. */
-			uint64_t e0 = cpu_now(rec, me), e1 = cpu_now(rec, me);
+			/*
+			 * The empty pair, with the two TSC reads a sample has
+			 * between its clock reads: busy_cyc below ends at
+			 * t2 + out_cyc all the same.
+			 */
+			uint64_t e0 = cpu_now(rec, me), e1;
 
+			(void)__rdtsc(); /* an asm volatile: never elided */
+			(void)__rdtsc();
+			e1 = cpu_now(rec, me);
 			if (e0 && e1) {
 				w->probe_ns += e1 - e0;
 				w->probe_samples++;
