@@ -36,11 +36,6 @@ struct step {
 	unsigned long long runs, ns;
 };
 
-static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	return 0; /* the one line on failure says what went wrong */
-}
-
 static int run_command(char **argv)
 {
 	int status;
@@ -156,7 +151,7 @@ int main(int argc, char **argv)
 	}
 	if (il_bench_out_check("bpf-floor", json) < 0)
 		return 2;
-	libbpf_set_print(quiet_print);
+	libbpf_set_print(il_bpf_silent_print); /* the one line on failure says what went wrong */
 	skel = bpf_floor_bpf__open();
 	ncpus = libbpf_num_possible_cpus();
 	if (skel && ncpus > 0) {

@@ -22,19 +22,11 @@ struct il_tclock {
 	size_t len;
 };
 
-static int no_print(enum libbpf_print_level l, const char *f, va_list ap)
-{
-	(void)l;
-	(void)f;
-	(void)ap;
-	return 0;
-}
-
 struct il_tclock *il_tclock_open(char *why, size_t len)
 {
 	static const char *const ev[] = {"sched/sched_switch"};
 	struct il_tclock *c = calloc(1, sizeof(*c));
-	libbpf_print_fn_t old = libbpf_set_print(no_print);
+	libbpf_print_fn_t old = libbpf_set_print(il_bpf_silent_print);
 	int id, e;
 	void *p;
 

@@ -414,11 +414,11 @@ static void *worker_main(void *arg)
 			}
 			w->wait_s_cyc += t1 - t0;
 			w->wait_s_n++;
+			t1 = __rdtsc(); /* the section starts after the reading */
 		} else {
 			w->wait_u_cyc += t1 - t0;
 			w->wait_u_n++;
 		}
-		t1 = __rdtsc();
 		if (c->slice)
 			slice_begin();
 		if (sh->owner)

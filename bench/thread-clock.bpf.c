@@ -4,7 +4,7 @@
  * call: lock-bench samples the CPU a lock() burns with it. Reading
  * CLOCK_THREAD_CPUTIME_ID instead costs two system calls right before
  * lock(), and a thread that just spent them reaches the lock later than
- * its rivals: those sampled acquisitions waited 3 to 100 times as long as
+ * its rivals: those sampled acquisitions waited 3 to 120 times as long as
  * the others on the 2-CPU VM (2026-12), so their CPU was not the CPU of
  * an acquisition. Classic tracepoint: lockdown zeroes tp_btf pointer
  * reads on some machines, and lock-bench's threads register their TID.

@@ -13,12 +13,25 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/*
+ * A libbpf print function that prints nothing: for loaders whose one-line
+ * error already says what failed (libbpf_set_print(il_bpf_silent_print)).
+ */
+static inline int il_bpf_silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
 
 /*
  * Attaches p to the tracepoint whose perf event id is id. One event on
