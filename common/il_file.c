@@ -68,7 +68,9 @@ void il_file_read_why(const char *path, int e, char *err, size_t errlen)
 {
 	struct stat st;
 
-	if ((e == EINVAL || e == EISDIR) && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+	if (!path[0])
+		snprintf(err, errlen, "an empty file name");
+	else if ((e == EINVAL || e == EISDIR) && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
 		snprintf(err, errlen, "%s: %s, not a regular file", path, il_file_kind(st.st_mode));
 	else
 		snprintf(err, errlen, "%s: %s", path, strerror(e));

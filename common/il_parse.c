@@ -84,9 +84,16 @@ int il_parse_double(const char *s, double min, double max, double *out)
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (*end != '\0' || end == s || !isfinite(v))
+	if (*end != '\0' || end == s)
 		return -EINVAL;
-	if (errno == ERANGE || v < min || v > max)
+	/*
+	 * A decimal number too large for a double is out of range, not "not a
+	 * number"; one too small (1e-400) is as near to zero as a double
+	 * gets, which strtod returned, and is judged as that value.
+	 */
+	if (!isfinite(v))
+		return errno == ERANGE ? -ERANGE : -EINVAL;
+	if (v < min || v > max)
 		return -ERANGE;
 	*out = v;
 	return 0;

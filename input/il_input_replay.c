@@ -219,8 +219,9 @@ int il_evemu_parse(const char *path, struct il_evemu **out, char *err, size_t er
 		}
 	}
 	if (ferror(f)) {
-		rc = -EIO;
-		snprintf(err, errlen, "%s: read error", path);
+		/* The failed read's errno (the loop calls nothing after it). */
+		rc = errno ? -errno : -EIO;
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(-rc));
 		goto out;
 	}
 	*out = rec;

@@ -777,8 +777,9 @@ int il_policy_load(const char *name_or_path, const char *builtin_dir, struct il_
 	} else if (!c->err && ir > 0) {
 		fail(c, ir, "syntax error (want '[section]', 'key = value' or a # comment)");
 	} else if (!c->err && ferror(c->fp)) {
-		c->err = -EIO;
-		snprintf(err, errlen, "%s: read error", path);
+		/* fgets failed in the reader: errno is still its read's. */
+		c->err = errno ? -errno : -EIO;
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(-c->err));
 	}
 	if (!c->err)
 		check_all(c);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "il_ctl.h"
@@ -281,6 +282,7 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 	const char *process = il_chain_proc(proc)->program;
 	struct il_child *c = calloc(1, sizeof(*c));
 	pid_t parent = 0;
+	struct stat ctl_st;
 	int rc;
 
 	if (!c) {
@@ -312,6 +314,12 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 
 		if (strncmp(a, "--", 2) != 0)
 			die_usage(process, "unexpected argument '%s'", a);
+		if (strcmp(a, "--help") == 0 || strcmp(a, "--version") == 0) {
+			printf("%s: one process of inputlat's chain, started by `inputlat run` "
+			       "(see inputlat run --help)\n",
+			       process);
+			exit(0);
+		}
 		a += 2;
 		eq = strchr(a, '=');
 		if (eq) {
@@ -319,8 +327,14 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 			v = eq + 1;
 		} else {
 			snprintf(name, sizeof(name), "%s", a);
-			if (i + 1 >= argc)
+			/* Unknown is the better answer than "needs a value" when it is
+			 * both: ask with an empty value, which no known option takes. */
+			if (i + 1 >= argc) {
+				if (parse_common(c, name, "", &parent) == 1 &&
+				    (!hooks->option || hooks->option(c, name, "") == 1))
+					die_usage(process, "unknown option --%s", name);
 				die_usage(process, "--%s needs a value", name);
+			}
 			v = argv[++i];
 		}
 		rc = parse_common(c, name, v, &parent);
@@ -392,7 +406,15 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 
 	uv_loop_init(&c->loop);
 	uv_pipe_init(&c->loop, &c->ctl, 0);
-	rc = uv_pipe_open(&c->ctl, IL_FD_CONTROL);
+	/* The orchestrator's end is a socketpair: any other open fd 3 (a shell
+	 * started it by hand with one open) would fail at the first frame,
+	 * where nobody hears of it. */
+	if (fstat(IL_FD_CONTROL, &ctl_st) < 0)
+		rc = -errno;
+	else
+		rc = S_ISSOCK(ctl_st.st_mode) ? 0 : UV_ENOTSOCK;
+	if (rc == 0)
+		rc = uv_pipe_open(&c->ctl, IL_FD_CONTROL);
 	if (rc < 0) {
 		fprintf(stderr,
 			"%s: no control channel on fd %d: %s (started by hand? run it through "

@@ -53,7 +53,8 @@ int main(int argc, char **argv)
 	const char *dir = IL_ONCPU_PIN_DIR;
 	int c, stop = 0, stat = 0, r;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	opterr = 0; /* one line of ours, not getopt's and then the usage */
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -70,10 +71,20 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("ilspin-oncpu %s\n", IL_VERSION);
 			return 0;
+		case ':':
+			fprintf(stderr, "ilspin-oncpu: %s needs a value (see --help)\n",
+				argv[optind - 1]);
+			return 2;
 		default:
-			usage(stderr);
+			fprintf(stderr,
+				"ilspin-oncpu: unknown or ambiguous option '%s' (see --help)\n",
+				argv[optind - 1]);
 			return 2;
 		}
+	}
+	if (!dir[0]) {
+		fprintf(stderr, "ilspin-oncpu: --pin-dir: an empty directory name\n");
+		return 2;
 	}
 	if (optind < argc || (stop && stat)) {
 		fprintf(

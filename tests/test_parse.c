@@ -53,6 +53,12 @@ static void test_parse_i64_double(void **state)
 	assert_int_equal(il_parse_double("0.1", 0.1, 1000, &d), 0);
 	assert_true(fabs(d - 0.1) < 1e-12);
 	assert_int_equal(il_parse_double("1000.0001", 0.1, 1000, &d), -ERANGE);
+	/* Beyond a double: out of range; below its smallest: that tiny value. */
+	assert_int_equal(il_parse_double("1e999", -1e300, 1e300, &d), -ERANGE);
+	assert_int_equal(il_parse_double("-1e999", -1e300, 1e300, &d), -ERANGE);
+	assert_int_equal(il_parse_double("1e-400", 0, 1, &d), 0);
+	assert_true(d >= 0 && d < 1e-300);
+	assert_int_equal(il_parse_double("1e-400", 0.1, 1, &d), -ERANGE);
 	for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++)
 		if (il_parse_double(refused[k], -1e300, 1e300, &d) == 0)
 			fail_msg("il_parse_double took \"%s\"", refused[k]);

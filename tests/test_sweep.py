@@ -498,11 +498,19 @@ class FakeSweep(unittest.TestCase, Outputs):
                            (["--policies", "cfs,nope"], "unknown policy 'nope'"),
                            (["--policies", "cfs,,rt"], "--policies 'cfs,,rt': an empty item"),
                            (["--scenarios", ","], "--scenarios ',': an empty item"),
+                           # Empty is not "the default": every policy, every scenario.
+                           (["--policies", ""], "--policies '': an empty item"),
+                           (["--scenarios", ""], "--scenarios '': an empty item"),
+                           # A seed the resumed sweep could not read back.
+                           (["--seed", "-5"], "--seed: '-5' is not a whole number of 0 or more"),
                            (["--bogus"], "unrecognized arguments: --bogus")):
             r = sweep(self.out, *args)
             self.assertEqual(r.returncode, 2, args)
             self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
             self.assertIn(want, r.stderr)
+        r = sweep("", "--policies", "cfs")
+        self.assertEqual((r.returncode, len(r.stderr.splitlines())), (2, 1), r.stderr)
+        self.assertIn("--out: an empty directory name", r.stderr)
         r = subprocess.run([sys.executable, SWEEP, "--inputlat", "/nonexistent/inputlat"],
                            capture_output=True, text=True)
         self.assertEqual((r.returncode, len(r.stderr.splitlines())), (2, 1))
