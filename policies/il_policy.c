@@ -293,6 +293,15 @@ static char *reader(char *buf, int size, void *stream)
 		if (c->err)
 			return NULL;
 	}
+	/* A comment after a value starts with '#' as a whole-line one does,
+	 * or ';': inih strips only ';' (after a blank), so "class = fifo #
+	 * the ui" read as the class "fifo # the ui". Hand it the ';' it
+	 * knows. */
+	for (char *h = buf + (t - buf) + 1; (h = strchr(h, '#')) != NULL; h++)
+		if (h[-1] == ' ' || h[-1] == '\t') {
+			*h = ';';
+			break;
+		}
 	return buf;
 }
 

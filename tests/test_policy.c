@@ -295,6 +295,34 @@ static void test_policy_crlf_and_header_comment(void **state)
 	il_policy_free(p);
 }
 
+/* A comment after a value may start with '#' as a line's does: "class =
+ * fifo # the ui" was the unknown class "fifo # the ui". A '#' not after a
+ * blank stays in the value. */
+static void test_policy_inline_comments(void **state)
+{
+	struct il_policy *p = NULL;
+	char err[512] = "";
+	const char *path =
+	    write_tmp("[policy] # the header\nname = in#line # a comment\n"
+		      "description = hash  # comment ; more\n[ui]\nclass = fifo\t# tab\n"
+		      "priority = 50 ; semicolon\n[io]\nclass = other # c\nnice = 2#\n");
+
+	(void)state;
+	assert_int_not_equal(il_policy_load(path, builtin_dir, &p, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "nice"));
+	path = write_tmp("[policy] # the header\nname = in#line # a comment\n"
+			 "description = hash  # comment ; more\n[ui]\nclass = fifo\t# tab\n"
+			 "priority = 50 ; semicolon\n[io]\nclass = other # c\nnice = 2 #\n");
+	if (il_policy_load(path, builtin_dir, &p, err, sizeof(err)) != 0)
+		fail_msg("inline comments refused: %s", err);
+	assert_string_equal(il_policy_name(p), "in#line");
+	assert_string_equal(il_policy_description(p), "hash");
+	assert_int_equal(il_policy_role(p, IL_ROLE_UI)->sched_class, SCHED_FIFO);
+	assert_int_equal(il_policy_role(p, IL_ROLE_UI)->priority, 50);
+	assert_int_equal(il_policy_role(p, IL_ROLE_IO)->nice, 2);
+	il_policy_free(p);
+}
+
 /* A NUL byte anywhere is named as such, on its line (it once came out as
  * "line longer than 198 characters"). */
 static void test_policy_nul_byte(void **state)
@@ -519,6 +547,7 @@ int main(void)
 	    cmocka_unit_test(test_policy_broken_files),
 	    cmocka_unit_test(test_policy_nul_byte),
 	    cmocka_unit_test(test_policy_crlf_and_header_comment),
+	    cmocka_unit_test(test_policy_inline_comments),
 	    cmocka_unit_test(test_policy_optional),
 	    cmocka_unit_test(test_policy_thread_sections),
 	    cmocka_unit_test(test_policy_chromeos_builtins),
