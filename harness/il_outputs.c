@@ -181,7 +181,9 @@ static int trace_event(void *ctx, const struct il_event *ev)
 				t->last_ns = m->stamp_ns[k];
 	}
 	rc = il_trace_add(t->w, ev->msg, t->threads, t->nthreads);
-	if (rc < 0)
+	/* A write error (a full disk) is said once, by the commit in
+	 * trace_finish, with the promise that the previous file stays. */
+	if (rc < 0 && !ferror(il_out_file(t->out)))
 		fprintf(stderr, "inputlat: cannot write trace %s: %s\n", t->path, strerror(-rc));
 	return rc;
 }

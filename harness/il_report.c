@@ -916,19 +916,35 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 	}
 }
 
-void il_warn(struct il_warnings *w, const char *fmt, ...)
+static void warn_append(struct il_warnings *w, bool print, const char *fmt, va_list ap)
 {
 	char msg[sizeof(w->msg[0])];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "inputlat run: warning: %s\n", msg);
+	if (print)
+		fprintf(stderr, "inputlat run: warning: %s\n", msg);
 	if (w->n < IL_WARNINGS_MAX)
 		memcpy(w->msg[w->n++], msg, sizeof(msg));
 	else
 		w->dropped++;
+}
+
+void il_warn(struct il_warnings *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	warn_append(w, true, fmt, ap);
+	va_end(ap);
+}
+
+void il_warn_said(struct il_warnings *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	warn_append(w, false, fmt, ap);
+	va_end(ap);
 }
 
 /* warnings[]: every warning of the run, [] when there were none. */

@@ -44,6 +44,11 @@ struct il_warnings {
  * warning is printed and counted in dropped. */
 void il_warn(struct il_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* As il_warn, for what stderr has already said in its own words: only
+ * appended, so that the report says it too. */
+void il_warn_said(struct il_warnings *w, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 struct il_result {
 	/* What was asked for. */
 	const struct il_run_opts *o;

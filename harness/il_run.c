@@ -728,8 +728,16 @@ int il_cmd_run(int argc, char **argv)
 	il_report_check(&res, &r.warnings);
 	/* An output that could not be written fails the run: its results are lost.
 	 * The streamed ones end first, so the report sees them complete. */
-	if (il_event_sinks_finish(&r.sinks, &res) < 0 && r.exit_code == 0)
-		r.exit_code = 1;
+	if (il_event_sinks_finish(&r.sinks, &res) < 0) {
+		/* The report is written next: it says why its exit code is 1. */
+		for (size_t i = 0; i < r.sinks.n; i++)
+			if (r.sinks.err[i])
+				il_warn_said(&r.warnings,
+					     "%s output not written: %s (the run exits 1)",
+					     r.sinks.v[i].name, strerror(-r.sinks.err[i]));
+		if (r.exit_code == 0)
+			r.exit_code = 1;
+	}
 	res.exit_code = r.exit_code;
 	res.outputs_streamed_ns = il_now_ns();
 	if (write_outputs(&r, &res) < 0 && r.exit_code == 0)

@@ -324,10 +324,15 @@ static void test_hardening_io_full_disk_keeps_previous(void **state)
 		fail_msg("want exit 1 (outputs lost), got %d:\n%s", res->exit_code, res->err);
 	for (size_t o = 0; o < NOUTS; o++) {
 		char want[PATH_MAX + 64];
+		const char *at;
 
 		snprintf(want, sizeof(want), "%s %.4000s: File too large", out_opts[o], paths[o]);
 		if (!strstr(res->err, want))
 			fail_msg("no line saying '%s':\n%s", want, res->err);
+		/* Said once: the trace's failed event said it again in other words. */
+		at = strstr(res->err, paths[o]);
+		if (at && strstr(at + 1, paths[o]))
+			fail_msg("%s named more than once:\n%s", paths[o], res->err);
 		assert_content(paths[o], "PREVIOUS\n");
 	}
 	assert_no_temps(il_test_suite.tmpdir);
