@@ -40,13 +40,6 @@ struct il_capture {
 	size_t nprogs;
 };
 
-static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (!getenv("IL_ATTRIB_DEBUG"))
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
 /* Maps a BPF_F_MMAPABLE array: its values at their 8-byte stride. */
 static void *map_mmap(struct bpf_map *m, int prot, size_t *len)
 {
@@ -186,7 +179,7 @@ int il_capture_new(il_capture_event_cb cb, void *ctx, struct il_capture **out, c
 	c->cb = cb;
 	c->ctx = ctx;
 	c->stats_fd = -1;
-	libbpf_set_print(quiet_print);
+	libbpf_set_print(il_bpf_debug_print);
 	c->ncpus = libbpf_num_possible_cpus();
 	if (c->ncpus <= 0) {
 		rc = c->ncpus ? c->ncpus : -EINVAL;

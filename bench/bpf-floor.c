@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 	}
 	if (il_bench_out_check("bpf-floor", json) < 0)
 		return 2;
-	libbpf_set_print(il_bpf_silent_print); /* the one line on failure says what went wrong */
+	libbpf_set_print(il_bpf_debug_print); /* the one line on failure says what went wrong */
 	skel = bpf_floor_bpf__open();
 	ncpus = libbpf_num_possible_cpus();
 	if (skel && ncpus > 0) {

@@ -26,7 +26,7 @@ struct il_tclock *il_tclock_open(char *why, size_t len)
 {
 	static const char *const ev[] = {"sched/sched_switch"};
 	struct il_tclock *c = calloc(1, sizeof(*c));
-	libbpf_print_fn_t old = libbpf_set_print(il_bpf_silent_print);
+	libbpf_print_fn_t old = libbpf_set_print(il_bpf_debug_print);
 	int id, e;
 	void *p;
 

@@ -15,6 +15,8 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -22,15 +24,18 @@
 #include <unistd.h>
 
 /*
- * A libbpf print function that prints nothing: for loaders whose one-line
- * error already says what failed (libbpf_set_print(il_bpf_silent_print)).
+ * The libbpf print function of every loader here: libbpf's warnings are a
+ * developer's, printed only with IL_BPF_DEBUG set in the environment; the
+ * user's answer is the loader's one-line error, which says what failed.
+ * A library (il_spin) sets it only around its own libbpf calls and puts
+ * the application's back.
  */
-static inline int il_bpf_silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+static inline int il_bpf_debug_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
+	if (!getenv("IL_BPF_DEBUG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
 }
 
 /*

@@ -4,6 +4,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <stdarg.h>
+
+#include "il_bpf_attach.h"
 #endif
 
 #include <cjson/cJSON.h>
@@ -284,14 +286,6 @@ static bool debugfs_mounted(void)
  */
 static int btf_fair_server = -1, btf_ext_server = -1;
 
-#ifdef IL_HAVE_LIBBPF
-static int btf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level, (void)fmt, (void)ap;
-	return 0; /* a kernel without BTF is an answer ("unknown"), not a message */
-}
-#endif
-
 static void btf_servers_read(void)
 {
 #ifdef IL_HAVE_LIBBPF
@@ -302,7 +296,8 @@ static void btf_servers_read(void)
 	/* The kernel's own BTF only: libbpf's fallback to vmlinux files
 	 * under /boot could describe another kernel. */
 	if (access(IL_SYSINFO_VMLINUX_BTF, R_OK) == 0) {
-		libbpf_print_fn_t old = libbpf_set_print(btf_quiet);
+		/* A kernel without BTF is an answer ("unknown"), not a message. */
+		libbpf_print_fn_t old = libbpf_set_print(il_bpf_debug_print);
 
 		btf = btf__parse(IL_SYSINFO_VMLINUX_BTF, NULL);
 		libbpf_set_print(old);

@@ -29,14 +29,6 @@
 /* A directory inside the pin dir that says "ilspin-oncpu mounted bpffs". */
 #define MOUNT_MARKER "mounted_by_ilspin_oncpu" /* bpffs rejects "." in names */
 
-/* libbpf warns on stderr by default; a library stays quiet unless asked. */
-static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (!getenv("IL_SPIN_DEBUG"))
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
 static int map_records(int fd, struct il_oncpu *o)
 {
 	struct bpf_map_info info;
@@ -183,12 +175,11 @@ static int records_live(const struct il_oncpu_bpf *skel)
 }
 
 /* Opens, sizes and loads one of the programs; attaches (and checks it) when asked. */
-static int load_variant(struct il_oncpu_bpf **out, int do_attach, enum il_oncpu_prog prog)
+static int load_variant_quiet(struct il_oncpu_bpf **out, int do_attach, enum il_oncpu_prog prog)
 {
 	struct il_oncpu_bpf *skel;
 	int r;
 
-	libbpf_set_print(quiet_print);
 	skel = il_oncpu_bpf__open();
 	if (!skel)
 		return errno ? -errno : -EINVAL;
@@ -226,6 +217,17 @@ static int load_variant(struct il_oncpu_bpf **out, int do_attach, enum il_oncpu_
 	return 0;
 fail:
 	il_oncpu_bpf__destroy(skel);
+	return r;
+}
+
+/* libbpf warns on stderr by default: a library keeps it quiet around its
+ * own calls and leaves the application's print function as it found it. */
+static int load_variant(struct il_oncpu_bpf **out, int do_attach, enum il_oncpu_prog prog)
+{
+	libbpf_print_fn_t app = libbpf_set_print(il_bpf_debug_print);
+	int r = load_variant_quiet(out, do_attach, prog);
+
+	libbpf_set_print(app);
 	return r;
 }
 
