@@ -57,6 +57,14 @@ static int lie_random(uint32_t tid, void *data)
 	return v & 1;
 }
 
+/* Owners run for 30 us, then are off their CPU for 10 us, over and over:
+ * long enough on that spinners ask for handoffs, and off at any moment of
+ * a grant. */
+static int lie_in_windows(uint32_t tid, void *data)
+{
+	return now_ns() / 10000 % 4 != 0;
+}
+
 static void test_spin_exclusion_lying_on(void **state)
 {
 	il_spin_test_set_oncpu(lie_on, NULL);
@@ -79,6 +87,27 @@ static void test_spin_exclusion_lying_random(void **state)
 	il_spin_test_set_oncpu(lie_random, NULL);
 	il_test_spin_stress(IL_SPIN_SOURCE_BPF, 8, 20000, 20);
 	il_spin_test_set_oncpu(NULL, NULL);
+}
+
+/*
+ * The handoff's races: 3 us sections, so spinners ask for the lock; an
+ * owner state that flips every few sections, so a grantee goes to sleep
+ * at any moment, also while its unlocker hands the lock over; a 5 us
+ * budget, so grant spins end soon. A lost wake-up shows as threads not
+ * done in time.
+ */
+static void test_spin_exclusion_handoff_races(void **state)
+{
+	uint64_t handoffs = il_spin_handoffs();
+
+	il_spin_test_set_oncpu(lie_in_windows, NULL);
+	il_spin_budget_set_ns(5000);
+	il_test_spin_stress_cs(IL_SPIN_SOURCE_BPF, 8, 20000, 3000, 60);
+	il_spin_budget_set_ns(0);
+	il_spin_test_set_oncpu(NULL, NULL);
+	print_message("handoffs %llu\n", (unsigned long long)(il_spin_handoffs() - handoffs));
+	/* The handoff path ran, or the test proved nothing about it. */
+	assert_true(il_spin_handoffs() > handoffs);
 }
 
 /*
@@ -357,6 +386,7 @@ int main(void)
 	    cmocka_unit_test(test_spin_exclusion_lying_random),
 	    cmocka_unit_test(test_spin_handoff_bounds_wait),
 	    cmocka_unit_test(test_spin_handoff_to_spinner),
+	    cmocka_unit_test(test_spin_exclusion_handoff_races),
 	};
 
 	if (il_test_filters("test_spin", tests, sizeof(tests) / sizeof(tests[0])) < 0)

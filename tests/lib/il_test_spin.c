@@ -10,6 +10,7 @@ struct stress {
 	struct il_spin_mutex m;
 	int src;
 	unsigned long iters;
+	uint64_t cs_ns;	       /* busy time inside each section */
 	unsigned long counter; /* plain on purpose: only the lock protects it */
 	_Atomic unsigned long bad_owner;
 	pthread_barrier_t go; /* all threads start together, so they contend */
@@ -29,6 +30,16 @@ static void *stress_thread(void *arg)
 		if (il_spin_mutex_owner(&s->m) != me)
 			s->bad_owner++;
 		s->counter++;
+		if (s->cs_ns) {
+			struct timespec a, b;
+
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			do
+				clock_gettime(CLOCK_MONOTONIC, &b);
+			while ((uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ull +
+				   (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec <
+			       s->cs_ns);
+		}
 		/*
 		 * Now and then the owner leaves its CPU while holding the
 		 * lock, so waiters must take the sleep and wake-up paths.
@@ -42,7 +53,12 @@ static void *stress_thread(void *arg)
 
 void il_test_spin_stress(int src, int nthreads, unsigned long iters, int limit_s)
 {
-	struct stress s = {.src = src, .iters = iters};
+	il_test_spin_stress_cs(src, nthreads, iters, 0, limit_s);
+}
+
+void il_test_spin_stress_cs(int src, int nthreads, unsigned long iters, uint64_t cs_ns, int limit_s)
+{
+	struct stress s = {.src = src, .iters = iters, .cs_ns = cs_ns};
 	pthread_t t[16];
 	struct timespec dl;
 

@@ -20,4 +20,9 @@
  */
 void il_test_spin_stress(int src, int nthreads, unsigned long iters, int limit_s);
 
+/* The same with cs_ns of busy work inside every section: long enough
+ * (past IL_SPIN_FAIR_NS) that spinners ask for handoffs. */
+void il_test_spin_stress_cs(int src, int nthreads, unsigned long iters, uint64_t cs_ns,
+			    int limit_s);
+
 #endif
