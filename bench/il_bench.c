@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +135,15 @@ void il_bench_tmp_file(const char *path)
 void il_bench_child(int pid)
 {
 	child_pid = pid;
+}
+
+void il_bench_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
 void il_bench_tmp_done(void)

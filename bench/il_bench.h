@@ -46,4 +46,7 @@ void il_bench_tmp_done(void);
 struct option;
 int il_bench_opt_error(const char *prog, int c, char **argv, const struct option *longopts);
 
+/* Pins the calling thread to cpu (a measurement's placement). */
+void il_bench_pin(int cpu);
+
 #endif

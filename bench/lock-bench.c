@@ -42,18 +42,13 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/futex.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <x86intrin.h>
 
-#include <bpf/libbpf.h>
-
 #include "il_bench.h"
-#include "il_bpf_attach.h"
 #include "il_clock.h"
 #include "il_file.h"
 #include "il_lock.h"
@@ -61,10 +56,8 @@
 #include "il_header.h"
 #include "il_parse.h"
 #include "il_spin.h"
-#include "il_stats.h"
+#include "il_switch_cost.h"
 #include "il_tclock.h"
-#include "il_tracefs.h"
-#include "switch-floor.skel.h"
 
 #define MAX_THREADS 1024
 #define MAX_CONFIGS 32
@@ -222,15 +215,6 @@ static double hist_pct(const uint64_t *h, double p)
 	return hist_value(HIST_BUCKETS - 1);
 }
 
-static void pin_self(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
 static long thread_ctxsw(void)
 {
 	struct rusage ru;
@@ -372,7 +356,7 @@ static void *worker_main(void *arg)
 	const struct il_tclock_rec *rec;
 	long csw0;
 
-	pin_self(w->cpu);
+	il_bench_pin(w->cpu);
 	rec = tclock ? il_tclock_register(tclock, me) : NULL;
 	w->rng = 0x9e3779b97f4a7c15ull ^ me; /* never 0 */
 	if (c->slice)
@@ -485,7 +469,7 @@ static void *hog_main(void *arg)
 	struct hog_ctl *h = arg;
 	struct timespec off = {0, 1000000};
 
-	pin_self(h->cpu);
+	il_bench_pin(h->cpu);
 	if (h->kind == HOG_FIFO) {
 		struct sched_param sp = {.sched_priority = 1};
 
@@ -563,7 +547,7 @@ static void *preemptor_main(void *arg)
 	struct timespec next;
 	uint64_t t;
 
-	pin_self(p->cpu[a->i]);
+	il_bench_pin(p->cpu[a->i]);
 	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0) {
 		atomic_store(&p->failed, 1);
 		return NULL;
@@ -758,277 +742,6 @@ static int run_cell(const struct config *cfg, enum il_lock_kind kind, int slice,
 	free(c->w);
 	free(c);
 	return r;
-}
-
-/* --- BPF switch cost and futex round trip ---------------------------- */
-
-/*
- * Closes every descriptor from 3 up but a and b (both 3 or more: pipe()
- * returns the lowest free ones, and 0-2 are open).
- */
-static void close_all_but(int a, int b)
-{
-	unsigned lo = (unsigned)(a < b ? a : b), hi = (unsigned)(a < b ? b : a);
-
-	if (lo > 3)
-		close_range(3, lo - 1, 0);
-	if (hi > lo + 1)
-		close_range(lo + 1, hi - 1, 0);
-	close_range(hi + 1, ~0u, 0);
-}
-
-/* Round trips per second of a pipe ping-pong between two processes on one CPU. */
-static double pingpong_ns_per_switch(int rounds)
-{
-	int ab[2], ba[2], st;
-	char b = 0;
-	uint64_t t0, t1;
-	pid_t pid, parent = getpid();
-
-	if (pipe(ab) < 0 || pipe(ba) < 0)
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		/*
-		 * Ends with lock-bench, however it ends (a test's timeout kills
-		 * it): dies with it, and holds no write end of its own input,
-		 * so a read sees end of file. Nor does it keep the BPF links
-		 * it was forked with: a child left behind kept a sched_switch
-		 * program attached for as long as it lived.
-		 */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(1);
-		close_all_but(ab[0], ba[1]);
-		pin_self(cpus[0]);
-		for (int i = 0; i < rounds; i++)
-			if (read(ab[0], &b, 1) != 1 || write(ba[1], &b, 1) != 1)
-				_exit(1);
-		_exit(0);
-	}
-	close(ab[0]);
-	close(ba[1]);
-	pin_self(cpus[0]);
-	t0 = il_now_ns();
-	for (int i = 0; i < rounds; i++)
-		if (write(ab[1], &b, 1) != 1 || read(ba[0], &b, 1) != 1)
-			break;
-	t1 = il_now_ns();
-	close(ab[1]); /* a child still reading sees end of file and ends */
-	close(ba[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	{
-		cpu_set_t all;
-
-		CPU_ZERO(&all);
-		for (int i = 0; i < ncpu; i++)
-			CPU_SET(cpus[i], &all);
-		pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
-	}
-	/* Each round trip is two context switches, each running the program once. */
-	return (double)(t1 - t0) / rounds / 2;
-}
-
-/*
- * An empty program at the hook of il_spin's variant prog (never AUTO):
- * loaded and attached, or NULL.
- */
-static struct switch_floor_bpf *floor_attach(enum il_oncpu_prog prog)
-{
-	static const char *const ev[] = {"sched/sched_switch"};
-	struct switch_floor_bpf *s = switch_floor_bpf__open();
-	struct bpf_program *want;
-	int id;
-
-	if (!s)
-		return NULL;
-	want = prog == IL_ONCPU_PROG_BTF      ? s->progs.floor_switch_btf
-	       : prog == IL_ONCPU_PROG_RAW_TP ? s->progs.floor_switch_raw
-					      : s->progs.floor_switch_tp;
-	bpf_program__set_autoload(s->progs.floor_switch_btf, want == s->progs.floor_switch_btf);
-	bpf_program__set_autoload(s->progs.floor_switch_raw, want == s->progs.floor_switch_raw);
-	bpf_program__set_autoload(s->progs.floor_switch_tp, want == s->progs.floor_switch_tp);
-	if (switch_floor_bpf__load(s) < 0)
-		goto fail;
-	if (want == s->progs.floor_switch_tp) {
-		/* Through a perf event, as il_oncpu attaches it (no tracefs needed). */
-		if (il_tracefs_event_ids(ev, 1, &id) < 0)
-			goto fail;
-		s->links.floor_switch_tp = il_bpf_attach_tracepoint(want, id);
-	} else if (want == s->progs.floor_switch_btf) {
-		s->links.floor_switch_btf = bpf_program__attach(want);
-	} else {
-		s->links.floor_switch_raw = bpf_program__attach(want);
-	}
-	if (s->links.floor_switch_btf || s->links.floor_switch_raw || s->links.floor_switch_tp)
-		return s;
-fail:
-	switch_floor_bpf__destroy(s);
-	return NULL;
-}
-
-#define SWITCH_ROUNDS 21
-/* Round trips per ping-pong: many short rounds beat a few long ones here. */
-#define SWITCH_PINGS 5000
-/* Issue 17: a tracepoint program's published cost (sched_ext's LAVD). */
-#define SWITCH_TARGET_NS 130
-
-/* "+205 ns", or why there is no figure (a program this kernel refused). */
-static const char *ns_or_why(char buf[48], double ns)
-{
-	if (isnan(ns))
-		return "not measured (not loadable here)";
-	snprintf(buf, 48, "%+.0f ns", ns);
-	return buf;
-}
-
-/* What a sched_switch program adds to a context switch, and its floor. */
-struct switch_cost {
-	/* Medians over the rounds, each with its 95% interval (il_stats). */
-	double cost_ns, cost_lo_ns, cost_hi_ns;	   /* il_spin's program, NAN: not measured (why) */
-	double floor_ns, floor_lo_ns, floor_hi_ns; /* an empty program at the hook, NAN: none */
-	double base_ns;				   /* a switch with neither (the fastest round) */
-	/* The program less the empty one, within each round: its own work. */
-	double own_ns, own_lo_ns, own_hi_ns;
-	const char *program; /* the hook: "tp_btf", "raw_tp" or "tracepoint" */
-	const char *why;
-};
-
-/* Against the target: the whole interval of the median on one side, or not. */
-static const char *switch_verdict(const struct switch_cost *sc)
-{
-	if (sc->cost_hi_ns <= SWITCH_TARGET_NS)
-		return "met";
-	if (sc->cost_lo_ns > SWITCH_TARGET_NS)
-		return "not met";
-	return "inconclusive (the interval straddles it)";
-}
-
-/* The median of v[n] and its 95% interval (il_stats), NAN when there is none. */
-static double median_of(const double *v, size_t n, double *lo, double *hi)
-{
-	double m = NAN, cov;
-
-	*lo = *hi = NAN;
-	if (il_stats_median_ci(v, n, IL_STATS_ALPHA, &m, lo, hi, &cov) < 0)
-		return NAN;
-	return m;
-}
-
-/*
- * SWITCH_ROUNDS rounds of three ping-pongs, none / il_spin's program / an
- * empty one at the same hook, in an order that turns each round (slow
- * drift then falls on each side alike); each figure is the median over
- * the rounds of the difference within a round, which the noise of a
- * shared VM moves less than the minimum of each side (that swung from -5
- * to +319 ns for one program here); the median's 95% interval says how
- * much it still moves. NAN cost
- * when the program cannot be loaded or someone else's copy is already
- * attached (no baseline).
- */
-static struct switch_cost bpf_switch_cost(enum il_oncpu_prog prog)
-{
-	struct switch_cost sc = {NAN, NAN, NAN, NAN, NAN, NAN, INFINITY, NAN, NAN, NAN, "?", ""};
-	double on[SWITCH_ROUNDS], fl[SWITCH_ROUNDS], own[SWITCH_ROUNDS];
-	size_t nfl = 0;
-	enum il_oncpu_prog hook = prog;
-	struct il_oncpu *o;
-
-	if (il_oncpu_open_pinned(NULL, &o) == 0) {
-		il_oncpu_free(o);
-		sc.why = "a pinned copy (ilspin-oncpu) is attached: no baseline";
-		return sc;
-	}
-	/* The hook il_spin's loader takes (AUTO: the first that works here). */
-	if (il_oncpu_load_prog(prog, &o) < 0) {
-		sc.why = "cannot load the BPF program";
-		return sc;
-	}
-	sc.program = il_oncpu_program(o);
-	il_oncpu_free(o);
-	if (hook == IL_ONCPU_PROG_AUTO)
-		hook = !strcmp(sc.program, "raw_tp")	   ? IL_ONCPU_PROG_RAW_TP
-		       : !strcmp(sc.program, "tracepoint") ? IL_ONCPU_PROG_TRACEPOINT
-							   : IL_ONCPU_PROG_BTF;
-	for (int i = 0; i < SWITCH_ROUNDS; i++) {
-		double v[3] = {NAN, NAN, NAN};
-
-		for (int k = 0; k < 3; k++) {
-			int which = (i + k) % 3;
-			struct switch_floor_bpf *f = NULL;
-
-			o = NULL;
-			if (which == 1 && il_oncpu_load_prog(prog, &o) < 0) {
-				sc.why = "cannot load the BPF program";
-				return sc;
-			}
-			if (which == 2 && !(f = floor_attach(hook)))
-				continue;
-			v[which] = pingpong_ns_per_switch(SWITCH_PINGS);
-			il_oncpu_free(o);
-			switch_floor_bpf__destroy(f);
-		}
-		if (v[0] < sc.base_ns)
-			sc.base_ns = v[0];
-		on[i] = v[1] - v[0];
-		if (!isnan(v[2])) {
-			own[nfl] = v[1] - v[2];
-			fl[nfl++] = v[2] - v[0];
-		}
-	}
-	sc.cost_ns = median_of(on, SWITCH_ROUNDS, &sc.cost_lo_ns, &sc.cost_hi_ns);
-	/* An empty program that attached in some rounds only gives no floor. */
-	if (nfl == SWITCH_ROUNDS) {
-		sc.floor_ns = median_of(fl, nfl, &sc.floor_lo_ns, &sc.floor_hi_ns);
-		sc.own_ns = median_of(own, nfl, &sc.own_lo_ns, &sc.own_hi_ns);
-	}
-	return sc;
-}
-
-struct futex_pp {
-	_Atomic uint32_t turn;
-	int rounds;
-};
-
-static void *futex_pp_peer(void *arg)
-{
-	struct futex_pp *p = arg;
-
-	pin_self(cpus[ncpu > 1 ? 1 : 0]);
-	for (int i = 0; i < p->rounds; i++) {
-		while (atomic_load(&p->turn) != 1)
-			syscall(SYS_futex, &p->turn, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
-		atomic_store(&p->turn, 0);
-		syscall(SYS_futex, &p->turn, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-	}
-	return NULL;
-}
-
-/*
- * Sleep/wake round trip between two threads on two CPUs: what a waiter
- * pays to go to sleep instead of spinning. The spin budget default is
- * set from it (il_spin.h).
- */
-static double futex_wake_rtt_ns(void)
-{
-	struct futex_pp p = {.turn = 0, .rounds = 5000};
-	uint64_t t0, t1;
-	pthread_t t;
-
-	pthread_create(&t, NULL, futex_pp_peer, &p);
-	t0 = il_now_ns();
-	for (int i = 0; i < p.rounds; i++) {
-		atomic_store(&p.turn, 1);
-		syscall(SYS_futex, &p.turn, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-		while (atomic_load(&p.turn) != 0)
-			syscall(SYS_futex, &p.turn, FUTEX_WAIT_PRIVATE, 1, NULL, NULL, 0);
-	}
-	t1 = il_now_ns();
-	pthread_join(t, NULL);
-	return (double)(t1 - t0) / p.rounds;
 }
 
 /* --- options --------------------------------------------------------- */
@@ -1564,7 +1277,7 @@ int main(int argc, char **argv)
 	struct il_spin_opts so = {0};
 	struct opts o;
 	struct rlimit rt = {200000, 500000}; /* us of RT CPU without blocking */
-	struct switch_cost sw, sw_raw, sw_tp;
+	struct il_switch_cost sw, sw_raw, sw_tp;
 	double rtt;
 	int ncfg, progress = isatty(2), cells = 0, total_cells, have_slice, met = 0, checked = 0;
 	int agreed = 0, any_skewed = 0, skewed;
@@ -1595,10 +1308,10 @@ int main(int argc, char **argv)
 
 	if (progress)
 		fprintf(stderr, "lock-bench: measuring context switch cost...\n");
-	sw = bpf_switch_cost(IL_ONCPU_PROG_AUTO);
-	sw_raw = bpf_switch_cost(IL_ONCPU_PROG_RAW_TP);
-	sw_tp = bpf_switch_cost(IL_ONCPU_PROG_TRACEPOINT);
-	rtt = futex_wake_rtt_ns();
+	sw = il_switch_cost_measure(IL_ONCPU_PROG_AUTO, cpus[0]);
+	sw_raw = il_switch_cost_measure(IL_ONCPU_PROG_RAW_TP, cpus[0]);
+	sw_tp = il_switch_cost_measure(IL_ONCPU_PROG_TRACEPOINT, cpus[0]);
+	rtt = il_futex_wake_rtt_ns(cpus[ncpu > 1 ? 1 : 0]);
 	/* After the switch costs: they measure il_spin's program alone. */
 	tclock = il_tclock_open(tclock_why, sizeof(tclock_why));
 
@@ -1663,16 +1376,19 @@ int main(int argc, char **argv)
 		    "# bpf switch cost: %+.0f ns per context switch (base %.0f ns per switch), the "
 		    "program il_spin loads (%s); an empty %s program there %s; raw tracepoint %s "
 		    "(empty %s), classic tracepoint %s (empty %s); medians of %d rounds\n",
-		    sw.cost_ns, sw.base_ns, sw.program, sw.program, ns_or_why(fl, sw.floor_ns),
-		    ns_or_why(raw, sw_raw.cost_ns), ns_or_why(rawfl, sw_raw.floor_ns),
-		    ns_or_why(tp, sw_tp.cost_ns), ns_or_why(tpfl, sw_tp.floor_ns), SWITCH_ROUNDS);
+		    sw.cost_ns, sw.base_ns, sw.program, sw.program,
+		    il_switch_ns_or_why(fl, sw.floor_ns), il_switch_ns_or_why(raw, sw_raw.cost_ns),
+		    il_switch_ns_or_why(rawfl, sw_raw.floor_ns),
+		    il_switch_ns_or_why(tp, sw_tp.cost_ns),
+		    il_switch_ns_or_why(tpfl, sw_tp.floor_ns), IL_SWITCH_ROUNDS);
 		/* The issue's target, judged by the median's interval (met or not
 		 * only when the whole interval says so), and against what no
 		 * program at the hook can beat. */
 		printf("# bpf switch cost target <= %d ns: %s (95%% interval of the median %+.0f "
 		       "to %+.0f ns)",
-		       SWITCH_TARGET_NS, switch_verdict(&sw), sw.cost_lo_ns, sw.cost_hi_ns);
-		if (sw.floor_lo_ns > SWITCH_TARGET_NS)
+		       IL_SWITCH_TARGET_NS, il_switch_cost_verdict(&sw), sw.cost_lo_ns,
+		       sw.cost_hi_ns);
+		if (sw.floor_lo_ns > IL_SWITCH_TARGET_NS)
 			printf("; below this machine's floor: an empty %s program at sched_switch "
 			       "adds %+.0f ns (%+.0f to %+.0f)",
 			       sw.program, sw.floor_ns, sw.floor_lo_ns, sw.floor_hi_ns);
@@ -1703,7 +1419,7 @@ int main(int argc, char **argv)
 	add_num_or_null(root, "bpf_switch_cost_lo_ns", round(sw.cost_lo_ns));
 	add_num_or_null(root, "bpf_switch_cost_hi_ns", round(sw.cost_hi_ns));
 	if (!isnan(sw.cost_ns))
-		cJSON_AddStringToObject(root, "bpf_switch_verdict", switch_verdict(&sw));
+		cJSON_AddStringToObject(root, "bpf_switch_verdict", il_switch_cost_verdict(&sw));
 	add_num_or_null(root, "bpf_switch_floor_ns", round(sw.floor_ns));
 	add_num_or_null(root, "bpf_switch_floor_lo_ns", round(sw.floor_lo_ns));
 	add_num_or_null(root, "bpf_switch_floor_hi_ns", round(sw.floor_hi_ns));
@@ -1714,8 +1430,8 @@ int main(int argc, char **argv)
 	add_num_or_null(root, "bpf_switch_floor_raw_tp_ns", round(sw_raw.floor_ns));
 	add_num_or_null(root, "bpf_switch_cost_tracepoint_ns", round(sw_tp.cost_ns));
 	add_num_or_null(root, "bpf_switch_floor_tracepoint_ns", round(sw_tp.floor_ns));
-	cJSON_AddNumberToObject(root, "bpf_switch_target_ns", SWITCH_TARGET_NS);
-	cJSON_AddNumberToObject(root, "bpf_switch_rounds", SWITCH_ROUNDS);
+	cJSON_AddNumberToObject(root, "bpf_switch_target_ns", IL_SWITCH_TARGET_NS);
+	cJSON_AddNumberToObject(root, "bpf_switch_rounds", IL_SWITCH_ROUNDS);
 	cJSON_AddStringToObject(root, "slice_extension", have_slice ? "available" : slice_why);
 	cJSON_AddNumberToObject(root, "handoffs", (double)il_spin_handoffs());
 	cJSON_AddStringToObject(
