@@ -276,7 +276,8 @@ int il_preflight(struct il_run *r)
 	 * is none of its business.
 	 */
 	if (policy_sets_knobs(r->policy)) {
-		rc = il_knobs_lock(il_knobs_state_dir(), stderr, &r->knobs_lock, err, sizeof(err));
+		rc = il_knobs_lock_wait(il_knobs_state_dir(), stderr, IL_KNOBS_LOCK_WAIT_MS,
+					&r->knobs_lock, err, sizeof(err));
 		if (rc < 0) {
 			fprintf(stderr, "inputlat run: %s\n", err);
 			return rc == -EBUSY ? IL_EXIT_KNOBS_BUSY : rc == -EACCES ? 2 : 1;

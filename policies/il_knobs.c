@@ -1054,12 +1054,13 @@ static void canonical_dir(const char *dir, char *out, size_t len)
 }
 
 /* Takes the flock; prev gets what the last holder wrote (pid 0: nothing). */
-static int lock_take(const char *dir, struct il_knobs_lock **out, struct lock_info *prev, char *err,
-		     size_t errlen)
+static int lock_take(const char *dir, unsigned wait_ms, struct il_knobs_lock **out,
+		     struct lock_info *prev, char *err, size_t errlen)
 {
 	struct il_knobs_lock *l;
 	struct stat sb;
 	int fd, r;
+	struct timespec t0, now, tick = {0, 10 * 1000000L};
 
 	if (strlen(dir) > STATE_DIR_MAX) {
 		snprintf(err, errlen, "state directory %.100s...: path too long", dir);
@@ -1086,7 +1087,21 @@ static int lock_take(const char *dir, struct il_knobs_lock **out, struct lock_in
 		close(fd);
 		return -EPERM;
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+	/*
+	 * Held for a moment by a run that sets no knobs (it only checks for a
+	 * dead run's), `check` or `restore`: wait_ms covers those, so that a
+	 * run started beside them is not refused; a run that holds the lock
+	 * for its whole length is then still said in one line.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((r = flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EWOULDBLOCK) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >=
+		    (long)wait_ms)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	if (r != 0) {
 		r = -errno;
 		if (r == -EWOULDBLOCK) {
 			busy_msg(err, errlen, lock_read(fd, prev) == 0 ? prev->pid : 0);
@@ -1136,11 +1151,18 @@ static int lock_repair(struct il_knobs_lock *l, const struct lock_info *prev, FI
 int il_knobs_lock(const char *state_dir, FILE *log, struct il_knobs_lock **out, char *err,
 		  size_t errlen)
 {
+	return il_knobs_lock_wait(state_dir, log, 0, out, err, errlen);
+}
+
+int il_knobs_lock_wait(const char *state_dir, FILE *log, unsigned wait_ms,
+		       struct il_knobs_lock **out, char *err, size_t errlen)
+{
 	struct il_knobs_lock *l = NULL;
 	struct lock_info prev;
 	int r;
 
-	r = lock_take(state_dir ? state_dir : il_knobs_state_dir(), &l, &prev, err, errlen);
+	r = lock_take(state_dir ? state_dir : il_knobs_state_dir(), wait_ms, &l, &prev, err,
+		      errlen);
 	if (r)
 		return r;
 	r = lock_repair(l, &prev, log, NULL, err, errlen);
@@ -1175,7 +1197,8 @@ int il_knobs_restore(const char *state_dir, struct il_knob_report *restored, cha
 		return -ENOMEM;
 	rep->rt_runtime_us_before = INT32_MIN;
 	rep->fs.runtime_ns = rep->fs.period_ns = -1;
-	r = lock_take(state_dir ? state_dir : il_knobs_state_dir(), &l, &prev, err, errlen);
+	r = lock_take(state_dir ? state_dir : il_knobs_state_dir(), IL_KNOBS_LOCK_WAIT_MS, &l,
+		      &prev, err, errlen);
 	if (r == 0)
 		r = lock_repair(l, &prev, NULL, rep, err, errlen);
 	if (r == 0 && restored)

@@ -83,6 +83,18 @@ const char *il_knobs_state_dir(void);
 int il_knobs_lock(const char *state_dir, FILE *log, struct il_knobs_lock **out, char *err,
 		  size_t errlen);
 
+/*
+ * How long a command that needs the knobs (a run whose policy sets them,
+ * `restore`) waits for a lock held for a moment: by a run that sets none
+ * (it checks for a dead run's knobs, in milliseconds) or by `check`.
+ */
+#define IL_KNOBS_LOCK_WAIT_MS 1500u
+
+/* il_knobs_lock, waiting up to wait_ms while another holds the lock
+ * before -EBUSY. */
+int il_knobs_lock_wait(const char *state_dir, FILE *log, unsigned wait_ms,
+		       struct il_knobs_lock **out, char *err, size_t errlen);
+
 /* Releases the lock (the kernel would at exit anyway). NULL-safe. */
 void il_knobs_unlock(struct il_knobs_lock *l);
 

@@ -27,6 +27,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "il_knobs.h"
 #include "il_test.h"
@@ -483,6 +485,71 @@ static void test_hardening_knobs_check_races_runs(void **state)
 	free(res);
 }
 
+/* Holds the machine's knob lock for hold_ms, as a run that sets no knobs,
+ * `check` or `restore` does for a moment. */
+struct moment {
+	unsigned hold_ms;
+	_Atomic int held;
+	int rc;
+};
+
+static void *hold_lock_thread(void *arg)
+{
+	struct moment *m = arg;
+	struct il_knobs_lock *l = NULL;
+	struct timespec ts = {(time_t)(m->hold_ms / 1000), (long)(m->hold_ms % 1000) * 1000000L};
+	char err[256];
+
+	/* Waiting itself: a run beside the suite may be looking for a moment. */
+	m->rc = il_knobs_lock_wait(NULL, NULL, IL_KNOBS_LOCK_WAIT_MS, &l, err, sizeof(err));
+	m->held = 1;
+	if (m->rc == 0) {
+		nanosleep(&ts, NULL);
+		il_knobs_unlock(l);
+	}
+	return NULL;
+}
+
+/*
+ * A run that sets knobs, started while another inputlat holds the lock
+ * for a moment (a plain run's look for a dead run's knobs, `check`),
+ * waits for it instead of being refused (exit 75 named the plain run as
+ * the holder); one held longer than IL_KNOBS_LOCK_WAIT_MS is still
+ * refused, in one line, once that wait is over.
+ */
+static void test_hardening_knobs_moment_holder_waited_for(void **state)
+{
+	char *run[] = {"run", "--quiet", "--events", "3", "--policy", policy, NULL};
+	struct il_test_result *res = malloc(sizeof(*res));
+	const unsigned holds[] = {300, IL_KNOBS_LOCK_WAIT_MS + 1500};
+
+	assert_non_null(res);
+	il_test_knobs_need_change(VALUE);
+	for (size_t i = 0; i < 2; i++) {
+		struct moment m = {.hold_ms = holds[i]};
+		double t0;
+		pthread_t t;
+
+		il_test_knobs_need_free();
+		assert_int_equal(pthread_create(&t, NULL, hold_lock_thread, &m), 0);
+		while (!m.held)
+			usleep(1000);
+		t0 = il_test_now_s();
+		run_in(NULL, run, res);
+		assert_int_equal(pthread_join(t, NULL), 0);
+		assert_int_equal(m.rc, 0);
+		if (i == 0 && res->exit_code != 0)
+			fail_msg("held %u ms: exit %d:\n%s", holds[i], res->exit_code, res->err);
+		if (i == 1) {
+			assert_int_equal(res->exit_code, 75);
+			assert_true(il_test_one_line(res->err));
+			assert_true(il_test_now_s() - t0 >= IL_KNOBS_LOCK_WAIT_MS / 1000.0);
+		}
+		assert_knob_orig();
+	}
+	free(res);
+}
+
 /* --- the watchdog ------------------------------------------------------------ */
 
 /*
@@ -695,6 +762,8 @@ int main(void)
 	    cmocka_unit_test_teardown(test_hardening_knobs_dead_run_repaired_anywhere,
 				      il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_hardening_knobs_stale_state_own_pid,
+				      il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_knobs_moment_holder_waited_for,
 				      il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_hardening_knobs_check_races_runs,
 				      il_test_knobs_teardown),
