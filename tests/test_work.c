@@ -167,7 +167,11 @@ static void test_work_loops_follows_calibration(void **state)
 	il_work_set_model(IL_WORK_CPU_TIME);
 }
 
-/* The test hook's scale halves the work in either model. */
+/* The test hook's scale halves the work in either model: 400 us is 200 us
+ * of CPU, within the bounds of test_work_cpu_time_ignores_calibration (2
+ * us below, 5% + 3 us above: under ASan beside the other lane the best of
+ * three batches once took 207.9 us, where the clock's step was 1.6 us and
+ * a read 1.3 us; without the scale it would be 400). */
 static void test_work_scale(void **state)
 {
 	uint64_t ns;
@@ -177,7 +181,7 @@ static void test_work_scale(void **state)
 	ns = best_median_cpu_ns(400);
 	il_work_set_scale(1.0);
 	print_message("scale 0.5: 400 us of work took %.2f us of CPU\n", (double)ns / 1e3);
-	assert_true(ns >= 198000 && ns <= 207000);
+	assert_true(ns >= 198000 && ns <= 200000 + 200000 / 20 + 3000);
 }
 
 /* Work shorter than two reads of the clock is the loop alone: 1 us stays
