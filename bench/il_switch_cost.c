@@ -40,7 +40,8 @@ static void close_all_but(int a, int b)
 	close_range(hi + 1, ~0u, 0);
 }
 
-/* Round trips per second of a pipe ping-pong between two processes on one CPU. */
+/* Nanoseconds per context switch of a pipe ping-pong between two
+ * processes on one CPU; NAN when it could not run to the end. */
 static double pingpong_ns_per_switch(int rounds, int cpu)
 {
 	int ab[2], ba[2], st;
@@ -48,13 +49,23 @@ static double pingpong_ns_per_switch(int rounds, int cpu)
 	char b = 0;
 	uint64_t t0, t1;
 	pid_t pid, parent = getpid();
+	int done = 0;
 
-	if (pthread_getaffinity_np(pthread_self(), sizeof(was), &was) != 0 || pipe(ab) < 0 ||
-	    pipe(ba) < 0)
-		return -1;
+	if (pthread_getaffinity_np(pthread_self(), sizeof(was), &was) != 0 || pipe(ab) < 0)
+		return NAN;
+	if (pipe(ba) < 0) {
+		close(ab[0]);
+		close(ab[1]);
+		return NAN;
+	}
 	pid = fork();
-	if (pid < 0)
-		return -1;
+	if (pid < 0) {
+		close(ab[0]);
+		close(ab[1]);
+		close(ba[0]);
+		close(ba[1]);
+		return NAN;
+	}
 	if (pid == 0) {
 		/*
 		 * Ends with lock-bench, however it ends (a test's timeout kills
@@ -77,7 +88,7 @@ static double pingpong_ns_per_switch(int rounds, int cpu)
 	close(ba[1]);
 	il_bench_pin(cpu);
 	t0 = il_now_ns();
-	for (int i = 0; i < rounds; i++)
+	for (; done < rounds; done++)
 		if (write(ab[1], &b, 1) != 1 || read(ba[0], &b, 1) != 1)
 			break;
 	t1 = il_now_ns();
@@ -87,7 +98,7 @@ static double pingpong_ns_per_switch(int rounds, int cpu)
 		;
 	pthread_setaffinity_np(pthread_self(), sizeof(was), &was);
 	/* Each round trip is two context switches, each running the program once. */
-	return (double)(t1 - t0) / rounds / 2;
+	return done == rounds ? (double)(t1 - t0) / rounds / 2 : NAN;
 }
 
 /*
@@ -200,6 +211,11 @@ struct il_switch_cost il_switch_cost_measure(enum il_oncpu_prog prog, int cpu)
 			v[which] = pingpong_ns_per_switch(SWITCH_PINGS, cpu);
 			il_oncpu_free(o);
 			switch_floor_bpf__destroy(f);
+		}
+		/* A figure is a measurement or nothing: the cost stays NAN. */
+		if (isnan(v[0]) || isnan(v[1])) {
+			sc.why = "the pipe ping-pong between two processes failed";
+			return sc;
 		}
 		if (v[0] < sc.base_ns)
 			sc.base_ns = v[0];

@@ -732,8 +732,7 @@ int il_cmd_run(int argc, char **argv)
 		/* The report is written next: it says why its exit code is 1. */
 		for (size_t i = 0; i < r.sinks.n; i++)
 			if (r.sinks.err[i])
-				il_warn_said(&r.warnings,
-					     "%s output not written: %s (the run exits 1)",
+				il_warn_said(&r.warnings, "the run's %s failed: %s; it exits 1",
 					     r.sinks.v[i].name, strerror(-r.sinks.err[i]));
 		if (r.exit_code == 0)
 			r.exit_code = 1;

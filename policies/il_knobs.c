@@ -1059,7 +1059,7 @@ static int lock_take(const char *dir, unsigned wait_ms, struct il_knobs_lock **o
 {
 	struct il_knobs_lock *l;
 	struct stat sb;
-	int fd, r;
+	int fd, r, e;
 	struct timespec t0, now, tick = {0, 10 * 1000000L};
 
 	if (strlen(dir) > STATE_DIR_MAX) {
@@ -1094,15 +1094,18 @@ static int lock_take(const char *dir, unsigned wait_ms, struct il_knobs_lock **o
 	 * for its whole length is then still said in one line.
 	 */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while ((r = flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EWOULDBLOCK) {
+	for (;;) {
+		e = flock(fd, LOCK_EX | LOCK_NB) == 0 ? 0 : errno;
+		if (e != EWOULDBLOCK)
+			break;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >=
 		    (long)wait_ms)
 			break;
 		nanosleep(&tick, NULL);
 	}
-	if (r != 0) {
-		r = -errno;
+	if (e != 0) {
+		r = -e;
 		if (r == -EWOULDBLOCK) {
 			busy_msg(err, errlen, lock_read(fd, prev) == 0 ? prev->pid : 0);
 			r = -EBUSY;

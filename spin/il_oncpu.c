@@ -175,7 +175,7 @@ static int records_live(const struct il_oncpu_bpf *skel)
 }
 
 /* Opens, sizes and loads one of the programs; attaches (and checks it) when asked. */
-static int load_variant_quiet(struct il_oncpu_bpf **out, int do_attach, enum il_oncpu_prog prog)
+static int open_load_attach(struct il_oncpu_bpf **out, int do_attach, enum il_oncpu_prog prog)
 {
 	struct il_oncpu_bpf *skel;
 	int r;
@@ -225,7 +225,7 @@ fail:
 static int load_variant(struct il_oncpu_bpf **out, int do_attach, enum il_oncpu_prog prog)
 {
 	libbpf_print_fn_t app = libbpf_set_print(il_bpf_debug_print);
-	int r = load_variant_quiet(out, do_attach, prog);
+	int r = open_load_attach(out, do_attach, prog);
 
 	libbpf_set_print(app);
 	return r;
