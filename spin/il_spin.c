@@ -45,7 +45,8 @@
  * FUTEX_WAKE on a slot that was already reused is only a spurious
  * wake-up, which every wait loop tolerates. If the slot is held by a
  * colliding mutex, the waiter just keeps waiting normally and asks again
- * later. Timed waiters never ask: they could not withdraw the promise.
+ * later. Timed waiters never ask, neither when woken nor while they spin:
+ * they could not withdraw the promise, and a grant has no deadline.
  */
 #include <errno.h>
 #include <limits.h>
@@ -232,10 +233,11 @@ static int request_handoff(struct il_spin_mutex *m, uint32_t tid, uint32_t wbit,
 /*
  * Spins while spinning can pay: the owner is on a CPU (source bpf or the
  * test hook), or, without owner information, for the adaptive count.
- * `want` is the value to install (tid, or tid|W after a wake-up).
+ * `want` is the value to install (tid, or tid|W after a wake-up);
+ * `may_ask` is 0 for a timed waiter, which must not ask for a handoff.
  * Returns 1 with the lock held, 0 to go to sleep.
  */
-static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_source src)
+static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_source src, int may_ask)
 {
 	uint32_t adaptive = 2 * tls_spins + 10;
 	int aware = il_spin_source_aware(src);
@@ -288,7 +290,7 @@ static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_sourc
 			 * ask for the lock to be handed over, spending what is
 			 * left of the budget waiting for it.
 			 */
-			if (i >= fair && st > 0 && !asked) {
+			if (may_ask && i >= fair && st > 0 && !asked) {
 				asked = 1;
 				if (request_handoff(m, want & IL_SPIN_TID_MASK, want & W, src,
 						    limit - i))
@@ -334,7 +336,7 @@ static int lock_slow(struct il_spin_mutex *m, uint32_t tid, enum il_spin_source 
 	uint32_t w;
 
 	il_spin_calibrate();
-	if (spin_phase(m, tid, src))
+	if (spin_phase(m, tid, src, !abs))
 		return 0;
 	for (;;) {
 		w = atomic_load_explicit(&m->word, memory_order_relaxed);
@@ -362,7 +364,7 @@ static int lock_slow(struct il_spin_mutex *m, uint32_t tid, enum il_spin_source 
 			return -ETIMEDOUT;
 		woken = 1;
 		/* Woken: others may still sleep, so take the lock with W set. */
-		if (spin_phase(m, tid | W, src))
+		if (spin_phase(m, tid | W, src, !abs))
 			return 0;
 	}
 }

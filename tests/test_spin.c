@@ -111,6 +111,28 @@ static void test_spin_exclusion_handoff_races(void **state)
 }
 
 /*
+ * The same races with timed waiters among the others: half the threads
+ * take the lock by timedlock with deadlines 0 to 4 sections away, so they
+ * leave with the waiters bit set, beside spinners that ask for handoffs.
+ */
+static void test_spin_exclusion_timed_waiters(void **state)
+{
+	uint64_t handoffs = il_spin_handoffs();
+	unsigned long timeouts;
+
+	il_spin_test_set_oncpu(lie_in_windows, NULL);
+	il_spin_budget_set_ns(5000);
+	timeouts = il_test_spin_stress_timed(IL_SPIN_SOURCE_BPF, 8, 10000, 3000, 60);
+	il_spin_budget_set_ns(0);
+	il_spin_test_set_oncpu(NULL, NULL);
+	print_message("timeouts %lu, handoffs %llu\n", timeouts,
+		      (unsigned long long)(il_spin_handoffs() - handoffs));
+	/* Both paths ran, or the test proved nothing about them together. */
+	assert_true(timeouts > 0);
+	assert_true(il_spin_handoffs() > handoffs);
+}
+
+/*
  * A thread that takes the lock and holds it for hold_ns, or, with hold_ns
  * 0, until release is set: a test that needs the lock held while it
  * looks must not depend on looking within a fixed time.
@@ -195,6 +217,35 @@ static void test_spin_timedlock_times_out(void **state)
 		print_message("timedlock returned %.1f ms after its deadline\n",
 			      (el - 50000000) / 1e6);
 	assert_true(el < 50000000 + 500000000);
+	assert_int_equal(m.word, 0);
+}
+
+/*
+ * With an owner on its CPU (the hook says so), a timed waiter spins, and a
+ * spinner that keeps spinning asks for a handoff; a grant has no deadline,
+ * so a timed waiter that asked used to wait for the holder (3 s here)
+ * however near its own deadline was.
+ */
+static void test_spin_timedlock_times_out_owner_on_cpu(void **state)
+{
+	struct il_spin_mutex m = IL_SPIN_MUTEX_INITIALIZER;
+	struct holder h = {.m = &m, .hold_ns = 3000000000ull};
+	uint64_t handoffs = il_spin_handoffs(), t0, el;
+	struct timespec dl;
+	pthread_t t;
+
+	il_spin_test_set_oncpu(lie_on, NULL);
+	start_holder(&h, &t);
+	t0 = now_ns();
+	dl = ns_to_ts(t0 + 50000000);
+	assert_int_equal(il_spin_mutex_timedlock(&m, &dl), -ETIMEDOUT);
+	el = now_ns() - t0;
+	il_spin_test_set_oncpu(NULL, NULL);
+	pthread_join(t, NULL);
+	print_message("timedlock returned after %.1f ms (deadline 50 ms)\n", el / 1e6);
+	assert_true(el >= 50000000);
+	assert_true(el < 50000000 + 500000000);
+	assert_int_equal(il_spin_handoffs(), handoffs);
 	assert_int_equal(m.word, 0);
 }
 
@@ -377,6 +428,8 @@ int main(void)
 	    cmocka_unit_test(test_spin_source_names),
 	    cmocka_unit_test(test_spin_trylock_busy_and_eperm),
 	    cmocka_unit_test(test_spin_timedlock_times_out),
+	    cmocka_unit_test(test_spin_timedlock_times_out_owner_on_cpu),
+	    cmocka_unit_test(test_spin_exclusion_timed_waiters),
 	    cmocka_unit_test(test_spin_timedlock_acquires),
 	    cmocka_unit_test(test_spin_fork_child_tid),
 	    cmocka_unit_test(test_spin_lock_kinds),

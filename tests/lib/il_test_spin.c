@@ -1,5 +1,6 @@
 #include "il_test_spin.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
@@ -13,17 +14,58 @@ struct stress {
 	uint64_t cs_ns;	       /* busy time inside each section */
 	unsigned long counter; /* plain on purpose: only the lock protects it */
 	_Atomic unsigned long bad_owner;
-	pthread_barrier_t go; /* all threads start together, so they contend */
+	int timed;			   /* odd-numbered threads use timedlock */
+	_Atomic unsigned long timeouts;	   /* timed calls that timed out */
+	_Atomic unsigned long bad_returns; /* timed calls that failed otherwise */
+	_Atomic unsigned long next_index;  /* hands each thread its number */
+	pthread_barrier_t go;		   /* all threads start together, so they contend */
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Takes the lock by timedlock, deadlines 0..4 sections away, until it has
+ * it: 0, or another error than -ETIMEDOUT (counted; asserted by the caller,
+ * since cmocka's asserts must stay on the test's own thread).
+ */
+static int lock_timed(struct stress *s, unsigned long i)
+{
+	uint64_t span = s->cs_ns ? s->cs_ns : 1000;
+	int r;
+
+	do {
+		uint64_t dl = mono_ns() + span * ((i * 2654435761u >> 7) % 5);
+		struct timespec ts = {.tv_sec = (time_t)(dl / 1000000000ull),
+				      .tv_nsec = (long)(dl % 1000000000ull)};
+
+		r = il_spin_mutex_timedlock(&s->m, &ts);
+		if (r == -ETIMEDOUT)
+			s->timeouts++;
+		else if (r)
+			s->bad_returns++;
+		i++;
+	} while (r == -ETIMEDOUT);
+	return r;
+}
 
 static void *stress_thread(void *arg)
 {
 	struct stress *s = arg;
 	uint32_t me = il_spin_tid();
+	int timed = s->timed && (s->next_index++ & 1);
 
 	pthread_barrier_wait(&s->go);
 	for (unsigned long i = 0; i < s->iters; i++) {
-		if (s->src == IL_TEST_SPIN_PROCESS_WIDE)
+		if (timed) {
+			if (lock_timed(s, i))
+				break;
+		} else if (s->src == IL_TEST_SPIN_PROCESS_WIDE)
 			il_spin_mutex_lock(&s->m);
 		else
 			il_spin_mutex_lock_source(&s->m, (enum il_spin_source)s->src);
@@ -56,9 +98,10 @@ void il_test_spin_stress(int src, int nthreads, unsigned long iters, int limit_s
 	il_test_spin_stress_cs(src, nthreads, iters, 0, limit_s);
 }
 
-void il_test_spin_stress_cs(int src, int nthreads, unsigned long iters, uint64_t cs_ns, int limit_s)
+static unsigned long stress_run(int src, int nthreads, unsigned long iters, uint64_t cs_ns,
+				int timed, int limit_s)
 {
-	struct stress s = {.src = src, .iters = iters, .cs_ns = cs_ns};
+	struct stress s = {.src = src, .iters = iters, .cs_ns = cs_ns, .timed = timed};
 	pthread_t t[16];
 	struct timespec dl;
 
@@ -71,8 +114,21 @@ void il_test_spin_stress_cs(int src, int nthreads, unsigned long iters, uint64_t
 	for (int i = 0; i < nthreads; i++)
 		if (pthread_timedjoin_np(t[i], NULL, &dl) != 0)
 			fail_msg("threads not done after %d s: lost wake-up or deadlock", limit_s);
+	assert_int_equal(s.bad_returns, 0);
 	assert_int_equal(s.counter, (unsigned long)nthreads * iters);
 	assert_int_equal(s.bad_owner, 0);
 	assert_int_equal(s.m.word, 0);
 	pthread_barrier_destroy(&s.go);
+	return s.timeouts;
+}
+
+void il_test_spin_stress_cs(int src, int nthreads, unsigned long iters, uint64_t cs_ns, int limit_s)
+{
+	stress_run(src, nthreads, iters, cs_ns, 0, limit_s);
+}
+
+unsigned long il_test_spin_stress_timed(int src, int nthreads, unsigned long iters, uint64_t cs_ns,
+					int limit_s)
+{
+	return stress_run(src, nthreads, iters, cs_ns, 1, limit_s);
 }

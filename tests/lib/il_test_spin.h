@@ -25,4 +25,13 @@ void il_test_spin_stress(int src, int nthreads, unsigned long iters, int limit_s
 void il_test_spin_stress_cs(int src, int nthreads, unsigned long iters, uint64_t cs_ns,
 			    int limit_s);
 
+/*
+ * As il_test_spin_stress_cs, with every other thread taking the lock by
+ * il_spin_mutex_timedlock, deadlines 0 to 4 sections away, retrying each
+ * timeout: waiters leave with the waiters bit set while others ask for
+ * and are handed the lock. Returns how many timed calls timed out.
+ */
+unsigned long il_test_spin_stress_timed(int src, int nthreads, unsigned long iters, uint64_t cs_ns,
+					int limit_s);
+
 #endif
