@@ -323,8 +323,12 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t il_ts_ns(const struct timespec *ts)
+/* A valid deadline in ns; one past 2^64 ns (year 2554) saturates instead of wrapping to the past.
+ */
+static uint64_t deadline_ns(const struct timespec *ts)
 {
+	if ((uint64_t)ts->tv_sec >= UINT64_MAX / 1000000000ull)
+		return UINT64_MAX;
 	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
 }
 
@@ -357,7 +361,7 @@ static int lock_slow(struct il_spin_mutex *m, uint32_t tid, enum il_spin_source 
 		if (!t0)
 			t0 = mono_ns();
 		/* A word that keeps changing would otherwise let us overrun the deadline. */
-		if (abs && mono_ns() >= il_ts_ns(abs))
+		if (abs && mono_ns() >= deadline_ns(abs))
 			return -ETIMEDOUT;
 		r = futex_wait(&m->word, w, abs);
 		if (r == -ETIMEDOUT)

@@ -251,18 +251,24 @@ static void test_spin_timedlock_times_out_owner_on_cpu(void **state)
 
 static void test_spin_timedlock_acquires(void **state)
 {
+	/* Far deadlines, the last ones past 2^64 ns: none is in the past. */
+	const time_t far[] = {0, 18446744073, 18446744074, INT64_MAX};
 	struct il_spin_mutex m = IL_SPIN_MUTEX_INITIALIZER;
-	struct holder h = {.m = &m, .hold_ns = 20000000};
 	struct timespec dl;
 	pthread_t t;
 
-	start_holder(&h, &t);
-	/* The holder lets go after 20 ms; the deadline only bounds a hang. */
-	dl = ns_to_ts(now_ns() + 10000000000ull);
-	assert_int_equal(il_spin_mutex_timedlock(&m, &dl), 0);
-	assert_int_equal(il_spin_mutex_owner(&m), il_spin_tid());
-	assert_int_equal(il_spin_mutex_unlock(&m), 0);
-	pthread_join(t, NULL);
+	for (size_t i = 0; i < sizeof(far) / sizeof(far[0]); i++) {
+		struct holder h = {.m = &m, .hold_ns = 20000000};
+
+		start_holder(&h, &t);
+		/* The holder lets go after 20 ms; the deadline only bounds a hang. */
+		dl = far[i] ? (struct timespec){far[i], 999999999}
+			    : ns_to_ts(now_ns() + 10000000000ull);
+		assert_int_equal(il_spin_mutex_timedlock(&m, &dl), 0);
+		assert_int_equal(il_spin_mutex_owner(&m), il_spin_tid());
+		assert_int_equal(il_spin_mutex_unlock(&m), 0);
+		pthread_join(t, NULL);
+	}
 }
 
 struct greedy {
