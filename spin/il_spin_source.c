@@ -39,7 +39,8 @@ static uint64_t mono_ns(void)
 static void set_budget_iters(uint64_t ns)
 {
 	uint64_t ps = atomic_load(&il_spin_g.iter_ps);
-	uint64_t it = ps ? ns * 1000 / ps : ns / 10;
+	/* A budget past 2^64 ps (213 days) saturates rather than wrapping to a short one. */
+	uint64_t it = !ps ? ns / 10 : ns > UINT64_MAX / 1000 ? UINT64_MAX : ns * 1000 / ps;
 
 	if (it > UINT32_MAX)
 		it = UINT32_MAX;

@@ -9,6 +9,7 @@
 
 #include "il_lock.h"
 #include "il_spin.h"
+#include "il_spin_internal.h"
 #include "il_test.h"
 #include "il_test_spin.h"
 
@@ -421,6 +422,11 @@ static void test_spin_source_names(void **state)
 	assert_int_equal(il_spin_init((enum il_spin_source)7, NULL), -EINVAL);
 	il_spin_budget_set_ns(12345);
 	assert_int_equal(il_spin_budget_get_ns(), 12345);
+	/* A budget of 2^62 ns is not a short one (x1000 in ps used to wrap to 0). */
+	il_spin_budget_set_ns(1000000000);
+	uint32_t one_s = il_spin_g.budget_iters;
+	il_spin_budget_set_ns(1ull << 62);
+	assert_true(il_spin_g.budget_iters >= one_s);
 	il_spin_budget_set_ns(0);
 	assert_int_equal(il_spin_budget_get_ns(), IL_SPIN_DEFAULT_BUDGET_NS);
 	/* Source none knows nothing about owners. */
