@@ -302,6 +302,25 @@ void il_oncpu_free(struct il_oncpu *o)
 	free(o);
 }
 
+void il_oncpu_retire(struct il_oncpu *o)
+{
+	if (!o)
+		return;
+	if (o->map) {
+		/*
+		 * MAP_FIXED swaps the pages under the mm's lock: a reader sees
+		 * the old record or 0, never a hole. Should it fail, the old
+		 * mapping stays (readable, frozen once the program goes).
+		 */
+		(void)mmap((void *)o->map, o->map_len, PROT_READ,
+			   MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		close(o->map_fd);
+		o->map_fd = -1;
+	}
+	il_oncpu_bpf__destroy(o->skel);
+	o->skel = NULL;
+}
+
 static int is_bpffs(const char *path)
 {
 	struct statfs st;

@@ -28,8 +28,9 @@ struct il_oncpu {
 	uint32_t entries;	     /* TIDs >= entries are not recorded */
 	size_t map_len;		     /* bytes mapped */
 	int map_fd;
-	struct il_oncpu_bpf *skel; /* non-NULL when loaded in this process */
-	const char *program;	   /* "tp_btf", "raw_tp", "tracepoint", "pinned" or "shared" */
+	struct il_oncpu_bpf *skel;     /* non-NULL when loaded in this process */
+	const char *program;	       /* "tp_btf", "raw_tp", "tracepoint", "pinned" or "shared" */
+	struct il_oncpu *next_retired; /* il_spin's list of retired records */
 };
 
 /*
@@ -71,6 +72,17 @@ int il_oncpu_load_prog(enum il_oncpu_prog prog, struct il_oncpu **out);
 
 /* Detaches (if loaded here) and unmaps. NULL-safe. */
 void il_oncpu_free(struct il_oncpu *o);
+
+/*
+ * Takes the records out of use while other threads may still read them
+ * through o (il_spin's spinners load the pointer once and read without a
+ * reference): nothing they can reach is unmapped or freed. The records'
+ * pages become zero pages in place (every TID then reads off-CPU, on
+ * which a lock sleeps: the cheap mistake); the map's descriptor and a
+ * program loaded here go. o stays allocated, with its address range (no
+ * memory): the caller keeps it. NULL-safe.
+ */
+void il_oncpu_retire(struct il_oncpu *o);
 
 /*
  * Loads the program and pins its map and link under pin_dir (NULL:

@@ -93,7 +93,11 @@ int il_spin_map_fd(void);
  * "pinned", "shared" (handed over) or "none". */
 const char *il_spin_source_program(void);
 
-/* Releases the BPF map (and in-process program); the source becomes none. */
+/*
+ * Releases the BPF map (and in-process program); the source becomes none.
+ * Safe while other threads lock: their records read "off CPU" from then
+ * on (the records' address range stays reserved, without memory).
+ */
 void il_spin_close(void);
 
 /* The source in use (never AUTO). */

@@ -25,6 +25,13 @@ struct il_spin_global il_spin_g;
 #endif
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * Records taken out of use (il_oncpu_retire), kept reachable here: a lock
+ * call in another thread may still read them through the pointer it
+ * loaded, so they are never freed. About 100 bytes and an address range
+ * without memory per close.
+ */
+static struct il_oncpu *retired;
 static char reason[160] = "source none: il_spin_init() not called";
 static pthread_once_t calibrate_once = PTHREAD_ONCE_INIT;
 
@@ -137,6 +144,18 @@ int il_spin_oncpu(uint32_t tid)
 	return il_spin_owner_state(il_spin_source_get(), tid);
 }
 
+/* Takes the records in use out of use; the caller holds init_lock. */
+static void retire_current(void)
+{
+	struct il_oncpu *o = atomic_exchange(&il_spin_g.oncpu, NULL);
+
+	if (!o)
+		return;
+	il_oncpu_retire(o);
+	o->next_retired = retired;
+	retired = o;
+}
+
 /*
  * The records are global PIDs; a thread in a child PID namespace has a
  * different TID, so its lock words would name the wrong threads.
@@ -233,7 +252,7 @@ int il_spin_init(enum il_spin_source want, const struct il_spin_opts *opts)
 	pthread_mutex_lock(&init_lock);
 	if (atomic_load(&il_spin_g.oncpu) && want != IL_SPIN_SOURCE_NONE)
 		goto out; /* already open: keep it */
-	il_oncpu_free(atomic_exchange(&il_spin_g.oncpu, NULL));
+	retire_current();
 	if (want == IL_SPIN_SOURCE_NONE) {
 		snprintf(reason, sizeof(reason), "source none: requested");
 		goto out;
@@ -257,7 +276,7 @@ int il_spin_init_map_fd(int map_fd, const struct il_spin_opts *opts)
 	if (opts && opts->spin_budget_ns)
 		il_spin_budget_set_ns(opts->spin_budget_ns);
 	pthread_mutex_lock(&init_lock);
-	il_oncpu_free(atomic_exchange(&il_spin_g.oncpu, NULL));
+	retire_current();
 	if (in_child_pid_ns()) {
 		snprintf(reason, sizeof(reason),
 			 "source none: in a child PID namespace, BPF TIDs would not match");
@@ -298,13 +317,14 @@ const char *il_spin_source_program(void)
 }
 
 /*
- * Only safe when no thread is inside a lock call: spinners read the map
- * without a reference count, by design (one load, no system call).
+ * Safe while other threads are inside lock calls: spinners read the
+ * records without a reference count, by design (one load, no system
+ * call), so the records are retired, not freed (retire_current).
  */
 void il_spin_close(void)
 {
 	pthread_mutex_lock(&init_lock);
-	il_oncpu_free(atomic_exchange(&il_spin_g.oncpu, NULL));
+	retire_current();
 	snprintf(reason, sizeof(reason), "source none: closed");
 	pthread_mutex_unlock(&init_lock);
 }

@@ -18,6 +18,7 @@
 
 #include "il_oncpu.h"
 #include "il_spin.h"
+#include "il_spin_internal.h"
 #include "il_test.h"
 #include "il_test_spin.h"
 
@@ -133,6 +134,75 @@ static void test_spin_bpf_exclusion(void **state)
 	assert_int_equal(il_spin_source_get(), IL_SPIN_SOURCE_NONE);
 }
 
+/* Lockers for test_spin_bpf_close_while_locking: 5 us sections, so waiters spin. */
+struct churn {
+	struct il_spin_mutex m;
+	_Atomic int stop;
+	unsigned long counter; /* the lock protects it */
+	_Atomic unsigned long ops;
+};
+
+static void *churn_locker(void *arg)
+{
+	struct churn *c = arg;
+
+	while (!c->stop) {
+		struct timespec a, b;
+
+		il_spin_mutex_lock(&c->m);
+		c->counter++;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		do
+			clock_gettime(CLOCK_MONOTONIC, &b);
+		while ((b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec < 5000);
+		il_spin_mutex_unlock(&c->m);
+		c->ops++;
+	}
+	return NULL;
+}
+
+/*
+ * il_spin_close() and a new il_spin_init_map_fd() while other threads are
+ * inside lock calls: a spinner reads the records through the pointer it
+ * loaded a moment before, so the old records must stay readable (they
+ * read "off CPU" once retired) instead of being unmapped under it.
+ */
+static void test_spin_bpf_close_while_locking(void **state)
+{
+	struct churn c = {.m = IL_SPIN_MUTEX_INITIALIZER};
+	pthread_t t[4];
+	unsigned long cycles = 0, ops0;
+	struct il_oncpu *held;
+
+	need_bpf();
+	/* What a spinner holds across a close, made certain: the pointer it loaded. */
+	assert_int_equal(il_spin_init_map_fd(oncpu->map_fd, NULL), 0);
+	held = atomic_load(&il_spin_g.oncpu);
+	assert_int_equal(il_oncpu_state(held, il_spin_tid()), 1);
+	il_spin_close();
+	assert_int_equal(il_oncpu_state(held, il_spin_tid()), 0);
+	assert_int_equal(il_oncpu_record(held, il_spin_tid()), 0);
+	/* And the race itself, many times over. */
+	assert_int_equal(il_spin_init_map_fd(oncpu->map_fd, NULL), 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, churn_locker, &c), 0);
+	while (c.ops < 1000)
+		usleep(1000);
+	ops0 = c.ops;
+	for (; cycles < 300; cycles++) {
+		il_spin_close();
+		assert_int_equal(il_spin_init_map_fd(oncpu->map_fd, NULL), 0);
+	}
+	c.stop = 1;
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+	print_message("%lu close/open cycles beside %lu lock calls\n", cycles, c.ops - ops0);
+	assert_int_equal(c.counter, c.ops);
+	assert_true(c.ops > ops0);
+	assert_int_equal(c.m.word, 0);
+	il_spin_close();
+}
+
 /* Child of test_spin_bpf_publish: returns the exit code. */
 static int publish_child(void)
 {
@@ -194,6 +264,7 @@ int main(void)
 	    cmocka_unit_test(test_spin_bpf_self_oncpu),
 	    cmocka_unit_test(test_spin_bpf_blocked_reader_offcpu),
 	    cmocka_unit_test(test_spin_bpf_exclusion),
+	    cmocka_unit_test(test_spin_bpf_close_while_locking),
 	    cmocka_unit_test(test_spin_bpf_publish),
 	};
 
