@@ -38,6 +38,7 @@
 #include "il_attrib.h"
 #include "il_capture.h"
 #include "il_clock.h"
+#include "il_procfs.h"
 #include "il_thread.h"
 #include "il_tracefs.h"
 
@@ -227,6 +228,7 @@ struct intruder {
 	uint64_t spin_ns;	     /* after its trigger */
 	_Atomic uint64_t trigger_ns; /* set by whoever lets it loose */
 	_Atomic int spinning, done;
+	_Atomic int receiver_awake; /* the receiver never went to sleep (runqueue_hook) */
 	int tid;
 	pthread_t th;
 };
@@ -288,12 +290,34 @@ static void intruder_join(struct intruder *x)
 static struct intruder X;
 static int hop_of_interest;
 
-/* Hop H's sender lets the intruder loose on the receiver's CPU, waits
- * until it spins there, then posts: the receiver queues behind it. */
+/*
+ * Waits (up to 1 s) until our thread tid sleeps: 1, or 0 if it never did.
+ * A receiver still on its way back to its wait after its last send (slow
+ * under ASan beside other tests) would be preempted by the intruder before
+ * the post and queue longer than the spin the test planted (3.68 ms for a
+ * 3 ms spin, once).
+ */
+static int wait_asleep(int tid)
+{
+	for (uint64_t t0 = il_now_ns(); il_now_ns() - t0 < 1000 * MS;) {
+		struct il_procfs_stat st;
+
+		if (il_procfs_stat(0, tid, 0, &st) == 0 && st.state == 'S')
+			return 1;
+		usleep(20);
+	}
+	return 0;
+}
+
+/* Hop H's sender lets the intruder loose on the receiver's CPU once the
+ * receiver sleeps, waits until it spins there, then posts: the receiver
+ * queues behind it. */
 static void runqueue_hook(struct chain *c, int k, int phase)
 {
 	if (k != hop_of_interest - 1 || phase != PH_END)
 		return;
+	if (!wait_asleep(c->tid[hop_of_interest % 2]))
+		X.receiver_awake = 1;
 	efd_post(X.efd);
 	while (!X.spinning)
 		;
@@ -340,6 +364,7 @@ static void test_attrib_bpf_fifo_runqueue(void **state)
 	chain_event(&c, 2, &ev);
 	c.hook = NULL;
 	intruder_join(&X);
+	assert_false(X.receiver_awake);
 	assert_true(ev.explained);
 	h = &ev.hop[hop_of_interest];
 	rq = (double)h->comp_ns[IL_COMP_RUNQUEUE];
