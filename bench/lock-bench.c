@@ -118,6 +118,9 @@ struct result {
 	uint64_t wait_s_cyc, wait_s_n, wait_u_cyc, wait_u_n;
 	/* il_spin's anti-starvation handoffs during the cell (il locks only). */
 	uint64_t handoffs;
+	/* Blocking sections: from entering the blocking call to leaving the
+	 * CPU (on-CPU clock records), and calls that returned on the CPU. */
+	uint64_t entry_hist[HIST_BUCKETS], entry_n, entry_stayed;
 	int skipped;
 };
 
@@ -138,6 +141,7 @@ struct worker {
 	uint64_t cpu_ns, probe_ns, cpu_samples, clock_samples, probe_samples;
 	uint64_t wait_s_cyc, wait_s_n, wait_u_cyc, wait_u_n;
 	uint64_t hist[HIST_BUCKETS];
+	uint64_t entry_hist[HIST_BUCKETS], entry_n, entry_stayed;
 } __attribute__((aligned(64)));
 
 struct cell {
@@ -329,19 +333,57 @@ static uint64_t cpu_now(const struct il_tclock_rec *rec, uint32_t me)
 	return rec ? il_tclock_now(rec, me) : thread_cpu_ns();
 }
 
-/* What the owner does inside a blocking critical section. */
-static void block_in_cs(struct cell *c)
+/* A consistent copy of a thread's on-CPU clock record; 0 if it is not its. */
+static int tclock_snap(const struct il_tclock_rec *rec, uint32_t me, struct il_tclock_rec *out)
 {
+	const volatile struct il_tclock_rec *r = rec;
+
+	for (int tries = 0; tries < 8; tries++) {
+		out->seq = r->seq;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		out->ran_ns = r->ran_ns;
+		out->in_ns = r->in_ns;
+		out->tid = r->tid;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (r->seq == out->seq)
+			return out->tid == me && out->in_ns;
+	}
+	return 0;
+}
+
+/*
+ * What the owner does inside a blocking critical section. With the on-CPU
+ * clock, it also measures how long the owner stays on its CPU after
+ * entering the blocking call: its records before and after the call, if
+ * it left the CPU exactly once, give the switch-out time (the slice it
+ * was in began at in_ns and ran ran_ns more). A lock that spins while
+ * the owner runs spins through that time too.
+ */
+static void block_in_cs(struct cell *c, struct worker *w, const struct il_tclock_rec *rec,
+			uint32_t me)
+{
+	struct il_tclock_rec a, b;
+	int snap = rec && tclock_snap(rec, me, &a);
+	uint64_t t0 = snap ? il_now_ns() : 0;
+
 	if (c->cfg->block == BLK_SLEEP) {
 		struct timespec ts = il_ns_to_ts(c->cfg->block_us * 1000);
 
 		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 	} else if (c->cfg->block == BLK_IO) {
-		char b = 'x';
+		char ch = 'x';
 
 		/* A round trip to the echo thread: the owner waits for I/O. */
-		if (write(c->io_fd, &b, 1) != 1 || read(c->io_fd, &b, 1) != 1)
+		if (write(c->io_fd, &ch, 1) != 1 || read(c->io_fd, &ch, 1) != 1)
 			return;
+	}
+	if (!snap || !tclock_snap(rec, me, &b))
+		return;
+	if (b.seq == a.seq) {
+		w->entry_stayed++; /* the call never left the CPU */
+	} else if (b.seq == a.seq + 2 && a.in_ns + (b.ran_ns - a.ran_ns) >= t0) {
+		w->entry_hist[hist_index(a.in_ns + (b.ran_ns - a.ran_ns) - t0)]++;
+		w->entry_n++;
 	}
 }
 
@@ -410,7 +452,7 @@ static void *worker_main(void *arg)
 		sh->owner = me;
 		busy_cyc(t1, c->cs_cyc);
 		if (cfg->block != BLK_NONE && (w->ops & 3) == 0)
-			block_in_cs(c);
+			block_in_cs(c, w, rec, me);
 		sh->counter++;
 		if (sh->owner != me)
 			w->violations++;
@@ -710,6 +752,10 @@ static int run_cell(const struct config *cfg, enum il_lock_kind kind, int slice,
 				res->max_ns = max_ns;
 			for (unsigned b = 0; b < HIST_BUCKETS; b++)
 				res->hist[b] += w->hist[b];
+			for (unsigned b = 0; b < HIST_BUCKETS; b++)
+				res->entry_hist[b] += w->entry_hist[b];
+			res->entry_n += w->entry_n;
+			res->entry_stayed += w->entry_stayed;
 		}
 		/* Fairness over the whole run: per-thread totals of this round. */
 		for (int i = 0; i < n; i++) {
@@ -1135,7 +1181,53 @@ static cJSON *result_json(const struct config *cfg, int arm, const struct result
 		cJSON_AddNullToObject(j, "handoffs");
 	cJSON_AddNumberToObject(j, "ctx_switches", (double)r->ctxsw);
 	cJSON_AddBoolToObject(j, "exclusion_ok", r->violations == 0);
+	if (r->entry_n) {
+		cJSON *e = cJSON_AddObjectToObject(j, "owner_block_entry_ns");
+
+		cJSON_AddNumberToObject(e, "p50", round(hist_pct(r->entry_hist, 0.50)));
+		cJSON_AddNumberToObject(e, "p90", round(hist_pct(r->entry_hist, 0.90)));
+		cJSON_AddNumberToObject(e, "samples", (double)r->entry_n);
+		cJSON_AddNumberToObject(e, "returned_on_cpu", (double)r->entry_stayed);
+	} else {
+		cJSON_AddNullToObject(j, "owner_block_entry_ns");
+	}
 	return j;
+}
+
+/*
+ * For each scenario whose owner blocks: how long owners stayed on their
+ * CPU after entering the blocking call, over every lock of the scenario
+ * (the kernel's path into sleep, not the lock's). Says why when the
+ * on-CPU clock could not run.
+ */
+static void print_block_entry(const struct config *cfg, int ncfg, struct result res[][NARMS])
+{
+	for (int c = 0; c < ncfg; c++) {
+		uint64_t h[HIST_BUCKETS] = {0}, n = 0, stayed = 0;
+
+		if (cfg[c].block == BLK_NONE)
+			continue;
+		if (tclock_why[0]) {
+			printf("# %s: an owner's time on its CPU inside its blocking call: not "
+			       "measured "
+			       "(the on-CPU clock could not run)\n",
+			       cfg[c].name);
+			continue;
+		}
+		for (int k = 0; k < NARMS; k++) {
+			for (unsigned b = 0; b < HIST_BUCKETS; b++)
+				h[b] += res[c][k].entry_hist[b];
+			n += res[c][k].entry_n;
+			stayed += res[c][k].entry_stayed;
+		}
+		if (!n)
+			continue;
+		printf("# %s: from entering its blocking call to leaving its CPU an owner took p50 "
+		       "%.1f us, p90 %.1f us (%llu calls; %llu returned without leaving it): an "
+		       "owner-aware spinner sees it running all that time\n",
+		       cfg[c].name, hist_pct(h, 0.5) / 1e3, hist_pct(h, 0.9) / 1e3,
+		       (unsigned long long)n, (unsigned long long)stayed);
+	}
 }
 
 /*
@@ -1443,6 +1535,12 @@ int main(int argc, char **argv)
 	    "the readings themselves (spin_probe_ns: an empty pair of readings beside each); "
 	    "sampled_wait_ratio: the sampled acquisitions' mean wait in lock() over the "
 	    "others', near 1 when sampling does not change them");
+	cJSON_AddStringToObject(
+	    root, "owner_block_entry_ns_means",
+	    "in scenarios whose owner blocks (sleep, io): time from the owner's entering its "
+	    "blocking call to its leaving the CPU, by its on-CPU clock record before and after "
+	    "the call (calls that left the CPU exactly once; returned_on_cpu: calls that never "
+	    "left it); null without the on-CPU clock or where the owner never blocks");
 	if (tclock_why[0])
 		cJSON_AddStringToObject(root, "on_cpu_clock", tclock_why);
 	else
@@ -1486,6 +1584,7 @@ int main(int argc, char **argv)
 			       r->violations ? "  EXCLUSION VIOLATED" : "");
 		}
 	}
+	print_block_entry(cfg, ncfg, res);
 	if (any_skewed)
 		printf("# * the sampled acquisitions waited under 2/3 or over 1.5x as long as the "
 		       "others (sampled_wait_ratio): that spin_ns is theirs, not the mean "
