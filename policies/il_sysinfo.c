@@ -747,6 +747,9 @@ static void hypervisor_json(cJSON *o)
 	for (int i = 0; i < 12; i++)
 		if (sig[i] && (sig[i] < 0x20 || sig[i] > 0x7e))
 			sig[i] = '?';
+	/* Signatures are padded to 12 bytes ("bhyve bhyve "): the name is without the pad. */
+	for (int i = (int)strlen(sig) - 1; i >= 0 && sig[i] == ' '; i--)
+		sig[i] = '\0';
 	cJSON_AddStringToObject(o, "vendor", sig[0] ? sig : "unreadable: empty cpuid signature");
 }
 #else
