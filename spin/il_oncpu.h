@@ -109,6 +109,15 @@ static inline int il_oncpu_state(const struct il_oncpu *o, uint32_t tid)
 }
 
 /* The raw record of tid (0 if outside the map), for tests and tools. */
+/* 1 when tid is off its CPU because it blocked (slept, waited for I/O). */
+static inline int il_oncpu_blocked(const struct il_oncpu *o, uint32_t tid)
+{
+	if (tid >= o->entries)
+		return 0;
+	return (atomic_load_explicit(&o->map[tid], memory_order_relaxed) &
+		(IL_ONCPU_FLAG | IL_ONCPU_BLOCKED)) == IL_ONCPU_BLOCKED;
+}
+
 static inline uint64_t il_oncpu_record(const struct il_oncpu *o, uint32_t tid)
 {
 	if (tid >= o->entries)

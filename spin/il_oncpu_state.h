@@ -7,7 +7,8 @@
  * aligned load:
  *
  *   bit  63     on-CPU flag (1: the TID is running on a CPU)
- *   bits 48-62  CPU number of the last switch (15 bits)
+ *   bit  62     left its CPU by blocking (not preempted, not yielding)
+ *   bits 48-61  CPU number of the last switch (14 bits)
  *   bits 0-47   per-TID switch sequence, +1 on every switch in or out
  *
  * A record of 0 means "never seen since the program was attached", which
@@ -19,7 +20,8 @@
 
 #define IL_ONCPU_FLAG	   (1ull << 63)
 #define IL_ONCPU_CPU_SHIFT 48
-#define IL_ONCPU_CPU_MASK  0x7fffull
+#define IL_ONCPU_BLOCKED   (1ull << 62)
+#define IL_ONCPU_CPU_MASK  0x3fffull
 #define IL_ONCPU_SEQ_MASK  ((1ull << 48) - 1)
 
 /* The largest map the publisher creates: 4M TIDs x 8 B = 32 MiB. */

@@ -61,6 +61,18 @@ static inline int il_spin_owner_state(enum il_spin_source s, uint32_t tid)
 	return il_oncpu_state(o, tid);
 }
 
+/* Whether tid left its CPU by blocking (source bpf only; else 0). */
+static inline int il_spin_owner_blocked(enum il_spin_source s, uint32_t tid)
+{
+	struct il_oncpu *o;
+
+	if (s != IL_SPIN_SOURCE_BPF ||
+	    atomic_load_explicit(&il_spin_g.test_cb, memory_order_relaxed))
+		return 0;
+	o = atomic_load_explicit(&il_spin_g.oncpu, memory_order_acquire);
+	return o ? il_oncpu_blocked(o, tid) : 0;
+}
+
 /*
  * How many times the calling thread has been switched in or out, from its
  * own BPF record (0 without the bpf source): a change during a spin means

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Publishes, per TID, whether the thread is on a CPU, for the adaptive
- * spinning lock in il_spin.c. Three programs, one loaded: the loader
+ * Publishes, per TID, whether the thread is on a CPU, and whether it left
+ * its last one by blocking (not by preemption), for the adaptive spinning
+ * lock in il_spin.c. Three programs, one loaded: the loader
  * (il_oncpu.c) tries them in this order and keeps the first whose records
  * show the loading thread on its CPU.
  *
@@ -74,7 +75,8 @@ int il_oncpu_switch_btf(__u64 *ctx)
 	struct task_struct *next = (struct task_struct *)ctx[2];
 	__u64 cpu = bpf_get_smp_processor_id();
 
-	record((__u32)prev->pid, 0, cpu);
+	/* ctx[0] preempt, ctx[3] prev_state: blocked = left by its own sleep */
+	record((__u32)prev->pid, !ctx[0] && (__u32)ctx[3] ? IL_ONCPU_BLOCKED : 0, cpu);
 	record((__u32)next->pid, IL_ONCPU_FLAG, cpu);
 	return 0;
 }
@@ -87,7 +89,8 @@ int il_oncpu_switch_raw(__u64 *ctx)
 	__u64 cpu = bpf_get_smp_processor_id();
 	__u32 next_pid = 0;
 
-	record((__u32)bpf_get_current_pid_tgid(), 0, cpu);
+	record((__u32)bpf_get_current_pid_tgid(), !ctx[0] && (__u32)ctx[3] ? IL_ONCPU_BLOCKED : 0,
+	       cpu);
 	if (bpf_core_read(&next_pid, sizeof(next_pid), &next->pid) == 0)
 		record(next_pid, IL_ONCPU_FLAG, cpu);
 	return 0;
@@ -98,7 +101,8 @@ int il_oncpu_switch(struct il_sched_switch_args *ctx)
 {
 	__u64 cpu = bpf_get_smp_processor_id();
 
-	record((__u32)ctx->prev_pid, 0, cpu);
+	/* A preempted task reports TASK_REPORT_MAX (0x100), a sleeping one S/D/... */
+	record((__u32)ctx->prev_pid, ctx->prev_state & 0xff ? IL_ONCPU_BLOCKED : 0, cpu);
 	record((__u32)ctx->next_pid, IL_ONCPU_FLAG, cpu);
 	return 1; /* 0 would drop the event for every perf user of sched_switch */
 }

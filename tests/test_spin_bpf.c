@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -106,6 +107,137 @@ static void test_spin_bpf_blocked_reader_offcpu(void **state)
 	assert_true((il_oncpu_record(oncpu, r.tid) & IL_ONCPU_SEQ_MASK) > seq_blocked);
 	close(p[0]);
 	close(p[1]);
+}
+
+/* A CFS thread that spins on CPU 0 until told to stop. */
+struct busy {
+	_Atomic uint32_t tid;
+	_Atomic int stop;
+};
+
+static void *busy_thread(void *arg)
+{
+	struct busy *b = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	b->tid = il_spin_tid();
+	while (!b->stop)
+		;
+	return NULL;
+}
+
+/* A SCHED_FIFO thread on CPU 0 that spins 30 ms (under RLIMIT_RTTIME), then ends. */
+struct intruder {
+	_Atomic int spinning, done;
+};
+
+static void *intruder_thread(void *arg)
+{
+	struct intruder *x = arg;
+	struct sched_param sp = {.sched_priority = 10};
+	struct timespec a, b;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0) {
+		x->done = 1;
+		return (void *)1;
+	}
+	x->spinning = 1;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec < 30000000L);
+	x->done = 1;
+	return NULL;
+}
+
+/*
+ * The records say how a thread left its CPU, with each of the three
+ * programs: blocked (in read()) sets IL_ONCPU_BLOCKED, preempted (by a
+ * FIFO thread on its CPU) does not. The lock shortens its spins only
+ * after an owner that blocked.
+ */
+static void test_spin_bpf_blocked_or_preempted(void **state)
+{
+	static const enum il_oncpu_prog progs[] = {IL_ONCPU_PROG_BTF, IL_ONCPU_PROG_RAW_TP,
+						   IL_ONCPU_PROG_TRACEPOINT};
+	static const char *const names[] = {"tp_btf", "raw_tp", "tracepoint"};
+	struct rlimit rt0, rt;
+	int loaded = 0;
+
+	need_bpf();
+	/* 200 ms of RT CPU without blocking, soft only: the hard limit, once
+	 * lowered, could not be raised back without CAP_SYS_RESOURCE. */
+	assert_int_equal(getrlimit(RLIMIT_RTTIME, &rt0), 0);
+	rt = rt0;
+	rt.rlim_cur = rt0.rlim_max < 200000 ? rt0.rlim_max : 200000;
+	assert_int_equal(setrlimit(RLIMIT_RTTIME, &rt), 0);
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct reader r = {.tid = 0};
+		struct busy b = {.tid = 0};
+		struct intruder x = {0};
+		struct il_oncpu *o;
+		int p[2], st = -1, on = 0, preempted = 0, blocked_seen = 0;
+		pthread_t tr, tb, tx;
+
+		if (il_oncpu_load_prog(progs[i], &o) < 0) {
+			print_message("%s: not loadable here\n", names[i]);
+			continue;
+		}
+		loaded++;
+		/* Blocked in read(). */
+		assert_int_equal(pipe(p), 0);
+		r.fd = p[0];
+		assert_int_equal(pthread_create(&tr, NULL, reader_thread, &r), 0);
+		while (!r.tid)
+			usleep(100);
+		for (int k = 0; k < 1000 && st != 0; k++) {
+			usleep(1000);
+			st = il_oncpu_state(o, r.tid);
+		}
+		assert_int_equal(st, 0);
+		assert_int_equal(il_oncpu_blocked(o, r.tid), 1);
+		assert_int_equal(write(p[1], "x", 1), 1);
+		assert_int_equal(pthread_join(tr, NULL), 0);
+		close(p[0]);
+		close(p[1]);
+		/* Preempted while it runs. */
+		assert_int_equal(pthread_create(&tb, NULL, busy_thread, &b), 0);
+		while (!b.tid)
+			usleep(100);
+		for (int k = 0; k < 1000 && !on; k++) {
+			usleep(1000);
+			on = il_oncpu_state(o, b.tid) == 1;
+		}
+		assert_true(on);
+		assert_int_equal(pthread_create(&tx, NULL, intruder_thread, &x), 0);
+		while (!x.spinning && !x.done)
+			usleep(100);
+		while (!x.done) {
+			if (il_oncpu_state(o, b.tid) == 0) {
+				preempted++;
+				blocked_seen += il_oncpu_blocked(o, b.tid);
+			}
+			usleep(500);
+		}
+		assert_int_equal(pthread_join(tx, NULL), 0);
+		b.stop = 1;
+		assert_int_equal(pthread_join(tb, NULL), 0);
+		print_message("%s: a reader in read() reads blocked; a preempted spinner read off "
+			      "CPU %d times, blocked %d of them\n",
+			      names[i], preempted, blocked_seen);
+		assert_true(preempted > 0);
+		assert_int_equal(blocked_seen, 0);
+		il_oncpu_free(o);
+	}
+	assert_int_equal(setrlimit(RLIMIT_RTTIME, &rt0), 0);
+	assert_true(loaded > 0);
 }
 
 static int app_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -263,6 +395,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_spin_bpf_self_oncpu),
 	    cmocka_unit_test(test_spin_bpf_blocked_reader_offcpu),
+	    cmocka_unit_test(test_spin_bpf_blocked_or_preempted),
 	    cmocka_unit_test(test_spin_bpf_exclusion),
 	    cmocka_unit_test(test_spin_bpf_close_while_locking),
 	    cmocka_unit_test(test_spin_bpf_publish),

@@ -84,10 +84,17 @@ static void *stress_thread(void *arg)
 		}
 		/*
 		 * Now and then the owner leaves its CPU while holding the
-		 * lock, so waiters must take the sleep and wake-up paths.
+		 * lock, so waiters must take the sleep and wake-up paths:
+		 * yielding (runnable) and blocking (asleep, which the bpf
+		 * source records and spinners learn from).
 		 */
-		if ((i & 255) == 0)
+		if ((i & 255) == 0) {
 			sched_yield();
+		} else if ((i & 255) == 128) {
+			struct timespec nap = {0, 1000};
+
+			nanosleep(&nap, NULL);
+		}
 		il_spin_mutex_unlock(&s->m);
 	}
 	return NULL;
