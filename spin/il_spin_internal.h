@@ -23,6 +23,11 @@ struct il_spin_global {
 	_Atomic uint64_t iter_ps;
 	/* Anti-starvation handoffs granted so far (tests, lock-bench). */
 	_Atomic uint64_t handoffs;
+	/* Handoff requests taken back by their spinner (tests). */
+	_Atomic uint64_t withdrawals;
+	/* Test hook: called by an unlock that hands over, between reading the
+	 * slot's TID and the CAS that moves the word (the ABA window). */
+	void (*_Atomic test_handoff_pause)(void);
 };
 
 extern struct il_spin_global il_spin_g;

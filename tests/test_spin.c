@@ -99,16 +99,178 @@ static void test_spin_exclusion_lying_random(void **state)
  */
 static void test_spin_exclusion_handoff_races(void **state)
 {
-	uint64_t handoffs = il_spin_handoffs();
+	uint64_t handoffs = il_spin_handoffs(), withdrawals = il_spin_g.withdrawals;
 
 	il_spin_test_set_oncpu(lie_in_windows, NULL);
 	il_spin_budget_set_ns(5000);
 	il_test_spin_stress_cs(IL_SPIN_SOURCE_BPF, 8, 20000, 3000, 60);
 	il_spin_budget_set_ns(0);
 	il_spin_test_set_oncpu(NULL, NULL);
-	print_message("handoffs %llu\n", (unsigned long long)(il_spin_handoffs() - handoffs));
+	print_message("handoffs %llu, withdrawn requests %llu\n",
+		      (unsigned long long)(il_spin_handoffs() - handoffs),
+		      (unsigned long long)(il_spin_g.withdrawals - withdrawals));
 	/* The handoff path ran, or the test proved nothing about it. */
 	assert_true(il_spin_handoffs() > handoffs);
+}
+
+/* Owners leave their CPU the moment a spinner asks for the lock (H set). */
+static int off_once_asked(uint32_t tid, void *data)
+{
+	const struct il_spin_mutex *m = data;
+
+	return !(atomic_load_explicit(&m->word, memory_order_relaxed) & IL_SPIN_HANDOFF);
+}
+
+struct withdraw_run {
+	struct il_spin_mutex m;
+	unsigned long counter, iters;
+	_Atomic unsigned long bad_owner;
+};
+
+static void *withdraw_thread(void *arg)
+{
+	struct withdraw_run *r = arg;
+	uint32_t me = il_spin_tid();
+
+	for (unsigned long i = 0; i < r->iters; i++) {
+		uint64_t t0;
+
+		il_spin_mutex_lock_source(&r->m, IL_SPIN_SOURCE_BPF);
+		if (il_spin_mutex_owner(&r->m) != me)
+			r->bad_owner++;
+		r->counter++;
+		for (t0 = now_ns(); now_ns() - t0 < 3000;)
+			; /* past IL_SPIN_FAIR_NS: spinners ask */
+		il_spin_mutex_unlock(&r->m);
+	}
+	return NULL;
+}
+
+/*
+ * Every request is withdrawn: the source says the owner runs until a
+ * spinner asks, then that it left its CPU, so the asker takes its request
+ * back and sleeps on the word, keeping its slot, and asks again later on
+ * the same slot. Exclusion holds, nobody is lost, the slots end free.
+ */
+static void test_spin_exclusion_withdrawn_requests(void **state)
+{
+	struct withdraw_run r = {.m = IL_SPIN_MUTEX_INITIALIZER, .iters = 3000};
+	uint64_t withdrawals = il_spin_g.withdrawals;
+	struct timespec dl;
+	pthread_t t[4];
+
+	il_spin_test_set_oncpu(off_once_asked, &r.m);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, withdraw_thread, &r), 0);
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 60;
+	for (int i = 0; i < 4; i++)
+		if (pthread_timedjoin_np(t[i], NULL, &dl) != 0)
+			fail_msg("threads not done after 60 s: lost wake-up or deadlock");
+	il_spin_test_set_oncpu(NULL, NULL);
+	print_message("withdrawn requests %llu\n",
+		      (unsigned long long)(il_spin_g.withdrawals - withdrawals));
+	assert_int_equal(r.counter, 4 * r.iters);
+	assert_int_equal(r.bad_owner, 0);
+	assert_int_equal(r.m.word, 0);
+	assert_true(il_spin_g.withdrawals > withdrawals);
+	/* A slot kept across a withdrawal is given back with the lock: a new
+	 * request on the same mutex can claim it (a handoff still happens). */
+	il_spin_test_set_oncpu(lie_in_windows, NULL);
+	il_spin_budget_set_ns(5000);
+	uint64_t handoffs = il_spin_handoffs();
+	il_test_spin_stress_cs(IL_SPIN_SOURCE_BPF, 4, 5000, 3000, 60);
+	il_spin_budget_set_ns(0);
+	il_spin_test_set_oncpu(NULL, NULL);
+	assert_true(il_spin_handoffs() > handoffs);
+}
+
+/*
+ * The withdrawal's ABA window, made wide. Z sleeps on the word (W set), S
+ * spins and asks (H). The owner unlocks: it reads the slot's TID (S) and
+ * pauses there; S sees the owner "leave", withdraws and sleeps; R starts
+ * and spins, and asks after IL_SPIN_FAIR_NS if it can. Had S given its
+ * slot back on withdrawing, R would claim it and set H: the word would be
+ * what the paused unlock read, its CAS would hand the lock to S (asleep)
+ * and the slot's grant to R: two owners, and S never woken. S keeps its
+ * slot, so R cannot ask, H stays clear and the paused CAS fails.
+ */
+static _Atomic int aba_on;     /* what the owner state hook answers */
+static _Atomic int aba_paused; /* the unlock reached the pause */
+static struct il_spin_mutex aba_m = IL_SPIN_MUTEX_INITIALIZER;
+static _Atomic unsigned long aba_bad;
+static pthread_t aba_r;
+static _Atomic int aba_r_started;
+
+static int aba_oncpu(uint32_t tid, void *data)
+{
+	return aba_on;
+}
+
+static void *aba_waiter(void *arg)
+{
+	uint32_t me = il_spin_tid();
+
+	il_spin_mutex_lock_source(&aba_m, IL_SPIN_SOURCE_BPF);
+	if (il_spin_mutex_owner(&aba_m) != me)
+		aba_bad++;
+	usleep(1000);
+	if (il_spin_mutex_owner(&aba_m) != me)
+		aba_bad++;
+	if (il_spin_mutex_unlock(&aba_m) != 0)
+		aba_bad++;
+	return NULL;
+}
+
+static void aba_pause(void)
+{
+	uint64_t w0 = il_spin_g.withdrawals, t0 = now_ns();
+
+	if (aba_paused++)
+		return; /* once */
+	aba_on = 0;	/* the owner "left": S withdraws */
+	while (il_spin_g.withdrawals == w0 && now_ns() - t0 < 5000000000ull)
+		usleep(100);
+	aba_on = 1;
+	aba_r_started = pthread_create(&aba_r, NULL, aba_waiter, NULL) == 0;
+	/* Time for R to ask, were the slot free. */
+	for (t0 = now_ns();
+	     now_ns() - t0 < 200000000ull && !(atomic_load(&aba_m.word) & IL_SPIN_HANDOFF);)
+		usleep(100);
+}
+
+static void test_spin_withdrawal_no_aba(void **state)
+{
+	uint64_t w0 = il_spin_g.withdrawals;
+	struct timespec dl;
+	pthread_t z, s;
+
+	il_spin_test_set_oncpu(aba_oncpu, NULL);
+	il_spin_budget_set_ns(1000000000); /* spinners spin while the owner "runs" */
+	il_spin_mutex_lock(&aba_m);
+	aba_on = 0; /* Z sleeps on the word at once */
+	assert_int_equal(pthread_create(&z, NULL, aba_waiter, NULL), 0);
+	while (!(atomic_load(&aba_m.word) & IL_SPIN_WAITERS))
+		usleep(100);
+	aba_on = 1; /* S spins, then asks */
+	assert_int_equal(pthread_create(&s, NULL, aba_waiter, NULL), 0);
+	while (!(atomic_load(&aba_m.word) & IL_SPIN_HANDOFF))
+		usleep(100);
+	atomic_store(&il_spin_g.test_handoff_pause, aba_pause);
+	assert_int_equal(il_spin_mutex_unlock(&aba_m), 0);
+	atomic_store(&il_spin_g.test_handoff_pause, NULL);
+	assert_int_equal(aba_paused, 1);
+	assert_true(il_spin_g.withdrawals > w0);
+	assert_true(aba_r_started);
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 20;
+	if (pthread_timedjoin_np(z, NULL, &dl) != 0 || pthread_timedjoin_np(s, NULL, &dl) != 0 ||
+	    pthread_timedjoin_np(aba_r, NULL, &dl) != 0)
+		fail_msg("waiters not done after 20 s: the lock went to a thread that left");
+	il_spin_budget_set_ns(0);
+	il_spin_test_set_oncpu(NULL, NULL);
+	assert_int_equal(aba_bad, 0);
+	assert_int_equal(aba_m.word, 0);
 }
 
 /*
@@ -442,6 +604,8 @@ int main(void)
 	    cmocka_unit_test(test_spin_timedlock_times_out),
 	    cmocka_unit_test(test_spin_timedlock_times_out_owner_on_cpu),
 	    cmocka_unit_test(test_spin_exclusion_timed_waiters),
+	    cmocka_unit_test(test_spin_exclusion_withdrawn_requests),
+	    cmocka_unit_test(test_spin_withdrawal_no_aba),
 	    cmocka_unit_test(test_spin_timedlock_acquires),
 	    cmocka_unit_test(test_spin_fork_child_tid),
 	    cmocka_unit_test(test_spin_lock_kinds),
