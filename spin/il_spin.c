@@ -52,9 +52,11 @@
  * takes its request back (a CAS clearing H; an unlocker's handoff CAS on
  * the same word decides between them) and sleeps on the word like any
  * waiter: handed over asleep, the lock would sit idle through its wake-up
- * while running threads queue behind it (lock-bench, 2026-12: blocking-io
- * 0.87-0.96x adaptive-np's ops before, 0.98x after; CPU per acquisition
- * -15% there). It keeps the slot until the lock is its own (tls_slot), so
+ * while running threads queue behind it (lock-bench, 2026-12, three runs
+ * interleaved with the lock before it: blocking-io 0.87-0.96x adaptive-np's
+ * ops before, 0.98x after, CPU per acquisition -15%; three more, against
+ * the lock before this and the blocked-owner rule, kept the CPU gain but
+ * showed no clear change in ops). It keeps the slot until the lock is its own (tls_slot), so
  * H can only be set again with its TID: an unlocker that read the slot
  * before the withdrawal hands the lock to it only once it asked again,
  * never to a thread that left. While it keeps it, a colliding mutex's
@@ -135,9 +137,10 @@ static __thread uint32_t tls_aware_limit;
  * 2-CPU VM, lock-bench's owner_block_entry_ns), and spinning through that
  * was wasted. Lower the limit to half of it, never below min_iters; a
  * preempted owner changes nothing (it comes back runnable). In lock-bench
- * (2026-12, three interleaved runs each) il-bpf's CPU per acquisition fell
- * from 4.2-5.0 to 2.6-3.4 us in blocking-sleep and from 4.4-4.5 to 3.5-4.1
- * us in blocking-io, the other scenarios unchanged within their noise.
+ * on the 2-CPU VM (2026-12, runs interleaved with the lock before it) il-bpf's
+ * CPU per acquisition over adaptive-np's went from 1.5-2.1x to 1.1-1.5x in
+ * blocking-sleep and from 1.2-1.4x to 0.9-1.2x in blocking-io (with the
+ * withdrawal below), the other scenarios unchanged within their noise.
  */
 static void shrink_after_block(uint32_t spun, uint32_t min_iters)
 {
