@@ -79,25 +79,36 @@ static void *reader_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * Starts a reader of pipe p (made here) and waits, up to a second, until
+ * o's record shows it blocked in read(), off its CPU.
+ */
+static void start_blocked_reader(const struct il_oncpu *o, struct reader *r, int p[2], pthread_t *t)
+{
+	int st = -1;
+
+	assert_int_equal(pipe(p), 0);
+	r->fd = p[0];
+	r->tid = 0;
+	assert_int_equal(pthread_create(t, NULL, reader_thread, r), 0);
+	while (!r->tid)
+		usleep(100);
+	for (int i = 0; i < 1000 && st != 0; i++) {
+		usleep(1000);
+		st = il_oncpu_state(o, r->tid);
+	}
+	assert_int_equal(st, 0);
+}
+
 static void test_spin_bpf_blocked_reader_offcpu(void **state)
 {
-	struct reader r = {.tid = 0};
+	struct reader r;
 	uint64_t seq_blocked;
-	int p[2], st = -1;
+	int p[2];
 	pthread_t t;
 
 	need_bpf();
-	assert_int_equal(pipe(p), 0);
-	r.fd = p[0];
-	assert_int_equal(pthread_create(&t, NULL, reader_thread, &r), 0);
-	while (!r.tid)
-		usleep(100);
-	/* Blocked in read() within a few ms; wait until the record says so. */
-	for (int i = 0; i < 1000 && st != 0; i++) {
-		usleep(1000);
-		st = il_oncpu_state(oncpu, r.tid);
-	}
-	assert_int_equal(st, 0);
+	start_blocked_reader(oncpu, &r, p, &t);
 	seq_blocked = il_oncpu_record(oncpu, r.tid) & IL_ONCPU_SEQ_MASK;
 	usleep(20000);
 	/* Still blocked: no switch recorded meanwhile. */
@@ -179,11 +190,11 @@ static void test_spin_bpf_blocked_or_preempted(void **state)
 	rt.rlim_cur = rt0.rlim_max < 200000 ? rt0.rlim_max : 200000;
 	assert_int_equal(setrlimit(RLIMIT_RTTIME, &rt), 0);
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		struct reader r = {.tid = 0};
+		struct reader r;
 		struct busy b = {.tid = 0};
 		struct intruder x = {0};
 		struct il_oncpu *o;
-		int p[2], st = -1, on = 0, preempted = 0, blocked_seen = 0;
+		int p[2], on = 0, preempted = 0, blocked_seen = 0;
 		pthread_t tr, tb, tx;
 
 		if (il_oncpu_load_prog(progs[i], &o) < 0) {
@@ -192,16 +203,7 @@ static void test_spin_bpf_blocked_or_preempted(void **state)
 		}
 		loaded++;
 		/* Blocked in read(). */
-		assert_int_equal(pipe(p), 0);
-		r.fd = p[0];
-		assert_int_equal(pthread_create(&tr, NULL, reader_thread, &r), 0);
-		while (!r.tid)
-			usleep(100);
-		for (int k = 0; k < 1000 && st != 0; k++) {
-			usleep(1000);
-			st = il_oncpu_state(o, r.tid);
-		}
-		assert_int_equal(st, 0);
+		start_blocked_reader(o, &r, p, &tr);
 		assert_int_equal(il_oncpu_blocked(o, r.tid), 1);
 		assert_int_equal(write(p[1], "x", 1), 1);
 		assert_int_equal(pthread_join(tr, NULL), 0);
