@@ -13,7 +13,10 @@ set_tests_properties(test_stats_sim PROPERTIES LABELS "unit;beside;nosan" TIMEOU
                      SKIP_RETURN_CODE 77
                      ENVIRONMENT "IL_BUILD_DIR=${CMAKE_BINARY_DIR};IL_SOURCE_DIR=${CMAKE_SOURCE_DIR};IL_TEST_ONLY=test_stats_sim_*")
 il_add_test(test_trace SOURCES test_trace.c LIBS il_harness LABELS unit TIMEOUT 60)
-il_add_test(test_compare SOURCES test_compare.c LIBS il_harness m LABELS unit TIMEOUT 60)
+# compare's verdicts on made-up reports (6 s, its permutation tests):
+# no run, no knob, no timing judged, so "beside" (the lanes next to the
+# plain and the ASan pass, which kept the suite past ten minutes).
+il_add_test(test_compare SOURCES test_compare.c LIBS il_harness m LABELS "unit;beside" TIMEOUT 60)
 # The run report: warm-up, work accuracy, null percentiles, --hist; two real runs.
 il_add_run_test(test_report SOURCES test_report.c LIBS il_harness m TIMEOUT 180)
 
