@@ -56,11 +56,13 @@
  * interleaved with the lock before it: blocking-io 0.87-0.96x adaptive-np's
  * ops before, 0.98x after, CPU per acquisition -15%; three more, against
  * the lock before this and the blocked-owner rule, kept the CPU gain but
- * showed no clear change in ops). It keeps the slot until the lock is its own (tls_slot), so
- * H can only be set again with its TID: an unlocker that read the slot
- * before the withdrawal hands the lock to it only once it asked again,
- * never to a thread that left. While it keeps it, a colliding mutex's
- * waiters cannot ask (they wait as they would for any busy slot).
+ * showed no clear change in ops). It keeps the slot until the lock is its
+ * own (tls_slot), so H can only be set again with its TID: an unlocker
+ * that read the slot before the withdrawal hands the lock to it only once
+ * it asked again, never to a thread that left. While it keeps it, a
+ * colliding mutex's waiters cannot ask (they wait as they would for any
+ * busy slot). A withdrawn spinner goes to sleep at once: the wait has
+ * already learned from the owner's leaving (shrink_after_block).
  */
 #include <errno.h>
 #include <limits.h>
@@ -285,7 +287,8 @@ static int wait_granted(struct il_spin_mutex *m, struct handoff_slot *s, enum il
  * is W when the caller has slept on the word (others may sleep too, so W
  * must survive), else 0. `spin` bounds how long to spin for the grant,
  * `spun` is how long the caller spun already. Returns 1 with the lock
- * held, 0 if the slot is busy or the request was withdrawn (keep waiting).
+ * held, 0 if the slot is busy (keep waiting), -1 if the request was
+ * withdrawn because the owner left its CPU (go to sleep).
  */
 static int request_handoff(struct il_spin_mutex *m, uint32_t tid, uint32_t wbit,
 			   enum il_spin_source src, uint32_t spin, uint32_t spun)
@@ -318,7 +321,7 @@ static int request_handoff(struct il_spin_mutex *m, uint32_t tid, uint32_t wbit,
 			break;
 	}
 	if (!wait_granted(m, s, src, spin, spun))
-		return 0; /* withdrawn: the slot stays ours (tls_slot) */
+		return -1; /* withdrawn: the slot stays ours (tls_slot) */
 	slot_drop_held();
 	return 1;
 }
@@ -387,10 +390,13 @@ static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_sourc
 			 * left of the budget waiting for it.
 			 */
 			if (may_ask && i >= fair && st > 0 && !asked) {
+				int r = request_handoff(m, want & IL_SPIN_TID_MASK, want & W, src,
+							limit - i, i);
+
 				asked = 1;
-				if (request_handoff(m, want & IL_SPIN_TID_MASK, want & W, src,
-						    limit - i, i))
-					return 1;
+				/* Withdrawn: the owner left, and the wait learned from it. */
+				if (r)
+					return r > 0;
 			}
 		}
 		/*
@@ -446,7 +452,7 @@ static int lock_wait(struct il_spin_mutex *m, uint32_t tid, enum il_spin_source 
 			continue;
 		}
 		if (woken && !abs && !(w & H) && mono_ns() - t0 > IL_SPIN_HANDOFF_NS &&
-		    request_handoff(m, tid, W, src, 0, 0))
+		    request_handoff(m, tid, W, src, 0, 0) > 0)
 			return 0;
 		if (!(w & W)) {
 			if (!atomic_compare_exchange_weak_explicit(
