@@ -58,4 +58,26 @@ static inline uint64_t il_tclock_now(const struct il_tclock_rec *rec, uint32_t t
 	}
 }
 
+/*
+ * A consistent copy of tid's record (seq, ran_ns, in_ns as of one moment):
+ * 1, or 0 when the record is not tid's or it never ran since registering.
+ */
+static inline int il_tclock_snap(const struct il_tclock_rec *rec, uint32_t tid,
+				 struct il_tclock_rec *out)
+{
+	const volatile struct il_tclock_rec *r = rec;
+
+	for (int tries = 0; tries < 8; tries++) {
+		out->seq = r->seq;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		out->ran_ns = r->ran_ns;
+		out->in_ns = r->in_ns;
+		out->tid = r->tid;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (r->seq == out->seq)
+			return out->tid == tid && out->in_ns;
+	}
+	return 0;
+}
+
 #endif

@@ -333,24 +333,6 @@ static uint64_t cpu_now(const struct il_tclock_rec *rec, uint32_t me)
 	return rec ? il_tclock_now(rec, me) : thread_cpu_ns();
 }
 
-/* A consistent copy of a thread's on-CPU clock record; 0 if it is not its. */
-static int tclock_snap(const struct il_tclock_rec *rec, uint32_t me, struct il_tclock_rec *out)
-{
-	const volatile struct il_tclock_rec *r = rec;
-
-	for (int tries = 0; tries < 8; tries++) {
-		out->seq = r->seq;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		out->ran_ns = r->ran_ns;
-		out->in_ns = r->in_ns;
-		out->tid = r->tid;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (r->seq == out->seq)
-			return out->tid == me && out->in_ns;
-	}
-	return 0;
-}
-
 /*
  * What the owner does inside a blocking critical section. With the on-CPU
  * clock, it also measures how long the owner stays on its CPU after
@@ -363,7 +345,7 @@ static void block_in_cs(struct cell *c, struct worker *w, const struct il_tclock
 			uint32_t me)
 {
 	struct il_tclock_rec a, b;
-	int snap = rec && tclock_snap(rec, me, &a);
+	int snap = rec && il_tclock_snap(rec, me, &a);
 	uint64_t t0 = snap ? il_now_ns() : 0;
 
 	if (c->cfg->block == BLK_SLEEP) {
@@ -377,7 +359,7 @@ static void block_in_cs(struct cell *c, struct worker *w, const struct il_tclock
 		if (write(c->io_fd, &ch, 1) != 1 || read(c->io_fd, &ch, 1) != 1)
 			return;
 	}
-	if (!snap || !tclock_snap(rec, me, &b))
+	if (!snap || !il_tclock_snap(rec, me, &b))
 		return;
 	if (b.seq == a.seq) {
 		w->entry_stayed++; /* the call never left the CPU */

@@ -132,20 +132,28 @@ static __thread uint32_t tls_aware_limit;
 /* The smallest owner-aware spin: 1/IL_SPIN_AWARE_MIN_DIV of the budget. */
 #define IL_SPIN_AWARE_MIN_DIV 30u
 
+static uint32_t aware_min_iters(uint32_t budget_iters)
+{
+	return budget_iters / IL_SPIN_AWARE_MIN_DIV + 1;
+}
+
 /*
  * A spin of `spun` iterations that ended because the owner blocked (not
  * preempted): the owner was on its CPU entering a blocking call (8.3 us
  * p50 for a 50 us clock_nanosleep, 4.8 us for an I/O round trip on the
  * 2-CPU VM, lock-bench's owner_block_entry_ns), and spinning through that
- * was wasted. Lower the limit to half of it, never below min_iters; a
- * preempted owner changes nothing (it comes back runnable). In lock-bench
+ * was wasted. Lower the limit to half of it, never below the smallest
+ * owner-aware spin; a preempted owner changes nothing (it comes back
+ * runnable). In lock-bench
  * on the 2-CPU VM (2026-12, runs interleaved with the lock before it) il-bpf's
  * CPU per acquisition over adaptive-np's went from 1.5-2.1x to 1.1-1.5x in
  * blocking-sleep and from 1.2-1.4x to 0.9-1.2x in blocking-io (with the
  * withdrawal below), the other scenarios unchanged within their noise.
  */
-static void shrink_after_block(uint32_t spun, uint32_t min_iters)
+static void shrink_after_block(uint32_t spun)
 {
+	uint32_t min_iters =
+	    aware_min_iters(atomic_load_explicit(&il_spin_g.budget_iters, memory_order_relaxed));
 	uint32_t half = spun / 2 > min_iters ? spun / 2 : min_iters;
 
 	if (spun > min_iters && half < tls_aware_limit)
@@ -233,7 +241,7 @@ static int wait_granted(struct il_spin_mutex *m, struct handoff_slot *s, enum il
 			uint32_t spin, uint32_t spun)
 {
 	uint32_t spin0 = spin;
-	int may_withdraw = spin != 0;
+	int may_withdraw = spin != 0; /* until the lock turns out handed over */
 
 	for (;;) {
 		/* Acquire pairs with the unlocker's release: its section is ours now. */
@@ -247,14 +255,6 @@ static int wait_granted(struct il_spin_mutex *m, struct handoff_slot *s, enum il
 			cpu_relax();
 			continue;
 		}
-		if (spin && spin0 && il_spin_owner_blocked(src, w & IL_SPIN_TID_MASK)) {
-			uint32_t budget =
-			    atomic_load_explicit(&il_spin_g.budget_iters, memory_order_relaxed);
-
-			shrink_after_block(spun + (spin0 - spin),
-					   budget / IL_SPIN_AWARE_MIN_DIV + 1);
-			spin0 = 0;
-		}
 		/*
 		 * A spinner whose owner left its CPU takes its request back
 		 * rather than have the lock handed to it asleep (the lock
@@ -262,6 +262,8 @@ static int wait_granted(struct il_spin_mutex *m, struct handoff_slot *s, enum il
 		 * it sleeps on the word like any waiter, keeping the slot.
 		 */
 		if (spin && may_withdraw) {
+			if (il_spin_owner_blocked(src, w & IL_SPIN_TID_MASK))
+				shrink_after_block(spun + (spin0 - spin));
 			while (w & H)
 				if (atomic_compare_exchange_weak_explicit(&m->word, &w, w & ~H,
 									  memory_order_relaxed,
@@ -345,7 +347,7 @@ static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_sourc
 	limit = adaptive;
 	if (aware) {
 		budget = atomic_load_explicit(&il_spin_g.budget_iters, memory_order_relaxed);
-		min_iters = budget / IL_SPIN_AWARE_MIN_DIV + 1;
+		min_iters = aware_min_iters(budget);
 		if (!tls_aware_limit || tls_aware_limit > budget)
 			tls_aware_limit = budget;
 		limit = tls_aware_limit;
@@ -376,7 +378,7 @@ static int spin_phase(struct il_spin_mutex *m, uint32_t want, enum il_spin_sourc
 
 			if (st == 0) {
 				if (il_spin_owner_blocked(src, w & IL_SPIN_TID_MASK))
-					shrink_after_block(i, min_iters);
+					shrink_after_block(i);
 				return 0;
 			}
 			if (st < 0 && limit > adaptive)

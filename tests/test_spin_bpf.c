@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "il_clock.h"
 #include "il_oncpu.h"
 #include "il_spin.h"
 #include "il_spin_internal.h"
@@ -120,6 +121,15 @@ static void test_spin_bpf_blocked_reader_offcpu(void **state)
 	close(p[1]);
 }
 
+static void pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
 /* A CFS thread that spins on CPU 0 until told to stop. */
 struct busy {
 	_Atomic uint32_t tid;
@@ -129,11 +139,8 @@ struct busy {
 static void *busy_thread(void *arg)
 {
 	struct busy *b = arg;
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	pin_cpu0();
 	b->tid = il_spin_tid();
 	while (!b->stop)
 		;
@@ -149,21 +156,15 @@ static void *intruder_thread(void *arg)
 {
 	struct intruder *x = arg;
 	struct sched_param sp = {.sched_priority = 10};
-	struct timespec a, b;
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	pin_cpu0();
 	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0) {
 		x->done = 1;
 		return (void *)1;
 	}
 	x->spinning = 1;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	do
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	while ((b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec < 30000000L);
+	for (uint64_t t0 = il_now_ns(); il_now_ns() - t0 < 30000000;)
+		;
 	x->done = 1;
 	return NULL;
 }
@@ -281,14 +282,10 @@ static void *churn_locker(void *arg)
 	struct churn *c = arg;
 
 	while (!c->stop) {
-		struct timespec a, b;
-
 		il_spin_mutex_lock(&c->m);
 		c->counter++;
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		do
-			clock_gettime(CLOCK_MONOTONIC, &b);
-		while ((b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec < 5000);
+		for (uint64_t t0 = il_now_ns(); il_now_ns() - t0 < 5000;)
+			;
 		il_spin_mutex_unlock(&c->m);
 		c->ops++;
 	}

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <time.h>
 
+#include "il_clock.h"
 #include "il_test.h"
 
 struct stress {
@@ -21,14 +22,6 @@ struct stress {
 	pthread_barrier_t go;		   /* all threads start together, so they contend */
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Takes the lock by timedlock, deadlines 0..4 sections away, until it has
  * it: 0, or another error than -ETIMEDOUT (counted; asserted by the caller,
@@ -40,9 +33,7 @@ static int lock_timed(struct stress *s, unsigned long i)
 	int r;
 
 	do {
-		uint64_t dl = mono_ns() + span * ((i * 2654435761u >> 7) % 5);
-		struct timespec ts = {.tv_sec = (time_t)(dl / 1000000000ull),
-				      .tv_nsec = (long)(dl % 1000000000ull)};
+		struct timespec ts = il_ns_to_ts(il_now_ns() + span * ((i * 2654435761u >> 7) % 5));
 
 		r = il_spin_mutex_timedlock(&s->m, &ts);
 		if (r == -ETIMEDOUT)
@@ -72,16 +63,9 @@ static void *stress_thread(void *arg)
 		if (il_spin_mutex_owner(&s->m) != me)
 			s->bad_owner++;
 		s->counter++;
-		if (s->cs_ns) {
-			struct timespec a, b;
-
-			clock_gettime(CLOCK_MONOTONIC, &a);
-			do
-				clock_gettime(CLOCK_MONOTONIC, &b);
-			while ((uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ull +
-				   (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec <
-			       s->cs_ns);
-		}
+		if (s->cs_ns)
+			for (uint64_t t0 = il_now_ns(); il_now_ns() - t0 < s->cs_ns;)
+				;
 		/*
 		 * Now and then the owner leaves its CPU while holding the
 		 * lock, so waiters must take the sleep and wake-up paths:
