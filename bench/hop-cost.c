@@ -62,7 +62,8 @@ int main(int argc, char **argv)
 	memset(&m, 0, sizeof(m));
 	uv_loop_init(&loop);
 	if (strcmp(argv[1], "queue") == 0) {
-		il_queue_init(&q, &loop, 256, IL_LOCK_PTHREAD, on_msg, NULL);
+		il_queue_init(&q, &loop, IL_QUEUE_CAP, IL_MSG_FIFO_MAX, IL_LOCK_PTHREAD, on_msg,
+			      NULL);
 		for (uint64_t i = 0; i < n; i++) {
 			il_queue_push(&q, &m);
 			uv_run(&loop, UV_RUN_NOWAIT);

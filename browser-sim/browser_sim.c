@@ -13,8 +13,6 @@
 #include "il_input.h"
 #include "il_queue.h"
 
-#define QUEUE_CAP 256
-
 struct browser {
 	struct il_input_spec input;
 	char input_node[256];
@@ -100,7 +98,8 @@ static void ui_cb(void *ctx, struct il_msg *m)
 
 static int ui_setup(struct il_role_thread *t)
 {
-	return il_queue_init(&B.ui_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), ui_cb, NULL);
+	return il_queue_init(&B.ui_q, &t->loop, IL_QUEUE_CAP, IL_MSG_FIFO_MAX,
+			     il_child_lock(t->child), ui_cb, NULL);
 }
 
 static void ui_teardown(struct il_role_thread *t)
@@ -129,7 +128,8 @@ static void feedback_eof_cb(void *ctx, int status)
 
 static int io_setup(struct il_role_thread *t)
 {
-	int rc = il_queue_init(&B.io_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), io_cb, NULL);
+	int rc = il_queue_init(&B.io_q, &t->loop, IL_QUEUE_CAP, IL_MSG_FIFO_MAX,
+			       il_child_lock(t->child), io_cb, NULL);
 
 	if (rc < 0)
 		return rc;
@@ -166,10 +166,15 @@ static int browser_option(struct il_child *c, const char *name, const char *valu
 
 static void browser_stop(struct il_child *c, cJSON *stats)
 {
+	cJSON *queues;
+
 	il_role_thread_stop(&B.evdev);
 	il_role_thread_stop(&B.ui);
 	il_role_thread_stop(&B.io);
 	/* Only now that no thread can push any more. */
+	queues = cJSON_AddObjectToObject(stats, "queues");
+	il_msg_fifo_stats_json(&B.ui_q.fifo, "ui", queues);
+	il_msg_fifo_stats_json(&B.io_q.fifo, "io", queues);
 	il_queue_free(&B.ui_q);
 	il_queue_free(&B.io_q);
 	cJSON_AddNumberToObject(stats, "events_read", (double)B.next_event_id);

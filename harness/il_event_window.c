@@ -211,7 +211,9 @@ void il_event_window_expire(struct il_event_window *w, uint64_t now_ns, uint64_t
 
 		if (s->state == IL_EV_COMPLETED || s->state == IL_EV_TIMED_OUT)
 			continue;
-		if (now_ns - s->msg.stamp_ns[IL_STAMP_INJECT] <= timeout_ns)
+		/* Injected after now_ns (the caller's "now" may be the last read). */
+		if (s->msg.stamp_ns[IL_STAMP_INJECT] >= now_ns ||
+		    now_ns - s->msg.stamp_ns[IL_STAMP_INJECT] <= timeout_ns)
 			break;
 		if (s->state == IL_EV_PENDING) {
 			s->state = IL_EV_TIMED_OUT;

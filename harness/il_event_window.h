@@ -60,7 +60,8 @@ enum il_record_verdict {
 enum il_record_verdict il_event_window_record(struct il_event_window *w, const struct il_msg *m,
 					      uint64_t timeout_ns);
 
-/* Times out every pending event injected more than timeout_ns before now_ns. */
+/* Times out every pending event injected more than timeout_ns before now_ns;
+ * one injected after now_ns (a "now" that is the loop's last read) stays. */
 void il_event_window_expire(struct il_event_window *w, uint64_t now_ns, uint64_t timeout_ns);
 
 /* End of the run: delivers every event left, pending or not, in id order. */

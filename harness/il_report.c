@@ -812,12 +812,53 @@ static void trace_marker_check(const struct il_result *r, struct il_warnings *w)
 	}
 }
 
+/*
+ * Events a full queue inside the chain refused (each process's stats
+ * `queues`): they never reached the screen, so the run counts them timed
+ * out, and this says where they went. `where` names the queues. -1 when
+ * a chain process's stats are missing (then nobody knows).
+ */
+static double dropped_in_chain(const struct il_result *r, char *where, size_t len)
+{
+	double total = 0;
+	size_t off = 0;
+
+	if (len)
+		where[0] = '\0';
+	for (int i = 0; i < IL_PROC_COUNT; i++) {
+		const cJSON *qs =
+		    r->stats[i] ? cJSON_GetObjectItemCaseSensitive(r->stats[i], "queues") : NULL;
+		const cJSON *q;
+
+		if (i != IL_PROC_WORKLOAD && !cJSON_IsObject(qs))
+			return -1;
+		cJSON_ArrayForEach (q, qs) {
+			const cJSON *d = cJSON_GetObjectItemCaseSensitive(q, "dropped");
+
+			if (!cJSON_IsNumber(d) || d->valuedouble <= 0)
+				continue;
+			total += d->valuedouble;
+			if (off < len)
+				off += (size_t)snprintf(where + off, len - off, "%s%s %s %.0f",
+							off ? ", " : "", il_chain_proc(i)->program,
+							q->string, d->valuedouble);
+		}
+	}
+	return total;
+}
+
 void il_report_check(const struct il_result *r, struct il_warnings *w)
 {
 	struct work_acc acc[IL_T_COUNT];
-	char cause[200];
-	double speed;
+	char cause[200], where[200];
+	double speed, dropped;
 
+	dropped = dropped_in_chain(r, where, sizeof(where));
+	if (dropped > 0)
+		il_warn(w,
+			"events: %.0f dropped inside the chain by a queue full at its bound (%s); "
+			"they count as timed out",
+			dropped, where);
 	if (r->run_stats->out_of_order) {
 		int k = 1;
 
@@ -1016,6 +1057,15 @@ int il_report_json(const struct il_result *r, FILE *f)
 	/* Sent but neither completed nor timed out when the run ended (a stop
 	 * by signal, a failure): sent = completed + timed_out + in_flight. */
 	cJSON_AddNumberToObject(ev, "in_flight", (double)(r->nsent - r->completed - r->timed_out));
+	/* Of timed_out, refused by a full queue inside the chain (processes.*.queues). */
+	{
+		double d = dropped_in_chain(r, NULL, 0);
+
+		if (d >= 0)
+			cJSON_AddNumberToObject(ev, "dropped_in_chain", d);
+		else
+			cJSON_AddNullToObject(ev, "dropped_in_chain");
+	}
 	/* Completed, with stamps out of chain order: in no figure below. */
 	cJSON_AddNumberToObject(ev, "out_of_order", (double)h->out_of_order);
 	cJSON_AddNumberToObject(ev, "invalid_frames", (double)r->invalid_frames);

@@ -17,8 +17,6 @@
 #include "il_parse.h"
 #include "il_queue.h"
 
-#define QUEUE_CAP 256
-
 struct render {
 	struct il_role_thread io, comp, main;
 	/* io thread */
@@ -88,8 +86,8 @@ static void comp_cb(void *ctx, struct il_msg *m)
 
 static int comp_setup(struct il_role_thread *t)
 {
-	int rc =
-	    il_queue_init(&R.comp_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), comp_cb, NULL);
+	int rc = il_queue_init(&R.comp_q, &t->loop, IL_QUEUE_CAP, IL_MSG_FIFO_MAX,
+			       il_child_lock(t->child), comp_cb, NULL);
 
 	if (rc < 0)
 		return rc;
@@ -112,8 +110,8 @@ static void main_cb(void *ctx, struct il_msg *m)
 
 static int main_setup(struct il_role_thread *t)
 {
-	return il_queue_init(&R.main_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), main_cb,
-			     NULL);
+	return il_queue_init(&R.main_q, &t->loop, IL_QUEUE_CAP, IL_MSG_FIFO_MAX,
+			     il_child_lock(t->child), main_cb, NULL);
 }
 
 static void main_teardown(struct il_role_thread *t)
@@ -154,6 +152,8 @@ static void render_start(struct il_child *c)
 
 static void render_stop(struct il_child *c, cJSON *stats)
 {
+	cJSON *queues;
+
 	/* Told to end first (1024 busy hogs would starve this thread's own
 	 * work here), stats next (the hogs' clocks as they published them), then
 	 * join the hogs so the chain threads can be joined on a CPU the hogs no
@@ -168,6 +168,9 @@ static void render_stop(struct il_child *c, cJSON *stats)
 	il_role_thread_stop(&R.main);
 	il_role_thread_stop(&R.comp);
 	/* Only now that no thread can push any more. */
+	queues = cJSON_AddObjectToObject(stats, "queues");
+	il_msg_fifo_stats_json(&R.comp_q.fifo, "compositor", queues);
+	il_msg_fifo_stats_json(&R.main_q.fifo, "main", queues);
 	il_queue_free(&R.comp_q);
 	il_queue_free(&R.main_q);
 	cJSON_AddNumberToObject(stats, "invalid_frames", (double)il_frame_reader_invalid(R.reader));

@@ -9,4 +9,5 @@ il_add_test(test_parse SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_parse.c LIBS il_co
 il_add_test(test_procfs SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_procfs.c LIBS il_common Threads::Threads)
 il_add_run_test(test_chain SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_chain.c LIBS il_wire TIMEOUT 180)
 il_add_test(test_halt SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_halt.c LIBS il_wire)
+il_add_test(test_msg_fifo SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_msg_fifo.c LIBS il_wire)
 il_add_test(test_queue SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_queue.c LIBS il_wire LABELS "unit;tsan")

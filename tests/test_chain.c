@@ -144,6 +144,43 @@ static void test_chain_end_to_end(void **state)
 	assert_int_equal(il_test_count_project_procs(), 0);
 }
 
+/*
+ * The fastest pace the CLI allows puts about 100 clicks in one 16.7 ms
+ * frame: viz-sim held 64 waiting for a flip and dropped the rest, which
+ * the run reported as timed out (1110 of 3000). None may be lost now,
+ * and the report says how deep the backlog went.
+ */
+static void test_chain_fastest_pace_loses_nothing(void **state)
+{
+	char json[300];
+	char *argv[] = {il_test_suite.inputlat, "run", "--events", "3000", "--warmup", "0",
+			"--interval-ms", "0.1", "--work", "none", "--attribution", "off",
+			/* Loss is what this checks, not latency on a loaded machine. */
+			"--timeout-ms", "20000", "--json", json, NULL};
+	struct il_test_result *res = malloc(sizeof(*res));
+	cJSON *root, *viz, *pending;
+
+	snprintf(json, sizeof(json), "%s/fast.json", il_test_suite.tmpdir);
+	assert_int_equal(il_test_run(argv, 90000, res), 0);
+	assert_int_equal(res->exit_code, 0);
+	root = il_test_json_load(json);
+	assert_int_equal(il_test_json_num(cJSON_GetObjectItem(root, "events"), "completed"), 3000);
+	assert_int_equal(il_test_json_num(cJSON_GetObjectItem(root, "events"), "dropped_in_chain"),
+			 0);
+	viz = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "processes"), "viz-sim");
+	pending = cJSON_GetObjectItem(cJSON_GetObjectItem(viz, "queues"), "pending_flips");
+	assert_int_equal(il_test_json_num(pending, "dropped"), 0);
+	/* The case was met: more waited for one flip than the old table held. */
+	if (il_test_json_num(pending, "max_depth") <= 64)
+		fail_msg("at most %.0f clicks waited for one flip: the pace never exceeded 64 a "
+			 "frame (mean spacing %.3f ms)",
+			 il_test_json_num(pending, "max_depth"),
+			 il_test_json_num(cJSON_GetObjectItem(root, "events"), "mean_spacing_ms"));
+	cJSON_Delete(root);
+	free(res);
+	assert_int_equal(il_test_count_project_procs(), 0);
+}
+
 static void test_chain_kill_render(void **state)
 {
 	char out[300], err[300], buf[4096];
@@ -242,6 +279,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_chain_end_to_end, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_chain_fastest_pace_loses_nothing, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_chain_kill_render, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_chain_sigint_writes_outputs, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_chain_bad_cli, il_test_proc_teardown),

@@ -122,6 +122,9 @@ static void test_event_window_in_order_once(void **state)
 	/* 4 expires; 5 is still in time, and left pending at the end. */
 	il_event_window_expire(w, 4000000 + timeout + 1, timeout);
 	assert_int_equal(s->n, 4);
+	/* Judged as of a time before 5 was injected (the loop's last read): still pending. */
+	il_event_window_expire(w, 4500000, timeout);
+	assert_int_equal(il_event_window_pending(w), 1);
 	m = record(4, 4000000);
 	assert_int_equal(il_event_window_record(w, &m, timeout), IL_RECORD_LATE);
 	assert_int_equal(il_event_window_pending(w), 1);

@@ -68,7 +68,8 @@ static void *produce(void *arg)
 	return NULL;
 }
 
-static void test_queue_order_and_no_loss(void **state)
+/* PRODUCERS threads push PER_PRODUCER each into a ring of cap growing to max_cap. */
+static struct consumer *run_producers(unsigned cap, unsigned max_cap, uint64_t *retries)
 {
 	static struct consumer c;
 	struct producer p[PRODUCERS];
@@ -76,20 +77,87 @@ static void test_queue_order_and_no_loss(void **state)
 
 	memset(&c, 0, sizeof(c));
 	assert_int_equal(uv_loop_init(&c.loop), 0);
-	assert_int_equal(il_queue_init(&c.q, &c.loop, 64, IL_LOCK_PTHREAD, on_msg, &c), 0);
-	assert_int_equal(c.q.cap, 64);
+	assert_int_equal(il_queue_init(&c.q, &c.loop, cap, max_cap, IL_LOCK_PTHREAD, on_msg, &c),
+			 0);
+	assert_int_equal(c.q.fifo.cap, cap);
 	uv_async_init(&c.loop, &c.done, done_cb);
 	for (unsigned i = 0; i < PRODUCERS; i++) {
 		p[i] = (struct producer){.c = &c, .id = i};
 		pthread_create(&th[i], NULL, produce, &p[i]);
 	}
 	uv_run(&c.loop, UV_RUN_DEFAULT);
-	for (unsigned i = 0; i < PRODUCERS; i++)
+	*retries = 0;
+	for (unsigned i = 0; i < PRODUCERS; i++) {
 		pthread_join(th[i], NULL);
-	assert_int_equal(c.received, (uint64_t)PRODUCERS * PER_PRODUCER);
-	assert_int_equal(c.out_of_order, 0);
+		*retries += p[i].retries;
+	}
+	return &c;
+}
+
+/* Every record arrived, each producer's in order; then the loop and queue go. */
+static void check_all_received(struct consumer *c)
+{
+	assert_int_equal(c->received, (uint64_t)PRODUCERS * PER_PRODUCER);
+	assert_int_equal(c->out_of_order, 0);
 	for (unsigned i = 0; i < PRODUCERS; i++)
-		assert_int_equal(c.next[i], PER_PRODUCER);
+		assert_int_equal(c->next[i], PER_PRODUCER);
+	assert_int_equal(uv_loop_close(&c->loop), 0);
+	il_queue_free(&c->q);
+}
+
+/* A ring that may not grow is back-pressure: producers retry, nothing is lost. */
+static void test_queue_order_and_no_loss(void **state)
+{
+	uint64_t retries;
+
+	check_all_received(run_producers(64, 64, &retries));
+}
+
+/*
+ * A ring that grows under three producers racing a consumer: every push
+ * succeeds the first time (the growth never loses or reorders a record,
+ * TSan watches the swap), and the ring ends no bigger than it needed.
+ */
+static void test_queue_grows_under_producers(void **state)
+{
+	uint64_t retries;
+	struct consumer *c = run_producers(4, 1u << 16, &retries);
+
+	assert_int_equal(retries, 0);
+	assert_int_equal(c->q.fifo.dropped, 0);
+	assert_true(c->q.fifo.cap >= 4 && c->q.fifo.cap <= 2 * (uint32_t)PRODUCERS * PER_PRODUCER);
+	assert_true(c->q.fifo.max_depth <= c->q.fifo.cap);
+	check_all_received(c);
+}
+
+/* viz-sim's case: a consumer that does not run while 1000 records arrive. */
+static void test_queue_grows_while_consumer_stalls(void **state)
+{
+	static struct consumer c;
+	struct il_msg m;
+
+	memset(&c, 0, sizeof(c));
+	memset(&m, 0, sizeof(m));
+	uv_loop_init(&c.loop);
+	assert_int_equal(il_queue_init(&c.q, &c.loop, 4, 1024, IL_LOCK_PTHREAD, on_msg, &c), 0);
+	for (uint64_t i = 0; i < 1000; i++) {
+		m.event_id = i; /* producer 0, in order */
+		assert_int_equal(il_queue_push(&c.q, &m), 0);
+	}
+	assert_int_equal(c.q.fifo.cap, 1024);
+	assert_int_equal(c.q.fifo.max_depth, 1000);
+	/* Past max_cap: refused and counted, the records already in kept. */
+	for (uint64_t i = 1000; i < 1100; i++) {
+		m.event_id = i;
+		assert_int_equal(il_queue_push(&c.q, &m), i < 1024 ? 0 : -ENOBUFS);
+	}
+	assert_int_equal(c.q.fifo.dropped, 1100 - 1024);
+	uv_run(&c.loop, UV_RUN_NOWAIT);
+	assert_int_equal(c.received, 1024);
+	assert_int_equal(c.next[0], 1024);
+	assert_int_equal(c.out_of_order, 0);
+	il_queue_close(&c.q);
+	uv_run(&c.loop, UV_RUN_DEFAULT);
 	assert_int_equal(uv_loop_close(&c.loop), 0);
 	il_queue_free(&c.q);
 }
@@ -102,12 +170,12 @@ static void test_queue_full_reports_enobufs(void **state)
 
 	memset(&m, 0, sizeof(m));
 	uv_loop_init(&loop);
-	assert_int_equal(il_queue_init(&q, &loop, 5, IL_LOCK_PTHREAD, on_msg, NULL), 0);
-	assert_int_equal(q.cap, 8); /* rounded up to a power of two */
+	assert_int_equal(il_queue_init(&q, &loop, 5, 5, IL_LOCK_PTHREAD, on_msg, NULL), 0);
+	assert_int_equal(q.fifo.cap, 8); /* rounded up to a power of two */
 	for (int i = 0; i < 8; i++)
 		assert_int_equal(il_queue_push(&q, &m), 0);
 	assert_int_equal(il_queue_push(&q, &m), -ENOBUFS);
-	assert_int_equal(q.dropped, 1);
+	assert_int_equal(q.fifo.dropped, 1);
 	il_queue_close(&q);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	assert_int_equal(uv_loop_close(&loop), 0);
@@ -143,7 +211,7 @@ static void test_queue_push_after_close_is_harmless(void **state)
 	pthread_t th;
 
 	uv_loop_init(&loop);
-	assert_int_equal(il_queue_init(&q, &loop, 4, IL_LOCK_PTHREAD, on_msg, NULL), 0);
+	assert_int_equal(il_queue_init(&q, &loop, 4, 4, IL_LOCK_PTHREAD, on_msg, NULL), 0);
 	il_queue_close(&q);
 	uv_run(&loop, UV_RUN_DEFAULT); /* the close completes: nothing is delivered any more */
 	assert_int_equal(pthread_create(&th, NULL, push_late, &p), 0);
@@ -159,6 +227,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_queue_order_and_no_loss),
+	    cmocka_unit_test(test_queue_grows_under_producers),
+	    cmocka_unit_test(test_queue_grows_while_consumer_stalls),
 	    cmocka_unit_test(test_queue_full_reports_enobufs),
 	    cmocka_unit_test(test_queue_push_after_close_is_harmless),
 	};

@@ -5,6 +5,7 @@
  * flip (hop 11) and learns when it happened (hop 12). The finished record
  * goes back to browser (presentation feedback) and to the orchestrator.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,9 +14,6 @@
 #include "il_hop.h"
 #include "il_present.h"
 #include "il_queue.h"
-
-#define QUEUE_CAP	  256
-#define MAX_PENDING_FLIPS 64
 
 struct viz {
 	struct il_present_spec present_spec;
@@ -30,9 +28,9 @@ struct viz {
 	/* drm thread */
 	struct il_queue drm_q;
 	struct il_present *present;
-	struct il_msg pending[MAX_PENDING_FLIPS];
-	unsigned pending_head, pending_tail;
-	uint64_t flip_overflows;
+	/* Drawn, waiting for the flip that shows them: every one a flip asked
+	 * before a vblank shows is answered at that vblank (il_present.h). */
+	struct il_msg_fifo pending;
 	uint64_t last_flip_seq;
 };
 
@@ -66,8 +64,8 @@ static void done_cb(void *ctx, struct il_msg *m)
 
 static int io_setup(struct il_role_thread *t)
 {
-	int rc =
-	    il_queue_init(&V.done_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), done_cb, NULL);
+	int rc = il_queue_init(&V.done_q, &t->loop, IL_QUEUE_CAP, IL_MSG_FIFO_MAX,
+			       il_child_lock(t->child), done_cb, NULL);
 
 	if (rc < 0)
 		return rc;
@@ -97,8 +95,8 @@ static void comp_cb(void *ctx, struct il_msg *m)
 
 static int comp_setup(struct il_role_thread *t)
 {
-	return il_queue_init(&V.comp_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), comp_cb,
-			     NULL);
+	return il_queue_init(&V.comp_q, &t->loop, IL_QUEUE_CAP, IL_MSG_FIFO_MAX,
+			     il_child_lock(t->child), comp_cb, NULL);
 }
 
 static void comp_teardown(struct il_role_thread *t)
@@ -116,7 +114,8 @@ static void gpu_cb(void *ctx, struct il_msg *m)
 
 static int gpu_setup(struct il_role_thread *t)
 {
-	return il_queue_init(&V.gpu_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), gpu_cb, NULL);
+	return il_queue_init(&V.gpu_q, &t->loop, IL_QUEUE_CAP, IL_MSG_FIFO_MAX,
+			     il_child_lock(t->child), gpu_cb, NULL);
 }
 
 static void gpu_teardown(struct il_role_thread *t)
@@ -129,38 +128,37 @@ static void drm_cb(void *ctx, struct il_msg *m)
 {
 	il_hop_begin(m, IL_STAMP_DRM);
 	il_hop_end(m, IL_STAMP_DRM, V.drm.work_us);
-	if (V.pending_head - V.pending_tail >= MAX_PENDING_FLIPS) {
-		V.flip_overflows++;
-		return;
-	}
-	V.pending[V.pending_head++ % MAX_PENDING_FLIPS] = *m;
-	il_present_flip(V.present);
+	/* Refused past IL_MSG_FIFO_MAX (counted): no flip is asked for it. */
+	if (il_msg_fifo_push(&V.pending, m) == 0)
+		il_present_flip(V.present);
 }
 
 static void flip_done_cb(void *ctx, uint64_t flip_ns, uint64_t seq)
 {
-	struct il_msg *m;
+	struct il_msg m;
 
 	/* The back end answers every request once, in request order. */
-	if (V.pending_tail == V.pending_head)
+	if (!il_msg_fifo_pop(&V.pending, &m))
 		return;
-	m = &V.pending[V.pending_tail++ % MAX_PENDING_FLIPS];
-	m->stamp_ns[IL_STAMP_FLIP] = flip_ns;
-	m->tid[IL_STAMP_FLIP] = (uint32_t)il_gettid();
-	m->cpu[IL_STAMP_FLIP] = il_cpu_now();
-	m->end_ns[IL_STAMP_FLIP] = il_now_ns();
+	m.stamp_ns[IL_STAMP_FLIP] = flip_ns;
+	m.tid[IL_STAMP_FLIP] = (uint32_t)il_gettid();
+	m.cpu[IL_STAMP_FLIP] = il_cpu_now();
+	m.end_ns[IL_STAMP_FLIP] = il_now_ns();
 	V.last_flip_seq = seq;
-	il_queue_push(&V.done_q, m);
+	il_queue_push(&V.done_q, &m);
 }
 
 static int drm_setup(struct il_role_thread *t)
 {
 	char err[256];
-	int rc =
-	    il_queue_init(&V.drm_q, &t->loop, QUEUE_CAP, il_child_lock(t->child), drm_cb, NULL);
+	int rc = il_queue_init(&V.drm_q, &t->loop, IL_QUEUE_CAP, IL_MSG_FIFO_MAX,
+			       il_child_lock(t->child), drm_cb, NULL);
 
 	if (rc < 0)
 		return rc;
+	/* 64 frames' worth at first; it grows with a backlog (il_msg_fifo.h). */
+	if (il_msg_fifo_init(&V.pending, 64, IL_MSG_FIFO_MAX) < 0)
+		return -ENOMEM;
 	rc = il_present_open(&V.present_spec, &t->loop, flip_done_cb, NULL, &V.present, err,
 			     sizeof(err));
 	if (rc < 0)
@@ -187,18 +185,26 @@ static int viz_option(struct il_child *c, const char *name, const char *value)
 
 static void viz_stop(struct il_child *c, cJSON *stats)
 {
+	cJSON *queues;
+
 	il_role_thread_stop(&V.io);
 	il_role_thread_stop(&V.comp);
 	il_role_thread_stop(&V.gpu);
 	il_role_thread_stop(&V.drm);
 	/* Only now that no thread can push any more. */
+	queues = cJSON_AddObjectToObject(stats, "queues");
+	il_msg_fifo_stats_json(&V.done_q.fifo, "io", queues);
+	il_msg_fifo_stats_json(&V.comp_q.fifo, "compositor", queues);
+	il_msg_fifo_stats_json(&V.gpu_q.fifo, "gpu", queues);
+	il_msg_fifo_stats_json(&V.drm_q.fifo, "drm", queues);
+	il_msg_fifo_stats_json(&V.pending, "pending_flips", queues);
+	il_msg_fifo_free(&V.pending);
 	il_queue_free(&V.done_q);
 	il_queue_free(&V.comp_q);
 	il_queue_free(&V.gpu_q);
 	il_queue_free(&V.drm_q);
 	cJSON_AddNumberToObject(stats, "invalid_frames", (double)il_frame_reader_invalid(V.reader));
 	cJSON_AddNumberToObject(stats, "send_errors", (double)V.send_errors);
-	cJSON_AddNumberToObject(stats, "flip_overflows", (double)V.flip_overflows);
 	cJSON_AddNumberToObject(stats, "last_flip_seq", (double)V.last_flip_seq);
 }
 

@@ -29,8 +29,8 @@ static void queue_readable_cb(uv_poll_t *h, int status, int events)
 
 		/* Copied out so the lock is never held across the handler. */
 		il_lock_lock(&q->lock);
-		while (got < DRAIN_BATCH && q->tail != q->head)
-			batch[got++] = q->ring[q->tail++ & (q->cap - 1)];
+		while (got < DRAIN_BATCH && il_msg_fifo_pop(&q->fifo, &batch[got]))
+			got++;
 		il_lock_unlock(&q->lock);
 		for (unsigned i = 0; i < got; i++)
 			q->cb(q->ctx, &batch[i]);
@@ -40,18 +40,14 @@ static void queue_readable_cb(uv_poll_t *h, int status, int events)
 	}
 }
 
-int il_queue_init(struct il_queue *q, uv_loop_t *consumer, unsigned cap, enum il_lock_kind lock,
-		  il_queue_cb cb, void *ctx)
+int il_queue_init(struct il_queue *q, uv_loop_t *consumer, unsigned cap, unsigned max_cap,
+		  enum il_lock_kind lock, il_queue_cb cb, void *ctx)
 {
-	unsigned c = 1;
 	int rc;
 
-	while (c < cap)
-		c <<= 1;
 	memset(q, 0, sizeof(*q));
 	q->efd = -1;
-	q->ring = calloc(c, sizeof(*q->ring));
-	if (!q->ring)
+	if (il_msg_fifo_init(&q->fifo, cap, max_cap) < 0)
 		return -ENOMEM;
 	rc = il_lock_init(&q->lock, lock);
 	if (rc < 0)
@@ -61,7 +57,6 @@ int il_queue_init(struct il_queue *q, uv_loop_t *consumer, unsigned cap, enum il
 		rc = -errno;
 		goto err_lock;
 	}
-	q->cap = c;
 	q->cb = cb;
 	q->ctx = ctx;
 	rc = uv_poll_init(consumer, &q->poll, q->efd);
@@ -80,24 +75,42 @@ err_fd:
 err_lock:
 	il_lock_destroy(&q->lock);
 err_ring:
-	free(q->ring);
-	q->ring = NULL;
+	il_msg_fifo_free(&q->fifo);
 	return rc;
 }
 
 int il_queue_push(struct il_queue *q, const struct il_msg *m)
 {
 	static const uint64_t one = 1;
+	unsigned want;
+	int rc;
 
 	il_lock_lock(&q->lock);
-	if (q->head - q->tail >= q->cap) {
-		q->dropped++;
+	/* Full: grow into memory allocated and faulted in outside the lock
+	 * (the consumer and other producers are not held up by malloc or page
+	 * faults), then look again: another producer may have grown it. */
+	while ((want = il_msg_fifo_wants(&q->fifo)) != 0) {
+		struct il_msg *ring;
+
 		il_lock_unlock(&q->lock);
-		return -ENOBUFS;
+		ring = malloc((size_t)want * sizeof(*ring));
+		if (ring)
+			memset(ring, 0, (size_t)want * sizeof(*ring));
+		il_lock_lock(&q->lock);
+		if (!ring) {
+			q->fifo.dropped++;
+			il_lock_unlock(&q->lock);
+			return -ENOMEM;
+		}
+		ring = il_msg_fifo_grow_into(&q->fifo, ring, want);
+		il_lock_unlock(&q->lock);
+		free(ring);
+		il_lock_lock(&q->lock);
 	}
-	q->ring[q->head & (q->cap - 1)] = *m;
-	q->head++;
+	rc = il_msg_fifo_push(&q->fifo, m);
 	il_lock_unlock(&q->lock);
+	if (rc < 0)
+		return rc;
 	/* One write per wake-up, however many messages it covers. */
 	if (atomic_exchange(&q->wake_pending, 1) == 0 && write(q->efd, &one, sizeof(one)) < 0)
 		return -errno;
@@ -106,16 +119,15 @@ int il_queue_push(struct il_queue *q, const struct il_msg *m)
 
 void il_queue_close(struct il_queue *q)
 {
-	if (q->ring && !uv_is_closing((uv_handle_t *)&q->poll))
+	if (q->fifo.ring && !uv_is_closing((uv_handle_t *)&q->poll))
 		uv_close((uv_handle_t *)&q->poll, NULL);
 }
 
 void il_queue_free(struct il_queue *q)
 {
-	if (!q || !q->ring)
+	if (!q || !q->fifo.ring)
 		return;
 	il_lock_destroy(&q->lock);
 	close(q->efd);
-	free(q->ring);
-	q->ring = NULL;
+	il_msg_fifo_free(&q->fifo);
 }

@@ -1,9 +1,11 @@
 /*
- * The in-process hop: a preallocated ring of messages guarded by a short
- * lock, and a wake-up of the consumer's uv_loop. Producers copy a message
- * in and release the lock before the wake; the consumer's loop drains the
- * ring and calls the handler once per message. No allocation after
- * il_queue_init.
+ * The in-process hop: a ring of messages guarded by a short lock, and a
+ * wake-up of the consumer's uv_loop. Producers copy a message in and
+ * release the lock before the wake; the consumer's loop drains the ring
+ * and calls the handler once per message. No allocation after
+ * il_queue_init while the consumer keeps up; a consumer that falls a
+ * whole ring behind (a stalled thread) makes the ring double, allocated
+ * outside the lock, up to max_cap (il_msg_fifo.h says why it grows).
  *
  * Why not uv_async_send: in libuv up to 1.44 (Debian 12's), the receiving
  * loop busy-waits (uv__async_spin, with sched_yield) while a sender is
@@ -24,6 +26,10 @@
 
 #include "il_lock.h"
 #include "il_msg.h"
+#include "il_msg_fifo.h"
+
+/* Every hop's first ring: 256 records (95 KB), 77 ms of clicks at the fastest pace. */
+#define IL_QUEUE_CAP 256u
 
 typedef void (*il_queue_cb)(void *ctx, struct il_msg *m);
 
@@ -31,11 +37,9 @@ struct il_queue {
 	/* Producer-side state shares a cache line with the lock so a hop
 	 * touches as few lines as possible; the consumer's handle sits apart. */
 	_Alignas(64) struct il_lock lock;
-	uint32_t head, tail, cap;
+	struct il_msg_fifo fifo;  /* guarded by lock */
 	_Atomic int wake_pending; /* an eventfd write is outstanding */
 	int efd;
-	uint64_t dropped;
-	struct il_msg *ring;
 	il_queue_cb cb;
 	void *ctx;
 	_Alignas(64) uv_poll_t poll;
@@ -43,14 +47,19 @@ struct il_queue {
 
 /*
  * Initialises q on the consumer's loop (call from the consumer thread
- * before any producer runs). cap is rounded up to a power of two; lock is
- * the kind of mutex guarding the ring (--lock). Returns 0, -ENOMEM,
- * -EINVAL, -errno of eventfd or a libuv error.
+ * before any producer runs). cap (the first ring) and max_cap are rounded
+ * up to powers of two; lock is the kind of mutex guarding the ring
+ * (--lock). Returns 0, -ENOMEM, -EINVAL, -errno of eventfd or a libuv
+ * error.
  */
-int il_queue_init(struct il_queue *q, uv_loop_t *consumer, unsigned cap, enum il_lock_kind lock,
-		  il_queue_cb cb, void *ctx);
+int il_queue_init(struct il_queue *q, uv_loop_t *consumer, unsigned cap, unsigned max_cap,
+		  enum il_lock_kind lock, il_queue_cb cb, void *ctx);
 
-/* Copies m into the ring and wakes the consumer. Any thread. -ENOBUFS when full. */
+/*
+ * Copies m into the ring and wakes the consumer. Any thread. -ENOBUFS
+ * when full at max_cap, -ENOMEM when the ring could not grow (both
+ * counted in the fifo's dropped).
+ */
 int il_queue_push(struct il_queue *q, const struct il_msg *m);
 
 /*
