@@ -7,10 +7,7 @@ il_add_test(test_file SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_file.c LIBS il_comm
 il_add_test(test_work SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_work.c LIBS il_common LABELS unit)
 il_add_test(test_parse SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_parse.c LIBS il_common m)
 il_add_test(test_procfs SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_procfs.c LIBS il_common Threads::Threads)
-# test_chain judges no time (its bounds are on hangs) and changes no knob:
-# "beside", scripts/test runs it in the lanes next to the passes.
-il_add_run_test(test_chain SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_chain.c LIBS il_wire
-                LABELS "unit;beside" TIMEOUT 180)
+il_add_run_test(test_chain SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_chain.c LIBS il_wire TIMEOUT 180)
 il_add_test(test_halt SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_halt.c LIBS il_wire)
 il_add_test(test_msg_fifo SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_msg_fifo.c LIBS il_wire)
 il_add_test(test_queue SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_queue.c LIBS il_wire LABELS "unit;tsan")

@@ -8,10 +8,8 @@
 # sanitizer pass leaves it out, as a killed process reports nothing.
 il_add_run_test(test_knob_kill SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_knob_kill.c
                 LIBS il_test_knobs LABELS "root;slow" TIMEOUT 300)
-# test_faults runs cfs (no knob) and judges a fault's exit time only when
-# it measured that other tasks left the CPUs free enough: "beside".
 il_add_run_test(test_faults SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_faults.c
-                LABELS "unit;beside" TIMEOUT 180)
+                LABELS unit TIMEOUT 180)
 # What test_faults's SIGKILLs rely on: a dying child is not called hung.
 il_add_test(test_spawn SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spawn.c LIBS il_harness)
 il_add_run_test(test_bad_input SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_bad_input.c
