@@ -2,11 +2,16 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <linux/futex.h>
+#include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "il_bpf_attach.h"
 #include "il_tclock.h"
@@ -20,7 +25,35 @@ struct il_tclock {
 	struct thread_clock_bpf *skel;
 	struct il_tclock_rec *recs; /* IL_TCLOCK_SLOTS, mapped read-only */
 	size_t len;
+	char futex_why[160]; /* why futex_ns is not kept, "" when it is */
 };
+
+/* futex_ns: the futex calls' entry and exit programs; without them, why. */
+static void attach_futex(struct il_tclock *c)
+{
+	static const char *const ev[] = {"syscalls/sys_enter_futex", "syscalls/sys_exit_futex"};
+	int id[2], e;
+
+	if (il_tracefs_event_ids(ev, 2, id) < 0) {
+		snprintf(c->futex_why, sizeof(c->futex_why),
+			 "no tracefs id for syscalls/sys_enter_futex and sys_exit_futex (a kernel "
+			 "without CONFIG_FTRACE_SYSCALLS)");
+		return;
+	}
+	c->skel->links.il_tclock_futex_enter =
+	    il_bpf_attach_tracepoint(c->skel->progs.il_tclock_futex_enter, id[0]);
+	c->skel->links.il_tclock_futex_exit =
+	    c->skel->links.il_tclock_futex_enter
+		? il_bpf_attach_tracepoint(c->skel->progs.il_tclock_futex_exit, id[1])
+		: NULL;
+	if (!c->skel->links.il_tclock_futex_exit) {
+		e = errno;
+		snprintf(c->futex_why, sizeof(c->futex_why),
+			 "attaching to the futex system calls' tracepoints: %s", strerror(e));
+		bpf_link__destroy(c->skel->links.il_tclock_futex_enter);
+		c->skel->links.il_tclock_futex_enter = NULL;
+	}
+}
 
 struct il_tclock *il_tclock_open(char *why, size_t len)
 {
@@ -51,6 +84,7 @@ struct il_tclock *il_tclock_open(char *why, size_t len)
 		snprintf(why, len, "attaching to sched/sched_switch: %s", strerror(e));
 		goto fail;
 	}
+	attach_futex(c);
 	c->len = IL_TCLOCK_SLOTS * sizeof(struct il_tclock_rec);
 	/* Read-only: records change by the program or by bpf_map_update_elem. */
 	p = mmap(NULL, c->len, PROT_READ, MAP_SHARED, bpf_map__fd(c->skel->maps.tclock), 0);
@@ -67,6 +101,83 @@ fail:
 out:
 	libbpf_set_print(old);
 	return c;
+}
+
+#define OUTSIDE_BATCHES 9
+#define OUTSIDE_CALLS	2000
+
+struct outside {
+	struct il_tclock *c;
+	double ns;
+	char why[120];
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void *outside_main(void *arg)
+{
+	struct outside *o = arg;
+	uint32_t tid = (uint32_t)syscall(SYS_gettid), word = 0;
+	const struct il_tclock_rec *r = il_tclock_register(o->c, tid);
+	double per[OUTSIDE_BATCHES];
+	int n = 0;
+
+	if (!r) {
+		snprintf(o->why, sizeof(o->why), "no on-CPU clock record for the measuring thread");
+		return NULL;
+	}
+	for (int b = 0; b < OUTSIDE_BATCHES; b++) {
+		uint64_t a0 = il_tclock_now(r, tid), f0 = il_tclock_futex_ns(r),
+			 k0 = il_tclock_futex_calls(r), a1, f1, k1;
+
+		/* No waiter on the word: each wake returns at once. */
+		for (int i = 0; i < OUTSIDE_CALLS; i++)
+			syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		a1 = il_tclock_now(r, tid);
+		f1 = il_tclock_futex_ns(r);
+		k1 = il_tclock_futex_calls(r);
+		/* A switch or a lost record inside the batch: not a clean one. */
+		if (a0 && a1 && k1 - k0 == OUTSIDE_CALLS && a1 - a0 > f1 - f0)
+			per[n++] = (double)(a1 - a0 - (f1 - f0)) / OUTSIDE_CALLS;
+	}
+	il_tclock_unregister(o->c, r, tid);
+	if (n < OUTSIDE_BATCHES / 2 + 1) {
+		snprintf(o->why, sizeof(o->why),
+			 "only %d of %d batches of futex calls counted whole", n, OUTSIDE_BATCHES);
+		return NULL;
+	}
+	qsort(per, (size_t)n, sizeof(per[0]), cmp_double);
+	o->ns = per[n / 2];
+	return NULL;
+}
+
+double il_tclock_futex_outside_ns(struct il_tclock *c, char *why, size_t len)
+{
+	struct outside o = {.c = c, .ns = NAN};
+	pthread_t th;
+
+	if (c->futex_why[0]) {
+		snprintf(why, len, "%s", c->futex_why);
+		return NAN;
+	}
+	if (pthread_create(&th, NULL, outside_main, &o) != 0) {
+		snprintf(why, len, "no thread to measure with");
+		return NAN;
+	}
+	pthread_join(th, NULL);
+	if (isnan(o.ns))
+		snprintf(why, len, "%s", o.why);
+	return o.ns;
+}
+
+const char *il_tclock_futex_why(const struct il_tclock *c)
+{
+	return c->futex_why;
 }
 
 void il_tclock_close(struct il_tclock *c)

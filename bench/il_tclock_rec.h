@@ -15,6 +15,13 @@ struct il_tclock_rec {
 	__u64 ran_ns; /* on a CPU up to its last switch-out */
 	__u64 in_ns;  /* bpf_ktime_get_ns (CLOCK_MONOTONIC) at its last switch-in, 0: none yet */
 	__u64 tid;    /* the registered thread, 0: free */
+	/* On a CPU inside futex system calls: the sleeping part of a lock()'s
+	 * CPU, which the rest of it (spinning) is told apart from. */
+	__u64 futex_ns;
+	__u64 futex_in; /* its on-CPU clock at entering the current futex call, 0: none */
+	__u64
+	    futex_calls; /* futex calls returned: what the entry and exit paths cost
+			  * outside the two tracepoints is per call (il_tclock_futex_outside_ns) */
 };
 
 #endif

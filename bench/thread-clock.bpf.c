@@ -8,6 +8,11 @@
  * the others on the 2-CPU VM (2026-12), so their CPU was not the CPU of
  * an acquisition. Classic tracepoint: lockdown zeroes tp_btf pointer
  * reads on some machines, and lock-bench's threads register their TID.
+ *
+ * The futex system calls' entry and exit add up the on-CPU time spent
+ * inside them (futex_ns): lock() burns CPU spinning or in the futex calls
+ * of going to sleep and waking (4 us a sleep here), and only the first
+ * is spinning.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -56,6 +61,44 @@ int il_tclock_switch(struct il_sched_switch_args *ctx)
 		r->seq++;
 	}
 	return 1; /* 0 would drop the event for every perf user of sched_switch */
+}
+
+/* The calling thread's record, if registered and seen switched in. */
+static __always_inline struct il_tclock_rec *current_rec(void)
+{
+	struct il_tclock_rec *r = rec_of((int)(__u32)bpf_get_current_pid_tgid());
+
+	return r && r->in_ns ? r : 0;
+}
+
+/* On a CPU now: the thread runs this, so its clock is ran + (now - in). */
+SEC("tracepoint/syscalls/sys_enter_futex")
+int il_tclock_futex_enter(void *ctx)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct il_tclock_rec *r = current_rec();
+
+	if (r)
+		r->futex_in = r->ran_ns + (now - r->in_ns);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_futex")
+int il_tclock_futex_exit(void *ctx)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct il_tclock_rec *r = current_rec();
+	__u64 clock;
+
+	if (!r || !r->futex_in)
+		return 0;
+	/* Asleep in between: sched_switch moved ran_ns and in_ns on. */
+	clock = r->ran_ns + (now - r->in_ns);
+	if (clock > r->futex_in)
+		r->futex_ns += clock - r->futex_in;
+	r->futex_in = 0;
+	r->futex_calls++;
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -5,6 +5,8 @@
  * thread another's record. Needs root (CAP_BPF, CAP_PERFMON); every case
  * skips with the reason otherwise.
  */
+#include <linux/futex.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -185,6 +187,52 @@ static void test_tclock_counts_only_running(void **state)
 }
 
 /*
+ * futex_ns: the on-CPU time inside futex calls, nothing else. A busy
+ * thread making other system calls adds none; 200 timed-out FUTEX_WAITs
+ * add some (each enters, sleeps and returns: the entry and the return
+ * run on a CPU), never more than the clock itself moved meanwhile, and
+ * count 200 calls. What a call costs outside the tracepoints is measured
+ * as a positive figure below a whole call's cost.
+ */
+static void test_tclock_futex_part(void **state)
+{
+	uint32_t tid = my_tid(), word = 0;
+	const struct il_tclock_rec *r;
+	struct timespec ts = {0, 100000};
+	uint64_t f0, f1, k0, a0, a1;
+	double outside;
+	char why_out[160];
+
+	(void)state;
+	need_clock();
+	IL_TEST_NEED(!il_tclock_futex_why(tc)[0], "no futex part: %s", il_tclock_futex_why(tc));
+	r = il_tclock_register(tc, tid);
+	assert_non_null(r);
+	f0 = il_tclock_futex_ns(r);
+	k0 = il_tclock_futex_calls(r);
+	burn_cpu(10000000); /* clock_gettime, no futex */
+	nanosleep(&ts, NULL);
+	assert_int_equal(il_tclock_futex_ns(r), f0);
+	assert_int_equal(il_tclock_futex_calls(r), k0);
+	a0 = il_tclock_now(r, tid);
+	for (int i = 0; i < 200; i++)
+		syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+	a1 = il_tclock_now(r, tid);
+	f1 = il_tclock_futex_ns(r);
+	printf("# 200 timed-out FUTEX_WAITs: %.1f us on a CPU inside them, %.1f us in all\n",
+	       (double)(f1 - f0) / 1e3, (double)(a1 - a0) / 1e3);
+	assert_int_equal(il_tclock_futex_calls(r) - k0, 200);
+	assert_true(f1 - f0 >= 200 * 100ull); /* at least 100 ns a call */
+	assert_true(f1 - f0 <= a1 - a0);
+	il_tclock_unregister(tc, r, tid);
+	outside = il_tclock_futex_outside_ns(tc, why_out, sizeof(why_out));
+	printf("# a futex call's way in and out, outside its tracepoints: %.0f ns\n", outside);
+	if (isnan(outside))
+		fail_msg("futex call overhead not measured: %s", why_out);
+	assert_true(outside > 0 && (double)(a1 - a0) / 200 > outside);
+}
+
+/*
  * A slot is one thread's: a second TID with the same low bits is refused,
  * and a record read by anyone but its thread says 0, not a figure.
  */
@@ -217,6 +265,7 @@ int main(void)
 	    cmocka_unit_test(test_tclock_still_while_asleep),
 	    cmocka_unit_test(test_tclock_counts_only_running),
 	    cmocka_unit_test(test_tclock_slot_is_one_threads),
+	    cmocka_unit_test(test_tclock_futex_part),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
