@@ -6,8 +6,6 @@
 
 #include "il_procfs.h"
 
-#define MAX_TRACKED 64
-
 static const char CANARY_WAIT[] = "canary run-queue wait (ms per 100 ms)";
 static const char HOG_SHARE[] = "hog CPU share (%)";
 
@@ -18,7 +16,9 @@ struct tracked {
 };
 
 struct il_sampler {
-	struct tracked t[MAX_TRACKED];
+	/* Every canary and js thread (--hog takes up to 1024): a fixed 64
+	 * left the rest out of the hog share the trace showed. */
+	struct tracked *t;
 	int n, nhogs, nr_cpus;
 	uint64_t last_ns;
 	struct il_trace_counter *ctr;
@@ -38,11 +38,16 @@ struct il_sampler *il_sampler_new(const cJSON *threads, int nr_cpus, size_t max_
 	if (!s)
 		return NULL;
 	s->nr_cpus = nr_cpus > 0 ? nr_cpus : 1;
+	s->t = calloc((size_t)cJSON_GetArraySize(threads) + 1, sizeof(*s->t));
+	if (!s->t) {
+		free(s);
+		return NULL;
+	}
 	cJSON_ArrayForEach (t, threads) {
 		const char *role =
 		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "role"));
 
-		if (!role || s->n >= MAX_TRACKED || (strcmp(role, "canary") && strcmp(role, "js")))
+		if (!role || (strcmp(role, "canary") && strcmp(role, "js")))
 			continue;
 		s->t[s->n].pid =
 		    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "pid"));
@@ -67,6 +72,7 @@ void il_sampler_free(struct il_sampler *s)
 	if (!s)
 		return;
 	free(s->ctr);
+	free(s->t);
 	free(s);
 }
 

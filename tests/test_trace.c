@@ -15,7 +15,13 @@
 
 #include <cJSON.h>
 
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#include "il_clock.h"
 #include "il_file.h"
+#include "il_sampler.h"
 #include "il_trace.h"
 
 #define NEVENTS 5
@@ -326,9 +332,78 @@ static void test_trace_refuses_symlink(void **state)
 	assert_int_equal(il_trace_write(NULL, f->msgs, 1, threads, NTHREADS, NULL, 0, 0), -EINVAL);
 }
 
+/* --- the counters' sampler ---------------------------------------------- */
+#define SLEEPERS 70
+
+struct sampled {
+	pthread_t th;
+	_Atomic int tid, stop;
+	int busy;
+};
+
+static void *sampled_main(void *arg)
+{
+	struct sampled *s = arg;
+	struct timespec ts = {0, 20000000}; /* the sleepers' own CPU stays near 0 */
+
+	s->tid = (int)syscall(SYS_gettid);
+	while (!s->stop)
+		if (!s->busy)
+			nanosleep(&ts, NULL);
+	return NULL;
+}
+
+/*
+ * --hog takes up to 1024 threads: the hog share counts them all. The
+ * sampler kept the first 64 and left the rest out; here the only busy
+ * hog comes after 70 sleeping ones, and its CPU must show.
+ */
+static void test_trace_sampler_counts_every_hog(void **state)
+{
+	static struct sampled s[SLEEPERS + 1];
+	cJSON *threads = cJSON_CreateArray();
+	const struct il_trace_counter *c;
+	struct il_sampler *smp;
+	size_t n;
+	double share = 0;
+
+	memset(s, 0, sizeof(s));
+	s[SLEEPERS].busy = 1;
+	for (int i = 0; i <= SLEEPERS; i++) {
+		cJSON *t = cJSON_CreateObject();
+
+		assert_int_equal(pthread_create(&s[i].th, NULL, sampled_main, &s[i]), 0);
+		while (!s[i].tid)
+			usleep(100);
+		cJSON_AddStringToObject(t, "role", "js");
+		cJSON_AddNumberToObject(t, "pid", getpid());
+		cJSON_AddNumberToObject(t, "tid", s[i].tid);
+		cJSON_AddItemToArray(threads, t);
+	}
+	smp = il_sampler_new(threads, 1, 16);
+	assert_non_null(smp);
+	il_sampler_tick(smp, il_now_ns());
+	usleep(100000);
+	il_sampler_tick(smp, il_now_ns());
+	for (int i = 0; i <= SLEEPERS; i++) {
+		s[i].stop = 1;
+		pthread_join(s[i].th, NULL);
+	}
+	c = il_sampler_counters(smp, &n);
+	for (size_t i = 0; i < n; i++)
+		if (strstr(c[i].name, "hog"))
+			share = c[i].value;
+	print_message("hog CPU share with the busy one 71st of 71: %.1f%%\n", share);
+	/* 100 ms of one busy thread on "1 CPU": far above 0 even when shared. */
+	assert_true(share > 20);
+	il_sampler_free(smp);
+	cJSON_Delete(threads);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_trace_sampler_counts_every_hog),
 	    cmocka_unit_test_setup_teardown(test_trace_slices_named_and_complete, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_hop_order_and_flows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_bounded, setup, teardown),
