@@ -1234,6 +1234,15 @@ static cJSON *result_json(const struct config *cfg, int arm, const struct result
  * (the kernel's path into sleep, not the lock's). Says why when the
  * on-CPU clock could not run.
  */
+/* Widens [*lo, *hi] to hold v (NAN is left out). */
+static void range_add(double *lo, double *hi, double v)
+{
+	if (isnan(v))
+		return;
+	*lo = v < *lo ? v : *lo;
+	*hi = v > *hi ? v : *hi;
+}
+
 /*
  * pthread never spins: what spin_ns reads for it is the split's own floor
  * (the way back to user space after a sleep, the FPU state restored, and
@@ -1244,14 +1253,9 @@ static void print_spin_floor(int ncfg, struct result res[][NARMS])
 {
 	double lo = INFINITY, hi = -INFINITY;
 
-	for (int c = 0; c < ncfg; c++) {
-		double v = spin_ns(&res[c][IL_LOCK_PTHREAD]);
-
-		if (res[c][IL_LOCK_PTHREAD].skipped || isnan(v))
-			continue;
-		lo = v < lo ? v : lo;
-		hi = v > hi ? v : hi;
-	}
+	for (int c = 0; c < ncfg; c++)
+		if (!res[c][IL_LOCK_PTHREAD].skipped)
+			range_add(&lo, &hi, spin_ns(&res[c][IL_LOCK_PTHREAD]));
 	if (lo <= hi)
 		printf("# spin_ns floor: pthread, which never spins, reads %.0f-%.0f ns (the way "
 		       "out of a sleep past the futex tracepoints: FPU state, interrupts)\n",
@@ -1297,14 +1301,9 @@ static void print_spin_clock(struct result res[][NARMS], int ncfg)
 	double lo = INFINITY, hi = -INFINITY;
 
 	for (int c = 0; c < ncfg; c++)
-		for (int k = 0; k < NARMS; k++) {
-			double v = sampled_wait_ratio(&res[c][k]);
-
-			if (res[c][k].skipped || isnan(v))
-				continue;
-			lo = v < lo ? v : lo;
-			hi = v > hi ? v : hi;
-		}
+		for (int k = 0; k < NARMS; k++)
+			if (!res[c][k].skipped)
+				range_add(&lo, &hi, sampled_wait_ratio(&res[c][k]));
 	if (tclock_why[0])
 		printf(
 		    "# cpu_ns: CPU in lock() of sampled acquisitions, by CLOCK_THREAD_CPUTIME_ID "
