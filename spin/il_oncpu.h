@@ -108,7 +108,6 @@ static inline int il_oncpu_state(const struct il_oncpu *o, uint32_t tid)
 	return (atomic_load_explicit(&o->map[tid], memory_order_relaxed) & IL_ONCPU_FLAG) != 0;
 }
 
-/* The raw record of tid (0 if outside the map), for tests and tools. */
 /* 1 when tid is off its CPU because it blocked (slept, waited for I/O). */
 static inline int il_oncpu_blocked(const struct il_oncpu *o, uint32_t tid)
 {
@@ -118,6 +117,7 @@ static inline int il_oncpu_blocked(const struct il_oncpu *o, uint32_t tid)
 		(IL_ONCPU_FLAG | IL_ONCPU_BLOCKED)) == IL_ONCPU_BLOCKED;
 }
 
+/* The raw record of tid (0 if outside the map), for tests and tools. */
 static inline uint64_t il_oncpu_record(const struct il_oncpu *o, uint32_t tid)
 {
 	if (tid >= o->entries)
