@@ -233,12 +233,41 @@ static void test_canary_load_share(void **state)
 	assert_true(share - proc_share < 0.10 && proc_share - share < 0.10);
 }
 
+/* The report's canary.cpu: the CPU it is pinned to, null when unpinned (never -1). */
+static void test_canary_json_cpu(void **state)
+{
+	const int cpus[] = {-1, pick_cpu()};
+	char err[256] = "";
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+		struct il_canary *c = NULL;
+		cJSON *j, *cpu;
+
+		assert_int_equal(il_canary_start(&(struct il_canary_config){.cpu = cpus[i]},
+						 name_only_init, NULL, &c, err, sizeof(err)),
+				 0);
+		il_canary_mark_start(c);
+		j = il_canary_stats_json(c);
+		il_canary_stop(c);
+		assert_non_null(j);
+		cpu = cJSON_GetObjectItem(j, "cpu");
+		assert_non_null(cpu);
+		if (cpus[i] < 0)
+			assert_true(cJSON_IsNull(cpu));
+		else
+			assert_true(cJSON_IsNumber(cpu) && cpu->valueint == cpus[i]);
+		cJSON_Delete(j);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_canary_quiet_cpu),
 	    cmocka_unit_test(test_canary_fifo_hog_stalls),
 	    cmocka_unit_test(test_canary_load_share),
+	    cmocka_unit_test(test_canary_json_cpu),
 	};
 	if (il_test_filters("test_canary", tests, sizeof(tests) / sizeof(tests[0])) < 0)
 		return 1;
