@@ -17,6 +17,25 @@
 
 #include "il_cpustat.h"
 
+void il_test_print(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
+void il_test_print_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
 void il_test_skip_print(const char *fmt, ...)
 {
 	char why[1024];

@@ -18,6 +18,23 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+/*
+ * cmocka 1.1 formats print_message() and fail_msg() text into a 1024-byte
+ * buffer: a child's stderr or a command's output printed for the log lost
+ * all past its first 1023 bytes (test_reproduce's claim lines, a failed
+ * run's warnings). These print it whole, to the same streams (stdout,
+ * stderr); the tests keep cmocka's names.
+ */
+void il_test_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void il_test_print_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define print_message(...) il_test_print(__VA_ARGS__)
+#undef fail_msg
+#define fail_msg(msg, ...)                                                                         \
+	do {                                                                                       \
+		il_test_print_error("ERROR: " msg "\n", ##__VA_ARGS__);                            \
+		fail();                                                                            \
+	} while (0)
+
 #include <stdbool.h>
 #include <string.h>
 #include <sys/types.h>
