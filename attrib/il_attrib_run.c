@@ -12,6 +12,7 @@
 #include "il_clock.h"
 #include "il_cpustat.h"
 #include "il_procfs.h"
+#include "il_sysinfo.h"
 
 /*
  * schedstat's run_delay is the kernel's own count of a thread's run-queue
@@ -405,8 +406,19 @@ static cJSON *steal_json(const struct il_attrib_run *r)
 	uint64_t steal = 0, total = 0;
 	long hz = sysconf(_SC_CLK_TCK);
 
+	char why[200];
+
 	if (!r->stat0 || !r->stat1) {
 		cJSON_AddStringToObject(o, "why", "/proc/stat unreadable");
+		return o;
+	}
+	if (!il_sysinfo_steal_told(r->stat1, why, sizeof(why))) {
+		cJSON_AddStringToObject(o, "why", why);
+		return o;
+	}
+	if (hz <= 0) {
+		cJSON_AddStringToObject(o, "why",
+					"unreadable: sysconf(_SC_CLK_TCK) gave no tick rate");
 		return o;
 	}
 	for (unsigned c = 0; c < il_cpustat_ncpu(r->stat1); c++) {
@@ -418,7 +430,7 @@ static cJSON *steal_json(const struct il_attrib_run *r)
 		steal += b->steal - a->steal;
 		total += il_cpustat_total(b) - il_cpustat_total(a);
 	}
-	cJSON_AddNumberToObject(o, "ms", hz > 0 ? (double)steal * 1000.0 / (double)hz : 0);
+	cJSON_AddNumberToObject(o, "ms", (double)steal * 1000.0 / (double)hz);
 	cJSON_AddNumberToObject(o, "pct",
 				total ? round(1e4 * (double)steal / (double)total) / 100 : 0);
 	return o;

@@ -585,6 +585,8 @@ static void header(FILE *out, const cJSON *run, const cJSON *attr, const char *p
 	if (!isnan(num(attr, "steal.ms"))) {
 		fmt_time(t1, sizeof(t1), num(attr, "steal.ms") * 1000);
 		fprintf(out, "; steal %s (%.2f%%)", t1, num(attr, "steal.pct"));
+	} else if (cJSON_IsString(il_json_get(attr, "steal.why"))) {
+		fprintf(out, "; steal %s", str_or(attr, "steal.why", s1, sizeof(s1)));
 	}
 	fputc('\n', out);
 }

@@ -188,3 +188,11 @@ double il_cpustat_steal_pct(const struct il_cpustat *a, const struct il_cpustat 
 		return -1;
 	return 100.0 * (double)steal / (double)total;
 }
+
+bool il_cpustat_steal_seen(const struct il_cpustat *s)
+{
+	for (unsigned i = 0; s && i < s->ncpu; i++)
+		if (s->cpu[i].present && s->cpu[i].steal)
+			return true;
+	return false;
+}

@@ -58,4 +58,7 @@ double il_cpustat_idle_pct(const struct il_cpustat *a, const struct il_cpustat *
  */
 double il_cpustat_steal_pct(const struct il_cpustat *a, const struct il_cpustat *b);
 
+/* Whether any CPU of snapshot s has had steal time since boot. */
+bool il_cpustat_steal_seen(const struct il_cpustat *s);
+
 #endif

@@ -563,10 +563,9 @@ static void steal_since_boot(cJSON *sys)
 	struct il_cpustat *s = NULL;
 	uint64_t steal = 0, total = 0;
 	int r = il_cpustat_read(&s);
+	char why[200] = "";
 
 	if (r < 0) {
-		char why[120];
-
 		snprintf(why, sizeof(why), "unreadable: /proc/stat: %s", strerror(-r));
 		cJSON_AddStringToObject(sys, "steal_since_boot_pct", why);
 		return;
@@ -579,8 +578,12 @@ static void steal_since_boot(cJSON *sys)
 			total += il_cpustat_total(c);
 		}
 	}
+	if (!il_sysinfo_steal_told(s, why, sizeof(why)))
+		total = 0;
 	il_cpustat_free(s);
-	if (total)
+	if (why[0])
+		cJSON_AddStringToObject(sys, "steal_since_boot_pct", why);
+	else if (total)
 		cJSON_AddNumberToObject(sys, "steal_since_boot_pct",
 					100.0 * (double)steal / (double)total);
 	else

@@ -454,6 +454,8 @@ static void steal_measure(struct il_run *r)
 	if (r->steal_pct < 0)
 		snprintf(r->steal_why, sizeof(r->steal_why),
 			 "unreadable: no CPU time passed in /proc/stat");
+	else if (!il_sysinfo_steal_told(end, r->steal_why, sizeof(r->steal_why)))
+		r->steal_pct = -1;
 	il_cpustat_free(end);
 }
 

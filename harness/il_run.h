@@ -78,7 +78,7 @@ struct il_run {
 	cJSON *facts;		       /* {kernel, system}: il_sysinfo facts in force, owned */
 	struct il_cpustat *stat_start; /* /proc/stat when the chain starts, for steal */
 	double steal_pct;	       /* during the run; -1 unreadable (steal_why says why) */
-	char steal_why[128];
+	char steal_why[256];
 	struct il_background *background; /* --background, NULL when none */
 	cJSON *background_stats;	  /* its CPU share, taken before it stops */
 

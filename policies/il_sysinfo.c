@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "il_cpustat.h"
 #include "il_parse.h"
 #include "il_sched.h"
 #include "il_sched_attr.h"
@@ -724,21 +725,19 @@ void il_sysinfo_kernel_facts(cJSON *k)
 
 /* CPUID: the hypervisor bit (leaf 1, ECX bit 31) and the vendor signature
  * of leaf 0x40000000 ("KVMKVMKVM", "Microsoft Hv", "VMwareVMware", ...). */
-static void hypervisor_json(cJSON *o)
+int il_sysinfo_hypervisor(char *vendor, size_t len)
 {
 	unsigned a, b, c, d;
 	char sig[13];
 
 	if (!__get_cpuid(1, &a, &b, &c, &d)) {
-		cJSON_AddStringToObject(o, "present", "unreadable: cpuid leaf 1 unavailable");
-		return;
+		snprintf(vendor, len, "unreadable: cpuid leaf 1 unavailable");
+		return -1;
 	}
 	if (!(c & (1u << 31))) {
-		cJSON_AddBoolToObject(o, "present", false);
-		cJSON_AddStringToObject(o, "vendor", "none: cpuid hypervisor bit clear");
-		return;
+		snprintf(vendor, len, "none: cpuid hypervisor bit clear");
+		return 0;
 	}
-	cJSON_AddBoolToObject(o, "present", true);
 	__cpuid(0x40000000, a, b, c, d);
 	memcpy(sig, &b, 4);
 	memcpy(sig + 4, &c, 4);
@@ -750,24 +749,49 @@ static void hypervisor_json(cJSON *o)
 	/* Signatures are padded to 12 bytes ("bhyve bhyve "): the name is without the pad. */
 	for (int i = (int)strlen(sig) - 1; i >= 0 && sig[i] == ' '; i--)
 		sig[i] = '\0';
-	cJSON_AddStringToObject(o, "vendor", sig[0] ? sig : "unreadable: empty cpuid signature");
+	snprintf(vendor, len, "%s", sig[0] ? sig : "unreadable: empty cpuid signature");
+	return 1;
 }
 #else
-static void hypervisor_json(cJSON *o)
+int il_sysinfo_hypervisor(char *vendor, size_t len)
 {
 	char buf[64];
 
 	if (il_sysinfo_read_value("/sys/hypervisor/type", buf, sizeof(buf)) == 0) {
-		cJSON_AddBoolToObject(o, "present", true);
-		cJSON_AddStringToObject(o, "vendor", buf);
-	} else {
-		cJSON_AddStringToObject(o, "present",
-					"unreadable: not x86 (no cpuid) and no "
-					"/sys/hypervisor/type");
-		cJSON_AddStringToObject(o, "vendor", "unreadable: see present");
+		snprintf(vendor, len, "%s", buf);
+		return 1;
 	}
+	snprintf(vendor, len, "unreadable: not x86 (no cpuid) and no /sys/hypervisor/type");
+	return -1;
 }
 #endif
+
+static void hypervisor_json(cJSON *o)
+{
+	char vendor[96];
+	int guest = il_sysinfo_hypervisor(vendor, sizeof(vendor));
+
+	if (guest < 0) {
+		cJSON_AddStringToObject(o, "present", vendor);
+		cJSON_AddStringToObject(o, "vendor", "unreadable: see present");
+		return;
+	}
+	cJSON_AddBoolToObject(o, "present", guest);
+	cJSON_AddStringToObject(o, "vendor", vendor);
+}
+
+int il_sysinfo_steal_told(const struct il_cpustat *s, char *why, size_t len)
+{
+	char vendor[96];
+
+	if (il_cpustat_steal_seen(s) || il_sysinfo_hypervisor(vendor, sizeof(vendor)) == 0)
+		return 1;
+	snprintf(why, len,
+		 "unreadable: 0 on every CPU since boot of this guest (%s): its hypervisor "
+		 "gives the kernel no steal time, or took none",
+		 vendor);
+	return 0;
+}
 
 /*
  * The CPUs the run could use: the affinity inputlat started with (taskset,

@@ -122,6 +122,24 @@ void il_sysinfo_kernel_facts(struct cJSON *kernel);
 void il_sysinfo_prefetch(void);
 void il_sysinfo_prefetch_join(void);
 
+/*
+ * Whether this machine is a guest: 1 (vendor gets the hypervisor's name,
+ * "KVMKVMKVM", "bhyve bhyve"), 0 on bare metal, -1 unknown (vendor says
+ * why).
+ */
+int il_sysinfo_hypervisor(char *vendor, size_t len);
+
+struct il_cpustat;
+/*
+ * Whether /proc/stat's steal column (snapshot s) says anything here. A
+ * guest whose hypervisor gives the kernel no steal clock (bhyve; KVM
+ * without its steal-time feature) reads 0 on every CPU forever, and a 0
+ * would claim nothing was stolen. Told when the machine is no guest
+ * (nothing to steal) or some CPU has had steal since boot; else 0, with
+ * why ("unreadable: ...") for the report.
+ */
+int il_sysinfo_steal_told(const struct il_cpustat *s, char *why, size_t len);
+
 /* The machine, added to a report's "system" object: cpu_model,
  * hypervisor {present, vendor}, and cpus_allowed (the CPU list this
  * process may run on: taskset, a cpuset) with cpus_allowed_count, each

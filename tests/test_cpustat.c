@@ -81,6 +81,10 @@ static void test_cpustat_steal_pct(void **state)
 	assert_int_equal(il_cpustat_parse(s2, &b), 0);
 	assert_float_equal(il_cpustat_steal_pct(a, b), 5.0, 1e-9);
 	assert_float_equal(il_cpustat_steal_pct(a, a), -1.0, 1e-9);
+	/* Whether any steal was ever told: none in s1, cpu0's 20 ticks in s2. */
+	assert_false(il_cpustat_steal_seen(a));
+	assert_true(il_cpustat_steal_seen(b));
+	assert_false(il_cpustat_steal_seen(NULL));
 	il_cpustat_free(a);
 	il_cpustat_free(b);
 }

@@ -16,6 +16,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "il_cpustat.h"
 #include "il_sysinfo.h"
 #include "il_test.h"
 #include "il_test_proc.h"
@@ -125,7 +126,8 @@ static void check_kernel(const cJSON *k)
 
 static void check_system(const cJSON *s, bool run)
 {
-	const cJSON *h;
+	const cJSON *h, *st;
+	struct il_cpustat *now = NULL;
 
 	assert_non_null(s);
 	check_leaf(s, "system", "cpu_model", NULL);
@@ -135,12 +137,22 @@ static void check_system(const cJSON *s, bool run)
 		check_leaf(h, "system.hypervisor", "vendor", NULL);
 	}
 	check_leaf(s, "system", run ? "steal_pct" : "steal_since_boot_pct", NULL);
-	if (cJSON_IsNumber(cJSON_GetObjectItem(s, run ? "steal_pct" : "steal_since_boot_pct"))) {
-		double v = cJSON_GetNumberValue(
-		    cJSON_GetObjectItem(s, run ? "steal_pct" : "steal_since_boot_pct"));
-
-		assert_true(v >= 0 && v <= 100);
+	st = cJSON_GetObjectItem(s, run ? "steal_pct" : "steal_since_boot_pct");
+	if (cJSON_IsNumber(st))
+		assert_true(st->valuedouble >= 0 && st->valuedouble <= 100);
+	/*
+	 * The kernel's own account: on a guest whose /proc/stat has never
+	 * shown steal on any CPU (a hypervisor that tells none: bhyve, KVM
+	 * without steal time), a number would claim that nothing was stolen.
+	 */
+	assert_int_equal(il_cpustat_read(&now), 0);
+	if (cJSON_IsTrue(cJSON_GetObjectItem(h, "present")) && !il_cpustat_steal_seen(now)) {
+		assert_true(cJSON_IsString(st));
+		assert_non_null(strstr(st->valuestring, "unreadable: 0 on every CPU since boot"));
+	} else if (cJSON_IsFalse(cJSON_GetObjectItem(h, "present")) || il_cpustat_steal_seen(now)) {
+		assert_true(cJSON_IsNumber(st));
 	}
+	il_cpustat_free(now);
 }
 
 static void check_header(const cJSON *root)
