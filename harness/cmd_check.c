@@ -563,7 +563,7 @@ static void steal_since_boot(cJSON *sys)
 	struct il_cpustat *s = NULL;
 	uint64_t steal = 0, total = 0;
 	int r = il_cpustat_read(&s);
-	char why[200] = "";
+	char why[200];
 
 	if (r < 0) {
 		snprintf(why, sizeof(why), "unreadable: /proc/stat: %s", strerror(-r));
@@ -578,10 +578,9 @@ static void steal_since_boot(cJSON *sys)
 			total += il_cpustat_total(c);
 		}
 	}
-	if (!il_sysinfo_steal_told(s, why, sizeof(why)))
-		total = 0;
+	r = il_sysinfo_steal_told(s, why, sizeof(why));
 	il_cpustat_free(s);
-	if (why[0])
+	if (!r)
 		cJSON_AddStringToObject(sys, "steal_since_boot_pct", why);
 	else if (total)
 		cJSON_AddNumberToObject(sys, "steal_since_boot_pct",

@@ -783,13 +783,23 @@ static void hypervisor_json(cJSON *o)
 int il_sysinfo_steal_told(const struct il_cpustat *s, char *why, size_t len)
 {
 	char vendor[96];
+	int guest;
 
-	if (il_cpustat_steal_seen(s) || il_sysinfo_hypervisor(vendor, sizeof(vendor)) == 0)
+	if (il_cpustat_steal_seen(s))
 		return 1;
-	snprintf(why, len,
-		 "unreadable: 0 on every CPU since boot of this guest (%s): its hypervisor "
-		 "gives the kernel no steal time, or took none",
-		 vendor);
+	guest = il_sysinfo_hypervisor(vendor, sizeof(vendor));
+	if (guest == 0)
+		return 1; /* bare metal: nothing to steal */
+	if (guest < 0)
+		snprintf(why, len,
+			 "unreadable: 0 on every CPU since boot, and whether this is a guest "
+			 "whose hypervisor tells none is unknown (%s)",
+			 vendor);
+	else
+		snprintf(why, len,
+			 "unreadable: 0 on every CPU since boot of this guest (%s): its "
+			 "hypervisor gives the kernel no steal time, or took none",
+			 vendor);
 	return 0;
 }
 

@@ -135,8 +135,9 @@ struct il_cpustat;
  * guest whose hypervisor gives the kernel no steal clock (bhyve; KVM
  * without its steal-time feature) reads 0 on every CPU forever, and a 0
  * would claim nothing was stolen. Told when the machine is no guest
- * (nothing to steal) or some CPU has had steal since boot; else 0, with
- * why ("unreadable: ...") for the report.
+ * (nothing to steal) or some CPU has had steal since boot; else (a guest,
+ * or a machine not known to be none) 0, with why ("unreadable: ...") for
+ * the report.
  */
 int il_sysinfo_steal_told(const struct il_cpustat *s, char *why, size_t len);
 
