@@ -5,6 +5,7 @@
 #include <linux/futex.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,101 @@ double il_tclock_futex_outside_ns(struct il_tclock *c, char *why, size_t len)
 	if (isnan(o.ns))
 		snprintf(why, len, "%s", o.why);
 	return o.ns;
+}
+
+#define SLEEP_CALLS 301 /* wakes, 50 us apart: 15 ms */
+#define SLEEP_MIN   101 /* calls that slept, for a median */
+
+struct sleeper {
+	struct il_tclock *c;
+	_Atomic uint32_t word; /* wakes so far: the waiter sleeps while it is unchanged */
+	double ns;
+	char why[120];
+};
+
+/* Wakes the waiter every 50 us: by then it is asleep, most times. */
+static void *waker_main(void *arg)
+{
+	struct sleeper *s = arg;
+	struct timespec ts = {0, 50000};
+
+	for (int i = 0; i < SLEEP_CALLS; i++) {
+		nanosleep(&ts, NULL);
+		atomic_fetch_add(&s->word, 1);
+		syscall(SYS_futex, &s->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	}
+	return NULL;
+}
+
+/*
+ * The waiter: each FUTEX_WAIT that left the CPU and came back, and an
+ * empty pair of clock readings beside it (their own cost, taken off).
+ */
+static void *sleeper_main(void *arg)
+{
+	struct sleeper *s = arg;
+	uint32_t tid = (uint32_t)syscall(SYS_gettid), seen = 0;
+	const struct il_tclock_rec *r = il_tclock_register(s->c, tid);
+	struct timespec limit = {0, 100000000}; /* a lost wake costs 100 ms, not a hang */
+	double per[SLEEP_CALLS], empty[SLEEP_CALLS];
+	int n = 0, ne = 0;
+	pthread_t waker;
+
+	if (!r) {
+		snprintf(s->why, sizeof(s->why), "no on-CPU clock record for the measuring thread");
+		return NULL;
+	}
+	if (pthread_create(&waker, NULL, waker_main, s) != 0) {
+		snprintf(s->why, sizeof(s->why), "no thread to wake the measuring one");
+		il_tclock_unregister(s->c, r, tid);
+		return NULL;
+	}
+	while (seen < SLEEP_CALLS && n < SLEEP_CALLS) {
+		uint64_t e0 = il_tclock_now(r, tid), e1 = il_tclock_now(r, tid);
+		uint64_t a0 = il_tclock_now(r, tid), f0 = il_tclock_futex_ns(r),
+			 k0 = il_tclock_futex_calls(r), s0 = il_tclock_futex_sleeps(r), a1;
+
+		syscall(SYS_futex, &s->word, FUTEX_WAIT_PRIVATE, seen, &limit, NULL, 0);
+		a1 = il_tclock_now(r, tid);
+		if (e0 && e1 && ne < SLEEP_CALLS)
+			empty[ne++] = (double)(e1 - e0);
+		/* One call that slept, on one record throughout. */
+		if (a0 && a1 && il_tclock_futex_calls(r) - k0 == 1 &&
+		    il_tclock_futex_sleeps(r) - s0 == 1 && a1 - a0 >= il_tclock_futex_ns(r) - f0)
+			per[n++] = (double)(a1 - a0 - (il_tclock_futex_ns(r) - f0));
+		seen = atomic_load(&s->word);
+	}
+	pthread_join(waker, NULL);
+	il_tclock_unregister(s->c, r, tid);
+	if (n < SLEEP_MIN || !ne) {
+		snprintf(s->why, sizeof(s->why),
+			 "only %d of %d futex waits counted as one call that slept", n,
+			 SLEEP_CALLS);
+		return NULL;
+	}
+	qsort(per, (size_t)n, sizeof(per[0]), cmp_double);
+	qsort(empty, (size_t)ne, sizeof(empty[0]), cmp_double);
+	s->ns = per[n / 2] - empty[ne / 2];
+	return NULL;
+}
+
+double il_tclock_futex_sleep_outside_ns(struct il_tclock *c, char *why, size_t len)
+{
+	struct sleeper s = {.c = c, .ns = NAN};
+	pthread_t th;
+
+	if (c->futex_why[0]) {
+		snprintf(why, len, "%s", c->futex_why);
+		return NAN;
+	}
+	if (pthread_create(&th, NULL, sleeper_main, &s) != 0) {
+		snprintf(why, len, "no thread to measure with");
+		return NAN;
+	}
+	pthread_join(th, NULL);
+	if (isnan(s.ns))
+		snprintf(why, len, "%s", s.why);
+	return s.ns;
 }
 
 const char *il_tclock_futex_why(const struct il_tclock *c)

@@ -40,6 +40,12 @@ static inline uint64_t il_tclock_futex_calls(const struct il_tclock_rec *rec)
 	return ((const volatile struct il_tclock_rec *)rec)->futex_calls;
 }
 
+/* Of those, the calls that left the CPU inside (slept, or were preempted). */
+static inline uint64_t il_tclock_futex_sleeps(const struct il_tclock_rec *rec)
+{
+	return ((const volatile struct il_tclock_rec *)rec)->futex_sleeps;
+}
+
 /*
  * What a futex call costs on a CPU outside its two tracepoints (the
  * system call's entry and exit paths: 1.3 us of a 1.46 us FUTEX_WAKE on
@@ -48,6 +54,16 @@ static inline uint64_t il_tclock_futex_calls(const struct il_tclock_rec *rec)
  * cannot be measured here.
  */
 double il_tclock_futex_outside_ns(struct il_tclock *c, char *why, size_t len);
+
+/*
+ * The same for a call that slept and was woken: its way back to user
+ * space restores the FPU state the switch saved, past the exit
+ * tracepoint (1.65 us against 1.22 us on the 2-CPU VM, 2026-12: pthread,
+ * never spinning, read that 0.4 us as spinning). The median over FUTEX_WAITs woken 50 us
+ * apart by a thread of its own (15 ms), less the clock readings' cost.
+ * NAN, with why, when it cannot be measured here.
+ */
+double il_tclock_futex_sleep_outside_ns(struct il_tclock *c, char *why, size_t len);
 
 /*
  * Registers the calling thread, tid: its record once the program has seen

@@ -22,6 +22,11 @@ struct il_tclock_rec {
 	__u64
 	    futex_calls; /* futex calls returned: what the entry and exit paths cost
 			  * outside the two tracepoints is per call (il_tclock_futex_outside_ns) */
+	__u64 futex_seq; /* seq at entering the current futex call */
+	/* Of futex_calls, those that left the CPU (seq moved inside them): their
+	 * way back to user space costs more outside the tracepoints than a call
+	 * that returned at once (il_tclock_futex_sleep_outside_ns). */
+	__u64 futex_sleeps;
 };
 
 #endif

@@ -117,6 +117,7 @@ struct result {
 	 * samples had the on-CPU clock's futex_ns): going to sleep and
 	 * waking, not spinning. */
 	uint64_t futex_ns, futex_calls, futex_samples;
+	uint64_t futex_sleeps; /* of futex_calls, those that left the CPU */
 	/* Wall time in lock() of sampled and of other acquisitions (TSC
 	 * cycles): whether the samples waited as the others did. */
 	uint64_t wait_s_cyc, wait_s_n, wait_u_cyc, wait_u_n;
@@ -144,6 +145,7 @@ struct worker {
 	uint64_t rng; /* xorshift64 state: which acquisitions are sampled */
 	uint64_t cpu_ns, probe_ns, cpu_samples, clock_samples, probe_samples;
 	uint64_t futex_ns, futex_calls, futex_samples;
+	uint64_t futex_sleeps;
 	uint64_t wait_s_cyc, wait_s_n, wait_u_cyc, wait_u_n;
 	uint64_t hist[HIST_BUCKETS];
 	uint64_t entry_hist[HIST_BUCKETS], entry_n, entry_stayed;
@@ -169,6 +171,8 @@ static char tclock_why[160];
  * and what a call costs outside them (NAN, why in futex_why, if unknown). */
 static int futex_kept;
 static double futex_outside_ns = NAN;
+/* What a call that slept costs outside them: more (the FPU state). */
+static double futex_sleep_outside_ns = NAN;
 static char futex_why[160];
 static int cpus[MAX_THREADS];
 static int ncpu;
@@ -400,7 +404,7 @@ static void *worker_main(void *arg)
 	csw0 = thread_ctxsw();
 	while (!atomic_load_explicit(&c->stop, memory_order_relaxed)) {
 		int sample = every && next_random(&w->rng) % every == 0;
-		uint64_t t0, t1, t2, d, cpu1 = 0, fx1 = 0, fc1 = 0;
+		uint64_t t0, t1, t2, d, cpu1 = 0, fx1 = 0, fc1 = 0, fs1 = 0;
 
 		/*
 		 * The CPU burned acquiring (spinning, futex calls) is sampled
@@ -422,6 +426,7 @@ static void *worker_main(void *arg)
 		if (sample) {
 			fx1 = rec && futex_kept ? il_tclock_futex_ns(rec) : 0;
 			fc1 = rec && futex_kept ? il_tclock_futex_calls(rec) : 0;
+			fs1 = rec && futex_kept ? il_tclock_futex_sleeps(rec) : 0;
 			cpu1 = cpu_now(rec, me);
 		}
 		t0 = __rdtsc();
@@ -438,6 +443,7 @@ static void *worker_main(void *arg)
 				if (rec && futex_kept) {
 					w->futex_ns += il_tclock_futex_ns(rec) - fx1;
 					w->futex_calls += il_tclock_futex_calls(rec) - fc1;
+					w->futex_sleeps += il_tclock_futex_sleeps(rec) - fs1;
 					w->futex_samples++;
 				}
 			}
@@ -747,6 +753,7 @@ static int run_cell(const struct config *cfg, enum il_lock_kind kind, int slice,
 			res->cpu_samples += w->cpu_samples;
 			res->futex_ns += w->futex_ns;
 			res->futex_calls += w->futex_calls;
+			res->futex_sleeps += w->futex_sleeps;
 			res->futex_samples += w->futex_samples;
 			res->probe_samples += w->probe_samples;
 			res->clock_samples += w->clock_samples;
@@ -1081,14 +1088,18 @@ static double lock_cpu_ns(const struct result *r)
 
 /*
  * Of it, on a CPU in futex calls: between their two tracepoints, and
- * each call's entry and exit outside them (futex_outside_ns). NAN unless
- * every sample kept it.
+ * each call's entry and exit outside them (futex_outside_ns, and
+ * futex_sleep_outside_ns for a call that slept). NAN unless every sample
+ * kept it.
  */
 static double futex_cpu_ns(const struct result *r)
 {
+	double plain = (double)(r->futex_calls - r->futex_sleeps);
+
 	if (!r->cpu_samples || r->futex_samples != r->cpu_samples)
 		return NAN;
-	return ((double)r->futex_ns + (double)r->futex_calls * futex_outside_ns) /
+	return ((double)r->futex_ns + plain * futex_outside_ns +
+		(double)r->futex_sleeps * futex_sleep_outside_ns) /
 	       (double)r->futex_samples;
 }
 
@@ -1238,10 +1249,10 @@ static void range_add(double *lo, double *hi, double v)
 }
 
 /*
- * pthread never spins: what spin_ns reads for it is the split's own floor
- * (the way back to user space after a sleep, the FPU state restored, and
- * interrupts, outside the futex tracepoints and their measured entry and
- * exit). Printed so that no spin figure is read below it.
+ * pthread never spins: what spin_ns reads for it is what the split leaves
+ * over (interrupts, the lock word's cache misses, a sleeping call's way
+ * out beyond the median one measured). Printed so that no spin figure is
+ * read below it.
  */
 static void print_spin_floor(int ncfg, struct result res[][NARMS])
 {
@@ -1251,8 +1262,8 @@ static void print_spin_floor(int ncfg, struct result res[][NARMS])
 		if (!res[c][IL_LOCK_PTHREAD].skipped)
 			range_add(&lo, &hi, spin_ns(&res[c][IL_LOCK_PTHREAD]));
 	if (lo <= hi)
-		printf("# spin_ns floor: pthread, which never spins, reads %.0f-%.0f ns (the way "
-		       "out of a sleep past the futex tracepoints: FPU state, interrupts)\n",
+		printf("# spin_ns floor: pthread, which never spins, reads %.0f-%.0f ns (what the "
+		       "futex split leaves over: interrupts, the lock word's cache misses)\n",
 		       lo, hi);
 }
 
@@ -1314,9 +1325,10 @@ static void print_spin_clock(struct result res[][NARMS], int ncfg)
 		       "clock (a sched_switch program, attached for every lock alike)");
 	if (futex_kept)
 		printf("; spin_ns: of it, what was not in futex calls (programs at their entry "
-		       "and exit add up the clock between them, plus %.0f ns a call for the "
-		       "system call's way in and out, measured): the CPU burned spinning",
-		       futex_outside_ns);
+		       "and exit add up the clock between them, plus the system call's way in "
+		       "and out, measured: %.0f ns a call, %.0f ns one that slept): the CPU "
+		       "burned spinning",
+		       futex_outside_ns, futex_sleep_outside_ns);
 	else
 		printf("; spin_ns: unknown (nan), the futex calls' part cannot be told apart: %s",
 		       futex_why);
@@ -1354,6 +1366,7 @@ static double spin_ns_between(const struct result *now, const struct result *bef
 	d.cpu_samples = now->cpu_samples - before->cpu_samples;
 	d.futex_ns = now->futex_ns - before->futex_ns;
 	d.futex_calls = now->futex_calls - before->futex_calls;
+	d.futex_sleeps = now->futex_sleeps - before->futex_sleeps;
 	d.futex_samples = now->futex_samples - before->futex_samples;
 	d.probe_ns = now->probe_ns - before->probe_ns;
 	d.probe_samples = now->probe_samples - before->probe_samples;
@@ -1481,11 +1494,15 @@ int main(int argc, char **argv)
 	rtt = il_futex_wake_rtt_ns(cpus[ncpu > 1 ? 1 : 0]);
 	/* After the switch costs: they measure il_spin's program alone. */
 	tclock = il_tclock_open(tclock_why, sizeof(tclock_why));
-	if (tclock)
+	if (tclock) {
 		futex_outside_ns = il_tclock_futex_outside_ns(tclock, futex_why, sizeof(futex_why));
-	else
+		if (!isnan(futex_outside_ns))
+			futex_sleep_outside_ns =
+			    il_tclock_futex_sleep_outside_ns(tclock, futex_why, sizeof(futex_why));
+	} else {
 		snprintf(futex_why, sizeof(futex_why), "%s", tclock_why);
-	futex_kept = !isnan(futex_outside_ns);
+	}
+	futex_kept = !isnan(futex_outside_ns) && !isnan(futex_sleep_outside_ns);
 
 	so.spin_budget_ns = o.spin_budget_ns;
 	if (o.spin_budget_ns)
@@ -1619,11 +1636,14 @@ int main(int argc, char **argv)
 	    "each). futex_cpu_ns_per_acquire: of it, on a CPU in futex system calls "
 	    "(programs at their entry and exit add up the on-CPU clock between them, and each "
 	    "call adds futex_call_outside_ns, the system call's way in and out, measured with "
-	    "futex wakes that return at once): going to sleep and waking. sampled_wait_ratio: the "
+	    "futex wakes that return at once, or futex_sleep_outside_ns for a call that left "
+	    "the CPU, measured with futex waits woken 50 us apart): going to sleep and waking. "
+	    "sampled_wait_ratio: the "
 	    "sampled acquisitions' mean wait in "
 	    "lock() over the others', near 1 when sampling does not change them");
 	cJSON_AddStringToObject(root, "futex_cpu", futex_kept ? "available" : futex_why);
 	add_num_or_null(root, "futex_call_outside_ns", round(futex_outside_ns));
+	add_num_or_null(root, "futex_sleep_outside_ns", round(futex_sleep_outside_ns));
 	cJSON_AddStringToObject(
 	    root, "owner_block_entry_ns_means",
 	    "in scenarios whose owner blocks (sleep, io): time from the owner's entering its "

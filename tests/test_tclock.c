@@ -191,16 +191,17 @@ static void test_tclock_counts_only_running(void **state)
  * thread making other system calls adds none; 200 timed-out FUTEX_WAITs
  * add some (each enters, sleeps and returns: the entry and the return
  * run on a CPU), never more than the clock itself moved meanwhile, and
- * count 200 calls. What a call costs outside the tracepoints is measured
- * as a positive figure below a whole call's cost.
+ * count 200 calls, each one that slept; 200 wakes with nobody waiting
+ * sleep in none. What a call costs outside the tracepoints, and one that
+ * slept, is measured as a positive figure below a whole call's cost.
  */
 static void test_tclock_futex_part(void **state)
 {
 	uint32_t tid = my_tid(), word = 0;
 	const struct il_tclock_rec *r;
 	struct timespec ts = {0, 100000};
-	uint64_t f0, f1, k0, a0, a1;
-	double outside;
+	uint64_t f0, f1, k0, s0, a0, a1;
+	double outside, slept;
 	char why_out[160];
 
 	(void)state;
@@ -210,10 +211,12 @@ static void test_tclock_futex_part(void **state)
 	assert_non_null(r);
 	f0 = il_tclock_futex_ns(r);
 	k0 = il_tclock_futex_calls(r);
+	s0 = il_tclock_futex_sleeps(r);
 	burn_cpu(10000000); /* clock_gettime, no futex */
 	nanosleep(&ts, NULL);
 	assert_int_equal(il_tclock_futex_ns(r), f0);
 	assert_int_equal(il_tclock_futex_calls(r), k0);
+	assert_int_equal(il_tclock_futex_sleeps(r), s0); /* slept, but not in a futex call */
 	a0 = il_tclock_now(r, tid);
 	for (int i = 0; i < 200; i++)
 		syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
@@ -222,7 +225,14 @@ static void test_tclock_futex_part(void **state)
 	printf("# 200 timed-out FUTEX_WAITs: %.1f us on a CPU inside them, %.1f us in all\n",
 	       (double)(f1 - f0) / 1e3, (double)(a1 - a0) / 1e3);
 	assert_int_equal(il_tclock_futex_calls(r) - k0, 200);
-	assert_true(f1 - f0 >= 200 * 100ull); /* at least 100 ns a call */
+	assert_int_equal(il_tclock_futex_sleeps(r) - s0, 200); /* each slept its 100 us */
+	k0 = il_tclock_futex_calls(r);
+	s0 = il_tclock_futex_sleeps(r);
+	for (int i = 0; i < 200; i++)
+		syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	assert_int_equal(il_tclock_futex_calls(r) - k0, 200);
+	assert_true(il_tclock_futex_sleeps(r) - s0 < 20); /* none slept, bar preemptions */
+	assert_true(f1 - f0 >= 200 * 100ull);		  /* at least 100 ns a call */
 	assert_true(f1 - f0 <= a1 - a0);
 	il_tclock_unregister(tc, r, tid);
 	outside = il_tclock_futex_outside_ns(tc, why_out, sizeof(why_out));
@@ -230,6 +240,13 @@ static void test_tclock_futex_part(void **state)
 	if (isnan(outside))
 		fail_msg("futex call overhead not measured: %s", why_out);
 	assert_true(outside > 0 && (double)(a1 - a0) / 200 > outside);
+	/* One that slept costs more on the way out (the FPU state), still
+	 * less than a whole call with what it ran inside. */
+	slept = il_tclock_futex_sleep_outside_ns(tc, why_out, sizeof(why_out));
+	printf("# a futex call that slept, outside its tracepoints: %.0f ns\n", slept);
+	if (isnan(slept))
+		fail_msg("a sleeping futex call's overhead not measured: %s", why_out);
+	assert_true(slept > 0 && (double)(a1 - a0) / 200 > slept);
 }
 
 /*
