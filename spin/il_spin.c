@@ -129,8 +129,19 @@ static __thread uint32_t tls_spins;
  */
 static __thread uint32_t tls_aware_limit;
 
-/* The smallest owner-aware spin: 1/IL_SPIN_AWARE_MIN_DIV of the budget. */
-#define IL_SPIN_AWARE_MIN_DIV 30u
+/*
+ * The smallest owner-aware spin: 1/IL_SPIN_AWARE_MIN_DIV of the budget
+ * (100 ns of the default 30 us), the floor a blocked owner's halving and a
+ * run-out spin's halving stop at, and what a spin that got the lock after
+ * i iterations allows beyond 2i. It was 1/30 (1 us): an owner that blocks
+ * inside its section then cost every spinner 1 us on the CPU however
+ * short the sections around it were. In lock-bench on the 2-CPU VM
+ * (2026-12, two interleaved runs each), 1/30 -> 1/300 took il-bpf's spin
+ * per acquisition from 1.06-1.18 to 0.29-0.34 us in blocking-sleep and
+ * from 1.20-1.32 to 0.43-0.53 us in blocking-io (adaptive-np 0.65-0.97
+ * there), ops unchanged within noise everywhere, today's scenarios too.
+ */
+#define IL_SPIN_AWARE_MIN_DIV 300u
 
 static uint32_t aware_min_iters(uint32_t budget_iters)
 {
