@@ -123,6 +123,8 @@ struct result {
 	uint64_t wait_s_cyc, wait_s_n, wait_u_cyc, wait_u_n;
 	/* il_spin's anti-starvation handoffs during the cell (il locks only). */
 	uint64_t handoffs;
+	/* il-bpf's rounds that ran without the on-CPU source (il-none, then). */
+	unsigned unaware_rounds;
 	/* Blocking sections: from entering the blocking call to leaving the
 	 * CPU (on-CPU clock records), and calls that returned on the CPU. */
 	uint64_t entry_hist[HIST_BUCKETS], entry_n, entry_stayed;
@@ -1340,14 +1342,25 @@ static void print_spin_clock(struct result res[][NARMS], int ncfg)
 }
 
 static char bpf_source[16] = "not run", bpf_reason[200], bpf_program[16] = "none";
+/* Why an il-bpf round ran without the on-CPU source (the first such). */
+static char unaware_why[200];
 
-/* Opens the il-bpf source and remembers what it was for the report. */
-static void bpf_source_open(const struct il_spin_opts *so)
+/*
+ * Opens the il-bpf source and remembers what it was for the report: 0,
+ * or -1 when il-bpf runs without it (source none) this time.
+ */
+static int bpf_source_open(const struct il_spin_opts *so)
 {
 	il_spin_init(IL_SPIN_SOURCE_AUTO, so);
 	snprintf(bpf_source, sizeof(bpf_source), "%s", il_spin_source_name(il_spin_source_get()));
 	snprintf(bpf_reason, sizeof(bpf_reason), "%s", il_spin_source_reason());
 	snprintf(bpf_program, sizeof(bpf_program), "%s", il_spin_source_program());
+	if (il_spin_source_get() == IL_SPIN_SOURCE_BPF)
+		return 0;
+	if (!unaware_why[0])
+		snprintf(unaware_why, sizeof(unaware_why), "%s",
+			 bpf_reason[0] ? bpf_reason : "source none");
+	return -1;
 }
 
 /* Ops/s of each lock in each round: the rounds run the locks of a config
@@ -1374,14 +1387,38 @@ static double spin_ns_between(const struct result *now, const struct result *bef
 }
 
 /*
+ * Why il-bpf's targets cannot be judged in a scenario, or NULL: il-bpf
+ * ran without its on-CPU source (it was il-none under another name), or
+ * the spinning CPU the target names is unknown there.
+ */
+static const char *not_judged(const struct config *cfg, const struct result *b, double spin_ratio,
+			      char *why, size_t len)
+{
+	if (b->unaware_rounds) {
+		snprintf(why, len, "il-bpf ran without its on-CPU source in %u round%s (%s)",
+			 b->unaware_rounds, b->unaware_rounds == 1 ? "" : "s", unaware_why);
+		return why;
+	}
+	if (cfg->owner_off && (isnan(spin_ratio) || isinf(spin_ratio))) {
+		snprintf(why, len, "the spinning CPU per acquisition is unknown: %s",
+			 futex_kept ? "a lock spun 0 ns or was not sampled" : futex_why);
+		return why;
+	}
+	return NULL;
+}
+
+/*
  * il-bpf against adaptive-np, scenario by scenario: where the owner is
  * often off its CPU, at least 1.2x the ops/s and at most half the CPU
- * burned per acquisition; elsewhere no worse than 0.95x.
+ * burned per acquisition; elsewhere no worse than 0.95x. A scenario whose
+ * verdict needs what was not measured says so (met: null, why) and is
+ * not counted in checked.
  */
 static cJSON *targets_json(const struct config *cfg, int ncfg, struct result (*res)[NARMS],
 			   unsigned rounds, int *met, int *checked, int *agreed)
 {
 	cJSON *a = cJSON_CreateArray();
+	char why[300];
 
 	for (int c = 0; c < ncfg; c++) {
 		const struct result *b = &res[c][IL_LOCK_IL_BPF],
@@ -1389,6 +1426,7 @@ static cJSON *targets_json(const struct config *cfg, int ncfg, struct result (*r
 		double ratio, spin_ratio, cpu_ratio, want = cfg[c].owner_off ? 1.2 : 0.95;
 		unsigned above = 0, n = 0;
 		cJSON *t, *per, *per_spin;
+		const char *nj;
 		int ok;
 
 		if (ops_per_s(b) <= 0 || ops_per_s(ad) <= 0)
@@ -1396,6 +1434,7 @@ static cJSON *targets_json(const struct config *cfg, int ncfg, struct result (*r
 		ratio = ops_per_s(b) / ops_per_s(ad);
 		spin_ratio = spin_ns(b) / spin_ns(ad);
 		ok = ratio >= want && (!cfg[c].owner_off || spin_ratio <= 0.5);
+		nj = not_judged(&cfg[c], b, spin_ratio, why, sizeof(why));
 		cpu_ratio = lock_cpu_ns(b) / lock_cpu_ns(ad);
 		t = cJSON_CreateObject();
 		cJSON_AddStringToObject(t, "scenario", cfg[c].name);
@@ -1404,12 +1443,22 @@ static cJSON *targets_json(const struct config *cfg, int ncfg, struct result (*r
 		/* All of lock()'s CPU, the futex calls' too: not the target's
 		 * figure (spinning), and its verdict beside it. */
 		add_num_or_null(t, "lock_cpu_ratio_vs_adaptive", round(cpu_ratio * 1000) / 1000);
-		cJSON_AddBoolToObject(t, "met_by_lock_cpu",
-				      ratio >= want && (!cfg[c].owner_off || cpu_ratio <= 0.5));
+		if (b->unaware_rounds ||
+		    (cfg[c].owner_off && (isnan(cpu_ratio) || isinf(cpu_ratio))))
+			cJSON_AddNullToObject(t, "met_by_lock_cpu");
+		else
+			cJSON_AddBoolToObject(t, "met_by_lock_cpu",
+					      ratio >= want &&
+						  (!cfg[c].owner_off || cpu_ratio <= 0.5));
 		cJSON_AddStringToObject(
 		    t, "target", cfg[c].owner_off ? "ops >= 1.2x, spin <= 0.5x" : "ops >= 0.95x");
 		cJSON_AddBoolToObject(t, "owner_often_off_cpu", cfg[c].owner_off);
-		cJSON_AddBoolToObject(t, "met", ok);
+		if (nj) {
+			cJSON_AddNullToObject(t, "met");
+			cJSON_AddStringToObject(t, "not_judged", nj);
+		} else {
+			cJSON_AddBoolToObject(t, "met", ok);
+		}
 		/*
 		 * The ratios of each round: the run-to-run spread here is
 		 * about +-0.1 in ops, and adaptive-np's spin alone moves 3x,
@@ -1436,16 +1485,84 @@ static cJSON *targets_json(const struct config *cfg, int ncfg, struct result (*r
 			n++;
 		}
 		cJSON_AddStringToObject(t, "rounds_agree",
-					n == 0	     ? "no round measured both"
+					nj	     ? "not judged"
+					: n == 0     ? "no round measured both"
 					: above == n ? "every round meets the target"
 					: above == 0 ? "no round meets the target"
 						     : "the rounds straddle the target");
 		cJSON_AddItemToArray(a, t);
+		if (nj)
+			continue;
 		*met += ok;
 		*agreed += n > 0 && (above == n || above == 0);
 		(*checked)++;
 	}
 	return a;
+}
+
+/* The scenarios of targets[] whose `key` is a string containing `has`. */
+static void print_scenarios_where(const cJSON *t, const char *key, const char *has)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach (e, t) {
+		const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(e, key));
+
+		if (v && strstr(v, has))
+			printf(" %s", cJSON_GetStringValue(cJSON_GetObjectItem(e, "scenario")));
+	}
+}
+
+/*
+ * The verdicts of targets[] in words: met, missed, and not judged with
+ * why (no line of ratios where nothing could be judged); then judged by
+ * all of lock()'s CPU, and whether the rounds agree.
+ */
+static void print_targets(const cJSON *t, int met, int checked, int agreed, unsigned rounds)
+{
+	const cJSON *e;
+	const char *nj = NULL;
+	int m = 0;
+
+	printf("# il-bpf vs adaptive-np targets met in %d of %d scenarios", met, checked);
+	cJSON_ArrayForEach (e, t) {
+		const cJSON *v = cJSON_GetObjectItem(e, "met");
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(e, "scenario"));
+
+		if (cJSON_IsFalse(v))
+			printf("%s %s missed", m++ ? "" : ":", name);
+	}
+	cJSON_ArrayForEach (e, t)
+		if (cJSON_IsNull(cJSON_GetObjectItem(e, "met"))) {
+			printf("%s %s", nj ? "," : "; not judged in",
+			       cJSON_GetStringValue(cJSON_GetObjectItem(e, "scenario")));
+			nj = cJSON_GetStringValue(cJSON_GetObjectItem(e, "not_judged"));
+		}
+	if (nj)
+		printf(" (the last: %s)", nj);
+	printf("\n");
+	if (!checked)
+		return;
+	printf("# judged by all of lock()'s CPU (futex calls too) instead of spinning:");
+	m = 0;
+	cJSON_ArrayForEach (e, t) {
+		if (cJSON_IsNull(cJSON_GetObjectItem(e, "met")))
+			continue;
+		m += cJSON_IsTrue(cJSON_GetObjectItem(e, "met_by_lock_cpu"));
+		/* Only where the CPU is part of the target. */
+		if (cJSON_IsTrue(cJSON_GetObjectItem(e, "owner_often_off_cpu")))
+			printf(" %s %.2f", cJSON_GetStringValue(cJSON_GetObjectItem(e, "scenario")),
+			       cJSON_GetNumberValue(
+				   cJSON_GetObjectItem(e, "lock_cpu_ratio_vs_adaptive")));
+	}
+	printf(" (CPU ratios to adaptive-np): met in %d of %d\n", m, checked);
+	printf("# the rounds agree on the verdict in %d of %d scenarios (%u rounds a cell)", agreed,
+	       checked, rounds);
+	if (agreed < checked) {
+		printf("; they straddle it, so its verdict is the noise's, in:");
+		print_scenarios_where(t, "rounds_agree", "straddle");
+	}
+	printf("\n");
 }
 
 int main(int argc, char **argv)
@@ -1528,8 +1645,8 @@ int main(int argc, char **argv)
 				 * machine, so it is attached only while il-bpf runs:
 				 * the other locks must not pay for it.
 				 */
-				if (lock == IL_LOCK_IL_BPF)
-					bpf_source_open(&so);
+				if (lock == IL_LOCK_IL_BPF && bpf_source_open(&so) < 0)
+					res[c][k].unaware_rounds++;
 				ops0 = res[c][k].ops;
 				el0 = res[c][k].elapsed_s;
 				before = res[c][k];
@@ -1704,53 +1821,14 @@ int main(int argc, char **argv)
 		cJSON *t = targets_json(cfg, ncfg, res, o.rounds, &met, &checked, &agreed);
 
 		cJSON_AddItemToObject(root, "targets", t);
-		printf("# il-bpf vs adaptive-np targets met in %d of %d scenarios%s", met, checked,
-		       met < checked ? ":" : "");
-		{
-			const cJSON *e;
-
-			cJSON_ArrayForEach (e, t)
-				if (!cJSON_IsTrue(cJSON_GetObjectItem(e, "met")))
-					printf(" %s missed",
-					       cJSON_GetStringValue(
-						   cJSON_GetObjectItem(e, "scenario")));
-		}
-		printf("\n# judged by all of lock()'s CPU (futex calls too) instead of spinning:");
-		{
-			const cJSON *e;
-			int m = 0;
-
-			cJSON_ArrayForEach (e, t) {
-				m += cJSON_IsTrue(cJSON_GetObjectItem(e, "met_by_lock_cpu"));
-				/* Only where the CPU is part of the target. */
-				if (cJSON_IsTrue(cJSON_GetObjectItem(e, "owner_often_off_cpu")))
-					printf(" %s %.2f",
-					       cJSON_GetStringValue(
-						   cJSON_GetObjectItem(e, "scenario")),
-					       cJSON_GetNumberValue(cJSON_GetObjectItem(
-						   e, "lock_cpu_ratio_vs_adaptive")));
-			}
-			printf(" (CPU ratios to adaptive-np): met in %d of %d", m, checked);
-		}
-		printf("\n# the rounds agree on the verdict in %d of %d scenarios (%u rounds a "
-		       "cell)",
-		       agreed, checked, o.rounds);
-		if (agreed < checked) {
-			const cJSON *e;
-
-			printf("; they straddle it, so its verdict is the noise's, in:");
-			cJSON_ArrayForEach (e, t)
-				if (strstr(cJSON_GetStringValue(
-					       cJSON_GetObjectItem(e, "rounds_agree")),
-					   "straddle"))
-					printf(" %s", cJSON_GetStringValue(
-							  cJSON_GetObjectItem(e, "scenario")));
-		}
-		printf("\n");
+		print_targets(t, met, checked, agreed, o.rounds);
 	}
-	printf("lock-bench: %d scenarios x %d locks, il-bpf source %s, bpf switch cost %s%.0f ns\n",
-	       ncfg, __builtin_popcount(o.locks_mask), bpf_source, isnan(sw.cost_ns) ? "n/a " : "",
-	       isnan(sw.cost_ns) ? 0.0 : sw.cost_ns);
+	printf("lock-bench: %d scenarios x %d locks, il-bpf source %s, bpf switch cost ", ncfg,
+	       __builtin_popcount(o.locks_mask), bpf_source);
+	if (isnan(sw.cost_ns))
+		printf("n/a\n");
+	else
+		printf("%.0f ns\n", sw.cost_ns);
 
 	if (o.json) {
 		int w = il_json_write(o.json, root);

@@ -1,5 +1,5 @@
 # spin/: the adaptive-spinning mutex (unit) and its BPF on-CPU source (root);
-# lock-bench's on-CPU clock (root).
+# lock-bench's on-CPU clock (root) and verdicts.
 if(IL_WITH_SPIN)
 # The exclusion stress both tests run (tests/lib/il_test_spin.c).
 add_library(il_test_spin STATIC ${CMAKE_CURRENT_LIST_DIR}/lib/il_test_spin.c)
@@ -11,4 +11,8 @@ il_add_test(test_spin_bpf SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spin_bpf.c
 # lock-bench's per-thread on-CPU clock (bench/il_tclock, root).
 il_add_test(test_tclock SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_tclock.c
             LIBS il_tclock LABELS "root" TIMEOUT 60)
+# lock-bench's verdicts where il-bpf ran without its on-CPU source.
+il_add_test(test_lock_bench SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_lock_bench.c
+            LABELS "unit" TIMEOUT 60)
+add_dependencies(test_lock_bench lock-bench)
 endif()

@@ -1,0 +1,93 @@
+/*
+ * bench/lock-bench's verdicts claim only what was measured: where il-bpf
+ * ran without its on-CPU source (no BPF for this process), it was il-none
+ * under another name, and its targets against adaptive-np are not judged
+ * (met: null, with why), not met or missed; a switch cost that was not
+ * measured is "n/a", not a figure.
+ */
+#include <cjson/cJSON.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "il_test.h"
+#include "il_test_proc.h"
+
+/*
+ * Root's exec takes its permitted set from the bounding set: without
+ * these, no BPF program loads (as for any user without them).
+ */
+static void pre_no_bpf(void *ctx)
+{
+	static const int caps[] = {CAP_SYS_ADMIN, CAP_BPF, CAP_PERFMON};
+
+	(void)ctx;
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
+		if (prctl(PR_CAPBSET_DROP, caps[i], 0, 0, 0) != 0 && geteuid() == 0)
+			_exit(125);
+}
+
+/* The case's directory, removed by the teardown whether the case passed or not. */
+static char dir[PATH_MAX];
+
+static int teardown_dir(void **state)
+{
+	(void)state;
+	if (dir[0] && il_test_tmpdir_remove(dir) != 0)
+		return -1;
+	dir[0] = 0;
+	return 0;
+}
+
+static void test_lock_bench_without_source_not_judged(void **state)
+{
+	static struct il_test_result r;
+	char json[PATH_MAX + 16], bench[PATH_MAX];
+	char *argv[] = {bench,	       "--locks",   "il-bpf,adaptive-np",
+			"--scenarios", "today",	    "--placements",
+			"one-cpu",     "--seconds", "0.2",
+			"--rounds",    "1",	    "--json",
+			json,	       NULL};
+	const cJSON *t, *e;
+	const char *last;
+	cJSON *root;
+
+	(void)state;
+	snprintf(bench, sizeof(bench), "%s", il_test_build_path("bench/lock-bench"));
+	IL_TEST_NEED(access(bench, X_OK) == 0, "%s is not built", bench);
+	assert_int_equal(il_test_tmpdir_make(dir, sizeof(dir), "lock-bench"), 0);
+	snprintf(json, sizeof(json), "%s/lb.json", dir);
+	assert_int_equal(il_test_run_with(argv, 60000, pre_no_bpf, NULL, &r), 0);
+	if (r.exit_code != 0)
+		fail_msg("lock-bench exited %d: %s", r.exit_code, r.err);
+	root = il_test_json_load(json);
+	assert_string_equal(il_test_json_str(root, "il_bpf_source"), "none");
+	t = cJSON_GetObjectItem(root, "targets");
+	assert_int_equal(cJSON_GetArraySize(t), 1);
+	e = cJSON_GetArrayItem(t, 0);
+	if (!cJSON_IsNull(cJSON_GetObjectItem(e, "met")))
+		fail_msg("il-bpf without its source was judged: %s", r.out);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(e, "met_by_lock_cpu")));
+	assert_non_null(strstr(il_test_json_str(e, "not_judged"), "without its on-CPU source"));
+	assert_string_equal(il_test_json_str(e, "rounds_agree"), "not judged");
+	cJSON_Delete(root);
+	if (!strstr(r.out, "met in 0 of 0 scenarios; not judged in one-cpu (the last: il-bpf "
+			   "ran without its on-CPU source in 1 round ("))
+		fail_msg("no 'not judged' verdict in: %s", r.out);
+	/* Nothing judged: no line of ratios over nothing. */
+	assert_null(strstr(r.out, "judged by all of lock()'s CPU"));
+	last = strstr(r.out, "lock-bench: 1 scenarios x 2 locks");
+	assert_non_null(last);
+	assert_non_null(strstr(last, "bpf switch cost n/a\n"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_teardown(test_lock_bench_without_source_not_judged, teardown_dir),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
