@@ -107,8 +107,11 @@ out:
 #define OUTSIDE_BATCHES 9
 #define OUTSIDE_CALLS	2000
 
-struct outside {
+/* One measurement of a futex call's cost outside its tracepoints, made by
+ * a thread of its own (its record is registered for it alone). */
+struct futex_measure {
 	struct il_tclock *c;
+	_Atomic uint32_t word; /* the sleeping one's: wakes so far */
 	double ns;
 	char why[120];
 };
@@ -122,7 +125,7 @@ static int cmp_double(const void *a, const void *b)
 
 static void *outside_main(void *arg)
 {
-	struct outside *o = arg;
+	struct futex_measure *o = arg;
 	uint32_t tid = (uint32_t)syscall(SYS_gettid), word = 0;
 	const struct il_tclock_rec *r = il_tclock_register(o->c, tid);
 	double per[OUTSIDE_BATCHES];
@@ -157,39 +160,38 @@ static void *outside_main(void *arg)
 	return NULL;
 }
 
-double il_tclock_futex_outside_ns(struct il_tclock *c, char *why, size_t len)
+/* Runs fn in a thread of its own; its figure, or NAN with why. */
+static double measure_in_thread(struct il_tclock *c, void *(*fn)(void *), char *why, size_t len)
 {
-	struct outside o = {.c = c, .ns = NAN};
+	struct futex_measure m = {.c = c, .ns = NAN};
 	pthread_t th;
 
 	if (c->futex_why[0]) {
 		snprintf(why, len, "%s", c->futex_why);
 		return NAN;
 	}
-	if (pthread_create(&th, NULL, outside_main, &o) != 0) {
+	if (pthread_create(&th, NULL, fn, &m) != 0) {
 		snprintf(why, len, "no thread to measure with");
 		return NAN;
 	}
 	pthread_join(th, NULL);
-	if (isnan(o.ns))
-		snprintf(why, len, "%s", o.why);
-	return o.ns;
+	if (isnan(m.ns))
+		snprintf(why, len, "%s", m.why);
+	return m.ns;
+}
+
+double il_tclock_futex_outside_ns(struct il_tclock *c, char *why, size_t len)
+{
+	return measure_in_thread(c, outside_main, why, len);
 }
 
 #define SLEEP_CALLS 301 /* wakes, 50 us apart: 15 ms */
 #define SLEEP_MIN   101 /* calls that slept, for a median */
 
-struct sleeper {
-	struct il_tclock *c;
-	_Atomic uint32_t word; /* wakes so far: the waiter sleeps while it is unchanged */
-	double ns;
-	char why[120];
-};
-
 /* Wakes the waiter every 50 us: by then it is asleep, most times. */
 static void *waker_main(void *arg)
 {
-	struct sleeper *s = arg;
+	struct futex_measure *s = arg;
 	struct timespec ts = {0, 50000};
 
 	for (int i = 0; i < SLEEP_CALLS; i++) {
@@ -206,7 +208,7 @@ static void *waker_main(void *arg)
  */
 static void *sleeper_main(void *arg)
 {
-	struct sleeper *s = arg;
+	struct futex_measure *s = arg;
 	uint32_t tid = (uint32_t)syscall(SYS_gettid), seen = 0;
 	const struct il_tclock_rec *r = il_tclock_register(s->c, tid);
 	struct timespec limit = {0, 100000000}; /* a lost wake costs 100 ms, not a hang */
@@ -254,21 +256,7 @@ static void *sleeper_main(void *arg)
 
 double il_tclock_futex_sleep_outside_ns(struct il_tclock *c, char *why, size_t len)
 {
-	struct sleeper s = {.c = c, .ns = NAN};
-	pthread_t th;
-
-	if (c->futex_why[0]) {
-		snprintf(why, len, "%s", c->futex_why);
-		return NAN;
-	}
-	if (pthread_create(&th, NULL, sleeper_main, &s) != 0) {
-		snprintf(why, len, "no thread to measure with");
-		return NAN;
-	}
-	pthread_join(th, NULL);
-	if (isnan(s.ns))
-		snprintf(why, len, "%s", s.why);
-	return s.ns;
+	return measure_in_thread(c, sleeper_main, why, len);
 }
 
 const char *il_tclock_futex_why(const struct il_tclock *c)
