@@ -89,5 +89,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_lock_bench_without_source_not_judged, teardown_dir),
 	};
 
+	if (il_test_filters("test_lock_bench", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

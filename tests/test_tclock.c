@@ -285,5 +285,7 @@ int main(void)
 	    cmocka_unit_test(test_tclock_futex_part),
 	};
 
+	if (il_test_filters("test_tclock", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
