@@ -265,6 +265,14 @@ int il_preflight(struct il_run *r)
 			return 2;
 		}
 	}
+	return 0;
+}
+
+int il_preflight_claim(struct il_run *r)
+{
+	char err[1024];
+	int rc;
+
 	/* A SIGKILLed run's background load is stopped first (it may be the
 	 * load this run would otherwise measure under). */
 	il_background_recover_stale(il_knobs_state_dir(), stderr);

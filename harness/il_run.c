@@ -562,9 +562,10 @@ int il_cmd_run(int argc, char **argv)
 	r.self_tid = il_gettid();
 	r.nr_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 
-	/* Stage 2: preflight; nothing has changed on the machine yet. */
+	/* Stage 2: preflight and the outputs, checked before anything changes
+	 * on the machine; then a crashed run's leftovers repaired, knobs locked. */
 	exit_code = il_preflight(&r);
-	if (exit_code || (exit_code = outputs_open(&r)))
+	if (exit_code || (exit_code = outputs_open(&r)) || (exit_code = il_preflight_claim(&r)))
 		goto out_free;
 	r.preflight_ns = il_now_ns();
 	/* The kernel facts' BTF parse overlaps the attribution's attach. */

@@ -143,12 +143,20 @@ struct il_run {
 
 /*
  * Preflight: checks input, presenter, lock, child programs, the policy
- * and the privilege it needs, and repairs knobs a crashed run left. A
- * policy that sets knobs takes the machine's knob lock here, for the
- * run's life (r->knobs_lock). Fills r->policy, r->policy_dir,
+ * and the privilege it needs. Fills r->policy, r->policy_dir,
  * r->children_dir. Returns 0 or the exit code, after one line on stderr.
  */
 int il_preflight(struct il_run *r);
+
+/*
+ * Once every check passed, outputs included: stops a crashed run's
+ * background load and repairs the knobs it left; a policy that sets
+ * knobs takes the machine's knob lock here, for the run's life
+ * (r->knobs_lock). A run refused for bad input does neither (its one
+ * line stays one line, and it touches nothing). Returns 0 or the exit
+ * code, after one line on stderr.
+ */
+int il_preflight_claim(struct il_run *r);
 
 /*
  * Wiring: creates the channels of il_chain, opens the injector, spawns

@@ -324,6 +324,8 @@ static void test_hardening_knobs_dead_run_repaired_anywhere(void **state)
 	struct il_test_result *res = malloc(sizeof(*res));
 	char *run_cfs[] = {"run", "--quiet", "--policy", "cfs", "--events", "3", NULL};
 	char *run_knob[] = {"run", "--quiet", "--policy", policy, "--events", "3", NULL};
+	char *run_bad[] = {"run", "--quiet",   "--policy", "cfs", "--events",
+			   "3",	  "--records", NULL,	   NULL};
 	char want[128], sfile[PATH_MAX + 16];
 
 	assert_non_null(res);
@@ -358,6 +360,17 @@ static void test_hardening_knobs_dead_run_repaired_anywhere(void **state)
 				usleep(5000);
 			assert_int_equal(count_tasks(path), 1);
 		}
+		assert_string_equal(il_test_knob(IL_TEST_RT_RUNTIME), VALUE);
+		assert_int_equal(access(sfile, F_OK), 0);
+		/*
+		 * A start refused for bad input touches nothing, the dead run's
+		 * knobs neither: its error stays one line (the repair's line
+		 * came first, and a test beside a killed run's saw two).
+		 */
+		run_bad[7] = (char *)next_dir; /* --records: a directory */
+		run_in(next_dir, run_bad, res);
+		il_test_assert_one_line_exit(res->exit_code, res->out, res->err, 2,
+					     "inputlat run: --records", "a directory");
 		assert_string_equal(il_test_knob(IL_TEST_RT_RUNTIME), VALUE);
 		assert_int_equal(access(sfile, F_OK), 0);
 		/* The next start, elsewhere: a plain run, then one with knobs. */
