@@ -61,7 +61,8 @@ REPORT_SHAPE = {
     "hops": [{"index": int, "name": str, "mean_us": NUMBER}],
     "histogram": {"buckets": [(NUMBER, NUMBER)]},
     "attribution": {"processing": {"*": {"mean_us": NUMBER}},
-                    "culprits": [{"thread": str, "total_ms": NUMBER}]},
+                    "culprits": [{"thread": str, "class": str, "priority": NUMBER,
+                                  "total_ms": NUMBER}]},
 }
 
 
@@ -234,14 +235,40 @@ def runqueue_shares(runs):
     return out
 
 
+# A culprit's class in words, as `inputlat explain` says it
+# (il_explain_culprit_words in attrib/il_explain.c); {p} is its priority.
+_CLASS_WORDS = {"fifo": "SCHED_FIFO {p}", "rr": "SCHED_RR {p}", "rt": "RT {p}",
+                "deadline": "SCHED_DEADLINE", "fair": "CFS nice {p}",
+                "batch": "SCHED_BATCH nice {p}", "idle": "SCHED_IDLE"}
+
+
+def culprit_label(c):
+    """A culprit of a report's attribution in words, as `inputlat explain`
+    names it. The two without a class are not threads: "idle" is the time
+    an idle CPU took to wake up for the pipeline, "throttled" the time RT
+    throttling or the fair server kept it from running; a thread that
+    happens to be called so has its class beside its name."""
+    t, cls, p = c.get("thread"), c.get("class"), c.get("priority")
+    if not isinstance(cls, str):
+        if t == "idle":
+            return "an idle CPU (idle exit)"
+        if t == "throttled":
+            return "throttling (RT throttling or the fair server: the CPU idled or ran CFS)"
+        return str(t)
+    p = int(p) if isinstance(p, (int, float)) and math.isfinite(p) else 0
+    return f"{t} ({_CLASS_WORDS.get(cls, 'SCHED_OTHER nice {p}').format(p=p)})"
+
+
 def culprit_totals(runs):
-    """{thread: milliseconds it held a CPU the pipeline waited for}, summed over rounds."""
+    """{culprit in words (culprit_label): milliseconds it held a CPU the
+    pipeline waited for}, summed over rounds."""
     tot = {}
     for r in runs:
         for c in get(r, "attribution.culprits", []) or []:
             t, ms = c.get("thread"), c.get("total_ms")
             if t and isinstance(ms, (int, float)):
-                tot[t] = tot.get(t, 0.0) + ms
+                label = culprit_label(c)
+                tot[label] = tot.get(label, 0.0) + ms
     return tot
 
 

@@ -262,6 +262,29 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertEqual(inputlat_summary.printable("evil\n# head\x1b[2J\x7f"), "evil?# head?[2J?")
         self.assertEqual(inputlat_summary.printable("render:js0"), "render:js0")
 
+    def test_sweep_culprits_in_words(self):
+        """The summary names a culprit as `inputlat explain` does: the idle
+        pseudo-culprit (an idle CPU waking up) is not a thread called idle,
+        and a thread's class goes beside its name, so the same name in two
+        classes stays two culprits."""
+        runs = [{"attribution": {"culprits": [
+            {"thread": "idle", "process": None, "class": None, "priority": None, "total_ms": 3.0},
+            {"thread": "throttled", "class": None, "total_ms": 1.0},
+            {"thread": "idle", "class": "fair", "priority": 0, "total_ms": 0.5},
+            {"thread": "render:js0", "class": "fifo", "priority": 50, "total_ms": 2.0},
+            {"thread": "render:js0", "class": "fair", "priority": -5, "total_ms": 1.5},
+            {"thread": "odd", "class": "new-class", "priority": float("inf"), "total_ms": 1.0},
+        ]}}] * 2
+        self.assertEqual(inputlat_stats.culprit_totals(runs), {
+            "an idle CPU (idle exit)": 6.0,
+            "throttling (RT throttling or the fair server: the CPU idled or ran CFS)": 2.0,
+            "idle (CFS nice 0)": 1.0,
+            "render:js0 (SCHED_FIFO 50)": 4.0,
+            "render:js0 (CFS nice -5)": 3.0,
+            "odd (SCHED_OTHER nice 0)": 2.0})
+        bad = {"attribution": {"culprits": [{"thread": "t", "class": 3, "total_ms": 1.0}]}}
+        self.assertIsNotNone(inputlat_stats.report_shape_error(bad))
+
     def test_sweep_says_runs_were_confined(self):
         """Under taskset the runs use fewer CPUs than the machine has: the
         summary's machine line says so, not only the CPU count; without
