@@ -84,7 +84,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	return rmdir(dir);
+	/* All of it: a failed test leaves its files behind. */
+	return il_test_tmpdir_remove(dir);
 }
 
 int main(void)

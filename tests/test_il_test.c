@@ -110,11 +110,74 @@ static void test_il_test_fail_msg_whole(void **state)
 	free(out);
 }
 
+static int made_pipe = -1;
+
+/* Makes a directory with a file in it and a file, says where, and fails. */
+static void make_then_fail_case(void **state)
+{
+	char dir[256], file[256], inner[300], both[600];
+
+	(void)state;
+	assert_int_equal(il_test_tmpdir_make(dir, sizeof(dir), "made"), 0);
+	assert_int_equal(il_test_tmpfile_make(file, sizeof(file), "made"), 0);
+	snprintf(inner, sizeof(inner), "%s/out.json", dir);
+	il_test_write_file(inner, "{}");
+	snprintf(both, sizeof(both), "%s\n%s\n", dir, file);
+	assert_true(write(made_pipe, both, strlen(both)) == (ssize_t)strlen(both));
+	fail_msg("failing on purpose, past the case's own clean-up");
+}
+
+/*
+ * A test that fails leaves no temporary file behind: what il_test made
+ * goes when the process exits, whichever way its cases ended; a forked
+ * child that exits takes nothing its parent made.
+ */
+static void test_il_test_tmp_removed_at_exit(void **state)
+{
+	const struct CMUnitTest inner[] = {cmocka_unit_test(make_then_fail_case)};
+	char buf[600] = "", mine[256], *nl, *file;
+	int p[2], st;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(il_test_tmpfile_make(mine, sizeof(mine), "mine"), 0);
+	assert_int_equal(pipe(p), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		made_pipe = p[1];
+		cmocka_run_group_tests_name("inner", inner, NULL, NULL);
+		exit(0); /* exit(), not _exit(): the at-exit removal runs */
+	}
+	close(p[1]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(read(p[0], buf, sizeof(buf) - 1) > 0);
+	close(p[0]);
+	/* "DIR\nFILE\n" */
+	nl = strchr(buf, '\n');
+	assert_non_null(nl);
+	*nl = '\0';
+	file = nl + 1;
+	nl = strchr(file, '\n');
+	assert_non_null(nl);
+	*nl = '\0';
+	if (access(buf, F_OK) == 0 || access(file, F_OK) == 0)
+		fail_msg("left behind by a failed case: %s %s", buf, file);
+	assert_int_equal(access(mine, F_OK), 0);
+	assert_int_equal(il_test_tmpdir_remove(mine), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_il_test_print_message_whole),
 	    cmocka_unit_test(test_il_test_fail_msg_whole),
+	    cmocka_unit_test(test_il_test_tmp_removed_at_exit),
 	};
 	if (il_test_filters("test_il_test", tests, sizeof(tests) / sizeof(tests[0])) < 0)
 		return 1;

@@ -167,13 +167,11 @@ static void test_input_pickup_after_wake(void **state)
 
 static void test_input_replay_roundtrip(void **state)
 {
-	char path[512], tmp[] = "/tmp/il-evemu-XXXXXX";
+	char path[512], tmp[256];
 	struct il_evemu *a = NULL, *b = NULL;
-	int fd = mkstemp(tmp);
 
 	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
+	assert_int_equal(il_test_tmpfile_make(tmp, sizeof(tmp), "evemu"), 0);
 	data_path(path, sizeof(path), "mouse-3clicks.evemu");
 	assert_int_equal(il_evemu_parse(path, &a, err, sizeof(err)), 0);
 	assert_int_equal(il_evemu_write(a, tmp), 0);
@@ -192,15 +190,12 @@ static void test_input_replay_roundtrip(void **state)
 
 static void test_input_replay_bad_line(void **state)
 {
-	char tmp[] = "/tmp/il-evemu-XXXXXX";
+	char tmp[256];
 	struct il_evemu *rec = (struct il_evemu *)0x1;
-	int fd = mkstemp(tmp);
-	const char text[] = "N: x\nI: 0003 0001 0002 0003\nE: 0.000001 0001 0110 one\n";
 
 	(void)state;
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
-	close(fd);
+	assert_int_equal(il_test_tmpfile_make(tmp, sizeof(tmp), "evemu"), 0);
+	il_test_write_file(tmp, "N: x\nI: 0003 0001 0002 0003\nE: 0.000001 0001 0110 one\n");
 	assert_int_equal(il_evemu_parse(tmp, &rec, err, sizeof(err)), -EINVAL);
 	assert_ptr_equal(rec, (struct il_evemu *)0x1);
 	assert_non_null(strstr(err, ":3: bad E: line"));

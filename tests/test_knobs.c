@@ -53,7 +53,7 @@ static int teardown(void **state)
 static int group_teardown(void **state)
 {
 	teardown(state);
-	rmdir(state_dir);
+	il_test_tmpdir_remove(state_dir);
 	return 0;
 }
 

@@ -178,11 +178,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return il_test_tmpdir_remove(dir) == 0 ? 0 : -1;
 }
 
 static void test_report_warmup_excluded_and_flagged(void **state)

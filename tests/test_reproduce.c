@@ -39,8 +39,8 @@ static char *slurp(FILE *f)
 
 static void test_reproduce_quick(void **state)
 {
-	char exe[4096], cmd[8192], json_path[] = "/tmp/il-test-reproduce-XXXXXX", why[400];
-	int fd, status;
+	char exe[4096], cmd[8192], json_path[256], why[400];
+	int status;
 	regex_t line_re, num_re;
 	char *out, *text;
 	cJSON *root, *claims;
@@ -52,9 +52,7 @@ static void test_reproduce_quick(void **state)
 	il_test_knobs_need_free();
 	snprintf(exe, sizeof(exe), "%s", il_test_build_path("inputlat"));
 	IL_TEST_NEED(access(exe, X_OK) == 0, "%s is not built", exe);
-	fd = mkstemp(json_path);
-	assert_true(fd >= 0);
-	close(fd);
+	assert_int_equal(il_test_tmpfile_make(json_path, sizeof(json_path), "reproduce"), 0);
 
 	snprintf(cmd, sizeof(cmd), "'%s' reproduce --quick --rounds 3 --json '%s'", exe, json_path);
 	p = popen(cmd, "r");

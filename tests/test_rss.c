@@ -45,10 +45,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return il_test_tmpdir_remove(tmpdir) == 0 ? 0 : -1;
 }
 
 /*

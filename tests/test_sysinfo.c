@@ -266,16 +266,14 @@ static void test_sysinfo_check_json(void **state)
  * during the run and the seed it used. */
 static void test_sysinfo_run_json(void **state)
 {
-	char inputlat[PATH_MAX], json[] = "/tmp/il-test-sysinfo.XXXXXX";
+	char inputlat[PATH_MAX], json[256];
 	static char text[1 << 20];
-	int fd = mkstemp(json);
 	char *argv[] = {inputlat,  "run",    "--events", "5", "--interval-ms", "5", "--seed", "7",
 			"--quiet", "--json", json,	 NULL};
 	struct il_test_result *res = malloc(sizeof(*res));
 	cJSON *root;
 
-	assert_true(fd >= 0);
-	close(fd);
+	assert_int_equal(il_test_tmpfile_make(json, sizeof(json), "sysinfo"), 0);
 	assert_non_null(res);
 	snprintf(inputlat, sizeof(inputlat), "%s", il_test_build_path("inputlat"));
 	assert_int_equal(il_test_run(argv, 60000, res), 0);

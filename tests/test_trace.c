@@ -78,12 +78,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char link[128];
 
-	snprintf(link, sizeof(link), "%s/link.json", f->dir);
-	unlink(link);
-	unlink(f->path);
-	rmdir(f->dir);
+	/* All of it: a failed test leaves its files behind. */
+	il_test_tmpdir_remove(f->dir);
 	free(f);
 	return 0;
 }

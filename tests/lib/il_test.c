@@ -212,13 +212,6 @@ static const char *tmp_base(void)
 	return "/tmp";
 }
 
-int il_test_tmpdir_make(char *dir, size_t len, const char *tag)
-{
-	if ((size_t)snprintf(dir, len, "%s/il-test-%s.XXXXXX", tmp_base(), tag) >= len)
-		return -ENAMETOOLONG;
-	return mkdtemp(dir) ? 0 : -errno;
-}
-
 static int remove_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	return remove(path) == 0 || errno == ENOENT ? 0 : -1;
@@ -229,6 +222,61 @@ int il_test_tmpdir_remove(const char *dir)
 	/* FTW_PHYS: a symlink a test made is removed, never followed. */
 	if (nftw(dir, remove_cb, 16, FTW_DEPTH | FTW_PHYS) != 0)
 		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/*
+ * The temporary files and directories this test process made, removed
+ * again when it exits: a failed assertion leaves its test at once, past
+ * the test's own unlink or rmdir, and the suite must leave nothing behind
+ * whichever way a test ends. Only the process that made a path removes
+ * it: a forked child that calls exit() must not take its parent's files.
+ */
+#define MADE_MAX 64
+static struct {
+	char path[256];
+	pid_t owner;
+} made[MADE_MAX];
+static int nmade;
+
+static void remove_made(void)
+{
+	for (int i = 0; i < nmade; i++)
+		if (made[i].owner == getpid())
+			il_test_tmpdir_remove(made[i].path); /* a file too; gone already is fine */
+}
+
+static void remember_made(const char *path)
+{
+	if (nmade == 0 && atexit(remove_made) != 0)
+		return;
+	if (nmade < MADE_MAX && strlen(path) < sizeof(made[0].path)) {
+		strcpy(made[nmade].path, path);
+		made[nmade++].owner = getpid();
+	}
+}
+
+int il_test_tmpdir_make(char *dir, size_t len, const char *tag)
+{
+	if ((size_t)snprintf(dir, len, "%s/il-test-%s.XXXXXX", tmp_base(), tag) >= len)
+		return -ENAMETOOLONG;
+	if (!mkdtemp(dir))
+		return -errno;
+	remember_made(dir);
+	return 0;
+}
+
+int il_test_tmpfile_make(char *path, size_t len, const char *tag)
+{
+	int fd;
+
+	if ((size_t)snprintf(path, len, "%s/il-test-%s.XXXXXX", tmp_base(), tag) >= len)
+		return -ENAMETOOLONG;
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	remember_made(path);
 	return 0;
 }
 

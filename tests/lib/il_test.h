@@ -169,10 +169,14 @@ void il_test_write_file(const char *path, const char *text);
 
 /*
  * Makes a fresh private directory il-test-<tag>.XXXXXX into dir, on a
- * tmpfs (/dev/shm) where there is one, else in /tmp.
- * Returns 0 or -errno.
+ * tmpfs (/dev/shm) where there is one, else in /tmp. It and all in it are
+ * removed when the process exits, if the test has not removed them (a
+ * failed assertion skips the test's own clean-up). Returns 0 or -errno.
  */
 int il_test_tmpdir_make(char *dir, size_t len, const char *tag);
+
+/* The same for an empty file il-test-<tag>.XXXXXX (mode 0600) into path. */
+int il_test_tmpfile_make(char *path, size_t len, const char *tag);
 
 /* Removes dir and everything below it, without following symlinks. 0 or -errno. */
 int il_test_tmpdir_remove(const char *dir);
