@@ -11,7 +11,8 @@ il_add_test(test_spin_bpf SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spin_bpf.c
 # lock-bench's per-thread on-CPU clock (bench/il_tclock, root).
 il_add_test(test_tclock SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_tclock.c
             LIBS il_tclock LABELS "root" TIMEOUT 60)
-# lock-bench's verdicts where il-bpf ran without its on-CPU source.
+# lock-bench's verdicts where il-bpf ran without its on-CPU source, and its
+# held-time ceiling on ops.
 il_add_test(test_lock_bench SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_lock_bench.c
             LABELS "unit" TIMEOUT 60)
 add_dependencies(test_lock_bench lock-bench)

@@ -3,10 +3,12 @@
  * ran without its on-CPU source (no BPF for this process), it was il-none
  * under another name, and its targets against adaptive-np are not judged
  * (met: null, with why), not met or missed; a switch cost that was not
- * measured is "n/a", not a figure.
+ * measured is "n/a", not a figure. The time it says the lock was held
+ * is what the sections held it.
  */
 #include <cjson/cJSON.h>
 #include <linux/capability.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -83,10 +85,58 @@ static void test_lock_bench_without_source_not_judged(void **state)
 	assert_non_null(strstr(last, "bpf switch cost n/a\n"));
 }
 
+/*
+ * The time the lock was held, at least: 20 us sections and nothing between
+ * them, so each acquisition holds it 20 us and the ceiling on ops is 1e9 /
+ * 20000 = 50000/s for every lock; the share held is ops over that, and
+ * mutual exclusion keeps it at most 1.
+ */
+static void test_lock_bench_held_and_ceiling(void **state)
+{
+	static struct il_test_result r;
+	char json[PATH_MAX + 16], bench[PATH_MAX];
+	char *argv[] = {bench,		"--locks",  "pthread,adaptive-np",
+			"--scenarios",	"today",    "--placements",
+			"one-per-cpu",	"--cs-ns",  "20000",
+			"--outside-ns", "0",	    "--seconds",
+			"0.3",		"--rounds", "1",
+			"--json",	json,	    NULL};
+	const cJSON *e;
+	cJSON *root;
+	int n = 0;
+
+	(void)state;
+	snprintf(bench, sizeof(bench), "%s", il_test_build_path("bench/lock-bench"));
+	IL_TEST_NEED(access(bench, X_OK) == 0, "%s is not built", bench);
+	assert_int_equal(il_test_tmpdir_make(dir, sizeof(dir), "lock-bench"), 0);
+	snprintf(json, sizeof(json), "%s/lb.json", dir);
+	assert_int_equal(il_test_run(argv, 60000, &r), 0);
+	if (r.exit_code != 0)
+		fail_msg("lock-bench exited %d: %s", r.exit_code, r.err);
+	root = il_test_json_load(json);
+	cJSON_ArrayForEach (e, cJSON_GetObjectItem(root, "results")) {
+		double ops = il_test_json_num(e, "ops_per_s"),
+		       held = il_test_json_num(e, "lock_held_share"),
+		       ceiling = il_test_json_num(e, "ops_ceiling_per_s");
+
+		print_message("%s: %.0f ops/s, held %.3f, ceiling %.0f/s\n",
+			      il_test_json_str(e, "lock"), ops, held, ceiling);
+		assert_true(ops > 0);
+		if (!(ceiling > 49500 && ceiling < 50500))
+			fail_msg("ceiling %.0f/s, want 50000 (20 us holds)", ceiling);
+		if (!(held > 0 && held <= 1.0) || fabs(held - ops / ceiling) > 0.01)
+			fail_msg("held %.3f of the run with %.0f ops/s of 50000", held, ops);
+		n++;
+	}
+	assert_int_equal(n, 2);
+	cJSON_Delete(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_lock_bench_without_source_not_judged, teardown_dir),
+	    cmocka_unit_test_teardown(test_lock_bench_held_and_ceiling, teardown_dir),
 	};
 
 	if (il_test_filters("test_lock_bench", tests, sizeof(tests) / sizeof(tests[0])) < 0)
