@@ -43,28 +43,46 @@ static int teardown_dir(void **state)
 	return 0;
 }
 
+/*
+ * Runs lock-bench with args (NULL-ended) and --json into the case's
+ * directory; pre (or NULL) runs in the child before its exec. Fails the
+ * case unless it exits 0; returns the JSON it wrote.
+ */
+static cJSON *run_bench(const char *const *args, void (*pre)(void *), struct il_test_result *r)
+{
+	static char bench[PATH_MAX], json[PATH_MAX + 16];
+	char *argv[32];
+	int n = 0;
+
+	snprintf(bench, sizeof(bench), "%s", il_test_build_path("bench/lock-bench"));
+	IL_TEST_NEED(access(bench, X_OK) == 0, "%s is not built", bench);
+	assert_int_equal(il_test_tmpdir_make(dir, sizeof(dir), "lock-bench"), 0);
+	snprintf(json, sizeof(json), "%s/lb.json", dir);
+	argv[n++] = bench;
+	while (*args && n < 28)
+		argv[n++] = (char *)*args++;
+	argv[n++] = "--json";
+	argv[n++] = json;
+	argv[n] = NULL;
+	assert_int_equal(il_test_run_with(argv, 60000, pre, NULL, r), 0);
+	if (r->exit_code != 0)
+		fail_msg("lock-bench exited %d: %s", r->exit_code, r->err);
+	return il_test_json_load(json);
+}
+
 static void test_lock_bench_without_source_not_judged(void **state)
 {
 	static struct il_test_result r;
-	char json[PATH_MAX + 16], bench[PATH_MAX];
-	char *argv[] = {bench,	       "--locks",   "il-bpf,adaptive-np",
-			"--scenarios", "today",	    "--placements",
-			"one-cpu",     "--seconds", "0.2",
-			"--rounds",    "1",	    "--json",
-			json,	       NULL};
+	static const char *const args[] = {
+	    "--locks", "il-bpf,adaptive-np", "--scenarios", "today",	"--placements",
+	    "one-cpu", "--seconds",	     "0.2",	    "--rounds", "1",
+	    NULL};
 	const cJSON *t, *e;
 	const char *last;
 	cJSON *root;
 
 	(void)state;
-	snprintf(bench, sizeof(bench), "%s", il_test_build_path("bench/lock-bench"));
-	IL_TEST_NEED(access(bench, X_OK) == 0, "%s is not built", bench);
-	assert_int_equal(il_test_tmpdir_make(dir, sizeof(dir), "lock-bench"), 0);
-	snprintf(json, sizeof(json), "%s/lb.json", dir);
-	assert_int_equal(il_test_run_with(argv, 60000, pre_no_bpf, NULL, &r), 0);
-	if (r.exit_code != 0)
-		fail_msg("lock-bench exited %d: %s", r.exit_code, r.err);
-	root = il_test_json_load(json);
+	root = run_bench(args, pre_no_bpf, &r);
 	assert_string_equal(il_test_json_str(root, "il_bpf_source"), "none");
 	t = cJSON_GetObjectItem(root, "targets");
 	assert_int_equal(cJSON_GetArraySize(t), 1);
@@ -94,26 +112,27 @@ static void test_lock_bench_without_source_not_judged(void **state)
 static void test_lock_bench_held_and_ceiling(void **state)
 {
 	static struct il_test_result r;
-	char json[PATH_MAX + 16], bench[PATH_MAX];
-	char *argv[] = {bench,		"--locks",  "pthread,adaptive-np",
-			"--scenarios",	"today",    "--placements",
-			"one-per-cpu",	"--cs-ns",  "20000",
-			"--outside-ns", "0",	    "--seconds",
-			"0.3",		"--rounds", "1",
-			"--json",	json,	    NULL};
+	static const char *const args[] = {"--locks",
+					   "pthread,adaptive-np",
+					   "--scenarios",
+					   "today",
+					   "--placements",
+					   "one-per-cpu",
+					   "--cs-ns",
+					   "20000",
+					   "--outside-ns",
+					   "0",
+					   "--seconds",
+					   "0.3",
+					   "--rounds",
+					   "1",
+					   NULL};
 	const cJSON *e;
 	cJSON *root;
 	int n = 0;
 
 	(void)state;
-	snprintf(bench, sizeof(bench), "%s", il_test_build_path("bench/lock-bench"));
-	IL_TEST_NEED(access(bench, X_OK) == 0, "%s is not built", bench);
-	assert_int_equal(il_test_tmpdir_make(dir, sizeof(dir), "lock-bench"), 0);
-	snprintf(json, sizeof(json), "%s/lb.json", dir);
-	assert_int_equal(il_test_run(argv, 60000, &r), 0);
-	if (r.exit_code != 0)
-		fail_msg("lock-bench exited %d: %s", r.exit_code, r.err);
-	root = il_test_json_load(json);
+	root = run_bench(args, NULL, &r);
 	cJSON_ArrayForEach (e, cJSON_GetObjectItem(root, "results")) {
 		double ops = il_test_json_num(e, "ops_per_s"),
 		       held = il_test_json_num(e, "lock_held_share"),
