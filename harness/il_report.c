@@ -847,6 +847,38 @@ static double dropped_in_chain(const struct il_result *r, char *where, size_t le
 	return total;
 }
 
+/*
+ * Frames a chain process could not write to the next (each process's
+ * stats `send_errors`, viz-sim's presentation feedback to browser-sim
+ * among them): an event whose frame was lost never reached the screen and
+ * counts as timed out, so the report says where sends failed.
+ */
+static void send_errors_check(const struct il_result *r, struct il_warnings *w)
+{
+	char where[200] = "";
+	size_t off = 0;
+	double total = 0;
+
+	for (int i = 0; i < IL_PROC_COUNT; i++) {
+		const cJSON *e = r->stats[i]
+				     ? cJSON_GetObjectItemCaseSensitive(r->stats[i], "send_errors")
+				     : NULL;
+
+		if (!cJSON_IsNumber(e) || e->valuedouble <= 0)
+			continue;
+		total += e->valuedouble;
+		if (off < sizeof(where))
+			off += (size_t)snprintf(where + off, sizeof(where) - off, "%s%s %.0f",
+						off ? ", " : "", il_chain_proc(i)->program,
+						e->valuedouble);
+	}
+	if (total > 0)
+		il_warn(w,
+			"events: %.0f frames could not be sent on between processes (%s); an event "
+			"whose frame was lost counts as timed out",
+			total, where);
+}
+
 void il_report_check(const struct il_result *r, struct il_warnings *w)
 {
 	struct work_acc acc[IL_T_COUNT];
@@ -859,6 +891,7 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 			"events: %.0f dropped inside the chain by a queue full at its bound (%s); "
 			"they count as timed out",
 			dropped, where);
+	send_errors_check(r, w);
 	if (r->run_stats->out_of_order) {
 		int k = 1;
 

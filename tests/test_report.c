@@ -532,6 +532,39 @@ static void test_report_out_of_order_left_out(void **state)
 	free(fx);
 }
 
+/* Frames a process could not send on: one warning naming where, not silent timeouts. */
+static void test_report_send_errors_warned(void **state)
+{
+	struct fixture *fx = malloc(sizeof(*fx));
+	struct il_warnings warn;
+	cJSON *b = cJSON_CreateObject(), *v = cJSON_CreateObject();
+
+	(void)state;
+	fixture_build(fx, 1.0, 1);
+	fixture_stream(fx, NULL);
+	cJSON_AddNumberToObject(b, "send_errors", 0);
+	cJSON_AddNumberToObject(v, "send_errors", 0);
+	fx->r.stats[IL_PROC_BROWSER] = b;
+	fx->r.stats[IL_PROC_VIZ] = v;
+	memset(&warn, 0, sizeof(warn));
+	il_report_check(&fx->r, &warn);
+	assert_int_equal(warn.n, 0);
+	cJSON_SetNumberValue(cJSON_GetObjectItem(b, "send_errors"), 3);
+	cJSON_SetNumberValue(cJSON_GetObjectItem(v, "send_errors"), 1);
+	il_report_check(&fx->r, &warn);
+	assert_int_equal(warn.n, 1);
+	assert_string_equal(warn.msg[0],
+			    "events: 4 frames could not be sent on between processes "
+			    "(browser-sim 3, viz-sim 1); an event whose frame was lost "
+			    "counts as timed out");
+	fx->r.stats[IL_PROC_BROWSER] = NULL;
+	fx->r.stats[IL_PROC_VIZ] = NULL;
+	cJSON_Delete(b);
+	cJSON_Delete(v);
+	fixture_free(fx);
+	free(fx);
+}
+
 static void test_report_hist_like_cyclictest(void **state)
 {
 	struct fixture *fx = malloc(sizeof(*fx));
@@ -812,6 +845,7 @@ int main(void)
 	    cmocka_unit_test(test_report_nothing_completed_gives_null),
 	    cmocka_unit_test(test_report_harness_threads),
 	    cmocka_unit_test(test_report_out_of_order_left_out),
+	    cmocka_unit_test(test_report_send_errors_warned),
 	    cmocka_unit_test(test_report_hist_like_cyclictest),
 	    cmocka_unit_test(test_report_real_work_accuracy),
 	    cmocka_unit_test(test_report_real_loops_model),
