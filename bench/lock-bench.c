@@ -58,38 +58,13 @@
 #include "il_spin.h"
 #include "il_switch_cost.h"
 #include "il_tclock.h"
-
-#define MAX_THREADS 1024
-#define MAX_CONFIGS 32
-/* The arms: the lock kinds, and il-bpf with the owner's time-slice extension. */
-#define ARM_SLICE IL_LOCK_KIND_COUNT
-#define NARMS	  (IL_LOCK_KIND_COUNT + 1)
-/* Log-linear histogram: exact below 64 ns, then 32 sub-buckets per power of 2. */
-#define HIST_SUB     32
-#define HIST_BUCKETS (64 + 40 * HIST_SUB)
-
-enum placement { PL_ONE_PER_CPU, PL_ONE_CPU, PL_OVER4, PL_OVER8, PL_OVER2, PL_COUNT };
-enum hog { HOG_NONE, HOG_CFS, HOG_FIFO, HOG_COUNT };
+#include "lock-bench.h"
 
 static const char *const placement_names[PL_COUNT] = {"one-per-cpu", "one-cpu", "over4", "over8",
 						      "over2"};
 /* Today's placements (--placements): over2 serves the owner-off scenarios only. */
 #define PL_TODAY_COUNT 4
 static const char *const hog_names[HOG_COUNT] = {"none", "cfs", "fifo"};
-
-enum block { BLK_NONE, BLK_SLEEP, BLK_IO };
-
-struct config {
-	char name[48];
-	enum placement pl;
-	enum hog hog;
-	uint64_t cs_ns, outside_ns;
-	enum block block;   /* what the owner does inside every 4th section */
-	uint64_t block_us;  /* BLK_SLEEP: how long */
-	int preempt;	    /* a SCHED_FIFO preemptor on every CPU */
-	int owner_off;	    /* an owner-off-CPU scenario: il-bpf's targets apply */
-	unsigned cpu_every; /* sample the thread CPU clock every Nth acquisition */
-};
 
 struct opts {
 	uint64_t cs_ns, outside_ns, spin_budget_ns;
@@ -99,41 +74,6 @@ struct opts {
 	int quick;
 	unsigned locks_mask, pl_mask, hog_mask;
 	int today, owner_off; /* which scenario families run */
-};
-
-#define MAX_ROUNDS 100 /* --rounds */
-
-/* Result of one lock in one config, accumulated over rounds. */
-struct result {
-	uint64_t ops, min_ops, max_ops, ctxsw, max_ns, violations;
-	double elapsed_s;
-	uint64_t hist[HIST_BUCKETS];
-	/* Thread CPU inside lock(), sampled (cpu_samples), and what a pair of
-	 * readings costs (probe_samples of them, after the unlock; cpu_ns is
-	 * still raw: spin_ns() subtracts); clock_samples of them read the
-	 * on-CPU clock (il_tclock), the others CLOCK_THREAD_CPUTIME_ID. */
-	uint64_t cpu_ns, probe_ns, cpu_samples, clock_samples, probe_samples;
-	/* Of cpu_ns, on a CPU inside futex calls (futex_samples of the
-	 * samples had the on-CPU clock's futex_ns): going to sleep and
-	 * waking, not spinning. */
-	uint64_t futex_ns, futex_calls, futex_samples;
-	uint64_t futex_sleeps; /* of futex_calls, those that left the CPU */
-	/* Wall time in lock() of sampled and of other acquisitions (TSC
-	 * cycles): whether the samples waited as the others did. */
-	uint64_t wait_s_cyc, wait_s_n, wait_u_cyc, wait_u_n;
-	/* il_spin's anti-starvation handoffs during the cell (il locks only). */
-	uint64_t handoffs;
-	/* Time the lock was held, at least (ns): each section's busy part, and
-	 * a blocking section's block; mutual exclusion keeps it within the
-	 * elapsed time, so ops over it is the most ops/s any lock holding it
-	 * as long could pass (ops_ceiling). */
-	double held_ns;
-	/* il-bpf's rounds that ran without the on-CPU source (il-none, then). */
-	unsigned unaware_rounds;
-	/* Blocking sections: from entering the blocking call to leaving the
-	 * CPU (on-CPU clock records), and calls that returned on the CPU. */
-	uint64_t entry_hist[HIST_BUCKETS], entry_n, entry_stayed;
-	int skipped;
 };
 
 struct shared {
@@ -177,11 +117,11 @@ static struct il_tclock *tclock;
 static char tclock_why[160];
 /* The records keep futex_ns (the futex calls' programs are attached),
  * and what a call costs outside them (NAN, why in futex_why, if unknown). */
-static int futex_kept;
-static double futex_outside_ns = NAN;
+int futex_kept;
+double futex_outside_ns = NAN;
 /* What a call that slept costs outside them: more (the FPU state). */
-static double futex_sleep_outside_ns = NAN;
-static char futex_why[160];
+double futex_sleep_outside_ns = NAN;
+char futex_why[160];
 static int cpus[MAX_THREADS];
 static int ncpu;
 
@@ -1081,79 +1021,6 @@ static const char *arm_name(int arm)
 	return arm == ARM_SLICE ? "il-bpf+slice" : il_lock_kind_name((enum il_lock_kind)arm);
 }
 
-static double ops_per_s(const struct result *r)
-{
-	return r->elapsed_s > 0 && !r->skipped ? (double)r->ops / r->elapsed_s : 0;
-}
-
-/* The share of the run the lock was held, at least (NAN if not run). */
-static double held_share(const struct result *r)
-{
-	return ops_per_s(r) > 0 ? r->held_ns / (r->elapsed_s * 1e9) : NAN;
-}
-
-/*
- * The most ops/s a lock could pass with this cell's holds: the lock never
- * free, each acquisition held as long as here (mean, at least). Mutual
- * exclusion bounds every lock by its own holds; where the owner blocks
- * or is preempted, no lock shortens them much.
- */
-static double ops_ceiling(const struct result *r)
-{
-	return ops_per_s(r) > 0 && r->held_ns > 0 ? (double)r->ops / (r->held_ns / 1e9) : NAN;
-}
-
-/* The clock readings' own cost per sample (ns), NAN when never sampled. */
-static double probe_ns(const struct result *r)
-{
-	return r->probe_samples ? (double)r->probe_ns / (double)r->probe_samples : NAN;
-}
-
-/*
- * CPU burned inside lock() per acquisition (ns): the readings around it
- * less the empty readings beside them; NAN when never sampled. A mean
- * below zero (a lock cheaper than the readings' jitter) is 0.
- */
-static double lock_cpu_ns(const struct result *r)
-{
-	double v;
-
-	if (!r->cpu_samples || !r->probe_samples)
-		return NAN;
-	v = (double)r->cpu_ns / (double)r->cpu_samples - probe_ns(r);
-	return v > 0 ? v : 0;
-}
-
-/*
- * Of it, on a CPU in futex calls: between their two tracepoints, and
- * each call's entry and exit outside them (futex_outside_ns, and
- * futex_sleep_outside_ns for a call that slept). NAN unless every sample
- * kept it.
- */
-static double futex_cpu_ns(const struct result *r)
-{
-	double plain = (double)(r->futex_calls - r->futex_sleeps);
-
-	if (!r->cpu_samples || r->futex_samples != r->cpu_samples)
-		return NAN;
-	return ((double)r->futex_ns + plain * futex_outside_ns +
-		(double)r->futex_sleeps * futex_sleep_outside_ns) /
-	       (double)r->futex_samples;
-}
-
-/*
- * The CPU burned spinning per acquisition: lock()'s CPU less its futex
- * calls' (the system calls of sleeping and waking, about 4 us a sleep
- * on the 2-CPU VM, which no lock that must sleep avoids). NAN when the
- * futex part is unknown.
- */
-static double spin_ns(const struct result *r)
-{
-	double v = lock_cpu_ns(r) - futex_cpu_ns(r);
-
-	return isnan(v) ? NAN : v > 0 ? v : 0;
-}
-
 /* Which clock the result's spin samples were read with. */
 static const char *spin_clock_name(const struct result *r)
 {
@@ -1183,14 +1050,6 @@ static int sample_skewed(const struct result *r)
 	double v = sampled_wait_ratio(r);
 
 	return !isnan(v) && (v < 2.0 / 3.0 || v > 1.5);
-}
-
-static void add_num_or_null(cJSON *j, const char *key, double v)
-{
-	if (isnan(v) || isinf(v))
-		cJSON_AddNullToObject(j, key);
-	else
-		cJSON_AddNumberToObject(j, key, v);
 }
 
 /* A ratio for the table, or "-" when the lock it is against did not run. */
@@ -1381,7 +1240,7 @@ static void print_spin_clock(struct result res[][NARMS], int ncfg)
 
 static char bpf_source[16] = "not run", bpf_reason[200], bpf_program[16] = "none";
 /* Why an il-bpf round ran without the on-CPU source (the first such). */
-static char unaware_why[200];
+char unaware_why[200];
 
 /*
  * Opens the il-bpf source and remembers what it was for the report: 0,
@@ -1403,264 +1262,9 @@ static int bpf_source_open(const struct il_spin_opts *so)
 
 /* Ops/s of each lock in each round: the rounds run the locks of a config
  * back to back, so a round's ratio compares like with like. */
-static double round_ops[MAX_CONFIGS][NARMS][MAX_ROUNDS];
+double round_ops[MAX_CONFIGS][NARMS][MAX_ROUNDS];
 /* Each round's spin_ns per cell: adaptive-np's alone moves 3x from run to run here. */
-static double round_spin[MAX_CONFIGS][NARMS][MAX_ROUNDS];
-
-/* spin_ns of what a round added to a cell's result (now less before). */
-static double spin_ns_between(const struct result *now, const struct result *before)
-{
-	struct result d;
-
-	memset(&d, 0, sizeof(d));
-	d.cpu_ns = now->cpu_ns - before->cpu_ns;
-	d.cpu_samples = now->cpu_samples - before->cpu_samples;
-	d.futex_ns = now->futex_ns - before->futex_ns;
-	d.futex_calls = now->futex_calls - before->futex_calls;
-	d.futex_sleeps = now->futex_sleeps - before->futex_sleeps;
-	d.futex_samples = now->futex_samples - before->futex_samples;
-	d.probe_ns = now->probe_ns - before->probe_ns;
-	d.probe_samples = now->probe_samples - before->probe_samples;
-	return spin_ns(&d);
-}
-
-/*
- * Why il-bpf's targets cannot be judged in a scenario, or NULL: il-bpf
- * ran without its on-CPU source (it was il-none under another name), or
- * the spinning CPU the target names is unknown there.
- */
-static const char *not_judged(const struct config *cfg, const struct result *b,
-			      const struct result *ad, char *why, size_t len)
-{
-	if (b->unaware_rounds) {
-		snprintf(why, len, "il-bpf ran without its on-CPU source in %u round%s (%s)",
-			 b->unaware_rounds, b->unaware_rounds == 1 ? "" : "s", unaware_why);
-		return why;
-	}
-	if (cfg->owner_off && (isnan(spin_ns(b)) || isnan(spin_ns(ad)))) {
-		snprintf(why, len, "the spinning CPU per acquisition is unknown: %s",
-			 futex_kept ? "a lock was not sampled" : futex_why);
-		return why;
-	}
-	return NULL;
-}
-
-/* a at most half of b, as the spinning and CPU targets want: 0 of 0 is
- * within it, anything of 0 is not (a ratio would be NAN or infinite). */
-static int within_half(double a, double b)
-{
-	return a <= 0.5 * b;
-}
-
-/*
- * il-bpf against adaptive-np, scenario by scenario: where the owner is
- * often off its CPU, at least 1.2x the ops/s and at most half the CPU
- * burned per acquisition; elsewhere no worse than 0.95x. A scenario whose
- * verdict needs what was not measured says so (met: null, why) and is
- * not counted in checked.
- */
-static cJSON *targets_json(const struct config *cfg, int ncfg, struct result (*res)[NARMS],
-			   unsigned rounds, int *met, int *checked, int *agreed)
-{
-	cJSON *a = cJSON_CreateArray();
-	char why[300];
-
-	for (int c = 0; c < ncfg; c++) {
-		const struct result *b = &res[c][IL_LOCK_IL_BPF],
-				    *ad = &res[c][IL_LOCK_ADAPTIVE_NP];
-		double ratio, spin_ratio, cpu_ratio, ceiling, want = cfg[c].owner_off ? 1.2 : 0.95;
-		unsigned above = 0, n = 0;
-		cJSON *t, *per, *per_spin;
-		const char *nj;
-		int ok;
-
-		if (ops_per_s(b) <= 0 || ops_per_s(ad) <= 0)
-			continue;
-		ratio = ops_per_s(b) / ops_per_s(ad);
-		spin_ratio = spin_ns(b) / spin_ns(ad);
-		ok = ratio >= want && (!cfg[c].owner_off || within_half(spin_ns(b), spin_ns(ad)));
-		nj = not_judged(&cfg[c], b, ad, why, sizeof(why));
-		cpu_ratio = lock_cpu_ns(b) / lock_cpu_ns(ad);
-		t = cJSON_CreateObject();
-		cJSON_AddStringToObject(t, "scenario", cfg[c].name);
-		cJSON_AddNumberToObject(t, "ops_ratio_vs_adaptive", round(ratio * 1000) / 1000);
-		add_num_or_null(t, "spin_ratio_vs_adaptive", round(spin_ratio * 1000) / 1000);
-		/* All of lock()'s CPU, the futex calls' too: not the target's
-		 * figure (spinning), and its verdict beside it. */
-		add_num_or_null(t, "lock_cpu_ratio_vs_adaptive", round(cpu_ratio * 1000) / 1000);
-		if (b->unaware_rounds ||
-		    (cfg[c].owner_off && (isnan(lock_cpu_ns(b)) || isnan(lock_cpu_ns(ad)))))
-			cJSON_AddNullToObject(t, "met_by_lock_cpu");
-		else
-			cJSON_AddBoolToObject(t, "met_by_lock_cpu",
-					      ratio >= want &&
-						  (!cfg[c].owner_off ||
-						   within_half(lock_cpu_ns(b), lock_cpu_ns(ad))));
-		cJSON_AddStringToObject(
-		    t, "target", cfg[c].owner_off ? "ops >= 1.2x, spin <= 0.5x" : "ops >= 0.95x");
-		/* How far any lock could go: the shortest holds measured here. */
-		ceiling = NAN;
-		for (int k = 0; k < NARMS; k++)
-			if (!isnan(ops_ceiling(&res[c][k])) &&
-			    (isnan(ceiling) || ops_ceiling(&res[c][k]) > ceiling))
-				ceiling = ops_ceiling(&res[c][k]);
-		add_num_or_null(t, "ops_ceiling_vs_adaptive",
-				round(ceiling / ops_per_s(ad) * 1000) / 1000);
-		cJSON_AddBoolToObject(t, "owner_often_off_cpu", cfg[c].owner_off);
-		if (nj) {
-			cJSON_AddNullToObject(t, "met");
-			cJSON_AddStringToObject(t, "not_judged", nj);
-		} else {
-			cJSON_AddBoolToObject(t, "met", ok);
-		}
-		/*
-		 * The ratios of each round: the run-to-run spread here is
-		 * about +-0.1 in ops, and adaptive-np's spin alone moves 3x,
-		 * so a pooled ratio near its target says little. The verdict
-		 * holds only where every round is on its side (ops, and spin
-		 * too where it is part of the target).
-		 */
-		per = cJSON_AddArrayToObject(t, "ops_ratio_rounds");
-		per_spin = cJSON_AddArrayToObject(t, "spin_ratio_rounds");
-		for (unsigned r = 0; r < rounds; r++) {
-			double x = round_ops[c][IL_LOCK_IL_BPF][r],
-			       y = round_ops[c][IL_LOCK_ADAPTIVE_NP][r],
-			       sb = round_spin[c][IL_LOCK_IL_BPF][r],
-			       sa = round_spin[c][IL_LOCK_ADAPTIVE_NP][r], s = sb / sa;
-
-			if (x <= 0 || y <= 0)
-				continue;
-			cJSON_AddItemToArray(per, cJSON_CreateNumber(round(x / y * 1000) / 1000));
-			cJSON_AddItemToArray(per_spin,
-					     isnan(s) || isinf(s)
-						 ? cJSON_CreateNull()
-						 : cJSON_CreateNumber(round(s * 1000) / 1000));
-			above += x / y >= want && (!cfg[c].owner_off || within_half(sb, sa));
-			n++;
-		}
-		cJSON_AddStringToObject(t, "rounds_agree",
-					nj	     ? "not judged"
-					: n == 0     ? "no round measured both"
-					: above == n ? "every round meets the target"
-					: above == 0 ? "no round meets the target"
-						     : "the rounds straddle the target");
-		cJSON_AddItemToArray(a, t);
-		if (nj)
-			continue;
-		*met += ok;
-		*agreed += n > 0 && (above == n || above == 0);
-		(*checked)++;
-	}
-	return a;
-}
-
-/* The scenarios of targets[] whose `key` is a string containing `has`. */
-static void print_scenarios_where(const cJSON *t, const char *key, const char *has)
-{
-	const cJSON *e;
-
-	cJSON_ArrayForEach (e, t) {
-		const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(e, key));
-
-		if (v && strstr(v, has))
-			printf(" %s", cJSON_GetStringValue(cJSON_GetObjectItem(e, "scenario")));
-	}
-}
-
-/*
- * Where the owner is often off its CPU: the most ops/s over adaptive-np's
- * any lock could reach with the holds measured (ops_ceiling_vs_adaptive),
- * and the scenarios where that is below the ops target: there the target
- * is out of reach of every lock, not only of il-bpf.
- */
-static void print_ceilings(const cJSON *t)
-{
-	const cJSON *e;
-	int below = 0, shown = 0;
-
-	cJSON_ArrayForEach (e, t) {
-		const cJSON *v = cJSON_GetObjectItem(e, "ops_ceiling_vs_adaptive");
-
-		if (!cJSON_IsTrue(cJSON_GetObjectItem(e, "owner_often_off_cpu")))
-			continue;
-		if (!shown++)
-			printf("# ops ceiling over adaptive-np's (the lock never free, held as "
-			       "briefly as the lock that held it least here):");
-		printf(" %s ", cJSON_GetStringValue(cJSON_GetObjectItem(e, "scenario")));
-		if (cJSON_IsNumber(v))
-			printf("%.2f", v->valuedouble);
-		else
-			printf("n/a");
-	}
-	if (shown)
-		printf("\n");
-	cJSON_ArrayForEach (e, t) {
-		const cJSON *v = cJSON_GetObjectItem(e, "ops_ceiling_vs_adaptive");
-
-		if (cJSON_IsTrue(cJSON_GetObjectItem(e, "owner_often_off_cpu")) &&
-		    cJSON_IsNumber(v) && v->valuedouble < 1.2)
-			printf("%s %s",
-			       below++ ? ""
-				       : "# the 1.2x ops target is out of reach of any "
-					 "lock with these holds in:",
-			       cJSON_GetStringValue(cJSON_GetObjectItem(e, "scenario")));
-	}
-	if (below)
-		printf("\n");
-}
-
-/*
- * The verdicts of targets[] in words: met, missed, and not judged with
- * why (no line of ratios where nothing could be judged); then judged by
- * all of lock()'s CPU, and whether the rounds agree.
- */
-static void print_targets(const cJSON *t, int met, int checked, int agreed, unsigned rounds)
-{
-	const cJSON *e;
-	const char *nj = NULL;
-	int m = 0;
-
-	printf("# il-bpf vs adaptive-np targets met in %d of %d scenarios", met, checked);
-	cJSON_ArrayForEach (e, t) {
-		const cJSON *v = cJSON_GetObjectItem(e, "met");
-		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(e, "scenario"));
-
-		if (cJSON_IsFalse(v))
-			printf("%s %s missed", m++ ? "" : ":", name);
-	}
-	cJSON_ArrayForEach (e, t)
-		if (cJSON_IsNull(cJSON_GetObjectItem(e, "met"))) {
-			printf("%s %s", nj ? "," : "; not judged in",
-			       cJSON_GetStringValue(cJSON_GetObjectItem(e, "scenario")));
-			nj = cJSON_GetStringValue(cJSON_GetObjectItem(e, "not_judged"));
-		}
-	if (nj)
-		printf(" (the last: %s)", nj);
-	printf("\n");
-	if (!checked)
-		return;
-	printf("# judged by all of lock()'s CPU (futex calls too) instead of spinning:");
-	m = 0;
-	cJSON_ArrayForEach (e, t) {
-		if (cJSON_IsNull(cJSON_GetObjectItem(e, "met")))
-			continue;
-		m += cJSON_IsTrue(cJSON_GetObjectItem(e, "met_by_lock_cpu"));
-		/* Only where the CPU is part of the target. */
-		if (cJSON_IsTrue(cJSON_GetObjectItem(e, "owner_often_off_cpu")))
-			printf(" %s %.2f", cJSON_GetStringValue(cJSON_GetObjectItem(e, "scenario")),
-			       cJSON_GetNumberValue(
-				   cJSON_GetObjectItem(e, "lock_cpu_ratio_vs_adaptive")));
-	}
-	printf(" (CPU ratios to adaptive-np): met in %d of %d\n", m, checked);
-	print_ceilings(t);
-	printf("# the rounds agree on the verdict in %d of %d scenarios (%u rounds a cell)", agreed,
-	       checked, rounds);
-	if (agreed < checked) {
-		printf("; they straddle it, so its verdict is the noise's, in:");
-		print_scenarios_where(t, "rounds_agree", "straddle");
-	}
-	printf("\n");
-}
+double round_spin[MAX_CONFIGS][NARMS][MAX_ROUNDS];
 
 int main(int argc, char **argv)
 {

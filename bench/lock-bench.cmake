@@ -16,6 +16,7 @@ add_dependencies(il_tclock thread_clock_skel)
 target_include_directories(il_tclock PUBLIC ${CMAKE_CURRENT_LIST_DIR} PRIVATE ${CMAKE_CURRENT_BINARY_DIR})
 target_link_libraries(il_tclock PUBLIC il_common PkgConfig::TCLOCK_LIBBPF Threads::Threads m)
 add_executable(lock-bench ${CMAKE_CURRENT_LIST_DIR}/lock-bench.c
+               ${CMAKE_CURRENT_LIST_DIR}/lock-bench-figures.c ${CMAKE_CURRENT_LIST_DIR}/lock-bench-verdict.c
                ${CMAKE_CURRENT_LIST_DIR}/il_switch_cost.c ${switch_floor_skel_SKEL})
 add_dependencies(lock-bench switch_floor_skel)
 target_include_directories(lock-bench PRIVATE ${CMAKE_CURRENT_BINARY_DIR})
