@@ -112,8 +112,7 @@ static void io_cb(void *ctx, struct il_msg *m)
 {
 	il_hop_begin(m, IL_STAMP_BROWSER_IO);
 	il_hop_end(m, IL_STAMP_BROWSER_IO, B.io.work_us);
-	if (il_frame_send_event((uv_stream_t *)&B.to_render, m) < 0)
-		B.send_errors++;
+	il_hop_send((uv_stream_t *)&B.to_render, m, &B.send_errors);
 }
 
 static void feedback_cb(void *ctx, const struct il_frame *f, const struct il_msg *ev, cJSON *json)

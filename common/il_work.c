@@ -170,6 +170,11 @@ static bool stopped(void)
 	return atomic_load_explicit(&stopping, memory_order_relaxed);
 }
 
+bool il_work_stopping(void)
+{
+	return stopped();
+}
+
 /*
  * cpu-time: pieces of the calibrated loop, each sized from the speed this
  * thread's loop ran at lately, until the thread's CPU clock has advanced

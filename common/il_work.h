@@ -14,6 +14,7 @@
 #ifndef IL_WORK_H
 #define IL_WORK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -72,6 +73,9 @@ void il_work_us(uint64_t us);
  * long handlers (up to a second each, with more queued behind them).
  */
 void il_work_stop(void);
+
+/* Whether il_work_stop ran: the process was told to stop. */
+bool il_work_stopping(void);
 
 /* Burns exactly `loops` iterations of the calibrated loop. */
 void il_work_loops(uint64_t loops);

@@ -851,13 +851,19 @@ static double dropped_in_chain(const struct il_result *r, char *where, size_t le
  * Frames a chain process could not write to the next (each process's
  * stats `send_errors`, viz-sim's presentation feedback to browser-sim
  * among them): an event whose frame was lost never reached the screen and
- * counts as timed out, so the report says where sends failed.
+ * counts as timed out, so the report says where sends failed. Not for a
+ * run stopped early or failed: its processes end with frames in flight,
+ * whose sends fail as the next process closes, and those events are
+ * in_flight, not timed out.
  */
 static void send_errors_check(const struct il_result *r, struct il_warnings *w)
 {
 	char where[200] = "";
 	size_t off = 0;
 	double total = 0;
+
+	if (r->interrupted || (r->fail_msg && r->fail_msg[0]))
+		return;
 
 	for (int i = 0; i < IL_PROC_COUNT; i++) {
 		const cJSON *e = r->stats[i]

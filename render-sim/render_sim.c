@@ -80,8 +80,7 @@ static void comp_cb(void *ctx, struct il_msg *m)
 	/* Commit: the main thread's result becomes a compositor frame for viz. */
 	il_hop_begin(m, IL_STAMP_COMMIT);
 	il_hop_end(m, IL_STAMP_COMMIT, R.comp.work_us);
-	if (il_frame_send_event((uv_stream_t *)&R.to_viz, m) < 0)
-		R.send_errors++;
+	il_hop_send((uv_stream_t *)&R.to_viz, m, &R.send_errors);
 }
 
 static int comp_setup(struct il_role_thread *t)

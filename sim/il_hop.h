@@ -1,8 +1,13 @@
-/* The two things every hop handler does to the message it carries. */
+/* What every hop handler does to the message it carries, and how a
+ * process's last handler sends it on to the next process. */
 #ifndef IL_HOP_H
 #define IL_HOP_H
 
+#include <stdint.h>
+#include <uv.h>
+
 #include "il_clock.h"
+#include "il_ctl.h"
 #include "il_msg.h"
 #include "il_thread.h"
 #include "il_work.h"
@@ -44,6 +49,19 @@ static inline void il_hop_end(struct il_msg *m, enum il_stamp k, uint64_t work_u
 	m->end_ns[k] = il_now_ns();
 	if (il_hop_marker_fd >= 0)
 		il_hop_mark(m, k, 0);
+}
+
+/*
+ * Sends m on to the next process (stream), counting a failure in *errors
+ * (the process's stats `send_errors`, which the report warns of) only
+ * while the process has not been told to stop: at the stop the processes
+ * end and close their ends, and a frame still in flight then fails
+ * without losing anything the run measured.
+ */
+static inline void il_hop_send(uv_stream_t *stream, const struct il_msg *m, uint64_t *errors)
+{
+	if (il_frame_send_event(stream, m) < 0 && !il_work_stopping())
+		(*errors)++;
 }
 
 #endif

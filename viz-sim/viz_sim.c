@@ -56,10 +56,8 @@ static void io_eof_cb(void *ctx, int status)
 static void done_cb(void *ctx, struct il_msg *m)
 {
 	/* Presentation feedback to the browser, the record to the orchestrator. */
-	if (il_frame_send_event((uv_stream_t *)&V.feedback, m) < 0)
-		V.send_errors++;
-	if (il_frame_send_event((uv_stream_t *)&V.records, m) < 0)
-		V.send_errors++;
+	il_hop_send((uv_stream_t *)&V.feedback, m, &V.send_errors);
+	il_hop_send((uv_stream_t *)&V.records, m, &V.send_errors);
 }
 
 static int io_setup(struct il_role_thread *t)
