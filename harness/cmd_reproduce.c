@@ -1080,7 +1080,7 @@ int il_cmd_reproduce(int argc, char **argv)
 	void (*const judge[5])(struct repro *, struct claim *) = {claim1, claim1_chromeos, claim2,
 								  claim3, claim4};
 	const char *json_path = NULL;
-	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term, old_tstp;
+	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term, old_tstp, old_hup;
 	char start_time[32], *cmdline;
 	struct timespec start_wall;
 	cpu_set_t allowed;
@@ -1159,11 +1159,18 @@ int il_cmd_reproduce(int argc, char **argv)
 	/* Interrupted: the running child gets the signal too (same process
 	 * group) and stops cleanly; we stop after it and report nothing.
 	 * Ctrl-Z likewise: the run ends on it (a paused run keeps knobs
-	 * changed), and a reproduce left stopped would wait on nothing. */
+	 * changed), and a reproduce left stopped would wait on nothing. A
+	 * closed terminal (SIGHUP) too: by default it ended reproduce at
+	 * once, its run reports left in r.tmpdir and the run it was waiting
+	 * for going on alone. A closed stdout (`| head -1`) is a failed write
+	 * said at the end (main's finish_stdout), not a SIGPIPE that ends us
+	 * before the run reports are removed. */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGTSTP, &sa, &old_tstp);
+	sigaction(SIGHUP, &sa, &old_hup);
+	signal(SIGPIPE, SIG_IGN);
 	sa_set = true;
 
 	printf("# inputlat reproduce: %u round%s of claim 1, %u of claims 2-4%s, %u CPUs, %s\n",
@@ -1267,6 +1274,8 @@ out:
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
 		sigaction(SIGTSTP, &old_tstp, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
+		/* SIGPIPE stays ignored: main's finish_stdout still writes. */
 	}
 	cJSON_Delete(root);
 	cJSON_Delete(r.kernel);

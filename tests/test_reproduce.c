@@ -9,11 +9,14 @@
  * keeps the suites that change them apart, waits while another run holds
  * them, and puts them back after the case.
  */
+#include <glob.h>
 #include <regex.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "il_test.h"
 #include "il_test_knobs.h"
@@ -176,9 +179,73 @@ static void test_reproduce_quick(void **state)
 		fail_msg("after reproduce: %s", why);
 }
 
+/* How many run-report directories of reproduce /tmp holds now. */
+static int reproduce_dirs(void)
+{
+	glob_t g;
+	int n;
+
+	if (glob("/tmp/inputlat-reproduce.*", GLOB_NOSORT, NULL, &g) != 0)
+		return 0;
+	n = (int)g.gl_pathc;
+	globfree(&g);
+	return n;
+}
+
+/*
+ * A closed terminal (SIGHUP) ends reproduce as Ctrl-C does: its run is
+ * stopped, its run reports go, and it says so in one line. By default
+ * SIGHUP ended it at once, the reports left in /tmp and the run it was
+ * waiting for going on alone.
+ */
+static void test_reproduce_hangup_cleans_up(void **state)
+{
+	char exe[4096], out[256], err[256], why[400];
+	static char text[1 << 16];
+	char *argv[] = {exe, "reproduce", "--quick", "--rounds", "3", NULL};
+	int before, st;
+	pid_t pid, run = 0;
+	double elapsed;
+
+	(void)state;
+	IL_TEST_NEED_ROOT("changing scheduling classes and knobs for the claims");
+	il_test_knobs_need_free();
+	snprintf(exe, sizeof(exe), "%s", il_test_build_path("inputlat"));
+	IL_TEST_NEED(access(exe, X_OK) == 0, "%s is not built", exe);
+	assert_int_equal(il_test_tmpfile_make(out, sizeof(out), "reproduce-out"), 0);
+	assert_int_equal(il_test_tmpfile_make(err, sizeof(err), "reproduce-err"), 0);
+	before = reproduce_dirs();
+	pid = il_test_spawn(argv, out, err);
+	assert_true(pid > 0);
+	/* Until its first run is going (bounded: 20 s). */
+	for (int i = 0; i < 1000 && !run; i++) {
+		run = il_test_find_child(pid, "inputlat");
+		if (!run)
+			usleep(20000);
+	}
+	assert_true(run > 0);
+	assert_int_equal(reproduce_dirs(), before + 1);
+	kill(pid, SIGHUP);
+	st = il_test_wait(pid, 30000, &elapsed);
+	il_test_read_file(err, text, sizeof(text));
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 1) {
+		/* Not left going alone, whatever the failure. */
+		kill(run, SIGTERM);
+		il_test_procs_gone(&run, (const char *const[]){"inputlat"}, 1, 15000);
+		fail_msg("reproduce after SIGHUP: status 0x%x (want exit 1): %s", st, text);
+	}
+	print_message("SIGHUP: exit 1 after %.1f s: %s", elapsed, text);
+	assert_non_null(strstr(text, "inputlat reproduce: interrupted, no verdicts\n"));
+	assert_int_equal(reproduce_dirs(), before);
+	assert_int_equal(il_test_count_project_procs(), 0);
+	if (il_test_knobs_wait_free(10000) && !il_test_knobs_back(0, why, sizeof(why)))
+		fail_msg("after reproduce: %s", why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_teardown(test_reproduce_hangup_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_quick, il_test_knobs_teardown),
 	};
 	if (il_test_filters("test_reproduce", tests, sizeof(tests) / sizeof(tests[0])) < 0)
