@@ -4,6 +4,7 @@
  * prints one verdict line per claim with numeric figures, and its --json
  * has the keys scripts read, and the system knobs are back afterwards.
  * Which way the verdicts go is the machine's business, not this test's.
+ * A hang-up (SIGHUP) mid-run ends it as Ctrl-C does, leaving nothing.
  *
  * Its runs change the knobs: the knob fixture (tests/lib/il_test_knobs.h)
  * keeps the suites that change them apart, waits while another run holds
