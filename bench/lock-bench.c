@@ -94,7 +94,8 @@ struct worker {
 	uint64_t futex_ns, futex_calls, futex_samples;
 	uint64_t futex_sleeps;
 	uint64_t wait_s_cyc, wait_s_n, wait_u_cyc, wait_u_n;
-	uint64_t held_cyc; /* the lock held, at least (result's held_ns) */
+	/* The blocking sections' hold beyond their busy part (result's held_ns). */
+	uint64_t block_held_cyc;
 	uint64_t hist[HIST_BUCKETS];
 	uint64_t entry_hist[HIST_BUCKETS], entry_n, entry_stayed;
 } __attribute__((aligned(64)));
@@ -410,17 +411,16 @@ static void *worker_main(void *arg)
 		busy_cyc(t1, c->cs_cyc);
 		/*
 		 * How long the lock was held, at least: acquired before t1,
-		 * released after the section's busy part ends (t1 + cs), or
-		 * after the block (a TSC read once the call is back: every 4th
-		 * section, whose block is microseconds). No read at the unlock:
-		 * a second TSC read in today's 100 ns sections moved the
-		 * sampled acquisitions' waits 0.5-11x.
+		 * released after the section's busy part ends (t1 + cs, every
+		 * section: ops x cs), and a blocking section after its block (a
+		 * TSC read once the call is back: every 4th section, whose
+		 * block is microseconds). No read at the unlock: a second TSC
+		 * read in today's 100 ns sections moved the sampled
+		 * acquisitions' waits 0.5-11x.
 		 */
 		if (cfg->block != BLK_NONE && (w->ops & 3) == 0) {
 			block_in_cs(c, w, rec, me);
-			w->held_cyc += __rdtsc() - t1;
-		} else {
-			w->held_cyc += c->cs_cyc;
+			w->block_held_cyc += __rdtsc() - t1 - c->cs_cyc;
 		}
 		sh->counter++;
 		if (sh->owner != me)
@@ -721,7 +721,9 @@ static int run_cell(const struct config *cfg, enum il_lock_kind kind, int slice,
 			res->wait_s_n += w->wait_s_n;
 			res->wait_u_cyc += w->wait_u_cyc;
 			res->wait_u_n += w->wait_u_n;
-			res->held_ns += (double)w->held_cyc * ns_per_cyc;
+			res->held_ns +=
+			    ((double)w->ops * (double)c->cs_cyc + (double)w->block_held_cyc) *
+			    ns_per_cyc;
 			if (max_ns > res->max_ns)
 				res->max_ns = max_ns;
 			for (unsigned b = 0; b < HIST_BUCKETS; b++)

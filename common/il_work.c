@@ -165,14 +165,9 @@ void il_work_stop(void)
 	atomic_store(&stopping, true);
 }
 
-static bool stopped(void)
-{
-	return atomic_load_explicit(&stopping, memory_order_relaxed);
-}
-
 bool il_work_stopping(void)
 {
-	return stopped();
+	return atomic_load_explicit(&stopping, memory_order_relaxed);
 }
 
 /*
@@ -226,7 +221,7 @@ static void work_cpu_time(uint64_t ns)
 	t0 = prev = il_thread_cpu_ns();
 	/* Done when what is left is under half a clock read: another piece
 	 * would overshoot by more than it makes up. */
-	while (done + rd / 2 < ns && !stopped()) {
+	while (done + rd / 2 < ns && !il_work_stopping()) {
 		uint64_t left = ns - done, piece = left < PIECE_MAX_NS ? left : PIECE_MAX_NS;
 		uint64_t loops, now;
 
@@ -284,10 +279,10 @@ void il_work_us(uint64_t us)
 
 	/* A handler's usual work (under a millisecond) is one piece: the loop
 	 * it was calibrated with, untouched. */
-	while (loops > piece && !stopped()) {
+	while (loops > piece && !il_work_stopping()) {
 		il_work_loops(piece);
 		loops -= piece;
 	}
-	if (loops && !stopped())
+	if (loops && !il_work_stopping())
 		il_work_loops(loops);
 }

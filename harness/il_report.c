@@ -851,19 +851,16 @@ static double dropped_in_chain(const struct il_result *r, char *where, size_t le
  * Frames a chain process could not write to the next (each process's
  * stats `send_errors`, viz-sim's presentation feedback to browser-sim
  * among them): an event whose frame was lost never reached the screen and
- * counts as timed out, so the report says where sends failed. Not for a
- * run stopped early or failed: its processes end with frames in flight,
- * whose sends fail as the next process closes, and those events are
- * in_flight, not timed out.
+ * counts as timed out (or in flight, if the run was stopped first), so
+ * the report says where sends failed. The processes count only what
+ * failed before they were told to stop (il_hop_send): at the stop they
+ * close their ends, and frames still in flight fail.
  */
 static void send_errors_check(const struct il_result *r, struct il_warnings *w)
 {
 	char where[200] = "";
 	size_t off = 0;
 	double total = 0;
-
-	if (r->interrupted || (r->fail_msg && r->fail_msg[0]))
-		return;
 
 	for (int i = 0; i < IL_PROC_COUNT; i++) {
 		const cJSON *e = r->stats[i]
@@ -880,8 +877,8 @@ static void send_errors_check(const struct il_result *r, struct il_warnings *w)
 	}
 	if (total > 0)
 		il_warn(w,
-			"events: %.0f frames could not be sent on between processes (%s); an event "
-			"whose frame was lost counts as timed out",
+			"events: %.0f frames could not be sent on between processes (%s); their "
+			"events never reached the screen",
 			total, where);
 }
 
@@ -897,7 +894,6 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 			"events: %.0f dropped inside the chain by a queue full at its bound (%s); "
 			"they count as timed out",
 			dropped, where);
-	send_errors_check(r, w);
 	if (r->run_stats->out_of_order) {
 		int k = 1;
 
@@ -977,6 +973,8 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 	 * failed to start has its one line, the error (the report keeps the
 	 * facts). */
 	if (!(r->fail_msg && r->fail_msg[0])) {
+		/* A failed run's peers fail their sends as it ends: its one error says it. */
+		send_errors_check(r, w);
 		harness_threads_check(r, w);
 		background_check(r, w);
 		knobs_check(r, w);

@@ -53,14 +53,18 @@ static inline void il_hop_end(struct il_msg *m, enum il_stamp k, uint64_t work_u
 
 /*
  * Sends m on to the next process (stream), counting a failure in *errors
- * (the process's stats `send_errors`, which the report warns of) only
- * while the process has not been told to stop: at the stop the processes
- * end and close their ends, and a frame still in flight then fails
- * without losing anything the run measured.
+ * (the process's stats `send_errors`, which the report warns of), but not
+ * one because the next process is gone or this one was told to stop: at
+ * the stop the processes end and close their ends, each on its own
+ * message, and a frame still in flight then fails without losing
+ * anything the run measured (a process that dies mid-run fails the run,
+ * which says so itself).
  */
 static inline void il_hop_send(uv_stream_t *stream, const struct il_msg *m, uint64_t *errors)
 {
-	if (il_frame_send_event(stream, m) < 0 && !il_work_stopping())
+	int rc = il_frame_send_event(stream, m);
+
+	if (rc < 0 && rc != UV_EPIPE && rc != UV_ECONNRESET && rc != UV_EOF && !il_work_stopping())
 		(*errors)++;
 }
 

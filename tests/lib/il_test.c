@@ -249,16 +249,25 @@ static void remove_made(void)
 static void remember_made(const char *path)
 {
 	if (nmade == 0 && atexit(remove_made) != 0)
-		return;
-	if (nmade < MADE_MAX && strlen(path) < sizeof(made[0].path)) {
-		strcpy(made[nmade].path, path);
-		made[nmade++].owner = getpid();
-	}
+		fail_msg("atexit: cannot register the removal of %s", path);
+	if (nmade >= MADE_MAX || strlen(path) >= sizeof(made[0].path))
+		fail_msg("il_test: %s would not be removed at exit (%d paths kept, at most %d)",
+			 path, nmade, MADE_MAX);
+	strcpy(made[nmade].path, path);
+	made[nmade++].owner = getpid();
+}
+
+/* The template mkdtemp and mkstemp fill in: il-test-<tag>.XXXXXX. */
+static int tmp_template(char *path, size_t len, const char *tag)
+{
+	return (size_t)snprintf(path, len, "%s/il-test-%s.XXXXXX", tmp_base(), tag) >= len
+		   ? -ENAMETOOLONG
+		   : 0;
 }
 
 int il_test_tmpdir_make(char *dir, size_t len, const char *tag)
 {
-	if ((size_t)snprintf(dir, len, "%s/il-test-%s.XXXXXX", tmp_base(), tag) >= len)
+	if (tmp_template(dir, len, tag) < 0)
 		return -ENAMETOOLONG;
 	if (!mkdtemp(dir))
 		return -errno;
@@ -270,7 +279,7 @@ int il_test_tmpfile_make(char *path, size_t len, const char *tag)
 {
 	int fd;
 
-	if ((size_t)snprintf(path, len, "%s/il-test-%s.XXXXXX", tmp_base(), tag) >= len)
+	if (tmp_template(path, len, tag) < 0)
 		return -ENAMETOOLONG;
 	fd = mkstemp(path);
 	if (fd < 0)
