@@ -849,9 +849,10 @@ static double dropped_in_chain(const struct il_result *r, char *where, size_t le
 
 /*
  * Frames a chain process could not write to the next (each process's
- * stats `send_errors`, viz-sim's presentation feedback to browser-sim
- * among them): an event whose frame was lost never reached the screen and
- * counts as timed out (or in flight, if the run was stopped first), so
+ * stats `send_errors`; viz-sim's record to the orchestrator is the last
+ * of them, its feedback to browser-sim apart, after the event was
+ * presented): an event whose frame was lost never reaches the orchestrator
+ * and counts as timed out (or in flight, if the run was stopped first), so
  * the report says where sends failed. The processes count only what
  * failed before they were told to stop (il_hop_send): at the stop they
  * close their ends, and frames still in flight fail.
@@ -878,7 +879,7 @@ static void send_errors_check(const struct il_result *r, struct il_warnings *w)
 	if (total > 0)
 		il_warn(w,
 			"events: %.0f frames could not be sent on between processes (%s); their "
-			"events never reached the screen",
+			"events were never measured (timed out, or in flight at the stop)",
 			total, where);
 }
 

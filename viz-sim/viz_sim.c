@@ -23,6 +23,9 @@ struct viz {
 	struct il_frame_reader *reader;
 	struct il_queue done_q;
 	uint64_t send_errors;
+	/* Presentation feedback that could not reach browser-sim: the event
+	 * was presented, so apart from send_errors (events lost). */
+	uint64_t feedback_errors;
 	/* compositor, gpu */
 	struct il_queue comp_q, gpu_q;
 	/* drm thread */
@@ -56,7 +59,7 @@ static void io_eof_cb(void *ctx, int status)
 static void done_cb(void *ctx, struct il_msg *m)
 {
 	/* Presentation feedback to the browser, the record to the orchestrator. */
-	il_hop_send((uv_stream_t *)&V.feedback, m, &V.send_errors);
+	il_hop_send((uv_stream_t *)&V.feedback, m, &V.feedback_errors);
 	il_hop_send((uv_stream_t *)&V.records, m, &V.send_errors);
 }
 
@@ -203,6 +206,7 @@ static void viz_stop(struct il_child *c, cJSON *stats)
 	il_queue_free(&V.drm_q);
 	cJSON_AddNumberToObject(stats, "invalid_frames", (double)il_frame_reader_invalid(V.reader));
 	cJSON_AddNumberToObject(stats, "send_errors", (double)V.send_errors);
+	cJSON_AddNumberToObject(stats, "feedback_send_errors", (double)V.feedback_errors);
 	cJSON_AddNumberToObject(stats, "last_flip_seq", (double)V.last_flip_seq);
 }
 
