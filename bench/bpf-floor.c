@@ -36,21 +36,51 @@ struct step {
 	unsigned long long runs, ns;
 };
 
+/*
+ * Runs COMMAND and waits for it. SIGINT, SIGTERM or SIGHUP stop the
+ * command first (SIGTERM: inputlat's orderly stop, knobs back) and wait
+ * for it, then end bpf-floor by the signal (il_bench's handlers): killed
+ * by default, bpf-floor left its run going alone, and a caller that
+ * waited for bpf-floor took the run for over while it still ran. The
+ * signals are blocked across the fork, so the child is known before one
+ * can come.
+ */
 static int run_command(char **argv)
 {
+	sigset_t stop, old;
 	int status;
-	pid_t pid = fork();
+	pid_t pid;
 
-	if (pid < 0)
-		return -errno;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	if (il_bench_tmp_dir("bpf-floor", NULL) < 0)
+		return -EINVAL;
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -e;
+	}
 	if (pid == 0) {
+		/* The command gets the default actions and mask back. */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "bpf-floor: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	il_bench_child(pid);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
+	il_bench_child(0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

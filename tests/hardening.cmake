@@ -44,8 +44,11 @@ il_add_run_test(test_hardening_knobs SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hard
                 LIBS il_test_knobs Threads::Threads LABELS root TIMEOUT 300)
 il_add_run_test(test_hardening_stop SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hardening_stop.c
                 LIBS il_test_knobs LABELS root TIMEOUT 400)
-# It stops a bench/rss-events mid-run, and kills a bench/lock-bench.
+# It stops a bench/rss-events and a bench/attrib-overhead (over
+# bench/bpf-floor) mid-run, and kills a bench/lock-bench.
 add_dependencies(test_hardening_stop rss-events)
-if(TARGET lock-bench)
-  add_dependencies(test_hardening_stop lock-bench)
-endif()
+foreach(bench lock-bench bpf-floor)
+  if(TARGET ${bench})
+    add_dependencies(test_hardening_stop ${bench})
+  endif()
+endforeach()

@@ -13,6 +13,7 @@
  *
  * Root for RT and knobs; under the knob fixture.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -546,6 +547,74 @@ static void test_hardening_stop_bench_cleans_up(void **state)
 }
 
 /*
+ * bench/attrib-overhead (Python) stopped by SIGTERM while bench/bpf-floor
+ * runs its "on" run: the run ends (the signal passes through bpf-floor to
+ * inputlat's orderly stop), the temporary directory of reports is gone,
+ * and the signal ends the benchmark. Before, Python died of the signal at
+ * once, and flock(1) with it, leaving the run going alone, the directory
+ * behind, and bpf-floor's programs attached until the run ended.
+ */
+static void test_hardening_stop_attrib_overhead_cleans_up(void **state)
+{
+	char script[PATH_MAX], inputlat[PATH_MAX], floor[PATH_MAX], tmp[PATH_MAX];
+	char *argv[] = {script,	     "--rounds",      "1",	"--events", "400",
+			"--no-lock", "--inputlat",    inputlat, "--floor",  floor,
+			"--",	     "--interval-ms", "5",	NULL};
+	static const char *const comm[] = {"bpf-floor", "inputlat"};
+	const char *src = getenv("IL_SOURCE_DIR");
+	double t0 = il_test_now_s();
+	pid_t pid, kids[2] = {0, 0};
+	DIR *d;
+	struct dirent *e;
+	int status;
+
+	(void)state;
+	IL_TEST_NEED_ROOT("bench/bpf-floor's BPF programs");
+	snprintf(floor, sizeof(floor), "%s", il_test_build_path("bench/bpf-floor"));
+	IL_TEST_NEED(access(floor, X_OK) == 0, "%s is not built", floor);
+	snprintf(inputlat, sizeof(inputlat), "%s", il_test_build_path("inputlat"));
+	snprintf(script, sizeof(script), "%s/bench/attrib-overhead", src ? src : "..");
+	/* Its reports' directory is made under TMPDIR: ours, to look in. */
+	snprintf(tmp, sizeof(tmp), "%s/ao-tmp", il_test_suite.tmpdir);
+	assert_int_equal(mkdir(tmp, 0700), 0);
+	setenv("TMPDIR", tmp, 1);
+	pid = il_test_spawn(argv, il_test_suite_file("ao.out"), il_test_suite_file("ao.err"));
+	unsetenv("TMPDIR");
+	assert_true(pid > 0);
+	/* The "off" run first (2 s), then bpf-floor with the "on" run under it. */
+	while (il_test_now_s() - t0 < 3 * START_MS / 1000.0) {
+		kids[0] = il_test_find_child(pid, "bpf-floor");
+		kids[1] = kids[0] > 0 ? il_test_find_child(kids[0], "inputlat") : 0;
+		if (kids[1] > 0)
+			break;
+		usleep(20000);
+	}
+	if (kids[1] <= 0) {
+		kill(pid, SIGKILL);
+		il_test_wait(pid, IL_TEST_HANG_MS, NULL);
+		fail_msg("attrib-overhead started no run under bpf-floor in %d s",
+			 3 * START_MS / 1000);
+	}
+	usleep(500000); /* past the run's start */
+	assert_int_equal(kill(pid, SIGTERM), 0);
+	status = il_test_wait(pid, IL_TEST_HANG_MS, NULL);
+	if (!(status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM))
+		fail_msg("attrib-overhead: wait status 0x%x after SIGTERM, want ended by it",
+			 status);
+	if (!il_test_procs_gone(kids, comm, 2, 2000))
+		fail_msg("attrib-overhead left bpf-floor (pid %d) or its run (pid %d) going",
+			 (int)kids[0], (int)kids[1]);
+	d = opendir(tmp);
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			closedir(d);
+			fail_msg("attrib-overhead left %s/%s behind", tmp, e->d_name);
+		}
+	closedir(d);
+}
+
+/*
  * lock-bench killed (SIGKILL, as a test's timeout kills it) while it
  * measures a context switch: the ping-pong process it forked ends too. One
  * was found an hour after such a kill, blocked on a pipe whose write end it
@@ -592,6 +661,8 @@ int main(void)
 	    cmocka_unit_test_teardown(test_hardening_stop_children_run_what_was_read,
 				      il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_hardening_stop_bench_cleans_up, il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_stop_attrib_overhead_cleans_up,
+				      il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_hardening_stop_lock_bench_child_ends,
 				      il_test_knobs_teardown),
 	};
