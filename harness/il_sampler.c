@@ -1,13 +1,16 @@
 #include "il_sampler.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "il_procfs.h"
+#include "il_sched.h"
 
 static const char CANARY_WAIT[] = "canary run-queue wait (ms per 100 ms)";
-static const char HOG_SHARE[] = "hog CPU share (%)";
+/* Of the CPUs the hogs may use, as the report's hog.cpu_share. */
+static const char HOG_SHARE[] = "hog CPU share (% of their CPUs)";
 
 struct tracked {
 	int pid, tid;
@@ -19,7 +22,8 @@ struct il_sampler {
 	/* Every canary and js thread (--hog takes up to 1024): a fixed 64
 	 * left the rest out of the hog share the trace showed. */
 	struct tracked *t;
-	int n, nhogs, nr_cpus;
+	int n, nhogs;
+	int hog_cpus; /* the union of the hogs' affinity masks, counted */
 	uint64_t last_ns;
 	struct il_trace_counter *ctr;
 	size_t nctr, cap;
@@ -34,10 +38,12 @@ struct il_sampler *il_sampler_new(const cJSON *threads, int nr_cpus, size_t max_
 {
 	struct il_sampler *s = calloc(1, sizeof(*s));
 	const cJSON *t;
+	cpu_set_t hogs;
+	int masks = 1; /* every hog's mask read back */
 
 	if (!s)
 		return NULL;
-	s->nr_cpus = nr_cpus > 0 ? nr_cpus : 1;
+	CPU_ZERO(&hogs);
 	s->t = calloc((size_t)cJSON_GetArraySize(threads) + 1, sizeof(*s->t));
 	if (!s->t) {
 		free(s);
@@ -54,10 +60,24 @@ struct il_sampler *il_sampler_new(const cJSON *threads, int nr_cpus, size_t max_
 		s->t[s->n].tid =
 		    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "tid"));
 		s->t[s->n].is_canary = strcmp(role, "canary") == 0;
-		s->nhogs += !s->t[s->n].is_canary;
+		if (!s->t[s->n].is_canary) {
+			const char *cpus =
+			    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "cpus"));
+			cpu_set_t one;
+
+			s->nhogs++;
+			if (cpus && il_cpuset_parse(cpus, &one) == 0)
+				CPU_OR(&hogs, &hogs, &one);
+			else
+				masks = 0;
+		}
 		read_schedstat(&s->t[s->n], &s->t[s->n].on_cpu_ns, &s->t[s->n].wait_ns);
 		s->n++;
 	}
+	/* Hogs pinned to fewer CPUs than the machine has: a share of the
+	 * machine would understate theirs by that ratio. A mask not read
+	 * back leaves the whole machine (what the hogs may use at most). */
+	s->hog_cpus = masks && CPU_COUNT(&hogs) ? CPU_COUNT(&hogs) : nr_cpus > 0 ? nr_cpus : 1;
 	s->cap = max_samples;
 	s->ctr = calloc(s->cap, sizeof(*s->ctr));
 	if (!s->n || !s->ctr) {
@@ -110,7 +130,7 @@ void il_sampler_tick(struct il_sampler *s, uint64_t now_ns)
 			    (double)canary_wait / 1e6 * (1e8 / (double)wall));
 		if (s->nhogs)
 			add(s, now_ns, HOG_SHARE,
-			    100.0 * (double)hog_cpu / ((double)wall * s->nr_cpus));
+			    100.0 * (double)hog_cpu / ((double)wall * s->hog_cpus));
 	}
 	s->last_ns = now_ns;
 }

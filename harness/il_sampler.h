@@ -18,7 +18,11 @@
 
 struct il_sampler;
 
-/* Picks the canary and js threads out of the ready reports. NULL when none. */
+/*
+ * Picks the canary and js threads out of the ready reports. The hog share
+ * is of the CPUs the hogs may use (the union of their "cpus"), as the
+ * report's hog.cpu_share; nr_cpus when a mask is missing. NULL when none.
+ */
 struct il_sampler *il_sampler_new(const cJSON *threads, int nr_cpus, size_t max_samples);
 void il_sampler_free(struct il_sampler *s);
 

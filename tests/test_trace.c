@@ -15,12 +15,14 @@
 
 #include <cJSON.h>
 
+#include <math.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <time.h>
 
 #include "il_clock.h"
 #include "il_file.h"
+#include "il_procfs.h"
 #include "il_sampler.h"
 #include "il_trace.h"
 
@@ -397,10 +399,68 @@ static void test_trace_sampler_counts_every_hog(void **state)
 	cJSON_Delete(threads);
 }
 
+/*
+ * Hogs pinned to one CPU of two: the counter is their share of that CPU,
+ * as the report's hog.cpu_share, not of the machine (it read 46% for a
+ * hog the report and schedstat gave 91%). The busy hog's own schedstat
+ * over the same window says what it must read.
+ */
+static void test_trace_sampler_share_of_hog_cpus(void **state)
+{
+	static struct sampled s[2];
+	cJSON *threads = cJSON_CreateArray();
+	const struct il_trace_counter *c;
+	struct il_sampler *smp;
+	uint64_t on0, on1, t0, t1;
+	double share = -1, want;
+	size_t n;
+
+	(void)state;
+	memset(s, 0, sizeof(s));
+	s[1].busy = 1;
+	for (int i = 0; i < 2; i++) {
+		cJSON *t = cJSON_CreateObject();
+
+		assert_int_equal(pthread_create(&s[i].th, NULL, sampled_main, &s[i]), 0);
+		while (!s[i].tid)
+			usleep(100);
+		cJSON_AddStringToObject(t, "role", "js");
+		cJSON_AddNumberToObject(t, "pid", getpid());
+		cJSON_AddNumberToObject(t, "tid", s[i].tid);
+		cJSON_AddStringToObject(t, "cpus", "1");
+		cJSON_AddItemToArray(threads, t);
+	}
+	smp = il_sampler_new(threads, 2, 16);
+	assert_non_null(smp);
+	t0 = il_now_ns();
+	il_sampler_tick(smp, t0);
+	assert_int_equal(il_procfs_schedstat(getpid(), s[1].tid, &on0, NULL, NULL), 0);
+	usleep(200000);
+	t1 = il_now_ns();
+	il_sampler_tick(smp, t1);
+	assert_int_equal(il_procfs_schedstat(getpid(), s[1].tid, &on1, NULL, NULL), 0);
+	for (int i = 0; i < 2; i++) {
+		s[i].stop = 1;
+		pthread_join(s[i].th, NULL);
+	}
+	c = il_sampler_counters(smp, &n);
+	for (size_t i = 0; i < n; i++)
+		if (strstr(c[i].name, "hog"))
+			share = c[i].value;
+	want = 100.0 * (double)(on1 - on0) / (double)(t1 - t0);
+	print_message("hog CPU share of its one CPU: %.1f%% (its schedstat: %.1f%%)\n", share,
+		      want);
+	/* The reads are microseconds apart; of two CPUs it would be half. */
+	assert_true(fabs(share - want) <= 0.1 * want + 2);
+	il_sampler_free(smp);
+	cJSON_Delete(threads);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_trace_sampler_counts_every_hog),
+	    cmocka_unit_test(test_trace_sampler_share_of_hog_cpus),
 	    cmocka_unit_test_setup_teardown(test_trace_slices_named_and_complete, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_hop_order_and_flows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_bounded, setup, teardown),
