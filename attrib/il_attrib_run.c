@@ -11,7 +11,9 @@
 #include "il_capture.h"
 #include "il_clock.h"
 #include "il_cpustat.h"
+#include "il_policy.h"
 #include "il_procfs.h"
+#include "il_sched.h"
 #include "il_sysinfo.h"
 
 /*
@@ -205,11 +207,18 @@ int il_attrib_run_threads(struct il_attrib_run *r, const cJSON *threads, int sel
 		unavailable(r, "out of memory");
 		return -ENOMEM;
 	}
-	/* The orchestrator's own attributes: it injects (stamp 0). */
+	/* The orchestrator's own attributes, read back from its thread as
+	 * the children's are: it injects (stamp 0). The class alone named it
+	 * "SCHED_FIFO 0" where the kernel had it at FIFO 98. Unread, it is
+	 * unknown (NULL), not a default. */
 	{
-		int pol = sched_getscheduler(0);
+		struct il_sched_state st;
 
-		self.policy = pol == SCHED_FIFO ? "fifo" : pol == SCHED_RR ? "rr" : "other";
+		if (il_sched_read(self_tid, &st) == 0) {
+			self.policy = il_sched_class_name(st.sched_class);
+			self.priority = st.priority;
+			self.nice = st.nice;
+		}
 	}
 	/* First, before the hogs and the load can fill the culprit table
 	 * (1024 load threads did, and the whole run lost its attribution). */

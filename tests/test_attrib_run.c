@@ -338,11 +338,48 @@ static void test_attrib_run_load(void **state)
 	assert_non_null(strstr(out, "total (hops 1-11)"));
 }
 
+/* Whether a culprit is one of the run's own threads (not another program's). */
+static bool run_process(const char *process)
+{
+	/* The orchestrator, or one of the programs it starts. */
+	return process && (!strcmp(process, "inputlat") || il_chain_proc_parse(process) >= 0);
+}
+
+/*
+ * What a culprit of the run's own should carry: its thread's read-back
+ * ("fifo 52"), from threads[] by tid, or for the orchestrator from
+ * hygiene.harness_threads' "inputlat:loop". "" when the run has none.
+ */
+static void culprit_want(const cJSON *root, const cJSON *c, char *want, size_t len)
+{
+	const cJSON *t;
+
+	want[0] = '\0';
+	if (!strcmp(il_test_json_str(c, "process"), "inputlat")) {
+		cJSON_ArrayForEach (t, il_json_get(root, "hygiene.harness_threads"))
+			if (!strcmp(il_test_json_str(t, "thread"), "inputlat:loop"))
+				snprintf(want, len, "%s", il_test_json_str(t, "got"));
+		return;
+	}
+	cJSON_ArrayForEach (t, il_json_get(root, "threads"))
+		if (il_test_json_num(t, "tid") == il_test_json_num(c, "tid"))
+			snprintf(want, len, "%s %d", il_test_json_str(t, "policy"),
+				 (int)il_test_json_num(t, "priority"));
+}
+
+/*
+ * An RT run: every culprit of the run's own threads carries the class and
+ * priority its thread read back; the orchestrator's was said to be
+ * "SCHED_FIFO 0" (its class read, its priority never) where the kernel
+ * had it at FIFO 98.
+ */
 static void test_attrib_run_rt_hog(void **state)
 {
-	char json[300];
+	char json[300], got[64], want[64], bad[200] = "";
 	struct il_test_result *res;
+	const cJSON *c;
 	cJSON *root;
+	int checked = 0;
 
 	need_bpf();
 	path_of(json, sizeof(json), "rt.json");
@@ -351,14 +388,27 @@ static void test_attrib_run_rt_hog(void **state)
 	free(res);
 	root = il_test_json_load(json);
 	check_run(root, "rt --hog 1", false);
-	cJSON_Delete(root);
-}
+	cJSON_ArrayForEach (c, il_json_get(root, "attribution.culprits")) {
+		const char *proc = cJSON_GetStringValue(cJSON_GetObjectItem(c, "process"));
 
-/* Whether a culprit is one of the run's own threads (not another program's). */
-static bool run_process(const char *process)
-{
-	/* The orchestrator, or one of the programs it starts. */
-	return process && (!strcmp(process, "inputlat") || il_chain_proc_parse(process) >= 0);
+		if (!run_process(proc))
+			continue;
+		culprit_want(root, c, want, sizeof(want));
+		snprintf(got, sizeof(got), "%s %d", il_test_json_str(c, "class"),
+			 (int)il_test_json_num(c, "priority"));
+		print_message("culprit %s (%s): %s, read back %s\n", il_test_json_str(c, "thread"),
+			      proc, got, want);
+		checked++;
+		if (strcmp(got, want) && !bad[0])
+			snprintf(bad, sizeof(bad), "culprit %s is %s, its thread read back %s",
+				 il_test_json_str(c, "thread"), got, want);
+	}
+	/* Copied out first: a failed assertion leaves the test without freeing. */
+	cJSON_Delete(root);
+	if (bad[0])
+		fail_msg("%s", bad);
+	/* The JS hog at least: it held the pipeline's CPU. */
+	assert_true(checked > 0);
 }
 
 /*
