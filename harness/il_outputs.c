@@ -1,6 +1,7 @@
 #include "il_outputs.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@ struct records {
 	FILE *f;
 	il_records_field_fn field;
 	void *field_ctx;
+	bool kernel_stamps; /* the reader's event times are the kernel's */
 };
 
 static void put_u64_array(FILE *f, const char *key, const uint64_t *v)
@@ -42,9 +44,14 @@ static int records_event(void *ctx, const struct il_event *ev)
 	FILE *f = rc->f;
 
 	/* Warm-up events are kept here, flagged; no statistic uses them. */
-	fprintf(f, "{\"id\":%llu,\"state\":\"%s\",\"warmup\":%s,\"kernel_ns\":%llu",
-		(unsigned long long)ev->id, il_event_state_name(ev->state),
-		ev->warmup ? "true" : "false", (unsigned long long)m->kernel_ns);
+	fprintf(f, "{\"id\":%llu,\"state\":\"%s\",\"warmup\":%s", (unsigned long long)ev->id,
+		il_event_state_name(ev->state), ev->warmup ? "true" : "false");
+	/* Synthetic and replayed events carry the injector's own time, not
+	 * the kernel's: no kernel timestamp exists to report. */
+	if (rc->kernel_stamps)
+		fprintf(f, ",\"kernel_ns\":%llu", (unsigned long long)m->kernel_ns);
+	else
+		fputs(",\"kernel_ns\":null", f);
 	put_u64_array(f, "stamp_ns", m->stamp_ns);
 	put_u64_array(f, "end_ns", m->end_ns);
 	put_u32_array(f, "tid", m->tid);
@@ -90,7 +97,7 @@ static void records_free(void *ctx)
 	free(rc);
 }
 
-int il_records_sink_new(struct il_out *o, struct il_event_sink *out)
+int il_records_sink_new(struct il_out *o, bool kernel_stamps, struct il_event_sink *out)
 {
 	struct records *rc = calloc(1, sizeof(*rc));
 
@@ -102,6 +109,7 @@ int il_records_sink_new(struct il_out *o, struct il_event_sink *out)
 	rc->path = il_out_path(o);
 	rc->out = o;
 	rc->f = il_out_file(o);
+	rc->kernel_stamps = kernel_stamps;
 	*out = (struct il_event_sink){
 	    .name = "records",
 	    .ctx = rc,

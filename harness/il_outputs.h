@@ -9,6 +9,7 @@
 #ifndef IL_OUTPUTS_H
 #define IL_OUTPUTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -20,9 +21,11 @@
  * --records FILE: {"id","state","warmup","kernel_ns","stamp_ns"[13],"end_ns"[13],
  * "tid"[13],"cpu"[13] (null when unknown),"work_cpu_ns"[13]} per event, in
  * id order, every event the run sent (completed, timed out, or pending at
- * the end). Returns 0 or -errno after one line on stderr.
+ * the end). kernel_ns is the kernel's timestamp of the press where the
+ * reader reads a kernel device (kernel_stamps: uinput, evdev), else null.
+ * Returns 0 or -errno after one line on stderr.
  */
-int il_records_sink_new(struct il_out *o, struct il_event_sink *out);
+int il_records_sink_new(struct il_out *o, bool kernel_stamps, struct il_event_sink *out);
 
 /*
  * Adds fields to every --records line: fn writes `,"key":value...` for ev

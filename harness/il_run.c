@@ -149,7 +149,9 @@ static int sinks_build(struct il_run *r)
 	    (rc = il_event_sinks_add(&r->sinks, &attrib)) < 0)
 		return rc;
 	if (r->out[IL_OUT_RECORDS]) {
-		rc = il_records_sink_new(r->out[IL_OUT_RECORDS], &s);
+		rc = il_records_sink_new(
+		    r->out[IL_OUT_RECORDS],
+		    o->input.kind == IL_INPUT_UINPUT || o->input.kind == IL_INPUT_EVDEV, &s);
 		r->out[IL_OUT_RECORDS] = NULL; /* the sink's, even on failure */
 		if (rc < 0)
 			return rc;
