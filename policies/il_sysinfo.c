@@ -15,7 +15,9 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -25,6 +27,7 @@
 
 #include "il_cpustat.h"
 #include "il_parse.h"
+#include "il_printable.h"
 #include "il_sched.h"
 #include "il_sched_attr.h"
 
@@ -723,6 +726,8 @@ void il_sysinfo_kernel_facts(cJSON *k)
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 
+#define IL_SYSINFO_VENDOR_FROM "cpuid signature"
+
 /* CPUID: the hypervisor bit (leaf 1, ECX bit 31) and the vendor signature
  * of leaf 0x40000000 ("KVMKVMKVM", "Microsoft Hv", "VMwareVMware", ...). */
 int il_sysinfo_hypervisor(char *vendor, size_t len)
@@ -753,6 +758,8 @@ int il_sysinfo_hypervisor(char *vendor, size_t len)
 	return 1;
 }
 #else
+#define IL_SYSINFO_VENDOR_FROM "/sys/hypervisor/type"
+
 int il_sysinfo_hypervisor(char *vendor, size_t len)
 {
 	char buf[64];
@@ -766,18 +773,73 @@ int il_sysinfo_hypervisor(char *vendor, size_t len)
 }
 #endif
 
+/* syslog(2)'s actions (the kernel's linux/syslog.h is not exported). */
+#define SYSLOG_ACTION_READ_ALL	  3
+#define SYSLOG_ACTION_SIZE_BUFFER 10
+
+int il_sysinfo_hypervisor_kernel(char *out, size_t len)
+{
+	static const char key[] = "Hypervisor detected: ";
+	int size = klogctl(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0), n, found = 0;
+	char *log, *at, *end;
+
+	if (size <= 0) {
+		snprintf(out, len, "unreadable: the kernel log's size: %s",
+			 size < 0 ? strerror(errno) : "0");
+		return -1;
+	}
+	log = malloc((size_t)size + 1);
+	if (!log) {
+		snprintf(out, len, "unreadable: out of memory for the kernel log");
+		return -1;
+	}
+	n = klogctl(SYSLOG_ACTION_READ_ALL, log, size);
+	if (n < 0) {
+		snprintf(out, len, "unreadable: the kernel log: %s", strerror(errno));
+		free(log);
+		return -1;
+	}
+	log[n] = '\0';
+	at = strstr(log, key);
+	if (at) {
+		at += sizeof(key) - 1;
+		end = strchr(at, '\n');
+		if (end)
+			*end = '\0';
+		snprintf(out, len, "%s", at);
+		il_printable(out);
+		found = 1;
+	} else {
+		/* Logged once at boot: a ring that has wrapped lost it. */
+		snprintf(out, len,
+			 "unreadable: no \"%s\" line in the kernel log (bare metal, "
+			 "or the boot lines rotated out)",
+			 key);
+	}
+	free(log);
+	return found ? 1 : 0;
+}
+
 static void hypervisor_json(cJSON *o)
 {
-	char vendor[96];
+	char vendor[96], kernel[200];
 	int guest = il_sysinfo_hypervisor(vendor, sizeof(vendor));
 
 	if (guest < 0) {
 		cJSON_AddStringToObject(o, "present", vendor);
 		cJSON_AddStringToObject(o, "vendor", "unreadable: see present");
-		return;
+	} else {
+		cJSON_AddBoolToObject(o, "present", guest);
+		cJSON_AddStringToObject(o, "vendor", vendor);
 	}
-	cJSON_AddBoolToObject(o, "present", guest);
-	cJSON_AddStringToObject(o, "vendor", vendor);
+	/*
+	 * Where the vendor was read, and what the kernel itself detected: the
+	 * two can differ (this project's VM signs "bhyve bhyve" in CPUID and
+	 * the kernel logs "Hypervisor detected: PVM", a paravirtual host).
+	 */
+	cJSON_AddStringToObject(o, "vendor_from", IL_SYSINFO_VENDOR_FROM);
+	il_sysinfo_hypervisor_kernel(kernel, sizeof(kernel));
+	cJSON_AddStringToObject(o, "kernel", kernel);
 }
 
 int il_sysinfo_steal_told(const struct il_cpustat *s, char *why, size_t len)
@@ -797,9 +859,9 @@ int il_sysinfo_steal_told(const struct il_cpustat *s, char *why, size_t len)
 			 vendor);
 	else
 		snprintf(why, len,
-			 "unreadable: 0 on every CPU since boot of this guest (%s): its "
+			 "unreadable: 0 on every CPU since boot of this guest (%s %s): its "
 			 "hypervisor gives the kernel no steal time, or took none",
-			 vendor);
+			 IL_SYSINFO_VENDOR_FROM, vendor);
 	return 0;
 }
 

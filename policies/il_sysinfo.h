@@ -129,6 +129,14 @@ void il_sysinfo_prefetch_join(void);
  */
 int il_sysinfo_hypervisor(char *vendor, size_t len);
 
+/*
+ * What the kernel itself detected at boot: the rest of its log line
+ * "Hypervisor detected: PVM" into out. 1 found, 0 no such line (bare
+ * metal, or the boot lines rotated out of the log ring), -1 the log is
+ * unreadable; out says why when not 1.
+ */
+int il_sysinfo_hypervisor_kernel(char *out, size_t len);
+
 struct il_cpustat;
 /*
  * Whether /proc/stat's steal column (snapshot s) says anything here. A
@@ -142,7 +150,7 @@ struct il_cpustat;
 int il_sysinfo_steal_told(const struct il_cpustat *s, char *why, size_t len);
 
 /* The machine, added to a report's "system" object: cpu_model,
- * hypervisor {present, vendor}, and cpus_allowed (the CPU list this
+ * hypervisor {present, vendor, vendor_from, kernel}, and cpus_allowed (the CPU list this
  * process may run on: taskset, a cpuset) with cpus_allowed_count, each
  * read or "unreadable: why". */
 void il_sysinfo_system_facts(struct cJSON *system);

@@ -135,6 +135,9 @@ static void check_system(const cJSON *s, bool run)
 	if (!(cJSON_IsString(h) && is_reason(h->valuestring))) {
 		check_leaf(h, "system.hypervisor", "present", NULL);
 		check_leaf(h, "system.hypervisor", "vendor", NULL);
+		/* Where the vendor was read, and the kernel's own detection. */
+		check_leaf(h, "system.hypervisor", "vendor_from", NULL);
+		check_leaf(h, "system.hypervisor", "kernel", NULL);
 	}
 	check_leaf(s, "system", run ? "steal_pct" : "steal_since_boot_pct", NULL);
 	st = cJSON_GetObjectItem(s, run ? "steal_pct" : "steal_since_boot_pct");
