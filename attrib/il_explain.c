@@ -622,11 +622,23 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 		if (!ev) {
 			int kept =
 			    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(attr, "events"));
+			const char *rec = cJSON_GetStringValue(il_json_get(run, "outputs.records"));
+			char recp[512];
+
+			/* A saved report's text: one line, whatever it holds. */
+			if (rec)
+				rec = il_printable_copy(rec, recp, sizeof(recp));
 
 			if (o->records)
 				snprintf(err, errlen,
 					 "event %llu is not among the %d events %s keeps nor in %s",
 					 (unsigned long long)o->event, kept, path, o->records);
+			else if (rec && rec[0] == '/')
+				/* Its run kept every event: say where. */
+				snprintf(err, errlen,
+					 "event %llu is not among the %d events %s keeps; its run "
+					 "wrote every event to %s: add --records %s",
+					 (unsigned long long)o->event, kept, path, rec, rec);
 			else
 				snprintf(err, errlen,
 					 "event %llu is not among the %d events %s keeps (run with "

@@ -285,6 +285,43 @@ static void startup_json(const struct il_result *r, cJSON *root)
 		cJSON_AddNullToObject(root, "fixed_cost_ms");
 }
 
+/*
+ * The files the run wrote besides this report, absolute (a relative name
+ * is of the run's working directory, which a later reader does not know),
+ * null for those it was not asked for: `explain --event N` points at the
+ * records of a run that kept them.
+ */
+static cJSON *outputs_json(const struct il_result *r)
+{
+	const struct {
+		const char *key, *path;
+	} outs[] = {
+	    {"json", r->o->json_path},	       {"records", r->o->records_path},
+	    {"trace", r->o->trace_path},       {"hist", r->o->hist_path},
+	    {"hist_csv", r->o->hist_csv_path},
+	};
+	cJSON *o = cJSON_CreateObject();
+	char cwd[PATH_MAX], abs[2 * PATH_MAX + 2];
+	bool have_cwd = getcwd(cwd, sizeof(cwd)) != NULL;
+
+	for (size_t i = 0; o && i < sizeof(outs) / sizeof(outs[0]); i++) {
+		const char *p = outs[i].path;
+
+		if (!p || !strcmp(p, "-")) {
+			/* Not asked for, or standard output: no file to name. */
+			cJSON_AddItemToObject(o, outs[i].key,
+					      p ? cJSON_CreateString("-") : cJSON_CreateNull());
+			continue;
+		}
+		if (p[0] != '/' && have_cwd) {
+			snprintf(abs, sizeof(abs), "%s/%s", cwd, p);
+			p = abs;
+		}
+		cJSON_AddStringToObject(o, outs[i].key, p);
+	}
+	return o;
+}
+
 static cJSON *threads_json(const struct il_result *r)
 {
 	cJSON *a = cJSON_CreateArray(), *t;
@@ -1067,6 +1104,7 @@ int il_report_json(const struct il_result *r, FILE *f)
 	cJSON_AddStringToObject(root, "policy", il_policy_name(r->policy));
 	cJSON_AddStringToObject(root, "policy_file", il_policy_path(r->policy));
 	cJSON_AddItemToObject(root, "scenario", scenario_json(r));
+	cJSON_AddItemToObject(root, "outputs", outputs_json(r));
 	cJSON_AddNumberToObject(root, "duration_s", (double)(r->end_ns - r->start_ns) / 1e9);
 	startup_json(r, root);
 	/* Wake-ups per event: one per hop is the floor; the stop is not counted.

@@ -206,6 +206,26 @@ static void test_explain_event_missing(void **state)
 	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "event 42", "--records");
 }
 
+/*
+ * Its run wrote records: the line names them (it said "run with --records
+ * FILE" of a run that had), on one line whatever the saved path holds.
+ */
+static void test_explain_event_missing_names_records(void **state)
+{
+	char path[300];
+	cJSON *r = report("cfs", 100);
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/with-records.json", dir);
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "outputs"), "records",
+				"/runs/a\nforged line.records");
+	write_report(path, r);
+	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "42", path, NULL);
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "event 42",
+				     "wrote every event to /runs/a?forged line.records: add "
+				     "--records /runs/a?forged line.records");
+}
+
 /* ... but found in a --records file. */
 static void test_explain_event_from_records(void **state)
 {
@@ -562,6 +582,7 @@ int main(void)
 	    cmocka_unit_test(test_explain_default),
 	    cmocka_unit_test(test_explain_event),
 	    cmocka_unit_test(test_explain_event_missing),
+	    cmocka_unit_test(test_explain_event_missing_names_records),
 	    cmocka_unit_test(test_explain_event_from_records),
 	    cmocka_unit_test(test_explain_records_refused),
 	    cmocka_unit_test(test_explain_ignored_options),
