@@ -289,7 +289,7 @@ int il_stats_rounds(const double *a, size_t na, const double *b, size_t nb,
 	uint64_t count;
 	int rc;
 
-	if (!a || !b || !out || !na || !nb || n > 63 || !(alpha > 0 && alpha < 1))
+	if (!a || !b || !out || !na || !nb || n > IL_STATS_MAX_ROUNDS || !(alpha > 0 && alpha < 1))
 		return -EINVAL;
 	rc = check_values(a, na, ratio);
 	if (rc == 0)
@@ -331,9 +331,12 @@ int il_stats_rounds(const double *a, size_t na, const double *b, size_t nb,
 		 "permutation test over rounds (%zu vs %zu), %s %llu partitions", na, nb,
 		 res.exact ? "all" : "random", (unsigned long long)count);
 	if (res.min_p > alpha) {
+		/* Equal sides need il_stats_min_rounds each; unequal ones reach
+		 * it with enough partitions (1 round against 20 may). */
 		snprintf(res.why, sizeof(res.why),
-			 "not enough data: needs at least %u rounds of each (has %zu and %zu)",
-			 il_stats_min_rounds(alpha), na, nb);
+			 "not enough data: %zu and %zu rounds cannot reach %g (their smallest "
+			 "p-value is %.3g); %u rounds of each can",
+			 na, nb, alpha, res.min_p, il_stats_min_rounds(alpha));
 		*out = res;
 		return 0;
 	}

@@ -40,6 +40,9 @@
 #define IL_STATS_MIN_TAIL 5
 /* Fewer events than this and a run's mean is not compared either. */
 #define IL_STATS_MIN_MEAN_EVENTS 20
+/* The most rounds il_stats_rounds takes in all (a partition is a 64-bit mask). */
+#define IL_STATS_MAX_ROUNDS 63
+
 /* Up to this many partitions of the rounds are enumerated exactly;
  * beyond it, IL_STATS_MC_PERMUTATIONS random ones (seeded). */
 #define IL_STATS_MAX_EXACT	 200000u

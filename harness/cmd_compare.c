@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "il_file.h"
+#include "il_round_latency.h"
 #include "il_header.h"
 #include "il_parse.h"
 #include "il_printable.h"
@@ -33,7 +34,7 @@
 
 #define FILE_VERSION  1
 #define MAX_GROUPS    16
-#define MAX_ROUNDS    63
+#define MAX_ROUNDS    IL_STATS_MAX_ROUNDS /* a group's reports */
 #define REQUIRED_NOTE "(is it an inputlat run --json report?)"
 
 struct group {
@@ -104,8 +105,11 @@ static void usage(FILE *f)
 	    "interval and a verdict (lower, higher, no clear difference, not enough data).\n"
 	    "A group is a report, a directory of reports (each *.json a round) or a\n"
 	    "comma-separated list of reports. Several rounds a group: permutation test over\n"
-	    "the rounds (needs 4 or more a side). One run each: blocked bootstrap over\n"
-	    "consecutive events, which covers variation within a run only.\n"
+	    "the rounds (4 or more a side reach 5%%; unequal sides need enough partitions).\n"
+	    "One run each: a ratio and its blocked-bootstrap interval over consecutive\n"
+	    "events, which covers variation within a run only: no verdict.\n"
+	    "A round that lost events (timed out, dropped) counts them as slower than any it\n"
+	    "completed; where they reach a statistic, it has no verdict.\n"
 	    "  -a, --alpha A        error rate of a verdict, two-sided (default 0.05); for\n"
 	    "                       a family of verdicts, the level `inputlat stats fdr` gives\n"
 	    "  -h, --help           this text\n"
@@ -410,25 +414,45 @@ static double events_of(const cJSON *r, const char *lat)
 	return isnan(n) ? il_json_num(r, "events.completed") : n;
 }
 
-/* Per-round values of one statistic: rounds where it is null are left out,
- * and on the ratio scale rounds where it is not above 0. */
+/*
+ * Per-round values of one statistic. A latency counts every event the
+ * round measured (il_round_latency): a round whose statistic lies beyond
+ * the timeout is counted in *censored, not left out (leaving it out called
+ * a policy whose clicks mostly timed out lower), and one that cannot say
+ * in *missing. A --metric's rounds where it is null are left out, and on
+ * the ratio scale those where it is not above 0.
+ */
 static size_t round_values(const struct group *g, const struct stat_row *s, double *v,
-			   double *fewest)
+			   double *fewest, size_t *censored, size_t *missing)
 {
-	char key[160];
 	size_t n = 0;
 
-	if (s->key)
-		snprintf(key, sizeof(key), "%s", s->key);
-	else
-		snprintf(key, sizeof(key), "latency_us.%s.%s", s->latency, s->stat);
 	for (size_t i = 0; i < g->n; i++) {
-		double x = il_json_num(g->reports[i], key);
+		double x = NAN;
 
-		if (isnan(x) || (s->scale == IL_STATS_RATIO && x <= 0))
+		if (s->key) {
+			x = il_json_num(g->reports[i], s->key);
+			if (isnan(x) || (s->scale == IL_STATS_RATIO && x <= 0))
+				continue;
+			v[n++] = x;
 			continue;
+		}
+		switch (il_round_latency(g->reports[i], s->latency, s->stat, s->q, &x, NULL)) {
+		case IL_ROUND_CENSORED:
+			(*censored)++;
+			continue;
+		case IL_ROUND_MISSING:
+			(*missing)++;
+			continue;
+		case IL_ROUND_VALUE:
+			break;
+		}
+		if (!(x > 0)) {
+			(*missing)++;
+			continue;
+		}
 		v[n++] = x;
-		if (!s->key) {
+		{
 			double e = events_of(g->reports[i], s->latency);
 
 			if (!isnan(e) && e < *fewest)
@@ -478,14 +502,44 @@ static void compare_rounds(const struct group *a, const struct group *b, const s
 
 	bool ratio = s->scale == IL_STATS_RATIO;
 
-	r->na = round_values(a, s, r->a_rounds, &fewest);
-	r->nb = round_values(b, s, r->b_rounds, &fewest);
+	size_t cens[2] = {0, 0}, miss[2] = {0, 0};
+
+	r->na = round_values(a, s, r->a_rounds, &fewest, &cens[0], &miss[0]);
+	r->nb = round_values(b, s, r->b_rounds, &fewest, &cens[1], &miss[1]);
 	/* Each side's centre, the one the estimate compares: the geometric
 	 * mean over the rounds on the ratio scale, the mean on the other. */
 	r->a = ratio ? geomean(r->a_rounds, r->na) : mean_of(r->a_rounds, r->na);
 	r->b = ratio ? geomean(r->b_rounds, r->nb) : mean_of(r->b_rounds, r->nb);
 	r->cmp =
 	    (struct il_stats_cmp){.estimate = ratio ? r->b / r->a : r->b - r->a, .seed = o->seed};
+	/*
+	 * A round beyond the timeout, or one that cannot say, has no number a
+	 * test can hold: the verdict would be about the rounds that did well.
+	 */
+	if (cens[0] || cens[1] || miss[0] || miss[1]) {
+		int side = cens[0] || miss[0] ? 0 : 1;
+		const struct group *g = side ? b : a;
+
+		if (cens[side] && s->q < 0)
+			not_enough(r,
+				   "not enough data: %zu of %s's %zu rounds lost events (timed out "
+				   "or dropped): a mean over them lies beyond any figure",
+				   cens[side], side ? "B" : "A", g->n);
+		else if (cens[side])
+			not_enough(
+			    r,
+			    "not enough data: %zu of %s's %zu rounds lost over %g%% of their "
+			    "events (timed out or dropped): their %s lies beyond the timeout",
+			    cens[side], side ? "B" : "A", g->n, 100 * (1 - s->q), s->stat);
+		else
+			not_enough(
+			    r,
+			    "not enough data: %zu of %s's %zu rounds lost events and keep no "
+			    "per-event samples (samples_us.%s) to place %s",
+			    miss[side], side ? "B" : "A", g->n, s->latency, s->stat);
+		r->cmp.estimate = NAN;
+		return;
+	}
 	if (!r->na || !r->nb) {
 		if (s->key)
 			not_enough(r, "not enough data: no report of %s has a%s number at %s",
@@ -494,6 +548,15 @@ static void compare_rounds(const struct group *a, const struct group *b, const s
 			not_enough(r, "not enough data: no round of %s completed an event",
 				   !r->na ? "A" : "B");
 		r->cmp.estimate = NAN;
+		return;
+	}
+	/* Its partitions are bit masks of the rounds. */
+	if (r->na + r->nb > IL_STATS_MAX_ROUNDS) {
+		not_enough(
+		    r,
+		    "no comparison: the permutation test takes at most %d rounds in all (has "
+		    "%zu and %zu)",
+		    IL_STATS_MAX_ROUNDS, r->na, r->nb);
 		return;
 	}
 	rc = il_stats_rounds(r->a_rounds, r->na, r->b_rounds, r->nb, s->scale, o->alpha, o->seed,
@@ -588,6 +651,20 @@ static void compare_runs(const struct group *a, const struct group *b, const str
 					   &r->cmp);
 		if (rc < 0)
 			not_enough(r, "no comparison: %s", strerror(-rc));
+		else if (r->cmp.verdict != IL_VERDICT_NOT_ENOUGH) {
+			/*
+			 * The interval stays, as a description of these two
+			 * runs' events; a verdict would not hold its error
+			 * rate: two runs of one policy here differ by more
+			 * than their events' scatter (A/A: "lower" or "higher"
+			 * 74% of the time at the runs' measured spread).
+			 */
+			r->cmp.verdict = IL_VERDICT_NOT_ENOUGH;
+			snprintf(r->cmp.why, sizeof(r->cmp.why),
+				 "not enough data: one run a side (the interval is of its events, "
+				 "not of runs); needs at least %u rounds of each",
+				 il_stats_min_rounds(o->alpha));
+		}
 	}
 	free(va);
 	free(vb);
@@ -703,10 +780,10 @@ static void print_header(const struct group *a, const struct group *b, bool roun
 	else
 		printf(
 		    "# one run each: the intervals cover the variation within a run only (blocked\n"
-		    "# bootstrap over consecutive events), not from run to run; compare 4 or more\n"
-		    "# rounds a side (a directory or a comma-separated list) for verdicts that "
-		    "hold\n"
-		    "# their error rate\n");
+		    "# bootstrap over consecutive events), not from run to run, so no verdict:\n"
+		    "# compare 4 or more rounds a side (a directory or a comma-separated list) "
+		    "for\n"
+		    "# verdicts that hold their error rate\n");
 	printf("%-40s %12s %12s %7s %13s  %s\n", "#", "A", "B", head, "interval", "verdict");
 	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
 		print_info_row(ev[i][1], group_sum(a, ev[i][0]), group_sum(b, ev[i][0]), "%.0f");

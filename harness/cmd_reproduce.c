@@ -39,6 +39,7 @@
 
 #include "il_clock.h"
 #include "il_file.h"
+#include "il_round_latency.h"
 #include "il_parse.h"
 #include "il_stats.h"
 
@@ -46,8 +47,8 @@ extern char **environ;
 
 /* Rounds of claims 2-4 at most (see il_cmd_reproduce). */
 #define OTHER_ROUNDS 6
-/* il_stats_rounds compares at most 63 rounds in all. */
-#define MAX_ROUNDS   31
+/* Two scenarios' rounds together within what il_stats_rounds takes. */
+#define MAX_ROUNDS   (IL_STATS_MAX_ROUNDS / 2)
 #define FILE_VERSION 1
 
 /* One `inputlat run` configuration. */
@@ -108,7 +109,7 @@ static void usage(FILE *f)
 	    "                    rounds of claim 1 and 6 of the others, about 15 minutes)\n"
 	    "  -r, --rounds R    rounds of claim 1, 1..%d (default 16, quick 4); claims 2-4 run\n"
 	    "                    min(R, 6); the permutation test needs 4 or more a side\n"
-	    "Every figure is given with its 95%% interval (exact permutation test over the\n"
+	    "Every figure is given with its 95%% interval (permutation test over the\n"
 	    "rounds for comparisons, order statistics for a median); claim 1 holds only when\n"
 	    "the interval of the p50 ratio (rt/cfs; chromeos-rt/chromeos in its ChromeOS arm)\n"
 	    "lies below 1.\n",
@@ -393,18 +394,67 @@ static void run_scenario(struct repro *r, const struct scenario *s, unsigned rou
 	}
 }
 
-/* A report value of every round that ran; returns how many. */
-static size_t round_vals(const struct repro *r, int sc, const char *path, double *v)
+/*
+ * Whether path is a latency statistic ("latency_us.processing.p50"): its
+ * latency and stat into lat and stat, its quantile into *q.
+ */
+static bool latency_stat(const char *path, char *lat, size_t len, const char **stat, double *q)
 {
+	static const struct {
+		const char *name;
+		double q;
+	} stats[] = {{"p50", 0.50}, {"p90", 0.90}, {"p99", 0.99}, {"mean", IL_STATS_MEAN}};
+	const char *dot;
+
+	if (strncmp(path, "latency_us.", 11) || !(dot = strrchr(path, '.')) || dot - path <= 11)
+		return false;
+	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++)
+		if (!strcmp(dot + 1, stats[i].name)) {
+			snprintf(lat, len, "%.*s", (int)(dot - path - 11), path + 11);
+			*stat = stats[i].name;
+			*q = stats[i].q;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * A report value of every round that ran; returns how many. A latency
+ * statistic counts every event the round measured (il_round_latency): a
+ * round whose value lies beyond the timeout, or cannot be placed, is left
+ * out and counted in *lost (when not NULL), never silently.
+ */
+static size_t round_vals_lost(const struct repro *r, int sc, const char *path, double *v,
+			      size_t *lost)
+{
+	char lat[32];
+	const char *stat;
+	double q;
+	bool latency = latency_stat(path, lat, sizeof(lat), &stat, &q);
 	size_t n = 0;
 
 	for (unsigned i = 0; i < r->rounds; i++) {
-		double x = il_json_num(r->res[sc][i].report, path);
+		const cJSON *rep = r->res[sc][i].report;
+		double x = NAN;
 
-		if (r->res[sc][i].exit_code == 0 && !isnan(x))
+		if (r->res[sc][i].exit_code != 0)
+			continue;
+		if (!latency)
+			x = il_json_num(rep, path);
+		else if (il_round_latency(rep, lat, stat, q, &x, NULL) != IL_ROUND_VALUE) {
+			if (lost)
+				(*lost)++;
+			continue;
+		}
+		if (!isnan(x))
 			v[n++] = x;
 	}
 	return n;
+}
+
+static size_t round_vals(const struct repro *r, int sc, const char *path, double *v)
+{
+	return round_vals_lost(r, sc, path, v, NULL);
 }
 
 static double sum(const struct repro *r, int sc, const char *path)
@@ -629,10 +679,20 @@ static void compare_rounds(const struct repro *r, int sa, int sb, const char *pa
 			   enum il_stats_scale scale, struct il_stats_cmp *out)
 {
 	double a[MAX_ROUNDS], b[MAX_ROUNDS];
-	size_t na = round_vals(r, sa, path, a), nb = round_vals(r, sb, path, b);
+	size_t lost = 0, na = round_vals_lost(r, sa, path, a, &lost),
+	       nb = round_vals_lost(r, sb, path, b, &lost);
 
 	*out = (struct il_stats_cmp){
 	    .verdict = IL_VERDICT_NOT_ENOUGH, .estimate = NAN, .lo = NAN, .hi = NAN};
+	/* A verdict over the rounds that did not lose their clicks would
+	 * flatter the side that lost them. */
+	if (lost) {
+		snprintf(out->why, sizeof(out->why),
+			 "not enough data: %zu round(s) lost so many events (timed out or dropped) "
+			 "that their %s lies beyond the timeout",
+			 lost, path);
+		return;
+	}
 	if (!na || !nb ||
 	    il_stats_rounds(a, na, b, nb, scale, IL_STATS_ALPHA, IL_STATS_SEED, out) < 0)
 		snprintf(out->why, sizeof(out->why), "not enough data: no usable %s in a round",
@@ -675,6 +735,22 @@ static struct mci median_ci(const double *v, size_t n)
 		il_stats_median_ci(v, n, IL_STATS_ALPHA, &m.median, &m.lo, &m.hi, &m.coverage);
 	return m;
 }
+
+/*
+ * Whether a claim may be judged at an end of m's interval: each end may be
+ * wrong at most IL_STATS_ALPHA of the time, so the coverage must be at
+ * least 1 - 2 alpha (4 rounds give [min, max] at 87.5%, 6.25% an end; 5
+ * give 93.75%).
+ */
+static bool mci_judges(const struct mci *m)
+{
+	return !isnan(m->lo) && !isnan(m->hi) && m->coverage >= 1 - 2 * IL_STATS_ALPHA;
+}
+
+/* What a claim judged at the ends of median intervals says with too few rounds. */
+#define MCI_TOO_FEW                                                                                \
+	"; not enough data: intervals of the medians that hold 5% at each end need at least "      \
+	"5 rounds"
 
 static void mci_text(char *buf, size_t len, const struct mci *m, const char *fmt_one,
 		     const char *unit)
@@ -771,7 +847,12 @@ static void claim1_arm(struct repro *r, struct claim *c, const struct arm *m)
 	if (!check_runs(r, c, scs, 2))
 		return;
 	if (isnan(c50.estimate)) {
-		missing(c, "latency_us.processing p50 (no event completed?)");
+		if (c50.why[0]) {
+			c->verdict = "not testable";
+			snprintf(c->reason, sizeof(c->reason), "not testable here: %s", c50.why);
+		} else {
+			missing(c, "latency_us.processing p50 (no event completed?)");
+		}
 		return;
 	}
 	/* The claim is a reduction: it holds only when the whole interval of
@@ -783,7 +864,7 @@ static void claim1_arm(struct repro *r, struct claim *c, const struct arm *m)
 	change_text(t99, sizeof(t99), &c99);
 	snprintf(c->reason, sizeof(c->reason),
 		 "processing p50 %.0f us with %s vs %.0f us with %s (geometric means over %.0f "
-		 "rounds): %s; p99 %.0f vs %.0f us: %s; exact permutation test over rounds, "
+		 "rounds): %s; p99 %.0f vs %.0f us: %s; permutation test over rounds, "
 		 "seed %u; article: about 32%% lower with RT",
 		 b50, m->b_name, a50, m->a_name, n, t50, b99, a99, t99, IL_STATS_SEED);
 	if (off)
@@ -836,7 +917,8 @@ static void claim2(struct repro *r, struct claim *c)
 	}
 	/* Starved: rt's stall is clearly longer than cfs's, and the intervals
 	 * of the medians sit on the right sides of 500 and 50 ms. */
-	c->verdict = ratio.verdict == IL_VERDICT_NOT_ENOUGH ? "not testable"
+	c->verdict = ratio.verdict == IL_VERDICT_NOT_ENOUGH || !mci_judges(&rt) || !mci_judges(&cfs)
+			 ? "not testable"
 		     : ratio.verdict == IL_VERDICT_HIGHER && rt.lo >= 500 && cfs.hi < 50
 			 ? "holds"
 			 : "does not hold";
@@ -848,8 +930,11 @@ static void claim2(struct repro *r, struct claim *c)
 	    "with a busy hog per CPU the CFS canary's longest stall is %s under rt vs %s under "
 	    "cfs; rt against cfs: %s; %.0f of %.0f mouse-downs timed out under rt vs %.0f of "
 	    "%.0f under cfs; article: RT JS starves the rest (a stall of about 950 ms; holds "
-	    "when rt's interval is above 500 ms and cfs's below 50 ms)",
-	    trt, tcfs, tratio, rt_to, rt_sent, cfs_to, cfs_sent);
+	    "when rt's interval is above 500 ms and cfs's below 50 ms)%s",
+	    trt, tcfs, tratio, rt_to, rt_sent, cfs_to, cfs_sent,
+	    ratio.verdict != IL_VERDICT_NOT_ENOUGH && (!mci_judges(&rt) || !mci_judges(&cfs))
+		? MCI_TOO_FEW
+		: "");
 	claim_culprits(r, c, scs, 2, true);
 }
 
@@ -931,7 +1016,7 @@ static void claim3(struct repro *r, struct claim *c)
 		    "with only an RT busy loop per CPU, the CPU idles %s of the time under "
 		    "rt-throttled (hog got %.1f%%, other CFS work %.2f%%) vs %s under "
 		    "rt-fair-server: throttling wastes %+.2f points more (95%% interval %+.2f to "
-		    "%+.2f, exact permutation test over rounds); article: about 5%% wasted vs "
+		    "%+.2f, permutation test over rounds); article: about 5%% wasted vs "
 		    "about 0",
 		    tthr, thr_share.median * 100, others.median, tfs, diff.estimate, diff.lo,
 		    diff.hi);
@@ -985,11 +1070,9 @@ static void claim4(struct repro *r, struct claim *c)
 	fig(c, "article_cfs_share_pct", want);
 	/* "About runtime/period" and "a stall of about period - runtime": the
 	 * intervals of the medians must lie inside those bounds. */
-	/* Too few rounds for an interval of the medians (under 4: its coverage
-	 * is 75% or less), nothing to judge. */
-	c->verdict = isnan(share.lo) || isnan(share.hi) || isnan(stall.hi) ||
-			     share.coverage < 0.8 || stall.coverage < 0.8
-			 ? "not testable"
+	/* Judged at the ends of the intervals (mci_judges): with too few
+	 * rounds, nothing to judge. */
+	c->verdict = !mci_judges(&share) || !mci_judges(&stall) ? "not testable"
 		     : share.lo >= 0.6 * want && share.hi <= 1.6 * want && stall.hi <= bound_ms
 			 ? "holds"
 			 : "does not hold";
@@ -1002,9 +1085,7 @@ static void claim4(struct repro *r, struct claim *c)
 	    "other CFS task) and the canary's longest stall was %s (period - runtime %.0f ms, "
 	    "holds up to %.0f ms)%s; article: about 5%%, stall at most about 950 ms",
 	    tshare, want, 0.6 * want, 1.6 * want, load.median * 100, tstall, gap_ms, bound_ms,
-	    strcmp(c->verdict, "not testable") == 0
-		? "; not enough data: an interval of the median needs at least 4 rounds"
-		: "");
+	    strcmp(c->verdict, "not testable") == 0 ? MCI_TOO_FEW : "");
 	claim_culprits(r, c, scs, 1, true);
 }
 
@@ -1176,10 +1257,9 @@ int il_cmd_reproduce(int argc, char **argv)
 	printf("# inputlat reproduce: %u round%s of claim 1, %u of claims 2-4%s, %u CPUs, %s\n",
 	       r.rounds, r.rounds > 1 ? "s" : "", r.other_rounds, r.quick ? " (quick)" : "", ncpu,
 	       start_time);
-	printf(
-	    "# intervals: 95%%; comparisons by exact permutation test over the rounds (seed %u), "
-	    "medians by order statistics\n",
-	    IL_STATS_SEED);
+	printf("# intervals: 95%%; comparisons by permutation test over the rounds (seed %u), "
+	       "medians by order statistics\n",
+	       IL_STATS_SEED);
 	fflush(stdout);
 	nsteps = r.rounds * NCLAIM1 + r.other_rounds * (NSCEN - NCLAIM1);
 	t0_ns = il_now_ns();

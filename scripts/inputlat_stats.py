@@ -12,6 +12,7 @@ sums, pooled histograms, means and medians over rounds.
 import csv
 import json
 import math
+import os
 import statistics
 import subprocess
 
@@ -302,17 +303,47 @@ def hop_means(runs):
     return {k: (names[k], sums[k] / counts[k]) for k in sorted(sums)}
 
 
-def compare(inputlat, groups, metrics=None, seed=SEED, alpha=ALPHA):
-    """Runs `inputlat compare --unit round --alpha A --json -` over groups (directories).
+def _group_args(groups):
+    """compare's group arguments for groups given as lists of round files,
+    and the directory to run it in: each list becomes a comma-separated
+    list of names relative to the files' common directory (a path of the
+    sweep's --out may hold a comma; its cells' names cannot). A group given
+    as a string (a directory, or one report) is passed as it is."""
+    files = [f for g in groups if not isinstance(g, str) for f in g]
+    if not files:
+        return list(groups), None
+    root = os.path.commonpath([os.path.abspath(os.path.dirname(f)) for f in files])
+    args = []
+    for g in groups:
+        if isinstance(g, str):
+            args.append(os.path.abspath(g))
+            continue
+        rel = [os.path.relpath(os.path.abspath(f), root) for f in g]
+        if not rel:
+            raise RunError("inputlat compare: a group without rounds")
+        if any("," in r for r in rel):
+            raise RunError(f"inputlat compare: a round's name holds a comma: {rel}")
+        args.append(",".join(rel))
+    return args, root
 
-    The first group is the reference. metrics: ["diff:hog.idle_waste_pct", ...]
-    instead of the latencies. Returns the parsed JSON, or raises RunError.
+
+def compare(inputlat, groups, metrics=None, seed=SEED, alpha=ALPHA):
+    """Runs `inputlat compare --unit round --alpha A --json -` over groups.
+
+    A group is a list of round files (a cell's rounds: exactly those, not
+    whatever else its directory holds, such as the rounds beyond --rounds
+    of an earlier sweep), or a directory. The first group is the
+    reference. metrics: ["diff:hog.idle_waste_pct", ...] instead of the
+    latencies. Returns the parsed JSON, or raises RunError.
     """
+    args, cwd = _group_args(groups)
+    if cwd and os.sep in inputlat:
+        inputlat = os.path.abspath(inputlat)
     cmd = [inputlat, "compare", "--unit", "round", "--seed", str(seed), "--alpha", f"{alpha:.9g}",
            "--json", "-"]
     for m in metrics or []:
         cmd += ["--metric", m]
-    r = subprocess.run(cmd + list(groups), capture_output=True, text=True, timeout=300)
+    r = subprocess.run(cmd + args, capture_output=True, text=True, timeout=300, cwd=cwd)
     if r.returncode != 0:
         last = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
         raise RunError(f"inputlat compare: {last}")
@@ -427,7 +458,7 @@ canary stall); hog_share_pct, idle_waste_pct (means over rounds, %);
 work_off_rounds (rounds kept although a handler's measured work was more than
 10% off its configured work, after two re-runs); p50_ratio, p99_ratio (this
 cell over the cfs cell of the same scenario) with p50_ci_lo/hi, p99_ci_lo/hi
-(interval of an exact permutation test over rounds, from `inputlat
+(interval of a permutation test over rounds, from `inputlat
 compare`, at the level that holds all the sweep's verdicts together to a 5%
 false discovery rate: summary.txt names it) and p50_verdict, p99_verdict ("lower", "higher", "no clear
 difference", or "not enough data: what it needs"); verdict (both in one

@@ -54,7 +54,8 @@ def _lowest(inputlat, cells, policies, scenario, stat, reference, alpha):
     if len(ranked) > 1:
         nxt = ranked[1][1]
         try:
-            res = st.compare(inputlat, [cells[(nxt, scenario)]["dir"], cells[(best, scenario)]["dir"]],
+            res = st.compare(inputlat, [cells[(nxt, scenario)]["round_files"],
+                                       cells[(best, scenario)]["round_files"]],
                              alpha=alpha)
             text += "; " + st.change_text(st.comparisons(res, 1).get(stat, {}), nxt, alpha)
         except st.RunError as e:
@@ -85,8 +86,8 @@ def family_p_values(inputlat, a, cells, policies, reference="cfs"):
             if len(ranked) < 2 or reference in (ranked[0][1], ranked[1][1]):
                 continue
             try:
-                res = st.compare(inputlat, [cells[(ranked[1][1], s)]["dir"],
-                                            cells[(ranked[0][1], s)]["dir"]])
+                res = st.compare(inputlat, [cells[(ranked[1][1], s)]["round_files"],
+                                            cells[(ranked[0][1], s)]["round_files"]])
             except st.RunError:
                 continue
             ps.append((st.comparisons(res, 1).get(stat) or {}).get("p_value"))
@@ -94,7 +95,7 @@ def family_p_values(inputlat, a, cells, policies, reference="cfs"):
     thr, fs = _idle_waste_cells(cells, hog) if hog else (None, None)
     if thr and fs and thr["idle_waste_pct"] and fs["idle_waste_pct"]:
         try:
-            res = st.compare(inputlat, [fs["dir"], thr["dir"]], metrics=["diff:hog.idle_waste_pct"])
+            res = st.compare(inputlat, [fs["round_files"], thr["round_files"]], metrics=["diff:hog.idle_waste_pct"])
             ps.append((st.comparisons(res, 1).get("hog.idle_waste_pct") or {}).get("p_value"))
         except st.RunError:
             pass
@@ -112,7 +113,7 @@ def _idle_waste(inputlat, cells, scenario, alpha):
             f"{_spread(thr['idle_waste_pct'], lambda v: f'{v:.2f}%')}, rt-fair-server "
             f"{_spread(fs['idle_waste_pct'], lambda v: f'{v:.2f}%')}")
     try:
-        res = st.compare(inputlat, [fs["dir"], thr["dir"]], metrics=["diff:hog.idle_waste_pct"],
+        res = st.compare(inputlat, [fs["round_files"], thr["round_files"]], metrics=["diff:hog.idle_waste_pct"],
                          alpha=alpha)
         c = st.comparisons(res, 1).get("hog.idle_waste_pct", {})
     except st.RunError as e:
@@ -181,7 +182,7 @@ def summarize(inputlat, a, cells, policies, cannot, head, reference="cfs"):
     alpha, m = getattr(a, "level", st.ALPHA), getattr(a, "family", 0)
     per_cell = f"{a.rounds} round{'s' if a.rounds != 1 else ''} a cell"
     lines = [f"What this sweep found ({getattr(a, 'machine', 'machine unknown')}; "
-             f"{per_cell}; exact permutation tests over the rounds; its {m} "
+             f"{per_cell}; permutation tests over the rounds; its {m} "
              f"verdicts held together to a {st.ALPHA:.0%} false discovery rate "
              f"(Benjamini-Hochberg: where nothing differs, a {st.ALPHA:.0%} chance of any "
              f"verdict at all), so each is judged at {alpha:.4g} and its interval is "

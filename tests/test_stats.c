@@ -120,7 +120,8 @@ static void test_stats_few_rounds_not_enough(void **state)
 	assert_int_equal(il_stats_rounds(a, 3, b, 3, IL_STATS_RATIO, 0.05, 1, &c), 0);
 	assert_int_equal(c.verdict, IL_VERDICT_NOT_ENOUGH);
 	assert_string_equal(c.why,
-			    "not enough data: needs at least 4 rounds of each (has 3 and 3)");
+			    "not enough data: 3 and 3 rounds cannot reach 0.05 (their smallest "
+			    "p-value is 0.1); 4 rounds of each can");
 	assert_true(isnan(c.lo) && isnan(c.hi));
 	assert_float_equal(
 	    c.estimate,

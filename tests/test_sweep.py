@@ -375,6 +375,39 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(logged_runs(self.log)), len(first) + len(again))
 
+    def test_sweep_resumed_with_fewer_rounds_judges_those(self):
+        """A sweep of 6 rounds resumed with --rounds 4: the table said 4
+        rounds while its verdicts came from all 6 (compare read the cell's
+        directory). Its ratios are now those of rounds 1-4 exactly."""
+        six = [x if x != "4" else "6" for x in SMALL]
+        r = sweep(self.out, *six, env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.out, "summary.csv"), newline="") as f:
+            row = next(x for x in csv.DictReader(f) if x["policy"] == "rt")
+        cells = os.path.join(self.out, "cells")
+
+        def ratio(rounds):
+            groups = [[os.path.join(cells, f"{p}__idle", f"round-{i}.json")
+                       for i in range(1, rounds + 1)] for p in ("cfs", "rt")]
+            res = inputlat_stats.compare(FAKE, groups)
+            return inputlat_stats.comparisons(res, 1)["p50"]["ratio"]
+
+        self.assertAlmostEqual(float(row["p50_ratio"]), ratio(4), places=3)
+        # The check can fail: six rounds give another ratio.
+        self.assertNotAlmostEqual(ratio(4), ratio(6), places=3)
+
+    def test_sweep_rounds_bounded(self):
+        """32 rounds a cell gave no verdict at all ("no comparison: Invalid
+        argument": the test takes 63 rounds in all): refused up front."""
+        big = [x if x != "4" else "32" for x in SMALL]
+        r = sweep(self.out, *big, env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("at most 31", r.stderr)
+        self.assertEqual(logged_runs(self.log), [])
+
     def test_sweep_failed_run_recorded_and_sweep_goes_on(self):
         r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_FAIL": "rt"})
         self.assertEqual(r.returncode, 0, r.stderr)
