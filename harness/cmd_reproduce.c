@@ -42,6 +42,7 @@
 #include "il_round_latency.h"
 #include "il_parse.h"
 #include "il_stats.h"
+#include "il_stop_signals.h"
 
 extern char **environ;
 
@@ -93,6 +94,11 @@ static void on_signal(int sig)
 {
 	interrupted = 1;
 }
+
+/* What interrupts reproduce (on_signal), as it ends a run. */
+static const int stop_sigs[] = {IL_RUN_STOP_SIGNALS};
+_Static_assert(sizeof(stop_sigs) / sizeof(stop_sigs[0]) == IL_RUN_NSTOP_SIGNALS,
+	       "one saved action per stop signal");
 
 static void usage(FILE *f)
 {
@@ -1161,7 +1167,7 @@ int il_cmd_reproduce(int argc, char **argv)
 	void (*const judge[5])(struct repro *, struct claim *) = {claim1, claim1_chromeos, claim2,
 								  claim3, claim4};
 	const char *json_path = NULL;
-	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term, old_tstp, old_hup;
+	struct sigaction sa = {.sa_handler = on_signal}, old_sa[IL_RUN_NSTOP_SIGNALS];
 	char start_time[32], *cmdline;
 	struct timespec start_wall;
 	cpu_set_t allowed;
@@ -1245,12 +1251,12 @@ int il_cmd_reproduce(int argc, char **argv)
 	 * once, its run reports left in r.tmpdir and the run it was waiting
 	 * for going on alone. A closed stdout (`| head -1`) is a failed write
 	 * said at the end (main's finish_stdout), not a SIGPIPE that ends us
-	 * before the run reports are removed. */
+	 * before the run reports are removed. Every other stop signal alike
+	 * (Ctrl-backslash left the run going outside the lock, and the
+	 * reports behind). */
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGTSTP, &sa, &old_tstp);
-	sigaction(SIGHUP, &sa, &old_hup);
+	for (size_t i = 0; i < IL_RUN_NSTOP_SIGNALS; i++)
+		sigaction(stop_sigs[i], &sa, &old_sa[i]);
 	signal(SIGPIPE, SIG_IGN);
 	sa_set = true;
 
@@ -1351,10 +1357,8 @@ int il_cmd_reproduce(int argc, char **argv)
 	}
 out:
 	if (sa_set) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		sigaction(SIGTSTP, &old_tstp, NULL);
-		sigaction(SIGHUP, &old_hup, NULL);
+		for (size_t i = 0; i < IL_RUN_NSTOP_SIGNALS; i++)
+			sigaction(stop_sigs[i], &old_sa[i], NULL);
 		/* SIGPIPE stays ignored: main's finish_stdout still writes. */
 	}
 	cJSON_Delete(root);

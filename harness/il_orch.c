@@ -832,7 +832,7 @@ static void walk_close_cb(uv_handle_t *h, void *arg)
 
 void il_orch_init(struct il_run *r)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGTSTP};
+	static const int sigs[] = {IL_RUN_STOP_SIGNALS};
 
 	_Static_assert(sizeof(sigs) / sizeof(sigs[0]) == sizeof(r->sig) / sizeof(r->sig[0]),
 		       "one uv_signal_t per stop signal");

@@ -542,10 +542,12 @@ int il_cmd_run(int argc, char **argv)
 	 * blocked for good: the loop's thread is the one that handles them.
 	 */
 	sigemptyset(&stop_sigs);
-	sigaddset(&stop_sigs, SIGINT);
-	sigaddset(&stop_sigs, SIGTERM);
-	sigaddset(&stop_sigs, SIGHUP);
-	sigaddset(&stop_sigs, SIGTSTP);
+	{
+		static const int sigs[] = {IL_RUN_STOP_SIGNALS};
+
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			sigaddset(&stop_sigs, sigs[i]);
+	}
 	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old_mask);
 	signal(SIGPIPE, SIG_IGN);
 	/* A run in the background of a terminal with `stty tostop` is stopped

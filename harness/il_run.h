@@ -21,6 +21,7 @@
 #include "il_chain.h"
 #include "il_event_sink.h"
 #include "il_event_window.h"
+#include "il_stop_signals.h"
 #include "il_file.h"
 #include "il_halt.h"
 #include "il_input.h"
@@ -97,8 +98,8 @@ struct il_run {
 	 * phase): a child is judged hung only on a ping unanswered by then. */
 	uv_check_t io_check;
 	uint64_t io_seen_ns;
-	/* SIGINT, SIGTERM, SIGHUP, SIGTSTP: each ends the run (il_orch.c). */
-	uv_signal_t sig[4];
+	/* One per IL_RUN_STOP_SIGNALS: each ends the run (il_orch.c). */
+	uv_signal_t sig[IL_RUN_NSTOP_SIGNALS];
 	uint64_t rng;
 
 	/* Events in flight, and where final ones go (il_event_sink.h). */

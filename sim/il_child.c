@@ -294,9 +294,11 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_NAME, process);
 	signal(SIGPIPE, SIG_IGN);
-	/* Ctrl-C and Ctrl-Z reach the whole process group; the orchestrator
-	 * leads the stop (a child stopped by Ctrl-Z could not take part). */
+	/* Ctrl-C, Ctrl-backslash and Ctrl-Z reach the whole process group; the
+	 * orchestrator leads the stop (a child stopped by Ctrl-Z could not take
+	 * part, one killed by Ctrl-backslash would fail the run it ends). */
 	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
 	signal(SIGTSTP, SIG_IGN);
 	signal(SIGTTOU, SIG_IGN); /* a line on a terminal never stops a child */
 	c->proc = proc;

@@ -78,14 +78,18 @@ static void assert_clean(pid_t ours)
 }
 
 /*
- * SIGINT, SIGTERM or SIGHUP at every moment of a run that changes knobs,
- * from its first instructions to its end: whatever it had done by then
- * (options, lock, knobs, children) is undone. A signal once killed the run
- * by its default action between the knobs and the loop's handlers.
+ * A stop signal at every moment of a run that changes knobs, from its
+ * first instructions to its end: whatever it had done by then (options,
+ * lock, knobs, children) is undone. A signal once killed the run by its
+ * default action between the knobs and the loop's handlers; SIGQUIT
+ * (Ctrl-backslash), SIGUSR1 and the like killed it at any moment, the knob
+ * left changed.
  */
 static void test_hardening_stop_signal_any_moment(void **state)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	static const int sigs[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
+				   SIGUSR1, SIGUSR2, SIGALRM, SIGPWR};
+	const int nsigs = (int)(sizeof(sigs) / sizeof(sigs[0]));
 	char errp[PATH_MAX];
 	int n = 0;
 
@@ -95,7 +99,7 @@ static void test_hardening_stop_signal_any_moment(void **state)
 		char *argv[] = {
 		    il_test_suite.inputlat, "run", "--quiet", "--policy", policy, "--events", "30",
 		    "--interval-ms",	    "10",  NULL};
-		int sig = sigs[n % 3], st;
+		int sig = sigs[n % nsigs], st;
 		pid_t pid;
 
 		il_test_knobs_need_free();
@@ -113,11 +117,11 @@ static void test_hardening_stop_signal_any_moment(void **state)
 
 	/* The narrowest moment: right after the knob changed, before the
 	 * loop's handlers exist (watched for in a tight loop). */
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < nsigs; i++) {
 		char *argv[] = {
 		    il_test_suite.inputlat, "run", "--quiet", "--policy", policy, "--events", "30",
 		    "--interval-ms",	    "10",  NULL};
-		int sig = sigs[i % 3], st, fd;
+		int sig = sigs[i % nsigs], st, fd;
 		double t0;
 		pid_t pid;
 		char v[32];

@@ -194,12 +194,12 @@ static int reproduce_dirs(void)
 }
 
 /*
- * A closed terminal (SIGHUP) ends reproduce as Ctrl-C does: its run is
- * stopped, its run reports go, and it says so in one line. By default
- * SIGHUP ended it at once, the reports left in /tmp and the run it was
- * waiting for going on alone.
+ * A closed terminal (SIGHUP), or Ctrl-backslash (SIGQUIT), ends reproduce
+ * as Ctrl-C does: its run is stopped, its run reports go, and it says so
+ * in one line. By default either ended it at once, the reports left in
+ * /tmp and the run it was waiting for going on alone (outside the lock).
  */
-static void test_reproduce_hangup_cleans_up(void **state)
+static void stop_cleans_up(int sig)
 {
 	char exe[4096], out[256], err[256], why[400];
 	static char text[1 << 16];
@@ -208,7 +208,6 @@ static void test_reproduce_hangup_cleans_up(void **state)
 	pid_t pid, run = 0;
 	double elapsed;
 
-	(void)state;
 	IL_TEST_NEED_ROOT("changing scheduling classes and knobs for the claims");
 	il_test_knobs_need_free();
 	snprintf(exe, sizeof(exe), "%s", il_test_build_path("inputlat"));
@@ -226,16 +225,17 @@ static void test_reproduce_hangup_cleans_up(void **state)
 	}
 	assert_true(run > 0);
 	assert_int_equal(reproduce_dirs(), before + 1);
-	kill(pid, SIGHUP);
+	kill(pid, sig);
 	st = il_test_wait(pid, 30000, &elapsed);
 	il_test_read_file(err, text, sizeof(text));
 	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 1) {
 		/* Not left going alone, whatever the failure. */
 		kill(run, SIGTERM);
 		il_test_procs_gone(&run, (const char *const[]){"inputlat"}, 1, 15000);
-		fail_msg("reproduce after SIGHUP: status 0x%x (want exit 1): %s", st, text);
+		fail_msg("reproduce after %s: status 0x%x (want exit 1): %s", strsignal(sig), st,
+			 text);
 	}
-	print_message("SIGHUP: exit 1 after %.1f s: %s", elapsed, text);
+	print_message("%s: exit 1 after %.1f s: %s", strsignal(sig), elapsed, text);
 	assert_non_null(strstr(text, "inputlat reproduce: interrupted, no verdicts\n"));
 	assert_int_equal(reproduce_dirs(), before);
 	assert_int_equal(il_test_count_project_procs(), 0);
@@ -243,10 +243,23 @@ static void test_reproduce_hangup_cleans_up(void **state)
 		fail_msg("after reproduce: %s", why);
 }
 
+static void test_reproduce_hangup_cleans_up(void **state)
+{
+	(void)state;
+	stop_cleans_up(SIGHUP);
+}
+
+static void test_reproduce_quit_cleans_up(void **state)
+{
+	(void)state;
+	stop_cleans_up(SIGQUIT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_reproduce_hangup_cleans_up, il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_reproduce_quit_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_quick, il_test_knobs_teardown),
 	};
 	if (il_test_filters("test_reproduce", tests, sizeof(tests) / sizeof(tests[0])) < 0)

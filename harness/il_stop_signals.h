@@ -1,0 +1,22 @@
+/* What ends inputlat's commands in order rather than by a signal's default action. */
+#ifndef IL_STOP_SIGNALS_H
+#define IL_STOP_SIGNALS_H
+
+#include <signal.h>
+
+/*
+ * The signals that end a run in order (knobs back, outputs written; for
+ * reproduce, its run stopped and its reports removed): every
+ * one whose default action ends the process and that somebody sends on
+ * purpose (Ctrl-C, Ctrl-backslash, Ctrl-Z, a closed terminal, kill, kill -USR1, a
+ * timer's alarm). Killed by the default action instead, the run left the
+ * knobs changed until the next start. The faults (SIGSEGV, SIGBUS, ...)
+ * and SIGXCPU (a runaway RT thread) are left to the next start's repair;
+ * SIGPIPE is ignored (a write says EPIPE).
+ */
+#define IL_RUN_STOP_SIGNALS                                                                        \
+	SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,  \
+	    SIGIO, SIGPWR, SIGSTKFLT
+#define IL_RUN_NSTOP_SIGNALS 13
+
+#endif
