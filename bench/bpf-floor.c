@@ -29,6 +29,7 @@
 #include "il_file.h"
 #include "il_bpf_attach.h"
 #include "il_kring.h"
+#include "il_stop_signals.h"
 #include "il_tracefs.h"
 
 struct step {
@@ -37,7 +38,7 @@ struct step {
 };
 
 /*
- * Runs COMMAND and waits for it. SIGINT, SIGTERM or SIGHUP stop the
+ * Runs COMMAND and waits for it. A stop signal (SIGINT, SIGTERM, ...) stops the
  * command first (SIGTERM: inputlat's orderly stop, knobs back) and wait
  * for it, then end bpf-floor by the signal (il_bench's handlers): killed
  * by default, bpf-floor left its run going alone, and a caller that
@@ -51,10 +52,11 @@ static int run_command(char **argv)
 	int status;
 	pid_t pid;
 
+	static const int sigs[] = {IL_RUN_STOP_SIGNALS};
+
 	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&stop, sigs[i]);
 	if (il_bench_tmp_dir("bpf-floor", NULL) < 0)
 		return -EINVAL;
 	sigprocmask(SIG_BLOCK, &stop, &old);
@@ -67,9 +69,8 @@ static int run_command(char **argv)
 	}
 	if (pid == 0) {
 		/* The command gets the default actions and mask back. */
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			signal(sigs[i], SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "bpf-floor: cannot run %s: %s\n", argv[0], strerror(errno));

@@ -15,6 +15,7 @@
 
 #include "il_file.h"
 #include "il_parse.h"
+#include "il_stop_signals.h"
 
 int il_bench_inputlat(const char *prog, char *buf, size_t len)
 {
@@ -98,7 +99,7 @@ static void on_stop_signal(int sig)
 
 int il_bench_tmp_dir(const char *prog, char *tmpl)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	static const int sigs[] = {IL_RUN_STOP_SIGNALS};
 	struct sigaction sa;
 
 	if (tmpl) {

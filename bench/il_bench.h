@@ -23,7 +23,8 @@ int il_bench_out_check(const char *prog, const char *path);
 
 /*
  * What a benchmark leaves in /tmp and the run it waits for, undone when
- * SIGINT, SIGTERM or SIGHUP ends it: the child (an inputlat run) gets
+ * a stop signal (IL_RUN_STOP_SIGNALS: SIGINT, SIGTERM, SIGHUP, SIGQUIT, ...)
+ * ends it: the child (an inputlat run) gets
  * SIGTERM, its orderly stop (knobs back) is waited for, the files are
  * removed, then the directory, and the signal ends the benchmark as it
  * would have (exit status by the signal). il_bench_tmp_dir makes the

@@ -1,4 +1,5 @@
-/* What ends inputlat's commands in order rather than by a signal's default action. */
+/* What ends inputlat's commands and benchmarks in order rather than by a signal's default action.
+ */
 #ifndef IL_STOP_SIGNALS_H
 #define IL_STOP_SIGNALS_H
 
@@ -6,7 +7,8 @@
 
 /*
  * The signals that end a run in order (knobs back, outputs written; for
- * reproduce, its run stopped and its reports removed): every
+ * reproduce and the benchmarks, their run stopped and their temporary
+ * files removed): every
  * one whose default action ends the process and that somebody sends on
  * purpose (Ctrl-C, Ctrl-backslash, Ctrl-Z, a closed terminal, kill, kill -USR1, a
  * timer's alarm). Killed by the default action instead, the run left the
