@@ -1,11 +1,13 @@
 /* inputlat: subcommands dispatched by name from one table. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "il_cmd.h"
 #include "il_header.h"
@@ -150,10 +152,32 @@ static int stack_limit(void)
 	return 0;
 }
 
+/*
+ * Standard streams started closed (`<&- >&- 2>&-`): the first files we
+ * open would become them, and a warning meant for stderr was written into
+ * the --json file. Each is held by /dev/null opened the other way round,
+ * so it stays unusable as it was (a write to stdout fails with EBADF and
+ * is said, as closed) while no file of ours can take its number.
+ */
+static void hold_closed_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+			/* Not close-on-exec: the children, who write to our
+			 * stderr, inherit the hold as they would the stream. */
+			int held = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+
+			/* open takes the lowest free number: this one. */
+			if (held >= 0 && held != fd)
+				close(held);
+		}
+}
+
 int main(int argc, char **argv)
 {
 	int rc;
 
+	hold_closed_std_fds();
 	if (stack_limit() < 0)
 		return 2;
 	/* A file past RLIMIT_FSIZE is a failed write said in one line (EFBIG),

@@ -532,6 +532,72 @@ static void test_hardening_io_stdout_output(void **state)
 	cJSON_Delete(j);
 }
 
+static void close_std_fds(void *ctx)
+{
+	(void)ctx;
+	close(0);
+	close(1);
+	close(2);
+}
+
+/*
+ * Started with stdin, stdout and stderr closed: the run's first files
+ * took their numbers, and a warning meant for stderr went into the --json
+ * file ahead of its '{'. While it runs, its fds 0-2 are /dev/null holding
+ * the numbers (a write to them fails as to a closed one); its report is
+ * the report alone, and the closed stdout is still a failed write (exit
+ * 1). Handlers doing 1.5x their work make sure a warning is written.
+ */
+static void test_hardening_io_std_fds_closed(void **state)
+{
+	char json[PATH_MAX], link[64], target[512], err[256], why[600] = "";
+	const char *args[] = {"run", "--events", "10", "--interval-ms",
+			      "5",   "--json",	 json, "--test-work-scale",
+			      "1.5", NULL};
+	char *slow[] = {il_test_suite.inputlat, "run", "--events", "2000",
+			"--interval-ms",	"5",   "--quiet",  NULL};
+	cJSON *j = NULL;
+	pid_t pid;
+	int st;
+
+	snprintf(json, sizeof(json), "%s", il_test_suite_file("closed-fds.json"));
+	assert_ours(json);
+	unlink(json);
+	run_pre(args, close_std_fds, NULL);
+	assert_int_equal(res->exit_code, 1);
+	if (il_json_load(json, &j, err, sizeof(err)) < 0)
+		fail_msg("the report is not JSON alone: %s", err);
+	assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(j, "warnings")) > 0);
+	cJSON_Delete(j);
+
+	/* What holds fds 0-2 once the run is going. */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close_std_fds(NULL);
+		execv(slow[0], slow);
+		_exit(127);
+	}
+	usleep(1500000);
+	for (int fd = 0; fd <= 2; fd++) {
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)pid, fd);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n < 0)
+			snprintf(target, sizeof(target), "unreadable: %s", strerror(errno));
+		else
+			target[n] = '\0';
+		if (strcmp(target, "/dev/null") && !why[0])
+			snprintf(why, sizeof(why), "fd %d of the run is '%s', not /dev/null", fd,
+				 target);
+	}
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	if (why[0])
+		fail_msg("%s (the run's wait status 0x%x)", why, st);
+}
+
 /* --- inputs -------------------------------------------------------------- */
 
 static void policy_dir_env(void *dir)
@@ -1255,6 +1321,7 @@ int main(void)
 				      il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_stale_temps_removed, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_stdout_output, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_std_fds_closed, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_bad_inputs, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_stdout_errors, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_hostile_names, il_test_proc_teardown),
