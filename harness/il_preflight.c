@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "il_clock.h"
 #include "il_background.h"
 #include "il_cmd.h"
 #include "il_file.h"
@@ -209,6 +210,50 @@ static int check_open_files(void)
 	return 2;
 }
 
+/*
+ * A replay plays its recorded spacing: a click after a gap of a day waits
+ * a day. The run's bound counts the recording's span (il_run_bound_ns; the
+ * policy is loaded);
+ * one that cannot hold it is refused before anything starts (a 27-hour
+ * gap ran into the watchdog after 21 s, "the run outlived its time bound",
+ * and wrote nothing), as is an explicit --bound-ms shorter than it.
+ */
+static int check_replay_span(struct il_run *r)
+{
+	const struct il_run_opts *o = r->o;
+	/* --bound-ms's own limit, the longest a run may be bounded to. */
+	const uint64_t max_ns = il_ms_to_ns(86400000);
+	char err[1024], gap[96] = "";
+
+	if (o->input.kind != IL_INPUT_REPLAY)
+		return 0;
+	if (il_input_replay_span(&o->input, il_us_to_ns(o->interval_us),
+				 il_run_opts_total_events(o), &r->replay, err, sizeof(err)) < 0) {
+		fprintf(stderr, "inputlat run: %s\n", err);
+		return 2;
+	}
+	if (r->replay.longest_gap_ns)
+		snprintf(gap, sizeof(gap), "; its longest gap, %.1f s, comes before click %llu",
+			 (double)r->replay.longest_gap_ns / 1e9,
+			 (unsigned long long)r->replay.longest_gap_before);
+	if (!o->bound_ms && il_run_bound_needed_ns(r) > max_ns)
+		fprintf(
+		    stderr,
+		    "inputlat run: %s: its %llu clicks take %.0f s to play%s: more than a run's "
+		    "longest bound (24 h); trim the recording or ask fewer --events\n",
+		    o->input.arg, (unsigned long long)r->replay.clicks,
+		    (double)r->replay.span_ns / 1e9, gap);
+	else if (o->bound_ms && il_ms_to_ns(o->bound_ms) <= r->replay.span_ns)
+		fprintf(stderr,
+			"inputlat run: --bound-ms %llu is shorter than the %.1f s that %s's %llu "
+			"clicks take to play%s\n",
+			(unsigned long long)o->bound_ms, (double)r->replay.span_ns / 1e9,
+			o->input.arg, (unsigned long long)r->replay.clicks, gap);
+	else
+		return 0;
+	return 2;
+}
+
 int il_preflight(struct il_run *r)
 {
 	const struct il_run_opts *o = r->o;
@@ -224,6 +269,7 @@ int il_preflight(struct il_run *r)
 		fprintf(stderr, "inputlat run: %s\n", err);
 		return 2;
 	}
+
 	/*
 	 * The lock is prepared here and kept for the run: for il-bpf that loads
 	 * the one BPF program of the run, whose records the children get over
@@ -254,6 +300,9 @@ int il_preflight(struct il_run *r)
 	if (rc)
 		return rc;
 	rc = check_hog_script(r);
+	if (rc)
+		return rc;
+	rc = check_replay_span(r);
 	if (rc)
 		return rc;
 	/* Privilege, as the kernel judges it (a capability, not the user id):

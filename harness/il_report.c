@@ -926,6 +926,14 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 	char cause[200], where[200];
 	double speed, dropped;
 
+	/* A replay plays each recorded click once: fewer than asked is said. */
+	if (r->o->input.kind == IL_INPUT_REPLAY && !r->interrupted &&
+	    !(r->fail_msg && r->fail_msg[0]) && r->nsent < r->o->events)
+		il_warn(w,
+			"input: %s ran out after %llu measured mouse-downs of the %llu asked (%llu "
+			"warm-up first): a replay plays each recorded click once",
+			r->o->input.arg, (unsigned long long)r->nsent,
+			(unsigned long long)r->o->events, (unsigned long long)r->o->warmup);
 	dropped = dropped_in_chain(r, where, sizeof(where));
 	if (dropped > 0)
 		il_warn(w,

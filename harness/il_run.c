@@ -281,18 +281,29 @@ static void run_free(struct il_run *r)
  * events at about 8 a second here, not 50, and a healthy ASan run outlived
  * a bound that left this out.
  */
-static uint64_t run_bound_ns(const struct il_run_opts *o, bool loop_is_rt, int nr_cpus)
+static uint64_t run_bound_ns(const struct il_run_opts *o, bool loop_is_rt, int nr_cpus,
+			     uint64_t replay_span_ns)
 {
 	uint64_t busy = (uint64_t)o->hog_threads + (uint64_t)o->load_threads;
-	uint64_t per_event_us = o->interval_us * 11 / 10 + LOOP_BOUND_US_PER_EVENT;
+	/* A replay plays its recorded spacing, not --interval-ms. */
+	uint64_t per_event_us =
+	    (replay_span_ns ? 0 : o->interval_us * 11 / 10) + LOOP_BOUND_US_PER_EVENT;
 
-	if (o->bound_ms)
-		return il_ms_to_ns(o->bound_ms);
 	if (!loop_is_rt)
 		per_event_us +=
 		    busy * WAKE_WAIT_US_PER_BUSY / (uint64_t)(nr_cpus > 0 ? nr_cpus : 1);
 	return il_ms_to_ns(READY_BOUND_MS + o->duration_ms + o->timeout_ms + SLACK_BOUND_MS) +
-	       il_us_to_ns(il_run_opts_total_events(o) * per_event_us);
+	       replay_span_ns / 10 * 11 + il_us_to_ns(il_run_opts_total_events(o) * per_event_us);
+}
+
+uint64_t il_run_bound_needed_ns(const struct il_run *r)
+{
+	return run_bound_ns(r->o, il_policy_uses_rt(r->policy), r->nr_cpus, r->replay.span_ns);
+}
+
+uint64_t il_run_bound_ns(const struct il_run *r)
+{
+	return r->o->bound_ms ? il_ms_to_ns(r->o->bound_ms) : il_run_bound_needed_ns(r);
 }
 
 /*
@@ -660,7 +671,7 @@ int il_cmd_run(int argc, char **argv)
 	il_sysinfo_system_facts(cJSON_AddObjectToObject(r.facts, "system"));
 	r.facts_ns = il_now_ns();
 
-	bound_ns = run_bound_ns(&o, il_policy_uses_rt(r.policy), r.nr_cpus);
+	bound_ns = il_run_bound_ns(&r);
 	r.rttime_us = o.rttime_ms ? o.rttime_ms * 1000 : bound_ns / 1000;
 	if (il_watchdog_start(bound_ns, &r.knobs) < 0) {
 		fprintf(stderr, "inputlat run: cannot start the watchdog thread\n");

@@ -128,6 +128,8 @@ struct il_run {
 	int tracing_on;		      /* tracefs's, at the start, with --trace-marker */
 	struct il_ctxsw *ctxsw;	      /* wake-ups of the chain's threads */
 	bool lock_prepared;	      /* il_lock_kind_prepare(o->lock) held for the run */
+	/* --input replay: what its clicks take to play (span_ns 0 otherwise). */
+	struct il_replay_span replay;
 	uint64_t last_sample_ns;
 	pid_t self_tid;
 
@@ -148,6 +150,14 @@ struct il_run {
  * r->children_dir. Returns 0 or the exit code, after one line on stderr.
  */
 int il_preflight(struct il_run *r);
+
+/*
+ * The watchdog's bound of the whole run: --bound-ms, else what it needs
+ * (il_run_bound_needed_ns: start-up, every event, a replay's recorded
+ * span, a drain). Needs the policy loaded.
+ */
+uint64_t il_run_bound_ns(const struct il_run *r);
+uint64_t il_run_bound_needed_ns(const struct il_run *r);
 
 /*
  * Once every check passed, outputs included: stops a crashed run's

@@ -28,6 +28,23 @@ struct il_input_spec {
 	char arg[256]; /* device path or file; empty otherwise */
 };
 
+/* How long a replay's clicks take to play (il_input_replay_span). */
+struct il_replay_span {
+	uint64_t clicks;	     /* of those asked, the recording holds this many */
+	uint64_t span_ns;	     /* from the run's first delay to the last click's release */
+	uint64_t longest_gap_ns;     /* the longest recorded press-to-press spacing */
+	uint64_t longest_gap_before; /* the click (1-based) that gap precedes */
+};
+
+/*
+ * For --input replay:FILE: what its first `clicks` clicks (or all it has)
+ * take to play, the first one after first_ns (the harness's own delay),
+ * the rest at their recorded spacing, with the last one's recorded hold.
+ * Returns 0 or -errno (message in err).
+ */
+int il_input_replay_span(const struct il_input_spec *spec, uint64_t first_ns, uint64_t clicks,
+			 struct il_replay_span *out, char *err, size_t errlen);
+
 /* Parses an --input value. Returns 0 or -EINVAL (message in err). */
 int il_input_spec_parse(const char *s, struct il_input_spec *out, char *err, size_t errlen);
 

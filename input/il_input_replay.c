@@ -325,6 +325,36 @@ int il_input_check_replay(const struct il_input_spec *spec, char *err, size_t er
 	return rc;
 }
 
+int il_input_replay_span(const struct il_input_spec *spec, uint64_t first_ns, uint64_t clicks,
+			 struct il_replay_span *out, char *err, size_t errlen)
+{
+	struct replay_click *c;
+	size_t n, used;
+	int rc = load_clicks(spec, &c, &n, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	used = clicks < n ? (size_t)clicks : n;
+	*out = (struct il_replay_span){.clicks = used, .span_ns = first_ns};
+	/* As the injector plays them: the harness's own delay to the first
+	 * press, then the recorded press-to-press spacing, then the last hold. */
+	for (size_t k = 1; k < used; k++) {
+		uint64_t gap = (c[k].press_us - c[k - 1].press_us) * 1000ull;
+		uint64_t hold = c[k - 1].hold_us * 1000ull;
+
+		/* A hold past the next press (a hostile recording) counts whole. */
+		out->span_ns += gap > hold ? gap : hold;
+		if (gap > out->longest_gap_ns) {
+			out->longest_gap_ns = gap;
+			out->longest_gap_before = k + 1;
+		}
+	}
+	if (used)
+		out->span_ns += c[used - 1].hold_us * 1000ull;
+	free(c);
+	return 0;
+}
+
 static int replay_press(struct il_injector *inj, uint64_t *stamp0_ns)
 {
 	struct replay_injector *r = (struct replay_injector *)inj;

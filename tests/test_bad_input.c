@@ -148,6 +148,24 @@ static const struct bad_case cases[] = {
      2,
      "inputlat run: --input: unknown source 'bogus' (use synthetic, uinput, "
      "evdev:/dev/input/eventN or replay:FILE)"},
+    /* A replay plays its recorded spacing: a day's gap is refused up front
+     * (it ran into the watchdog after 21 s and wrote nothing). */
+    {"run replay longer than any bound",
+     {"run", "--warmup", "0", "--events", "2", "--input", "replay:@D/day-gap.evemu"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: @D/day-gap.evemu: its 2 clicks take 99999 s to play; its longest gap, "
+     "99999.0 s, comes before click 2: more than a run's longest bound (24 h); trim the "
+     "recording or ask fewer --events"},
+    {"run replay longer than --bound-ms",
+     {"run", "--warmup", "0", "--events", "2", "--bound-ms", "60000", "--input",
+      "replay:@D/day-gap.evemu"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --bound-ms 60000 is shorter than the 99999.0 s that @D/day-gap.evemu's 2 "
+     "clicks take to play; its longest gap, 99999.0 s, comes before click 2"},
     {"run --input evdev:",
      {"run", "--input", "evdev:"},
      PREP_NONE,

@@ -272,9 +272,35 @@ static void test_input_replay_timing(void **state)
 	il_input_reader_free(r);
 }
 
+/*
+ * What a replay's clicks take to play, for the run's bound: the harness's
+ * first delay, the recorded spacing, the last click's hold; the longest
+ * gap named by the click it precedes.
+ */
+static void test_input_replay_span(void **state)
+{
+	struct il_input_spec spec = {.kind = IL_INPUT_REPLAY};
+	struct il_replay_span sp;
+
+	(void)state;
+	data_path(spec.arg, sizeof(spec.arg), "mouse-3clicks.evemu");
+	assert_int_equal(il_input_replay_span(&spec, 5000000, 2, &sp, err, sizeof(err)), 0);
+	assert_int_equal(sp.clicks, 2);
+	assert_int_equal(sp.span_ns, 5000000ull + 599738000ull + 65000000ull);
+	assert_int_equal(sp.longest_gap_ns, 599738000ull);
+	assert_int_equal(sp.longest_gap_before, 2);
+	/* More asked than recorded: all three. */
+	assert_int_equal(il_input_replay_span(&spec, 5000000, 100, &sp, err, sizeof(err)), 0);
+	assert_int_equal(sp.clicks, 3);
+	assert_int_equal(sp.span_ns, 5000000ull + 599738000ull + 600000000ull + 100000000ull);
+	assert_int_equal(sp.longest_gap_ns, 600000000ull);
+	assert_int_equal(sp.longest_gap_before, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_input_replay_span),
 	    cmocka_unit_test(test_input_uinput_missing),
 	    cmocka_unit_test(test_input_evdev_missing_path),
 	    cmocka_unit_test(test_input_evdev_not_evdev),

@@ -273,6 +273,55 @@ static const char *one_warning(struct fixture *fx, struct il_warnings *warn, int
 	return cJSON_GetArrayItem(w, 0)->valuestring;
 }
 
+/*
+ * A replay whose recording holds fewer clicks than the events asked: the
+ * run plays them and says so (it exited 0 with nothing said); the same
+ * run with synthetic input, or asked no more than it played, says nothing.
+ */
+static void test_report_replay_ran_out(void **state)
+{
+	struct fixture *fx = malloc(sizeof(*fx));
+	struct il_warnings *warn = calloc(1, sizeof(*warn));
+	char want[300];
+	cJSON *root;
+	const cJSON *w;
+
+	(void)state;
+	fixture_build(fx, 1.0, 1);
+	fixture_stream(fx, NULL);
+	fx->o.events = fx->r.nsent + 5;
+	il_report_check(&fx->r, warn);
+	fx->r.warnings = warn;
+	root = write_and_load(&fx->r, "synthetic-short.json");
+	assert_int_equal(cJSON_GetArraySize(il_json_get(root, "warnings")), 0);
+	cJSON_Delete(root);
+
+	fx->o.input.kind = IL_INPUT_REPLAY;
+	snprintf(fx->o.input.arg, sizeof(fx->o.input.arg), "clicks.evemu");
+	memset(warn, 0, sizeof(*warn));
+	il_report_check(&fx->r, warn);
+	root = write_and_load(&fx->r, "replay-short.json");
+	w = il_json_get(root, "warnings");
+	assert_int_equal(cJSON_GetArraySize(w), 1);
+	snprintf(want, sizeof(want),
+		 "input: clicks.evemu ran out after %llu measured mouse-downs of the %llu asked "
+		 "(%llu warm-up first): a replay plays each recorded click once",
+		 (unsigned long long)fx->r.nsent, (unsigned long long)fx->o.events,
+		 (unsigned long long)fx->o.warmup);
+	assert_string_equal(cJSON_GetArrayItem(w, 0)->valuestring, want);
+	cJSON_Delete(root);
+
+	fx->o.events = fx->r.nsent;
+	memset(warn, 0, sizeof(*warn));
+	il_report_check(&fx->r, warn);
+	root = write_and_load(&fx->r, "replay-whole.json");
+	assert_int_equal(cJSON_GetArraySize(il_json_get(root, "warnings")), 0);
+	cJSON_Delete(root);
+	fixture_free(fx);
+	free(fx);
+	free(warn);
+}
+
 static void test_report_work_accuracy_and_warning(void **state)
 {
 	struct fixture *fx = malloc(sizeof(*fx));
@@ -854,6 +903,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_report_warmup_excluded_and_flagged),
 	    cmocka_unit_test(test_report_work_accuracy_and_warning),
+	    cmocka_unit_test(test_report_replay_ran_out),
 	    cmocka_unit_test(test_report_nothing_completed_gives_null),
 	    cmocka_unit_test(test_report_harness_threads),
 	    cmocka_unit_test(test_report_out_of_order_left_out),
