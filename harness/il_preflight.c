@@ -167,7 +167,16 @@ static bool policy_sets_knobs(const struct il_policy *p)
 
 /* Descriptors the orchestrator may need at once: channels to and from
  * four children, the loop, signal pipe, timers, pidfds, outputs. */
-#define RUN_FDS_FREE 64
+/*
+ * Descriptors a run may hold at once beyond those it started with: at its
+ * peak on the 2-CPU VM the orchestrator held 59 in a default run and 81
+ * with every output, the trace marker, a background command, --lock il-bpf
+ * and attribution's BPF programs and maps (2026-12; none of it grows with
+ * the CPUs or the hog and load threads; a child holds 41 at most). 64 was
+ * too few: the run it let start failed at "starting il-workload: too many
+ * open files".
+ */
+#define RUN_FDS_FREE 128
 
 /*
  * Enough free file descriptors for the whole run, checked before anything

@@ -1043,6 +1043,51 @@ static void test_hardening_io_open_file_limit(void **state)
 	}
 	print_message("%d of %zu limits refused, each with a line naming open files\n", refused,
 		      2 * nl);
+
+	/*
+	 * The refusal's advice works: at the limit it names, a run with every
+	 * output, the trace marker, a background command, --lock il-bpf and
+	 * attribution (as root) goes through (64 spare descriptors were asked
+	 * for, and that run then failed starting il-workload).
+	 */
+	{
+		rlim_t advised = 16;
+		const char *at;
+		char outs[5][PATH_MAX];
+		/* BPF (the lock's, attribution's) and tracefs, as root. */
+		const char *lock = geteuid() == 0 ? "il-bpf" : "pthread";
+		const char *marker = geteuid() == 0 ? "--trace-marker" : "--quiet";
+		const char *full[32] = {"run",		"--events", "5",    "--interval-ms", "5",
+					"--quiet",	"--hog",    "1",    "--load",	     "1",
+					"--background", "sleep 30", marker, "--lock",	     lock};
+		int n = 15;
+
+		run_pre(args, nofile_limit, (void *)&advised);
+		at = strstr(res->err, "ulimit -n ");
+		if (res->exit_code != 2 || !at)
+			fail_msg(
+			    "RLIMIT_NOFILE 16: want a refusal naming ulimit -n, got exit %d: %s",
+			    res->exit_code, res->err);
+		advised = (rlim_t)strtoull(at + strlen("ulimit -n "), NULL, 10);
+		for (size_t o = 0; o < NOUTS; o++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "fds%zu.out", o);
+			snprintf(outs[o], sizeof(outs[o]), "%s", il_test_suite_file(name));
+			assert_ours(outs[o]);
+			unlink(outs[o]);
+			full[n++] = out_opts[o];
+			full[n++] = outs[o];
+		}
+		full[n] = NULL;
+		run_pre(full, nofile_limit, (void *)&advised);
+		if (res->exit_code != 0)
+			fail_msg("at the advised RLIMIT_NOFILE %llu a full run failed, exit %d: %s",
+				 (unsigned long long)advised, res->exit_code, res->err);
+		print_message("at the advised RLIMIT_NOFILE %llu a run with every output, BPF and "
+			      "a background command went through\n",
+			      (unsigned long long)advised);
+	}
 }
 
 /* How many threads of pid have a name that starts with prefix; the tids of
