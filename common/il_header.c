@@ -1,6 +1,7 @@
 #include "il_header.h"
 #include "il_version.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,4 +65,26 @@ cJSON *il_header_new(int file_version, const char *cmdline, const struct timespe
 	}
 	cJSON_AddNumberToObject(k, "nr_cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
 	return root;
+}
+
+int il_header_version_check(const cJSON *root, int want, char *why, size_t len)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "file_version");
+
+	if (!v) {
+		snprintf(why, len, "no file_version (is it an inputlat run --json report?)");
+		return -1;
+	}
+	if (!cJSON_IsNumber(v) || v->valuedouble != (double)want) {
+		if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) &&
+		    fabs(v->valuedouble) < 1e9)
+			snprintf(why, len,
+				 "file_version %.0f: not a version this inputlat reads (it reads "
+				 "%d)",
+				 v->valuedouble, want);
+		else
+			snprintf(why, len, "file_version is not a version number");
+		return -1;
+	}
+	return 0;
 }

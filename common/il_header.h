@@ -31,4 +31,15 @@ const char *il_version(void);
  */
 cJSON *il_header_new(int file_version, const char *cmdline, const struct timespec *start);
 
+/* The file_version of `inputlat run --json` reports. */
+#define IL_RUN_FILE_VERSION 1
+
+/*
+ * Whether root says it is a file of version want (file_version, a number):
+ * 0, or -1 with why ("no file_version ...", "file_version 2: ...") for the
+ * reader to refuse it in one line. A report of another version has other
+ * meanings under the same keys; read as this one, it would be misread.
+ */
+int il_header_version_check(const cJSON *root, int want, char *why, size_t len);
+
 #endif

@@ -147,6 +147,24 @@ static int latencies_sane(const cJSON *root, const char *path)
 		cJSON_ArrayForEach (lat, il_json_get(root, tops[t])) {
 			int i = 0;
 
+			/* The per-event lists are of numbers, each one a latency:
+			 * a string or null in one was skipped, and "abc" for the
+			 * list read as no samples at all. */
+			if (t == 1 && lat->string &&
+			    (!strcmp(lat->string, "processing") ||
+			     !strcmp(lat->string, "presentation"))) {
+				bool numbers = cJSON_IsArray(lat);
+
+				cJSON_ArrayForEach (v, lat)
+					numbers = numbers && cJSON_IsNumber(v);
+				if (!numbers) {
+					fprintf(stderr,
+						"compare: %s: samples_us.%s is not a list of "
+						"latencies\n",
+						path, lat->string);
+					return -1;
+				}
+			}
 			cJSON_ArrayForEach (v, lat) {
 				double x = v->valuedouble;
 
@@ -184,9 +202,16 @@ static int latencies_sane(const cJSON *root, const char *path)
  */
 static bool run_failed(const cJSON *root, const char *path)
 {
-	const char *e = cJSON_GetStringValue(il_json_get(root, "error"));
+	const cJSON *ej = il_json_get(root, "error");
+	const char *e = cJSON_GetStringValue(ej);
 	char why[300];
 
+	/* Not a message a run wrote (an object, a number): not a valid round. */
+	if (ej && !e && !cJSON_IsNull(ej)) {
+		fprintf(stderr, "compare: %s: its error is not a message %s\n", path,
+			REQUIRED_NOTE);
+		return true;
+	}
 	if (!e)
 		return false;
 	fprintf(stderr, "compare: %s: that run failed (%s): its figures are not a measurement\n",
@@ -259,6 +284,11 @@ static int add_report(struct group *g, const char *path)
 	}
 	if (!cJSON_IsObject(root)) {
 		fprintf(stderr, "compare: %s: not a JSON object %s\n", path, REQUIRED_NOTE);
+		cJSON_Delete(root);
+		return -1;
+	}
+	if (il_header_version_check(root, IL_RUN_FILE_VERSION, err, sizeof(err)) < 0) {
+		fprintf(stderr, "compare: %s: %s\n", path, err);
 		cJSON_Delete(root);
 		return -1;
 	}

@@ -9,6 +9,7 @@
 
 #include "il_cmd.h"
 #include "il_explain.h"
+#include "il_header.h"
 #include "il_file.h"
 #include "il_parse.h"
 #include "il_printable.h"
@@ -125,6 +126,17 @@ int il_cmd_explain(int argc, char **argv)
 	    (argc - optind == 2 && il_json_load(argv[optind + 1], &b, err, sizeof(err)) < 0)) {
 		fprintf(stderr, "explain: %s\n", err);
 		goto out;
+	}
+	/* Another version's keys mean other things: refused, not misread. */
+	for (int i = 0; i < 2; i++) {
+		const cJSON *r = i ? b : a;
+		char why[160];
+
+		if (r && il_header_version_check(r, IL_RUN_FILE_VERSION, why, sizeof(why)) < 0) {
+			fprintf(stderr, "explain: %s: %s\n",
+				il_printable_copy(argv[optind + i], err, sizeof(err)), why);
+			goto out;
+		}
 	}
 	/* Report strings in the output are made printable where they are
 	 * printed (il_explain.c); the one line on stderr may quote them too. */

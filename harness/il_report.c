@@ -23,7 +23,6 @@
 #include "il_run_stats.h"
 #include "il_trace.h"
 
-#define IL_JSON_FILE_VERSION 1
 /* A handler whose measured work is further than this from its
  * configured work makes the run's latencies doubtful. */
 #define WORK_TOLERANCE 0.10
@@ -1094,7 +1093,7 @@ int il_report_json(const struct il_result *r, FILE *f)
 	cJSON *root, *ev, *lat, *procs;
 	char *text;
 
-	root = il_header_new(IL_JSON_FILE_VERSION, r->cmdline, &r->start_wall);
+	root = il_header_new(IL_RUN_FILE_VERSION, r->cmdline, &r->start_wall);
 	if (!root)
 		return -ENOMEM;
 	kernel_json(r, cJSON_GetObjectItemCaseSensitive(root, "kernel"));

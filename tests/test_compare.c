@@ -530,6 +530,20 @@ static void test_compare_impossible_values_refused(void **state)
 	     "samples_us.processing[0] = inf is not a latency"},
 	    {"neg-p50.json", "\"p50\":", "\"p50\":-5,\"was_p50\":",
 	     "latency_us.processing.p50 = -5 is not a latency"},
+	    /* Another version's keys mean other things: not misread. */
+	    {"version2.json", "\"file_version\":1", "\"file_version\":2",
+	     "file_version 2: not a version this inputlat reads (it reads 1)"},
+	    {"version-text.json", "\"file_version\":1", "\"file_version\":\"1\"",
+	     "file_version is not a version number"},
+	    {"version-none.json", "\"file_version\":1,", "",
+	     "no file_version (is it an inputlat run --json report?)"},
+	    /* Per-event samples that are not numbers were skipped silently. */
+	    {"string-sample.json", "\"processing\":[", "\"processing\":[\"a\",null,",
+	     "samples_us.processing is not a list of latencies"},
+	    {"text-samples.json", "\"presentation\":[", "\"presentation\":\"abc\",\"was\":[",
+	     "samples_us.presentation is not a list of latencies"},
+	    {"error-object.json", "\"file_version\":1,", "\"file_version\":1,\"error\":{\"a\":1},",
+	     "its error is not a message"},
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)

@@ -138,7 +138,12 @@ static cJSON *report(const char *policy, double p50_rq)
 
 static void write_report(const char *path, cJSON *r)
 {
-	char *text = cJSON_Print(r);
+	char *text;
+
+	/* What every run report carries; explain refuses a report without. */
+	if (!cJSON_GetObjectItem(r, "file_version"))
+		cJSON_AddNumberToObject(r, "file_version", 1);
+	text = cJSON_Print(r);
 
 	il_test_write_file(path, text);
 	free(text);
@@ -448,6 +453,23 @@ static void test_explain_compare_cross_cpu_unreadable(void **state)
 }
 
 /* A report without attribution, or with it unavailable: one line, exit 2. */
+/* A report of another version: its keys mean other things, so refused. */
+static void test_explain_other_version_refused(void **state)
+{
+	char path[300];
+	cJSON *r = report("cfs", 100);
+	int rc;
+
+	(void)state;
+	cJSON_AddNumberToObject(r, "file_version", 2);
+	snprintf(path, sizeof(path), "%s/v2.json", dir);
+	write_report(path, r);
+	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL);
+	il_test_assert_one_line_exit(
+	    rc, OUT, ERR, 2, "file_version 2: not a version this inputlat reads (it reads 1)",
+	    NULL);
+}
+
 static void test_explain_unavailable(void **state)
 {
 	char path[300];
@@ -591,6 +613,7 @@ int main(void)
 	    cmocka_unit_test(test_explain_compare),
 	    cmocka_unit_test(test_explain_compare_cross_cpu_unreadable),
 	    cmocka_unit_test(test_explain_unavailable),
+	    cmocka_unit_test(test_explain_other_version_refused),
 	    cmocka_unit_test(test_explain_culprit_name_printable),
 	    cmocka_unit_test(test_explain_cut_short_and_hostile_strings),
 	    cmocka_unit_test(test_explain_records_any_spacing),
