@@ -145,6 +145,16 @@ static int cmd_fdr(int argc, char **argv)
 			free(p);
 			return usage_line(what);
 		}
+	/* The output checked before any work, as every command's --json. */
+	if (json_path && strcmp(json_path, "-") != 0) {
+		char err[600];
+
+		if (il_out_check("--json", json_path, err, sizeof(err)) < 0) {
+			fprintf(stderr, "inputlat stats: %s\n", err);
+			free(p);
+			return 2;
+		}
+	}
 	level = il_stats_fdr_level(p, m, alpha, &rejected);
 	free(p);
 	if (isnan(level)) {

@@ -252,8 +252,13 @@ int il_wiring_start(struct il_run *r, char *err, size_t errlen)
 			il_watchdog_add_pid(r->procs[p].pid);
 		}
 		if (rc < 0) {
-			snprintf(err, errlen, "starting %.200s/%s: %s", r->children_dir, prog,
-				 uv_strerror(rc));
+			/* EAGAIN from fork: say which limit, not only "try again". */
+			snprintf(err, errlen, "starting %.200s/%s: %s%s", r->children_dir, prog,
+				 uv_strerror(rc),
+				 rc == UV_EAGAIN ? " (the process and thread limit, RLIMIT_NPROC: "
+						   "ulimit -u)"
+				 : rc == UV_EMFILE ? " (the open-file limit: ulimit -n)"
+						   : "");
 			goto out;
 		}
 	}

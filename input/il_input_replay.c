@@ -9,6 +9,7 @@
  *   E: <sec>.<usec> <type> <code> <value>     (type/code hex, value dec)
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,28 @@ int il_evemu_parse(const char *path, struct il_evemu **out, char *err, size_t er
 				     ? "file grew past its size limit"
 				     : "a NUL byte: not an evemu-record text file");
 			goto out;
+		}
+		/* A line longer than the buffer: the rest of it is read and
+		 * dropped here, not parsed as the next line (it was, reported
+		 * as line 2 and "not an evemu-record line"). A comment or a
+		 * device name keeps its head; any other line is refused. */
+		if (!strchr(line, '\n') && !feof(f)) {
+			char rest[4096];
+			bool nul = false;
+
+			for (long r0 = ftell(f); fgets(rest, sizeof(rest), f); r0 = ftell(f)) {
+				nul = nul || ftell(f) - r0 != (long)strlen(rest);
+				if (strchr(rest, '\n'))
+					break;
+			}
+			if (nul || (line[0] != '#' && line[0] != 'N')) {
+				rc = -EINVAL;
+				snprintf(err, errlen, "%s:%u: %s", path, lineno,
+					 nul ? "a NUL byte: not an evemu-record text file"
+					     : "a line longer than 4095 bytes: not an evemu-record "
+					       "line");
+				goto out;
+			}
 		}
 		line[strcspn(line, "\r\n")] = '\0';
 		if (line[0] == '\0' || line[0] == '#')

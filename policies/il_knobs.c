@@ -160,9 +160,13 @@ static int open_state_dir(const char *dir, bool create, char *err, size_t errlen
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0) {
 		int e = errno;
+		struct stat lst;
+		/* ENOTDIR is also a plain file; only a link is "refused". */
+		bool link =
+		    e == ELOOP || (e == ENOTDIR && lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode));
 		if (e != ENOENT || create)
-			snprintf(err, errlen, "state directory %s: %s%s", dir, strerror(e),
-				 e == ELOOP || e == ENOTDIR ? " (refusing a symlink)" : "");
+			snprintf(err, errlen, "state directory %s: %s%s", dir,
+				 link ? "a symlink" : strerror(e), link ? ", refused" : "");
 		return -e;
 	}
 	struct stat st;

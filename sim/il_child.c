@@ -348,8 +348,15 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 		if (rc < 0)
 			die_usage(process, "bad value '%s' for --%s", v, name);
 	}
-	if (parent && getppid() != parent)
-		exit(1); /* the orchestrator died before PDEATHSIG was armed */
+	/* The orchestrator died before PDEATHSIG was armed, or this was
+	 * started by hand with another parent: one line either way. */
+	if (parent && getppid() != parent) {
+		fprintf(stderr,
+			"%s: --parent-pid %d is not this process's parent (%d): started "
+			"by hand, or the orchestrator is gone\n",
+			process, (int)parent, (int)getppid());
+		exit(1);
+	}
 
 	/* The owner-aware lock needs its on-CPU source; without it the lock
 	 * would silently be a different one, so that is an error. */

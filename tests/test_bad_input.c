@@ -891,9 +891,11 @@ static void test_bad_input_chain_by_hand(void **state)
 			}
 		}
 	}
-	/* The on-CPU publisher too: getopt's line and then the whole usage. */
+	/* The on-CPU publisher too: getopt's line and then the whole usage;
+	 * and a --pin-dir off bpffs (libbpf's own line and "Invalid argument"). */
 	{
 		char *argv[] = {path, "--frob", NULL};
+		char *pin[] = {path, "--pin-dir", (char *)il_test_suite.tmpdir, NULL};
 
 		snprintf(path, sizeof(path), "%s", il_test_build_path("ilspin-oncpu"));
 		if (access(path, X_OK) != 0)
@@ -903,6 +905,12 @@ static void test_bad_input_chain_by_hand(void **state)
 			 !strstr(res->err, "ilspin-oncpu: unknown or ambiguous option '--frob'")) {
 			print_error("ilspin-oncpu --frob: exit %d, stderr: %s", res->exit_code,
 				    res->err);
+			failed++;
+		} else if (il_test_run(pin, CASE_TIMEOUT_MS, res) != 0 || res->exit_code != 2 ||
+			   !il_test_one_line(res->err) ||
+			   !strstr(res->err, "is not on a BPF filesystem")) {
+			print_error("ilspin-oncpu --pin-dir %s: exit %d, stderr: %s",
+				    il_test_suite.tmpdir, res->exit_code, res->err);
 			failed++;
 		}
 	}

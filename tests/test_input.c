@@ -200,6 +200,28 @@ static void test_input_replay_bad_line(void **state)
 	assert_ptr_equal(rec, (struct il_evemu *)0x1);
 	assert_non_null(strstr(err, ":3: bad E: line"));
 	assert_one_line(err);
+
+	/* Longer than the line buffer: a name keeps its head, anything else
+	 * is refused at its own line (it was read on as a "line 2"). */
+	{
+		static char text[12000];
+		int n = snprintf(text, sizeof(text), "N: ");
+
+		memset(text + n, 'a', 5000);
+		snprintf(text + n + 5000, sizeof(text) - (size_t)n - 5000,
+			 "\nE: 0.000001 0001 0110 0001\nE: 0.000001 0000 0000 0000\n");
+		il_test_write_file(tmp, text);
+		assert_int_equal(il_evemu_parse(tmp, &rec, err, sizeof(err)), 0);
+		assert_int_equal(rec->n_events, 2);
+		il_evemu_free(rec);
+		n = snprintf(text, sizeof(text), "N: x\nE: 0.000001 0001 0110 0001");
+		memset(text + n, ' ', 5000);
+		snprintf(text + n + 5000, sizeof(text) - (size_t)n - 5000, "\n");
+		il_test_write_file(tmp, text);
+		assert_int_equal(il_evemu_parse(tmp, &rec, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, ":2: a line longer than 4095 bytes"));
+		assert_one_line(err);
+	}
 	unlink(tmp);
 }
 

@@ -412,6 +412,22 @@ static void test_knobs_untrusted_state(void **state)
 
 	/* A missing state directory means nothing to restore. */
 	assert_int_equal(il_knobs_recover_stale("/nonexistent/il_state", NULL), 0);
+
+	/* A state "directory" that is a plain file is said to be one, not
+	 * "refusing a symlink" (it was); a symlink is refused as one. */
+	{
+		char file[PATH_MAX], link[PATH_MAX + 8];
+
+		assert_int_equal(il_test_tmpfile_make(file, sizeof(file), "not-a-dir"), 0);
+		assert_true(il_knobs_restore(file, NULL, err, sizeof(err)) < 0);
+		assert_non_null(strstr(err, "Not a directory"));
+		assert_null(strstr(err, "symlink"));
+		snprintf(link, sizeof(link), "%s.link", file);
+		assert_int_equal(symlink("/tmp", link), 0);
+		assert_true(il_knobs_restore(link, NULL, err, sizeof(err)) < 0);
+		unlink(link);
+		assert_non_null(strstr(err, "a symlink, refused"));
+	}
 }
 
 static void test_knobs_fair_server(void **state)
