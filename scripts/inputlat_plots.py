@@ -152,8 +152,11 @@ plot {', '.join(plots)}""")
         best = min(p50s, key=lambda p: cells[(p, scenario)]["proc_p50_us"])
         reading += f"lowest p50: {best} ({human_us(cells[(best, scenario)]['proc_p50_us'])}); "
     if p99s:
+        # A description of the rounds, not a verdict: summary.md says which
+        # differences hold (and that a p99 needs 500 events a round).
         worst = max(p99s, key=lambda p: cells[(p, scenario)]["proc_p99_us"])
-        reading += f"highest p99: {worst} ({human_us(cells[(worst, scenario)]['proc_p99_us'])})."
+        reading += (f"highest p99 (geometric mean over rounds, no test here): {worst} "
+                    f"({human_us(cells[(worst, scenario)]['proc_p99_us'])}).")
     else:
         reading += "no percentiles: inputlat compare gave none (see the summary's notes)."
     return name, f"Processing latency CDF, {scenario}", reading
@@ -186,8 +189,11 @@ plot {', '.join(plots)}""")
         return (c["proc_p99_us"] / c["proc_p50_us"] if c.get("proc_p50_us") and c.get("proc_p99_us")
                 else float("inf"))
     narrow, wide = min(pols, key=spread), max(pols, key=spread)
-    reading = (f"under {scenario}, the tail (p99/p50) is tightest for {narrow} "
-               f"({spread(narrow):.2f}×) and longest for {wide} ({spread(wide):.2f}×).")
+    # Of the table's figures (geometric means over rounds), so the two
+    # readings agree; a description, not a verdict.
+    reading = (f"under {scenario}, the tail (p99/p50 of the geometric means over rounds; "
+               f"no test here) is tightest for {narrow} ({spread(narrow):.2f}×) and longest "
+               f"for {wide} ({spread(wide):.2f}×).")
     return name, f"Processing latency histogram, {scenario}", reading
 
 
@@ -286,8 +292,11 @@ plot {', '.join(plots)}""")
     reading = f"under {scenario}, "
     if tails:
         lo, hi = min(tails), max(tails)
-        reading += (f"the tail rises least for {lo[1]} (p99 {lo[0]:.2f}× its p50) and most for "
-                    f"{hi[1]} ({hi[0]:.2f}×); the curves past p99 rest on few events each.")
+        # Of the pooled curves this chart draws (the histogram chart's
+        # figure is of the table's means over rounds: the two differ).
+        reading += (f"in the pooled curves the tail rises least for {lo[1]} (p99 {lo[0]:.2f}× "
+                    f"its p50) and most for {hi[1]} ({hi[0]:.2f}×), no test here; the curves "
+                    f"past p99 rest on few events each.")
     return name, f"Processing latency by percentile, {scenario}", reading
 
 

@@ -48,6 +48,13 @@ def _lowest(inputlat, cells, policies, scenario, stat, reference, alpha):
             return (f"no processing {stat}: inputlat compare gave no figures for these rounds "
                     "(summary.md's notes say why)")
         return f"no processing {stat}: no policy completed a round here"
+    # A round's p99 needs 500 events (inputlat compare's rule, il_stats_min_events):
+    # below that, which policy's p99 is lowest is the noise of a few events.
+    need = {"p99": 500, "p90": 50}.get(stat, 0)
+    fewest = min(cells[(p, scenario)].get("events_per_round") or 0 for _, p in ranked)
+    if fewest < need:
+        return (f"no processing {stat} ranking: rounds of {fewest} events here (a round's "
+                f"{stat} needs {need})")
     value, best = ranked[0]
     text = f"lowest processing {stat}: {best}, {_us(value)}"
     nxt = None

@@ -187,6 +187,11 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertRegex(r.stderr, r"cell 8 of 8 \(round 4, \S+, idle\), elapsed \d+ s, ETA \d+ s")
         # It ends with the summary in words, on stdout.
         self.assertTrue(r.stdout.startswith("What this sweep found ("), r.stdout)
+        # 50 events a round rank no p99 (a round's p99 needs 500): naming the
+        # lowest was the noise of a few events.
+        self.assertIn("no processing p99 ranking: rounds of 50 events here (a round's p99 "
+                      "needs 500)", r.stdout)
+        self.assertNotIn("lowest processing p99", r.stdout)
         # Each run got the flags of issue 6.
         run = logged_runs(self.log)[0]["argv"]
         self.assertEqual(run[0:2], ["--policy", run[1]])
