@@ -602,28 +602,6 @@ static void compare_rounds(const struct group *a, const struct group *b, const s
 		    s->q < 0 ? "the mean" : s->stat, (unsigned long long)need, fewest);
 }
 
-/* Per-event values of one latency in event order, or NULL (none kept). */
-static double *event_values(const cJSON *report, const char *lat, size_t *n)
-{
-	char key[64];
-	const cJSON *arr, *it;
-	double *v;
-
-	snprintf(key, sizeof(key), "samples_us.%s", lat);
-	arr = il_json_get(report, key);
-	*n = 0;
-	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) == 0)
-		return NULL;
-	v = malloc(sizeof(*v) * (size_t)cJSON_GetArraySize(arr));
-	if (!v)
-		return NULL;
-	cJSON_ArrayForEach (it, arr) {
-		if (cJSON_IsNumber(it) && it->valuedouble > 0)
-			v[(*n)++] = it->valuedouble;
-	}
-	return v;
-}
-
 static int cmp_double(const void *pa, const void *pb)
 {
 	double a = *(const double *)pa, b = *(const double *)pb;
@@ -668,8 +646,8 @@ static void compare_runs(const struct group *a, const struct group *b, const str
 			   il_stats_min_rounds(o->alpha));
 		return;
 	}
-	va = event_values(a->reports[0], s->latency, &na);
-	vb = event_values(b->reports[0], s->latency, &nb);
+	va = il_round_samples(a->reports[0], s->latency, &na);
+	vb = il_round_samples(b->reports[0], s->latency, &nb);
 	r->a = va ? stat_of_events(va, na, s->q) : NAN;
 	r->b = vb ? stat_of_events(vb, nb, s->q) : NAN;
 	r->cmp.estimate = r->b / r->a;

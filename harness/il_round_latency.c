@@ -21,26 +21,37 @@ static int cmp_double(const void *pa, const void *pb)
  * h / (c - 1), read from their samples (a sampled subset gives an estimate
  * at the same relative position).
  */
-static enum il_round_status quantile_with_lost(const cJSON *report, const char *latency, double q,
-					       double c, double n, double *value)
+double *il_round_samples(const cJSON *report, const char *latency, size_t *n)
 {
 	char key[64];
 	const cJSON *arr, *it;
+	double *v;
+
+	snprintf(key, sizeof(key), "samples_us.%s", latency);
+	arr = il_json_get(report, key);
+	*n = 0;
+	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) == 0)
+		return NULL;
+	v = malloc(sizeof(*v) * (size_t)cJSON_GetArraySize(arr));
+	if (!v)
+		return NULL;
+	cJSON_ArrayForEach (it, arr)
+		if (cJSON_IsNumber(it) && it->valuedouble > 0)
+			v[(*n)++] = it->valuedouble;
+	return v;
+}
+
+static enum il_round_status quantile_with_lost(const cJSON *report, const char *latency, double q,
+					       double c, double n, double *value)
+{
 	double h = (n - 1) * q, *v;
 	size_t k = 0;
 
 	if (c < 1 || ceil(h) >= c)
 		return IL_ROUND_CENSORED;
-	snprintf(key, sizeof(key), "samples_us.%s", latency);
-	arr = il_json_get(report, key);
-	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) == 0)
-		return IL_ROUND_MISSING;
-	v = malloc(sizeof(*v) * (size_t)cJSON_GetArraySize(arr));
+	v = il_round_samples(report, latency, &k);
 	if (!v)
 		return IL_ROUND_MISSING;
-	cJSON_ArrayForEach (it, arr)
-		if (cJSON_IsNumber(it) && it->valuedouble > 0)
-			v[k++] = it->valuedouble;
 	qsort(v, k, sizeof(*v), cmp_double);
 	*value = il_stats_quantile_sorted(v, k, c > 1 ? h / (c - 1) : 0);
 	free(v);

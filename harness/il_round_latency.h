@@ -33,4 +33,11 @@ enum il_round_status {
 enum il_round_status il_round_latency(const cJSON *report, const char *latency, const char *stat,
 				      double q, double *value, double *lost);
 
+/*
+ * A report's per-event samples of latency (samples_us.<latency>), the
+ * positive numbers in event order, malloc'd; NULL with *n 0 when it keeps
+ * none (or out of memory).
+ */
+double *il_round_samples(const cJSON *report, const char *latency, size_t *n);
+
 #endif

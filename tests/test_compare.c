@@ -183,10 +183,17 @@ static int count_lines(const char *s)
 	return n;
 }
 
-static int setup(void **state)
+/* A directory of rounds (a cell) in the test's directory. */
+static void make_cell(const char *name)
 {
 	char p[128];
 
+	path_of(p, sizeof(p), name);
+	mkdir(p, 0755);
+}
+
+static int setup(void **state)
+{
 	(void)state;
 	strcpy(dir, "/tmp/il-compare-XXXXXX");
 	if (!mkdtemp(dir))
@@ -195,10 +202,8 @@ static int setup(void **state)
 	write_report("a12.json", "cfs", 1700, 1.2, 1, NEVENTS);
 	write_report("small.json", "cfs", 1700, 1.0, 2, 100);
 	/* Two cells of five rounds each, B 15% lower, with a round effect. */
-	path_of(p, sizeof(p), "cellA");
-	mkdir(p, 0755);
-	path_of(p, sizeof(p), "cellB");
-	mkdir(p, 0755);
+	make_cell("cellA");
+	make_cell("cellB");
 	for (int r = 1; r <= 5; r++) {
 		char name[64];
 		double effect = 1 + 0.03 * ((r * 7) % 5 - 2) / 2.0;
@@ -321,17 +326,15 @@ static void test_compare_rounds(void **state)
  */
 static void test_compare_lost_events(void **state)
 {
-	char p[128], pa[512], pb[512], pj[128];
+	char pa[512], pb[512], pj[128];
 	char *argv[] = {"compare", "--json", pj, pa, pb, NULL};
 	double want = 0;
 	cJSON *root;
 	const cJSON *c;
 
 	(void)state;
-	path_of(p, sizeof(p), "cellLost");
-	mkdir(p, 0755);
-	path_of(p, sizeof(p), "cellFew");
-	mkdir(p, 0755);
+	make_cell("cellLost");
+	make_cell("cellFew");
 	for (int r = 1; r <= 5; r++) {
 		char name[64];
 

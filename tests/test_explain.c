@@ -453,21 +453,27 @@ static void test_explain_compare_cross_cpu_unreadable(void **state)
 }
 
 /* A report without attribution, or with it unavailable: one line, exit 2. */
+/* Report r (taken) as file name: explain refuses it in one line, exit 2. */
+static void report_refused(cJSON *r, const char *name, const char *says, const char *says2)
+{
+	char path[300];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	write_report(path, r);
+	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL);
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2, says, says2);
+}
+
 /* A report of another version: its keys mean other things, so refused. */
 static void test_explain_other_version_refused(void **state)
 {
-	char path[300];
 	cJSON *r = report("cfs", 100);
-	int rc;
 
 	(void)state;
 	cJSON_AddNumberToObject(r, "file_version", 2);
-	snprintf(path, sizeof(path), "%s/v2.json", dir);
-	write_report(path, r);
-	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL);
-	il_test_assert_one_line_exit(
-	    rc, OUT, ERR, 2, "file_version 2: not a version this inputlat reads (it reads 1)",
-	    NULL);
+	report_refused(r, "v2.json",
+		       "file_version 2: not a version this inputlat reads (it reads 1)", NULL);
 }
 
 static void test_explain_unavailable(void **state)
@@ -478,10 +484,7 @@ static void test_explain_unavailable(void **state)
 
 	cJSON_AddBoolToObject(a, "available", false);
 	cJSON_AddStringToObject(a, "why", "built without BPF tools");
-	snprintf(path, sizeof(path), "%s/off.json", dir);
-	write_report(path, r);
-	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL);
-	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "not available", "built without BPF tools");
+	report_refused(r, "off.json", "not available", "built without BPF tools");
 	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--percentile", "0", A, NULL);
 	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "--percentile", NULL);
 	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), NULL);
@@ -495,12 +498,8 @@ static void test_explain_unavailable(void **state)
 	cJSON_AddBoolToObject(a, "available", true);
 	cJSON_AddNumberToObject(a, "events_explained", 0);
 	cJSON_AddStringToObject(r, "error", "viz-sim: deadline: refused");
-	snprintf(path, sizeof(path), "%s/failed.json", dir);
-	write_report(path, r);
-	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL);
-	il_test_assert_one_line_exit(
-	    rc, OUT, ERR, 2, "that run failed (viz-sim: deadline: refused): nothing to explain",
-	    NULL);
+	report_refused(r, "failed.json",
+		       "that run failed (viz-sim: deadline: refused): nothing to explain", NULL);
 	r = cJSON_CreateObject();
 	a = cJSON_AddObjectToObject(r, "attribution");
 	cJSON_AddBoolToObject(a, "available", true);

@@ -353,22 +353,14 @@ static void *sampled_main(void *arg)
 }
 
 /*
- * --hog takes up to 1024 threads: the hog share counts them all. The
- * sampler kept the first 64 and left the rest out; here the only busy
- * hog comes after 70 sleeping ones, and its CPU must show.
+ * Starts n sampled threads (the busy ones as s[i].busy says) and returns
+ * their ready reports as js threads, with cpus when not NULL.
  */
-static void test_trace_sampler_counts_every_hog(void **state)
+static cJSON *sampled_start(struct sampled *s, int n, const char *cpus)
 {
-	static struct sampled s[SLEEPERS + 1];
 	cJSON *threads = cJSON_CreateArray();
-	const struct il_trace_counter *c;
-	struct il_sampler *smp;
-	size_t n;
-	double share = 0;
 
-	memset(s, 0, sizeof(s));
-	s[SLEEPERS].busy = 1;
-	for (int i = 0; i <= SLEEPERS; i++) {
+	for (int i = 0; i < n; i++) {
 		cJSON *t = cJSON_CreateObject();
 
 		assert_int_equal(pthread_create(&s[i].th, NULL, sampled_main, &s[i]), 0);
@@ -377,21 +369,52 @@ static void test_trace_sampler_counts_every_hog(void **state)
 		cJSON_AddStringToObject(t, "role", "js");
 		cJSON_AddNumberToObject(t, "pid", getpid());
 		cJSON_AddNumberToObject(t, "tid", s[i].tid);
+		if (cpus)
+			cJSON_AddStringToObject(t, "cpus", cpus);
 		cJSON_AddItemToArray(threads, t);
 	}
+	return threads;
+}
+
+/* Stops the n sampled threads; the last hog share smp counted. */
+static double sampled_stop(struct sampled *s, int n, const struct il_sampler *smp)
+{
+	const struct il_trace_counter *c;
+	double share = -1;
+	size_t k;
+
+	for (int i = 0; i < n; i++) {
+		s[i].stop = 1;
+		pthread_join(s[i].th, NULL);
+	}
+	c = il_sampler_counters(smp, &k);
+	for (size_t i = 0; i < k; i++)
+		if (strstr(c[i].name, "hog"))
+			share = c[i].value;
+	return share;
+}
+
+/*
+ * --hog takes up to 1024 threads: the hog share counts them all. The
+ * sampler kept the first 64 and left the rest out; here the only busy
+ * hog comes after 70 sleeping ones, and its CPU must show.
+ */
+static void test_trace_sampler_counts_every_hog(void **state)
+{
+	static struct sampled s[SLEEPERS + 1];
+	cJSON *threads;
+	struct il_sampler *smp;
+	double share;
+
+	memset(s, 0, sizeof(s));
+	s[SLEEPERS].busy = 1;
+	threads = sampled_start(s, SLEEPERS + 1, NULL);
 	smp = il_sampler_new(threads, 1, 16);
 	assert_non_null(smp);
 	il_sampler_tick(smp, il_now_ns());
 	usleep(100000);
 	il_sampler_tick(smp, il_now_ns());
-	for (int i = 0; i <= SLEEPERS; i++) {
-		s[i].stop = 1;
-		pthread_join(s[i].th, NULL);
-	}
-	c = il_sampler_counters(smp, &n);
-	for (size_t i = 0; i < n; i++)
-		if (strstr(c[i].name, "hog"))
-			share = c[i].value;
+	share = sampled_stop(s, SLEEPERS + 1, smp);
 	print_message("hog CPU share with the busy one 71st of 71: %.1f%%\n", share);
 	/* 100 ms of one busy thread on "1 CPU": far above 0 even when shared. */
 	assert_true(share > 20);
@@ -408,28 +431,15 @@ static void test_trace_sampler_counts_every_hog(void **state)
 static void test_trace_sampler_share_of_hog_cpus(void **state)
 {
 	static struct sampled s[2];
-	cJSON *threads = cJSON_CreateArray();
-	const struct il_trace_counter *c;
+	cJSON *threads;
 	struct il_sampler *smp;
 	uint64_t on0, on1, t0, t1;
-	double share = -1, want;
-	size_t n;
+	double share, want;
 
 	(void)state;
 	memset(s, 0, sizeof(s));
 	s[1].busy = 1;
-	for (int i = 0; i < 2; i++) {
-		cJSON *t = cJSON_CreateObject();
-
-		assert_int_equal(pthread_create(&s[i].th, NULL, sampled_main, &s[i]), 0);
-		while (!s[i].tid)
-			usleep(100);
-		cJSON_AddStringToObject(t, "role", "js");
-		cJSON_AddNumberToObject(t, "pid", getpid());
-		cJSON_AddNumberToObject(t, "tid", s[i].tid);
-		cJSON_AddStringToObject(t, "cpus", "1");
-		cJSON_AddItemToArray(threads, t);
-	}
+	threads = sampled_start(s, 2, "1");
 	smp = il_sampler_new(threads, 2, 16);
 	assert_non_null(smp);
 	t0 = il_now_ns();
@@ -439,14 +449,7 @@ static void test_trace_sampler_share_of_hog_cpus(void **state)
 	t1 = il_now_ns();
 	il_sampler_tick(smp, t1);
 	assert_int_equal(il_procfs_schedstat(getpid(), s[1].tid, &on1, NULL, NULL), 0);
-	for (int i = 0; i < 2; i++) {
-		s[i].stop = 1;
-		pthread_join(s[i].th, NULL);
-	}
-	c = il_sampler_counters(smp, &n);
-	for (size_t i = 0; i < n; i++)
-		if (strstr(c[i].name, "hog"))
-			share = c[i].value;
+	share = sampled_stop(s, 2, smp);
 	want = 100.0 * (double)(on1 - on0) / (double)(t1 - t0);
 	print_message("hog CPU share of its one CPU: %.1f%% (its schedstat: %.1f%%)\n", share,
 		      want);
