@@ -405,10 +405,18 @@ int il_out_open(const char *what, const char *path, struct il_out **out, char *e
 		}
 	}
 	if (fd < 0) {
+		struct stat dst;
+
 		rc = -errno;
 		o->tmp[0] = '\0';
-		snprintf(err, errlen, "%s %s: cannot create a file in its directory: %s", what,
-			 path, strerror(-rc));
+		/* A directory removed under us (the working directory of a
+		 * shell whose cwd was deleted) still opens, but takes no file. */
+		snprintf(err, errlen, "%s %s: cannot create a file in its directory: %s%s", what,
+			 path, strerror(-rc),
+			 rc == -ENOENT && fstat(o->dirfd, &dst) == 0 && dst.st_nlink == 0
+			     ? " (the directory was removed; the working directory, for a "
+			       "relative name)"
+			     : "");
 		goto fail;
 	}
 	/* The mode a report has whatever the umask: readable by all. */

@@ -746,16 +746,13 @@ static void tick_cb(uv_timer_t *t)
 		if (all_exited(r)) {
 			run_finish(r);
 		} else if (now > r->phase_deadline_ns) {
-			/* Named once: the ticks until the kills are reaped come here again. */
+			/* Named once: the ticks until the kills are reaped come here again.
+			 * Said as the run's warning (on stderr at the end, and in the
+			 * report), not also as a line of its own now: one event, one line. */
 			for (int i = 0; i < IL_PROC_COUNT && !r->stop_late_said; i++)
 				if (r->procs[i].spawned && !r->procs[i].exited && !r->exit_code) {
-					fprintf(stderr,
-						"inputlat: %s did not exit within %llu ms of the "
-						"stop; killed it\n",
-						r->procs[i].name,
-						(unsigned long long)stop_timeout_ms(r));
-					/* The report says so too: what it would have sent
-					 * (its hog, load, memory figures) is missing. */
+					/* What it would have sent (its hog, load, memory
+					 * figures) is missing. */
 					if (!r->procs[i].stats_msg)
 						snprintf(r->stats_why[i], sizeof(r->stats_why[i]),
 							 "killed at the stop: it did not exit "

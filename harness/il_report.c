@@ -925,6 +925,10 @@ void il_report_check(const struct il_result *r, struct il_warnings *w)
 	char cause[200], where[200];
 	double speed, dropped;
 
+	/* A run that failed has its one line on the terminal, the error; what
+	 * it was under stays in its report (a memory-lock warning followed a
+	 * fork failure's line). */
+	w->report_only = r->fail_msg && r->fail_msg[0];
 	/* A replay plays each recorded click once: fewer than asked is said. */
 	if (r->o->input.kind == IL_INPUT_REPLAY && !r->interrupted &&
 	    !(r->fail_msg && r->fail_msg[0]) && r->nsent < r->o->events)
@@ -1044,7 +1048,7 @@ static void warn_append(struct il_warnings *w, bool print, const char *fmt, va_l
 	char msg[sizeof(w->msg[0])];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (print)
+	if (print && !w->report_only)
 		fprintf(stderr, "inputlat run: warning: %s\n", msg);
 	if (w->n < IL_WARNINGS_MAX)
 		memcpy(w->msg[w->n++], msg, sizeof(msg));

@@ -34,8 +34,9 @@ struct il_run_stats;
 #define IL_WARNINGS_MAX 16
 
 struct il_warnings {
-	size_t n;	/* entries in msg; at most IL_WARNINGS_MAX */
-	size_t dropped; /* warnings beyond IL_WARNINGS_MAX, counted */
+	size_t n;	  /* entries in msg; at most IL_WARNINGS_MAX */
+	size_t dropped;	  /* warnings beyond IL_WARNINGS_MAX, counted */
+	bool report_only; /* a failed run's: kept for its report, not printed */
 	char msg[IL_WARNINGS_MAX][400];
 };
 

@@ -313,6 +313,7 @@ static void test_hardening_stop_endless_tick(void **state)
 	const cJSON *missing, *w;
 	bool warned = false;
 	char why[400];
+	static char err[sizeof(res->err)];
 	double took;
 	cJSON *root;
 
@@ -321,6 +322,7 @@ static void test_hardening_stop_endless_tick(void **state)
 	assert_int_equal(il_test_run(argv, 60000, res), 0);
 	print_message("exit %d in %.1f s:\n%s", res->exit_code, res->elapsed_s, res->err);
 	assert_int_equal(res->exit_code, 0);
+	snprintf(err, sizeof(err), "%s", res->err);
 	free(res);
 	root = il_test_json_load(json);
 	missing = cJSON_GetObjectItemCaseSensitive(root, "stats_missing");
@@ -335,6 +337,13 @@ static void test_hardening_stop_endless_tick(void **state)
 		    cJSON_IsString(w) && strstr(w->valuestring, "render-sim did not exit within");
 	assert_true(warned);
 	cJSON_Delete(root);
+	/* Said once on the terminal: the warning, not also a line of its own. */
+	{
+		const char *first = strstr(err, "did not exit within");
+
+		assert_non_null(first);
+		assert_null(strstr(first + 1, "did not exit within"));
+	}
 	if (!il_test_nothing_left(NULL, 0, 5000, &took, why, sizeof(why)))
 		fail_msg("after the run: %s", why);
 }

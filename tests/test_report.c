@@ -322,6 +322,50 @@ static void test_report_replay_ran_out(void **state)
 	free(warn);
 }
 
+/*
+ * A run that failed has its one line, the error: its warnings (here, the
+ * memory lock's) go to its report only. One followed a fork failure's line
+ * on the terminal.
+ */
+static void test_report_failed_run_warns_in_report_only(void **state)
+{
+	struct fixture *fx = malloc(sizeof(*fx));
+	struct il_warnings *warn = calloc(1, sizeof(*warn));
+	const char *errf = il_test_suite_file("failed-warn.err");
+	char text[4096];
+	int saved, fd;
+
+	(void)state;
+	fixture_build(fx, 1.0, 1);
+	fixture_stream(fx, NULL);
+	fx->r.memlock_why = "no CAP_IPC_LOCK and RLIMIT_MEMLOCK is 8192 KiB";
+	for (int failed = 0; failed < 2; failed++) {
+		fx->r.fail_msg =
+		    failed ? "starting il-workload: resource temporarily unavailable" : "";
+		memset(warn, 0, sizeof(*warn));
+		fflush(stderr);
+		saved = dup(2);
+		fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		assert_true(saved >= 0 && fd >= 0);
+		dup2(fd, 2);
+		close(fd);
+		il_report_check(&fx->r, warn);
+		fflush(stderr);
+		dup2(saved, 2);
+		close(saved);
+		il_test_read_file(errf, text, sizeof(text));
+		assert_true(warn->n >= 1);
+		assert_non_null(strstr(warn->msg[0], "memory: inputlat could not lock its memory"));
+		if (failed)
+			assert_string_equal(text, "");
+		else
+			assert_non_null(strstr(text, "inputlat run: warning: memory:"));
+	}
+	fixture_free(fx);
+	free(fx);
+	free(warn);
+}
+
 static void test_report_work_accuracy_and_warning(void **state)
 {
 	struct fixture *fx = malloc(sizeof(*fx));
@@ -904,6 +948,7 @@ int main(void)
 	    cmocka_unit_test(test_report_warmup_excluded_and_flagged),
 	    cmocka_unit_test(test_report_work_accuracy_and_warning),
 	    cmocka_unit_test(test_report_replay_ran_out),
+	    cmocka_unit_test(test_report_failed_run_warns_in_report_only),
 	    cmocka_unit_test(test_report_nothing_completed_gives_null),
 	    cmocka_unit_test(test_report_harness_threads),
 	    cmocka_unit_test(test_report_out_of_order_left_out),
