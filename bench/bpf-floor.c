@@ -68,9 +68,9 @@ static int run_command(char **argv)
 		return -e;
 	}
 	if (pid == 0) {
-		/* The command gets the default actions and mask back. */
-		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-			signal(sigs[i], SIG_DFL);
+		/* The command gets the actions it was started with and the
+		 * mask back (nohup's ignored SIGHUP stays ignored). */
+		il_bench_child_signals();
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "bpf-floor: cannot run %s: %s\n", argv[0], strerror(errno));
@@ -78,10 +78,19 @@ static int run_command(char **argv)
 	}
 	il_bench_child(pid);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	/* Waited for without reaping first: until il_bench_child(0) a stop's
+	 * SIGTERM must find this child, not a pid reused after it. */
+	{
+		siginfo_t si;
+
+		while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
+			if (errno != EINTR)
+				return -errno;
+	}
+	il_bench_child(0);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
-	il_bench_child(0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

@@ -93,13 +93,26 @@ static void on_stop_signal(int sig)
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
 	tmp_remove();
+	/* Ctrl-Z ends a benchmark as SIGTERM does: stopped by it after the
+	 * cleanup, it would carry on after `fg` with its run gone. */
+	if (sig == SIGTSTP)
+		sig = SIGTERM;
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
+/* What each stop signal did when il_bench_tmp_dir took it over. */
+static struct sigaction saved[IL_RUN_NSTOP_SIGNALS];
+static const int stop_sigs[] = {IL_RUN_STOP_SIGNALS};
+
+void il_bench_child_signals(void)
+{
+	for (size_t i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++)
+		sigaction(stop_sigs[i], &saved[i], NULL);
+}
+
 int il_bench_tmp_dir(const char *prog, char *tmpl)
 {
-	static const int sigs[] = {IL_RUN_STOP_SIGNALS};
 	struct sigaction sa;
 
 	if (tmpl) {
@@ -115,10 +128,13 @@ int il_bench_tmp_dir(const char *prog, char *tmpl)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop_signal;
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaddset(&sa.sa_mask, sigs[i]);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	for (size_t i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++)
+		sigaddset(&sa.sa_mask, stop_sigs[i]);
+	for (size_t i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++)
+		if (il_stop_signal_ignored(stop_sigs[i]))
+			sigaction(stop_sigs[i], NULL, &saved[i]); /* nohup's stays ignored */
+		else
+			sigaction(stop_sigs[i], &sa, &saved[i]);
 	return 0;
 }
 

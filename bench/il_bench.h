@@ -27,7 +27,8 @@ int il_bench_out_check(const char *prog, const char *path);
  * ends it: the child (an inputlat run) gets
  * SIGTERM, its orderly stop (knobs back) is waited for, the files are
  * removed, then the directory, and the signal ends the benchmark as it
- * would have (exit status by the signal). il_bench_tmp_dir makes the
+ * would have (exit status by the signal; Ctrl-Z by SIGTERM). A signal
+ * ignored at start (nohup) stays ignored. il_bench_tmp_dir makes the
  * directory from tmpl (mkdtemp) and installs the handlers; a tmpl of NULL
  * registers files in a directory that is not ours (kept). Registered
  * paths are copied (at most 8). il_bench_tmp_done removes them at a
@@ -37,6 +38,10 @@ int il_bench_tmp_dir(const char *prog, char *tmpl);
 void il_bench_tmp_file(const char *path);
 void il_bench_child(int pid);
 void il_bench_tmp_done(void);
+
+/* In a forked child before exec: the stop signals back as they were
+ * before il_bench_tmp_dir (nohup's ignored SIGHUP stays ignored). */
+void il_bench_child_signals(void);
 
 /*
  * One line for what getopt_long (optstring ":...", opterr 0) refused or an

@@ -4,6 +4,7 @@
 #define IL_STOP_SIGNALS_H
 
 #include <signal.h>
+#include <stdbool.h>
 
 /*
  * The signals that end a run in order (knobs back, outputs written; for
@@ -20,5 +21,18 @@
 	SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,  \
 	    SIGIO, SIGPWR, SIGSTKFLT
 #define IL_RUN_NSTOP_SIGNALS 13
+
+/*
+ * Whether sig was ignored when we started (nohup's SIGHUP, the SIGINT and
+ * SIGQUIT a shell's background job starts with): such a signal is left
+ * ignored, not turned into a stop (nohup inputlat run ... was stopped by
+ * the hang-up nohup was asked to keep from it).
+ */
+static inline bool il_stop_signal_ignored(int sig)
+{
+	struct sigaction sa;
+
+	return sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+}
 
 #endif

@@ -431,7 +431,7 @@ static bool latency_stat(const char *path, char *lat, size_t len, const char **s
  * out and counted in *lost (when not NULL), never silently.
  */
 static size_t round_vals_lost(const struct repro *r, int sc, const char *path, double *v,
-			      size_t *lost)
+			      size_t lost[2])
 {
 	char lat[32];
 	const char *stat;
@@ -447,10 +447,15 @@ static size_t round_vals_lost(const struct repro *r, int sc, const char *path, d
 			continue;
 		if (!latency)
 			x = il_json_num(rep, path);
-		else if (il_round_latency(rep, lat, stat, q, &x, NULL) != IL_ROUND_VALUE) {
-			if (lost)
-				(*lost)++;
-			continue;
+		else {
+			enum il_round_status st = il_round_latency(rep, lat, stat, q, &x, NULL);
+
+			/* [0]: beyond the timeout; [1]: no samples to place it. */
+			if (st != IL_ROUND_VALUE) {
+				if (lost)
+					lost[st == IL_ROUND_CENSORED ? 0 : 1]++;
+				continue;
+			}
 		}
 		if (!isnan(x))
 			v[n++] = x;
@@ -458,9 +463,13 @@ static size_t round_vals_lost(const struct repro *r, int sc, const char *path, d
 	return n;
 }
 
+/* ... for a figure: none when a round's lies beyond the timeout or cannot
+ * be placed (a centre over the rounds that did well would flatter). */
 static size_t round_vals(const struct repro *r, int sc, const char *path, double *v)
 {
-	return round_vals_lost(r, sc, path, v, NULL);
+	size_t lost[2] = {0, 0}, n = round_vals_lost(r, sc, path, v, lost);
+
+	return lost[0] || lost[1] ? 0 : n;
 }
 
 static double sum(const struct repro *r, int sc, const char *path)
@@ -685,18 +694,25 @@ static void compare_rounds(const struct repro *r, int sa, int sb, const char *pa
 			   enum il_stats_scale scale, struct il_stats_cmp *out)
 {
 	double a[MAX_ROUNDS], b[MAX_ROUNDS];
-	size_t lost = 0, na = round_vals_lost(r, sa, path, a, &lost),
-	       nb = round_vals_lost(r, sb, path, b, &lost);
+	size_t lost[2] = {0, 0}, na = round_vals_lost(r, sa, path, a, lost),
+	       nb = round_vals_lost(r, sb, path, b, lost);
 
 	*out = (struct il_stats_cmp){
 	    .verdict = IL_VERDICT_NOT_ENOUGH, .estimate = NAN, .lo = NAN, .hi = NAN};
 	/* A verdict over the rounds that did not lose their clicks would
 	 * flatter the side that lost them. */
-	if (lost) {
-		snprintf(out->why, sizeof(out->why),
-			 "not enough data: %zu round(s) lost so many events (timed out or dropped) "
-			 "that their %s lies beyond the timeout",
-			 lost, path);
+	if (lost[0] || lost[1]) {
+		if (lost[0])
+			snprintf(out->why, sizeof(out->why),
+				 "not enough data: %zu round(s) lost so many events (timed out or "
+				 "dropped) that their %s lies beyond the timeout%s",
+				 lost[0], path,
+				 strstr(path, ".mean") ? " (a mean, once they lost any)" : "");
+		else
+			snprintf(out->why, sizeof(out->why),
+				 "not enough data: %zu round(s) lost events and keep no per-event "
+				 "samples to place their %s",
+				 lost[1], path);
 		return;
 	}
 	if (!na || !nb ||
@@ -1256,7 +1272,10 @@ int il_cmd_reproduce(int argc, char **argv)
 	 * reports behind). */
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < IL_RUN_NSTOP_SIGNALS; i++)
-		sigaction(stop_sigs[i], &sa, &old_sa[i]);
+		if (il_stop_signal_ignored(stop_sigs[i]))
+			sigaction(stop_sigs[i], NULL, &old_sa[i]); /* stays ignored */
+		else
+			sigaction(stop_sigs[i], &sa, &old_sa[i]);
 	signal(SIGPIPE, SIG_IGN);
 	sa_set = true;
 

@@ -868,6 +868,8 @@ void il_orch_init(struct il_run *r)
 	/* libuv's signal pipe is made here: without it no handler, and an
 	 * unchecked handle would abort in libuv. */
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		if (il_stop_signal_ignored(sigs[i]))
+			continue; /* nohup's SIGHUP stays ignored */
 		rc = uv_signal_init(&r->loop, &r->sig[i]);
 		if (rc < 0) {
 			il_orch_fail(

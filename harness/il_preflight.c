@@ -248,10 +248,11 @@ static int check_replay_span(struct il_run *r)
 	if (!o->bound_ms && il_run_bound_needed_ns(r) > max_ns)
 		fprintf(
 		    stderr,
-		    "inputlat run: %s: its %llu clicks take %.0f s to play%s: more than a run's "
-		    "longest bound (24 h); trim the recording or ask fewer --events\n",
+		    "inputlat run: %s: its %llu clicks take %.0f s to play%s, and the run would "
+		    "need %.0f s in all: more than a run's longest bound (24 h); trim the "
+		    "recording or ask fewer --events\n",
 		    o->input.arg, (unsigned long long)r->replay.clicks,
-		    (double)r->replay.span_ns / 1e9, gap);
+		    (double)r->replay.span_ns / 1e9, gap, (double)il_run_bound_needed_ns(r) / 1e9);
 	else if (o->bound_ms && il_ms_to_ns(o->bound_ms) <= r->replay.span_ns)
 		fprintf(stderr,
 			"inputlat run: --bound-ms %llu is shorter than the %.1f s that %s's %llu "

@@ -62,18 +62,26 @@ enum il_round_status il_round_latency(const cJSON *report, const char *latency, 
 				      double q, double *value, double *lost)
 {
 	char key[96];
-	double sent = il_json_num(report, "events.sent"), c, x;
+	double sent = il_json_num(report, "events.sent");
+	double completed = il_json_num(report, "events.completed"), c, x, gone;
 
 	snprintf(key, sizeof(key), "latency_us.%s.count", latency);
 	c = il_json_num(report, key);
 	if (isnan(c))
-		c = il_json_num(report, "events.completed");
+		c = completed;
+	/*
+	 * Lost: sent but never completed (timed out, dropped, in flight). A
+	 * completed event whose stamps were out of order is in no latency
+	 * figure (c) but was not slow: it is in neither c nor the lost, so
+	 * the events ranked are the c measured ones and the lost ones.
+	 */
+	gone = !isnan(sent) && !isnan(completed) && sent > completed ? sent - completed : 0;
 	if (lost)
-		*lost = !isnan(sent) && !isnan(c) && sent > c ? sent - c : 0;
+		*lost = gone;
 	snprintf(key, sizeof(key), "latency_us.%s.%s", latency, stat);
 	x = il_json_num(report, key);
 	/* Nothing lost (or no count to tell): the report's own figure. */
-	if (isnan(sent) || isnan(c) || sent <= c) {
+	if (gone == 0 || isnan(c)) {
 		if (isnan(x))
 			return IL_ROUND_MISSING;
 		*value = x;
@@ -82,5 +90,5 @@ enum il_round_status il_round_latency(const cJSON *report, const char *latency, 
 	/* A mean over events of which some never ended is beyond any figure. */
 	if (q < 0)
 		return IL_ROUND_CENSORED;
-	return quantile_with_lost(report, latency, q, c, sent, value);
+	return quantile_with_lost(report, latency, q, c, c + gone, value);
 }

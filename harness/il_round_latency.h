@@ -28,7 +28,8 @@ enum il_round_status {
  * mean. A round that lost no event gives the report's own figure. One
  * that lost some needs its per-event samples (samples_us.<latency>) to
  * place the rank, and gives MISSING without them. *lost gets the events
- * the round lost (sent - completed), when not NULL.
+ * the round lost (sent - completed: a completed event with its stamps out
+ * of order is in no figure, but was not lost), when not NULL.
  */
 enum il_round_status il_round_latency(const cJSON *report, const char *latency, const char *stat,
 				      double q, double *value, double *lost);

@@ -509,7 +509,8 @@ int il_cmd_run(int argc, char **argv)
 		static const int sigs[] = {IL_RUN_STOP_SIGNALS};
 
 		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-			sigaddset(&stop_sigs, sigs[i]);
+			if (!il_stop_signal_ignored(sigs[i]))
+				sigaddset(&stop_sigs, sigs[i]);
 	}
 	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old_mask);
 	signal(SIGPIPE, SIG_IGN);

@@ -255,8 +255,8 @@ int il_wiring_start(struct il_run *r, char *err, size_t errlen)
 			/* EAGAIN from fork: say which limit, not only "try again". */
 			snprintf(err, errlen, "starting %.200s/%s: %s%s", r->children_dir, prog,
 				 uv_strerror(rc),
-				 rc == UV_EAGAIN ? " (the process and thread limit, RLIMIT_NPROC: "
-						   "ulimit -u)"
+				 rc == UV_EAGAIN   ? " (a process and thread limit: RLIMIT_NPROC, "
+						     "ulimit -u, or the cgroup's pids.max)"
 				 : rc == UV_EMFILE ? " (the open-file limit: ulimit -n)"
 						   : "");
 			goto out;

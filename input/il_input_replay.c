@@ -193,13 +193,16 @@ int il_evemu_parse(const char *path, struct il_evemu **out, char *err, size_t er
 		if (!strchr(line, '\n') && !feof(f)) {
 			char rest[4096];
 			bool nul = false;
+			size_t more = 0; /* bytes past the buffer, line end not counted */
 
 			for (long r0 = ftell(f); fgets(rest, sizeof(rest), f); r0 = ftell(f)) {
 				nul = nul || ftell(f) - r0 != (long)strlen(rest);
+				more += strcspn(rest, "\r\n");
 				if (strchr(rest, '\n'))
 					break;
 			}
-			if (nul || (line[0] != '#' && line[0] != 'N')) {
+			/* Exactly 4095 bytes and its line end: a whole line. */
+			if (nul || (more && line[0] != '#' && line[0] != 'N')) {
 				rc = -EINVAL;
 				snprintf(err, errlen, "%s:%u: %s", path, lineno,
 					 nul ? "a NUL byte: not an evemu-record text file"

@@ -812,7 +812,7 @@ int il_sysinfo_hypervisor_kernel(char *out, size_t len)
 	} else {
 		/* Logged once at boot: a ring that has wrapped lost it. */
 		snprintf(out, len,
-			 "unreadable: no \"%s\" line in the kernel log (bare metal, "
+			 "none: no \"%s\" line in the kernel log (bare metal, "
 			 "or the boot lines rotated out)",
 			 key);
 	}

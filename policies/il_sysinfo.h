@@ -131,9 +131,9 @@ int il_sysinfo_hypervisor(char *vendor, size_t len);
 
 /*
  * What the kernel itself detected at boot: the rest of its log line
- * "Hypervisor detected: PVM" into out. 1 found, 0 no such line (bare
- * metal, or the boot lines rotated out of the log ring), -1 the log is
- * unreadable; out says why when not 1.
+ * "Hypervisor detected: PVM" into out. 1 found, 0 no such line (out
+ * "none: ...": bare metal, or the boot lines rotated out of the log
+ * ring), -1 the log is unreadable (out "unreadable: why").
  */
 int il_sysinfo_hypervisor_kernel(char *out, size_t len);
 

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,6 +334,7 @@ int il_oncpu_publish(const char *pin_dir)
 	char map_path[PATH_MAX], link_path[PATH_MAX], marker[PATH_MAX];
 	struct il_oncpu_bpf *skel = NULL;
 	int mounted = 0, r;
+	bool made;
 
 	if (!pin_dir)
 		pin_dir = IL_ONCPU_PIN_DIR;
@@ -348,8 +350,17 @@ int il_oncpu_publish(const char *pin_dir)
 			return -errno;
 		mounted = 1;
 	}
-	if (mkdir(pin_dir, 0700) < 0 && errno != EEXIST) {
+	made = mkdir(pin_dir, 0700) == 0;
+	if (!made && errno != EEXIST) {
 		r = -errno;
+		goto fail;
+	}
+	/* Pins live on bpffs only: elsewhere libbpf would print its own line
+	 * and the pin fail with EINVAL. Said as what it is. */
+	if (!is_bpffs(pin_dir)) {
+		r = -EMEDIUMTYPE;
+		if (made)
+			rmdir(pin_dir);
 		goto fail;
 	}
 	if (access(map_path, F_OK) == 0 || access(link_path, F_OK) == 0) {

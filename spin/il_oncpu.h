@@ -89,7 +89,8 @@ void il_oncpu_retire(struct il_oncpu *o);
  * IL_ONCPU_PIN_DIR) with mode 0600; the pinned link keeps the program
  * attached after the caller exits. Mounts bpffs on /sys/fs/bpf if nothing
  * is mounted there (and records that, so il_oncpu_unpublish() unmounts it).
- * Returns 0, -EEXIST if already published, or a negative errno.
+ * Returns 0, -EEXIST if already published, -EMEDIUMTYPE if pin_dir is
+ * not on a BPF filesystem, or a negative errno.
  */
 int il_oncpu_publish(const char *pin_dir);
 

@@ -6,12 +6,9 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdbool.h>
-#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "il_oncpu.h"
@@ -43,32 +40,6 @@ static int status(const char *dir)
 	printf("published: %u entries, this process %s\n", o->entries,
 	       il_oncpu_state(o, tid) == 1 ? "reads on-CPU (live)" : "reads off-CPU (stale?)");
 	il_oncpu_free(o);
-	return 0;
-}
-
-/*
- * The pins live on a BPF filesystem: anywhere else libbpf printed its own
- * line and the load failed with "Invalid argument". One line instead.
- * Returns 0, or -1 said.
- */
-static int pin_dir_check(const char *dir, bool may_be_missing)
-{
-	struct statfs fs;
-
-	if (statfs(dir, &fs) < 0) {
-		/* --status and --stop say "not published" of a missing one. */
-		if (errno == ENOENT && may_be_missing)
-			return 0;
-		fprintf(stderr, "ilspin-oncpu: --pin-dir %s: %s\n", dir, strerror(errno));
-		return -1;
-	}
-	if ((unsigned long)fs.f_type != BPF_FS_MAGIC) {
-		fprintf(stderr,
-			"ilspin-oncpu: --pin-dir %s is not on a BPF filesystem (mount -t bpf bpf "
-			"DIR)\n",
-			dir);
-		return -1;
-	}
 	return 0;
 }
 
@@ -121,8 +92,6 @@ int main(int argc, char **argv)
 		    "ilspin-oncpu: unexpected arguments; use at most one of --status, --stop\n");
 		return 2;
 	}
-	if (pin_dir_check(dir, stop || stat) < 0)
-		return stop || stat ? 1 : 2;
 	if (stat)
 		return status(dir);
 	if (stop) {
@@ -137,6 +106,12 @@ int main(int argc, char **argv)
 	if (r == -EEXIST) {
 		fprintf(stderr, "ilspin-oncpu: already published under %s (--stop first)\n", dir);
 		return 1;
+	}
+	if (r == -EMEDIUMTYPE) {
+		fprintf(stderr,
+			"ilspin-oncpu: %s is not on a BPF filesystem (mount -t bpf bpf DIR)\n",
+			dir);
+		return 2;
 	}
 	if (r < 0) {
 		fprintf(stderr, "ilspin-oncpu: cannot load the sched_switch BPF program: %s%s\n",

@@ -151,6 +151,43 @@ static void test_hardening_stop_signal_any_moment(void **state)
 }
 
 /*
+ * `nohup inputlat run ...`: a stop signal ignored at the start stays
+ * ignored (the hang-up nohup keeps from it stopped the run), the others
+ * still stop it in order.
+ */
+static void test_hardening_stop_nohup_keeps_running(void **state)
+{
+	char *argv[] = {
+	    il_test_suite.inputlat, "run", "--quiet", "--policy", policy, "--events", "400",
+	    "--interval-ms",	    "5",   NULL};
+	char errp[PATH_MAX];
+	void (*was)(int);
+	pid_t pid;
+	int st;
+
+	(void)state;
+	il_test_knobs_need_free();
+	snprintf(errp, sizeof(errp), "%s", il_test_suite_file("nohup.err"));
+	was = signal(SIGHUP, SIG_IGN); /* inherited across exec, as nohup does */
+	pid = il_test_spawn(argv, "/dev/null", errp);
+	signal(SIGHUP, was);
+	assert_true(pid > 0);
+	usleep(700000);
+	kill(pid, SIGHUP);
+	usleep(300000);
+	if (!il_test_proc_alive(pid, "inputlat")) {
+		st = il_test_wait(pid, IL_TEST_HANG_MS, NULL);
+		fail_msg("SIGHUP, ignored at its start, ended the run (status 0x%x)", st);
+	}
+	kill(pid, SIGTERM);
+	st = il_test_wait(pid, IL_TEST_HANG_MS, NULL);
+	if (st == -1)
+		fail_msg("SIGTERM after an ignored SIGHUP: still running at %d s",
+			 IL_TEST_HANG_MS / 1000);
+	assert_clean(pid);
+}
+
+/*
  * RT hogs at the highest priority a policy may ask for, on every CPU, with
  * RT throttling off: SIGINT still ends the run within its bound (the loop
  * at 98 and the children's control threads at 97 are above them).
@@ -663,6 +700,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_hardening_stop_signal_any_moment,
+				      il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_hardening_stop_nohup_keeps_running,
 				      il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_hardening_stop_sigint_under_top_prio_hogs,
 				      il_test_knobs_teardown),

@@ -221,6 +221,15 @@ static void test_input_replay_bad_line(void **state)
 		assert_int_equal(il_evemu_parse(tmp, &rec, err, sizeof(err)), -EINVAL);
 		assert_non_null(strstr(err, ":2: a line longer than 4095 bytes"));
 		assert_one_line(err);
+		/* Exactly 4095 bytes and its line end: a whole line, parsed. */
+		n = snprintf(text, sizeof(text), "N: x\nE: 0.000001 0001 0110 0001");
+		memset(text + n, ' ', (size_t)(5 + 4095 - n));
+		snprintf(text + 5 + 4095, sizeof(text) - 5 - 4095,
+			 "\nE: 0.000001 0000 0000 0000\n");
+		il_test_write_file(tmp, text);
+		assert_int_equal(il_evemu_parse(tmp, &rec, err, sizeof(err)), 0);
+		assert_int_equal(rec->n_events, 2);
+		il_evemu_free(rec);
 	}
 	unlink(tmp);
 }
