@@ -1728,6 +1728,12 @@ cJSON *il_attrib_event_json(const struct il_attrib *a, const struct il_attrib_ev
 			if (c && h->culprit[i].id >= IL_CULPRIT_FIRST) {
 				cJSON_AddStringToObject(co, "class", c->policy);
 				cJSON_AddNumberToObject(co, "priority", c->priority);
+				/* null: a thread of no process of the run (explain
+				 * says so: another program's "inputlat" is not ours). */
+				if (c->process[0])
+					cJSON_AddStringToObject(co, "process", c->process);
+				else
+					cJSON_AddNullToObject(co, "process");
 			}
 			cJSON_AddNumberToObject(co, "us", us((double)h->culprit[i].ns));
 			cJSON_AddItemToArray(cul, co);

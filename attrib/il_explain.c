@@ -52,10 +52,17 @@ void il_explain_culprit_words(const cJSON *c, char *buf, size_t n)
 	const char *cls = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "class"));
 	const cJSON *pr = cJSON_GetObjectItemCaseSensitive(c, "priority");
 	int p = cJSON_IsNumber(pr) ? (int)pr->valuedouble : 0;
-	char name[96];
+	/* A thread of no process of the run (process null): said so, or
+	 * another program's thread called "inputlat" reads as the run's own. */
+	bool foreign = cls && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "process"));
+	char name[112], raw[96];
 
 	/* Another process's name is any bytes it set: as ps shows it. */
-	t = t ? il_printable_copy(t, name, sizeof(name)) : "?";
+	t = t ? il_printable_copy(t, raw, sizeof(raw)) : "?";
+	if (foreign) {
+		snprintf(name, sizeof(name), "%s of another program", t);
+		t = name;
+	}
 	if (!cls) {
 		if (!strcmp(t, "idle"))
 			snprintf(buf, n, "an idle CPU (idle exit)");

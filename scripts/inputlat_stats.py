@@ -257,6 +257,10 @@ def culprit_label(c):
             return "throttling (RT throttling or the fair server: the CPU idled or ran CFS)"
         return str(t)
     p = int(p) if isinstance(p, (int, float)) and math.isfinite(p) else 0
+    # A thread of no process of the run (process null) is said to be so:
+    # another program's "inputlat" is not the run's own.
+    if "process" in c and c["process"] is None:
+        t = f"{t} of another program"
     return f"{t} ({_CLASS_WORDS.get(cls, 'SCHED_OTHER nice {p}').format(p=p)})"
 
 

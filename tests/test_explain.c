@@ -593,6 +593,15 @@ static void test_explain_culprit_name_printable(void **state)
 	cJSON_AddNumberToObject(c, "priority", 0);
 	il_explain_culprit_words(c, words, sizeof(words));
 	assert_string_equal(words, "?[2Jevil?? (CFS nice 0)");
+	/* A thread of no process of the run is said to be another program's:
+	 * one called "inputlat" read as the run's own orchestrator. */
+	cJSON_ReplaceItemInObject(c, "thread", cJSON_CreateString("inputlat"));
+	cJSON_AddNullToObject(c, "process");
+	il_explain_culprit_words(c, words, sizeof(words));
+	assert_string_equal(words, "inputlat of another program (CFS nice 0)");
+	cJSON_ReplaceItemInObject(c, "process", cJSON_CreateString("inputlat"));
+	il_explain_culprit_words(c, words, sizeof(words));
+	assert_string_equal(words, "inputlat (CFS nice 0)");
 	cJSON_Delete(c);
 }
 

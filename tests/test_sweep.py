@@ -279,6 +279,7 @@ class FakeSweep(unittest.TestCase, Outputs):
             {"thread": "render:js0", "class": "fifo", "priority": 50, "total_ms": 2.0},
             {"thread": "render:js0", "class": "fair", "priority": -5, "total_ms": 1.5},
             {"thread": "odd", "class": "new-class", "priority": float("inf"), "total_ms": 1.0},
+            {"thread": "inputlat", "process": None, "class": "fair", "priority": 0, "total_ms": 0.25},
         ]}}] * 2
         self.assertEqual(inputlat_stats.culprit_totals(runs), {
             "an idle CPU (idle exit)": 6.0,
@@ -286,7 +287,8 @@ class FakeSweep(unittest.TestCase, Outputs):
             "idle (CFS nice 0)": 1.0,
             "render:js0 (SCHED_FIFO 50)": 4.0,
             "render:js0 (CFS nice -5)": 3.0,
-            "odd (SCHED_OTHER nice 0)": 2.0})
+            "odd (SCHED_OTHER nice 0)": 2.0,
+            "inputlat of another program (CFS nice 0)": 0.5})
         bad = {"attribution": {"culprits": [{"thread": "t", "class": 3, "total_ms": 1.0}]}}
         self.assertIsNotNone(inputlat_stats.report_shape_error(bad))
 
