@@ -315,6 +315,17 @@ int il_preflight(struct il_run *r)
 	rc = check_replay_span(r);
 	if (rc)
 		return rc;
+	/* SCHED_DEADLINE under taskset or a narrow cpuset: refused here, not
+	 * by the first child that asks for it after the chain started. */
+	for (size_t i = 0; (a = il_policy_attrs_at(r->policy, i, NULL)); i++)
+		if (a->sched_class == SCHED_DEADLINE) {
+			if (il_sched_refusal_deadline_blocked(err, sizeof(err))) {
+				fprintf(stderr, "inputlat run: policy %s: %s\n",
+					il_policy_name(r->policy), err);
+				return 2;
+			}
+			break;
+		}
 	/* Privilege, as the kernel judges it (a capability, not the user id):
 	 * refused here in one line, before any child starts. */
 	for (size_t i = 0; (a = il_policy_attrs_at(r->policy, i, NULL)); i++) {

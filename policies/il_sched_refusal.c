@@ -178,6 +178,11 @@ static int blocker(const struct il_role_attrs *a, char *why, size_t len)
 	return 0;
 }
 
+bool il_sched_refusal_deadline_blocked(char *why, size_t len)
+{
+	return deadline_blocker(why, len) == 1;
+}
+
 void il_sched_refusal_explain(int e, const struct il_role_attrs *a, char *err, size_t len)
 {
 	const char *cname = il_sched_class_name(a->sched_class);

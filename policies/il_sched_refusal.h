@@ -29,6 +29,14 @@
 bool il_sched_refusal_privileged(const struct il_role_attrs *a, char *why, size_t len);
 
 /*
+ * Whether SCHED_DEADLINE cannot be had here whatever the privilege (this
+ * process's affinity narrower than its root domain, no deadline
+ * bandwidth): true with one phrase in why. For a run to refuse a deadline
+ * policy before any child starts.
+ */
+bool il_sched_refusal_deadline_blocked(char *why, size_t len);
+
+/*
  * One line for sched_setattr's error e on *a, for il_sched_apply_self's
  * callers: what was refused and what would make it work.
  */

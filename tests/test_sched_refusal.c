@@ -214,6 +214,12 @@ static int affinity_case(void *arg)
 		fprintf(stderr, "deadline on CPU %d alone: %d \"%s\"\n", cpu, r, err);
 		return 1;
 	}
+	/* What a run's preflight asks before any child starts: the same. */
+	err[0] = '\0';
+	if (!il_sched_refusal_deadline_blocked(err, sizeof(err)) || !strstr(err, want)) {
+		fprintf(stderr, "deadline on CPU %d alone, before the run: \"%s\"\n", cpu, err);
+		return 1;
+	}
 	return 0;
 }
 
