@@ -408,7 +408,9 @@ static void test_refusal_run_deadline_affinity(void **state)
 	need_root();
 	if (cpu < 1 || sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		IL_TEST_SKIP("one CPU only: no affinity is narrower than the root domain");
-	run_refused("deadline", pre_one_cpu, &cpu, "inputlat: ", "whole root domain");
+	/* Before any child starts (a child found it once the chain was up). */
+	run_refused("deadline", pre_one_cpu, &cpu,
+		    "inputlat run: policy deadline: ", "whole root domain");
 }
 
 static void test_refusal_run_rt_group(void **state)
