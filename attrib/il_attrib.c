@@ -32,21 +32,32 @@
 #include "il_hist.h"
 
 #define DEFAULT_MAX_KEVENTS 262144
-/* An RT task kept from a CPU that runs CFS or idles for longer than this
- * is throttled (RT throttling or the fair server); shorter, it is the
- * ordinary wake-up preemption latency, charged to whoever ran. */
+/* An RT task kept from a CPU that the scheduler gave to CFS or to idle
+ * while it waited, for longer than this, is throttled (RT throttling or the
+ * fair server); shorter, it is the ordinary wake-up preemption latency,
+ * charged to whoever ran. */
 #define DEFAULT_THROTTLE_MIN_NS 50000
-#define DEFAULT_WORST		16
-#define MAX_WORST		256
-#define MAX_THREADS		1024
-#define THREAD_HASH		4096
-#define CULPRIT_HASH		1024
-#define MAX_CPUS		1024
-#define MAX_LOST		64
-#define BANDS_PER_OCTAVE	8
-#define NBANDS			(41 * BANDS_PER_OCTAVE)
-#define HOP_ACC			16
-#define THREAD_TOP		8
+/*
+ * A CFS task that already ran when the RT task woke keeps the CPU until
+ * its kernel code reaches a preemption point: on a kernel without full
+ * preemption that took 119-480 us here (perf sched beside a run; these
+ * stretches were called "throttling" while sched_rt_runtime_us was -1).
+ * Held that long it is the holder's, named; only past this is it the
+ * fair server or throttling keeping the CPU for CFS (windows of tens of
+ * ms).
+ */
+#define HOLDOVER_THROTTLE_MIN_NS 2000000
+#define DEFAULT_WORST		 16
+#define MAX_WORST		 256
+#define MAX_THREADS		 1024
+#define THREAD_HASH		 4096
+#define CULPRIT_HASH		 1024
+#define MAX_CPUS		 1024
+#define MAX_LOST		 64
+#define BANDS_PER_OCTAVE	 8
+#define NBANDS			 (41 * BANDS_PER_OCTAVE)
+#define HOP_ACC			 16
+#define THREAD_TOP		 8
 /* send + wake + runqueue + dispatch vs the stamps, for asleep receivers. */
 #define IDENTITY_TOL_NS 2000
 
@@ -873,29 +884,39 @@ static void stretch_of(const struct thread *th, long idx, uint64_t *ws, uint64_t
 	*we = (e = tl_get(th, j)) ? e->ts : UINT64_MAX;
 }
 
-/* Whether a holder segment keeps an RT waiter off a CPU that CFS or idle has. */
-static bool throttle_candidate(const struct seg *s, uint64_t ws)
+/*
+ * How a holder segment keeps an RT waiter off a CPU that CFS or idle has:
+ * picked while the wait went on (the CPU went idle, or switched to CFS,
+ * after it began: only throttling or the fair server does that), held
+ * over from before it (a CFS task that ran when the RT task woke), or
+ * not at all (an RT holder, or one unknown).
+ */
+enum cand { CAND_NONE, CAND_PICKED, CAND_HELD };
+
+static enum cand throttle_candidate(const struct seg *s, uint64_t ws)
 {
 	if (s->culprit == IL_CULPRIT_IDLE)
-		return s->hstart > ws; /* went idle after the wait began */
-	return s->culprit != IL_CULPRIT_UNKNOWN && s->prio >= IL_KEV_PRIO_FAIR;
+		return s->hstart > ws ? CAND_PICKED : CAND_NONE;
+	if (s->culprit == IL_CULPRIT_UNKNOWN || s->prio < IL_KEV_PRIO_FAIR)
+		return CAND_NONE;
+	return s->hstart >= ws ? CAND_PICKED : CAND_HELD;
 }
 
 struct cand_ctx {
-	uint64_t ws, ns;
+	uint64_t ws, ns[3];
 };
 
 static void cand_visit(void *ctx, const struct seg *s)
 {
 	struct cand_ctx *c = ctx;
 
-	if (throttle_candidate(s, c->ws))
-		c->ns += s->y - s->x;
+	c->ns[throttle_candidate(s, c->ws)] += s->y - s->x;
 }
 
-/* Candidate time over the whole stretch [ws, we) of th, across its CPUs. */
-static uint64_t stretch_candidate_ns(const struct il_attrib *a, const struct thread *th,
-				     uint64_t ws, uint64_t we)
+/* Candidate time of each kind over the whole stretch [ws, we) of th,
+ * across its CPUs, into ns[CAND_*]. */
+static void stretch_candidate_ns(const struct il_attrib *a, const struct thread *th, uint64_t ws,
+				 uint64_t we, uint64_t ns[3])
 {
 	struct cand_ctx c = {.ws = ws};
 	long i = ring_last_le(&th->tl, ws);
@@ -908,7 +929,7 @@ static uint64_t stretch_candidate_ns(const struct il_attrib *a, const struct thr
 			y = a->newest > x ? a->newest : x;
 		cpu_holders(a, e->cpu, x, y, cand_visit, &c);
 	}
-	return c.ns;
+	memcpy(ns, c.ns, sizeof(c.ns));
 }
 
 static void acc_add(struct cacc *acc, size_t cap, size_t *n, int id, uint64_t ns)
@@ -941,7 +962,7 @@ static void acc_add(struct cacc *acc, size_t cap, size_t *n, int id, uint64_t ns
 struct wait_ctx {
 	struct cacc *acc;
 	size_t cap, *n;
-	bool rt, throttled;
+	bool rt, throttled[3]; /* by enum cand: whose time is throttling's */
 	uint64_t ws;
 };
 
@@ -950,7 +971,7 @@ static void wait_visit(void *ctx, const struct seg *s)
 	struct wait_ctx *w = ctx;
 	int id = s->culprit;
 
-	if (w->rt && w->throttled && throttle_candidate(s, w->ws))
+	if (w->rt && w->throttled[throttle_candidate(s, w->ws)])
 		id = IL_CULPRIT_THROTTLED;
 	acc_add(w->acc, w->cap, w->n, id, s->y - s->x);
 }
@@ -959,11 +980,16 @@ static void wait_culprits(const struct il_attrib *a, const struct thread *th, lo
 			  uint64_t x, uint64_t y, struct cacc *acc, size_t cap, size_t *n)
 {
 	struct wait_ctx w = {.acc = acc, .cap = cap, .n = n, .rt = th->rt};
-	uint64_t we;
+	uint64_t we, ns[3];
 
 	if (th->rt) {
 		stretch_of(th, idx, &w.ws, &we);
-		w.throttled = stretch_candidate_ns(a, th, w.ws, we) >= a->o.throttle_min_ns;
+		stretch_candidate_ns(a, th, w.ws, we, ns);
+		w.throttled[CAND_PICKED] = ns[CAND_PICKED] >= a->o.throttle_min_ns;
+		/* Held over: throttling only when long past a preemption point's
+		 * reach, or when the stretch had CPUs picked away from it too. */
+		w.throttled[CAND_HELD] =
+		    ns[CAND_HELD] >= HOLDOVER_THROTTLE_MIN_NS || w.throttled[CAND_PICKED];
 	}
 	cpu_holders(a, cpu, x, y, wait_visit, &w);
 }
@@ -1728,6 +1754,8 @@ cJSON *il_attrib_event_json(const struct il_attrib *a, const struct il_attrib_ev
 			if (c && h->culprit[i].id >= IL_CULPRIT_FIRST) {
 				cJSON_AddStringToObject(co, "class", c->policy);
 				cJSON_AddNumberToObject(co, "priority", c->priority);
+				/* Two threads of one name are two culprits: which. */
+				cJSON_AddNumberToObject(co, "tid", c->tid);
 				/* null: a thread of no process of the run (explain
 				 * says so: another program's "inputlat" is not ours). */
 				if (c->process[0])

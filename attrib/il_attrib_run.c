@@ -1,5 +1,6 @@
 #include "il_attrib_run.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
@@ -59,7 +60,7 @@ struct il_attrib_run {
 	struct il_capture *cap;
 	struct il_attrib *eng;
 	struct tracked *t;
-	size_t nt;
+	size_t nt, tcap; /* t[] holds tcap */
 	uint64_t from_ns, to_ns;
 	uint64_t drops, last_drain_ns;
 	/* Events lost up to the stop: the run's. Between the stop and the
@@ -190,6 +191,82 @@ static int add_thread(struct il_attrib_run *r, const struct il_attrib_thread *t,
 	return 0;
 }
 
+/* Threads of the run's processes beyond the reported ones (add_run_extras). */
+#define RUN_EXTRA_THREADS 64
+
+static bool tracked_tid(const struct il_attrib_run *r, int tid)
+{
+	for (size_t i = 0; i < r->nt; i++)
+		if (r->t[i].tid == tid)
+			return true;
+	return false;
+}
+
+/*
+ * The threads of the run's processes that report no role: each child's
+ * main thread (its control loop, at FIFO 97 under an RT policy, woken by
+ * the orchestrator's pings) and the orchestrator's other threads (its
+ * watchdog, its readers). Named only, never followed: when one holds a CPU
+ * the chain waits for it is the run's own, with its read-back class, not
+ * "another program's".
+ */
+static void add_run_extras(struct il_attrib_run *r, const cJSON *threads, int self_pid)
+{
+	const cJSON *t;
+	int pids[IL_PROC_COUNT + 1], n = 0;
+	const char *procs[IL_PROC_COUNT + 1];
+
+	pids[n] = self_pid;
+	procs[n++] = "inputlat";
+	cJSON_ArrayForEach (t, threads) {
+		int pid = num_of(t, "pid", 0);
+		const char *proc = str_of(t, "process");
+		bool seen = false;
+
+		for (int i = 0; i < n; i++)
+			seen = seen || pids[i] == pid;
+		if (pid > 0 && proc && !seen && n < IL_PROC_COUNT + 1) {
+			pids[n] = pid;
+			procs[n++] = proc;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		char dir[64];
+		struct dirent *e;
+		DIR *d;
+
+		snprintf(dir, sizeof(dir), "/proc/%d/task", pids[i]);
+		d = opendir(dir);
+		if (!d)
+			continue;
+		while ((e = readdir(d)) && r->nt < r->tcap) {
+			int tid = atoi(e->d_name);
+			char comm[32], path[96];
+			struct il_sched_state st;
+			struct il_attrib_thread th = {.pid = pids[i],
+						      .tid = tid,
+						      .process = procs[i],
+						      .role = "control",
+						      .name_only = true};
+
+			if (tid <= 0 || tracked_tid(r, tid))
+				continue;
+			snprintf(path, sizeof(path), "%s/%d/comm", dir, tid);
+			if (il_sysinfo_read_value(path, comm, sizeof(comm)) < 0)
+				continue;
+			th.name = comm;
+			if (il_sched_read(tid, &st) == 0) {
+				th.policy = il_sched_class_name(st.sched_class);
+				th.priority = st.priority;
+				th.nice = st.nice;
+			}
+			if (add_thread(r, &th, false) < 0)
+				break; /* the culprit table is full: the rest unnamed */
+		}
+		closedir(d);
+	}
+}
+
 int il_attrib_run_threads(struct il_attrib_run *r, const cJSON *threads, int self_pid, int self_tid)
 {
 	const cJSON *t;
@@ -202,7 +279,8 @@ int il_attrib_run_threads(struct il_attrib_run *r, const cJSON *threads, int sel
 
 	if (!r->available)
 		return -ENODATA;
-	r->t = calloc((size_t)n + 1, sizeof(*r->t));
+	r->tcap = (size_t)n + 1 + RUN_EXTRA_THREADS;
+	r->t = calloc(r->tcap, sizeof(*r->t));
 	if (!r->t) {
 		unavailable(r, "out of memory");
 		return -ENOMEM;
@@ -266,6 +344,7 @@ int il_attrib_run_threads(struct il_attrib_run *r, const cJSON *threads, int sel
 			return rc;
 		}
 	}
+	add_run_extras(r, threads, self_pid);
 	il_cpustat_read(&r->stat0);
 	r->from_ns = il_now_ns();
 	r->last_drain_ns = r->from_ns;

@@ -33,7 +33,15 @@
 /* After the stop's time is up, the watchdog kills what the loop did not. */
 #define STOP_KILL_SLACK_MS 300
 #define PING_INTERVAL_MS   250
-#define PING_DEAD_MS	   1500
+/*
+ * A ping wakes every child's control thread at FIFO 97 (under an RT
+ * policy), above the chain: sent while a mouse-down is in flight it
+ * preempted the chain mid-event (70-80 us, perf sched beside a run, every
+ * 261 ms). So it waits for a tick with no event in flight, past its
+ * interval; only a run never without one (1 ms apart) pings at this age.
+ */
+#define PING_LATE_MS 500
+#define PING_DEAD_MS 1500
 /* What one wake-up of a nice-0 thread may wait per CPU-bound thread it
  * competes with: EEVDF runs every eligible task whose deadline is earlier
  * first, about half of them at one 3 ms slice each, and a ping's answer
@@ -660,7 +668,9 @@ static void check_liveness(struct il_run *r, uint64_t now)
 			    p->name, (unsigned long long)dead_ms);
 			return;
 		}
-		if (!p->ping_sent_ns && now - p->pong_ns > il_ms_to_ns(PING_INTERVAL_MS))
+		if (!p->ping_sent_ns && (now - p->pong_ns > il_ms_to_ns(PING_LATE_MS) ||
+					 (now - p->pong_ns > il_ms_to_ns(PING_INTERVAL_MS) &&
+					  (!r->events || il_event_window_pending(r->events) == 0))))
 			send_ping(p, now);
 	}
 }

@@ -511,6 +511,44 @@ static void test_attrib_throttled_culprit(void **state)
 	assert_int_equal(ev.hop[8].culprit[0].ns, 10 * US);
 }
 
+/*
+ * A CFS task that already ran when the RT receiver woke keeps the CPU
+ * until its kernel code reaches a preemption point: 480 us of that is the
+ * CFS task's, named (it was called throttling, on a machine where RT
+ * throttling was off: perf sched showed bpftool and sleep preempted then).
+ * Held for 5 ms it is the fair server or throttling keeping the CPU.
+ */
+static void test_attrib_held_over_cfs(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_msg m;
+	uint64_t end;
+
+	default_spec(spec);
+	spec[4].custom = true;
+	spec[4].stamp = 490 * US;
+	spec[8].custom = true;
+	spec[8].stamp = 5010 * US;
+	chain(spec, &m, T0);
+	end = m.end_ns[3];
+	/* On the receiver's CPU (0) since before the wake-up began. */
+	sw(end + 1 * US, 0, IDLE, FAIR, 0, 5151, FAIR, NULL, "cfstask");
+	wake(end + 2 * US, IL_KEV_WAKING, 1, TID(4), RT50, 0);
+	wake(end + 4 * US, IL_KEV_WAKEUP, 0, TID(4), RT50, 0);
+	sw(end + 484 * US, 0, 5151, FAIR, 0, TID(4), RT50, "cfstask", NULL);
+	end = m.end_ns[7];
+	sw(end + 1 * US, 0, IDLE, FAIR, 0, 5252, FAIR, NULL, "cfslong");
+	wake(end + 2 * US, IL_KEV_WAKING, 1, TID(8), RT50, 0);
+	wake(end + 4 * US, IL_KEV_WAKEUP, 0, TID(8), RT50, 0);
+	sw(end + 5004 * US, 0, 5252, FAIR, 0, TID(8), RT50, "cfslong", NULL);
+	explain(&m, &ev);
+	assert_string_equal(il_attrib_culprit(A, ev.hop[4].culprit[0].id)->thread, "cfstask");
+	assert_int_equal(ev.hop[4].culprit[0].ns, 480 * US);
+	assert_int_equal(ev.hop[8].culprit[0].id, IL_CULPRIT_THROTTLED);
+	assert_int_equal(ev.hop[8].culprit[0].ns, 5000 * US);
+}
+
 /* The CPU going idle while an RT task waits is throttling, not idle exit. */
 static void test_attrib_throttled_idle(void **state)
 {
@@ -874,6 +912,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_attrib_busy_receiver, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_throttled_culprit, setup_rt, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_throttled_idle, setup_rt, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_held_over_cfs, setup_rt, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_inconsistent_stamp_is_residual, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_unknown_receiver, setup, teardown),
