@@ -565,9 +565,9 @@ static void compare_rounds(const struct group *a, const struct group *b, const s
 		else
 			not_enough(
 			    r,
-			    "not enough data: %zu of %s's %zu rounds lost events and keep no "
-			    "per-event samples (samples_us.%s) to place %s",
-			    miss[side], side ? "B" : "A", g->n, s->latency, s->stat);
+			    "not enough data: %zu of %s's %zu rounds give no %s (none in the "
+			    "report, or lost events and no samples_us.%s to place them by)",
+			    miss[side], side ? "B" : "A", g->n, s->stat, s->latency);
 		r->cmp.estimate = NAN;
 		/* A side's centre over the rounds that did well is the flattering
 		 * figure this refuses: none (the sweep ranked such a side lowest). */
@@ -895,6 +895,11 @@ static cJSON *row_json(const struct stat_row *s, const struct row_result *r, siz
 		cJSON_AddStringToObject(o, "stat", s->stat);
 	}
 	cJSON_AddStringToObject(o, "scale", s->scale == IL_STATS_RATIO ? "ratio" : "diff");
+	/* The events a round needs for this statistic (the engine's rule): the
+	 * sweep ranks no figure from shorter rounds. */
+	cJSON_AddItemToObject(o, "min_events",
+			      s->key ? cJSON_CreateNull()
+				     : cJSON_CreateNumber((double)il_stats_min_events(s->q)));
 	cJSON_AddItemToObject(o, "a", num_or_null(r->a));
 	cJSON_AddItemToObject(o, "b", num_or_null(r->b));
 	cJSON_AddItemToObject(o, "estimate", num_or_null(r->cmp.estimate));

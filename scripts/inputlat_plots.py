@@ -153,7 +153,7 @@ plot {', '.join(plots)}""")
         reading += f"lowest p50: {best} ({human_us(cells[(best, scenario)]['proc_p50_us'])}); "
     if p99s:
         # A description of the rounds, not a verdict: summary.md says which
-        # differences hold (and that a p99 needs 500 events a round).
+        # differences hold (and how many events a round needs for a p99).
         worst = max(p99s, key=lambda p: cells[(p, scenario)]["proc_p99_us"])
         reading += (f"highest p99 (geometric mean over rounds, no test here): {worst} "
                     f"({human_us(cells[(worst, scenario)]['proc_p99_us'])}).")

@@ -38,6 +38,16 @@ def _ranked(cells, policies, scenario, stat):
                   if cells.get((p, scenario), {}).get(key) is not None)
 
 
+def _min_events(cells, policies, scenario, stat):
+    """The events a round needs for processing `stat`, from inputlat
+    compare's rows of the scenario (None where it gave none)."""
+    for p in policies:
+        need = (cells.get((p, scenario), {}).get(f"{stat}_cmp") or {}).get("min_events")
+        if isinstance(need, (int, float)):
+            return need
+    return None
+
+
 def _lowest(inputlat, cells, policies, scenario, stat, reference, alpha):
     """One sentence: the policy with the lowest `stat` in a scenario, and by how much."""
     ranked = _ranked(cells, policies, scenario, stat)
@@ -48,11 +58,12 @@ def _lowest(inputlat, cells, policies, scenario, stat, reference, alpha):
             return (f"no processing {stat}: inputlat compare gave no figures for these rounds "
                     "(summary.md's notes say why)")
         return f"no processing {stat}: no policy completed a round here"
-    # A round's p99 needs 500 events (inputlat compare's rule, il_stats_min_events):
-    # below that, which policy's p99 is lowest is the noise of a few events.
-    need = {"p99": 500, "p90": 50}.get(stat, 0)
+    # The events a round needs for this figure, as inputlat compare says
+    # (min_events of its rows): below that, which policy's is lowest is the
+    # noise of a few events.
+    need = _min_events(cells, policies, scenario, stat)
     fewest = min(cells[(p, scenario)].get("events_per_round") or 0 for _, p in ranked)
-    if fewest < need:
+    if need and fewest < need:
         return (f"no processing {stat} ranking: rounds of {fewest} events here (a round's "
                 f"{stat} needs {need})")
     value, best = ranked[0]
@@ -224,9 +235,11 @@ def summarize(inputlat, a, cells, policies, cannot, head, reference="cfs"):
                        "it ran with the values in force")
     per_round = min((c.get("events_per_round") or 0 for c in cells.values() if c.get("rounds")),
                     default=0)
-    if per_round and per_round < 500:
-        missing.append(f"p99 verdicts: a round's p99 needs 500 measured events, these rounds "
-                       f"have {per_round} (run without --quick, or with --events 500)")
+    need = next((n for s in a.scenarios if (n := _min_events(cells, policies, s, "p99"))), None)
+    if per_round and need and per_round < need:
+        missing.append(f"p99 verdicts: a round's p99 needs {need:.0f} measured events, these "
+                       f"rounds have {per_round} (run without --quick, or with --events "
+                       f"{need:.0f})")
     off = sum(c.get("work_off_rounds") or 0 for c in cells.values())
     if off:
         total = sum(c.get("rounds") or 0 for c in cells.values())

@@ -481,14 +481,32 @@ static void test_attrib_busy_receiver(void **state)
 	assert_int_equal(ev.hop[6].comp_ns[IL_COMP_SEND], 0);
 }
 
-/* An RT receiver kept off a CPU that runs CFS is throttled; briefly, it is
- * the CFS thread's wake-up latency. */
+/*
+ * The RT receiver of hop k (CPU 0) is woken 2-4 us after the sender's end
+ * and switched in at +in_us from CFS thread holder (comm name), which held
+ * CPU 0 since +1 us (before the wake-up) when held_over, else from an
+ * unseen switch-in after the sender left (the scheduler picked it while
+ * the receiver waited).
+ */
+static void rt_wait_behind_cfs(const struct il_msg *m, int k, int holder, const char *name,
+			       uint64_t in_us, bool held_over)
+{
+	uint64_t end = m->end_ns[k - 1];
+
+	if (held_over)
+		sw(end + 1 * US, 0, IDLE, FAIR, 0, holder, FAIR, NULL, name);
+	wake(end + 2 * US, IL_KEV_WAKING, 1, TID(k), RT50, 0);
+	wake(end + 4 * US, IL_KEV_WAKEUP, 0, TID(k), RT50, 0);
+	sw(end + in_us * US, 0, holder, FAIR, 0, TID(k), RT50, name, NULL);
+}
+
+/* An RT receiver kept off a CPU the scheduler gave to CFS while it waited
+ * is throttled; briefly, it is the CFS thread's wake-up latency. */
 static void test_attrib_throttled_culprit(void **state)
 {
 	struct hopspec spec[IL_NSTAMPS];
 	struct il_attrib_event ev;
 	struct il_msg m;
-	uint64_t end;
 
 	default_spec(spec);
 	spec[4].custom = true;
@@ -496,14 +514,8 @@ static void test_attrib_throttled_culprit(void **state)
 	spec[8].custom = true;
 	spec[8].stamp = 30 * US;
 	chain(spec, &m, T0);
-	end = m.end_ns[3];
-	wake(end + 2 * US, IL_KEV_WAKING, 1, TID(4), RT50, 0);
-	wake(end + 4 * US, IL_KEV_WAKEUP, 0, TID(4), RT50, 0);
-	sw(end + 804 * US, 0, 5151, FAIR, 0, TID(4), RT50, "cfsload", NULL);
-	end = m.end_ns[7];
-	wake(end + 2 * US, IL_KEV_WAKING, 1, TID(8), RT50, 0);
-	wake(end + 4 * US, IL_KEV_WAKEUP, 0, TID(8), RT50, 0);
-	sw(end + 14 * US, 0, 5151, FAIR, 0, TID(8), RT50, "cfsload", NULL);
+	rt_wait_behind_cfs(&m, 4, 5151, "cfsload", 804, false);
+	rt_wait_behind_cfs(&m, 8, 5151, "cfsload", 14, false);
 	explain(&m, &ev);
 	assert_int_equal(ev.hop[4].culprit[0].id, IL_CULPRIT_THROTTLED);
 	assert_int_equal(ev.hop[4].culprit[0].ns, 800 * US);
@@ -523,7 +535,6 @@ static void test_attrib_held_over_cfs(void **state)
 	struct hopspec spec[IL_NSTAMPS];
 	struct il_attrib_event ev;
 	struct il_msg m;
-	uint64_t end;
 
 	default_spec(spec);
 	spec[4].custom = true;
@@ -531,17 +542,8 @@ static void test_attrib_held_over_cfs(void **state)
 	spec[8].custom = true;
 	spec[8].stamp = 5010 * US;
 	chain(spec, &m, T0);
-	end = m.end_ns[3];
-	/* On the receiver's CPU (0) since before the wake-up began. */
-	sw(end + 1 * US, 0, IDLE, FAIR, 0, 5151, FAIR, NULL, "cfstask");
-	wake(end + 2 * US, IL_KEV_WAKING, 1, TID(4), RT50, 0);
-	wake(end + 4 * US, IL_KEV_WAKEUP, 0, TID(4), RT50, 0);
-	sw(end + 484 * US, 0, 5151, FAIR, 0, TID(4), RT50, "cfstask", NULL);
-	end = m.end_ns[7];
-	sw(end + 1 * US, 0, IDLE, FAIR, 0, 5252, FAIR, NULL, "cfslong");
-	wake(end + 2 * US, IL_KEV_WAKING, 1, TID(8), RT50, 0);
-	wake(end + 4 * US, IL_KEV_WAKEUP, 0, TID(8), RT50, 0);
-	sw(end + 5004 * US, 0, 5252, FAIR, 0, TID(8), RT50, "cfslong", NULL);
+	rt_wait_behind_cfs(&m, 4, 5151, "cfstask", 484, true);
+	rt_wait_behind_cfs(&m, 8, 5252, "cfslong", 5004, true);
 	explain(&m, &ev);
 	assert_string_equal(il_attrib_culprit(A, ev.hop[4].culprit[0].id)->thread, "cfstask");
 	assert_int_equal(ev.hop[4].culprit[0].ns, 480 * US);

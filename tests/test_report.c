@@ -278,6 +278,16 @@ static const char *one_warning(struct fixture *fx, struct il_warnings *warn, int
  * run plays them and says so (it exited 0 with nothing said); the same
  * run with synthetic input, or asked no more than it played, says nothing.
  */
+/* The fixture's run judged afresh (il_report_check into warn), its
+ * report written and read back; the caller frees it. */
+static cJSON *checked_report(struct fixture *fx, struct il_warnings *warn, const char *file)
+{
+	memset(warn, 0, sizeof(*warn));
+	il_report_check(&fx->r, warn);
+	fx->r.warnings = warn;
+	return write_and_load(&fx->r, file);
+}
+
 static void test_report_replay_ran_out(void **state)
 {
 	struct fixture *fx = malloc(sizeof(*fx));
@@ -290,17 +300,13 @@ static void test_report_replay_ran_out(void **state)
 	fixture_build(fx, 1.0, 1);
 	fixture_stream(fx, NULL);
 	fx->o.events = fx->r.nsent + 5;
-	il_report_check(&fx->r, warn);
-	fx->r.warnings = warn;
-	root = write_and_load(&fx->r, "synthetic-short.json");
+	root = checked_report(fx, warn, "synthetic-short.json");
 	assert_int_equal(cJSON_GetArraySize(il_json_get(root, "warnings")), 0);
 	cJSON_Delete(root);
 
 	fx->o.input.kind = IL_INPUT_REPLAY;
 	snprintf(fx->o.input.arg, sizeof(fx->o.input.arg), "clicks.evemu");
-	memset(warn, 0, sizeof(*warn));
-	il_report_check(&fx->r, warn);
-	root = write_and_load(&fx->r, "replay-short.json");
+	root = checked_report(fx, warn, "replay-short.json");
 	w = il_json_get(root, "warnings");
 	assert_int_equal(cJSON_GetArraySize(w), 1);
 	snprintf(want, sizeof(want),
@@ -312,9 +318,7 @@ static void test_report_replay_ran_out(void **state)
 	cJSON_Delete(root);
 
 	fx->o.events = fx->r.nsent;
-	memset(warn, 0, sizeof(*warn));
-	il_report_check(&fx->r, warn);
-	root = write_and_load(&fx->r, "replay-whole.json");
+	root = checked_report(fx, warn, "replay-whole.json");
 	assert_int_equal(cJSON_GetArraySize(il_json_get(root, "warnings")), 0);
 	cJSON_Delete(root);
 	fixture_free(fx);
