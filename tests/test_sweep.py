@@ -389,6 +389,21 @@ class FakeSweep(unittest.TestCase, Outputs):
         six = [x if x != "4" else "6" for x in SMALL]
         r = sweep(self.out, *six, env={"FAKE_INPUTLAT_LOG": self.log})
         self.assertEqual(r.returncode, 0, r.stderr)
+        # Rounds 5 and 6 of rt ten times slower: judged, they would move its
+        # ratio far (the fake's rounds alone once moved it 0.0002).
+        for rnd in (5, 6):
+            path = os.path.join(self.out, "cells", "rt__idle", f"round-{rnd}.json")
+            with open(path) as f:
+                rep = json.load(f)
+            for lat in rep["latency_us"].values():
+                for k, v in lat.items():
+                    if k != "count" and isinstance(v, (int, float)):
+                        lat[k] = v * 10
+            for k, v in rep.get("samples_us", {}).items():
+                if isinstance(v, list):
+                    rep["samples_us"][k] = [x * 10 for x in v]
+            with open(path, "w") as f:
+                json.dump(rep, f)
         r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(os.path.join(self.out, "summary.csv"), newline="") as f:
@@ -403,7 +418,7 @@ class FakeSweep(unittest.TestCase, Outputs):
 
         self.assertAlmostEqual(float(row["p50_ratio"]), ratio(4), places=3)
         # The check can fail: six rounds give another ratio.
-        self.assertNotAlmostEqual(ratio(4), ratio(6), places=3)
+        self.assertGreater(ratio(6), 1.5 * ratio(4))
 
     def test_sweep_rounds_bounded(self):
         """32 rounds a cell gave no verdict at all ("no comparison: Invalid
