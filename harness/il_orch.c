@@ -39,8 +39,10 @@
  * preempted the chain mid-event (70-80 us, perf sched beside a run, every
  * 261 ms). So it waits for a tick with no event in flight, past its
  * interval; only a run never without one (1 ms apart) pings at this age.
+ * Kept short: a hung child is found this much later (at 500 ms, the ASan
+ * pass's SIGSTOP cases took 2.55 s under load, against their 2.5 s).
  */
-#define PING_LATE_MS 500
+#define PING_LATE_MS 300
 #define PING_DEAD_MS 1500
 /* What one wake-up of a nice-0 thread may wait per CPU-bound thread it
  * competes with: EEVDF runs every eligible task whose deadline is earlier
