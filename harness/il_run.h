@@ -94,10 +94,17 @@ struct il_run {
 	uv_poll_t inject_poll;
 	int inject_tfd;
 	uv_timer_t release_timer, tick_timer;
-	/* When the loop last finished reading what was ready (its check
-	 * phase): a child is judged hung only on a ping unanswered by then. */
+	/* Everything that had arrived by io_seen_ns has been read: the time
+	 * the loop went to poll (its prepare phase), committed once the poll's
+	 * callbacks are done (its check phase). Not the check's own time: a
+	 * callback of the poll may itself hold the loop up (a stop sent from
+	 * the last record, then a slow step), and what arrived meanwhile is
+	 * still unread. Timeouts are judged as of then: a child is hung only
+	 * on a ping unanswered by then, late at the stop only if not gone by
+	 * then. */
+	uv_prepare_t io_prepare;
 	uv_check_t io_check;
-	uint64_t io_seen_ns;
+	uint64_t poll_from_ns, io_seen_ns;
 	/* One per IL_RUN_STOP_SIGNALS: each ends the run (il_orch.c). */
 	uv_signal_t sig[IL_RUN_NSTOP_SIGNALS];
 	uint64_t rng;
@@ -115,7 +122,6 @@ struct il_run {
 	int exit_code;
 	bool interrupted;
 	bool garbage_sent, stalled;
-	bool stop_late_said; /* the children past the stop's bound were named */
 	/* Why a child's final stats never came ("" when they did). */
 	char stats_why[IL_PROC_COUNT][160];
 	uint64_t inject_epipe_ns; /* the input pipe broke: browser-sim died */

@@ -85,7 +85,7 @@ static void print_help(void)
 	    "ticks\n"
 	    "  --test-runaway THREAD test hook: THREAD (e.g. render:main) spins forever\n"
 	    "  --test-stall CHILD    test hook: the loop is held up 2 s once, CHILD (or none)\n"
-	    "                        killed meanwhile\n"
+	    "                        killed meanwhile; `stop`: held up right after the stop\n"
 	    "  --work ROLE=US        CPU work per handler in us; ROLE is a role (ui, io, "
 	    "compositor,\n"
 	    "                        main, gpu, drm, evdev) or a thread (viz:comp); `--work none` "
@@ -454,14 +454,18 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			break;
 		}
 		case OPT_STALL: {
-			int p = strcmp(optarg, "none") == 0 ? -1 : il_chain_proc_parse(optarg);
+			bool at_stop = strcmp(optarg, "stop") == 0;
+			int p = at_stop || strcmp(optarg, "none") == 0
+				    ? -1
+				    : il_chain_proc_parse(optarg);
 
-			if (p < 0 && strcmp(optarg, "none") != 0)
+			if (p < 0 && !at_stop && strcmp(optarg, "none") != 0)
 				rc = usage_error(
-				    "--test-stall: unknown child '%s' (none, browser-sim, "
+				    "--test-stall: unknown child '%s' (none, stop, browser-sim, "
 				    "render-sim, viz-sim or il-workload)",
 				    optarg);
-			o->test.stall = true;
+			o->test.stall = !at_stop;
+			o->test.stall_at_stop = at_stop;
 			o->test.stall_proc = p;
 			break;
 		}

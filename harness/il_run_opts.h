@@ -18,8 +18,10 @@ struct il_test_hooks {
 	int runaway_thread; /* enum il_thread_id that spins forever, or -1 */
 	int garbage_proc;   /* enum il_proc_id that gets a garbage control frame, or -1 */
 	/* The loop held up once, 2 s inside a tick, right after pinging every
-	 * child: stall_proc (enum il_proc_id, or -1: none) is killed in it. */
-	bool stall;
+	 * child: stall_proc (enum il_proc_id, or -1: none) is killed in it.
+	 * stall_at_stop: held up 2 s instead right after the stop is sent,
+	 * past the stop's bound, while the children exit. */
+	bool stall, stall_at_stop;
 	int stall_proc;
 	double work_scale; /* every handler does this times its work (1: as configured) */
 	/* The thread CPU clock's step is taken to be a 4 ms tick, as in qemu

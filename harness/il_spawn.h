@@ -33,9 +33,10 @@ struct il_proc {
 	void *data;
 	int pid;
 	bool spawned, exited, ready;
-	bool ctl_eof;	    /* its control channel read to the end */
-	bool started;	    /* answered the ping sent right after "start" */
-	uint64_t start_seq; /* that ping's seq */
+	bool ctl_eof;	     /* its control channel read to the end */
+	bool stop_late_said; /* named as killed at the stop's bound */
+	bool started;	     /* answered the ping sent right after "start" */
+	uint64_t start_seq;  /* that ping's seq */
 	int64_t exit_status;
 	int term_signal;
 	cJSON *stats_msg; /* owned */
