@@ -46,6 +46,13 @@
 
 extern char **environ;
 
+/*
+ * A claim's interval on both sides of its bound: the data neither show it
+ * nor show it wrong. "does not hold" is said only when they show it wrong
+ * (at the same 5% a "holds" is allowed): a claim not shown is not refuted.
+ */
+#define VERDICT_INCONCLUSIVE "inconclusive"
+
 /* Rounds of claims 2-4 at most (see il_cmd_reproduce). */
 #define OTHER_ROUNDS 6
 /* Two scenarios' rounds together within what il_stats_rounds takes. */
@@ -878,10 +885,12 @@ static void claim1_arm(struct repro *r, struct claim *c, const struct arm *m)
 		return;
 	}
 	/* The claim is a reduction: it holds only when the whole interval of
-	 * the p50 ratio lies below 1. */
+	 * the p50 ratio lies below 1, and does not when it lies above; one
+	 * that holds 1 is no evidence either way (VERDICT_INCONCLUSIVE). */
 	c->verdict = c50.verdict == IL_VERDICT_LOWER	    ? "holds"
 		     : c50.verdict == IL_VERDICT_NOT_ENOUGH ? "not testable"
-							    : "does not hold";
+		     : c50.verdict == IL_VERDICT_HIGHER	    ? "does not hold"
+							    : VERDICT_INCONCLUSIVE;
 	change_text(t50, sizeof(t50), &c50);
 	change_text(t99, sizeof(t99), &c99);
 	snprintf(c->reason, sizeof(c->reason),
@@ -938,12 +947,15 @@ static void claim2(struct repro *r, struct claim *c)
 		return;
 	}
 	/* Starved: rt's stall is clearly longer than cfs's, and the intervals
-	 * of the medians sit on the right sides of 500 and 50 ms. */
+	 * of the medians sit on the right sides of 500 and 50 ms. Not
+	 * starved: the data place one on the wrong side (rt's stall not
+	 * longer, its interval below 500 ms, or cfs's above 50 ms). */
 	c->verdict = ratio.verdict == IL_VERDICT_NOT_ENOUGH || !mci_judges(&rt) || !mci_judges(&cfs)
 			 ? "not testable"
-		     : ratio.verdict == IL_VERDICT_HIGHER && rt.lo >= 500 && cfs.hi < 50
-			 ? "holds"
-			 : "does not hold";
+		     : ratio.verdict == IL_VERDICT_HIGHER && rt.lo >= 500 && cfs.hi < 50 ? "holds"
+		     : ratio.verdict == IL_VERDICT_LOWER || rt.hi < 500 || cfs.lo >= 50
+			 ? "does not hold"
+			 : VERDICT_INCONCLUSIVE;
 	mci_text(trt, sizeof(trt), &rt, "%.0f", "ms");
 	mci_text(tcfs, sizeof(tcfs), &cfs, "%.1f", "ms");
 	change_text(tratio, sizeof(tratio), &ratio);
@@ -1023,7 +1035,8 @@ static void claim3(struct repro *r, struct claim *c)
 	}
 	c->verdict = diff.verdict == IL_VERDICT_NOT_ENOUGH ? "not testable"
 		     : diff.verdict == IL_VERDICT_HIGHER   ? "holds"
-							   : "does not hold";
+		     : diff.verdict == IL_VERDICT_LOWER	   ? "does not hold"
+							   : VERDICT_INCONCLUSIVE;
 	mci_text(tthr, sizeof(tthr), &thr, "%.2f", "%");
 	mci_text(tfs, sizeof(tfs), &fs, "%.2f", "%");
 	if (isnan(diff.lo))
@@ -1097,7 +1110,9 @@ static void claim4(struct repro *r, struct claim *c)
 	c->verdict = !mci_judges(&share) || !mci_judges(&stall) ? "not testable"
 		     : share.lo >= 0.6 * want && share.hi <= 1.6 * want && stall.hi <= bound_ms
 			 ? "holds"
-			 : "does not hold";
+		     : share.hi < 0.6 * want || share.lo > 1.6 * want || stall.lo > bound_ms
+			 ? "does not hold"
+			 : VERDICT_INCONCLUSIVE;
 	mci_text(tshare, sizeof(tshare), &share, "%.2f", "%");
 	mci_text(tstall, sizeof(tstall), &stall, "%.0f", "ms");
 	snprintf(

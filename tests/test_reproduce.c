@@ -84,10 +84,10 @@ static void test_reproduce_quick(void **state)
 	/* One line per claim: "claim N: VERDICT: title: figures ..." with
 	 * at least one number among the figures. */
 	assert_int_equal(
-	    regcomp(
-		&line_re,
-		"^claim ([1-4])( \\(chromeos arm\\))?: (holds|does not hold|not testable): (.*)$",
-		REG_EXTENDED | REG_NEWLINE),
+	    regcomp(&line_re,
+		    "^claim ([1-4])( \\(chromeos arm\\))?: (holds|does not hold|inconclusive|not "
+		    "testable): (.*)$",
+		    REG_EXTENDED | REG_NEWLINE),
 	    0);
 	assert_int_equal(regcomp(&num_re, "[0-9]+(\\.[0-9]+)?", REG_EXTENDED), 0);
 	int seen[5] = {0};
@@ -154,9 +154,9 @@ static void test_reproduce_quick(void **state)
 		assert_true(cJSON_IsString(cJSON_GetObjectItem(c, "title")));
 		assert_true(cJSON_IsString(cJSON_GetObjectItem(c, "reason")));
 		assert_non_null(verdict);
-		assert_true(strcmp(verdict, "holds") == 0 ||
-			    strcmp(verdict, "does not hold") == 0 ||
-			    strcmp(verdict, "not testable") == 0);
+		assert_true(
+		    strcmp(verdict, "holds") == 0 || strcmp(verdict, "does not hold") == 0 ||
+		    strcmp(verdict, "inconclusive") == 0 || strcmp(verdict, "not testable") == 0);
 		for (int k = 0; k < 12 && keys[i][k]; k++) {
 			cJSON *v = cJSON_GetObjectItem(figs, keys[i][k]);
 
@@ -166,7 +166,9 @@ static void test_reproduce_quick(void **state)
 				assert_true(cJSON_IsNumber(v));
 		}
 	}
-	/* Each arm of claim 1 holds exactly when the interval of its p50 ratio is below 1. */
+	/* Each arm of claim 1 holds exactly when the interval of its p50 ratio
+	 * is below 1, does not hold exactly when it is above 1, and is
+	 * inconclusive when it holds 1. */
 	for (int i = 0; i < 2; i++) {
 		cJSON *c1 = cJSON_GetArrayItem(claims, i);
 		const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(c1, "verdict"));
@@ -184,10 +186,14 @@ static void test_reproduce_quick(void **state)
 
 		assert_int_equal(
 		    (int)cJSON_GetNumberValue(cJSON_GetObjectItem(f, "article_reduction_pct")), 32);
-		if (strcmp(v, "not testable") != 0)
-			assert_int_equal(
-			    strcmp(v, "holds") == 0,
-			    cJSON_GetNumberValue(cJSON_GetObjectItem(f, "p50_ratio_hi")) < 1);
+		if (strcmp(v, "not testable") != 0) {
+			double lo = cJSON_GetNumberValue(cJSON_GetObjectItem(f, "p50_ratio_lo"));
+			double hi = cJSON_GetNumberValue(cJSON_GetObjectItem(f, "p50_ratio_hi"));
+
+			assert_int_equal(strcmp(v, "holds") == 0, hi < 1);
+			assert_int_equal(strcmp(v, "does not hold") == 0, lo > 1);
+			assert_int_equal(strcmp(v, "inconclusive") == 0, lo <= 1 && hi >= 1);
+		}
 	}
 	cJSON_Delete(root);
 
