@@ -136,8 +136,8 @@ static void *outside_main(void *arg)
 		return NULL;
 	}
 	for (int b = 0; b < OUTSIDE_BATCHES; b++) {
-		uint64_t a0 = il_tclock_now(r, tid), f0 = il_tclock_futex_ns(r),
-			 k0 = il_tclock_futex_calls(r), a1, f1, k1;
+		uint64_t l0 = il_tclock_lost(r), a0 = il_tclock_now(r, tid),
+			 f0 = il_tclock_futex_ns(r), k0 = il_tclock_futex_calls(r), a1, f1, k1;
 
 		/* No waiter on the word: each wake returns at once. */
 		for (int i = 0; i < OUTSIDE_CALLS; i++)
@@ -146,7 +146,8 @@ static void *outside_main(void *arg)
 		f1 = il_tclock_futex_ns(r);
 		k1 = il_tclock_futex_calls(r);
 		/* A switch or a lost record inside the batch: not a clean one. */
-		if (a0 && a1 && k1 - k0 == OUTSIDE_CALLS && a1 - a0 > f1 - f0)
+		if (a0 && a1 && k1 - k0 == OUTSIDE_CALLS && a1 - a0 > f1 - f0 &&
+		    il_tclock_lost(r) == l0)
 			per[n++] = (double)(a1 - a0 - (f1 - f0)) / OUTSIDE_CALLS;
 	}
 	il_tclock_unregister(o->c, r, tid);
@@ -227,8 +228,9 @@ static void *sleeper_main(void *arg)
 	}
 	while (seen < SLEEP_CALLS && n < SLEEP_CALLS) {
 		uint64_t e0 = il_tclock_now(r, tid), e1 = il_tclock_now(r, tid);
-		uint64_t a0 = il_tclock_now(r, tid), f0 = il_tclock_futex_ns(r),
-			 k0 = il_tclock_futex_calls(r), s0 = il_tclock_futex_sleeps(r), a1;
+		uint64_t l0 = il_tclock_lost(r), a0 = il_tclock_now(r, tid),
+			 f0 = il_tclock_futex_ns(r), k0 = il_tclock_futex_calls(r),
+			 s0 = il_tclock_futex_sleeps(r), a1;
 
 		syscall(SYS_futex, &s->word, FUTEX_WAIT_PRIVATE, seen, &limit, NULL, 0);
 		a1 = il_tclock_now(r, tid);
@@ -236,7 +238,8 @@ static void *sleeper_main(void *arg)
 			empty[ne++] = (double)(e1 - e0);
 		/* One call that slept, on one record throughout. */
 		if (a0 && a1 && il_tclock_futex_calls(r) - k0 == 1 &&
-		    il_tclock_futex_sleeps(r) - s0 == 1 && a1 - a0 >= il_tclock_futex_ns(r) - f0)
+		    il_tclock_futex_sleeps(r) - s0 == 1 && a1 - a0 >= il_tclock_futex_ns(r) - f0 &&
+		    il_tclock_lost(r) == l0)
 			per[n++] = (double)(a1 - a0 - (il_tclock_futex_ns(r) - f0));
 		seen = atomic_load(&s->word);
 	}

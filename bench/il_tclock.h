@@ -46,6 +46,12 @@ static inline uint64_t il_tclock_futex_sleeps(const struct il_tclock_rec *rec)
 	return ((const volatile struct il_tclock_rec *)rec)->futex_sleeps;
 }
 
+/* Switches of the thread the program missed so far (il_tclock_rec.lost). */
+static inline uint64_t il_tclock_lost(const struct il_tclock_rec *rec)
+{
+	return ((const volatile struct il_tclock_rec *)rec)->lost;
+}
+
 /*
  * What a futex call costs on a CPU outside its two tracepoints (the
  * system call's entry and exit paths: 1.3 us of a 1.46 us FUTEX_WAKE on

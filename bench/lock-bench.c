@@ -353,7 +353,7 @@ static void *worker_main(void *arg)
 	csw0 = thread_ctxsw();
 	while (!atomic_load_explicit(&c->stop, memory_order_relaxed)) {
 		int sample = every && next_random(&w->rng) % every == 0;
-		uint64_t t0, t1, t2, d, cpu1 = 0, fx1 = 0, fc1 = 0, fs1 = 0;
+		uint64_t t0, t1, t2, d, cpu1 = 0, fx1 = 0, fc1 = 0, fs1 = 0, lost1 = 0;
 
 		/*
 		 * The CPU burned acquiring (spinning, futex calls) is sampled
@@ -373,6 +373,7 @@ static void *worker_main(void *arg)
 		 * is spinning.
 		 */
 		if (sample) {
+			lost1 = rec ? il_tclock_lost(rec) : 0;
 			fx1 = rec && futex_kept ? il_tclock_futex_ns(rec) : 0;
 			fc1 = rec && futex_kept ? il_tclock_futex_calls(rec) : 0;
 			fs1 = rec && futex_kept ? il_tclock_futex_sleeps(rec) : 0;
@@ -384,8 +385,9 @@ static void *worker_main(void *arg)
 		if (sample) {
 			uint64_t cpu2 = cpu_now(rec, me);
 
-			/* A record lost mid-run (0) leaves the sample out. */
-			if (cpu1 && cpu2) {
+			/* A record lost mid-run (0), or a switch the clock's
+			 * program missed meanwhile, leaves the sample out. */
+			if (cpu1 && cpu2 && (!rec || il_tclock_lost(rec) == lost1)) {
 				w->cpu_ns += cpu2 - cpu1;
 				w->cpu_samples++;
 				w->clock_samples += rec != NULL;

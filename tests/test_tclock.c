@@ -18,6 +18,9 @@
 #include "il_tclock.h"
 #include "il_test.h"
 
+/* Tries of a case before a clock that keeps missing switches fails it. */
+#define MISSED_TRIES 3
+
 static struct il_tclock *tc;
 static char why[160];
 
@@ -92,11 +95,23 @@ static void test_tclock_agrees_with_thread_cpu(void **state)
 	need_clock();
 	r = il_tclock_register(tc, tid);
 	assert_non_null(r);
-	a0 = il_tclock_now(r, tid);
-	c0 = thread_cpu_ns();
-	burn_cpu(50000000);
-	a1 = il_tclock_now(r, tid);
-	c1 = thread_cpu_ns();
+	/* A try in which the program missed a switch of ours (il_tclock_rec's
+	 * lost) is not the clock's figure: it said so, as it must. */
+	for (int try = 0;; try++) {
+		uint64_t lost = il_tclock_lost(r);
+
+		a0 = il_tclock_now(r, tid);
+		c0 = thread_cpu_ns();
+		burn_cpu(50000000);
+		a1 = il_tclock_now(r, tid);
+		c1 = thread_cpu_ns();
+		if (il_tclock_lost(r) == lost)
+			break;
+		printf("# try %d: the program missed %llu switches of ours; again\n", try + 1,
+		       (unsigned long long)(il_tclock_lost(r) - lost));
+		if (try == MISSED_TRIES - 1)
+			fail_msg("the program missed switches in %d tries of 50 ms", MISSED_TRIES);
+	}
 	assert_true(a0 > 0 && a1 > a0);
 	printf("# 50 ms of thread CPU: on-CPU clock %.3f ms, CLOCK_THREAD_CPUTIME_ID %.3f ms\n",
 	       (double)(a1 - a0) / 1e6, (double)(c1 - c0) / 1e6);
@@ -135,7 +150,7 @@ static void test_tclock_still_while_asleep(void **state)
 struct rival {
 	pthread_t th;
 	int cpu;
-	uint64_t cpu_ns, clock_ns, wall_ns;
+	uint64_t cpu_ns, clock_ns, wall_ns, lost, switches;
 	int registered;
 };
 
@@ -153,9 +168,13 @@ static void *rival_main(void *arg)
 		return NULL;
 	a0 = il_tclock_now(r, tid);
 	c0 = thread_cpu_ns();
+	v->lost = il_tclock_lost(r);
+	v->switches = ((const volatile struct il_tclock_rec *)r)->seq;
 	v->wall_ns = burn_cpu(40000000);
 	v->clock_ns = il_tclock_now(r, tid) - a0;
 	v->cpu_ns = thread_cpu_ns() - c0;
+	v->lost = il_tclock_lost(r) - v->lost;
+	v->switches = ((const volatile struct il_tclock_rec *)r)->seq - v->switches;
 	il_tclock_unregister(tc, r, tid);
 	return NULL;
 }
@@ -170,15 +189,33 @@ static void test_tclock_counts_only_running(void **state)
 
 	(void)state;
 	need_clock();
-	for (int i = 0; i < 2; i++)
-		assert_int_equal(pthread_create(&v[i].th, NULL, rival_main, &v[i]), 0);
-	for (int i = 0; i < 2; i++)
-		pthread_join(v[i].th, NULL);
+	/*
+	 * The program can miss a switch: under stress-ng's start-up here, 1
+	 * reading in 20 (its cause not found). Missed, a switch-in read as a
+	 * slice begun at the last one seen, and a rival's clock counted its
+	 * time off the CPU too (44.3 ms for 40.0 of thread CPU, and in CI 46
+	 * for 40). The record now counts it (lost), and such a try is run
+	 * again; what is judged is the clock where it saw every switch.
+	 */
+	for (int try = 0;; try++) {
+		for (int i = 0; i < 2; i++)
+			assert_int_equal(pthread_create(&v[i].th, NULL, rival_main, &v[i]), 0);
+		for (int i = 0; i < 2; i++)
+			pthread_join(v[i].th, NULL);
+		if (!v[0].lost && !v[1].lost)
+			break;
+		printf("# try %d: the program missed %llu and %llu switches; again\n", try + 1,
+		       (unsigned long long)v[0].lost, (unsigned long long)v[1].lost);
+		if (try == MISSED_TRIES - 1)
+			fail_msg("the program missed switches in %d tries", MISSED_TRIES);
+	}
 	for (int i = 0; i < 2; i++) {
 		assert_true(v[i].registered);
-		printf("# sharing CPU 0: wall %.1f ms, on-CPU clock %.1f ms, thread CPU %.1f ms\n",
+		printf("# sharing CPU 0: wall %.1f ms, on-CPU clock %.1f ms, thread CPU %.1f ms, "
+		       "%llu switch events, %llu missed\n",
 		       (double)v[i].wall_ns / 1e6, (double)v[i].clock_ns / 1e6,
-		       (double)v[i].cpu_ns / 1e6);
+		       (double)v[i].cpu_ns / 1e6, (unsigned long long)v[i].switches,
+		       (unsigned long long)v[i].lost);
 		assert_true((double)v[i].clock_ns > 0.90 * (double)v[i].cpu_ns);
 		assert_true((double)v[i].clock_ns < 1.10 * (double)v[i].cpu_ns);
 	}
