@@ -248,7 +248,7 @@ struct il_attrib {
 	double hop_culprit_ns[IL_NSTAMPS][IL_ATTRIB_MAX_CULPRITS];
 	uint64_t hop_n[IL_NSTAMPS], hop_asleep[IL_NSTAMPS], hop_consistent[IL_NSTAMPS];
 	uint64_t hop_same_cpu[IL_NSTAMPS], hop_cross_cpu[IL_NSTAMPS], hop_migrations[IL_NSTAMPS];
-	uint64_t identity_n, identity_ok;
+	uint64_t identity_n, identity_ok, identity_uncovered;
 	double proc_total_ns;
 	struct band *bands[NBANDS];
 	struct il_attrib_event *worst;
@@ -1335,8 +1335,13 @@ static void add_figures(struct il_attrib *a, const struct il_attrib_event *ev,
 				a->hop_cross_cpu[k]++;
 		}
 		/* Stamps against the kernel: for an asleep receiver the wake path
-		 * tiles end k-1 .. stamp k. */
-		if (h->asleep && processing && !h->comp_ns[IL_COMP_BUSY]) {
+		 * tiles end k-1 .. stamp k. Judged where the kernel's events cover
+		 * the hop (consistent): one they do not (a switch never reported)
+		 * has its unknown stretch in residual, and is counted once, by
+		 * consistent_pct, not again here as a stamp that disagrees. */
+		if (h->asleep && processing && !h->comp_ns[IL_COMP_BUSY] && !h->consistent)
+			a->identity_uncovered++;
+		else if (h->asleep && processing && !h->comp_ns[IL_COMP_BUSY]) {
 			uint64_t gap = m->stamp_ns[k] - m->end_ns[k - 1];
 			uint64_t parts = h->comp_ns[IL_COMP_SEND] + h->comp_ns[IL_COMP_WAKE] +
 					 h->comp_ns[IL_COMP_RUNQUEUE] +
@@ -1956,6 +1961,7 @@ int il_attrib_report(const struct il_attrib *a, cJSON *obj)
 		cJSON_AddNumberToObject(o, "hops", (double)hops);
 		add_pct(o, "consistent_pct", cons, hops);
 		cJSON_AddNumberToObject(o, "asleep_hops", (double)a->identity_n);
+		cJSON_AddNumberToObject(o, "asleep_hops_uncovered", (double)a->identity_uncovered);
 		add_pct(o, "identity_within_2us_pct", a->identity_ok, a->identity_n);
 		add_pct(o, "cross_cpu_pct", cross, same + cross);
 	}
