@@ -767,7 +767,9 @@ static void tick_cb(uv_timer_t *t)
 			il_sampler_tick(r->sampler, now);
 			r->last_sample_ns = now;
 		}
-		if (r->inject_epipe_ns && now - r->inject_epipe_ns > il_ms_to_ns(500)) {
+		/* As of the last full read too: its death may be waiting there,
+		 * and says more than the closed pipe. */
+		if (r->inject_epipe_ns && r->io_seen_ns > r->inject_epipe_ns + il_ms_to_ns(500)) {
 			il_orch_fail(r, "browser-sim closed its input pipe; stopping the run");
 			return;
 		}
