@@ -40,10 +40,31 @@ add_test(NAME test_hardening_io_threads COMMAND test_hardening_io)
 set_tests_properties(test_hardening_io_threads PROPERTIES LABELS unit TIMEOUT 300
                      SKIP_RETURN_CODE 77
                      ENVIRONMENT "IL_BUILD_DIR=${CMAKE_BINARY_DIR};IL_SOURCE_DIR=${CMAKE_SOURCE_DIR};IL_TEST_ONLY=test_hardening_io_cli_limits_threads")
+# test_hardening_knobs is "slow" but for its two restore cases: the others
+# stage runs against one another (the machine's lock across state
+# directories, a zombie holder, a watchdog firing after the next run took
+# the knobs) and spend their half minute waiting on those runs, whose code
+# the sanitizer pass runs elsewhere (test_knobs has the knob module's
+# every path, test_policy_run_* whole runs); the restore cases' error paths
+# are nowhere else, so they run in every pass, as
+# test_hardening_knobs_restore (registered apart, as _io_threads above).
 il_add_run_test(test_hardening_knobs SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hardening_knobs.c
-                LIBS il_test_knobs Threads::Threads LABELS root TIMEOUT 300)
+                LIBS il_test_knobs Threads::Threads LABELS "root;slow" TIMEOUT 300)
+set_property(TEST test_hardening_knobs APPEND PROPERTY ENVIRONMENT "IL_TEST_SKIP=*restore_*")
+add_test(NAME test_hardening_knobs_restore COMMAND test_hardening_knobs)
+set_tests_properties(test_hardening_knobs_restore PROPERTIES LABELS root TIMEOUT 300
+                     SKIP_RETURN_CODE 77
+                     ENVIRONMENT "IL_BUILD_DIR=${CMAKE_BINARY_DIR};IL_SOURCE_DIR=${CMAKE_SOURCE_DIR};IL_TEST_ONLY=*restore_*")
 il_add_run_test(test_hardening_stop SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hardening_stop.c
                 LIBS il_test_knobs LABELS root TIMEOUT 400)
+# Its one_cpu_rt case runs an ordinary RT run five times on one CPU to
+# catch a kernel reaping hazard (the loop's priority at the stop), no code
+# of ours that the other runs do not take: "slow", registered apart.
+set_property(TEST test_hardening_stop APPEND PROPERTY ENVIRONMENT "IL_TEST_SKIP=*one_cpu_rt")
+add_test(NAME test_hardening_stop_one_cpu COMMAND test_hardening_stop)
+set_tests_properties(test_hardening_stop_one_cpu PROPERTIES LABELS "root;slow" TIMEOUT 300
+                     SKIP_RETURN_CODE 77
+                     ENVIRONMENT "IL_BUILD_DIR=${CMAKE_BINARY_DIR};IL_SOURCE_DIR=${CMAKE_SOURCE_DIR};IL_TEST_ONLY=*one_cpu_rt")
 # It stops a bench/rss-events and a bench/attrib-overhead (over
 # bench/bpf-floor) mid-run, and kills a bench/lock-bench.
 add_dependencies(test_hardening_stop rss-events)

@@ -238,7 +238,9 @@ static void stall_run(const char *child, struct il_test_result *res, char *json,
 			"--test-stall",
 			(char *)child,
 			"--events",
-			strcmp(child, "render-sim") == 0 ? "10000" : "300",
+			strcmp(child, "render-sim") == 0 ? "10000"
+			: strcmp(child, "stop") == 0	 ? "30"
+							 : "300",
 			"--interval-ms",
 			"5",
 			"--quiet",
