@@ -30,9 +30,11 @@ struct il_tclock_rec {
 	/*
 	 * Switches the program did not see, found by the one it saw next (a
 	 * switch-out while not seen in, a switch-in while not seen out): 1
-	 * reading in 20 under stress-ng's start-up on the 2-CPU VM (2026-12,
-	 * cause not established). The clock is then off by a time slice; a
-	 * reading that spans a change of `lost` is left out.
+	 * reading in 20 under stress-ng's start-up on the 2-CPU VM (2026-12).
+	 * The kernel emits no sched_switch for some switches there (the
+	 * attribution sees a thread of PID 1 switched in every second with
+	 * none, tracefs and BPF alike: il_attrib.c). The clock is then off by
+	 * a time slice; a reading that spans a change of `lost` is left out.
 	 */
 	__u64 lost;
 };

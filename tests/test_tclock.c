@@ -191,7 +191,7 @@ static void test_tclock_counts_only_running(void **state)
 	need_clock();
 	/*
 	 * The program can miss a switch: under stress-ng's start-up here, 1
-	 * reading in 20 (its cause not found). Missed, a switch-in read as a
+	 * reading in 20 (il_tclock_rec.h says why). Missed, a switch-in read as a
 	 * slice begun at the last one seen, and a rival's clock counted its
 	 * time off the CPU too (44.3 ms for 40.0 of thread CPU, and in CI 46
 	 * for 40). The record now counts it (lost), and such a try is run
