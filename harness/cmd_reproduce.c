@@ -789,9 +789,13 @@ static void mci_text(char *buf, size_t len, const struct mci *m, const char *fmt
 	snprintf(a, sizeof(a), fmt_one, m->median);
 	snprintf(b, sizeof(b), fmt_one, m->lo);
 	snprintf(c, sizeof(c), fmt_one, m->hi);
-	snprintf(buf, len,
-		 "%s %s (median of %zu rounds; %.0f%% interval of the median %s to %s %s)", a, unit,
-		 m->n, m->coverage * 100, b, c, unit);
+	/* One round has a value, not a median with an interval. */
+	if (m->n == 1)
+		snprintf(buf, len, "%s %s (one round: no interval)", a, unit);
+	else
+		snprintf(buf, len,
+			 "%s %s (median of %zu rounds; %.0f%% interval of the median %s to %s %s)",
+			 a, unit, m->n, m->coverage * 100, b, c, unit);
 }
 
 /* One arm of claim 1: scenario B's processing latency against A's. */
@@ -895,9 +899,10 @@ static void claim1_arm(struct repro *r, struct claim *c, const struct arm *m)
 	change_text(t99, sizeof(t99), &c99);
 	snprintf(c->reason, sizeof(c->reason),
 		 "processing p50 %.0f us with %s vs %.0f us with %s (geometric means over %.0f "
-		 "rounds): %s; p99 %.0f vs %.0f us: %s; permutation test over rounds, "
+		 "round%s): %s; p99 %.0f vs %.0f us: %s; permutation test over rounds, "
 		 "seed %u; article: about 32%% lower with RT",
-		 b50, m->b_name, a50, m->a_name, n, t50, b99, a99, t99, IL_STATS_SEED);
+		 b50, m->b_name, a50, m->a_name, n, n == 1 ? "" : "s", t50, b99, a99, t99,
+		 IL_STATS_SEED);
 	if (off)
 		snprintf(c->reason + strlen(c->reason), sizeof(c->reason) - strlen(c->reason),
 			 "; %u of %u runs kept with their handlers off the configured work "
