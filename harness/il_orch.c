@@ -633,12 +633,8 @@ static void inject(struct il_run *r)
 	inject_arm(r, delay_ns);
 }
 
-/*
- * Test hook (--test-stall CHILD): the loop held up inside a tick, as a
- * starved CPU or a slow reap holds it: every child pinged first, so that
- * each ping is older than the hang limit when the tick goes on.
- */
-/* Test hook --test-stall: the loop held up 2 s (nothing it watches is read). */
+/* Test hook --test-stall: the loop held up 2 s (nothing it watches is
+ * read meanwhile), as a starved CPU or a slow reap holds it. */
 static void hold_loop(struct il_run *r)
 {
 	struct timespec ts = {.tv_sec = 2};
@@ -648,6 +644,12 @@ static void hold_loop(struct il_run *r)
 		;
 }
 
+/*
+ * Test hook (--test-stall CHILD): the loop held up inside a tick, every
+ * child pinged first, so that each ping is older than the hang limit when
+ * the tick goes on. (--test-stall stop holds it right after the stop is
+ * sent instead: run_stop.)
+ */
 static void stall(struct il_run *r)
 {
 	uint64_t now = il_now_ns();
