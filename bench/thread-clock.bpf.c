@@ -52,12 +52,12 @@ int il_tclock_switch(struct il_sched_switch_args *ctx)
 	 * switched in on one CPU only after it left the other), and its
 	 * reader is the thread itself, running: it sees seq move if a
 	 * switch fell inside its read.
-	 */
-	/*
-	 * in_ns is 0 while off CPU: a switch-in the program missed then reads
-	 * as "not running" (0 to the reader), not as a slice that began at the
-	 * last switch-in seen (which counted the whole time off CPU: 44.3 ms
-	 * for 40.0 of thread CPU under stress-ng, 1 try in 12).
+	 *
+	 * in_ns is 0 while off CPU: a switch-in the program missed (the
+	 * kernel emits none for some, il_tclock_rec.h) then reads as "not
+	 * running" (0 to the reader), not as a slice that began at the last
+	 * switch-in seen, which counted the whole time off CPU (44.3 ms for
+	 * 40.0 of thread CPU under stress-ng's start-up, 1 reading in 20).
 	 */
 	if (r && r->in_ns) {
 		r->ran_ns += now - r->in_ns;
