@@ -50,7 +50,7 @@
 struct check {
 	const char *name;
 	bool ok;
-	char why[320];
+	char why[512];
 };
 
 #define MAX_CHECKS 24

@@ -288,6 +288,8 @@ static bool debugfs_mounted(void)
  * without libbpf). Parsing vmlinux's BTF takes 13-18 ms here: done once
  * per process.
  */
+static void add_lockdown(char *why, size_t len);
+
 static int btf_fair_server = -1, btf_ext_server = -1;
 
 static void btf_servers_read(void)
@@ -418,12 +420,12 @@ int il_fair_server_probe(struct il_fair_server *out)
 		else if (err == EPERM || err == EACCES)
 			snprintf(fs.why, sizeof(fs.why),
 				 "debugfs locked (%s); %s; defaults assumed", strerror(err), how);
-		else if (!debugfs_mounted())
-			snprintf(fs.why, sizeof(fs.why),
-				 "debugfs not mounted at " IL_SYSINFO_DEBUGFS
-				 "; %s; defaults assumed",
-				 how);
-		else
+		else if (!debugfs_mounted()) {
+			char dbg[200] = "debugfs not mounted at " IL_SYSINFO_DEBUGFS;
+
+			add_lockdown(dbg, sizeof(dbg));
+			snprintf(fs.why, sizeof(fs.why), "%s; %s; defaults assumed", dbg, how);
+		} else
 			snprintf(fs.why, sizeof(fs.why),
 				 IL_SYSINFO_FAIR_SERVER
 				 " missing from debugfs (locked down?); %s; defaults assumed",
@@ -435,12 +437,101 @@ int il_fair_server_probe(struct il_fair_server *out)
 
 /* --- facts for reports (issue 15) ---------------------------------------- */
 
+/* syslog(2)'s actions (the kernel's linux/syslog.h is not exported). */
+#define SYSLOG_ACTION_READ_ALL	  3
+#define SYSLOG_ACTION_SIZE_BUFFER 10
+
+/*
+ * The kernel log, read once per process (the facts ask it a few things,
+ * each run: a read per question read the whole ring each time), or NULL
+ * with why. Kept for the process's life.
+ */
+static char *klog_buf;
+static char klog_err[120];
+
+static void klog_read(void)
+{
+	char *text = NULL;
+	char *err = klog_err;
+	int size, n;
+
+	size = klogctl(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0);
+	if (size <= 0) {
+		snprintf(err, sizeof(klog_err), "the kernel log's size: %s",
+			 size < 0 ? strerror(errno) : "0");
+	} else if (!(text = malloc((size_t)size + 1))) {
+		snprintf(err, sizeof(klog_err), "out of memory for the kernel log");
+	} else if ((n = klogctl(SYSLOG_ACTION_READ_ALL, text, size)) < 0) {
+		snprintf(err, sizeof(klog_err), "the kernel log: %s", strerror(errno));
+		free(text);
+		text = NULL;
+	} else {
+		text[n] = '\0';
+	}
+	klog_buf = text;
+}
+
+static const char *klog_text(char *why, size_t len)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, klog_read);
+	snprintf(why, len, "%s", klog_err);
+	return klog_buf;
+}
+
+/*
+ * The rest of the kernel log's first line that holds key, printable: 1;
+ * 0 when no line holds it; -1 with "unreadable: why" when the log cannot
+ * be read.
+ */
+static int klog_line(const char *key, char *out, size_t len)
+{
+	char why[120];
+	const char *log = klog_text(why, sizeof(why)), *at, *end;
+
+	if (!log) {
+		snprintf(out, len, "unreadable: %s", why);
+		return -1;
+	}
+	at = strstr(log, key);
+	if (!at)
+		return 0;
+	at += strlen(key);
+	end = strchr(at, '\n');
+	snprintf(out, len, "%.*s", (int)(end ? end - at : (ptrdiff_t)strlen(at)), at);
+	il_printable(out);
+	return 1;
+}
+
+/*
+ * Whether the kernel is locked down, from its log ("Kernel is locked down
+ * from ...", once at boot): a locked-down kernel refuses debugfs reads
+ * even to root, mounted or not (this project's VM: EPERM in a private
+ * mount), so "not mounted" alone would send a reader to mount it in vain.
+ * Appends ", and the kernel is locked down (...)" to why when it is.
+ */
+static void add_lockdown(char *why, size_t len)
+{
+	char from[120];
+	size_t n = strlen(why);
+
+	if (n < len && klog_line("Kernel is locked down from ", from, sizeof(from)) == 1) {
+		from[strcspn(from, ";")] = '\0'; /* "...; see man kernel_lockdown.7" */
+		snprintf(why + n, len - n,
+			 ", and the kernel is locked down (from %s), which refuses debugfs "
+			 "reads mounted or not",
+			 from);
+	}
+}
+
 /* Why a debugfs file could not be read, in words a reader can act on. */
 static void debugfs_why(int err, char *why, size_t len)
 {
-	if (err == -ENOENT && !debugfs_mounted())
+	if (err == -ENOENT && !debugfs_mounted()) {
 		snprintf(why, len, "debugfs not mounted at " IL_SYSINFO_DEBUGFS);
-	else if (err == -EPERM || err == -EACCES)
+		add_lockdown(why, len);
+	} else if (err == -EPERM || err == -EACCES)
 		snprintf(why, len, "debugfs refused (%s: locked down, or not root)",
 			 strerror(-err));
 	else
@@ -450,7 +541,7 @@ static void debugfs_why(int err, char *why, size_t len)
 /* "unreadable: debugfs not mounted at ..." for path. */
 static void add_unreadable_debugfs(cJSON *o, const char *key, const char *path, int err)
 {
-	char why[160], text[400];
+	char why[256], text[512];
 
 	debugfs_why(err, why, sizeof(why));
 	snprintf(text, sizeof(text), "unreadable: %s: %s", path, why);
@@ -489,7 +580,7 @@ int il_sysinfo_preempt_parse(const char *text, char *model, size_t len)
 
 void il_sysinfo_preempt(char *model, size_t mlen, char *source, size_t slen)
 {
-	char buf[256], cmdline[4096], cfg[300], v[32], dbg[160];
+	char buf[256], cmdline[4096], cfg[300], v[32], dbg[256];
 	int r;
 
 	/* 1. The mode in force, where debugfs shows it. */
@@ -628,7 +719,7 @@ static void add_server_per_cpu(cJSON *k, const char *key, const char *dir, const
 
 void il_sysinfo_kernel_facts(cJSON *k)
 {
-	char model[400], source[600], buf[4096], v[64], dir[256], text[400];
+	char model[400], source[800], buf[4096], v[64], dir[256], text[400];
 	int64_t i64;
 	int r, u;
 	cJSON *o;
@@ -773,51 +864,18 @@ int il_sysinfo_hypervisor(char *vendor, size_t len)
 }
 #endif
 
-/* syslog(2)'s actions (the kernel's linux/syslog.h is not exported). */
-#define SYSLOG_ACTION_READ_ALL	  3
-#define SYSLOG_ACTION_SIZE_BUFFER 10
-
 int il_sysinfo_hypervisor_kernel(char *out, size_t len)
 {
 	static const char key[] = "Hypervisor detected: ";
-	int size = klogctl(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0), n, found = 0;
-	char *log, *at, *end;
+	int r = klog_line(key, out, len);
 
-	if (size <= 0) {
-		snprintf(out, len, "unreadable: the kernel log's size: %s",
-			 size < 0 ? strerror(errno) : "0");
-		return -1;
-	}
-	log = malloc((size_t)size + 1);
-	if (!log) {
-		snprintf(out, len, "unreadable: out of memory for the kernel log");
-		return -1;
-	}
-	n = klogctl(SYSLOG_ACTION_READ_ALL, log, size);
-	if (n < 0) {
-		snprintf(out, len, "unreadable: the kernel log: %s", strerror(errno));
-		free(log);
-		return -1;
-	}
-	log[n] = '\0';
-	at = strstr(log, key);
-	if (at) {
-		at += sizeof(key) - 1;
-		end = strchr(at, '\n');
-		if (end)
-			*end = '\0';
-		snprintf(out, len, "%s", at);
-		il_printable(out);
-		found = 1;
-	} else {
-		/* Logged once at boot: a ring that has wrapped lost it. */
+	/* Logged once at boot: a ring that has wrapped lost it. */
+	if (r == 0)
 		snprintf(out, len,
 			 "none: no \"%s\" line in the kernel log (bare metal, "
 			 "or the boot lines rotated out)",
 			 key);
-	}
-	free(log);
-	return found ? 1 : 0;
+	return r;
 }
 
 static void hypervisor_json(cJSON *o)

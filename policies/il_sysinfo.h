@@ -78,7 +78,7 @@ struct il_fair_server {
 	bool tunable;	    /* ... and opened for writing */
 	int64_t runtime_ns; /* CPU 0's values; -1 when unreadable */
 	int64_t period_ns;
-	char why[160]; /* how we know, or why not: one phrase */
+	char why[320]; /* how we know, or why not: one phrase */
 };
 
 /*

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -250,6 +251,31 @@ static void test_sysinfo_fair_server_source(void **state)
 	}
 }
 
+/*
+ * Where debugfs is not mounted, the fair server's why says whether the
+ * kernel is locked down, as its own log says (a locked-down kernel
+ * refuses debugfs reads mounted or not: "not mounted" alone sent readers
+ * to mount it in vain). Checked both ways against the log read here.
+ */
+static void test_sysinfo_lockdown_said(void **state)
+{
+	struct il_fair_server fs;
+	static char log[1 << 21];
+	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, sizeof(log) - 1);
+	bool locked;
+
+	(void)state;
+	IL_TEST_NEED(n >= 0, "the kernel log is unreadable here: %s", strerror(errno));
+	log[n] = '\0';
+	locked = strstr(log, "Kernel is locked down from ") != NULL;
+	assert_int_equal(il_fair_server_probe(&fs), 0);
+	IL_TEST_NEED(strstr(fs.why, "debugfs not mounted"),
+		     "debugfs is mounted or the fair server readable here: %s", fs.why);
+	print_message("kernel log: %s; fair server: %s\n", locked ? "locked down" : "not locked",
+		      fs.why);
+	assert_int_equal(strstr(fs.why, "the kernel is locked down (from ") != NULL, locked);
+}
+
 static void test_sysinfo_check_json(void **state)
 {
 	char inputlat[PATH_MAX];
@@ -301,6 +327,7 @@ int main(void)
 	    cmocka_unit_test(test_sysinfo_facts),
 	    cmocka_unit_test(test_sysinfo_preempt_parse),
 	    cmocka_unit_test(test_sysinfo_kconfig),
+	    cmocka_unit_test(test_sysinfo_lockdown_said),
 	    cmocka_unit_test(test_sysinfo_check_json),
 	    cmocka_unit_test(test_sysinfo_run_json),
 	    cmocka_unit_test(test_sysinfo_fair_server_source),
