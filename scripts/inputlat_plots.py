@@ -56,9 +56,8 @@ class Gnuplot:
     def draw(self, name, body, width=960, height=600):
         """Writes plots/NAME.gp and runs it; returns the PNG's path or None."""
         script = os.path.join(self.dir, name + ".gp")
-        with open(script, "w", encoding="utf-8") as f:
-            f.write(f"set encoding utf8\n{self.terminal(width, height)}\n"
-                    f"set output '{name}.png'\nset grid\n{body}\n")
+        st.write_text(script, f"set encoding utf8\n{self.terminal(width, height)}\n"
+                      f"set output '{name}.png'\nset grid\n{body}\n")
         r = subprocess.run([self.exe, name + ".gp"], cwd=self.dir, capture_output=True, text=True)
         if r.returncode != 0:
             last = (r.stderr.strip().splitlines() or ["?"])[-1]
@@ -69,9 +68,8 @@ class Gnuplot:
         """Writes plots/data/NAME.dat (whitespace columns); returns its relative path."""
         os.makedirs(os.path.join(self.dir, "data"), exist_ok=True)
         rel = f"data/{name}.dat"
-        with open(os.path.join(self.dir, rel), "w", encoding="utf-8") as f:
-            for row in rows:
-                f.write(" ".join(str(v) for v in row) + "\n")
+        st.write_text(os.path.join(self.dir, rel),
+                      "".join(" ".join(str(v) for v in row) + "\n" for row in rows))
         return rel
 
 
@@ -368,5 +366,4 @@ def write_index(path, charts, problems, header_lines, summary_lines):
         lines += [f"## {title}", "", f"![{title}]({png})", "", f"[{png}]({png}): {reading}", ""]
     if problems:
         lines += ["## Not drawn", ""] + [f"- {p}" for p in problems] + [""]
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines))
+    st.write_text(path, "\n".join(lines))

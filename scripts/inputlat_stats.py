@@ -10,11 +10,14 @@ sums, pooled histograms, means and medians over rounds.
 """
 
 import csv
+import io
 import json
 import math
 import os
+import stat
 import statistics
 import subprocess
+import tempfile
 
 # The statistics engine's seed: fixed, so the same runs give the same verdicts.
 SEED = 1
@@ -27,15 +30,76 @@ class RunError(Exception):
     """A report that cannot be used; str() is one line for the user."""
 
 
-def load_run(path):
-    """Returns the parsed report at path, or raises RunError."""
+# The most a reader here takes from one file, as inputlat's own readers: a
+# results directory is anyone's, and /dev/zero or a FIFO planted there
+# once ran the machine out of memory or hung the sweep.
+MAX_READ = 32 << 20
+
+
+def read_text(path, limit=MAX_READ):
+    """The UTF-8 text of the regular file at path, or raises RunError (one line)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            run = json.load(f)
+        # O_NONBLOCK: a FIFO is refused below, not waited on at open.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
         raise RunError(f"{path}: {e.strerror}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise RunError(f"{path}: not a regular file")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as e:
+        raise RunError(f"{path}: {e.strerror}") from None
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise RunError(f"{path}: larger than {limit >> 20} MiB")
+    try:
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError:
+        raise RunError(f"{path}: not UTF-8 text") from None
+
+
+def write_text(path, text):
+    """Writes text to path through a temporary file renamed over it.
+
+    Whatever stood at path (a FIFO nobody reads, a link) is replaced, never
+    written through or waited on; a reader never sees half a file. Raises
+    OSError naming path.
+    """
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".", suffix=".part")
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        try:
+            os.replace(tmp, path)
+        except OSError as e:
+            raise OSError(e.errno, e.strerror, path) from None
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def load_run(path):
+    """Returns the parsed report at path, or raises RunError."""
+    text = read_text(path)
+    try:
+        run = json.loads(text)
     except ValueError as e:
         raise RunError(f"{path}: not JSON ({e})") from None
+    except RecursionError:
+        raise RunError(f"{path}: not an inputlat run report (nested too deep)") from None
     if not isinstance(run, dict) or "latency_us" not in run:
         raise RunError(f"{path}: not an inputlat run report (no latency_us)")
     why = report_shape_error(run)
@@ -488,12 +552,13 @@ def ratio_text(st, q):
 
 
 def write_summary_csv(path, cells):
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow([c[0] for c in COLUMNS])
-        for (policy, scenario), st in cells.items():
-            row = dict(st, policy=policy, scenario=scenario)
-            w.writerow([fmt(row.get(key), spec) for _, _, key, spec in COLUMNS])
+    f = io.StringIO(newline="")
+    w = csv.writer(f)
+    w.writerow([c[0] for c in COLUMNS])
+    for (policy, scenario), st in cells.items():
+        row = dict(st, policy=policy, scenario=scenario)
+        w.writerow([fmt(row.get(key), spec) for _, _, key, spec in COLUMNS])
+    write_text(path, f.getvalue())
 
 
 def write_summary_md(path, cells, header_lines, notes, summary_lines, alpha=ALPHA):
@@ -513,5 +578,4 @@ def write_summary_md(path, cells, header_lines, notes, summary_lines, alpha=ALPH
     if notes:
         lines += ["", "## Notes", ""] + [f"- {n}" for n in notes]
     lines += ["", "## Columns", "", COLUMN_DOC, ""]
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines))
+    write_text(path, "\n".join(lines))

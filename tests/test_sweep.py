@@ -562,6 +562,46 @@ class FakeSweep(unittest.TestCase, Outputs):
             self.assertNotIn("Traceback", r.stderr)
             self.assertIsNone(inputlat_stats.report_shape_error(inputlat_stats.load_run(path)))
 
+    def test_sweep_planted_files_neither_hang_nor_eat_memory(self):
+        """A results directory is anyone's: a FIFO nobody writes, a link to
+        /dev/zero or a report nested 100,000 deep where a round's report
+        or an output goes is refused or replaced, never read (a link to
+        /dev/zero once ran the machine out of memory), waited on (a FIFO
+        hung the sweep) or met as a traceback; a directory there is one
+        line naming it."""
+        args = ["--policies", "cfs", "--scenarios", "idle", "--rounds", "1", "--events", "20",
+                "--seed", "3"]
+        self.assertEqual(sweep(self.out, *args).returncode, 0)
+        cell = os.path.join(self.out, "cells", "cfs__idle")
+        report = os.path.join(cell, "round-1.json")
+        merged = os.path.join(cell, "merged.hist.csv")
+
+        def plant(path, how):
+            os.remove(path)
+            if how == "fifo":
+                os.mkfifo(path)
+            elif how == "zero":
+                os.symlink("/dev/zero", path)
+            else:
+                with open(path, "w") as f:
+                    f.write("[" * 100000 + "]" * 100000)
+
+        for path, how in ((report, "fifo"), (report, "zero"), (report, "deep"),
+                          (merged, "fifo"), (merged, "zero")):
+            plant(path, how)
+            r = sweep(self.out, *args, timeout=60)
+            self.assertEqual(r.returncode, 0, (path, how, r.stderr))
+            self.assertNotIn("Traceback", r.stderr)
+            self.assertTrue(os.path.isfile(path) and not os.path.islink(path), (path, how))
+        os.remove(report)
+        os.mkdir(report)
+        r = sweep(self.out, *args, timeout=60)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        # After its progress lines, one naming both ends of the rename.
+        self.assertEqual(r.stderr.splitlines()[-1],
+                         f"policy-sweep: {report}.part -> {report}: Is a directory")
+
     def test_sweep_has_no_statistics_of_its_own(self):
         # One engine: the Python side calls `inputlat compare`, never resamples.
         for name in ("inputlat_stats.py", "inputlat_summary.py", "inputlat_plots.py", "policy-sweep"):
