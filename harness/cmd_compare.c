@@ -1130,6 +1130,20 @@ int il_cmd_compare(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
+	/*
+	 * A percentile interval at level alpha reads the bootstrap's alpha/2
+	 * and 1 - alpha/2 quantiles: fewer than 2/alpha resamples have no
+	 * value below the first (`-r 1` printed a "95% interval" of one
+	 * point, which missed the estimate itself).
+	 */
+	if (!rounds && (double)o.resamples < ceil(2.0 / o.alpha)) {
+		fprintf(stderr,
+			"compare: %u resamples cannot give a %g%% interval: it takes at least %.0f "
+			"(2 / alpha)\n",
+			o.resamples, 100.0 * (1.0 - o.alpha), ceil(2.0 / o.alpha));
+		rc = 2;
+		goto out;
+	}
 	if (!rounds)
 		for (size_t i = 0; i < ngroups; i++)
 			if (groups[i].n > 1) {

@@ -531,6 +531,20 @@ static void test_compare_errors_one_line(void **state)
 	assert_int_equal(run_compare_argv(5, bad), 2);
 	assert_non_null(strstr(err_text, "--resamples '0'"));
 	assert_int_equal(count_lines(err_text), 1);
+	/* Too few resamples for the interval's level: one point was printed
+	 * as a "95% interval" (it missed the estimate). */
+	{
+		char pa[256], pb[256];
+		char *few[] = {"compare", "--resamples", "39", pa, pb, NULL};
+
+		path_of(pa, sizeof(pa), "a.json");
+		path_of(pb, sizeof(pb), "a12.json");
+		assert_int_equal(run_compare_argv(5, few), 2);
+		assert_non_null(strstr(err_text,
+				       "39 resamples cannot give a 95% interval: it takes "
+				       "at least 40"));
+		assert_int_equal(count_lines(err_text), 1);
+	}
 }
 
 /*
