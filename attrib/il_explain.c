@@ -523,7 +523,7 @@ static const cJSON *attribution_of(const cJSON *run, const char *path, char *err
 		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(attr, "why"));
 
 		snprintf(err, errlen, "%s: attribution was not available in that run: %s", path,
-			 why ? why : "no reason given");
+			 why && why[0] ? why : "the report gives no reason");
 		return NULL;
 	}
 	if (!attribution_shape(attr, where, sizeof(where))) {

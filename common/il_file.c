@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 /* --- inputs -------------------------------------------------------------- */
@@ -406,17 +408,28 @@ int il_out_open(const char *what, const char *path, struct il_out **out, char *e
 	}
 	if (fd < 0) {
 		struct stat dst;
+		struct statfs sfs;
 
 		rc = -errno;
 		o->tmp[0] = '\0';
 		/* A directory removed under us (the working directory of a
-		 * shell whose cwd was deleted) still opens, but takes no file. */
-		snprintf(err, errlen, "%s %s: cannot create a file in its directory: %s%s", what,
-			 path, strerror(-rc),
-			 rc == -ENOENT && fstat(o->dirfd, &dst) == 0 && dst.st_nlink == 0
-			     ? " (the directory was removed; the working directory, for a "
-			       "relative name)"
-			     : "");
+		 * shell whose cwd was deleted) still opens, but takes no file;
+		 * one of /proc or /sys is there but takes none either (ENOENT
+		 * read "No such file or directory" of a directory that is). */
+		if (rc == -ENOENT && fstat(o->dirfd, &dst) == 0 && dst.st_nlink == 0)
+			snprintf(err, errlen,
+				 "%s %s: cannot create a file in its directory: %s (the directory "
+				 "was removed; the working directory, for a relative name)",
+				 what, path, strerror(-rc));
+		else if (rc == -ENOENT && fstatfs(o->dirfd, &sfs) == 0)
+			snprintf(err, errlen, "%s %s: its directory takes no new files (%s)", what,
+				 path,
+				 sfs.f_type == PROC_SUPER_MAGIC ? "it is in /proc"
+				 : sfs.f_type == SYSFS_MAGIC	? "it is in /sys"
+								: "its file system refuses them");
+		else
+			snprintf(err, errlen, "%s %s: cannot create a file in its directory: %s",
+				 what, path, strerror(-rc));
 		goto fail;
 	}
 	/* The mode a report has whatever the umask: readable by all. */

@@ -75,6 +75,14 @@ static const struct bad_case cases[] = {
      NULL,
      2,
      "inputlat run: --events: 99999999999999999999 is out of range (0..10000000)"},
+    /* A directory that is there but takes no new files: it read "No
+     * such file or directory". */
+    {"run --json in /proc",
+     {"run", "--json", "/proc/self/mem"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --json /proc/self/mem: its directory takes no new files (it is in /proc)"},
     {"run --interval-ms 0",
      {"run", "--interval-ms", "0"},
      PREP_NONE,
