@@ -18,7 +18,6 @@
 
 #include <linux/input.h>
 
-#include "il_printable.h"
 #include "il_file.h"
 #include "il_input_backend.h"
 #include "il_parse.h"
@@ -129,7 +128,7 @@ static int push_event(struct il_evemu *rec, size_t *cap, const struct il_evemu_e
 	return 0;
 }
 
-static int evemu_parse(const char *path, struct il_evemu **out, char *err, size_t errlen)
+int il_evemu_parse(const char *path, struct il_evemu **out, char *err, size_t errlen)
 {
 	struct il_evemu *rec = calloc(1, sizeof(*rec));
 	char line[4096];
@@ -258,17 +257,6 @@ out:
 		fclose(f);
 	il_evemu_free(rec);
 	return rc;
-}
-
-/* The messages quote the file's lines: their escapes must not reach the
- * terminal (a line holding ESC [2J cleared the screen). */
-int il_evemu_parse(const char *path, struct il_evemu **out, char *err, size_t errlen)
-{
-	int r = evemu_parse(path, out, err, errlen);
-
-	if (r < 0 && errlen)
-		il_printable(err);
-	return r;
 }
 
 int il_evemu_write(const struct il_evemu *rec, const char *path)

@@ -8,7 +8,6 @@
  * value lines.
  */
 #include "il_policy.h"
-#include "il_printable.h"
 #include "il_sched.h"
 
 #include <dirent.h>
@@ -156,9 +155,6 @@ __attribute__((format(printf, 3, 4))) static void fail(struct parse_ctx *c, int 
 	va_start(ap, fmt);
 	vsnprintf(c->errbuf + n, c->errlen - (size_t)n, fmt, ap);
 	va_end(ap);
-	/* The message quotes the file's text: its escapes must not reach the
-	 * terminal (a value of ESC [2J cleared the screen). */
-	il_printable(c->errbuf);
 }
 
 static const char *section_name(int sec)
@@ -437,15 +433,6 @@ static void policy_value(struct parse_ctx *c, int key, const char *v)
 		fail(c, c->line, "empty policy name");
 		return;
 	}
-	/* Printed on terminals, in reports and file names: no control
-	 * characters (a name holding ESC [2J cleared the screen of `policies
-	 * show`). */
-	for (const char *q = v; *q; q++)
-		if ((unsigned char)*q < 0x20 || *q == 0x7f) {
-			fail(c, c->line, "%s: a control character (0x%02x) at column %d",
-			     policy_keys[key], (unsigned)(unsigned char)*q, (int)(q - v) + 1);
-			return;
-		}
 	char *copy = strdup(v);
 	if (!copy) {
 		c->err = -ENOMEM;

@@ -353,29 +353,6 @@ static const struct bad_case cases[] = {
      NULL,
      2,
      "inputlat run: @D/duplicate-section.policy:4: duplicate section [ui] (first at line 2)"},
-    /* The messages quote the file's text: its terminal escapes are shown
-     * as '?', never sent (ESC [2J cleared the screen); a policy name
-     * with a control character is refused. */
-    {"policy value with escapes",
-     {"run", "--policy", "@D/escape-value.policy"},
-     PREP_NONE,
-     NULL,
-     2,
-     "inputlat run: @D/escape-value.policy:4: bad number '?[2J' for nice (want an integer "
-     "-20..19)"},
-    {"policy name with escapes",
-     {"policies", "show", "@D/escape-name.policy"},
-     PREP_NONE,
-     NULL,
-     2,
-     "inputlat policies: @D/escape-name.policy:2: name: a control character (0x1b) at column "
-     "2"},
-    {"replay line with escapes",
-     {"run", "--warmup", "0", "--events", "2", "--input", "replay:@D/escape.evemu"},
-     PREP_NONE,
-     NULL,
-     2,
-     "inputlat run: @D/escape.evemu:1: not an evemu-record line: 'hello?[2J?]0;pwned?'"},
     {"policy nice abc",
      {"run", "--policy", "@D/nice-nan.policy"},
      PREP_NONE,
