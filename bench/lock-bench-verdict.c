@@ -6,6 +6,7 @@
  * that the lock's holds put on every lock.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,7 +56,8 @@ cJSON *targets_json(const struct config *cfg, int ncfg, struct result (*res)[NAR
 	for (int c = 0; c < ncfg; c++) {
 		const struct result *b = &res[c][IL_LOCK_IL_BPF],
 				    *ad = &res[c][IL_LOCK_ADAPTIVE_NP];
-		double ratio, spin_ratio, cpu_ratio, ceiling, want = cfg[c].owner_off ? 1.2 : 0.95;
+		double ratio, spin_ratio, cpu_ratio, ceiling, spin_floor,
+		    want = cfg[c].owner_off ? 1.2 : 0.95;
 		unsigned above = 0, n = 0;
 		cJSON *t, *per, *per_spin;
 		const char *nj;
@@ -101,22 +103,22 @@ cJSON *targets_json(const struct config *cfg, int ncfg, struct result (*res)[NAR
 		 * told met from missed (oversub-cs50 here, two runs: targets of
 		 * 99 and 263 ns, pthread read 143 and 344). null: pthread not run.
 		 */
-		if (cfg[c].owner_off && !res[c][IL_LOCK_PTHREAD].skipped &&
-		    !isnan(spin_ns(&res[c][IL_LOCK_PTHREAD])) && !isnan(spin_ns(ad))) {
-			add_num_or_null(t, "spin_floor_ns",
-					round(spin_ns(&res[c][IL_LOCK_PTHREAD])));
-			cJSON_AddBoolToObject(t, "spin_target_below_floor",
-					      0.5 * spin_ns(ad) <
-						  spin_ns(&res[c][IL_LOCK_PTHREAD]));
+		spin_floor =
+		    res[c][IL_LOCK_PTHREAD].skipped ? NAN : spin_ns(&res[c][IL_LOCK_PTHREAD]);
+		if (cfg[c].owner_off && !isnan(spin_floor) && !isnan(spin_ns(ad))) {
+			bool below = 0.5 * spin_ns(ad) < spin_floor;
+
+			add_num_or_null(t, "spin_floor_ns", round(spin_floor));
+			cJSON_AddBoolToObject(t, "spin_target_below_floor", below);
 			/* Ops met, spin read above a target the measurement cannot
 			 * resolve: neither met nor missed. */
-			if (!nj && ratio >= want && !within_half(spin_ns(b), spin_ns(ad)) &&
-			    0.5 * spin_ns(ad) < spin_ns(&res[c][IL_LOCK_PTHREAD])) {
+			if (!nj && below && ratio >= want &&
+			    !within_half(spin_ns(b), spin_ns(ad))) {
 				snprintf(
 				    why, sizeof(why),
 				    "ops met; the spin target, %.0f ns, is below what pthread, "
 				    "which never spins, reads here (%.0f ns)",
-				    0.5 * spin_ns(ad), spin_ns(&res[c][IL_LOCK_PTHREAD]));
+				    0.5 * spin_ns(ad), spin_floor);
 				nj = why;
 			}
 		} else {

@@ -452,17 +452,15 @@ static char klog_err[120];
 static void klog_read(void)
 {
 	char *text = NULL;
-	char *err = klog_err;
-	int size, n;
+	int size = klogctl(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0), n;
 
-	size = klogctl(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0);
 	if (size <= 0) {
-		snprintf(err, sizeof(klog_err), "the kernel log's size: %s",
+		snprintf(klog_err, sizeof(klog_err), "the kernel log's size: %s",
 			 size < 0 ? strerror(errno) : "0");
 	} else if (!(text = malloc((size_t)size + 1))) {
-		snprintf(err, sizeof(klog_err), "out of memory for the kernel log");
+		snprintf(klog_err, sizeof(klog_err), "out of memory for the kernel log");
 	} else if ((n = klogctl(SYSLOG_ACTION_READ_ALL, text, size)) < 0) {
-		snprintf(err, sizeof(klog_err), "the kernel log: %s", strerror(errno));
+		snprintf(klog_err, sizeof(klog_err), "the kernel log: %s", strerror(errno));
 		free(text);
 		text = NULL;
 	} else {

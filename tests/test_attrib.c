@@ -514,23 +514,40 @@ static void rt_wait_behind_cfs(const struct il_msg *m, int k, int holder, const 
 	sw(end + in_us * US, 0, holder, FAIR, 0, TID(k), RT50, name, NULL);
 }
 
+/* One RT wait behind a CFS thread (rt_wait_behind_cfs), its hop stamped
+ * stamp_us after the sender's end. */
+struct cfs_wait {
+	uint64_t stamp_us;
+	int holder;
+	const char *name;
+	uint64_t in_us;
+	bool held_over;
+};
+
+/* A chain whose hops 4 and 8 wait as w4 and w8, explained into ev. */
+static void two_rt_waits(struct il_attrib_event *ev, struct cfs_wait w4, struct cfs_wait w8)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_msg m;
+
+	default_spec(spec);
+	spec[4].custom = spec[8].custom = true;
+	spec[4].stamp = w4.stamp_us * US;
+	spec[8].stamp = w8.stamp_us * US;
+	chain(spec, &m, T0);
+	rt_wait_behind_cfs(&m, 4, w4.holder, w4.name, w4.in_us, w4.held_over);
+	rt_wait_behind_cfs(&m, 8, w8.holder, w8.name, w8.in_us, w8.held_over);
+	explain(&m, ev);
+}
+
 /* An RT receiver kept off a CPU the scheduler gave to CFS while it waited
  * is throttled; briefly, it is the CFS thread's wake-up latency. */
 static void test_attrib_throttled_culprit(void **state)
 {
-	struct hopspec spec[IL_NSTAMPS];
 	struct il_attrib_event ev;
-	struct il_msg m;
 
-	default_spec(spec);
-	spec[4].custom = true;
-	spec[4].stamp = 810 * US;
-	spec[8].custom = true;
-	spec[8].stamp = 30 * US;
-	chain(spec, &m, T0);
-	rt_wait_behind_cfs(&m, 4, 5151, "cfsload", 804, false);
-	rt_wait_behind_cfs(&m, 8, 5151, "cfsload", 14, false);
-	explain(&m, &ev);
+	two_rt_waits(&ev, (struct cfs_wait){810, 5151, "cfsload", 804, false},
+		     (struct cfs_wait){30, 5151, "cfsload", 14, false});
 	assert_int_equal(ev.hop[4].culprit[0].id, IL_CULPRIT_THROTTLED);
 	assert_int_equal(ev.hop[4].culprit[0].ns, 800 * US);
 	assert_string_equal(il_attrib_culprit(A, ev.hop[8].culprit[0].id)->thread, "cfsload");
@@ -546,19 +563,10 @@ static void test_attrib_throttled_culprit(void **state)
  */
 static void test_attrib_held_over_cfs(void **state)
 {
-	struct hopspec spec[IL_NSTAMPS];
 	struct il_attrib_event ev;
-	struct il_msg m;
 
-	default_spec(spec);
-	spec[4].custom = true;
-	spec[4].stamp = 490 * US;
-	spec[8].custom = true;
-	spec[8].stamp = 5010 * US;
-	chain(spec, &m, T0);
-	rt_wait_behind_cfs(&m, 4, 5151, "cfstask", 484, true);
-	rt_wait_behind_cfs(&m, 8, 5252, "cfslong", 5004, true);
-	explain(&m, &ev);
+	two_rt_waits(&ev, (struct cfs_wait){490, 5151, "cfstask", 484, true},
+		     (struct cfs_wait){5010, 5252, "cfslong", 5004, true});
 	assert_string_equal(il_attrib_culprit(A, ev.hop[4].culprit[0].id)->thread, "cfstask");
 	assert_int_equal(ev.hop[4].culprit[0].ns, 480 * US);
 	assert_int_equal(ev.hop[8].culprit[0].id, IL_CULPRIT_THROTTLED);
