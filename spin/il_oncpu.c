@@ -155,21 +155,25 @@ static struct bpf_link *skel_link(const struct il_oncpu_bpf *skel)
 }
 
 /*
- * The records work: after a sleep (a switch out and back in) the calling
- * thread's own record says it is on a CPU. A program whose kernel reads
- * come back 0 records nothing and fails here (IL_ONCPU_LIVE_TRIES sleeps).
+ * The records work: after sleeps (a switch out and back in) the calling
+ * thread's own record shows it (il_oncpu_record_live). A program whose
+ * kernel reads come back 0 records nothing and fails here
+ * (IL_ONCPU_LIVE_TRIES sleeps).
  */
 static int records_live(const struct il_oncpu_bpf *skel)
 {
 	struct timespec ts = {0, 200000};
 	uint32_t tid = (uint32_t)syscall(SYS_gettid);
-	uint64_t v = 0;
+	uint64_t before = 0, v = 0;
 
+	if (bpf_map__lookup_elem(skel->maps.oncpu, &tid, sizeof(tid), &before, sizeof(before), 0) <
+	    0)
+		return -errno;
 	for (int i = 0; i < IL_ONCPU_LIVE_TRIES; i++) {
 		nanosleep(&ts, NULL);
 		if (bpf_map__lookup_elem(skel->maps.oncpu, &tid, sizeof(tid), &v, sizeof(v), 0) < 0)
 			return -errno;
-		if (v & IL_ONCPU_FLAG)
+		if (il_oncpu_record_live(before, v))
 			return 0;
 	}
 	return -ESTALE;

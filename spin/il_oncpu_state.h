@@ -24,6 +24,20 @@
 #define IL_ONCPU_CPU_MASK  0x3fffull
 #define IL_ONCPU_SEQ_MASK  ((1ull << 48) - 1)
 
+/*
+ * Whether a record read before a switch check (before) and after it (now)
+ * shows a live program: the thread reads on a CPU, or its sequence moved
+ * (the program saw it switch). The flag alone is not enough: a switch
+ * the kernel never reports leaves a running thread's record reading off
+ * (on the test VM, every switch out of the VM agent's threads; the
+ * thread switched in after one is never seen coming in), while a dead
+ * program, or one whose reads come back 0, never moves the sequence.
+ */
+static inline int il_oncpu_record_live(unsigned long long before, unsigned long long now)
+{
+	return (now & IL_ONCPU_FLAG) || ((now ^ before) & IL_ONCPU_SEQ_MASK);
+}
+
 /* The largest map the publisher creates: 4M TIDs x 8 B = 32 MiB. */
 #define IL_ONCPU_MAX_ENTRIES (1u << 22)
 

@@ -176,20 +176,23 @@ static int in_child_pid_ns(void)
 }
 
 /*
- * A live map shows the calling thread on a CPU. Sleeping first forces a
- * switch out and back in, so the record is fresh even if the program was
- * attached a moment ago (IL_ONCPU_LIVE_TRIES sleeps, as the loader's check).
+ * A live map shows the calling thread's switches (il_oncpu_record_live).
+ * Sleeping forces a switch out and back in, so the check holds even if the
+ * program was attached a moment ago (IL_ONCPU_LIVE_TRIES sleeps, as the
+ * loader's check).
  */
 static int self_check(const struct il_oncpu *o)
 {
 	uint32_t tid = il_spin_tid();
 	struct timespec ts = {0, 200000};
+	uint64_t before;
 
 	if (tid >= o->entries)
 		return -ERANGE;
+	before = il_oncpu_record(o, tid);
 	for (int i = 0; i < IL_ONCPU_LIVE_TRIES; i++) {
 		nanosleep(&ts, NULL);
-		if (il_oncpu_state(o, tid) == 1)
+		if (il_oncpu_record_live(before, il_oncpu_record(o, tid)))
 			return 0;
 	}
 	return -ESTALE;

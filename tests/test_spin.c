@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "il_lock.h"
+#include "il_oncpu_state.h"
 #include "il_spin.h"
 #include "il_spin_internal.h"
 #include "il_test.h"
@@ -574,6 +575,34 @@ static void test_spin_lock_kinds(void **state)
 	}
 }
 
+/*
+ * What the live checks (the loader's, il_spin's) accept: the flag, or a
+ * sequence that moved. On the test VM the kernel reports no switch out of
+ * its agent's threads, so the thread switched in after one reads off
+ * while it runs (a check once called a live program stale on that).
+ */
+static void test_spin_record_live(void **state)
+{
+	const unsigned long long cpu1 = 1ull << IL_ONCPU_CPU_SHIFT;
+
+	(void)state;
+	/* Never seen, and still never seen: nothing records. */
+	assert_false(il_oncpu_record_live(0, 0));
+	/* Off, and nothing moved: a dead program's frozen record. */
+	assert_false(
+	    il_oncpu_record_live(IL_ONCPU_BLOCKED | cpu1 | 41, IL_ONCPU_BLOCKED | cpu1 | 41));
+	/* Seen switching out, its switch in not reported: live. */
+	assert_true(il_oncpu_record_live(IL_ONCPU_FLAG | cpu1 | 40, IL_ONCPU_BLOCKED | cpu1 | 41));
+	/* First record after attaching. */
+	assert_true(il_oncpu_record_live(0, IL_ONCPU_FLAG | 1));
+	/* On, with no switch in between. */
+	assert_true(il_oncpu_record_live(IL_ONCPU_FLAG | 7, IL_ONCPU_FLAG | 7));
+	/* Only the CPU changed: no switch was counted. */
+	assert_false(il_oncpu_record_live(cpu1 | 9, 9));
+	/* The sequence wrapped at 48 bits. */
+	assert_true(il_oncpu_record_live(IL_ONCPU_SEQ_MASK, 0 | cpu1));
+}
+
 static void test_spin_source_names(void **state)
 {
 	assert_int_equal(il_spin_source_parse("none"), IL_SPIN_SOURCE_NONE);
@@ -600,6 +629,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_spin_source_names),
+	    cmocka_unit_test(test_spin_record_live),
 	    cmocka_unit_test(test_spin_trylock_busy_and_eperm),
 	    cmocka_unit_test(test_spin_timedlock_times_out),
 	    cmocka_unit_test(test_spin_timedlock_times_out_owner_on_cpu),
