@@ -68,6 +68,7 @@ struct chain {
 	hook_fn hook;
 	_Atomic int stop;
 	pthread_t th[2];
+	int started; /* players to join */
 	int tid[2];
 	_Atomic int ready;
 };
@@ -152,20 +153,35 @@ static void *player_main(void *arg)
 
 static struct player players[2];
 
-static void chain_start(struct chain *c, int cpu_a, int cpu_b)
+/*
+ * The chain a case runs: static, not on the case's stack, because its
+ * players use it until joined, and a failed assertion leaves the case
+ * before chain_stop; the case's teardown (case_teardown) stops it then.
+ */
+static struct chain C;
+
+static struct chain *chain_start(int cpu_a, int cpu_b)
 {
+	struct chain *c = &C;
+	int cerr = 0;
+
+	memset(c, 0, sizeof(*c));
 	c->cpu[0] = cpu_a;
 	c->cpu[1] = cpu_b;
 	for (int i = 0; i < 3; i++)
 		c->efd[i] = eventfd(0, EFD_CLOEXEC);
 	for (int k = 0; k < NCHAIN; k++)
 		c->work_ns[k] = 50 * US;
-	for (int i = 0; i < 2; i++) {
-		players[i] = (struct player){c, i};
-		assert_int_equal(pthread_create(&c->th[i], NULL, player_main, &players[i]), 0);
+	while (c->started < 2) {
+		players[c->started] = (struct player){c, c->started};
+		cerr = pthread_create(&c->th[c->started], NULL, player_main, &players[c->started]);
+		if (cerr)
+			fail_msg("pthread_create of player %d: %s", c->started, strerror(cerr));
+		c->started++;
 	}
 	while (c->ready < 2)
 		usleep(1000);
+	return c;
 }
 
 static void feed_cb(void *ctx, const struct il_kev *ev)
@@ -214,10 +230,13 @@ static void chain_stop(struct chain *c)
 	c->stop = 1;
 	efd_post(c->efd[0]);
 	efd_post(c->efd[1]);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < c->started; i++)
 		pthread_join(c->th[i], NULL);
+	c->started = 0;
 	il_capture_free(c->cap);
+	c->cap = NULL;
 	il_attrib_free(c->eng);
+	c->eng = NULL;
 	for (int i = 0; i < 3; i++)
 		close(c->efd[i]);
 }
@@ -230,6 +249,7 @@ struct intruder {
 	_Atomic int spinning, done;
 	_Atomic int receiver_awake; /* the receiver never went to sleep (runqueue_hook) */
 	int tid;
+	int running; /* started, not joined yet */
 	pthread_t th;
 };
 
@@ -267,11 +287,13 @@ static void intruder_start(struct intruder *x, int cpu, uint64_t spin_ns)
 	x->efd = eventfd(0, EFD_CLOEXEC);
 	x->park = eventfd(0, EFD_CLOEXEC);
 	assert_int_equal(pthread_create(&x->th, NULL, intruder_main, x), 0);
+	x->running = 1;
 	while (!x->tid)
 		usleep(100);
 }
 
-static void intruder_join(struct intruder *x)
+/* Ends and joins the intruder; what its thread returned. */
+static void *intruder_end(struct intruder *x)
 {
 	void *rc;
 
@@ -281,9 +303,15 @@ static void intruder_join(struct intruder *x)
 	efd_post(x->efd);
 	efd_post(x->park);
 	pthread_join(x->th, &rc);
+	x->running = 0;
 	close(x->efd);
 	close(x->park);
-	assert_null(rc);
+	return rc;
+}
+
+static void intruder_join(struct intruder *x)
+{
+	assert_null(intruder_end(x));
 }
 
 /* --- cases ---------------------------------------------------------------- */
@@ -347,7 +375,7 @@ static uint64_t culprit_ns(const struct il_attrib *a, const struct il_attrib_hop
 
 static void test_attrib_bpf_fifo_runqueue(void **state)
 {
-	struct chain c = {0};
+	struct chain *c;
 	struct il_attrib_event ev;
 	const struct il_attrib_hop *h;
 	uint64_t spin = 3 * MS, ns = 0;
@@ -356,13 +384,13 @@ static void test_attrib_bpf_fifo_runqueue(void **state)
 
 	need();
 	hop_of_interest = 5; /* receiver: B (odd stamps), on CPU 1 */
-	chain_start(&c, 0, 1);
-	capture_start(&c);
-	chain_event(&c, 1, &ev); /* warm */
+	c = chain_start(0, 1);
+	capture_start(c);
+	chain_event(c, 1, &ev); /* warm */
 	intruder_start(&X, 1, spin);
-	c.hook = runqueue_hook;
-	chain_event(&c, 2, &ev);
-	c.hook = NULL;
+	c->hook = runqueue_hook;
+	chain_event(c, 2, &ev);
+	c->hook = NULL;
 	intruder_join(&X);
 	assert_false(X.receiver_awake);
 	assert_true(ev.explained);
@@ -374,11 +402,11 @@ static void test_attrib_bpf_fifo_runqueue(void **state)
 	/* The VM's other tasks may add their own wait: the intruder's share is
 	 * what must match, and the component holds at least that. */
 	assert_true(rq >= 0.9 * (double)spin);
-	ns = culprit_ns(c.eng, h, X.tid, &who);
+	ns = culprit_ns(c->eng, h, X.tid, &who);
 	assert_true(ns > 0);
 	assert_string_equal(who, "il-intruder");
 	assert_true(fabs((double)ns - (double)spin) <= 0.1 * (double)spin);
-	chain_stop(&c);
+	chain_stop(c);
 }
 
 /* The sender of hop 7 wakes the intruder on its own CPU halfway through
@@ -393,17 +421,17 @@ static void preempt_hook(struct chain *c, int k, int phase)
 
 static void test_attrib_bpf_fifo_preempts_main(void **state)
 {
-	struct chain c = {0};
+	struct chain *c;
 	struct il_attrib_event ev;
 	const struct il_attrib_hop *h;
 	uint64_t spin = 2 * MS, ns = 0;
 	double pre;
 
 	need();
-	chain_start(&c, 1, 0); /* A ("render:main", stamp 6) on CPU 1 */
-	c.work_ns[6] = 2 * MS;
-	capture_start(&c);
-	chain_event(&c, 1, &ev);
+	c = chain_start(1, 0); /* A ("render:main", stamp 6) on CPU 1 */
+	c->work_ns[6] = 2 * MS;
+	capture_start(c);
+	chain_event(c, 1, &ev);
 	/* Up to five tries: where the kernel did not report the switch back
 	 * to A (a thread whose switch-out is never traced ran in between), the
 	 * hop is inconsistent and its split unknown, by design; and where the
@@ -412,9 +440,9 @@ static void test_attrib_bpf_fifo_preempts_main(void **state)
 	 * not 2 ms. A consistent, unstolen one must be right. */
 	for (uint64_t id = 2; id <= 6; id++) {
 		intruder_start(&X, 1, spin);
-		c.hook = preempt_hook;
-		chain_event(&c, id, &ev);
-		c.hook = NULL;
+		c->hook = preempt_hook;
+		chain_event(c, id, &ev);
+		c->hook = NULL;
 		intruder_join(&X);
 		assert_true(ev.explained);
 		h = &ev.hop[7];
@@ -430,32 +458,32 @@ static void test_attrib_bpf_fifo_preempts_main(void **state)
 		      (double)h->total_ns / 1e3);
 	/* As above: other tasks may preempt it too; the intruder's share must match. */
 	assert_true(pre >= 0.9 * (double)spin);
-	ns = culprit_ns(c.eng, h, X.tid, NULL);
+	ns = culprit_ns(c->eng, h, X.tid, NULL);
 	assert_true(ns > 0);
 	assert_true(fabs((double)ns - (double)spin) <= 0.1 * (double)spin);
 	assert_true(fabs((double)h->comp_ns[IL_COMP_WORK] - 2e6) <= 0.1 * 2e6);
-	chain_stop(&c);
+	chain_stop(c);
 }
 
 static void test_attrib_bpf_asleep_identity(void **state)
 {
-	struct chain c = {0};
+	struct chain *c;
 	struct il_attrib_event ev;
 	unsigned asleep = 0, ok = 0, consistent = 0, hops = 0, sums = 0, upset = 0;
 	double worst = 0;
 
 	need();
 	setenv("IL_ATTRIB_DEBUG_HOP", "1", 1); /* an inconsistent hop's details on stderr */
-	chain_start(&c, 0, 1);
-	capture_start(&c);
+	c = chain_start(0, 1);
+	capture_start(c);
 	for (uint64_t id = 1; id <= 50; id++) {
 		unsigned consistent0 = consistent;
 
-		chain_event(&c, id, &ev);
+		chain_event(c, id, &ev);
 		assert_true(ev.explained);
 		for (int k = 1; k <= IL_STAMP_PROCESSED; k++) {
 			const struct il_attrib_hop *h = &ev.hop[k];
-			double gap = (double)(c.m.stamp_ns[k] - c.m.end_ns[k - 1]);
+			double gap = (double)(c->m.stamp_ns[k] - c->m.end_ns[k - 1]);
 			double parts =
 			    (double)(h->comp_ns[IL_COMP_SEND] + h->comp_ns[IL_COMP_WAKE] +
 				     h->comp_ns[IL_COMP_RUNQUEUE] + h->comp_ns[IL_COMP_DISPATCH]);
@@ -480,33 +508,33 @@ static void test_attrib_bpf_asleep_identity(void **state)
 				worst = fabs(parts - gap);
 			/* The wake chain is ordered: end <= waking <= wakeup <= switch-in <= stamp.
 			 */
-			if (!(h->waking_ns >= c.m.end_ns[k - 1] && h->wakeup_ns >= h->waking_ns &&
+			if (!(h->waking_ns >= c->m.end_ns[k - 1] && h->wakeup_ns >= h->waking_ns &&
 			      h->switch_in_ns >= h->wakeup_ns &&
-			      h->switch_in_ns <= c.m.stamp_ns[k]))
+			      h->switch_in_ns <= c->m.stamp_ns[k]))
 				print_message("event %llu hop %d: end %llu waking %llu wakeup %llu "
 					      "switch-in %llu stamp %llu\n",
 					      (unsigned long long)id, k,
-					      (unsigned long long)c.m.end_ns[k - 1],
+					      (unsigned long long)c->m.end_ns[k - 1],
 					      (unsigned long long)h->waking_ns,
 					      (unsigned long long)h->wakeup_ns,
 					      (unsigned long long)h->switch_in_ns,
-					      (unsigned long long)c.m.stamp_ns[k]);
-			assert_true(h->waking_ns >= c.m.end_ns[k - 1]);
+					      (unsigned long long)c->m.stamp_ns[k]);
+			assert_true(h->waking_ns >= c->m.end_ns[k - 1]);
 			assert_true(h->wakeup_ns >= h->waking_ns);
 			assert_true(h->switch_in_ns >= h->wakeup_ns);
-			assert_true(h->switch_in_ns <= c.m.stamp_ns[k]);
+			assert_true(h->switch_in_ns <= c->m.stamp_ns[k]);
 		}
 		upset += consistent - consistent0 < IL_STAMP_PROCESSED;
 	}
 	{
 		struct il_attrib_counts n;
 
-		il_attrib_counts(c.eng, &n);
+		il_attrib_counts(c->eng, &n);
 		print_message("%u of %u hops add up; %u consistent; of those %u had an asleep "
 			      "receiver, %u of them split within 2 us (worst %.0f ns); %llu kernel "
 			      "events dropped; %llu switch-ins not reported\n",
 			      sums, hops, consistent, asleep, ok, worst,
-			      (unsigned long long)il_capture_drops(c.cap),
+			      (unsigned long long)il_capture_drops(c->cap),
 			      (unsigned long long)n.unseen_switch_ins);
 	}
 	assert_int_equal(sums, hops);
@@ -526,7 +554,7 @@ static void test_attrib_bpf_asleep_identity(void **state)
 	print_message("%u of 50 events with an inconsistent hop\n", upset);
 	assert_true(upset <= 2);
 	unsetenv("IL_ATTRIB_DEBUG_HOP");
-	chain_stop(&c);
+	chain_stop(c);
 }
 
 /* The thread's run-queue wait so far, as the kernel's schedstat counts it. */
@@ -538,8 +566,11 @@ static uint64_t run_delay(int tid)
 	return wait;
 }
 
-/* A CFS busy thread shares the players' CPU so they wait in run queues. */
+/* A CFS busy thread shares the players' CPU so they wait in run queues.
+ * Static, as the chain, for case_teardown to stop it after a failure. */
 static _Atomic int hog_stop;
+static int hog_cpu = 1, hog_running;
+static pthread_t hog;
 
 static void *cfs_hog(void *arg)
 {
@@ -552,35 +583,35 @@ static void *cfs_hog(void *arg)
 
 static void test_attrib_bpf_schedstat(void **state)
 {
-	struct chain c = {0};
+	struct chain *c;
 	struct il_attrib_event ev;
 	struct il_attrib_thread_total t[4];
 	uint64_t d0[2], d1[2], from, to;
-	pthread_t hog;
-	int hog_cpu = 1;
 	size_t n;
 
 	need();
-	chain_start(&c, 1, 1);
+	c = chain_start(1, 1);
 	for (int k = 0; k < NCHAIN; k++)
-		c.work_ns[k] = 200 * US;
+		c->work_ns[k] = 200 * US;
 	hog_stop = 0;
 	assert_int_equal(pthread_create(&hog, NULL, cfs_hog, &hog_cpu), 0);
-	capture_start(&c);
+	hog_running = 1;
+	capture_start(c);
 	for (int i = 0; i < 2; i++)
-		d0[i] = run_delay(c.tid[i]);
+		d0[i] = run_delay(c->tid[i]);
 	from = il_now_ns();
-	il_attrib_start(c.eng, from);
+	il_attrib_start(c->eng, from);
 	for (uint64_t id = 1; id <= 40; id++)
-		chain_event(&c, id, &ev);
+		chain_event(c, id, &ev);
 	for (int i = 0; i < 2; i++)
-		d1[i] = run_delay(c.tid[i]);
+		d1[i] = run_delay(c->tid[i]);
 	to = il_now_ns();
-	il_capture_stop(c.cap);
-	il_attrib_finish(c.eng, to);
+	il_capture_stop(c->cap);
+	il_attrib_finish(c->eng, to);
 	hog_stop = 1;
 	pthread_join(hog, NULL);
-	n = il_attrib_threads(c.eng, t, 4);
+	hog_running = 0;
+	n = il_attrib_threads(c->eng, t, 4);
 	assert_int_equal(n, 2);
 	for (int i = 0; i < 2; i++) {
 		double ss = (double)(d1[i] - d0[i]), cap = (double)t[i].runqueue_ns;
@@ -590,7 +621,7 @@ static void test_attrib_bpf_schedstat(void **state)
 		assert_true(ss > 1e6); /* the hog made them wait */
 		assert_true(fabs(cap - ss) <= 0.1 * ss);
 	}
-	chain_stop(&c);
+	chain_stop(c);
 }
 
 /*
@@ -650,6 +681,25 @@ static void test_attrib_bpf_perf_still_sees_events(void **state)
 	il_attrib_free(eng);
 }
 
+/*
+ * What a case left running when an assertion or a skip left it: the
+ * intruder, the hog and the chain's players are stopped and joined
+ * before the next case starts.
+ */
+static int case_teardown(void **state)
+{
+	if (X.running)
+		intruder_end(&X);
+	if (hog_running) {
+		hog_stop = 1;
+		pthread_join(hog, NULL);
+		hog_running = 0;
+	}
+	if (C.started)
+		chain_stop(&C);
+	return 0;
+}
+
 static int group_setup(void **state)
 {
 	struct il_attrib *eng;
@@ -679,10 +729,10 @@ static int group_setup(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_attrib_bpf_fifo_runqueue),
-	    cmocka_unit_test(test_attrib_bpf_fifo_preempts_main),
-	    cmocka_unit_test(test_attrib_bpf_asleep_identity),
-	    cmocka_unit_test(test_attrib_bpf_schedstat),
+	    cmocka_unit_test_teardown(test_attrib_bpf_fifo_runqueue, case_teardown),
+	    cmocka_unit_test_teardown(test_attrib_bpf_fifo_preempts_main, case_teardown),
+	    cmocka_unit_test_teardown(test_attrib_bpf_asleep_identity, case_teardown),
+	    cmocka_unit_test_teardown(test_attrib_bpf_schedstat, case_teardown),
 	    cmocka_unit_test(test_attrib_bpf_perf_still_sees_events),
 	};
 

@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,24 +97,35 @@ static int start(struct il_test_chain *c, const char *tag, const char *sdir, con
 	return rc;
 }
 
-/* Runs inputlat ARGS to the end with IL_STATE_DIR=sdir (NULL: unchanged). */
-static void run_in(const char *sdir, char *const *args, struct il_test_result *res)
+/*
+ * Runs inputlat ARGS to the end with IL_STATE_DIR=sdir (NULL: unchanged);
+ * il_test_run's result, asserted by the caller (run_in, or a test that
+ * must join a thread first).
+ */
+static int run_in_rc(const char *sdir, char *const *args, struct il_test_result *res)
 {
 	char *argv[32] = {il_test_suite.inputlat};
 	char *saved = getenv("IL_STATE_DIR") ? strdup(getenv("IL_STATE_DIR")) : NULL;
-	int n = 1;
+	int n = 1, rc;
 
 	for (int i = 0; args[i] && n < 31; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
 	if (sdir)
 		setenv("IL_STATE_DIR", sdir, 1);
-	assert_int_equal(il_test_run(argv, 30000, res), 0);
+	rc = il_test_run(argv, 30000, res);
 	if (saved)
 		setenv("IL_STATE_DIR", saved, 1);
 	else if (sdir)
 		unsetenv("IL_STATE_DIR");
 	free(saved);
+	return rc;
+}
+
+/* Runs inputlat ARGS to the end with IL_STATE_DIR=sdir (NULL: unchanged). */
+static void run_in(const char *sdir, char *const *args, struct il_test_result *res)
+{
+	assert_int_equal(run_in_rc(sdir, args, res), 0);
 	assert_false(res->timed_out);
 }
 
@@ -542,14 +554,20 @@ static void test_hardening_knobs_moment_holder_waited_for(void **state)
 		struct moment m = {.hold_ms = holds[i]};
 		double t0;
 		pthread_t t;
+		int rc;
 
 		il_test_knobs_need_free();
 		assert_int_equal(pthread_create(&t, NULL, hold_lock_thread, &m), 0);
 		while (!m.held)
 			usleep(1000);
 		t0 = il_test_now_s();
-		run_in(NULL, run, res);
+		/* The run's result is asserted once the holder is joined: it
+		 * reads m, on this stack, until it lets the lock go. */
+		rc = run_in_rc(NULL, run, res);
 		assert_int_equal(pthread_join(t, NULL), 0);
+		if (rc != 0)
+			fail_msg("held %u ms: running inputlat: %d", holds[i], rc);
+		assert_false(res->timed_out);
 		assert_int_equal(m.rc, 0);
 		if (i == 0 && res->exit_code != 0)
 			fail_msg("held %u ms: exit %d:\n%s", holds[i], res->exit_code, res->err);
@@ -634,7 +652,7 @@ struct dl_hold {
 	pthread_t th;
 	int pipe[2];
 	int err;
-	pthread_barrier_t *ready;
+	sem_t *ready; /* posted once it holds its bandwidth, or could not */
 };
 
 struct il_test_sched_attr {
@@ -657,10 +675,24 @@ static void *dl_main(void *arg)
 	char c;
 
 	h->err = syscall(SYS_sched_setattr, 0, &a, 0) == 0 ? 0 : errno;
-	pthread_barrier_wait(h->ready);
+	sem_post(h->ready);
 	if (!h->err && read(h->pipe[0], &c, 1) < 0)
 		h->err = errno;
 	return NULL;
+}
+
+/*
+ * Ends the n deadline threads and joins them. Closing the write end ends
+ * a read whatever else went wrong: they use h, on the test's stack, and
+ * hold the bandwidth, so none may outlive a test that fails.
+ */
+static void dl_release(struct dl_hold *h, int n)
+{
+	for (int i = 0; i < n; i++) {
+		close(h[i].pipe[1]);
+		pthread_join(h[i].th, NULL);
+		close(h[i].pipe[0]);
+	}
 }
 
 /*
@@ -678,12 +710,12 @@ static void test_hardening_knobs_failed_restore_reported(void **state)
 	char json[PATH_MAX], *restore[] = {"restore", NULL};
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	struct dl_hold h[64];
-	pthread_barrier_t ready;
+	sem_t ready;
 	struct il_test_result *res = malloc(sizeof(*res));
 	struct il_test_chain a;
 	const cJSON *k;
 	cJSON *root;
-	int st, held = 0;
+	int st, held = 0, started = 0, cerr = 0;
 
 	assert_non_null(res);
 	il_test_knobs_need_change("-1");
@@ -693,28 +725,42 @@ static void test_hardening_knobs_failed_restore_reported(void **state)
 	il_test_chain_assert_up(&a, start(&a, "failed-restore", NULL, "rt", args, NULL));
 	wait_knob("-1");
 
-	pthread_barrier_init(&ready, NULL, (unsigned)ncpu + 1);
-	for (int i = 0; i < ncpu && i < 64; i++) {
-		assert_int_equal(pipe(h[i].pipe), 0);
-		h[i].ready = &ready;
-		assert_int_equal(pthread_create(&h[i].th, NULL, dl_main, &h[i]), 0);
-	}
-	pthread_barrier_wait(&ready);
-	for (int i = 0; i < ncpu && i < 64; i++)
-		held += h[i].err == 0;
-	if (held < ncpu) {
-		for (int i = 0; i < ncpu && i < 64; i++) {
-			assert_int_equal(write(h[i].pipe[1], "x", 1), 1);
-			pthread_join(h[i].th, NULL);
+	sem_init(&ready, 0, 0);
+	while (started < ncpu && started < 64) {
+		if (pipe(h[started].pipe) < 0) {
+			cerr = errno;
+			break;
 		}
+		h[started].ready = &ready;
+		cerr = pthread_create(&h[started].th, NULL, dl_main, &h[started]);
+		if (cerr) {
+			close(h[started].pipe[0]);
+			close(h[started].pipe[1]);
+			break;
+		}
+		started++;
+	}
+	for (int i = 0; i < started; i++)
+		sem_wait(&ready);
+	for (int i = 0; i < started; i++)
+		held += h[i].err == 0;
+	if (cerr || held < ncpu) {
+		dl_release(h, started);
+		sem_destroy(&ready);
 		kill(a.pid, SIGINT);
 		il_test_chain_wait(&a, 10000);
 		free(res);
+		if (cerr)
+			fail_msg("starting deadline thread %d: %s", started, strerror(cerr));
 		IL_TEST_SKIP("SCHED_DEADLINE threads refused: %s", strerror(h[0].err));
 	}
 
 	kill(a.pid, SIGINT);
 	st = il_test_chain_wait(&a, IL_TEST_HANG_MS);
+	/* The restore was tried with the bandwidth held: the threads go now,
+	 * before anything is asserted. */
+	dl_release(h, started);
+	sem_destroy(&ready);
 	{
 		const char *err = chain_err(&a);
 
@@ -734,14 +780,6 @@ static void test_hardening_knobs_failed_restore_reported(void **state)
 	cJSON_Delete(root);
 	assert_string_equal(il_test_knob(IL_TEST_RT_RUNTIME), "-1");
 	assert_int_equal(il_test_knobs_state_pid(), a.pid);
-
-	for (int i = 0; i < ncpu && i < 64; i++) {
-		assert_int_equal(write(h[i].pipe[1], "x", 1), 1);
-		pthread_join(h[i].th, NULL);
-		close(h[i].pipe[0]);
-		close(h[i].pipe[1]);
-	}
-	pthread_barrier_destroy(&ready);
 	/* The bandwidth is free again: the originals kept can go back. */
 	run_in_waiting(NULL, restore, res);
 	assert_int_equal(res->exit_code, 0);

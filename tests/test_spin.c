@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -155,20 +156,27 @@ static void *withdraw_thread(void *arg)
  */
 static void test_spin_exclusion_withdrawn_requests(void **state)
 {
-	struct withdraw_run r = {.m = IL_SPIN_MUTEX_INITIALIZER, .iters = 3000};
+	/*
+	 * Static: threads that never end (the deadlock this looks for) go on
+	 * using it after the test has failed and left.
+	 */
+	static struct withdraw_run r = {.m = IL_SPIN_MUTEX_INITIALIZER, .iters = 3000};
 	uint64_t withdrawals = il_spin_g.withdrawals;
 	struct timespec dl;
 	pthread_t t[4];
+	int started = 0, cerr = 0;
 
 	il_spin_test_set_oncpu(off_once_asked, &r.m);
-	for (int i = 0; i < 4; i++)
-		assert_int_equal(pthread_create(&t[i], NULL, withdraw_thread, &r), 0);
+	while (started < 4 && !(cerr = pthread_create(&t[started], NULL, withdraw_thread, &r)))
+		started++;
 	clock_gettime(CLOCK_REALTIME, &dl);
 	dl.tv_sec += 60;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < started; i++)
 		if (pthread_timedjoin_np(t[i], NULL, &dl) != 0)
 			fail_msg("threads not done after 60 s: lost wake-up or deadlock");
 	il_spin_test_set_oncpu(NULL, NULL);
+	if (cerr)
+		fail_msg("pthread_create of thread %d: %s", started, strerror(cerr));
 	print_message("withdrawn requests %llu\n",
 		      (unsigned long long)(il_spin_g.withdrawals - withdrawals));
 	assert_int_equal(r.counter, 4 * r.iters);
@@ -335,17 +343,24 @@ static void release_holder(struct holder *h, pthread_t t)
 	assert_int_equal(pthread_join(t, NULL), 0);
 }
 
+/*
+ * The cases with a holder assert what they saw only once it is joined: it
+ * uses m and h, on the test's stack, and a failed assertion leaves the test.
+ */
 static void test_spin_trylock_busy_and_eperm(void **state)
 {
 	struct il_spin_mutex m = IL_SPIN_MUTEX_INITIALIZER;
 	struct holder h = {.m = &m};
 	pthread_t t;
+	int busy, eperm;
 
 	assert_int_equal(il_spin_mutex_unlock(&m), -EPERM);
 	start_holder(&h, &t);
-	assert_int_equal(il_spin_mutex_trylock(&m), -EBUSY);
-	assert_int_equal(il_spin_mutex_unlock(&m), -EPERM);
+	busy = il_spin_mutex_trylock(&m);
+	eperm = il_spin_mutex_unlock(&m);
 	release_holder(&h, t);
+	assert_int_equal(busy, -EBUSY);
+	assert_int_equal(eperm, -EPERM);
 	assert_int_equal(il_spin_mutex_trylock(&m), 0);
 	assert_int_equal(il_spin_mutex_owner(&m), il_spin_tid());
 	assert_int_equal(il_spin_mutex_unlock(&m), 0);
@@ -359,18 +374,22 @@ static void test_spin_timedlock_times_out(void **state)
 	struct timespec dl, bad = {0, 1000000000L};
 	uint64_t t0, el;
 	pthread_t t;
+	int einval, past, timed;
 
 	/* Held until the checks are done, however long they take here. */
 	start_holder(&h, &t);
-	assert_int_equal(il_spin_mutex_timedlock(&m, &bad), -EINVAL);
+	einval = il_spin_mutex_timedlock(&m, &bad);
 	/* A deadline in the past fails at once. */
 	dl = ns_to_ts(now_ns() - 1000000);
-	assert_int_equal(il_spin_mutex_timedlock(&m, &dl), -ETIMEDOUT);
+	past = il_spin_mutex_timedlock(&m, &dl);
 	t0 = now_ns();
 	dl = ns_to_ts(t0 + 50000000);
-	assert_int_equal(il_spin_mutex_timedlock(&m, &dl), -ETIMEDOUT);
+	timed = il_spin_mutex_timedlock(&m, &dl);
 	el = now_ns() - t0;
 	release_holder(&h, t);
+	assert_int_equal(einval, -EINVAL);
+	assert_int_equal(past, -ETIMEDOUT);
+	assert_int_equal(timed, -ETIMEDOUT);
 	assert_true(el >= 50000000);
 	/*
 	 * On time: the wait ends at the deadline, not when the holder lets
@@ -397,15 +416,17 @@ static void test_spin_timedlock_times_out_owner_on_cpu(void **state)
 	uint64_t handoffs = il_spin_handoffs(), t0, el;
 	struct timespec dl;
 	pthread_t t;
+	int r;
 
 	il_spin_test_set_oncpu(lie_on, NULL);
 	start_holder(&h, &t);
 	t0 = now_ns();
 	dl = ns_to_ts(t0 + 50000000);
-	assert_int_equal(il_spin_mutex_timedlock(&m, &dl), -ETIMEDOUT);
+	r = il_spin_mutex_timedlock(&m, &dl);
 	el = now_ns() - t0;
 	il_spin_test_set_oncpu(NULL, NULL);
 	pthread_join(t, NULL);
+	assert_int_equal(r, -ETIMEDOUT);
 	print_message("timedlock returned after %.1f ms (deadline 50 ms)\n", el / 1e6);
 	assert_true(el >= 50000000);
 	assert_true(el < 50000000 + 500000000);
@@ -423,15 +444,23 @@ static void test_spin_timedlock_acquires(void **state)
 
 	for (size_t i = 0; i < sizeof(far) / sizeof(far[0]); i++) {
 		struct holder h = {.m = &m, .hold_ns = 20000000};
+		uint32_t owner = 0;
+		int r, unlocked = -1;
 
 		start_holder(&h, &t);
 		/* The holder lets go after 20 ms; the deadline only bounds a hang. */
 		dl = far[i] ? (struct timespec){far[i], 999999999}
 			    : ns_to_ts(now_ns() + 10000000000ull);
-		assert_int_equal(il_spin_mutex_timedlock(&m, &dl), 0);
-		assert_int_equal(il_spin_mutex_owner(&m), il_spin_tid());
-		assert_int_equal(il_spin_mutex_unlock(&m), 0);
+		r = il_spin_mutex_timedlock(&m, &dl);
+		if (r == 0) {
+			owner = il_spin_mutex_owner(&m);
+			unlocked = il_spin_mutex_unlock(&m);
+		}
 		pthread_join(t, NULL);
+		if (r)
+			fail_msg("deadline %zu: timedlock: %s", i, strerror(-r));
+		assert_int_equal(owner, il_spin_tid());
+		assert_int_equal(unlocked, 0);
 	}
 }
 
@@ -467,10 +496,19 @@ static void handoff_bounds_wait(int (*oncpu)(uint32_t, void *), int must_hand_of
 	struct greedy g = {.stop = 0};
 	uint64_t before = il_spin_handoffs(), worst = 0;
 	pthread_t t[2];
+	int started = 0, cerr = 0;
 
 	il_spin_test_set_oncpu(oncpu, NULL);
-	for (int i = 0; i < 2; i++)
-		assert_int_equal(pthread_create(&t[i], NULL, greedy_thread, &g), 0);
+	/* One that cannot start stops the other before the test fails: it uses g. */
+	while (started < 2 && !(cerr = pthread_create(&t[started], NULL, greedy_thread, &g)))
+		started++;
+	if (cerr) {
+		g.stop = 1;
+		for (int i = 0; i < started; i++)
+			pthread_join(t[i], NULL);
+		il_spin_test_set_oncpu(NULL, NULL);
+		fail_msg("pthread_create of greedy thread %d: %s", started, strerror(cerr));
+	}
 	while (!g.started)
 		usleep(100);
 	for (int i = 0; i < 50; i++) {
@@ -562,15 +600,20 @@ static void test_spin_lock_kinds(void **state)
 	for (int k = 0; k < IL_LOCK_KIND_COUNT; k++) {
 		struct kind_stress ks = {.counter = 0};
 		pthread_t t[4];
+		int started = 0, cerr = 0;
 
 		assert_int_equal(il_lock_kind_parse(names[k]), k);
 		assert_string_equal(il_lock_kind_name((enum il_lock_kind)k), names[k]);
 		assert_int_equal(il_lock_init(&ks.l, (enum il_lock_kind)k), 0);
-		for (int i = 0; i < 4; i++)
-			assert_int_equal(pthread_create(&t[i], NULL, kind_thread, &ks), 0);
-		for (int i = 0; i < 4; i++)
+		/* Those started use ks until joined, whatever became of the others. */
+		while (started < 4 && !(cerr = pthread_create(&t[started], NULL, kind_thread, &ks)))
+			started++;
+		for (int i = 0; i < started; i++)
 			pthread_join(t[i], NULL);
 		il_lock_destroy(&ks.l);
+		if (cerr)
+			fail_msg("%s: pthread_create of thread %d: %s", names[k], started,
+				 strerror(cerr));
 		assert_int_equal(ks.counter, 4 * 20000);
 	}
 }

@@ -361,9 +361,19 @@ static cJSON *sampled_start(struct sampled *s, int n, const char *cpus)
 	cJSON *threads = cJSON_CreateArray();
 
 	for (int i = 0; i < n; i++) {
-		cJSON *t = cJSON_CreateObject();
+		int cerr = pthread_create(&s[i].th, NULL, sampled_main, &s[i]);
+		cJSON *t;
 
-		assert_int_equal(pthread_create(&s[i].th, NULL, sampled_main, &s[i]), 0);
+		if (cerr) {
+			/* Those started would run on past the failure: stopped first. */
+			for (int j = 0; j < i; j++) {
+				s[j].stop = 1;
+				pthread_join(s[j].th, NULL);
+			}
+			cJSON_Delete(threads);
+			fail_msg("pthread_create of sampled thread %d: %s", i, strerror(cerr));
+		}
+		t = cJSON_CreateObject();
 		while (!s[i].tid)
 			usleep(100);
 		cJSON_AddStringToObject(t, "role", "js");

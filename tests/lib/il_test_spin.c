@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "il_clock.h"
@@ -19,7 +21,12 @@ struct stress {
 	_Atomic unsigned long timeouts;	   /* timed calls that timed out */
 	_Atomic unsigned long bad_returns; /* timed calls that failed otherwise */
 	_Atomic unsigned long next_index;  /* hands each thread its number */
-	pthread_barrier_t go;		   /* all threads start together, so they contend */
+	/*
+	 * All threads start together, so they contend: 1 once all are
+	 * started, -1 if one could not be (those started leave). Not a
+	 * barrier: its count cannot drop to the threads that did start.
+	 */
+	_Atomic int go;
 };
 
 /*
@@ -51,7 +58,10 @@ static void *stress_thread(void *arg)
 	uint32_t me = il_spin_tid();
 	int timed = s->timed && (s->next_index++ & 1);
 
-	pthread_barrier_wait(&s->go);
+	while (!s->go)
+		sched_yield();
+	if (s->go < 0)
+		return NULL;
 	for (unsigned long i = 0; i < s->iters; i++) {
 		if (timed) {
 			if (lock_timed(s, i))
@@ -89,28 +99,46 @@ void il_test_spin_stress(int src, int nthreads, unsigned long iters, int limit_s
 	il_test_spin_stress_cs(src, nthreads, iters, 0, limit_s);
 }
 
+/*
+ * The threads' state is on the heap, not this stack: threads that never
+ * end (the deadlock this looks for) go on using it after the failure has
+ * left the test, so it is freed only once they are all joined.
+ */
 static unsigned long stress_run(int src, int nthreads, unsigned long iters, uint64_t cs_ns,
 				int timed, int limit_s)
 {
-	struct stress s = {.src = src, .iters = iters, .cs_ns = cs_ns, .timed = timed};
+	struct stress *s = calloc(1, sizeof(*s));
 	pthread_t t[16];
 	struct timespec dl;
+	unsigned long timeouts;
+	int started = 0, cerr = 0;
 
 	assert_true(nthreads <= 16);
-	pthread_barrier_init(&s.go, NULL, (unsigned)nthreads);
-	for (int i = 0; i < nthreads; i++)
-		assert_int_equal(pthread_create(&t[i], NULL, stress_thread, &s), 0);
+	assert_non_null(s); /* zeroed: the mutex free, as IL_SPIN_MUTEX_INITIALIZER */
+	s->src = src;
+	s->iters = iters;
+	s->cs_ns = cs_ns;
+	s->timed = timed;
+	while (started < nthreads && !(cerr = pthread_create(&t[started], NULL, stress_thread, s)))
+		started++;
+	s->go = cerr ? -1 : 1;
 	clock_gettime(CLOCK_REALTIME, &dl);
 	dl.tv_sec += limit_s;
-	for (int i = 0; i < nthreads; i++)
+	for (int i = 0; i < started; i++)
 		if (pthread_timedjoin_np(t[i], NULL, &dl) != 0)
 			fail_msg("threads not done after %d s: lost wake-up or deadlock", limit_s);
-	assert_int_equal(s.bad_returns, 0);
-	assert_int_equal(s.counter, (unsigned long)nthreads * iters);
-	assert_int_equal(s.bad_owner, 0);
-	assert_int_equal(s.m.word, 0);
-	pthread_barrier_destroy(&s.go);
-	return s.timeouts;
+	if (cerr) {
+		free(s);
+		fail_msg("pthread_create of stress thread %d: %s", started, strerror(cerr));
+	}
+	/* All joined: a failure here only leaks s. */
+	timeouts = s->timeouts;
+	assert_int_equal(s->bad_returns, 0);
+	assert_int_equal(s->counter, (unsigned long)nthreads * iters);
+	assert_int_equal(s->bad_owner, 0);
+	assert_int_equal(s->m.word, 0);
+	free(s);
+	return timeouts;
 }
 
 void il_test_spin_stress_cs(int src, int nthreads, unsigned long iters, uint64_t cs_ns, int limit_s)
