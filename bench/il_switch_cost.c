@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -170,14 +171,75 @@ static double median_of(const double *v, size_t n, double *lo, double *hi)
 	return m;
 }
 
-struct il_switch_cost il_switch_cost_measure(enum il_oncpu_prog prog, int cpu)
+/* Measures into on[], fl[], own[] (rounds each); the caller frees them. */
+static void measure_rounds(struct il_switch_cost *sc, enum il_oncpu_prog prog,
+			   enum il_oncpu_prog hook, int cpu, double *on, double *fl, double *own)
 {
-	struct il_switch_cost sc = {NAN, NAN, NAN, NAN, NAN, NAN, INFINITY, NAN, NAN, NAN, "?", ""};
-	double on[IL_SWITCH_ROUNDS], fl[IL_SWITCH_ROUNDS], own[IL_SWITCH_ROUNDS];
 	size_t nfl = 0;
-	enum il_oncpu_prog hook = prog;
 	struct il_oncpu *o;
 
+	for (int i = 0; i < sc->rounds; i++) {
+		double v[3] = {NAN, NAN, NAN};
+
+		for (int k = 0; k < 3; k++) {
+			int which = (i + k) % 3;
+			struct switch_floor_bpf *f = NULL;
+
+			o = NULL;
+			if (which == 1 && il_oncpu_load_prog(prog, &o) < 0) {
+				sc->why = "cannot load the BPF program";
+				return;
+			}
+			if (which == 2 && !(f = floor_attach(hook)))
+				continue;
+			v[which] = pingpong_ns_per_switch(SWITCH_PINGS, cpu);
+			il_oncpu_free(o);
+			switch_floor_bpf__destroy(f);
+		}
+		/* A figure is a measurement or nothing: the cost stays NAN. */
+		if (isnan(v[0]) || isnan(v[1])) {
+			sc->why = "the pipe ping-pong between two processes failed";
+			return;
+		}
+		if (v[0] < sc->base_ns)
+			sc->base_ns = v[0];
+		on[i] = v[1] - v[0];
+		if (!isnan(v[2])) {
+			own[nfl] = v[1] - v[2];
+			fl[nfl++] = v[2] - v[0];
+		}
+	}
+	sc->cost_ns = median_of(on, (size_t)sc->rounds, &sc->cost_lo_ns, &sc->cost_hi_ns);
+	/* An empty program that attached in some rounds only gives no floor. */
+	if (nfl == (size_t)sc->rounds) {
+		sc->floor_ns = median_of(fl, nfl, &sc->floor_lo_ns, &sc->floor_hi_ns);
+		sc->own_ns = median_of(own, nfl, &sc->own_lo_ns, &sc->own_hi_ns);
+	}
+}
+
+struct il_switch_cost il_switch_cost_measure(enum il_oncpu_prog prog, int cpu, int rounds)
+{
+	struct il_switch_cost sc = {.cost_ns = NAN,
+				    .cost_lo_ns = NAN,
+				    .cost_hi_ns = NAN,
+				    .floor_ns = NAN,
+				    .floor_lo_ns = NAN,
+				    .floor_hi_ns = NAN,
+				    .base_ns = INFINITY,
+				    .own_ns = NAN,
+				    .own_lo_ns = NAN,
+				    .own_hi_ns = NAN,
+				    .program = "?",
+				    .rounds = rounds,
+				    .why = ""};
+	enum il_oncpu_prog hook = prog;
+	double *on, *fl, *own;
+	struct il_oncpu *o;
+
+	if (rounds < IL_SWITCH_ROUNDS_MIN || rounds > IL_SWITCH_ROUNDS_MAX) {
+		sc.why = "rounds out of range";
+		return sc;
+	}
 	if (il_oncpu_open_pinned(NULL, &o) == 0) {
 		il_oncpu_free(o);
 		sc.why = "a pinned copy (ilspin-oncpu) is attached: no baseline";
@@ -194,43 +256,16 @@ struct il_switch_cost il_switch_cost_measure(enum il_oncpu_prog prog, int cpu)
 		hook = !strcmp(sc.program, "raw_tp")	   ? IL_ONCPU_PROG_RAW_TP
 		       : !strcmp(sc.program, "tracepoint") ? IL_ONCPU_PROG_TRACEPOINT
 							   : IL_ONCPU_PROG_BTF;
-	for (int i = 0; i < IL_SWITCH_ROUNDS; i++) {
-		double v[3] = {NAN, NAN, NAN};
-
-		for (int k = 0; k < 3; k++) {
-			int which = (i + k) % 3;
-			struct switch_floor_bpf *f = NULL;
-
-			o = NULL;
-			if (which == 1 && il_oncpu_load_prog(prog, &o) < 0) {
-				sc.why = "cannot load the BPF program";
-				return sc;
-			}
-			if (which == 2 && !(f = floor_attach(hook)))
-				continue;
-			v[which] = pingpong_ns_per_switch(SWITCH_PINGS, cpu);
-			il_oncpu_free(o);
-			switch_floor_bpf__destroy(f);
-		}
-		/* A figure is a measurement or nothing: the cost stays NAN. */
-		if (isnan(v[0]) || isnan(v[1])) {
-			sc.why = "the pipe ping-pong between two processes failed";
-			return sc;
-		}
-		if (v[0] < sc.base_ns)
-			sc.base_ns = v[0];
-		on[i] = v[1] - v[0];
-		if (!isnan(v[2])) {
-			own[nfl] = v[1] - v[2];
-			fl[nfl++] = v[2] - v[0];
-		}
-	}
-	sc.cost_ns = median_of(on, IL_SWITCH_ROUNDS, &sc.cost_lo_ns, &sc.cost_hi_ns);
-	/* An empty program that attached in some rounds only gives no floor. */
-	if (nfl == IL_SWITCH_ROUNDS) {
-		sc.floor_ns = median_of(fl, nfl, &sc.floor_lo_ns, &sc.floor_hi_ns);
-		sc.own_ns = median_of(own, nfl, &sc.own_lo_ns, &sc.own_hi_ns);
-	}
+	on = calloc((size_t)rounds, sizeof(*on));
+	fl = calloc((size_t)rounds, sizeof(*fl));
+	own = calloc((size_t)rounds, sizeof(*own));
+	if (on && fl && own)
+		measure_rounds(&sc, prog, hook, cpu, on, fl, own);
+	else
+		sc.why = "out of memory";
+	free(on);
+	free(fl);
+	free(own);
 	return sc;
 }
 

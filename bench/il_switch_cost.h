@@ -10,8 +10,14 @@
 
 #include "il_oncpu.h"
 
-/* Turning rounds of the three ping-pongs. */
-#define IL_SWITCH_ROUNDS 21
+/*
+ * Turning rounds of the three ping-pongs, by default (about 7 s for one
+ * hook on the 2-CPU VM), and the fewest and most a caller may ask for:
+ * under 6 the median has no 95% interval.
+ */
+#define IL_SWITCH_ROUNDS     21
+#define IL_SWITCH_ROUNDS_MIN 6
+#define IL_SWITCH_ROUNDS_MAX 1000
 /* Issue 17: a tracepoint program's published cost (sched_ext's LAVD). */
 #define IL_SWITCH_TARGET_NS 130
 
@@ -24,11 +30,12 @@ struct il_switch_cost {
 	/* The program less the empty one, within each round: its own work. */
 	double own_ns, own_lo_ns, own_hi_ns;
 	const char *program; /* the hook: "tp_btf", "raw_tp" or "tracepoint" */
+	int rounds;	     /* rounds measured */
 	const char *why;
 };
 
 /*
- * IL_SWITCH_ROUNDS rounds of three ping-pongs on CPU cpu, none / il_spin's
+ * rounds rounds (IL_SWITCH_ROUNDS_MIN..MAX) of three ping-pongs on CPU cpu, none / il_spin's
  * program prog (AUTO: the hook its loader takes here) / an empty one at
  * the same hook, in an order that turns each round (slow drift then falls
  * on each side alike); each figure is the median over the rounds of the
@@ -39,7 +46,7 @@ struct il_switch_cost {
  * copy is already attached (no baseline). The calling thread's affinity
  * is as it was afterwards.
  */
-struct il_switch_cost il_switch_cost_measure(enum il_oncpu_prog prog, int cpu);
+struct il_switch_cost il_switch_cost_measure(enum il_oncpu_prog prog, int cpu, int rounds);
 
 /* Against IL_SWITCH_TARGET_NS: the whole interval of the median on one side, or not. */
 const char *il_switch_cost_verdict(const struct il_switch_cost *sc);

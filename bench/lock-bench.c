@@ -70,6 +70,7 @@ struct opts {
 	uint64_t cs_ns, outside_ns, spin_budget_ns;
 	double seconds; /* per lock and config, over all rounds */
 	unsigned rounds;
+	int switch_rounds; /* of the BPF switch cost (il_switch_cost.h) */
 	const char *json;
 	int quick;
 	unsigned locks_mask, pl_mask, hog_mask;
@@ -792,8 +793,11 @@ static void usage(FILE *f)
 	    "                        (default today,owner-off)\n"
 	    "  --seconds S           run time per lock and config over all rounds (default 3)\n"
 	    "  --spin-budget-ns NS   il_spin spin budget (default: il_spin's, %u)\n"
+	    "  --switch-rounds N     rounds of the BPF switch cost, %d..%d (default %d; more\n"
+	    "                        narrow its interval, about 1 s per 3 rounds and hook)\n"
 	    "  --version             print the version\n",
-	    IL_SPIN_DEFAULT_BUDGET_NS);
+	    IL_SPIN_DEFAULT_BUDGET_NS, IL_SWITCH_ROUNDS_MIN, IL_SWITCH_ROUNDS_MAX,
+	    IL_SWITCH_ROUNDS);
 }
 
 /* Parses "a,b,c" against names[] (no empty item); returns a bit mask or -EINVAL. */
@@ -836,6 +840,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	    {"scenarios", required_argument, NULL, 'S'},
 	    {"seconds", required_argument, NULL, 's'},
 	    {"spin-budget-ns", required_argument, NULL, 'b'},
+	    {"switch-rounds", required_argument, NULL, 'w'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -850,6 +855,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			   .outside_ns = 100,
 			   .seconds = 3,
 			   .rounds = 3,
+			   .switch_rounds = IL_SWITCH_ROUNDS,
 			   .locks_mask = 0x1f,
 			   .pl_mask = 0xf,
 			   .hog_mask = 1,
@@ -876,6 +882,15 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			if (il_parse_u64(optarg, 1, MAX_ROUNDS, &v) < 0)
 				bad_arg("--rounds", optarg, "1..100");
 			o->rounds = (unsigned)v;
+			break;
+		case 'w':
+			if (il_parse_u64(optarg, IL_SWITCH_ROUNDS_MIN, IL_SWITCH_ROUNDS_MAX, &v) <
+			    0) {
+				snprintf(bad, sizeof(bad), "%d..%d", IL_SWITCH_ROUNDS_MIN,
+					 IL_SWITCH_ROUNDS_MAX);
+				bad_arg("--switch-rounds", optarg, bad);
+			}
+			o->switch_rounds = (int)v;
 			break;
 		case 's':
 			if (il_parse_double(optarg, 0.01, 3600, &o->seconds) < 0)
@@ -1310,9 +1325,9 @@ int main(int argc, char **argv)
 
 	if (progress)
 		fprintf(stderr, "lock-bench: measuring context switch cost...\n");
-	sw = il_switch_cost_measure(IL_ONCPU_PROG_AUTO, cpus[0]);
-	sw_raw = il_switch_cost_measure(IL_ONCPU_PROG_RAW_TP, cpus[0]);
-	sw_tp = il_switch_cost_measure(IL_ONCPU_PROG_TRACEPOINT, cpus[0]);
+	sw = il_switch_cost_measure(IL_ONCPU_PROG_AUTO, cpus[0], o.switch_rounds);
+	sw_raw = il_switch_cost_measure(IL_ONCPU_PROG_RAW_TP, cpus[0], o.switch_rounds);
+	sw_tp = il_switch_cost_measure(IL_ONCPU_PROG_TRACEPOINT, cpus[0], o.switch_rounds);
 	rtt = il_futex_wake_rtt_ns(cpus[ncpu > 1 ? 1 : 0]);
 	/* After the switch costs: they measure il_spin's program alone. */
 	tclock = il_tclock_open(tclock_why, sizeof(tclock_why));
@@ -1391,7 +1406,7 @@ int main(int argc, char **argv)
 		    il_switch_ns_or_why(fl, sw.floor_ns), il_switch_ns_or_why(raw, sw_raw.cost_ns),
 		    il_switch_ns_or_why(rawfl, sw_raw.floor_ns),
 		    il_switch_ns_or_why(tp, sw_tp.cost_ns),
-		    il_switch_ns_or_why(tpfl, sw_tp.floor_ns), IL_SWITCH_ROUNDS);
+		    il_switch_ns_or_why(tpfl, sw_tp.floor_ns), sw.rounds);
 		/* The issue's target, judged by the median's interval (met or not
 		 * only when the whole interval says so), and against what no
 		 * program at the hook can beat. */
@@ -1443,7 +1458,7 @@ int main(int argc, char **argv)
 	add_num_or_null(root, "bpf_switch_cost_tracepoint_ns", round(sw_tp.cost_ns));
 	add_num_or_null(root, "bpf_switch_floor_tracepoint_ns", round(sw_tp.floor_ns));
 	cJSON_AddNumberToObject(root, "bpf_switch_target_ns", IL_SWITCH_TARGET_NS);
-	cJSON_AddNumberToObject(root, "bpf_switch_rounds", IL_SWITCH_ROUNDS);
+	cJSON_AddNumberToObject(root, "bpf_switch_rounds", sw.rounds);
 	cJSON_AddStringToObject(root, "slice_extension", have_slice ? "available" : slice_why);
 	cJSON_AddNumberToObject(root, "handoffs", (double)il_spin_handoffs());
 	cJSON_AddStringToObject(

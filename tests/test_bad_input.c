@@ -788,8 +788,11 @@ static void test_bad_input_bench_options(void **state)
 	    {"overhead", {"--frob"}, "overhead: unknown option '--frob' (see --help)"},
 	    {"lock-bench",
 	     {"--s"},
-	     "lock-bench: ambiguous option '--s' (--scenarios, --seconds, --spin-budget-ns); see "
-	     "--help"},
+	     "lock-bench: ambiguous option '--s' (--scenarios, --seconds, --spin-budget-ns, "
+	     "--switch-rounds); see --help"},
+	    {"lock-bench",
+	     {"--switch-rounds", "5"},
+	     "lock-bench: invalid --switch-rounds '5': expected 6..1000"},
 	    {"lock-bench",
 	     {"--placements", "one-cpu,,over4"},
 	     "lock-bench: invalid --placements 'one-cpu,,over4': expected a list of "
