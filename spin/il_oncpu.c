@@ -154,29 +154,44 @@ static struct bpf_link *skel_link(const struct il_oncpu_bpf *skel)
 					       : skel->links.il_oncpu_switch;
 }
 
+/* Reads tid's record from src into *v: 0 or a negative errno. */
+typedef int (*record_reader)(const void *src, uint32_t tid, uint64_t *v);
+
 /*
  * The records work: after sleeps (a switch out and back in) the calling
  * thread's own record shows it (il_oncpu_record_live). A program whose
  * kernel reads come back 0 records nothing and fails here
  * (IL_ONCPU_LIVE_TRIES sleeps).
  */
-static int records_live(const struct il_oncpu_bpf *skel)
+static int wait_live(record_reader read_rec, const void *src, uint32_t tid)
 {
 	struct timespec ts = {0, 200000};
-	uint32_t tid = (uint32_t)syscall(SYS_gettid);
 	uint64_t before = 0, v = 0;
+	int r = read_rec(src, tid, &before);
 
-	if (bpf_map__lookup_elem(skel->maps.oncpu, &tid, sizeof(tid), &before, sizeof(before), 0) <
-	    0)
-		return -errno;
-	for (int i = 0; i < IL_ONCPU_LIVE_TRIES; i++) {
+	for (int i = 0; r == 0 && i < IL_ONCPU_LIVE_TRIES; i++) {
 		nanosleep(&ts, NULL);
-		if (bpf_map__lookup_elem(skel->maps.oncpu, &tid, sizeof(tid), &v, sizeof(v), 0) < 0)
-			return -errno;
-		if (il_oncpu_record_live(before, v))
+		r = read_rec(src, tid, &v);
+		if (r == 0 && il_oncpu_record_live(before, v))
 			return 0;
 	}
-	return -ESTALE;
+	return r < 0 ? r : -ESTALE;
+}
+
+/* Before the map is mapped: through the system call. */
+static int read_looked_up(const void *src, uint32_t tid, uint64_t *v)
+{
+	const struct il_oncpu_bpf *skel = src;
+
+	if (bpf_map__lookup_elem(skel->maps.oncpu, &tid, sizeof(tid), v, sizeof(*v), 0) < 0)
+		return -errno;
+	return 0;
+}
+
+static int read_mapped(const void *src, uint32_t tid, uint64_t *v)
+{
+	*v = il_oncpu_record(src, tid);
+	return 0;
 }
 
 /* Opens, sizes and loads one of the programs; attaches (and checks it) when asked. */
@@ -214,7 +229,7 @@ static int open_load_attach(struct il_oncpu_bpf **out, int do_attach, enum il_on
 		else
 			r = attach_switch(skel);
 		if (r == 0)
-			r = records_live(skel);
+			r = wait_live(read_looked_up, skel, (uint32_t)syscall(SYS_gettid));
 		if (r < 0)
 			goto fail;
 	}
@@ -292,6 +307,13 @@ fail:
 	il_oncpu_bpf__destroy(o->skel);
 	free(o);
 	return r;
+}
+
+int il_oncpu_check_live(const struct il_oncpu *o, uint32_t tid)
+{
+	if (tid >= o->entries)
+		return -ERANGE;
+	return wait_live(read_mapped, o, tid);
 }
 
 void il_oncpu_free(struct il_oncpu *o)

@@ -70,6 +70,14 @@ enum il_oncpu_prog {
 };
 int il_oncpu_load_prog(enum il_oncpu_prog prog, struct il_oncpu **out);
 
+/*
+ * Whether o's records see thread tid (the caller) switch: 0 once a record
+ * shows it (il_oncpu_record_live) after one of IL_ONCPU_LIVE_TRIES 200 us
+ * sleeps, -ESTALE if none does (no program writes them), -ERANGE if tid is
+ * outside the map.
+ */
+int il_oncpu_check_live(const struct il_oncpu *o, uint32_t tid);
+
 /* Detaches (if loaded here) and unmaps. NULL-safe. */
 void il_oncpu_free(struct il_oncpu *o);
 

@@ -69,7 +69,9 @@ struct il_spin_opts {
  * Chooses the process-wide on-CPU source. For bpf/auto it opens the map
  * pinned by `ilspin-oncpu` and maps it read-only, else, with privilege and unless
  * opts->no_load, loads the program in this process. The source is checked
- * by reading the calling thread's own record as on-CPU. opts may be NULL.
+ * by seeing the calling thread's own switches recorded (il_oncpu_check_live:
+ * its record reads on, or its switch count moves, within a few 200 us
+ * sleeps). opts may be NULL.
  * Returns 0 (auto always succeeds, possibly with source none), or for an
  * explicit bpf request a negative errno with the reason kept for
  * il_spin_source_reason(); the source is then none.

@@ -175,29 +175,6 @@ static int in_child_pid_ns(void)
 	return nested;
 }
 
-/*
- * A live map shows the calling thread's switches (il_oncpu_record_live).
- * Sleeping forces a switch out and back in, so the check holds even if the
- * program was attached a moment ago (IL_ONCPU_LIVE_TRIES sleeps, as the
- * loader's check).
- */
-static int self_check(const struct il_oncpu *o)
-{
-	uint32_t tid = il_spin_tid();
-	struct timespec ts = {0, 200000};
-	uint64_t before;
-
-	if (tid >= o->entries)
-		return -ERANGE;
-	before = il_oncpu_record(o, tid);
-	for (int i = 0; i < IL_ONCPU_LIVE_TRIES; i++) {
-		nanosleep(&ts, NULL);
-		if (il_oncpu_record_live(before, il_oncpu_record(o, tid)))
-			return 0;
-	}
-	return -ESTALE;
-}
-
 static int open_bpf(const struct il_spin_opts *opts, struct il_oncpu **out)
 {
 	struct il_oncpu *o = NULL;
@@ -230,7 +207,7 @@ static int open_bpf(const struct il_spin_opts *opts, struct il_oncpu **out)
 			 strerror(-r));
 		return r;
 	}
-	r = self_check(o);
+	r = il_oncpu_check_live(o, il_spin_tid());
 	if (r < 0) {
 		snprintf(reason, sizeof(reason), "source none: BPF records are %s",
 			 r == -ERANGE ? "smaller than this TID" : "stale (program not attached?)");
@@ -292,7 +269,7 @@ int il_spin_init_map_fd(int map_fd, const struct il_spin_opts *opts)
 			 "source none: the handed-over map cannot be mapped (%s)", strerror(-r));
 		goto out;
 	}
-	r = self_check(o);
+	r = il_oncpu_check_live(o, il_spin_tid());
 	if (r < 0) {
 		snprintf(reason, sizeof(reason), "source none: handed-over BPF records are %s",
 			 r == -ERANGE ? "smaller than this TID" : "stale (program not attached?)");

@@ -19,7 +19,8 @@ static void usage(FILE *f)
 		"Usage: ilspin-oncpu [--pin-dir DIR] [--status | --stop]\n"
 		"  --help          show this help\n"
 		"  --pin-dir DIR   bpffs directory for the pins (default %s)\n"
-		"  --status        print whether the records are published and live\n"
+		"  --status        print whether the records are published and live (exit 0\n"
+		"                  only when both)\n"
 		"  --stop          unpin the map and link (the program detaches)\n"
 		"  --version       print the version\n"
 		"Without --status/--stop: load, attach and pin, then exit.\n",
@@ -36,11 +37,21 @@ static int status(const char *dir)
 		printf("not published (%s)\n", strerror(-r));
 		return 1;
 	}
-	usleep(1000); /* be switched out and in once, so our record is fresh */
-	printf("published: %u entries, this process %s\n", o->entries,
-	       il_oncpu_state(o, tid) == 1 ? "reads on-CPU (live)" : "reads off-CPU (stale?)");
+	/* Sleeps until the records show this process switching, or give up. */
+	r = il_oncpu_check_live(o, tid);
+	if (r == 0)
+		printf("published: %u entries, this process's switches are recorded (live)\n",
+		       o->entries);
+	else if (r == -ERANGE)
+		printf("published: %u entries, this process's TID %u is beyond them: liveness "
+		       "not checked\n",
+		       o->entries, tid);
+	else
+		printf("published: %u entries, this process's switches are not recorded (stale: "
+		       "no program attached?)\n",
+		       o->entries);
 	il_oncpu_free(o);
-	return 0;
+	return r == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "il_spin.h"
 #include "il_spin_internal.h"
 #include "il_test.h"
+#include "il_test_proc.h"
 #include "il_test_spin.h"
 
 static struct il_oncpu *oncpu;
@@ -439,11 +441,30 @@ static void test_spin_bpf_live_check(void **state)
 	il_spin_close();
 }
 
+/* The first line `ilspin-oncpu --status` prints into line; its exit code, or -1. */
+static int status_line(char *line, size_t len)
+{
+	char cmd[PATH_MAX + 16];
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s --status", il_test_build_path("ilspin-oncpu"));
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (!fgets(line, (int)len, p))
+		line[0] = 0;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 /* Child of test_spin_bpf_publish: returns the exit code. */
 static int publish_child(void)
 {
 	struct il_spin_opts o = {.no_load = 1};
-	char path[256];
+	LIBBPF_OPTS(bpf_map_create_opts, dead_opts, .map_flags = BPF_F_MMAPABLE);
+	char path[256], line[512];
+	int dead;
 	struct stat st;
 
 	/*
@@ -467,13 +488,33 @@ static int publish_child(void)
 		return 14;
 	if (il_spin_init(IL_SPIN_SOURCE_BPF, &o) != 0 || il_spin_source_get() != IL_SPIN_SOURCE_BPF)
 		return 15;
+	/* A few tries: a switch in the kernel never reports reads off once. */
+	for (int i = 0; i < IL_ONCPU_LIVE_TRIES && il_spin_oncpu(il_spin_tid()) != 1; i++)
+		usleep(1000);
 	if (il_spin_oncpu(il_spin_tid()) != 1)
 		return 16;
 	il_spin_close();
+	/* What the publisher's --status says of records a program writes. */
+	if (status_line(line, sizeof(line)) != 0 || !strstr(line, "switches are recorded (live)") ||
+	    strncmp(line, "published: ", 11))
+		return 19;
 	if (il_oncpu_unpublish(NULL) != 0)
 		return 17;
 	if (access(path, F_OK) == 0 || il_oncpu_unpublish(NULL) != -ENOENT)
 		return 18;
+	if (status_line(line, sizeof(line)) != 1 || strncmp(line, "not published (", 15))
+		return 20;
+	/* A map pinned where the records go that no program writes: stale, exit 1. */
+	snprintf(path, sizeof(path), "%s/%s", IL_ONCPU_PIN_DIR, IL_ONCPU_PIN_MAP);
+	dead = bpf_map_create(BPF_MAP_TYPE_ARRAY, "il_test_dead", 4, 8, IL_ONCPU_MAX_ENTRIES,
+			      &dead_opts);
+	if (dead < 0 || (mkdir(IL_ONCPU_PIN_DIR, 0700) < 0 && errno != EEXIST) ||
+	    bpf_obj_pin(dead, path) < 0)
+		return 21;
+	if (status_line(line, sizeof(line)) != 1 || !strstr(line, "not recorded (stale"))
+		return 22;
+	unlink(path);
+	close(dead);
 	return 0;
 }
 
