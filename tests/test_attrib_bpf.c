@@ -387,14 +387,23 @@ static void test_attrib_bpf_fifo_runqueue(void **state)
 	c = chain_start(0, 1);
 	capture_start(c);
 	chain_event(c, 1, &ev); /* warm */
-	intruder_start(&X, 1, spin);
-	c->hook = runqueue_hook;
-	chain_event(c, 2, &ev);
-	c->hook = NULL;
-	intruder_join(&X);
-	assert_false(X.receiver_awake);
-	assert_true(ev.explained);
-	h = &ev.hop[hop_of_interest];
+	/* Up to five tries, as in fifo_preempts_main: a hop over a switch the
+	 * kernel did not report is inconsistent, its split unknown by design. */
+	for (uint64_t id = 2; id <= 6; id++) {
+		intruder_start(&X, 1, spin);
+		c->hook = runqueue_hook;
+		chain_event(c, id, &ev);
+		c->hook = NULL;
+		intruder_join(&X);
+		assert_false(X.receiver_awake);
+		assert_true(ev.explained);
+		h = &ev.hop[hop_of_interest];
+		if (h->consistent)
+			break;
+		print_message("hop %d of event %llu inconsistent: tried again\n", hop_of_interest,
+			      (unsigned long long)id);
+	}
+	assert_true(h->consistent);
 	rq = (double)h->comp_ns[IL_COMP_RUNQUEUE];
 	print_message("hop %d: runqueue %.0f us for an intruder spinning %.0f us after the post; "
 		      "total %.0f us\n",
@@ -405,7 +414,9 @@ static void test_attrib_bpf_fifo_runqueue(void **state)
 	ns = culprit_ns(c->eng, h, X.tid, &who);
 	assert_true(ns > 0);
 	assert_string_equal(who, "il-intruder");
-	assert_true(fabs((double)ns - (double)spin) <= 0.1 * (double)spin);
+	if (fabs((double)ns - (double)spin) > 0.1 * (double)spin)
+		fail_msg("the intruder's share of the wait %.0f us, for a spin of %.0f us",
+			 (double)ns / 1e3, (double)spin / 1e3);
 	chain_stop(c);
 }
 
