@@ -373,6 +373,23 @@ static uint64_t culprit_ns(const struct il_attrib *a, const struct il_attrib_hop
 	return 0;
 }
 
+/*
+ * Event id through the chain with the intruder on CPU 1 (spin_ns) and hook
+ * planting it; the event must be explained. Its hop k.
+ */
+static const struct il_attrib_hop *intruded_event(struct chain *c, hook_fn hook, uint64_t id,
+						  uint64_t spin_ns, struct il_attrib_event *ev,
+						  int k)
+{
+	intruder_start(&X, 1, spin_ns);
+	c->hook = hook;
+	chain_event(c, id, ev);
+	c->hook = NULL;
+	intruder_join(&X);
+	assert_true(ev->explained);
+	return &ev->hop[k];
+}
+
 static void test_attrib_bpf_fifo_runqueue(void **state)
 {
 	struct chain *c;
@@ -390,14 +407,8 @@ static void test_attrib_bpf_fifo_runqueue(void **state)
 	/* Up to five tries, as in fifo_preempts_main: a hop over a switch the
 	 * kernel did not report is inconsistent, its split unknown by design. */
 	for (uint64_t id = 2; id <= 6; id++) {
-		intruder_start(&X, 1, spin);
-		c->hook = runqueue_hook;
-		chain_event(c, id, &ev);
-		c->hook = NULL;
-		intruder_join(&X);
+		h = intruded_event(c, runqueue_hook, id, spin, &ev, hop_of_interest);
 		assert_false(X.receiver_awake);
-		assert_true(ev.explained);
-		h = &ev.hop[hop_of_interest];
 		if (h->consistent)
 			break;
 		print_message("hop %d of event %llu inconsistent: tried again\n", hop_of_interest,
@@ -450,13 +461,7 @@ static void test_attrib_bpf_fifo_preempts_main(void **state)
 	 * 6989 us for 2000 us of A's CPU clock in one CI run), its work is
 	 * not 2 ms. A consistent, unstolen one must be right. */
 	for (uint64_t id = 2; id <= 6; id++) {
-		intruder_start(&X, 1, spin);
-		c->hook = preempt_hook;
-		chain_event(c, id, &ev);
-		c->hook = NULL;
-		intruder_join(&X);
-		assert_true(ev.explained);
-		h = &ev.hop[7];
+		h = intruded_event(c, preempt_hook, id, spin, &ev, 7);
 		if (h->consistent && (double)h->comp_ns[IL_COMP_WORK] <= 1.1 * 2e6)
 			break;
 		print_message("hop 7 of event %llu %s: tried again\n", (unsigned long long)id,
