@@ -8,6 +8,9 @@ il_add_test(test_spin SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spin.c
             LIBS il_test_spin il_wire LABELS "unit;tsan" TIMEOUT 60)
 il_add_test(test_spin_bpf SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spin_bpf.c
             LIBS il_test_spin il_wire LABELS "root;tsan" TIMEOUT 60)
+# Its publish case runs `ilspin-oncpu --status`: built with it, in every
+# build (the TSan one builds only its labelled tests and what they need).
+add_dependencies(test_spin_bpf ilspin-oncpu)
 # lock-bench's per-thread on-CPU clock (bench/il_tclock, root).
 il_add_test(test_tclock SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_tclock.c
             LIBS il_tclock LABELS "root" TIMEOUT 60)
