@@ -33,8 +33,14 @@ static int status(const char *dir)
 	uint32_t tid = (uint32_t)getpid();
 	int r = il_oncpu_open_pinned(dir, &o);
 
+	if (r == -ENOENT) {
+		printf("not published (nothing pinned under %s)\n", dir ? dir : IL_ONCPU_PIN_DIR);
+		return 1;
+	}
 	if (r < 0) {
-		printf("not published (%s)\n", strerror(-r));
+		/* Something is pinned there, and it is not records this can read. */
+		printf("unreadable: %s/%s: %s\n", dir ? dir : IL_ONCPU_PIN_DIR, IL_ONCPU_PIN_MAP,
+		       r == -EPROTO ? "not an on-CPU records map" : strerror(-r));
 		return 1;
 	}
 	/* Sleeps until the records show this process switching, or give up. */

@@ -528,6 +528,15 @@ static int publish_child(void)
 		return 22;
 	unlink(path);
 	close(dead);
+	/* Something else pinned there: said unreadable, not "not published". */
+	dead = bpf_map_create(BPF_MAP_TYPE_HASH, "il_test_other", 4, 8, 16, NULL);
+	if (dead < 0 || bpf_obj_pin(dead, path) < 0)
+		return 23;
+	if (status_line(line, sizeof(line)) != 1 || !strstr(line, "unreadable: ") ||
+	    !strstr(line, "not an on-CPU records map"))
+		return 24;
+	unlink(path);
+	close(dead);
 	return 0;
 }
 
