@@ -99,19 +99,24 @@ static void *reader_thread(void *arg)
 static int in_read(uint32_t tid)
 {
 	char path[64], buf[64], want[16];
-	int fd, n;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%u/syscall", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (il_test_read_file(path, buf, sizeof(buf)) <= 0)
 		return 0;
-	n = (int)read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	snprintf(want, sizeof(want), "%d ", (int)SYS_read);
 	return strncmp(buf, want, strlen(want)) == 0;
+}
+
+/* Lets the reader of pipe p go, joins it and closes p: 1 when it went. */
+static int release_reader(int p[2], pthread_t t)
+{
+	int wrote = write(p[1], "x", 1) == 1;
+
+	if (wrote)
+		pthread_join(t, NULL);
+	close(p[0]);
+	close(p[1]);
+	return wrote;
 }
 
 /*
@@ -135,11 +140,11 @@ static void start_blocked_reader(const struct il_oncpu *o, struct reader *r, int
 		blocked = in_read(r->tid) && il_oncpu_blocked(o, r->tid);
 	}
 	if (!blocked) {
-		if (write(p[1], "x", 1) == 1)
-			pthread_join(*t, NULL);
+		int kernel = in_read(r->tid), record = il_oncpu_blocked(o, r->tid);
+
+		release_reader(p, *t);
 		fail_msg("a reader in read() after 1 s: the kernel says %s, its record %s",
-			 in_read(r->tid) ? "yes" : "no",
-			 il_oncpu_blocked(o, r->tid) ? "blocked" : "not blocked");
+			 kernel ? "yes" : "no", record ? "blocked" : "not blocked");
 	}
 }
 
@@ -156,12 +161,8 @@ static void test_spin_bpf_blocked_reader_offcpu(void **state)
 	usleep(20000);
 	seq_later = il_oncpu_record(oncpu, r.tid) & IL_ONCPU_SEQ_MASK;
 	/* Let go and joined before anything is asserted: it uses r. */
-	wrote = write(p[1], "x", 1) == 1;
-	if (wrote)
-		pthread_join(t, NULL);
+	wrote = release_reader(p, t);
 	seq_after = il_oncpu_record(oncpu, r.tid) & IL_ONCPU_SEQ_MASK;
-	close(p[0]);
-	close(p[1]);
 	assert_true(wrote);
 	/* Still blocked: no switch recorded meanwhile. */
 	assert_int_equal(seq_later, seq_blocked);
@@ -262,13 +263,9 @@ static void test_spin_bpf_blocked_or_preempted(void **state)
 			continue;
 		}
 		loaded++;
-		/* Blocked in read(). */
+		/* Blocked in read(): start_blocked_reader saw its record say so. */
 		start_blocked_reader(o, &r, p, &tr);
-		assert_int_equal(il_oncpu_blocked(o, r.tid), 1);
-		assert_int_equal(write(p[1], "x", 1), 1);
-		assert_int_equal(pthread_join(tr, NULL), 0);
-		close(p[0]);
-		close(p[1]);
+		assert_true(release_reader(p, tr));
 		/*
 		 * Preempted while it runs. Nothing is asserted until both
 		 * threads are joined: they use this frame.
