@@ -85,6 +85,16 @@ static uint64_t burn_cpu(uint64_t ns)
 }
 
 /* Running alone: the clock advances with the kernel's thread CPU clock. */
+/*
+ * Whether the program saw every switch of ours between two clock readings
+ * a0 and a1: lost did not move, and neither reads 0 (a switch in it never
+ * saw, after the VM agent's threads, not yet counted lost).
+ */
+static int saw_every_switch(const struct il_tclock_rec *r, uint64_t lost, uint64_t a0, uint64_t a1)
+{
+	return a0 && a1 && il_tclock_lost(r) == lost;
+}
+
 static void test_tclock_agrees_with_thread_cpu(void **state)
 {
 	uint32_t tid = my_tid();
@@ -105,8 +115,7 @@ static void test_tclock_agrees_with_thread_cpu(void **state)
 		burn_cpu(50000000);
 		a1 = il_tclock_now(r, tid);
 		c1 = thread_cpu_ns();
-		/* A clock of 0: a switch in of ours it never saw, not yet counted lost. */
-		if (a0 && a1 && il_tclock_lost(r) == lost)
+		if (saw_every_switch(r, lost, a0, a1))
 			break;
 		printf("# try %d: the program missed %llu switches of ours (clock %s); again\n",
 		       try + 1, (unsigned long long)(il_tclock_lost(r) - lost),
@@ -148,7 +157,7 @@ static void test_tclock_still_while_asleep(void **state)
 		a0 = il_tclock_now(r, tid);
 		nanosleep(&ts, NULL);
 		a1 = il_tclock_now(r, tid);
-		if (a0 && a1 && il_tclock_lost(r) == lost)
+		if (saw_every_switch(r, lost, a0, a1))
 			break;
 		printf("# try %d: the program missed a switch of ours; again\n", try + 1);
 		if (try == MISSED_TRIES - 1)
@@ -272,7 +281,7 @@ static struct futex_batch futex_batch(const struct il_tclock_rec *r, uint32_t ti
 		b.calls = il_tclock_futex_calls(r) - k0;
 		b.sleeps = il_tclock_futex_sleeps(r) - s0;
 		b.clock_ns = a1 - a0;
-		if (a0 && a1 && il_tclock_lost(r) == lost)
+		if (saw_every_switch(r, lost, a0, a1))
 			return b;
 		printf("# try %d: the program missed a switch (lost %llu, clock %s); again\n", try,
 		       (unsigned long long)(il_tclock_lost(r) - lost), a0 && a1 ? "read" : "0");
@@ -296,7 +305,7 @@ static void test_tclock_futex_part(void **state)
 	const struct il_tclock_rec *r;
 	struct timespec ts = {0, 100000};
 	struct futex_batch wait_b, wake_b;
-	uint64_t f0, k0, s0, a1;
+	uint64_t f0, k0, s0;
 	double outside, slept;
 	char why_out[160];
 
@@ -325,20 +334,19 @@ static void test_tclock_futex_part(void **state)
 	assert_true(wake_b.sleeps < 20);	      /* none slept, bar preemptions */
 	assert_true(wait_b.futex_ns >= 200 * 100ull); /* at least 100 ns a call */
 	assert_true(wait_b.futex_ns <= wait_b.clock_ns);
-	a1 = wait_b.clock_ns; /* what a whole call ran, 200 of them */
 	il_tclock_unregister(tc, r, tid);
 	outside = il_tclock_futex_outside_ns(tc, why_out, sizeof(why_out));
 	printf("# a futex call's way in and out, outside its tracepoints: %.0f ns\n", outside);
 	if (isnan(outside))
 		fail_msg("futex call overhead not measured: %s", why_out);
-	assert_true(outside > 0 && (double)a1 / 200 > outside);
+	assert_true(outside > 0 && (double)wait_b.clock_ns / 200 > outside);
 	/* One that slept costs more on the way out (the FPU state), still
 	 * less than a whole call with what it ran inside. */
 	slept = il_tclock_futex_sleep_outside_ns(tc, why_out, sizeof(why_out));
 	printf("# a futex call that slept, outside its tracepoints: %.0f ns\n", slept);
 	if (isnan(slept))
 		fail_msg("a sleeping futex call's overhead not measured: %s", why_out);
-	assert_true(slept > 0 && (double)a1 / 200 > slept);
+	assert_true(slept > 0 && (double)wait_b.clock_ns / 200 > slept);
 }
 
 /*
