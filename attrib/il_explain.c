@@ -323,11 +323,20 @@ static int find_record(const char *path, uint64_t id, cJSON **out, char *err, si
 	}
 	if (rc == 0 && state == 1) {
 		cJSON *o;
+		const char *dup;
 
 		line[len] = '\0';
 		o = cJSON_Parse(line);
-		*out = o ? cJSON_DetachItemFromObjectCaseSensitive(o, "attribution") : NULL;
-		if (!*out || !cJSON_IsObject(*out)) {
+		/* A key twice has no one meaning (as il_json_load refuses it). */
+		dup = o ? il_json_duplicate_key(o) : NULL;
+		*out = o && !dup ? cJSON_DetachItemFromObjectCaseSensitive(o, "attribution") : NULL;
+		if (dup) {
+			snprintf(err, errlen,
+				 "event %llu is in %s, but its line is not JSON we can read (a key "
+				 "appears twice in one object)",
+				 (unsigned long long)id, path);
+			rc = -1;
+		} else if (!*out || !cJSON_IsObject(*out)) {
 			snprintf(err, errlen, "event %llu is in %s, but %s", (unsigned long long)id,
 				 path,
 				 !o ? "its line is not JSON"

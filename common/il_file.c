@@ -675,6 +675,48 @@ int il_json_sanitize(cJSON *root)
 	return 0;
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * The first key that appears twice in one object under root, or NULL (and
+ * NULL when memory runs out: the caller then reads the tree as cJSON did).
+ * Sorting the names keeps an object of 10^6 keys at n log n; cJSON's own
+ * nesting limit (1000) bounds the recursion.
+ */
+const char *il_json_duplicate_key(const cJSON *root)
+{
+	const cJSON *c;
+	const char *dup = NULL;
+	size_t n = 0;
+
+	if (!root)
+		return NULL;
+	for (c = root->child; c && !dup; c = c->next)
+		dup = il_json_duplicate_key(c);
+	if (dup || !cJSON_IsObject(root))
+		return dup;
+	for (c = root->child; c; c = c->next)
+		n++;
+	if (n > 1) {
+		const char **names = malloc(n * sizeof(*names));
+		size_t i = 0;
+
+		if (!names)
+			return NULL;
+		for (c = root->child; c; c = c->next)
+			names[i++] = c->string ? c->string : "";
+		qsort(names, n, sizeof(*names), name_cmp);
+		for (i = 1; i < n && !dup; i++)
+			if (!strcmp(names[i - 1], names[i]))
+				dup = names[i];
+		free(names);
+	}
+	return dup;
+}
+
 int il_json_load(const char *path, cJSON **out, char *err, size_t errlen)
 {
 	size_t len;
@@ -727,6 +769,28 @@ int il_json_load(const char *path, cJSON **out, char *err, size_t errlen)
 	if (!root) {
 		snprintf(err, errlen, "%s: not JSON", path);
 		return -EINVAL;
+	}
+	/* A key twice in one object has no one meaning: cJSON reads the first,
+	 * Python (the sweep's scripts) the last. Refuse it, as they do. */
+	{
+		const char *dup = il_json_duplicate_key(root);
+
+		if (dup) {
+			char shown[65];
+			size_t i;
+
+			/* One line whatever bytes the key holds. */
+			for (i = 0; dup[i] && i < sizeof(shown) - 1; i++)
+				shown[i] =
+				    (unsigned char)dup[i] < 0x20 || dup[i] == 0x7f ? '?' : dup[i];
+			shown[i] = '\0';
+			snprintf(
+			    err, errlen,
+			    "%s: not JSON we can read (key \"%s\" appears twice in one object)",
+			    path, shown);
+			cJSON_Delete(root);
+			return -EINVAL;
+		}
 	}
 	*out = root;
 	return 0;

@@ -115,10 +115,16 @@ int il_json_sanitize(cJSON *root);
  * Reads and parses a JSON file of at most IL_JSON_MAX_BYTES. Returns 0, or
  * -errno / -EINVAL with one line in err ("PATH: not JSON", "PATH: No such
  * file or directory", "PATH: 300 MiB, more than the 32 MiB a report may
- * have", "PATH: not a regular file (a FIFO)").
+ * have", "PATH: not a regular file (a FIFO)", "PATH: not JSON we can read (key
+ * "x" appears twice in one object)").
  */
 #define IL_JSON_MAX_BYTES (32u << 20)
 int il_json_load(const char *path, cJSON **out, char *err, size_t errlen);
+
+/* The first key that appears twice in one object anywhere under root, or
+ * NULL: such a text has no one meaning (cJSON reads the first, Python the
+ * last), so readers refuse it. The name points into root. */
+const char *il_json_duplicate_key(const cJSON *root);
 
 /* The item at a dotted path ("latency_us.processing.p50"), or NULL. */
 const cJSON *il_json_get(const cJSON *root, const char *path);

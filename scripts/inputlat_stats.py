@@ -91,11 +91,30 @@ def write_text(path, text):
         raise
 
 
+class DuplicateKey(Exception):
+    """A key twice in one JSON object: no one meaning (cJSON, which
+    inputlat compare reads with, takes the first, json the last)."""
+
+
+def refuse_duplicate_keys(pairs):
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise DuplicateKey(key)
+        seen.add(key)
+    return dict(pairs)
+
+
 def load_run(path):
     """Returns the parsed report at path, or raises RunError."""
     text = read_text(path)
     try:
-        run = json.loads(text)
+        run = json.loads(text, object_pairs_hook=refuse_duplicate_keys)
+    except DuplicateKey as e:
+        key = "".join(c if c.isprintable() else "?" for c in str(e.args[0])[:64])
+        raise RunError(
+            f'{path}: not JSON we can read (key "{key}" appears twice in one object)'
+        ) from None
     except ValueError as e:
         raise RunError(f"{path}: not JSON ({e})") from None
     except RecursionError:

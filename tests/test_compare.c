@@ -761,6 +761,11 @@ static void test_compare_impossible_counts_refused(void **state)
 	    {"half.json",
 	     "\"timed_out\":", "\"timed_out\":0.5,\"was\":", "events.timed_out is not a count"},
 	    {"over.json", "\"timed_out\":", "\"timed_out\":999999,\"was\":", "exceed events.sent"},
+	    /* A key twice has no one meaning (Python's json would read the last). */
+	    {"dup-sent.json", "\"sent\":", "\"sent\":1,\"sent\":",
+	     "not JSON we can read (key \"sent\" appears twice in one object)"},
+	    {"dup-newline.json", "\"sent\":", "\"a\\nb\":1,\"a\\nb\":2,\"sent\":",
+	     "(key \"a?b\" appears twice in one object)"},
 	};
 	char src[128], *text;
 

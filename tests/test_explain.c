@@ -317,6 +317,10 @@ static void test_explain_records_refused(void **state)
 				"{\"id\":43,\"attribution\":{\"hops\":[{\"total_us\":-1e308}]}}\n");
 	records_refused(rec, "42", "event 42", "its attribution is not an object");
 	records_refused(rec, "43", "total_us = -1e+308", "not a record a run wrote");
+	/* Two attributions in one line: which one is the event's has no answer. */
+	il_test_write_file(rec, "{\"id\":42,\"attribution\":{\"hops\":[]},"
+				"\"attribution\":{\"hops\":[]}}\n");
+	records_refused(rec, "42", "event 42", "a key appears twice in one object");
 	unlink(rec);
 }
 

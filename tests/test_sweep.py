@@ -561,6 +561,18 @@ class FakeSweep(unittest.TestCase, Outputs):
             self.assertEqual(r.returncode, 0, (member, r.stderr))
             self.assertNotIn("Traceback", r.stderr)
             self.assertIsNone(inputlat_stats.report_shape_error(inputlat_stats.load_run(path)))
+        # A key twice in one object: json would read the last, inputlat
+        # compare (cJSON) the first; neither is taken.
+        with open(path) as f:
+            text = f.read()
+        with open(path, "w") as f:
+            f.write(text.replace("{", '{"events": {"sent": 1},', 1))
+        with self.assertRaisesRegex(inputlat_stats.RunError,
+                                    'not JSON we can read \\(key "events" appears twice'):
+            inputlat_stats.load_run(path)
+        r = sweep(self.out, *args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIsNone(inputlat_stats.report_shape_error(inputlat_stats.load_run(path)))
 
     def test_sweep_planted_files_neither_hang_nor_eat_memory(self):
         """A results directory is anyone's: a FIFO nobody writes, a link to
