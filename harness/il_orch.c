@@ -270,6 +270,10 @@ void il_orch_fail(struct il_run *r, const char *fmt, ...)
 	/* A failed run does not wait for goodbyes: the children are ours, by pid. */
 	kill_all(r);
 	inject_stop(r);
+	/* Its stop starts here: the report's teardown_ms times it from now
+	 * (it said null for every failed run). */
+	if (!r->stop_ns)
+		r->stop_ns = il_now_ns();
 	enter_stopping(r, il_now_ns());
 }
 

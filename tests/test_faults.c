@@ -40,6 +40,14 @@ static void check_partial_json(const char *path, const char *child, const char *
 		fail_msg("%s: %s has no \"error\" naming %s", why, path, child);
 	print_message("  %s: report has %.0f completed, error \"%s\"\n", why, completed,
 		      e->valuestring);
+	{
+		/* Where a late exit went: the children's end, or the outputs. */
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "teardown_ms");
+
+		print_message("  %s: teardown_ms children_exit %.1f, streamed_outputs %.1f\n", why,
+			      il_test_json_num(t, "children_exit"),
+			      il_test_json_num(t, "streamed_outputs"));
+	}
 	cJSON_Delete(root);
 }
 
@@ -60,14 +68,14 @@ static void need_text(const char *text, const char *a, const char *b, const char
 
 /* --- SIGKILL and SIGSTOP ----------------------------------------------- */
 /*
- * One fault of one round. Returns true when the exit came within its
- * bound; false when it came late while the machine was busy, with the
- * reason in late (the bound cannot show then: under other tasks' CPU load
- * the reaping of a killed child was seen spinning for seconds in the
+ * One fault of one round. Returns whether the exit came within its bound
+ * (il_test_prompt_verdict), the reason in late when it did not (the bound
+ * cannot show while others keep the machine busy: under other tasks' CPU
+ * load the reaping of a killed child was seen spinning for seconds in the
  * kernel, shrink_dcache_parent under release_task). Everything else is
  * checked first, whatever the time.
  */
-static bool signal_child(int child, int sig, int round, char *late, size_t late_len)
+static enum il_test_prompt signal_child(int child, int sig, int round, char *late, size_t late_len)
 {
 	char json[300], out[300], err[300], buf[65536], why[128];
 	char *argv[] = {il_test_suite.inputlat, "run", "--policy", "cfs", "--events", "10000",
@@ -117,10 +125,45 @@ static bool signal_child(int child, int sig, int round, char *late, size_t late_
 	assert_nothing_left(&c, why);
 	snprintf(why + strlen(why), sizeof(why) - strlen(why), ": the exit after the %s",
 		 sig == SIGKILL ? "kill" : "stop");
-	return il_test_prompt_judge(
+	return il_test_prompt_verdict(
 	    why, (uint64_t)(elapsed * 1e9),
 	    (uint64_t)((sig == SIGKILL ? FAULT_LIMIT_S : HANG_LIMIT_S) * 1e9), others, late,
 	    late_len);
+}
+
+/*
+ * Judges the rounds of one case. A round late on a machine others did not
+ * keep busy is looked at again once per case: in the suite under
+ * stress-ng and its lanes (scripts/test --under-load, ASan pass), one kill
+ * of 15 took 2.4 s while others held 47% of the CPUs, and 45 kills of the
+ * same build under stress-ng alone all took 0.11-0.24 s. A late repeat,
+ * or a second late round, fails the case; rounds late while the machine
+ * was busy make it skip at the end, saying why.
+ */
+static void judge_rounds(int child, int sig, int rounds)
+{
+	char late[512] = "", first_late[512] = "";
+	int n_busy = 0;
+
+	for (int round = 1; round <= rounds; round++) {
+		char why[512];
+		enum il_test_prompt v = signal_child(child, sig, round, why, sizeof(why));
+
+		if (v == IL_TEST_LATE && first_late[0])
+			fail_msg("%s (and before it: %s)", why, first_late);
+		if (v == IL_TEST_LATE) {
+			snprintf(first_late, sizeof(first_late), "%s", why);
+			print_message("%s; that round is done once more\n", why);
+			round--; /* the same round again, under the same name */
+			continue;
+		}
+		if (v == IL_TEST_LATE_BUSY) {
+			snprintf(late, sizeof(late), "%s", why);
+			n_busy++;
+		}
+	}
+	if (n_busy)
+		IL_TEST_SKIP("%d of %d rounds not judged; the last: %s", n_busy, rounds, late);
 }
 
 /*
@@ -134,27 +177,12 @@ static bool signal_child(int child, int sig, int round, char *late, size_t late_
  */
 static void test_faults_sigkill(void **state)
 {
-	char late[512] = "";
-	int n_late = 0;
-
-	for (int round = 1; round <= KILL_ROUNDS; round++) {
-		char why[512];
-
-		if (!signal_child((int)(intptr_t)*state, SIGKILL, round, why, sizeof(why))) {
-			snprintf(late, sizeof(late), "%s", why);
-			n_late++;
-		}
-	}
-	if (n_late)
-		IL_TEST_SKIP("%d of %d rounds not judged; the last: %s", n_late, KILL_ROUNDS, late);
+	judge_rounds((int)(intptr_t)*state, SIGKILL, KILL_ROUNDS);
 }
 
 static void test_faults_sigstop(void **state)
 {
-	char late[512];
-
-	if (!signal_child((int)(intptr_t)*state, SIGSTOP, 1, late, sizeof(late)))
-		IL_TEST_SKIP("%s", late);
+	judge_rounds((int)(intptr_t)*state, SIGSTOP, 1);
 }
 
 /* --- a garbage control frame ------------------------------------------- */

@@ -144,21 +144,34 @@ double il_test_others_since(const struct il_test_others_mark *m)
 			: 0;
 }
 
-bool il_test_prompt_judge(const char *what, uint64_t took_ns, uint64_t limit_ns, double others,
-			  char *why, size_t len)
+enum il_test_prompt il_test_prompt_verdict(const char *what, uint64_t took_ns, uint64_t limit_ns,
+					   double others, char *why, size_t len)
 {
 	if (took_ns < limit_ns)
-		return true;
-	if (others <= 0.5)
-		fail_msg("%s took %.1f ms, want < %.0f ms (other tasks kept %.0f%% of the CPUs "
+		return IL_TEST_PROMPT;
+	if (others <= 0.5) {
+		snprintf(why, len,
+			 "%s took %.1f ms, want < %.0f ms (other tasks kept %.0f%% of the CPUs "
 			 "busy meanwhile)",
 			 what, (double)took_ns / 1e6, (double)limit_ns / 1e6, others * 100);
+		return IL_TEST_LATE;
+	}
 	snprintf(why, len,
 		 "%s took %.1f ms (want < %.0f ms) while other tasks kept %.0f%% of the CPUs busy: "
 		 "it cannot show here",
 		 what, (double)took_ns / 1e6, (double)limit_ns / 1e6, others * 100);
 	print_message("%s\n", why);
-	return false;
+	return IL_TEST_LATE_BUSY;
+}
+
+bool il_test_prompt_judge(const char *what, uint64_t took_ns, uint64_t limit_ns, double others,
+			  char *why, size_t len)
+{
+	enum il_test_prompt v = il_test_prompt_verdict(what, took_ns, limit_ns, others, why, len);
+
+	if (v == IL_TEST_LATE)
+		fail_msg("%s", why);
+	return v == IL_TEST_PROMPT;
 }
 
 void il_test_assert_prompt(const char *what, uint64_t took_ns, uint64_t limit_ns, double others)

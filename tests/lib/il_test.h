@@ -131,6 +131,16 @@ bool il_test_prompt_judge(const char *what, uint64_t took_ns, uint64_t limit_ns,
 			  char *why, size_t len);
 
 /*
+ * The judgement without its failure, for a test that may look again:
+ * IL_TEST_PROMPT; IL_TEST_LATE_BUSY (others kept the machine busy: why
+ * says so, printed); IL_TEST_LATE (late on a machine others did not keep
+ * busy: why is the failure's line).
+ */
+enum il_test_prompt { IL_TEST_PROMPT, IL_TEST_LATE_BUSY, IL_TEST_LATE };
+enum il_test_prompt il_test_prompt_verdict(const char *what, uint64_t took_ns, uint64_t limit_ns,
+					   double others, char *why, size_t len);
+
+/*
  * For a test of a physical bound on one CPU (a share, a stall): the
  * share, 0..1, of the window wall_ns that tasks other than the test's own
  * used on CPU cpu, from the CPU's busy time (il_test_cpu_busy_ns) before
