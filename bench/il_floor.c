@@ -165,7 +165,12 @@ static int measure_threads(const struct il_floor_cfg *c, struct il_hist *h, char
 			 c->policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_OTHER", strerror(-rc));
 		goto out;
 	}
-	pthread_create(&th, NULL, receiver_main, &p);
+	rc = -pthread_create(&th, NULL, receiver_main, &p);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: cannot start the receiver: %s",
+			 il_floor_prim_name(c->prim), strerror(-rc));
+		goto out;
+	}
 	while (atomic_load(&p.ready) == 0)
 		pause_us(100);
 	if (atomic_load(&p.ready) < 0) {
@@ -195,6 +200,10 @@ static int measure_threads(const struct il_floor_cfg *c, struct il_hist *h, char
 out:
 	place_self(SCHED_OTHER, -1);
 	if (c->prim == IL_FLOOR_UV_ASYNC) {
+		/* The receiver closes it after its last sample; a failed start
+		 * (no receiver, or one that could not be placed) leaves it open. */
+		if (!uv_is_closing((uv_handle_t *)&p.async))
+			uv_close((uv_handle_t *)&p.async, NULL);
 		uv_run(&p.loop, UV_RUN_NOWAIT);
 		uv_loop_close(&p.loop);
 	} else {

@@ -294,7 +294,9 @@ double il_futex_wake_rtt_ns(int peer_cpu)
 	uint64_t t0, t1;
 	pthread_t t;
 
-	pthread_create(&t, NULL, futex_pp_peer, &p);
+	/* No peer, no round trip: unmeasured (NAN), never a wait for ever. */
+	if (pthread_create(&t, NULL, futex_pp_peer, &p) != 0)
+		return NAN;
 	t0 = il_now_ns();
 	for (int i = 0; i < p.rounds; i++) {
 		atomic_store(&p.turn, 1);

@@ -57,7 +57,8 @@ const char *il_switch_ns_or_why(char buf[48], double ns);
 /*
  * Sleep/wake round trip (ns) between the calling thread and a peer on CPU
  * peer_cpu: what a waiter pays to go to sleep instead of spinning. The
- * spin budget default is set from it (il_spin.h).
+ * spin budget default is set from it (il_spin.h). NAN when no peer
+ * thread could be started.
  */
 double il_futex_wake_rtt_ns(int peer_cpu);
 

@@ -83,7 +83,8 @@ static struct consumer *run_producers(unsigned cap, unsigned max_cap, uint64_t *
 	uv_async_init(&c.loop, &c.done, done_cb);
 	for (unsigned i = 0; i < PRODUCERS; i++) {
 		p[i] = (struct producer){.c = &c, .id = i};
-		pthread_create(&th[i], NULL, produce, &p[i]);
+		/* A producer that never started would leave the loop waiting for ever. */
+		assert_int_equal(pthread_create(&th[i], NULL, produce, &p[i]), 0);
 	}
 	uv_run(&c.loop, UV_RUN_DEFAULT);
 	*retries = 0;
