@@ -641,6 +641,16 @@ int il_attrib_run_report(struct il_attrib_run *r, cJSON *root)
 	cJSON_AddItemToObject(o, "bpf", bpf_json(r));
 	cJSON_AddNumberToObject(o, "capture_ms",
 				round((double)(r->to_ns - r->from_ns) / 1e3) / 1e3);
+	/* The window every per-thread figure covers, on CLOCK_MONOTONIC (as
+	 * `perf record -k mono` and trace-cmd's mono clock): a cross-check
+	 * against another tool's view of the same threads needs it. */
+	{
+		cJSON *w = cJSON_AddObjectToObject(o, "capture_window_ns");
+
+		cJSON_AddNumberToObject(w, "from", (double)r->from_ns);
+		cJSON_AddNumberToObject(w, "to", (double)r->to_ns);
+		cJSON_AddStringToObject(w, "clock", "CLOCK_MONOTONIC");
+	}
 	return 0;
 }
 
