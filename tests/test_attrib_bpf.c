@@ -33,6 +33,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "il_attrib.h"
@@ -247,11 +248,27 @@ struct intruder {
 	uint64_t spin_ns;	     /* after its trigger */
 	_Atomic uint64_t trigger_ns; /* set by whoever lets it loose */
 	_Atomic int spinning, done;
+	/*
+	 * Its CPU time (CLOCK_THREAD_CPUTIME_ID) when its spin began (its wait
+	 * returned), when it first saw the trigger, and when it ended: what it
+	 * held a CPU for, which is what the capture must give it. A late
+	 * wake-up shortens the spin, and a higher-priority thread (another
+	 * test's FIFO thread in the suite's lanes) takes part of it.
+	 */
+	_Atomic uint64_t cpu_from, cpu_at_trigger, cpu_to;
 	_Atomic int receiver_awake; /* the receiver never went to sleep (runqueue_hook) */
 	int tid;
 	int running; /* started, not joined yet */
 	pthread_t th;
 };
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void *intruder_main(void *arg)
 {
@@ -264,14 +281,18 @@ static void *intruder_main(void *arg)
 	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0)
 		return (void *)1;
 	efd_wait(x->efd);
+	x->cpu_from = thread_cpu_ns();
 	x->spinning = 1;
 	/* Spin until trigger + spin_ns; never longer than 100 ms in all. */
 	for (uint64_t t0 = il_now_ns(), now = t0; now - t0 < 100 * MS; now = il_now_ns()) {
 		uint64_t tr = x->trigger_ns;
 
+		if (tr && !x->cpu_at_trigger)
+			x->cpu_at_trigger = thread_cpu_ns();
 		if (tr && now >= tr + x->spin_ns)
 			break;
 	}
+	x->cpu_to = thread_cpu_ns();
 	x->done = 1;
 	/* Leave the CPU by blocking, not by exiting: thread exit would hold it
 	 * longer than the spin the test measures. */
@@ -397,7 +418,7 @@ static void test_attrib_bpf_fifo_runqueue(void **state)
 	const struct il_attrib_hop *h;
 	uint64_t spin = 3 * MS, ns = 0;
 	const char *who = NULL;
-	double rq;
+	double rq, spun;
 
 	need();
 	hop_of_interest = 5; /* receiver: B (odd stamps), on CPU 1 */
@@ -416,18 +437,21 @@ static void test_attrib_bpf_fifo_runqueue(void **state)
 	}
 	assert_true(h->consistent);
 	rq = (double)h->comp_ns[IL_COMP_RUNQUEUE];
-	print_message("hop %d: runqueue %.0f us for an intruder spinning %.0f us after the post; "
-		      "total %.0f us\n",
-		      hop_of_interest, rq / 1e3, (double)spin / 1e3, (double)h->total_ns / 1e3);
+	/* Its CPU time after the post (the plan: spin). */
+	spun = (double)(X.cpu_to - X.cpu_at_trigger);
+	print_message("hop %d: runqueue %.0f us for an intruder on its CPU %.0f us after the post "
+		      "(%.0f planned); total %.0f us\n",
+		      hop_of_interest, rq / 1e3, spun / 1e3, (double)spin / 1e3,
+		      (double)h->total_ns / 1e3);
 	/* The VM's other tasks may add their own wait: the intruder's share is
 	 * what must match, and the component holds at least that. */
-	assert_true(rq >= 0.9 * (double)spin);
+	assert_true(rq >= 0.9 * spun);
 	ns = culprit_ns(c->eng, h, X.tid, &who);
 	assert_true(ns > 0);
 	assert_string_equal(who, "il-intruder");
-	if (fabs((double)ns - (double)spin) > 0.1 * (double)spin)
+	if (fabs((double)ns - spun) > 0.1 * spun)
 		fail_msg("the intruder's share of the wait %.0f us, for a spin of %.0f us",
-			 (double)ns / 1e3, (double)spin / 1e3);
+			 (double)ns / 1e3, spun / 1e3);
 	chain_stop(c);
 }
 
@@ -447,7 +471,7 @@ static void test_attrib_bpf_fifo_preempts_main(void **state)
 	struct il_attrib_event ev;
 	const struct il_attrib_hop *h;
 	uint64_t spin = 2 * MS, ns = 0;
-	double pre;
+	double pre, spun;
 
 	need();
 	c = chain_start(1, 0); /* A ("render:main", stamp 6) on CPU 1 */
@@ -469,14 +493,23 @@ static void test_attrib_bpf_fifo_preempts_main(void **state)
 	}
 	assert_true(h->consistent);
 	pre = (double)h->comp_ns[IL_COMP_PREEMPTED];
-	print_message("hop 7: preempted %.0f us (intruder %.0f us), work %.0f us, total %.0f us\n",
-		      pre / 1e3, (double)spin / 1e3, (double)h->comp_ns[IL_COMP_WORK] / 1e3,
-		      (double)h->total_ns / 1e3);
-	/* As above: other tasks may preempt it too; the intruder's share must match. */
-	assert_true(pre >= 0.9 * (double)spin);
+	/*
+	 * The intruder's CPU time from its wake-up to the trigger's + 2 ms,
+	 * not the plan: in one run beside stress-ng and the suite's lanes (18
+	 * ms of preemption, most of it by the load) its share was not the
+	 * planned 2 ms, which it gets only if it wakes at once and nothing of
+	 * a higher priority takes its CPU meanwhile.
+	 */
+	spun = (double)(X.cpu_to - X.cpu_from);
 	ns = culprit_ns(c->eng, h, X.tid, NULL);
+	print_message("hop 7: preempted %.0f us (intruder %.0f us of it, %.0f us of its CPU "
+		      "time, %.0f planned), work %.0f us, total %.0f us\n",
+		      pre / 1e3, (double)ns / 1e3, spun / 1e3, (double)spin / 1e3,
+		      (double)h->comp_ns[IL_COMP_WORK] / 1e3, (double)h->total_ns / 1e3);
+	/* As above: other tasks may preempt it too; the intruder's share must match. */
+	assert_true(pre >= 0.9 * spun);
 	assert_true(ns > 0);
-	assert_true(fabs((double)ns - (double)spin) <= 0.1 * (double)spin);
+	assert_true(fabs((double)ns - spun) <= 0.1 * spun);
 	assert_true(fabs((double)h->comp_ns[IL_COMP_WORK] - 2e6) <= 0.1 * 2e6);
 	chain_stop(c);
 }
