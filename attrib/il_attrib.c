@@ -1451,7 +1451,10 @@ static void fold_thread(struct il_attrib *a, struct thread *th, uint64_t w)
 		uint64_t x = e->ts > th->acct_until ? e->ts : th->acct_until;
 
 		account(a, th, 0, x, ring_ts(&th->tl, 1));
-		th->acct_until = ring_ts(&th->tl, 1);
+		/* Never back: an entry that came after a fold past it must not
+		 * have its stretch counted a second time. */
+		if (ring_ts(&th->tl, 1) > th->acct_until)
+			th->acct_until = ring_ts(&th->tl, 1);
 		ring_pop(&th->tl);
 		a->kept--;
 	}

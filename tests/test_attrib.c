@@ -792,6 +792,37 @@ static void test_attrib_thread_totals(void **state)
 }
 
 /*
+ * A thread's events that reach the engine after it folded past them (a
+ * fold ahead of what the rings had handed on): the time already folded is
+ * not counted again. The orchestrator's running_ms once read 20-50 ms
+ * above perf's: its timeline's accounting mark went back to a late
+ * entry's time and the stretch after it was counted twice.
+ */
+static void test_attrib_late_entries_not_counted_twice(void **state)
+{
+	struct il_attrib_thread_total t[IL_NSTAMPS];
+	size_t n;
+
+	il_attrib_start(A, T0);
+	sw(T0 + 10 * US, 0, IDLE, FAIR, 0, TID(1), FAIR, NULL, NULL);
+	flush();
+	il_attrib_advance(A, T0 + 500 * US);
+	/* Late: it slept at 100, woke at 300, ran again from 350. */
+	sw(T0 + 100 * US, 0, TID(1), FAIR, 1, IDLE, FAIR, NULL, NULL);
+	wake(T0 + 300 * US, IL_KEV_WAKEUP, 0, TID(1), FAIR, 0);
+	sw(T0 + 350 * US, 0, IDLE, FAIR, 0, TID(1), FAIR, NULL, NULL);
+	flush();
+	il_attrib_finish(A, T0 + 600 * US);
+	n = il_attrib_threads(A, t, IL_NSTAMPS);
+	assert_true(n >= 2);
+	assert_int_equal(t[1].tid, TID(1));
+	/* Runnable until its first switch-in (0..10), 10..500 running as it
+	 * was known then, 500..600 running: never more than the window. */
+	assert_int_equal(t[1].runqueue_ns, 10 * US);
+	assert_int_equal(t[1].running_ns, 590 * US);
+}
+
+/*
  * The waits counted as schedstat's run_delay counts them: each whole, when
  * it ends between the two readings. A wait begun before the first reading
  * counts whole; one still going at the second counts not at all; one that
@@ -946,6 +977,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_attrib_lost, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_cap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_thread_totals, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_late_entries_not_counted_twice, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_waits_as_schedstat, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_report, setup, teardown),
 	};
