@@ -269,6 +269,7 @@ static void test_attrib_run_load(void **state)
 	unsigned sched = 0, hops = 0;
 	char *argv[] = {"explain", json, "--percentile", "99", NULL};
 	bool bad_seen = false;
+	double win_from, win_to;
 	pid_t bad;
 
 	need_bpf();
@@ -306,6 +307,12 @@ static void test_attrib_run_load(void **state)
 	assert_true(bad_seen);
 	root = il_test_json_load(json);
 	check_run(root, "cfs --load 2", true);
+	/* The capture's window, on the clock the trace's hop slices use. */
+	win_from = il_test_json_num(il_json_get(root, "attribution.capture_window_ns"), "from");
+	win_to = il_test_json_num(il_json_get(root, "attribution.capture_window_ns"), "to");
+	assert_true(win_from > 0 && win_to > win_from);
+	assert_true(fabs((win_to - win_from) / 1e6 -
+			 il_test_json_num(il_json_get(root, "attribution"), "capture_ms")) < 0.01);
 	cJSON_Delete(root);
 	check_records(rec);
 
@@ -320,9 +327,16 @@ static void test_attrib_run_load(void **state)
 			sched++;
 			assert_true(il_test_json_num(e, "pid") >= 1e9);
 		} else if (cat && !strcmp(cat, "hop")) {
+			double ts_ns = il_test_json_num(e, "ts") * 1e3;
+
 			hops++;
-			/* Microseconds since boot, not since the run began. */
+			/* Microseconds since boot, not since the run began; every
+			 * hop of the run begins inside the capture's window. */
 			assert_true(il_test_json_num(e, "ts") > 1e6);
+			if (ts_ns < win_from - 1e3 || ts_ns > win_to + 1e3)
+				fail_msg("a hop slice at %.0f ns is outside the capture window "
+					 "%.0f..%.0f",
+					 ts_ns, win_from, win_to);
 		}
 	}
 	cJSON_Delete(tr);
