@@ -187,6 +187,14 @@ struct thread {
 	 */
 	uint64_t ss_from, ss_to, ss_ns, ss_slack_ns, wait_start, unseen_from;
 	unsigned ss_unknown;
+	/*
+	 * Its time on a CPU between the same readings, for schedstat's first
+	 * field (the kernel's own on-CPU time): ss_run_ns what the capture
+	 * saw running, ss_run_slack_ns what it could not tell (TS_UNKNOWN:
+	 * after a switch-in the kernel did not report), which may have been
+	 * running too.
+	 */
+	uint64_t ss_run_ns, ss_run_slack_ns;
 };
 
 struct slice {
@@ -1431,6 +1439,13 @@ static void account(struct il_attrib *a, struct thread *th, long idx, uint64_t x
 		y = a->to_ns;
 	if (!e || y <= x)
 		return;
+	if (th->ss_from && (e->state == TS_RUNNING || e->state == TS_UNKNOWN)) {
+		uint64_t lo = x > th->ss_from ? x : th->ss_from, hi = y < th->ss_to ? y : th->ss_to;
+
+		if (hi > lo)
+			*(e->state == TS_RUNNING ? &th->ss_run_ns : &th->ss_run_slack_ns) +=
+			    hi - lo;
+	}
 	if (e->state == TS_RUNNING) {
 		th->run_ns += y - x;
 	} else if (e->state == TS_RUNNABLE) {
@@ -1587,6 +1602,8 @@ size_t il_attrib_threads(const struct il_attrib *a, struct il_attrib_thread_tota
 		out[k].schedstat_rule_ns = th->ss_ns;
 		out[k].schedstat_rule_unknown = th->ss_unknown;
 		out[k].schedstat_rule_slack_ns = th->ss_slack_ns;
+		out[k].schedstat_running_ns = th->ss_run_ns;
+		out[k].schedstat_running_slack_ns = th->ss_run_slack_ns;
 		out[k].top_culprit = -1;
 		out[k].top_culprit_ns = 0;
 		for (size_t j = 0; j < THREAD_TOP; j++)
@@ -1630,6 +1647,24 @@ static void schedstat_rule_json(cJSON *to, const struct thread *th)
 				round((double)th->ss_ns / 1e3) / 1e3);
 	cJSON_AddNumberToObject(to, "runqueue_as_schedstat_slack_ms",
 				round((double)th->ss_slack_ns / 1e3) / 1e3);
+}
+
+/*
+ * running_as_schedstat_ms: its time running between the same two readings,
+ * beside schedstat's on-CPU time (the run adds it); _slack_ms: the time
+ * the capture could not tell, after a switch-in the kernel did not report.
+ */
+static void schedstat_running_json(cJSON *to, const struct thread *th)
+{
+	if (!th->ss_from || th->ss_to == UINT64_MAX) {
+		cJSON_AddNullToObject(to, "running_as_schedstat_ms");
+		cJSON_AddNullToObject(to, "running_as_schedstat_slack_ms");
+		return;
+	}
+	cJSON_AddNumberToObject(to, "running_as_schedstat_ms",
+				round((double)th->ss_run_ns / 1e3) / 1e3);
+	cJSON_AddNumberToObject(to, "running_as_schedstat_slack_ms",
+				round((double)th->ss_run_slack_ns / 1e3) / 1e3);
 }
 
 static double us(double ns)
@@ -1921,6 +1956,7 @@ int il_attrib_report(const struct il_attrib *a, cJSON *obj)
 		cJSON_AddNumberToObject(to, "wakeups", (double)th->wakeups);
 		cJSON_AddNumberToObject(to, "waits", (double)th->waits);
 		schedstat_rule_json(to, th);
+		schedstat_running_json(to, th);
 		{
 			double top[IL_ATTRIB_MAX_CULPRITS] = {0};
 

@@ -187,6 +187,9 @@ struct il_attrib_thread_total {
 	uint64_t schedstat_rule_ns;
 	unsigned schedstat_rule_unknown;
 	uint64_t schedstat_rule_slack_ns; /* how much longer, for unseen switch-ins */
+	/* Running between the same readings (schedstat's on-CPU time), and
+	 * the time after unseen switch-ins that may have been running too. */
+	uint64_t schedstat_running_ns, schedstat_running_slack_ns;
 	int top_culprit; /* id of who held its CPU the longest while it waited, -1 none */
 	uint64_t top_culprit_ns;
 };

@@ -877,11 +877,21 @@ static void test_attrib_waits_as_schedstat(void **state)
 	assert_int_equal(t[3].schedstat_rule_ns, 49 * US);
 	assert_int_equal(t[3].schedstat_rule_slack_ns, 300 * US);
 	assert_int_equal(t[1].schedstat_rule_slack_ns, 0);
+	/* Running between the readings, for schedstat's on-CPU time: TID(1)
+	 * 401..500 and 600..800; TID(2) 300..400; TID(3) never seen running,
+	 * 400..700 unknown (its switch-in unreported): all of it may have been. */
+	assert_int_equal(t[1].schedstat_running_ns, 299 * US);
+	assert_int_equal(t[1].schedstat_running_slack_ns, 0);
+	assert_int_equal(t[2].schedstat_running_ns, 100 * US);
+	assert_int_equal(t[3].schedstat_running_ns, 0);
+	assert_int_equal(t[3].schedstat_running_slack_ns, 300 * US);
 
 	assert_int_equal(il_attrib_report(A, o), 0);
 	th = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "threads"), 1);
 	assert_float_equal(
 	    cJSON_GetNumberValue(cJSON_GetObjectItem(th, "runqueue_as_schedstat_ms")), 0.4, 1e-9);
+	assert_float_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(th, "running_as_schedstat_ms")),
+			   0.299, 1e-9);
 	th = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "threads"), 2);
 	assert_string_equal(
 	    cJSON_GetStringValue(cJSON_GetObjectItem(th, "runqueue_as_schedstat_ms")),
@@ -893,6 +903,7 @@ static void test_attrib_waits_as_schedstat(void **state)
 	/* Never given its readings: no figure. */
 	th = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "threads"), 4);
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(th, "runqueue_as_schedstat_ms")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(th, "running_as_schedstat_ms")));
 	cJSON_Delete(o);
 }
 

@@ -166,6 +166,25 @@ static void check_run(const cJSON *root, const char *what, bool under_load)
 	if (under_load)
 		assert_int_equal(compared, pipeline);
 
+	/*
+	 * Each followed thread's running time between the readings beside the
+	 * kernel's own time on a CPU (schedstat's first field), which runs a
+	 * few us a switch-in above the switch times: the capture must not go
+	 * over it. The orchestrator's once read 20-50 ms above perf's (a fold
+	 * ahead of the events counted a stretch twice).
+	 */
+	cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive(a, "threads"))
+		print_message(
+		    "  %-14s running %8.3f ms (+%.3f unseen), schedstat on a CPU %8.3f ms\n",
+		    il_test_json_str(t, "name"), il_json_num(t, "running_as_schedstat_ms"),
+		    il_json_num(t, "running_as_schedstat_slack_ms"),
+		    il_json_num(t, "schedstat_on_cpu_ms"));
+	print_message("%s: running within schedstat's for %.0f%% of %.0f threads\n", what,
+		      il_json_num(check, "running_within_schedstat_pct"),
+		      il_json_num(check, "running_compared"));
+	assert_true(il_test_json_num(check, "running_compared") >= IL_T_COUNT);
+	assert_true(il_test_json_num(check, "running_within_schedstat_pct") == 100);
+
 	/* hops[] has the user-space split, from the stamps. */
 	cJSON_ArrayForEach (h, cJSON_GetObjectItemCaseSensitive(root, "hops")) {
 		double work = il_test_json_num(h, "work_p50_us"),
