@@ -637,6 +637,17 @@ static bool oncpu_within(const struct tracked *x, cJSON *t, double tick_ms, unsi
 	return cap <= 1.1 * ss + tick_ms;
 }
 
+/* ok of n as a percentage at pct_key (null with none compared), n at n_key. */
+static void add_agreement(cJSON *check, const char *pct_key, const char *n_key, unsigned ok,
+			  unsigned n)
+{
+	if (n)
+		cJSON_AddNumberToObject(check, pct_key, round(1e4 * ok / n) / 100);
+	else
+		cJSON_AddNullToObject(check, pct_key);
+	cJSON_AddNumberToObject(check, n_key, n);
+}
+
 /* schedstat next to each thread's captured run-queue total. */
 static void schedstat_check(const struct il_attrib_run *r, cJSON *attr)
 {
@@ -691,18 +702,8 @@ static void schedstat_check(const struct il_attrib_run *r, cJSON *attr)
 	}
 	if (!check)
 		return;
-	if (n)
-		cJSON_AddNumberToObject(check, "schedstat_within_10pct_pct",
-					round(1e4 * ok / n) / 100);
-	else
-		cJSON_AddNullToObject(check, "schedstat_within_10pct_pct");
-	cJSON_AddNumberToObject(check, "schedstat_compared", n);
-	if (nrun)
-		cJSON_AddNumberToObject(check, "running_within_schedstat_pct",
-					round(1e4 * okrun / nrun) / 100);
-	else
-		cJSON_AddNullToObject(check, "running_within_schedstat_pct");
-	cJSON_AddNumberToObject(check, "running_compared", nrun);
+	add_agreement(check, "schedstat_within_10pct_pct", "schedstat_compared", ok, n);
+	add_agreement(check, "running_within_schedstat_pct", "running_compared", okrun, nrun);
 }
 
 int il_attrib_run_report(struct il_attrib_run *r, cJSON *root)

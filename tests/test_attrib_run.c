@@ -183,7 +183,12 @@ static void check_run(const cJSON *root, const char *what, bool under_load)
 		      il_json_num(check, "running_within_schedstat_pct"),
 		      il_json_num(check, "running_compared"));
 	assert_true(il_test_json_num(check, "running_compared") >= IL_T_COUNT);
-	assert_true(il_test_json_num(check, "running_within_schedstat_pct") == 100);
+	/* A switch-out the ring had no room for leaves a thread running on in
+	 * the capture: with drops, most threads must still be within. */
+	if (il_json_num(a, "bpf.drops") > 0)
+		assert_true(il_test_json_num(check, "running_within_schedstat_pct") >= 75);
+	else
+		assert_true(il_test_json_num(check, "running_within_schedstat_pct") == 100);
 
 	/* hops[] has the user-space split, from the stamps. */
 	cJSON_ArrayForEach (h, cJSON_GetObjectItemCaseSensitive(root, "hops")) {
