@@ -100,9 +100,36 @@ static struct il_knobs_lock *apply_900000(struct il_knob_report *rep)
 }
 
 /*
+ * Whether another inputlat run recovered the knobs of a run this file
+ * staged as dead: the knob is back and the state file gone. Any run that
+ * takes the knobs lock next repairs the state directory the lock file
+ * names, this file's private one too, and the suite's lanes run beside it
+ * (scripts/test --under-load: one did, between the dead run's exit and
+ * the case's look at the knob).
+ */
+static bool recovered_by_another(void)
+{
+	return strcmp(knob(RT_RUNTIME), orig_runtime) == 0 && access(state_path, F_OK) != 0;
+}
+
+/* Another go at a case whose dead run another run recovered first; the
+ * third such fails. */
+static void again(int *attempt, const char *what)
+{
+	if (++*attempt > 3)
+		fail_msg("%s: another inputlat run recovered the dead run's knobs first, 3 times",
+			 what);
+	print_message("%s: another inputlat run recovered the dead run's knobs first; again\n",
+		      what);
+	il_test_knobs_put_back();
+	unlink(state_path);
+}
+
+/*
  * A run, in a child process, that sets sched_rt_runtime_us to 900000 and
  * dies without putting it back: by exit 0, or by SIGKILL when killed.
- * Returns its pid.
+ * Returns its pid, or 0 when another run recovered its knobs before the
+ * look at them (recovered_by_another).
  */
 static pid_t die_holding_knobs(bool killed)
 {
@@ -128,6 +155,8 @@ static pid_t die_holding_knobs(bool killed)
 		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	else
 		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (recovered_by_another())
+		return 0;
 	assert_string_equal(knob(RT_RUNTIME), "900000");
 	return pid;
 }
@@ -202,17 +231,30 @@ static void test_knobs_noop_writes_no_state(void **state)
 
 static void test_knobs_crash_recovery(void **state)
 {
-	need_root();
-	pid_t pid = die_holding_knobs(false);
-	assert_int_equal(access(state_path, F_OK), 0);
-
-	char *log = NULL;
+	char *log = NULL, want[256];
 	size_t loglen = 0;
-	FILE *f = open_memstream(&log, &loglen);
-	assert_int_equal(il_knobs_recover_stale(NULL, f), 0);
-	fclose(f);
-	char want[256];
-	snprintf(want, sizeof(want), "left by dead run pid %d: ", (int)pid);
+	pid_t pid;
+	FILE *f;
+
+	need_root();
+	for (int attempt = 0;; again(&attempt, "crash_recovery")) {
+		pid = die_holding_knobs(false);
+		if (!pid)
+			continue;
+		if (access(state_path, F_OK) != 0) {
+			if (recovered_by_another())
+				continue;
+			fail_msg("the dead run left no state file at %s", state_path);
+		}
+		f = open_memstream(&log, &loglen);
+		assert_int_equal(il_knobs_recover_stale(NULL, f), 0);
+		fclose(f);
+		snprintf(want, sizeof(want), "left by dead run pid %d: ", (int)pid);
+		if (strstr(log, want) || !recovered_by_another())
+			break;
+		free(log);
+		log = NULL;
+	}
 	assert_non_null(strstr(log, want));
 	assert_true(strncmp(log, "inputlat: restored ", 19) == 0);
 	snprintf(want, sizeof(want), " " RT_RUNTIME "=%s", orig_runtime);
@@ -264,13 +306,22 @@ static void test_knobs_someone_elses_value_is_left(void **state)
 	il_test_knobs_put_back();
 
 	/* The same after a crash: the next start leaves their value. */
-	die_holding_knobs(true);
-	someone_else_sets("960000");
-	f = open_memstream(&log, &loglen);
-	assert_int_equal(il_knobs_recover_stale(NULL, f), 0);
-	fclose(f);
 	snprintf(want, sizeof(want),
 		 " " RT_RUNTIME " left at 960000 (changed by someone else since it set 900000)");
+	for (int attempt = 0;; again(&attempt, "someone_elses_value_is_left")) {
+		if (!die_holding_knobs(true))
+			continue;
+		someone_else_sets("960000");
+		f = open_memstream(&log, &loglen);
+		assert_int_equal(il_knobs_recover_stale(NULL, f), 0);
+		fclose(f);
+		/* Recovered first by another run, the state file is gone and
+		 * our recovery had nothing to say. */
+		if (strstr(log, want) || log[0] || access(state_path, F_OK) == 0)
+			break;
+		free(log);
+		log = NULL;
+	}
 	if (!strstr(log, want))
 		fail_msg("recovery said: %s", log);
 	free(log);
@@ -478,11 +529,17 @@ static int run_cmd(int (*fn)(int, char **), char *verb, char *out, size_t len)
  * `inputlat check` puts the original back. */
 static void test_knobs_check_restores_after_kill(void **state)
 {
-	need_root();
-	die_holding_knobs(true);
-
 	char out[8192];
-	assert_int_equal(run_cmd(il_cmd_check, "check", out, sizeof(out)), 0);
+
+	need_root();
+	for (int attempt = 0;; again(&attempt, "check_restores_after_kill")) {
+		if (!die_holding_knobs(true))
+			continue;
+		assert_int_equal(run_cmd(il_cmd_check, "check", out, sizeof(out)), 0);
+		/* Said nothing of it: only right if another run got there first. */
+		if (strncmp(out, "stale knobs found: no", 21) != 0 || !recovered_by_another())
+			break;
+	}
 	assert_string_equal(knob(RT_RUNTIME), orig_runtime);
 	assert_true(strncmp(out, "stale knobs found: yes (restored ", 33) == 0);
 	assert_non_null(strstr(out, "\nsched_rt_runtime_us: yes ("));
@@ -496,8 +553,13 @@ static void test_knobs_cmd_restore(void **state)
 	char err[512], out[4096];
 
 	need_root();
-	die_holding_knobs(false);
-	assert_int_equal(run_cmd(il_cmd_restore, "restore", out, sizeof(out)), 0);
+	for (int attempt = 0;; again(&attempt, "cmd_restore")) {
+		if (!die_holding_knobs(false))
+			continue;
+		assert_int_equal(run_cmd(il_cmd_restore, "restore", out, sizeof(out)), 0);
+		if (!strstr(out, "nothing to restore") || !recovered_by_another())
+			break;
+	}
 	snprintf(err, sizeof(err), "restored " RT_RUNTIME " = %s (was 900000)\n", orig_runtime);
 	assert_non_null(strstr(out, err));
 	assert_string_equal(knob(RT_RUNTIME), orig_runtime);
