@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "il_capture.h"
@@ -18,6 +16,7 @@
 #include "il_procfs.h"
 #include "il_sched.h"
 #include "il_sysinfo.h"
+#include "il_thread.h"
 
 /*
  * schedstat's run_delay is the kernel's own count of a thread's run-queue
@@ -363,12 +362,10 @@ int il_attrib_run_threads(struct il_attrib_run *r, const cJSON *threads, int sel
  */
 static bool read_schedstat(const struct tracked *x, uint64_t *oncpu_ns, uint64_t *delay_ns)
 {
-	struct timespec ts;
-
 	if (il_procfs_schedstat(x->pid, x->tid, oncpu_ns, delay_ns, NULL) < 0)
 		return false;
-	if (x->tid == (int)syscall(SYS_gettid) && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
-		*oncpu_ns = il_ts_to_ns(&ts);
+	if (x->tid == il_gettid())
+		*oncpu_ns = il_thread_cpu_ns();
 	return true;
 }
 

@@ -1,4 +1,5 @@
 #include "il_file.h"
+#include "il_printable.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -777,17 +778,12 @@ int il_json_load(const char *path, cJSON **out, char *err, size_t errlen)
 
 		if (dup) {
 			char shown[65];
-			size_t i;
 
 			/* One line whatever bytes the key holds. */
-			for (i = 0; dup[i] && i < sizeof(shown) - 1; i++)
-				shown[i] =
-				    (unsigned char)dup[i] < 0x20 || dup[i] == 0x7f ? '?' : dup[i];
-			shown[i] = '\0';
 			snprintf(
 			    err, errlen,
 			    "%s: not JSON we can read (key \"%s\" appears twice in one object)",
-			    path, shown);
+			    path, il_printable_copy(dup, shown, sizeof(shown)));
 			cJSON_Delete(root);
 			return -EINVAL;
 		}

@@ -33,7 +33,6 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "il_attrib.h"
@@ -262,14 +261,6 @@ struct intruder {
 	pthread_t th;
 };
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void *intruder_main(void *arg)
 {
 	struct intruder *x = arg;
@@ -281,18 +272,18 @@ static void *intruder_main(void *arg)
 	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0)
 		return (void *)1;
 	efd_wait(x->efd);
-	x->cpu_from = thread_cpu_ns();
+	x->cpu_from = il_thread_cpu_ns();
 	x->spinning = 1;
 	/* Spin until trigger + spin_ns; never longer than 100 ms in all. */
 	for (uint64_t t0 = il_now_ns(), now = t0; now - t0 < 100 * MS; now = il_now_ns()) {
 		uint64_t tr = x->trigger_ns;
 
 		if (tr && !x->cpu_at_trigger)
-			x->cpu_at_trigger = thread_cpu_ns();
+			x->cpu_at_trigger = il_thread_cpu_ns();
 		if (tr && now >= tr + x->spin_ns)
 			break;
 	}
-	x->cpu_to = thread_cpu_ns();
+	x->cpu_to = il_thread_cpu_ns();
 	x->done = 1;
 	/* Leave the CPU by blocking, not by exiting: thread exit would hold it
 	 * longer than the spin the test measures. */

@@ -317,7 +317,7 @@ static void test_knobs_someone_elses_value_is_left(void **state)
 		fclose(f);
 		/* Recovered first by another run, the state file is gone and
 		 * our recovery had nothing to say. */
-		if (strstr(log, want) || log[0] || access(state_path, F_OK) == 0)
+		if (log[0] || access(state_path, F_OK) == 0)
 			break;
 		free(log);
 		log = NULL;
