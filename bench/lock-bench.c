@@ -800,7 +800,11 @@ static void usage(FILE *f)
 	    IL_SWITCH_ROUNDS);
 }
 
-/* Parses "a,b,c" against names[] (no empty item); returns a bit mask or -EINVAL. */
+/*
+ * Parses "a,b,c" against names[] (no empty item); returns a bit mask,
+ * -EINVAL, or -EEXIST for a name given twice ("none,none" ran one arm
+ * where two were asked for, silently).
+ */
 static int parse_list(const char *s, const char *const *names, int n)
 {
 	char buf[256], *save = NULL, *tok;
@@ -814,6 +818,8 @@ static int parse_list(const char *s, const char *const *names, int n)
 			;
 		if (k == n)
 			return -EINVAL;
+		if (mask & (1 << k))
+			return -EEXIST;
 		mask |= 1 << k;
 	}
 	return mask;
@@ -823,6 +829,21 @@ static void bad_arg(const char *opt, const char *val, const char *want)
 {
 	fprintf(stderr, "lock-bench: invalid %s '%s': expected %s\n", opt, val, want);
 	exit(2);
+}
+
+/* parse_list, or exit with one line saying what is wrong with the list. */
+static unsigned list_arg(const char *opt, const char *val, const char *const *names, int n,
+			 const char *want)
+{
+	int m = parse_list(val, names, n);
+
+	if (m == -EEXIST) {
+		fprintf(stderr, "lock-bench: invalid %s '%s': a name given twice\n", opt, val);
+		exit(2);
+	}
+	if (m < 0)
+		bad_arg(opt, val, want);
+	return (unsigned)m;
 }
 
 static void parse_opts(int argc, char **argv, struct opts *o)
@@ -903,27 +924,24 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->quick = 1;
 			break;
 		case 'l':
-			if ((m = parse_list(optarg, lock_names, 5)) < 0)
-				bad_arg("--locks", optarg,
-					"a list of pthread,adaptive-np,tas,il-none,il-bpf");
-			o->locks_mask = (unsigned)m;
+			o->locks_mask =
+			    list_arg("--locks", optarg, lock_names, 5,
+				     "a list of pthread,adaptive-np,tas,il-none,il-bpf");
 			break;
 		case 'S':
-			if ((m = parse_list(optarg, families, 2)) < 0)
-				bad_arg("--scenarios", optarg, "a list of today,owner-off");
+			m = (int)list_arg("--scenarios", optarg, families, 2,
+					  "a list of today,owner-off");
 			o->today = m & 1;
 			o->owner_off = (m >> 1) & 1;
 			break;
 		case 'p':
-			if ((m = parse_list(optarg, placement_names, PL_TODAY_COUNT)) < 0)
-				bad_arg("--placements", optarg,
-					"a list of one-per-cpu,one-cpu,over4,over8");
-			o->pl_mask = (unsigned)m;
+			o->pl_mask =
+			    list_arg("--placements", optarg, placement_names, PL_TODAY_COUNT,
+				     "a list of one-per-cpu,one-cpu,over4,over8");
 			break;
 		case 'H':
-			if ((m = parse_list(optarg, hog_names, HOG_COUNT)) < 0)
-				bad_arg("--hogs", optarg, "a list of none,cfs,fifo");
-			o->hog_mask = (unsigned)m;
+			o->hog_mask = list_arg("--hogs", optarg, hog_names, HOG_COUNT,
+					       "a list of none,cfs,fifo");
 			break;
 		case 'h':
 			usage(stdout);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,15 @@ int il_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	char *end;
 	unsigned long long v;
 
-	/* strtoull accepts "-1" and leading blanks; we accept digits only. */
+	/* strtoull accepts "-1" and leading blanks; we accept digits only.
+	 * A negative whole number is a number, below every unsigned range:
+	 * "-1 is out of range (1..1024)", not "'-1' is not a number". */
+	if (s && s[0] == '-' && isdigit((unsigned char)s[1]) &&
+	    s[1 + strspn(s + 1, "0123456789")] == '\0') {
+		bool zero = s[1 + strspn(s + 1, "0")] == '\0'; /* "-0" is 0 */
+
+		return zero ? il_parse_u64(s + 1, min, max, out) : -ERANGE;
+	}
 	if (!s || !isdigit((unsigned char)s[0]))
 		return -EINVAL;
 	errno = 0;

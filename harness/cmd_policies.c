@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "il_cmd.h"
+#include "il_knobs.h"
 #include "il_paths.h"
 #include "il_policy.h"
 #include "il_sched.h"
@@ -70,6 +71,16 @@ static void show_knobs(const struct il_knob_settings *k)
 	}
 	if (!any)
 		printf("(none: the system's settings are left as they are)\n");
+	/* A knob the file leaves out is this machine's: sched_rt_runtime_us
+	 * 2000000 is valid beside a 2 s period, which run would refuse here.
+	 * Show says so, as run would, rather than show a plan run refuses. */
+	if (k->has_rt_runtime || k->has_rt_period) {
+		char err[512];
+		size_t n;
+
+		if (il_knobs_rt_writes(k, &n, err, sizeof(err)) < 0)
+			printf("# run refuses these on this machine: %s\n", err);
+	}
 }
 
 static int show(const char *what, const char *builtin_dir)

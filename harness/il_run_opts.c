@@ -227,6 +227,14 @@ static int inert_options(const struct il_run_opts *o, const bool *given)
 	return 0;
 }
 
+/* "3", "-1", "+2": what a user meant as --hog's value, not another option. */
+static bool looks_like_count(const char *s)
+{
+	if (*s == '-' || *s == '+')
+		s++;
+	return *s >= '0' && *s <= '9';
+}
+
 int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 {
 	bool given[OPT_END - OPT_BACKGROUND] = {false};
@@ -340,9 +348,10 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			rc = num("hist-max-us", optarg, 1, 10000000, &o->hist_max_us);
 			break;
 		case OPT_HOG:
-			/* `--hog`, `--hog=N` and `--hog N` all work. */
-			if (!optarg && optind < argc && argv[optind][0] >= '0' &&
-			    argv[optind][0] <= '9')
+			/* `--hog`, `--hog=N` and `--hog N` all work. A separate
+			 * signed number ("--hog -1") is the value too, refused
+			 * for its range, not called an unknown option '-1'. */
+			if (!optarg && optind < argc && looks_like_count(argv[optind]))
 				optarg = argv[optind++];
 			if (optarg)
 				rc = num("hog", optarg, 1, 1024, &o->hog_threads);

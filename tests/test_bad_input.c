@@ -62,13 +62,13 @@ static const struct bad_case cases[] = {
      NULL,
      2,
      "inputlat run: --events: 'abc' is not a number"},
-    /* Arguably "-1 is out of range (0..10000000)": it is a number. */
+    /* A negative number is a number, out of range. */
     {"run --events -1",
      {"run", "--events", "-1"},
      PREP_NONE,
      NULL,
      2,
-     "inputlat run: --events: '-1' is not a number"},
+     "inputlat run: --events: -1 is out of range (0..10000000)"},
     {"run --events 2^66",
      {"run", "--events", "99999999999999999999"},
      PREP_NONE,
@@ -143,6 +143,14 @@ static const struct bad_case cases[] = {
      NULL,
      2,
      "inputlat run: --hog: 0 is out of range (1..1024)"},
+    /* --hog's value is optional; a separate "-1" is still its value
+     * ("unknown option '-1'" before). */
+    {"run --hog -1",
+     {"run", "--hog", "-1"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: --hog: -1 is out of range (1..1024)"},
     {"run --load abc",
      {"run", "--load", "abc"},
      PREP_NONE,
@@ -797,6 +805,9 @@ static void test_bad_input_bench_options(void **state)
 	     {"--placements", "one-cpu,,over4"},
 	     "lock-bench: invalid --placements 'one-cpu,,over4': expected a list of "
 	     "one-per-cpu,one-cpu,over4,over8"},
+	    {"lock-bench",
+	     {"--hogs", "none,fifo,none"},
+	     "lock-bench: invalid --hogs 'none,fifo,none': a name given twice"},
 	    {"rss-events", {"--counts", "x"}, "rss-events: --counts: bad value 'x' (see --help)"},
 	    {"rss-events",
 	     {"--counts", "1000,,10000"},

@@ -27,6 +27,14 @@ static void test_parse_u64(void **state)
 	assert_true(v == UINT64_MAX);
 	assert_int_equal(il_parse_u64("11", 0, 10, &v), -ERANGE);
 	assert_int_equal(il_parse_u64("4", 5, 10, &v), -ERANGE);
+	/* A negative number is out of range, not "not a number"; "-0" is 0. */
+	assert_int_equal(il_parse_u64("-1", 0, 10, &v), -ERANGE);
+	assert_int_equal(il_parse_u64("-18446744073709551617", 0, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(il_parse_u64("-0", 0, 10, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(il_parse_u64("-0", 1, 10, &v), -ERANGE);
+	assert_int_equal(il_parse_u64("--1", 0, 10, &v), -EINVAL);
+	assert_int_equal(il_parse_u64("-1a", 0, 10, &v), -EINVAL);
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
 		if (il_parse_u64(refused[i], 0, UINT64_MAX, &v) == 0)
 			fail_msg("il_parse_u64 took \"%s\"", refused[i]);

@@ -9,6 +9,7 @@
 #include "chromeos_expect.h"
 #include "il_cmd.h"
 #include "il_policy.h"
+#include "il_sysinfo.h"
 #include "il_test.h"
 
 static char builtin_dir[4096];
@@ -513,6 +514,8 @@ static void test_policy_cmd_policies(void **state)
 	    il_test_capture(il_cmd_policies, 3, show, out, sizeof(out), err, sizeof(err)), 0);
 	assert_non_null(strstr(out, "\nevdev         fifo        60    -        -"));
 	assert_non_null(strstr(out, "\nsched_rt_runtime_us    = -1"));
+	char show_rt[8192];
+	snprintf(show_rt, sizeof(show_rt), "%s", out);
 
 	char *nope[] = {"policies", "show", "nope", NULL};
 	assert_int_equal(
@@ -529,6 +532,26 @@ static void test_policy_cmd_policies(void **state)
 				    "           -         - all   min 20? max 100?\n"));
 	assert_non_null(strstr(out, "\nviz:io        rr           6    -"));
 	assert_non_null(strstr(out, "\nrender:comp   rr           6    -"));
+
+	/* A runtime valid beside a longer period: show says run refuses it
+	 * beside this machine's (it showed the plan and nothing more). */
+	int64_t period;
+	char path[300], want[300];
+	assert_int_equal(il_sysinfo_read_i64(IL_SYSINFO_RT_PERIOD, &period), 0);
+	snprintf(path, sizeof(path), "%s/long-runtime.policy", tmp_dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "[knobs]\nsched_rt_runtime_us = %lld\n", (long long)period + 1);
+	assert_int_equal(fclose(f), 0);
+	char *longer[] = {"policies", "show", path, NULL};
+	assert_int_equal(
+	    il_test_capture(il_cmd_policies, 3, longer, out, sizeof(out), err, sizeof(err)), 0);
+	snprintf(want, sizeof(want),
+		 "\n# run refuses these on this machine: sched_rt_runtime_us %lld > "
+		 "sched_rt_period_us %lld (want -1 or at most the period)\n",
+		 (long long)period + 1, (long long)period);
+	assert_non_null(strstr(out, want));
+	assert_null(strstr(show_rt, "run refuses"));
 
 	char *bad[] = {"policies", "frob", NULL};
 	assert_int_equal(

@@ -628,6 +628,8 @@ class FakeSweep(unittest.TestCase, Outputs):
                            (["--policies", "cfs,nope"], "unknown policy 'nope'"),
                            (["--policies", "cfs,,rt"], "--policies 'cfs,,rt': an empty item"),
                            (["--scenarios", ","], "--scenarios ',': an empty item"),
+                           (["--policies", "cfs,rt,cfs"], "--policies 'cfs,rt,cfs': 'cfs' given twice"),
+                           (["--scenarios", "idle,idle"], "--scenarios 'idle,idle': 'idle' given twice"),
                            # Empty is not "the default": every policy, every scenario.
                            (["--policies", ""], "--policies '': an empty item"),
                            (["--scenarios", ""], "--scenarios '': an empty item"),
