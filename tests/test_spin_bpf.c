@@ -218,6 +218,42 @@ static void *intruder_thread(void *arg)
 }
 
 /*
+ * What blocked_or_preempted changes in this process, put back by its
+ * teardown, which also runs when an assertion ends the case midway: the
+ * cases after it must not run off CPU 0, under its RLIMIT_RTTIME, beside
+ * its program.
+ */
+static struct {
+	int saved;
+	struct rlimit rt0;
+	cpu_set_t all;
+	struct il_oncpu *prog;
+} bop;
+
+static int bop_save(void **state)
+{
+	(void)state;
+	bop.saved = getrlimit(RLIMIT_RTTIME, &bop.rt0) == 0 &&
+		    pthread_getaffinity_np(pthread_self(), sizeof(bop.all), &bop.all) == 0;
+	bop.prog = NULL;
+	return bop.saved ? 0 : -1;
+}
+
+static int bop_restore(void **state)
+{
+	int ok = 1;
+
+	(void)state;
+	il_oncpu_free(bop.prog);
+	bop.prog = NULL;
+	if (bop.saved) {
+		ok &= setrlimit(RLIMIT_RTTIME, &bop.rt0) == 0;
+		ok &= pthread_setaffinity_np(pthread_self(), sizeof(bop.all), &bop.all) == 0;
+	}
+	return ok ? 0 : -1;
+}
+
+/*
  * The records say how a thread left its CPU, with each of the three
  * programs: blocked (in read()) sets IL_ONCPU_BLOCKED, preempted (by a
  * FIFO thread on its CPU) does not. The lock shortens its spins only
@@ -228,10 +264,11 @@ static void test_spin_bpf_blocked_or_preempted(void **state)
 	static const enum il_oncpu_prog progs[] = {IL_ONCPU_PROG_BTF, IL_ONCPU_PROG_RAW_TP,
 						   IL_ONCPU_PROG_TRACEPOINT};
 	static const char *const names[] = {"tp_btf", "raw_tp", "tracepoint"};
-	struct rlimit rt0, rt;
-	cpu_set_t all, off0;
+	struct rlimit rt;
+	cpu_set_t off0;
 	int loaded = 0;
 
+	(void)state;
 	need_bpf();
 	/*
 	 * This thread reads the busy thread's record from another CPU than
@@ -239,16 +276,14 @@ static void test_spin_bpf_blocked_or_preempted(void **state)
 	 * ASan pass), it preempted the busy thread at every reading and
 	 * never saw it on its CPU (CI, 2026-12-06).
 	 */
-	assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof(all), &all), 0);
-	off0 = all;
+	off0 = bop.all; /* bop_restore puts this and RLIMIT_RTTIME back */
 	CPU_CLR(0, &off0);
 	IL_TEST_NEED(CPU_COUNT(&off0) > 0, "needs a CPU besides CPU 0 to read from");
 	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(off0), &off0), 0);
 	/* 200 ms of RT CPU without blocking, soft only: the hard limit, once
 	 * lowered, could not be raised back without CAP_SYS_RESOURCE. */
-	assert_int_equal(getrlimit(RLIMIT_RTTIME, &rt0), 0);
-	rt = rt0;
-	rt.rlim_cur = rt0.rlim_max < 200000 ? rt0.rlim_max : 200000;
+	rt = bop.rt0;
+	rt.rlim_cur = bop.rt0.rlim_max < 200000 ? bop.rt0.rlim_max : 200000;
 	assert_int_equal(setrlimit(RLIMIT_RTTIME, &rt), 0);
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		struct reader r;
@@ -262,6 +297,7 @@ static void test_spin_bpf_blocked_or_preempted(void **state)
 			print_message("%s: not loadable here\n", names[i]);
 			continue;
 		}
+		bop.prog = o; /* the teardown's, should an assertion end the case */
 		loaded++;
 		/* Blocked in read(): start_blocked_reader saw its record say so. */
 		start_blocked_reader(o, &r, p, &tr);
@@ -301,9 +337,8 @@ static void test_spin_bpf_blocked_or_preempted(void **state)
 		assert_true(preempted > 0);
 		assert_int_equal(blocked_seen, 0);
 		il_oncpu_free(o);
+		bop.prog = NULL;
 	}
-	assert_int_equal(setrlimit(RLIMIT_RTTIME, &rt0), 0);
-	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(all), &all), 0);
 	assert_true(loaded > 0);
 }
 
@@ -592,7 +627,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_spin_bpf_self_oncpu),
 	    cmocka_unit_test(test_spin_bpf_blocked_reader_offcpu),
-	    cmocka_unit_test(test_spin_bpf_blocked_or_preempted),
+	    cmocka_unit_test_setup_teardown(test_spin_bpf_blocked_or_preempted, bop_save,
+					    bop_restore),
 	    cmocka_unit_test(test_spin_bpf_exclusion),
 	    cmocka_unit_test(test_spin_bpf_close_while_locking),
 	    cmocka_unit_test(test_spin_bpf_live_check),
