@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,7 +47,9 @@ static void print_help(void)
 	    "  --hist-csv FILE       histogram as CSV (log-linear buckets)\n"
 	    "  --hist-max-us US      1 us buckets of --hist; slower events are overflows (default "
 	    "100000)\n"
-	    "  --hog [N]             N JS-like hog threads in render-sim (default N = CPUs)\n"
+	    "  --hog [N]             N JS-like hog threads in render-sim (default N = CPUs the "
+	    "run\n"
+	    "                        may use)\n"
 	    "  --hog-gap-ms MS       bursty hog: sleep between long tasks (default 50)\n"
 	    "  --hog-mode MODE       js (JavaScript that never blocks, default), js-bursty\n"
 	    "                        (JavaScript in long tasks), busy or bursty (a register loop)\n"
@@ -227,6 +230,22 @@ static int inert_options(const struct il_run_opts *o, const bool *given)
 	return 0;
 }
 
+/*
+ * --hog's default, one per CPU: per CPU this run may use. Under `taskset
+ * -c 1` a hog per online CPU put two FIFO hogs on CPU 1, the second of
+ * which never ran (iterations 0) while the report said threads 2.
+ */
+static uint64_t allowed_cpus(void)
+{
+	cpu_set_t set;
+	long online;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return (uint64_t)CPU_COUNT(&set);
+	online = sysconf(_SC_NPROCESSORS_ONLN); /* more CPUs than a cpu_set_t holds */
+	return online > 0 ? (uint64_t)online : 1;
+}
+
 /* "3", "-1", "+2": what a user meant as --hog's value, not another option. */
 static bool looks_like_count(const char *s)
 {
@@ -280,7 +299,6 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	    {NULL, 0, NULL, 0},
 	};
 	char err[512];
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -356,7 +374,7 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			if (optarg)
 				rc = num("hog", optarg, 1, 1024, &o->hog_threads);
 			else
-				o->hog_threads = ncpu > 0 ? (uint64_t)ncpu : 1;
+				o->hog_threads = allowed_cpus();
 			break;
 		case OPT_HOG_GAP:
 			rc = num("hog-gap-ms", optarg, 0, 600000, &o->hog_gap_ms);

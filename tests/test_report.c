@@ -7,6 +7,7 @@
  * warned about; and a run of the loops work model says so.
  */
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -946,9 +947,41 @@ static void test_report_real_loops_model(void **state)
 	assert_int_equal(il_test_count_project_procs(), 0);
 }
 
+/*
+ * --hog's default is one hog per CPU the run may use: confined to one CPU
+ * (taskset), a hog per online CPU left all but one of them FIFO-starved
+ * behind the first, never running, in a report that counted them.
+ */
+static void test_report_hog_default_allowed_cpus(void **state)
+{
+	struct il_run_opts o;
+	cpu_set_t all, one;
+	int confined, all_ok, one_ok;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	CPU_ZERO(&one);
+	for (int c = CPU_SETSIZE - 1; c >= 0 && !CPU_COUNT(&one); c--)
+		if (CPU_ISSET(c, &all))
+			CPU_SET(c, &one);
+	assert_int_equal(il_run_opts_parse(2, (char *[]){"run", "--hog", NULL}, &o), 0);
+	all_ok = o.hog_threads == (uint64_t)CPU_COUNT(&all);
+	confined = sched_setaffinity(0, sizeof(one), &one) == 0;
+	one_ok = confined && il_run_opts_parse(2, (char *[]){"run", "--hog", NULL}, &o) == 0 &&
+		 o.hog_threads == 1;
+	/* Put back before judging: the cases after this one run unconfined. */
+	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+	assert_true(all_ok);
+	assert_true(confined);
+	assert_true(one_ok);
+	assert_int_equal(il_run_opts_parse(3, (char *[]){"run", "--hog", "3", NULL}, &o), 0);
+	assert_int_equal(o.hog_threads, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_report_hog_default_allowed_cpus),
 	    cmocka_unit_test(test_report_warmup_excluded_and_flagged),
 	    cmocka_unit_test(test_report_work_accuracy_and_warning),
 	    cmocka_unit_test(test_report_replay_ran_out),
