@@ -163,6 +163,20 @@ void il_bench_pin(int cpu)
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
+int il_bench_cpus(int *cpus, int max)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (int i = 0; i < CPU_SETSIZE && n < max; i++)
+			if (CPU_ISSET(i, &set))
+				cpus[n++] = i;
+	if (n == 0 && max > 0)
+		cpus[n++] = 0;
+	return n;
+}
+
 void il_bench_tmp_done(void)
 {
 	tmp_remove();

@@ -55,4 +55,12 @@ int il_bench_opt_error(const char *prog, int c, char **argv, const struct option
 /* Pins the calling thread to cpu (a measurement's placement). */
 void il_bench_pin(int cpu);
 
+/*
+ * The CPUs this process may run on (sched_getaffinity), lowest first, at
+ * most max of them, into cpus; returns how many (at least 1: CPU 0 when
+ * the mask is unreadable). A placement names these, never CPU 0 and 1 by
+ * number: under `taskset -c 2,3` those are not ours.
+ */
+int il_bench_cpus(int *cpus, int max);
+
 #endif

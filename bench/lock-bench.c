@@ -1319,7 +1319,6 @@ int main(int argc, char **argv)
 	struct timespec start_wall;
 	struct utsname un;
 	char *cmdline;
-	cpu_set_t set;
 	cJSON *root, *arr;
 
 	parse_opts(argc, argv, &o);
@@ -1331,10 +1330,7 @@ int main(int argc, char **argv)
 	uname(&un);
 	cmdline = il_cmdline_join(argv[0], argc - 1, argv + 1);
 
-	sched_getaffinity(0, sizeof(set), &set);
-	for (int i = 0; i < CPU_SETSIZE && ncpu < MAX_THREADS; i++)
-		if (CPU_ISSET(i, &set))
-			cpus[ncpu++] = i;
+	ncpu = il_bench_cpus(cpus, MAX_THREADS);
 	/* Safety net for the FIFO hog: the kernel kills an RT thread that never blocks. */
 	setrlimit(RLIMIT_RTTIME, &rt);
 	calibrate_tsc();

@@ -231,22 +231,25 @@ static int run_harness(const char *inputlat, const char *policy, unsigned events
  * 200 us after the last one and ~15 us 5 ms after it), so the floor sleeps
  * as the chain's threads do.
  */
-static int measure_floors(struct pol_acc *a, int p, unsigned samples, uint64_t gap_us, int ncpu)
+static int measure_floors(struct pol_acc *a, int p, unsigned samples, uint64_t gap_us,
+			  const int *cpus, int ncpu)
 {
 	for (int t = 0; t < HT_COUNT; t++)
 		for (int fl = 0; fl < FL_COUNT; fl++) {
 			struct il_floor_cfg cfg = {
 			    .prim = hop_type_prim[t],
 			    .policy = p ? SCHED_FIFO : SCHED_OTHER,
-			    .cpu_a = 0,
-			    .cpu_b = fl == FL_CROSS && ncpu > 1 ? 1 : 0,
+			    .cpu_a = cpus[0],
+			    .cpu_b = fl == FL_CROSS ? cpus[1] : cpus[0],
 			    .prio_delta = fl == FL_SAME_HIGHER ? 2 : 0,
 			    .samples = samples,
 			    .gap_us = gap_us,
 			};
 
-			/* Under CFS every pipeline thread is nice 0: no "higher". */
-			if (fl == FL_SAME_HIGHER && !p)
+			/* Under CFS every pipeline thread is nice 0: no "higher".
+			 * With one CPU allowed no hop crosses CPUs, and a
+			 * "cross" floor would be a same-CPU one: left empty. */
+			if ((fl == FL_SAME_HIGHER && !p) || (fl == FL_CROSS && ncpu < 2))
 				continue;
 			if (il_floor_measure_into(&cfg, a->floor[t][fl], a->why, sizeof(a->why)) <
 			    0)
@@ -303,7 +306,7 @@ static struct type_row type_row(const struct pol_acc *a, int t, bool fifo, cJSON
 		h_same = median(ha->same_p50, ha->nsame);
 		h_cross = median(ha->cross_p50, ha->ncross);
 		f_same = il_hist_percentile(same_h, 50) / 1e3;
-		f_cross = il_hist_percentile(cross_h, 50) / 1e3;
+		f_cross = il_hist_count(cross_h) ? il_hist_percentile(cross_h, 50) / 1e3 : NAN;
 		hw[n] = weigh(same[n], h_same, h_cross);
 		fw[n] =
 		    weigh(same[n], isnan(h_same) ? NAN : f_same, isnan(h_cross) ? NAN : f_cross);
@@ -381,7 +384,7 @@ int main(int argc, char **argv)
 	struct rlimit rl = {.rlim_cur = 2000000, .rlim_max = 3000000};
 	char inputlat[4200], tmpdir[] = "/tmp/il-overhead.XXXXXX", tmpjson[4200];
 	struct timespec start_wall;
-	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), c, rc = 0;
+	int cpus[2] = {0, 0}, ncpu = il_bench_cpus(cpus, 2), c, rc = 0;
 	double interval_ms = 2;
 	cJSON *rss = NULL, *root, *results, *cs;
 	char *cmdline;
@@ -447,7 +450,7 @@ int main(int argc, char **argv)
 			if (a->skipped)
 				continue;
 			if (measure_floors(a, p, (unsigned)samples, (uint64_t)(interval_ms * 1000),
-					   ncpu) < 0) {
+					   cpus, ncpu) < 0) {
 				fprintf(stderr, "overhead: %s; skipping %s\n", a->why, policies[p]);
 				a->skipped = true;
 				continue;

@@ -23,6 +23,17 @@ uint32_t il_cpu_now(void)
 	return cpu < 0 ? UINT32_MAX : (uint32_t)cpu;
 }
 
+int il_cpus_allowed(void)
+{
+	cpu_set_t set;
+	long online;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	online = sysconf(_SC_NPROCESSORS_ONLN);
+	return online > 0 ? (int)online : 1;
+}
+
 int il_thread_pin_init(int cpu, il_thread_init_fn init, void *init_ctx, enum il_role role,
 		       const char *name, char *err, size_t errlen)
 {

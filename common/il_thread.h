@@ -36,4 +36,12 @@ pid_t il_gettid(void);
  * call); UINT32_MAX when the kernel cannot say. */
 uint32_t il_cpu_now(void);
 
+/*
+ * How many CPUs the calling thread may run on (sched_getaffinity: taskset,
+ * a cpuset), at least 1; the online count when the mask is unreadable
+ * (more CPUs than a cpu_set_t holds). What a run's busy threads share,
+ * and "one per CPU" counts.
+ */
+int il_cpus_allowed(void);
+
 #endif

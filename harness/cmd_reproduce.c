@@ -42,6 +42,7 @@
 #include "il_round_latency.h"
 #include "il_parse.h"
 #include "il_stats.h"
+#include "il_thread.h"
 #include "il_stop_signals.h"
 
 extern char **environ;
@@ -1206,7 +1207,6 @@ int il_cmd_reproduce(int argc, char **argv)
 	struct sigaction sa = {.sa_handler = on_signal}, old_sa[IL_RUN_NSTOP_SIGNALS];
 	char start_time[32], *cmdline;
 	struct timespec start_wall;
-	cpu_set_t allowed;
 	unsigned ncpu, step = 0, nsteps;
 	uint64_t t0_ns;
 	bool sa_set = false;
@@ -1246,9 +1246,7 @@ int il_cmd_reproduce(int argc, char **argv)
 		fprintf(stderr, "inputlat reproduce: cannot find my own executable\n");
 		return 1;
 	}
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0 || CPU_COUNT(&allowed) < 1)
-		CPU_SET(0, &allowed);
-	ncpu = (unsigned)CPU_COUNT(&allowed);
+	ncpu = (unsigned)il_cpus_allowed();
 	/*
 	 * Claim 1 is a 32% reduction of p50 between two policies: 16 rounds
 	 * detect even a 10% shift with 80% power at this machine's round-to-

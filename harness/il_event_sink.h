@@ -69,8 +69,7 @@ struct il_event_run_info {
 	const cJSON
 	    *threads; /* every thread's ready report (process, role, name, pid, tid, sched) */
 	uint64_t measure_start_ns; /* CLOCK_MONOTONIC: t0 of the run's measurements */
-	int nr_cpus;
-	int self_pid, self_tid; /* the orchestrator, which injects (stamp 0) */
+	int self_pid, self_tid;	   /* the orchestrator, which injects (stamp 0) */
 };
 
 struct il_event_sink {

@@ -81,7 +81,8 @@ static uint64_t ping_dead_ms(const struct il_run *r)
 {
 	uint64_t busy = (uint64_t)r->o->hog_threads + (uint64_t)r->o->load_threads;
 
-	return PING_DEAD_MS + PING_PER_BUSY_MS * busy / (uint64_t)(r->nr_cpus > 0 ? r->nr_cpus : 1);
+	return PING_DEAD_MS +
+	       PING_PER_BUSY_MS * busy / (uint64_t)(r->cpus_allowed > 0 ? r->cpus_allowed : 1);
 }
 
 /*
@@ -348,7 +349,7 @@ static void on_all_ready(struct il_run *r)
 	r->phase = IL_PH_RUNNING;
 	r->measure_start_ns = il_now_ns();
 	if (r->o->trace_path) {
-		r->sampler = il_sampler_new(r->threads, r->nr_cpus, 100000);
+		r->sampler = il_sampler_new(r->threads, r->cpus_allowed, 100000);
 		il_sampler_tick(r->sampler, r->measure_start_ns);
 		r->last_sample_ns = r->measure_start_ns;
 	}
@@ -356,7 +357,6 @@ static void on_all_ready(struct il_run *r)
 	    .o = r->o,
 	    .threads = r->threads,
 	    .measure_start_ns = r->measure_start_ns,
-	    .nr_cpus = r->nr_cpus,
 	    .self_pid = (int)getpid(),
 	    .self_tid = r->self_tid,
 	};

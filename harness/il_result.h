@@ -58,7 +58,6 @@ struct il_result {
 	struct timespec start_wall;
 
 	/* The machine while the run ran. */
-	int nr_cpus;
 	long long rt_runtime_us; /* in force during the run; LLONG_MIN when unreadable */
 	struct il_fair_server fs;
 	const struct il_knob_report *knobs;

@@ -309,7 +309,6 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->policy = r->policy;
 	res->cmdline = r->cmdline;
 	res->start_wall = r->start_wall;
-	res->nr_cpus = r->nr_cpus;
 	res->rt_runtime_us = r->rt_runtime_us;
 	if (r->knobs.fs_probed)
 		res->fs = r->knobs.fs;
@@ -528,7 +527,7 @@ int il_cmd_run(int argc, char **argv)
 	r.dma_fd = -1;
 	r.halt = IL_HALT_NONE;
 	r.self_tid = il_gettid();
-	r.nr_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	r.cpus_allowed = il_cpus_allowed();
 
 	/* Stage 2: preflight and the outputs, checked before anything changes
 	 * on the machine; then a crashed run's leftovers repaired, knobs locked. */

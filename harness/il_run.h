@@ -73,7 +73,7 @@ struct il_run {
 	struct il_knob_report knobs;
 	struct il_knobs_lock *knobs_lock; /* the machine's, while the policy sets knobs */
 	long long rt_runtime_us;	  /* in force during the run; LLONG_MIN when unreadable */
-	int nr_cpus;
+	int cpus_allowed; /* CPUs the run may use (il_cpus_allowed): busy threads share these */
 	struct il_warnings warnings;
 	uint64_t seed;		       /* of the interval jitter, given or from the clock */
 	cJSON *facts;		       /* {kernel, system}: il_sysinfo facts in force, owned */

@@ -30,7 +30,7 @@
  * events at about 8 a second here, not 50, and a healthy ASan run outlived
  * a bound that left this out.
  */
-static uint64_t run_bound_ns(const struct il_run_opts *o, bool loop_is_rt, int nr_cpus,
+static uint64_t run_bound_ns(const struct il_run_opts *o, bool loop_is_rt, int cpus_allowed,
 			     uint64_t replay_span_ns)
 {
 	uint64_t busy = (uint64_t)o->hog_threads + (uint64_t)o->load_threads;
@@ -40,14 +40,14 @@ static uint64_t run_bound_ns(const struct il_run_opts *o, bool loop_is_rt, int n
 
 	if (!loop_is_rt)
 		per_event_us +=
-		    busy * WAKE_WAIT_US_PER_BUSY / (uint64_t)(nr_cpus > 0 ? nr_cpus : 1);
+		    busy * WAKE_WAIT_US_PER_BUSY / (uint64_t)(cpus_allowed > 0 ? cpus_allowed : 1);
 	return il_ms_to_ns(READY_BOUND_MS + o->duration_ms + o->timeout_ms + SLACK_BOUND_MS) +
 	       replay_span_ns / 10 * 11 + il_us_to_ns(il_run_opts_total_events(o) * per_event_us);
 }
 
 uint64_t il_run_bound_needed_ns(const struct il_run *r)
 {
-	return run_bound_ns(r->o, il_policy_uses_rt(r->policy), r->nr_cpus, r->replay.span_ns);
+	return run_bound_ns(r->o, il_policy_uses_rt(r->policy), r->cpus_allowed, r->replay.span_ns);
 }
 
 uint64_t il_run_bound_ns(const struct il_run *r)

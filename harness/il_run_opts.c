@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 
 #include "il_parse.h"
 #include "il_role.h"
+#include "il_thread.h"
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -230,22 +230,6 @@ static int inert_options(const struct il_run_opts *o, const bool *given)
 	return 0;
 }
 
-/*
- * --hog's default, one per CPU: per CPU this run may use. Under `taskset
- * -c 1` a hog per online CPU put two FIFO hogs on CPU 1, the second of
- * which never ran (iterations 0) while the report said threads 2.
- */
-static uint64_t allowed_cpus(void)
-{
-	cpu_set_t set;
-	long online;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-		return (uint64_t)CPU_COUNT(&set);
-	online = sysconf(_SC_NPROCESSORS_ONLN); /* more CPUs than a cpu_set_t holds */
-	return online > 0 ? (uint64_t)online : 1;
-}
-
 /* "3", "-1", "+2": what a user meant as --hog's value, not another option. */
 static bool looks_like_count(const char *s)
 {
@@ -374,7 +358,10 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			if (optarg)
 				rc = num("hog", optarg, 1, 1024, &o->hog_threads);
 			else
-				o->hog_threads = allowed_cpus();
+				/* One per CPU the run may use: under `taskset -c 1`
+				 * a hog per online CPU put a second FIFO hog on
+				 * CPU 1 that never ran, in a report counting it. */
+				o->hog_threads = (uint64_t)il_cpus_allowed();
 			break;
 		case OPT_HOG_GAP:
 			rc = num("hog-gap-ms", optarg, 0, 600000, &o->hog_gap_ms);

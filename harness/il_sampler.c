@@ -34,7 +34,7 @@ static int read_schedstat(const struct tracked *t, uint64_t *on_cpu, uint64_t *w
 	return il_procfs_schedstat(t->pid, t->tid, on_cpu, wait, NULL);
 }
 
-struct il_sampler *il_sampler_new(const cJSON *threads, int nr_cpus, size_t max_samples)
+struct il_sampler *il_sampler_new(const cJSON *threads, int cpus_allowed, size_t max_samples)
 {
 	struct il_sampler *s = calloc(1, sizeof(*s));
 	const cJSON *t;
@@ -77,7 +77,9 @@ struct il_sampler *il_sampler_new(const cJSON *threads, int nr_cpus, size_t max_
 	/* Hogs pinned to fewer CPUs than the machine has: a share of the
 	 * machine would understate theirs by that ratio. A mask not read
 	 * back leaves the whole machine (what the hogs may use at most). */
-	s->hog_cpus = masks && CPU_COUNT(&hogs) ? CPU_COUNT(&hogs) : nr_cpus > 0 ? nr_cpus : 1;
+	s->hog_cpus = masks && CPU_COUNT(&hogs) ? CPU_COUNT(&hogs)
+		      : cpus_allowed > 0	? cpus_allowed
+						: 1;
 	s->cap = max_samples;
 	s->ctr = calloc(s->cap, sizeof(*s->ctr));
 	if (!s->n || !s->ctr) {

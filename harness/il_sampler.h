@@ -21,9 +21,9 @@ struct il_sampler;
 /*
  * Picks the canary and js threads out of the ready reports. The hog share
  * is of the CPUs the hogs may use (the union of their "cpus"), as the
- * report's hog.cpu_share; nr_cpus when a mask is missing. NULL when none.
+ * report's hog.cpu_share; cpus_allowed (the run's) when a mask is missing. NULL when none.
  */
-struct il_sampler *il_sampler_new(const cJSON *threads, int nr_cpus, size_t max_samples);
+struct il_sampler *il_sampler_new(const cJSON *threads, int cpus_allowed, size_t max_samples);
 void il_sampler_free(struct il_sampler *s);
 
 /* Takes one sample at now_ns (call every IL_SAMPLER_PERIOD_MS). */

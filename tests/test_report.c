@@ -112,7 +112,6 @@ static void fixture_build_off(struct fixture *fx, int off, double ratio, uint64_
 	    .o = &fx->o,
 	    .policy = fx->policy,
 	    .cmdline = "inputlat run (test)",
-	    .nr_cpus = 2,
 	    .knobs = &fx->knobs,
 	    .loops_per_us = 3000,
 	    .work_model = fx->o.work_model,
