@@ -248,6 +248,15 @@ static void add_span_ms(cJSON *o, const char *key, uint64_t a, uint64_t b)
 		cJSON_AddNullToObject(o, key);
 }
 
+/* A milestone on CLOCK_MONOTONIC, or null when the run never reached it. */
+static void add_stamp_ns(cJSON *o, const char *key, uint64_t t)
+{
+	if (t)
+		cJSON_AddNumberToObject(o, key, (double)t);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
 /*
  * Where a run's fixed cost goes: from `inputlat run` to the first injected
  * event (each stage), and from the stop to the outputs. A sweep cell pays
@@ -282,6 +291,21 @@ static void startup_json(const struct il_result *r, cJSON *root)
 					    1e6);
 	else
 		cJSON_AddNullToObject(root, "fixed_cost_ms");
+	/*
+	 * The same milestones as times, on CLOCK_MONOTONIC (perf record -k
+	 * mono's clock), for a reader to set beside its own: a child killed
+	 * at T is seen dying at stop (a failed run's), and the process's exit
+	 * comes after outputs_streamed. Without them a 2 s exit after a kill
+	 * could not be split between the two (test_faults, under load).
+	 */
+	cJSON *m = cJSON_AddObjectToObject(root, "milestones_ns");
+
+	cJSON_AddStringToObject(m, "clock", "CLOCK_MONOTONIC");
+	add_stamp_ns(m, "enter", r->enter_ns);
+	add_stamp_ns(m, "first_event", r->first_inject_ns);
+	add_stamp_ns(m, "stop", r->stop_ns);
+	add_stamp_ns(m, "children_exited", r->end_ns);
+	add_stamp_ns(m, "outputs_streamed", r->outputs_streamed_ns);
 }
 
 /*

@@ -8,6 +8,7 @@
  * Runs under the cfs policy: no root, no system knob. Only pids this file
  * started (inputlat and the chain it spawned) are ever signalled.
  */
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +27,15 @@
 /* A death can race with the next write to the dead child: kill each several times. */
 #define KILL_ROUNDS 5
 
-/* The report must exist, parse, count completed events and carry an error naming child. */
-static void check_partial_json(const char *path, const char *child, const char *why)
+/*
+ * The report must exist, parse, count completed events and carry an error
+ * naming child. t_sig_ns and exit_ns (CLOCK_MONOTONIC; NAN: no signal of
+ * the test's) are when the test signalled the child and saw inputlat exit:
+ * with the report's milestones they split a late exit into the death's
+ * notice, the children's end, the outputs and what came after them.
+ */
+static void check_partial_json(const char *path, const char *child, const char *why,
+			       double t_sig_ns, double exit_ns)
 {
 	cJSON *root = il_test_json_load(path);
 	const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "error");
@@ -40,13 +48,23 @@ static void check_partial_json(const char *path, const char *child, const char *
 		fail_msg("%s: %s has no \"error\" naming %s", why, path, child);
 	print_message("  %s: report has %.0f completed, error \"%s\"\n", why, completed,
 		      e->valuestring);
-	{
-		/* Where a late exit went: the children's end, or the outputs. */
-		const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "teardown_ms");
+	if (!isnan(t_sig_ns)) {
+		/* Where a late exit went: the notice, the children's end, the
+		 * outputs, or after them (the process's own exit). */
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "milestones_ns");
+		double stop = il_test_json_num(m, "stop"),
+		       ended = il_test_json_num(m, "children_exited"),
+		       outs = il_test_json_num(m, "outputs_streamed");
 
-		print_message("  %s: teardown_ms children_exit %.1f, streamed_outputs %.1f\n", why,
-			      il_test_json_num(t, "children_exit"),
-			      il_test_json_num(t, "streamed_outputs"));
+		print_message("  %s: after the signal (ms): seen %.1f, children gone %.1f, outputs "
+			      "%.1f, exit %.1f\n",
+			      why, (stop - t_sig_ns) / 1e6, (ended - t_sig_ns) / 1e6,
+			      (outs - t_sig_ns) / 1e6, (exit_ns - t_sig_ns) / 1e6);
+		/* A failed run's milestones are there, in order, around the signal. */
+		if (!(stop >= t_sig_ns && ended >= stop && outs >= ended && exit_ns >= outs))
+			fail_msg("%s: milestones out of order: signal %.0f stop %.0f children %.0f "
+				 "outputs %.0f exit %.0f",
+				 why, t_sig_ns, stop, ended, outs, exit_ns);
 	}
 	cJSON_Delete(root);
 }
@@ -121,7 +139,7 @@ static enum il_test_prompt signal_child(int child, int sig, int round, char *lat
 				 il_test_proc_alive(c.kids[child], name) ? "the stopped child was"
 									 : "a chain process was");
 	}
-	check_partial_json(json, name, why);
+	check_partial_json(json, name, why, t_sig * 1e9, (t_sig + elapsed) * 1e9);
 	assert_nothing_left(&c, why);
 	snprintf(why + strlen(why), sizeof(why) - strlen(why), ": the exit after the %s",
 		 sig == SIGKILL ? "kill" : "stop");
@@ -222,7 +240,7 @@ static void test_faults_garbage(void **state)
 	if (res->exit_code != 1)
 		fail_msg("%s: exit %d (signal %d), want 1", why, res->exit_code, res->term_signal);
 	need_text(res->err, name, "invalid frame", why);
-	check_partial_json(json, name, why);
+	check_partial_json(json, name, why, NAN, NAN);
 	/*
 	 * The frame goes out 300 ms after the measurement starts (1000 events
 	 * would take 20 s): the exit must follow it within the limit. Timed
@@ -326,7 +344,7 @@ static void test_faults_stall_kill(void **state)
 	if (res->exit_code != 1)
 		fail_msg("--test-stall render-sim: exit %d, want 1: %s", res->exit_code, res->err);
 	need_text(res->err, "render-sim died", "signal 9", "--test-stall render-sim");
-	check_partial_json(json, "render-sim", "--test-stall render-sim");
+	check_partial_json(json, "render-sim", "--test-stall render-sim", NAN, NAN);
 	free(res);
 }
 

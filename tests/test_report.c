@@ -789,6 +789,28 @@ static void real_run(double scale, const char *model, struct real_run *out)
 		}
 		assert_float_equal(sum, il_json_num(root, "startup_ms.to_first_event"), 0.01);
 	}
+	{
+		/* The milestones as CLOCK_MONOTONIC times, in order, and the
+		 * spans the report gives between them. */
+		static const char *const at[] = {"enter", "first_event", "stop", "children_exited",
+						 "outputs_streamed"};
+		double prev = 0, t[5];
+
+		for (size_t i = 0; i < 5; i++) {
+			char key[64];
+
+			snprintf(key, sizeof(key), "milestones_ns.%s", at[i]);
+			t[i] = il_json_num(root, key);
+			if (!(t[i] >= prev))
+				fail_msg("report: %s is %.0f, before the milestone before it", key,
+					 t[i]);
+			prev = t[i];
+		}
+		assert_float_equal((t[1] - t[0]) / 1e6,
+				   il_json_num(root, "startup_ms.to_first_event"), 0.01);
+		assert_float_equal((t[3] - t[2]) / 1e6,
+				   il_json_num(root, "teardown_ms.children_exit"), 0.01);
+	}
 	out->speed = il_json_num(root, "work_accuracy.speed_ratio");
 	out->big_off = 0;
 	cJSON_ArrayForEach (t, il_json_get(root, "work_accuracy.threads")) {
