@@ -590,6 +590,40 @@ static void test_report_nothing_completed_gives_null(void **state)
 }
 
 /*
+ * Two of 35 measured events timed out: p99 and p999 rank into them
+ * (nearest rank 35 of 35 completed and timed out), p90 does not (32 of
+ * 33 completed). The report's figures stay the completed events', and
+ * one warning says which of them the timed-out events reach.
+ */
+static void test_report_timed_out_reach_percentiles(void **state)
+{
+	struct fixture *fx = malloc(sizeof(*fx));
+	struct il_warnings warn;
+	const cJSON *w;
+	cJSON *root;
+
+	(void)state;
+	fixture_build(fx, 1.0, WARMUP + 3); /* events WARMUP+1 and +2 time out */
+	fixture_stream(fx, NULL);
+	memset(&warn, 0, sizeof(warn));
+	il_report_check(&fx->r, &warn);
+	fx->r.warnings = &warn;
+	root = write_and_load(&fx->r, "censored.json");
+	assert_float_equal(il_json_num(root, "events.timed_out"), 2, 0);
+	assert_float_equal(il_json_num(root, "latency_us.processing.count"), NEV - WARMUP - 2, 0);
+	w = il_json_get(root, "warnings");
+	assert_int_equal(cJSON_GetArraySize(w), 1);
+	assert_string_equal(
+	    cJSON_GetArrayItem(w, 0)->valuestring,
+	    "latency: 2 of 35 measured mouse-downs timed out (no frame within 1000 "
+	    "ms) and are in no latency figure: p99, p999, max and mean are of the 33 "
+	    "completed only; over all 35 the run's are above the timeout or unknown");
+	cJSON_Delete(root);
+	fixture_free(fx);
+	free(fx);
+}
+
+/*
  * An event whose stamp 1 came before its stamp 0 (and one whose flip came
  * before its injection): no 584-year hop in any figure, counted per hop
  * and in events, and said in one warning.
@@ -1010,6 +1044,7 @@ int main(void)
 	    cmocka_unit_test(test_report_nothing_completed_gives_null),
 	    cmocka_unit_test(test_report_harness_threads),
 	    cmocka_unit_test(test_report_out_of_order_left_out),
+	    cmocka_unit_test(test_report_timed_out_reach_percentiles),
 	    cmocka_unit_test(test_report_send_errors_warned),
 	    cmocka_unit_test(test_report_hist_like_cyclictest),
 	    cmocka_unit_test(test_report_real_work_accuracy),
