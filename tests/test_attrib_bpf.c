@@ -637,14 +637,31 @@ static void test_attrib_bpf_schedstat(void **state)
 	assert_int_equal(pthread_create(&hog, NULL, cfs_hog, &hog_cpu), 0);
 	hog_running = 1;
 	capture_start(c);
-	for (int i = 0; i < 2; i++)
-		d0[i] = run_delay(c->tid[i]);
+	/* One event first: each thread's state is then known from its own
+	 * switches, so the readings below can be matched (as the run's). */
+	chain_event(c, 1, &ev);
 	from = il_now_ns();
 	il_attrib_start(c->eng, from);
-	for (uint64_t id = 1; id <= 40; id++)
+	/*
+	 * run_delay grows when a wait ends, by the whole wait: one in
+	 * progress at a reading is counted by the kernel on the side where
+	 * it ends. Comparing with the captured waits clipped to the window
+	 * was off by up to a slice of the hog at each end (40.4 ms against
+	 * 35.6 ms in a CI run). The engine counts the waits that end between
+	 * the readings, whole (schedstat_rule_ns); each reading is stamped
+	 * before it is taken, as the run stamps its own.
+	 */
+	for (int i = 0; i < 2; i++) {
+		assert_true(il_attrib_thread_known(c->eng, c->tid[i]));
+		assert_int_equal(il_attrib_thread_readings(c->eng, c->tid[i], il_now_ns(), 0), 0);
+		d0[i] = run_delay(c->tid[i]);
+	}
+	for (uint64_t id = 2; id <= 41; id++)
 		chain_event(c, id, &ev);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		d1[i] = run_delay(c->tid[i]);
+		assert_int_equal(il_attrib_thread_readings(c->eng, c->tid[i], 0, il_now_ns()), 0);
+	}
 	to = il_now_ns();
 	il_capture_stop(c->cap);
 	il_attrib_finish(c->eng, to);
@@ -654,12 +671,18 @@ static void test_attrib_bpf_schedstat(void **state)
 	n = il_attrib_threads(c->eng, t, 4);
 	assert_int_equal(n, 2);
 	for (int i = 0; i < 2; i++) {
-		double ss = (double)(d1[i] - d0[i]), cap = (double)t[i].runqueue_ns;
+		double ss = (double)(d1[i] - d0[i]), cap = (double)t[i].schedstat_rule_ns,
+		       slack = (double)t[i].schedstat_rule_slack_ns;
 
-		print_message("%s: schedstat run_delay %.0f us, captured runqueue %.0f us\n",
-			      t[i].name, ss / 1e3, cap / 1e3);
+		print_message("%s: schedstat run_delay %.0f us; captured waits ending between the "
+			      "readings %.0f us (+%.0f us open), in the window %.0f us\n",
+			      t[i].name, ss / 1e3, cap / 1e3, slack / 1e3, t[i].runqueue_ns / 1e3);
 		assert_true(ss > 1e6); /* the hog made them wait */
-		assert_true(fabs(cap - ss) <= 0.1 * ss);
+		assert_int_equal(t[i].schedstat_rule_unknown, 0);
+		/* Within 5%, beyond what unseen switch-ins leave open (the
+		 * run's own check allows 10%): 0.0-0.8% in 10 runs here, 4
+		 * of them under stress-ng. */
+		assert_true(cap - 0.05 * ss <= ss && ss <= cap + slack + 0.05 * ss);
 	}
 	chain_stop(c);
 }
