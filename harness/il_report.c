@@ -65,15 +65,20 @@ void il_report_summary(const struct il_result *r)
 	const struct il_run_stats *h = r->run_stats;
 	char proc[128], pres[128];
 
+	/* Timed-out events are in no figure (censored_check): the line says
+	 * so where it says the figures, not only in a warning on stderr. */
+	const char *only = r->timed_out ? " (completed only)" : "";
+
 	summary_part(proc, sizeof(proc), h->processing);
 	summary_part(pres, sizeof(pres), h->presentation);
 	/* One line, cyclictest-like: counts, then min/p50/p99/max per latency in
 	 * us. The counts are the measured events; warm-up ones come after. */
 	printf("inputlat: policy %s events %llu completed %llu timed_out %llu invalid_frames %llu "
-	       "warmup %llu | processing us %s | presentation us %s\n",
+	       "warmup %llu | processing us%s %s | presentation us%s %s\n",
 	       il_policy_name(r->policy), (unsigned long long)r->nsent,
 	       (unsigned long long)r->completed, (unsigned long long)r->timed_out,
-	       (unsigned long long)r->invalid_frames, (unsigned long long)r->warmup, proc, pres);
+	       (unsigned long long)r->invalid_frames, (unsigned long long)r->warmup, only, proc,
+	       only, pres);
 	fflush(stdout);
 }
 

@@ -589,6 +589,25 @@ static void test_report_nothing_completed_gives_null(void **state)
 	free(fx);
 }
 
+/* il_report_summary's line, read back from stdout sent to a file. */
+static void summary_line(const struct il_result *r, char *line, size_t len)
+{
+	const char *outf = il_test_suite_file("summary.out");
+	int saved, fd;
+
+	fflush(stdout);
+	saved = dup(1);
+	fd = open(outf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(saved >= 0 && fd >= 0);
+	dup2(fd, 1);
+	close(fd);
+	il_report_summary(r);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	il_test_read_file(outf, line, len);
+}
+
 /*
  * Two of 35 measured events timed out: p99 and p999 rank into them
  * (nearest rank 35 of 35 completed and timed out), p90 does not (32 of
@@ -599,6 +618,7 @@ static void test_report_timed_out_reach_percentiles(void **state)
 {
 	struct fixture *fx = malloc(sizeof(*fx));
 	struct il_warnings warn;
+	char line[512];
 	const cJSON *w;
 	cJSON *root;
 
@@ -618,6 +638,15 @@ static void test_report_timed_out_reach_percentiles(void **state)
 	    "latency: 2 of 35 measured mouse-downs timed out (no frame within 1000 "
 	    "ms) and are in no latency figure: p99, p999, max and mean are of the 33 "
 	    "completed only; over all 35 the run's are above the timeout or unknown");
+	/* The summary line on stdout says it too, where it gives the figures. */
+	summary_line(&fx->r, line, sizeof(line));
+	assert_non_null(strstr(line, "timed_out 2 "));
+	assert_non_null(strstr(line, "| processing us (completed only) Min "));
+	assert_non_null(strstr(line, "| presentation us (completed only) Min "));
+	fx->r.timed_out = 0; /* as if none had: no mark */
+	summary_line(&fx->r, line, sizeof(line));
+	assert_non_null(strstr(line, "| processing us Min "));
+	assert_null(strstr(line, "completed only"));
 	cJSON_Delete(root);
 	fixture_free(fx);
 	free(fx);
