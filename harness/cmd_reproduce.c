@@ -18,7 +18,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <math.h>
 #include <sched.h>
@@ -41,6 +40,7 @@
 #include "il_file.h"
 #include "il_round_latency.h"
 #include "il_parse.h"
+#include "il_repro_dir.h"
 #include "il_stats.h"
 #include "il_thread.h"
 #include "il_stop_signals.h"
@@ -84,10 +84,10 @@ enum { C1_CFS, C1_RT, C1_COS, C1_COS_RT, C2_RT, C2_CFS, C3_THR, C3_FS, C4_FS };
 
 struct repro {
 	const char *self_exe;
-	const char *lock_path; /* --lock: held (flock) during each run */
-	char tmpdir[64];
-	unsigned rounds;       /* of claim 1 */
-	unsigned other_rounds; /* of claims 2-4: min(rounds, OTHER_ROUNDS) */
+	const char *lock_path;	 /* --lock: held (flock) during each run */
+	struct il_repro_dir dir; /* the runs' reports */
+	unsigned rounds;	 /* of claim 1 */
+	unsigned other_rounds;	 /* of claims 2-4: min(rounds, OTHER_ROUNDS) */
 	bool quick;
 	bool tty;
 	struct scenario sc[NSCEN];
@@ -273,9 +273,9 @@ static void run_one(struct repro *r, const struct scenario *s, unsigned round, s
 	pid_t pid;
 	int ret;
 
-	snprintf(json, sizeof(json), "%s/%s.%u.json", r->tmpdir, s->id, round);
-	snprintf(outp, sizeof(outp), "%s/%s.%u.out", r->tmpdir, s->id, round);
-	snprintf(errp, sizeof(errp), "%s/%s.%u.err", r->tmpdir, s->id, round);
+	snprintf(json, sizeof(json), "%s/%s.%u.json", r->dir.path, s->id, round);
+	snprintf(outp, sizeof(outp), "%s/%s.%u.out", r->dir.path, s->id, round);
+	snprintf(errp, sizeof(errp), "%s/%s.%u.err", r->dir.path, s->id, round);
 	arg(&a, "%s", "inputlat");
 	arg(&a, "run");
 	arg(&a, "--policy");
@@ -1132,11 +1132,6 @@ static void claim4(struct repro *r, struct claim *c)
 	claim_culprits(r, c, scs, 1, true);
 }
 
-static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static int parse_args(int argc, char **argv, struct repro *r, const char **json_path)
 {
 	static const struct option longopts[] = {
@@ -1262,11 +1257,13 @@ int il_cmd_reproduce(int argc, char **argv)
 	il_time_iso(&start_wall, start_time, sizeof(start_time));
 	r.tty = isatty(STDERR_FILENO);
 
-	snprintf(r.tmpdir, sizeof(r.tmpdir), "/tmp/inputlat-reproduce.XXXXXX");
-	if (!mkdtemp(r.tmpdir)) {
-		fprintf(stderr, "inputlat reproduce: cannot create a temporary directory: %s\n",
-			strerror(errno));
-		return 1;
+	{
+		char err[300];
+
+		if (il_repro_dir_make(&r.dir, err, sizeof(err)) < 0) {
+			fprintf(stderr, "inputlat reproduce: %s\n", err);
+			return 1;
+		}
 	}
 	for (int s = 0; s < NSCEN; s++) {
 		r.res[s] = calloc(r.rounds, sizeof(struct result));
@@ -1282,7 +1279,7 @@ int il_cmd_reproduce(int argc, char **argv)
 	 * Ctrl-Z likewise: the run ends on it (a paused run keeps knobs
 	 * changed), and a reproduce left stopped would wait on nothing. A
 	 * closed terminal (SIGHUP) too: by default it ended reproduce at
-	 * once, its run reports left in r.tmpdir and the run it was waiting
+	 * once, its run reports left in r.dir and the run it was waiting
 	 * for going on alone. A closed stdout (`| head -1`) is a failed write
 	 * said at the end (main's finish_stdout), not a SIGPIPE that ends us
 	 * before the run reports are removed. Every other stop signal alike
@@ -1407,8 +1404,7 @@ out:
 	}
 	/* Keep the per-run reports when asked to, for a closer look. */
 	if (getenv("IL_REPRODUCE_KEEP"))
-		fprintf(stderr, "inputlat reproduce: run reports kept in %s\n", r.tmpdir);
-	else
-		nftw(r.tmpdir, rm_cb, 8, FTW_DEPTH | FTW_PHYS);
+		fprintf(stderr, "inputlat reproduce: run reports kept in %s\n", r.dir.path);
+	il_repro_dir_done(&r.dir, getenv("IL_REPRODUCE_KEEP") != NULL);
 	return ret;
 }

@@ -13,12 +13,14 @@
  * keeps the suites that change them apart, waits while another run holds
  * them, and puts them back after the case.
  */
+#include <fcntl.h>
 #include <glob.h>
 #include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -222,7 +224,7 @@ static int reproduce_dirs(void)
  * in one line. By default either ended it at once, the reports left in
  * /tmp and the run it was waiting for going on alone (outside the lock).
  */
-static void stop_cleans_up(int sig)
+static void stop_cleans_up(int sig, int leftovers)
 {
 	char exe[4096], out[256], err[256], why[400];
 	static char text[1 << 16];
@@ -247,7 +249,8 @@ static void stop_cleans_up(int sig)
 			usleep(20000);
 	}
 	assert_true(run > 0);
-	assert_int_equal(reproduce_dirs(), before + 1);
+	/* Its own, and the directories killed ones left gone. */
+	assert_int_equal(reproduce_dirs(), before - leftovers + 1);
 	kill(pid, sig);
 	st = il_test_wait(pid, 30000, &elapsed);
 	il_test_read_file(err, text, sizeof(text));
@@ -260,7 +263,9 @@ static void stop_cleans_up(int sig)
 	}
 	print_message("%s: exit 1 after %.1f s: %s", strsignal(sig), elapsed, text);
 	assert_non_null(strstr(text, "inputlat reproduce: interrupted, no verdicts\n"));
-	assert_int_equal(reproduce_dirs(), before);
+	assert_int_equal(reproduce_dirs(), before - leftovers);
+	if (leftovers)
+		assert_non_null(strstr(text, "the run reports of a reproduce that was killed\n"));
 	assert_int_equal(il_test_count_project_procs(), 0);
 	if (il_test_knobs_wait_free(10000) && !il_test_knobs_back(0, why, sizeof(why)))
 		fail_msg("after reproduce: %s", why);
@@ -269,13 +274,90 @@ static void stop_cleans_up(int sig)
 static void test_reproduce_hangup_cleans_up(void **state)
 {
 	(void)state;
-	stop_cleans_up(SIGHUP);
+	stop_cleans_up(SIGHUP, 0);
 }
 
 static void test_reproduce_quit_cleans_up(void **state)
 {
 	(void)state;
-	stop_cleans_up(SIGQUIT);
+	stop_cleans_up(SIGQUIT, 0);
+}
+
+/* A directory of reproduce's name, made as reproduce makes one; owner: with .owner. */
+static void plant_dir(char *dir, size_t len, int owner, int *fd)
+{
+	char f[128];
+	int x;
+
+	snprintf(dir, len, "/tmp/inputlat-reproduce.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	il_test_tmp_remember(dir); /* whichever way the test ends */
+	snprintf(f, sizeof(f), "%s/cfs.0.json", dir);
+	x = open(f, O_WRONLY | O_CREAT, 0600);
+	assert_true(x >= 0);
+	close(x);
+	*fd = -1;
+	if (owner) {
+		snprintf(f, sizeof(f), "%s/.owner", dir);
+		*fd = open(f, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		assert_true(*fd >= 0 && flock(*fd, LOCK_EX) == 0);
+	}
+}
+
+/*
+ * A reproduce killed outright (SIGKILL) has no chance to remove its run
+ * reports' directory: the next reproduce removes it, and only it. One kept
+ * on purpose (IL_REPRODUCE_KEEP: no .owner) and one a live reproduce holds
+ * stay. Before, every killed reproduce left one in /tmp for good.
+ */
+static void test_reproduce_killed_leftovers_go(void **state)
+{
+	char exe[4096], out[256], err[256], kept[64], held[64], left[64] = "";
+	char *argv[] = {exe, "reproduce", "--quick", "--rounds", "1", NULL};
+	int held_fd, kept_fd, st;
+	pid_t pid, run = 0;
+	glob_t g;
+
+	(void)state;
+	IL_TEST_NEED_ROOT("changing scheduling classes and knobs for the claims");
+	il_test_knobs_need_free();
+	snprintf(exe, sizeof(exe), "%s", il_test_build_path("inputlat"));
+	IL_TEST_NEED(access(exe, X_OK) == 0, "%s is not built", exe);
+	assert_int_equal(il_test_tmpfile_make(out, sizeof(out), "reproduce-out"), 0);
+	assert_int_equal(il_test_tmpfile_make(err, sizeof(err), "reproduce-err"), 0);
+	plant_dir(kept, sizeof(kept), 0, &kept_fd);
+	plant_dir(held, sizeof(held), 1, &held_fd);
+	pid = il_test_spawn(argv, out, err);
+	assert_true(pid > 0);
+	for (int i = 0; i < 1000 && !run; i++) {
+		run = il_test_find_child(pid, "inputlat");
+		if (!run)
+			usleep(20000);
+	}
+	assert_true(run > 0);
+	kill(pid, SIGKILL);
+	st = il_test_wait(pid, 30000, NULL);
+	assert_true(st != -1 && WIFSIGNALED(st));
+	/* Its run goes on alone: ended here, as a user would. */
+	kill(run, SIGTERM);
+	assert_true(il_test_procs_gone(&run, (const char *const[]){"inputlat"}, 1, 15000));
+	if (glob("/tmp/inputlat-reproduce.*", GLOB_NOSORT, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			if (strcmp(g.gl_pathv[i], kept) && strcmp(g.gl_pathv[i], held))
+				snprintf(left, sizeof(left), "%s", g.gl_pathv[i]);
+		il_test_tmp_remember(left);
+		globfree(&g);
+	}
+	/* The killed one's directory is there until the next reproduce. */
+	assert_true(left[0] != '\0');
+	print_message("left by the killed reproduce: %s\n", left);
+	stop_cleans_up(SIGHUP, 1);
+	assert_true(access(left, F_OK) != 0);
+	assert_int_equal(access(kept, F_OK), 0);
+	assert_int_equal(access(held, F_OK), 0);
+	close(held_fd);
+	assert_int_equal(il_test_tmpdir_remove(kept), 0);
+	assert_int_equal(il_test_tmpdir_remove(held), 0);
 }
 
 int main(void)
@@ -283,6 +365,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_reproduce_hangup_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_quit_cleans_up, il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_reproduce_killed_leftovers_go, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_quick, il_test_knobs_teardown),
 	};
 	if (il_test_filters("test_reproduce", tests, sizeof(tests) / sizeof(tests[0])) < 0)

@@ -259,7 +259,7 @@ static void remove_made(void)
 			il_test_tmpdir_remove(made[i].path); /* a file too; gone already is fine */
 }
 
-static void remember_made(const char *path)
+void il_test_tmp_remember(const char *path)
 {
 	if (nmade == 0 && atexit(remove_made) != 0)
 		fail_msg("atexit: cannot register the removal of %s", path);
@@ -284,7 +284,7 @@ int il_test_tmpdir_make(char *dir, size_t len, const char *tag)
 		return -ENAMETOOLONG;
 	if (!mkdtemp(dir))
 		return -errno;
-	remember_made(dir);
+	il_test_tmp_remember(dir);
 	return 0;
 }
 
@@ -298,7 +298,7 @@ int il_test_tmpfile_make(char *path, size_t len, const char *tag)
 	if (fd < 0)
 		return -errno;
 	close(fd);
-	remember_made(path);
+	il_test_tmp_remember(path);
 	return 0;
 }
 

@@ -191,6 +191,9 @@ int il_test_tmpfile_make(char *path, size_t len, const char *tag);
 /* Removes dir and everything below it, without following symlinks. 0 or -errno. */
 int il_test_tmpdir_remove(const char *dir);
 
+/* Removes path (a file or a tree) when this process exits, as for the paths made above. */
+void il_test_tmp_remember(const char *path);
+
 /* --- assertions ---------------------------------------------------------- */
 
 /* True when text is exactly one line (one '\n', at its end). */
