@@ -27,6 +27,12 @@ struct il_sampler {
 	uint64_t last_ns;
 	struct il_trace_counter *ctr;
 	size_t nctr, cap;
+	/* Per canary sample: its interval, the wait put in it, its counter. */
+	struct canary_interval {
+		uint64_t wall_ns, wait_ns;
+		size_t ctr;
+	} * cw;
+	size_t ncw;
 };
 
 static int read_schedstat(const struct tracked *t, uint64_t *on_cpu, uint64_t *wait)
@@ -82,7 +88,8 @@ struct il_sampler *il_sampler_new(const cJSON *threads, int cpus_allowed, size_t
 						: 1;
 	s->cap = max_samples;
 	s->ctr = calloc(s->cap, sizeof(*s->ctr));
-	if (!s->n || !s->ctr) {
+	s->cw = calloc(s->cap, sizeof(*s->cw));
+	if (!s->n || !s->ctr || !s->cw) {
 		il_sampler_free(s);
 		return NULL;
 	}
@@ -94,20 +101,58 @@ void il_sampler_free(struct il_sampler *s)
 	if (!s)
 		return;
 	free(s->ctr);
+	free(s->cw);
 	free(s->t);
 	free(s);
 }
 
-static void add(struct il_sampler *s, uint64_t ts, const char *name, double v)
+static int add(struct il_sampler *s, uint64_t ts, const char *name, double v)
 {
-	if (s->nctr < s->cap)
-		s->ctr[s->nctr++] =
-		    (struct il_trace_counter){.ts_ns = ts, .name = name, .value = v};
+	if (s->nctr >= s->cap)
+		return -1;
+	s->ctr[s->nctr++] = (struct il_trace_counter){.ts_ns = ts, .name = name, .value = v};
+	return 0;
+}
+
+static double per_100ms(const struct canary_interval *c)
+{
+	return (double)c->wait_ns / 1e6 * (1e8 / (double)c->wall_ns);
+}
+
+/*
+ * The canary's run-queue wait that ended in the interval just sampled.
+ * The kernel adds a wait to run_delay when it ends, so a 900 ms stall
+ * read 0 for eight samples and then 900 ms in one 100 ms interval. It
+ * is laid back from the interval's end over this interval and those
+ * before it, none given more than its own length: where the wait was,
+ * to within the interval it ended in. What reaches past the first sample
+ * began before sampling did and is left out.
+ */
+static void canary_wait(struct il_sampler *s, uint64_t now_ns, uint64_t wall, uint64_t wait)
+{
+	struct canary_interval *c;
+	uint64_t reach;
+
+	if (s->ncw >= s->cap || add(s, now_ns, CANARY_WAIT, 0) < 0)
+		return;
+	c = &s->cw[s->ncw++];
+	*c = (struct canary_interval){.wall_ns = wall, .ctr = s->nctr - 1};
+	/* It ended after the last sample, so began at most wait + wall ago. */
+	reach = wait + wall;
+	for (size_t i = s->ncw; i-- > 0 && wait && reach;) {
+		uint64_t take = s->cw[i].wall_ns - s->cw[i].wait_ns;
+
+		reach -= reach < s->cw[i].wall_ns ? reach : s->cw[i].wall_ns;
+		take = take < wait ? take : wait;
+		s->cw[i].wait_ns += take;
+		wait -= take;
+		s->ctr[s->cw[i].ctr].value = per_100ms(&s->cw[i]);
+	}
 }
 
 void il_sampler_tick(struct il_sampler *s, uint64_t now_ns)
 {
-	uint64_t hog_cpu = 0, canary_wait = 0, wall = now_ns - s->last_ns;
+	uint64_t hog_cpu = 0, waited = 0, wall = now_ns - s->last_ns;
 	int have_canary = 0;
 
 	if (!s)
@@ -118,7 +163,7 @@ void il_sampler_tick(struct il_sampler *s, uint64_t now_ns)
 		if (read_schedstat(&s->t[i], &on, &wait) < 0)
 			continue;
 		if (s->t[i].is_canary) {
-			canary_wait += wait - s->t[i].wait_ns;
+			waited += wait - s->t[i].wait_ns;
 			have_canary = 1;
 		} else {
 			hog_cpu += on - s->t[i].on_cpu_ns;
@@ -128,8 +173,7 @@ void il_sampler_tick(struct il_sampler *s, uint64_t now_ns)
 	}
 	if (s->last_ns && wall) {
 		if (have_canary)
-			add(s, now_ns, CANARY_WAIT,
-			    (double)canary_wait / 1e6 * (1e8 / (double)wall));
+			canary_wait(s, now_ns, wall, waited);
 		if (s->nhogs)
 			add(s, now_ns, HOG_SHARE,
 			    100.0 * (double)hog_cpu / ((double)wall * s->hog_cpus));

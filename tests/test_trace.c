@@ -17,6 +17,8 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -469,11 +471,147 @@ static void test_trace_sampler_share_of_hog_cpus(void **state)
 	cJSON_Delete(threads);
 }
 
+/*
+ * The canary starved for 350 ms by a FIFO thread on its CPU. The kernel
+ * adds a wait to run_delay when it ends, and the counter read 0 while the
+ * canary waited and then 211-593 ms "per 100 ms" in the interval where it
+ * ran again (perf: 100 in each). Now no interval is given more than its
+ * length, the stall shows where it was, and the counter's total is the
+ * canary's own run_delay over the same ticks.
+ */
+struct stall {
+	pthread_t canary, hog;
+	_Atomic int tid, stop, hog_state; /* hog: 1 spinning, 2 done, -1 not FIFO */
+	int cpu;
+};
+
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *stall_canary(void *arg)
+{
+	struct stall *x = arg;
+	struct timespec ms = {0, 1000000};
+
+	pin_to(x->cpu);
+	x->tid = (int)syscall(SYS_gettid);
+	while (!x->stop)
+		nanosleep(&ms, NULL); /* as il-workload's canary: wakes, runs a moment */
+	return NULL;
+}
+
+static void *stall_hog(void *arg)
+{
+	struct stall *x = arg;
+	struct sched_param sp = {.sched_priority = 10};
+
+	pin_to(x->cpu);
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0) {
+		x->hog_state = -1;
+		return NULL;
+	}
+	x->hog_state = 1;
+	/* Bounded by its own clock, and by the RLIMIT_RTTIME the test set. */
+	for (uint64_t t0 = il_now_ns(); il_now_ns() - t0 < 350000000ull;)
+		;
+	x->hog_state = 2;
+	return NULL;
+}
+
+static void test_trace_sampler_canary_stall(void **state)
+{
+	static struct stall x;
+	struct rlimit old_rt, rt = {.rlim_cur = 2000000, .rlim_max = 2000000}; /* us */
+	cpu_set_t mine, all;
+	int cpus[2], ncpus = 0, ticks = 0, full = 0;
+	uint64_t t[16], wait0, wait1;
+	const struct il_trace_counter *c;
+	struct il_sampler *smp;
+	cJSON *threads, *th;
+	double sum_ms = 0, max = 0;
+	size_t k, j = 0;
+
+	(void)state;
+	IL_TEST_NEED_ROOT("a SCHED_FIFO thread starves the canary");
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	for (int i = 0; i < CPU_SETSIZE && ncpus < 2; i++)
+		if (CPU_ISSET(i, &all))
+			cpus[ncpus++] = i;
+	IL_TEST_NEED(ncpus == 2, "two CPUs to use (the sampler must run beside the stall)");
+	memset(&x, 0, sizeof(x));
+	x.cpu = cpus[0];
+	assert_int_equal(getrlimit(RLIMIT_RTTIME, &old_rt), 0);
+	assert_int_equal(setrlimit(RLIMIT_RTTIME, &rt), 0);
+	assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof(mine), &mine), 0);
+	pin_to(cpus[1]);
+	assert_int_equal(pthread_create(&x.canary, NULL, stall_canary, &x), 0);
+	while (!x.tid)
+		usleep(100);
+	threads = cJSON_CreateArray();
+	th = cJSON_CreateObject();
+	cJSON_AddStringToObject(th, "role", "canary");
+	cJSON_AddNumberToObject(th, "pid", getpid());
+	cJSON_AddNumberToObject(th, "tid", x.tid);
+	cJSON_AddItemToArray(threads, th);
+	smp = il_sampler_new(threads, 2, 64);
+	assert_non_null(smp);
+	assert_int_equal(il_procfs_schedstat(getpid(), x.tid, NULL, &wait0, NULL), 0);
+	t[ticks++] = il_now_ns();
+	il_sampler_tick(smp, t[0]);
+	if (pthread_create(&x.hog, NULL, stall_hog, &x) != 0)
+		x.hog_state = -1;
+	/* Through the stall and 300 ms after it, a tick every 100 ms. */
+	while (ticks < 10) {
+		usleep(100000);
+		t[ticks] = il_now_ns();
+		il_sampler_tick(smp, t[ticks++]);
+	}
+	assert_int_equal(il_procfs_schedstat(getpid(), x.tid, NULL, &wait1, NULL), 0);
+	x.stop = 1;
+	pthread_join(x.canary, NULL);
+	if (x.hog_state != -1 || x.hog)
+		pthread_join(x.hog, NULL);
+	pthread_setaffinity_np(pthread_self(), sizeof(mine), &mine);
+	setrlimit(RLIMIT_RTTIME, &old_rt);
+	assert_int_equal(x.hog_state, 2);
+	c = il_sampler_counters(smp, &k);
+	for (size_t i = 0; i < k; i++) {
+		if (strcmp(c[i].name, "canary run-queue wait (ms per 100 ms)") != 0)
+			continue;
+		j++;
+		assert_true(j < (size_t)ticks);
+		sum_ms += c[i].value * (double)(t[j] - t[j - 1]) / 1e8;
+		max = c[i].value > max ? c[i].value : max;
+		full += c[i].value >= 90;
+		print_message("%.0f ms: %.1f\n", (double)(t[j] - t[0]) / 1e6, c[i].value);
+	}
+	print_message("counted %.1f ms, run_delay %.1f ms over the same ticks\n", sum_ms,
+		      (double)(wait1 - wait0) / 1e6);
+	assert_int_equal(j, ticks - 1);
+	/* Never more than the interval (the reads are microseconds from the ticks). */
+	assert_true(max <= 100.0 + 1e-6);
+	/* 350 ms of stall covers at least two whole intervals of ~100 ms. */
+	assert_true(full >= 2);
+	/* Moved, not lost: the canary's wait since the first tick (its wait
+	 * before it is not in the counter; the canary sleeps then, ~0). */
+	assert_true(fabs(sum_ms - (double)(wait1 - wait0) / 1e6) <=
+		    0.02 * (double)(wait1 - wait0) / 1e6 + 1.0);
+	il_sampler_free(smp);
+	cJSON_Delete(threads);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_trace_sampler_counts_every_hog),
 	    cmocka_unit_test(test_trace_sampler_share_of_hog_cpus),
+	    cmocka_unit_test(test_trace_sampler_canary_stall),
 	    cmocka_unit_test_setup_teardown(test_trace_slices_named_and_complete, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_hop_order_and_flows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_bounded, setup, teardown),
