@@ -46,7 +46,59 @@ static const char *str_or(const cJSON *o, const char *path, char *buf, size_t n)
 	return v ? il_printable_copy(v, buf, n) : "?";
 }
 
-void il_explain_culprit_words(const cJSON *c, char *buf, size_t n)
+/*
+ * What "throttled" was in this run: the CPU idled or ran CFS while an RT
+ * or deadline thread waited. Named by what the run had in force, not by
+ * every mechanism there is: under --policy rt (sched_rt_runtime_us -1) it
+ * is the fair server, never RT throttling. A report that does not say
+ * keeps a mechanism in the list.
+ */
+static void throttle_words(const cJSON *run, char *buf, size_t n)
+{
+	const cJSON *rt = il_json_get(run, "kernel.sched_rt_runtime_us");
+	const cJSON *fs = il_json_get(run, "kernel.fair_server.present");
+	const cJSON *fs_rt = il_json_get(run, "kernel.fair_server.runtime_ns");
+	const cJSON *t;
+	const cJSON *threads = cJSON_GetObjectItemCaseSensitive(run, "threads");
+	const char *why[3];
+	/* Without the run's threads, either kind may have waited. */
+	int k = 0, dl = !cJSON_IsArray(threads), fifo = dl;
+	size_t used;
+
+	cJSON_ArrayForEach (t, threads) {
+		const char *p = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "policy"));
+
+		dl |= p && !strcmp(p, "deadline");
+		fifo |= p && (!strcmp(p, "fifo") || !strcmp(p, "rr"));
+	}
+	/* RT throttling holds back SCHED_FIFO and SCHED_RR threads only. */
+	if (fifo && (!cJSON_IsNumber(rt) || rt->valuedouble >= 0))
+		why[k++] = "RT throttling";
+	if (!run || !cJSON_IsFalse(fs)) {
+		if (!cJSON_IsNumber(fs_rt) || fs_rt->valuedouble > 0)
+			why[k++] = "the fair server";
+	}
+	if (dl)
+		why[k++] = "a deadline thread's own throttling (its runtime used up)";
+	if (!k) {
+		/* RT throttling off, no fair server, no deadline thread. */
+		snprintf(buf, n,
+			 "throttling (neither RT throttling nor a fair server was in "
+			 "force: the CPU idled or ran CFS)");
+		return;
+	}
+	used = (size_t)snprintf(buf, n, "throttling (");
+	for (int i = 0; i < k && used < n; i++)
+		used += (size_t)snprintf(buf + used, n - used, "%s%s",
+					 i == 0	      ? ""
+					 : i == k - 1 ? " or "
+						      : ", ",
+					 why[i]);
+	if (used < n)
+		snprintf(buf + used, n - used, ": the CPU idled or ran CFS)");
+}
+
+void il_explain_culprit_words(const cJSON *run, const cJSON *c, char *buf, size_t n)
 {
 	const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "thread"));
 	const char *cls = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "class"));
@@ -67,9 +119,7 @@ void il_explain_culprit_words(const cJSON *c, char *buf, size_t n)
 		if (!strcmp(t, "idle"))
 			snprintf(buf, n, "an idle CPU (idle exit)");
 		else if (!strcmp(t, "throttled"))
-			snprintf(buf, n,
-				 "throttling (RT throttling or the fair server: the CPU idled or "
-				 "ran CFS)");
+			throttle_words(run, buf, n);
 		else
 			snprintf(buf, n, "%s", t);
 	} else if (!strcmp(cls, "fifo") || !strcmp(cls, "rr")) {
@@ -182,7 +232,7 @@ static void band_line(FILE *out, const cJSON *run, const cJSON *band, double p)
 			pct);
 		if (top && (v[i].c == IL_COMP_RUNQUEUE || v[i].c == IL_COMP_PREEMPTED) &&
 		    v[i].us >= 0.2 * mean && num(top, "total_ms") * 1000 >= 0.3 * v[i].us) {
-			il_explain_culprit_words(top, words, sizeof(words));
+			il_explain_culprit_words(run, top, words, sizeof(words));
 			fmt_time(t2, sizeof(t2), num(top, "total_ms") * 1000 / num(band, "count"));
 			/* The holder's time counts both of its ways of delaying
 			 * the pipeline, so the line says so. */
@@ -358,7 +408,7 @@ static int find_record(const char *path, uint64_t id, cJSON **out, char *err, si
 	return rc;
 }
 
-static void event_table(FILE *out, const cJSON *ev, const char *title)
+static void event_table(FILE *out, const cJSON *run, const cJSON *ev, const char *title)
 {
 	const cJSON *hops = cJSON_GetObjectItemCaseSensitive(ev, "hops"), *h, *largest = NULL;
 	double tot[IL_NCOMP] = {0}, total = 0, proc = num(ev, "processing_us");
@@ -415,7 +465,7 @@ static void event_table(FILE *out, const cJSON *ev, const char *title)
 		total += num(h, "total_us");
 		fprintf(out, "  %-6s", cpu);
 		if (cu) {
-			il_explain_culprit_words(cu, words, sizeof(words));
+			il_explain_culprit_words(run, cu, words, sizeof(words));
 			fprintf(out, " %s %.0f us", words, num(cu, "us"));
 		}
 		fputc('\n', out);
@@ -449,7 +499,7 @@ static void event_table(FILE *out, const cJSON *ev, const char *title)
 			il_attrib_comp_name(best), t2);
 		if (cu && (best == IL_COMP_RUNQUEUE || best == IL_COMP_PREEMPTED ||
 			   best == IL_COMP_SEND)) {
-			il_explain_culprit_words(cu, words, sizeof(words));
+			il_explain_culprit_words(run, cu, words, sizeof(words));
 			fprintf(out, " behind %s", words);
 			if (!isnan(num(largest, "cpu_to")) && best == IL_COMP_RUNQUEUE)
 				fprintf(out, " on CPU %.0f", num(largest, "cpu_to"));
@@ -693,7 +743,7 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 		if (jout)
 			cJSON_AddItemToArray(je, cJSON_Duplicate(ev, 1));
 		else
-			event_table(out, ev, NULL);
+			event_table(out, run, ev, NULL);
 	} else if (o->worst) {
 		/* The worst stored events, by processing latency. */
 		const cJSON *events = cJSON_GetObjectItemCaseSensitive(attr, "events");
@@ -716,7 +766,7 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 				cJSON_AddItemToArray(
 				    je, cJSON_Duplicate(cJSON_GetArrayItem(events, best), 1));
 			else
-				event_table(out, cJSON_GetArrayItem(events, best),
+				event_table(out, run, cJSON_GetArrayItem(events, best),
 					    w == 0 ? "the worst" : NULL);
 		}
 		free(used);
@@ -731,7 +781,7 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 			if (jout)
 				cJSON_AddItemToArray(je, cJSON_Duplicate(ev, 1));
 			else
-				event_table(out, ev, title);
+				event_table(out, run, ev, title);
 		}
 	}
 	if (jout) {

@@ -36,8 +36,10 @@ int il_explain_compare(const cJSON *a, const char *path_a, const cJSON *b, const
 
 /*
  * A culprit object of a report ({thread, class, priority}) in words:
- * "render:js0 (SCHED_FIFO 10)", "an idle CPU (idle exit)", ...
+ * "render:js0 (SCHED_FIFO 10)", "an idle CPU (idle exit)", ... run is
+ * the report it came from: what "throttled" was depends on what the run
+ * had in force (NULL: every mechanism it could have been).
  */
-void il_explain_culprit_words(const cJSON *c, char *buf, size_t n);
+void il_explain_culprit_words(const cJSON *run, const cJSON *c, char *buf, size_t n);
 
 #endif

@@ -534,7 +534,8 @@ struct claim {
 /* Who held the CPUs behind a claim's figure, summed over a scenario's rounds. */
 struct culprit_sum {
 	char thread[32];
-	const cJSON *first; /* one of its report objects: class, priority */
+	const cJSON *first;  /* one of its report objects: class, priority */
+	const cJSON *report; /* the run report first is of */
 	double ms;
 };
 
@@ -588,6 +589,7 @@ static bool top_culprit(const struct repro *r, int sc, bool canary, struct culpr
 					continue;
 				snprintf(v[n].thread, sizeof(v[n].thread), "%s", t);
 				v[n].first = c;
+				v[n].report = r->res[sc][i].report;
 				v[n].ms = 0;
 				n++;
 			}
@@ -618,7 +620,7 @@ static void claim_culprits(struct repro *r, struct claim *c, const int *scs, int
 		cJSON *o = cJSON_CreateObject();
 
 		if (top_culprit(r, scs[i], canary, &top, &why)) {
-			il_explain_culprit_words(top.first, words, sizeof(words));
+			il_explain_culprit_words(top.report, top.first, words, sizeof(words));
 			cJSON_AddStringToObject(o, "thread", top.thread);
 			cJSON_AddItemToObject(
 			    o, "class",

@@ -326,18 +326,46 @@ _CLASS_WORDS = {"fifo": "SCHED_FIFO {p}", "rr": "SCHED_RR {p}", "rt": "RT {p}",
                 "batch": "SCHED_BATCH nice {p}", "idle": "SCHED_IDLE"}
 
 
-def culprit_label(c):
+def throttle_words(run):
+    """What "throttled" was in the run (throttle_words in
+    attrib/il_explain.c): the mechanisms the run had in force, none it
+    had off; a report that does not say keeps a mechanism in the list."""
+    run = run if isinstance(run, dict) else {}
+    threads = run.get("threads")
+    pols = [t.get("policy") for t in threads if isinstance(t, dict)] \
+        if isinstance(threads, list) else None
+    fifo = pols is None or any(p in ("fifo", "rr") for p in pols)
+    dl = pols is None or "deadline" in pols
+    rt, fs, fs_rt = get(run, "kernel.sched_rt_runtime_us"), \
+        get(run, "kernel.fair_server.present"), get(run, "kernel.fair_server.runtime_ns")
+    num = (int, float)
+    why = []
+    if fifo and (not isinstance(rt, num) or isinstance(rt, bool) or rt >= 0):
+        why.append("RT throttling")
+    if fs is not False and (not isinstance(fs_rt, num) or isinstance(fs_rt, bool) or fs_rt > 0):
+        why.append("the fair server")
+    if dl:
+        why.append("a deadline thread's own throttling (its runtime used up)")
+    if not why:
+        return ("throttling (neither RT throttling nor a fair server was in force: "
+                "the CPU idled or ran CFS)")
+    said = why[0] if len(why) == 1 else ", ".join(why[:-1]) + " or " + why[-1]
+    return f"throttling ({said}: the CPU idled or ran CFS)"
+
+
+def culprit_label(c, run=None):
     """A culprit of a report's attribution in words, as `inputlat explain`
     names it. The two without a class are not threads: "idle" is the time
-    an idle CPU took to wake up for the pipeline, "throttled" the time RT
-    throttling or the fair server kept it from running; a thread that
-    happens to be called so has its class beside its name."""
+    an idle CPU took to wake up for the pipeline, "throttled" the time
+    throttling (what the run had in force, throttle_words) kept it from
+    running; a thread that happens to be called so has its class beside
+    its name."""
     t, cls, p = c.get("thread"), c.get("class"), c.get("priority")
     if not isinstance(cls, str):
         if t == "idle":
             return "an idle CPU (idle exit)"
         if t == "throttled":
-            return "throttling (RT throttling or the fair server: the CPU idled or ran CFS)"
+            return throttle_words(run)
         return str(t)
     p = int(p) if isinstance(p, (int, float)) and math.isfinite(p) else 0
     # A thread of no process of the run (process null) is said to be so:
@@ -355,7 +383,7 @@ def culprit_totals(runs):
         for c in get(r, "attribution.culprits", []) or []:
             t, ms = c.get("thread"), c.get("total_ms")
             if t and isinstance(ms, (int, float)):
-                label = culprit_label(c)
+                label = culprit_label(c, r)
                 tot[label] = tot.get(label, 0.0) + ms
     return tot
 

@@ -595,18 +595,65 @@ static void test_explain_culprit_name_printable(void **state)
 	cJSON_AddStringToObject(c, "thread", "\x1b[2Jevil\x07\x7f");
 	cJSON_AddStringToObject(c, "class", "fair");
 	cJSON_AddNumberToObject(c, "priority", 0);
-	il_explain_culprit_words(c, words, sizeof(words));
+	il_explain_culprit_words(NULL, c, words, sizeof(words));
 	assert_string_equal(words, "?[2Jevil?? (CFS nice 0)");
 	/* A thread of no process of the run is said to be another program's:
 	 * one called "inputlat" read as the run's own orchestrator. */
 	cJSON_ReplaceItemInObject(c, "thread", cJSON_CreateString("inputlat"));
 	cJSON_AddNullToObject(c, "process");
-	il_explain_culprit_words(c, words, sizeof(words));
+	il_explain_culprit_words(NULL, c, words, sizeof(words));
 	assert_string_equal(words, "inputlat of another program (CFS nice 0)");
 	cJSON_ReplaceItemInObject(c, "process", cJSON_CreateString("inputlat"));
-	il_explain_culprit_words(c, words, sizeof(words));
+	il_explain_culprit_words(NULL, c, words, sizeof(words));
 	assert_string_equal(words, "inputlat (CFS nice 0)");
 	cJSON_Delete(c);
+}
+
+/* "throttled" in words: x, y, z as the run had them in force. */
+static void throttle_said(const char *run_json, const char *want)
+{
+	cJSON *run = run_json ? cJSON_Parse(run_json) : NULL;
+	cJSON *c = cJSON_Parse("{\"thread\":\"throttled\",\"process\":null,\"class\":null}");
+	char words[256];
+
+	assert_true(c && (run || !run_json));
+	il_explain_culprit_words(run, c, words, sizeof(words));
+	assert_string_equal(words, want);
+	cJSON_Delete(run);
+	cJSON_Delete(c);
+}
+
+/*
+ * What held an RT or deadline thread back while the CPU idled or ran CFS
+ * is named by what the run had in force. Under --policy rt (RT throttling
+ * off) on a kernel with the fair server it read "RT throttling or the fair
+ * server", though RT throttling was off; a deadline run's waits were put
+ * on RT throttling, which holds back no deadline thread.
+ */
+static void test_explain_throttled_by_what_was_in_force(void **state)
+{
+	(void)state;
+	throttle_said("{\"kernel\":{\"sched_rt_runtime_us\":-1,\"fair_server\":{\"present\":true,"
+		      "\"runtime_ns\":null}},\"threads\":[{\"policy\":\"fifo\"}]}",
+		      "throttling (the fair server: the CPU idled or ran CFS)");
+	throttle_said("{\"kernel\":{\"sched_rt_runtime_us\":950000,\"fair_server\":{\"present\":"
+		      "false}},\"threads\":[{\"policy\":\"rr\"},{\"policy\":\"other\"}]}",
+		      "throttling (RT throttling: the CPU idled or ran CFS)");
+	throttle_said("{\"kernel\":{\"sched_rt_runtime_us\":950000,\"fair_server\":{\"present\":"
+		      "true,\"runtime_ns\":50000000}},\"threads\":[{\"policy\":\"deadline\"}]}",
+		      "throttling (the fair server or a deadline thread's own throttling (its "
+		      "runtime used up): the CPU idled or ran CFS)");
+	/* A fair server tuned to 0 is off. */
+	throttle_said("{\"kernel\":{\"sched_rt_runtime_us\":-1,\"fair_server\":{\"present\":true,"
+		      "\"runtime_ns\":0}},\"threads\":[{\"policy\":\"fifo\"}]}",
+		      "throttling (neither RT throttling nor a fair server was in force: the CPU "
+		      "idled or ran CFS)");
+	/* A report that does not say: every mechanism stays in the list. */
+	throttle_said(NULL, "throttling (RT throttling, the fair server or a deadline thread's "
+			    "own throttling (its runtime used up): the CPU idled or ran CFS)");
+	throttle_said("{\"kernel\":\"odd\",\"threads\":7}",
+		      "throttling (RT throttling, the fair server or a deadline thread's own "
+		      "throttling (its runtime used up): the CPU idled or ran CFS)");
 }
 
 int main(void)
@@ -630,6 +677,7 @@ int main(void)
 	    cmocka_unit_test(test_explain_cut_short_and_hostile_strings),
 	    cmocka_unit_test(test_explain_records_any_spacing),
 	    cmocka_unit_test(test_explain_impossible_reports_refused),
+	    cmocka_unit_test(test_explain_throttled_by_what_was_in_force),
 	};
 
 	if (il_test_filters("test_explain", tests, sizeof(tests) / sizeof(tests[0])) < 0)

@@ -283,12 +283,24 @@ class FakeSweep(unittest.TestCase, Outputs):
         ]}}] * 2
         self.assertEqual(inputlat_stats.culprit_totals(runs), {
             "an idle CPU (idle exit)": 6.0,
-            "throttling (RT throttling or the fair server: the CPU idled or ran CFS)": 2.0,
+            "throttling (RT throttling, the fair server or a deadline thread's own throttling "
+            "(its runtime used up): the CPU idled or ran CFS)": 2.0,
             "idle (CFS nice 0)": 1.0,
             "render:js0 (SCHED_FIFO 50)": 4.0,
             "render:js0 (CFS nice -5)": 3.0,
             "odd (SCHED_OTHER nice 0)": 2.0,
             "inputlat of another program (CFS nice 0)": 0.5})
+        # What the run had in force names it: --policy rt (RT throttling
+        # off) on a kernel with the fair server leaves the fair server.
+        rt = {"kernel": {"sched_rt_runtime_us": -1, "fair_server": {"present": True}},
+              "threads": [{"policy": "fifo"}, {"policy": "other"}],
+              "attribution": {"culprits": [{"thread": "throttled", "class": None,
+                                            "total_ms": 1.0}]}}
+        self.assertEqual(inputlat_stats.culprit_totals([rt]), {
+            "throttling (the fair server: the CPU idled or ran CFS)": 1.0})
+        rt["kernel"] = {"sched_rt_runtime_us": 950000, "fair_server": {"present": False}}
+        self.assertEqual(inputlat_stats.culprit_totals([rt]), {
+            "throttling (RT throttling: the CPU idled or ran CFS)": 1.0})
         bad = {"attribution": {"culprits": [{"thread": "t", "class": 3, "total_ms": 1.0}]}}
         self.assertIsNotNone(inputlat_stats.report_shape_error(bad))
 
