@@ -733,14 +733,33 @@ static void test_hardening_io_stdout_errors(void **state)
 	    {"run", "--events", "3", "--quiet", "--json", "-", NULL},
 	};
 
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		run_pre(cmds[i], stdout_full, NULL);
+	char report[256];
+	const char *make[] = {"run", "--events", "3", "--quiet", "--json", report, NULL};
+
+	assert_int_equal(il_test_tmpfile_make(report, sizeof(report), "stdout-report"), 0);
+	run(make);
+	assert_int_equal(res->exit_code, 0);
+	/* The commands that read a report: explain exited 1 with nothing said. */
+	const char *reads[][7] = {
+	    {"explain", report, NULL},
+	    {"explain", "--worst", "2", report, NULL},
+	    {"explain", report, report, NULL},
+	    {"compare", report, report, NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]) + sizeof(reads) / sizeof(reads[0]);
+	     i++) {
+		const char *const *args = i < sizeof(cmds) / sizeof(cmds[0])
+					      ? cmds[i]
+					      : reads[i - sizeof(cmds) / sizeof(cmds[0])];
+
+		run_pre(args, stdout_full, NULL);
 		const char *first = strstr(res->err, "writing stdout: No space left on device");
 
 		/* Warnings of the run (its work on a noisy host) may come too. */
 		if (res->exit_code == 0 || !first || strstr(first + 1, "writing stdout"))
-			fail_msg("inputlat %s > /dev/full: exit %d, stderr:\n%s", cmds[i][0],
-				 res->exit_code, res->err);
+			fail_msg("inputlat %s %s > /dev/full: exit %d, stderr:\n%s", args[0],
+				 args[1] ? args[1] : "", res->exit_code, res->err);
 	}
 }
 
