@@ -534,6 +534,109 @@ static bool attribution_sane(const cJSON *o, int depth, char *where, size_t n)
 	return true;
 }
 
+static bool has_suffix(const char *k, const char *suf)
+{
+	size_t a = strlen(k), b = strlen(suf);
+
+	return a > b && !strcmp(k + a - b, suf);
+}
+
+/* Numbers or null all the way down (an object or list of figures). */
+static bool figures_only(const cJSON *o)
+{
+	const cJSON *c;
+
+	if (cJSON_IsNumber(o) || cJSON_IsNull(o))
+		return true;
+	if (!cJSON_IsObject(o) && !cJSON_IsArray(o))
+		return false;
+	cJSON_ArrayForEach (c, o)
+		if (!figures_only(c))
+			return false;
+	return true;
+}
+
+/*
+ * The types of what explain prints: a figure (a key ending _us, _ms, _ns
+ * or _pct) is a number or null, and the groups of figures (components_us,
+ * hops_us, ...) objects or lists of them; a hop's index is one of the
+ * chain's hops, its CPUs CPU numbers or null. A hop total "abc" was
+ * printed as nan, a components_us of -5 as a row of nan.
+ */
+static bool attribution_types(const cJSON *o, int depth, char *where, size_t n)
+{
+	static const char *const groups[] = {"components_us", "residual_pct"};
+	const cJSON *c;
+
+	if (depth > 16)
+		return true; /* attribution_sane says so */
+	cJSON_ArrayForEach (c, o) {
+		const char *k = c->string;
+		bool group = false;
+
+		if (k) {
+			for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+				group |= !strcmp(k, groups[i]);
+			if (group && !(cJSON_IsObject(c) && figures_only(c))) {
+				snprintf(where, n, "%s: not an object of figures", k);
+				return false;
+			}
+			/* A hop's or band's parts: each of them, a number. */
+			if (!strcmp(k, "components_us") && cJSON_IsObject(o))
+				for (int i = 0; i < IL_NCOMP; i++)
+					if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(
+						c, il_attrib_comp_name(i)))) {
+						snprintf(where, n, "components_us.%s: not a number",
+							 il_attrib_comp_name(i));
+						return false;
+					}
+			/* What a hop, an event or a culprit took: printed as nan when null. */
+			if ((!strcmp(k, "total_us") || !strcmp(k, "processing_us") ||
+			     !strcmp(k, "us") || !strcmp(k, "total_ms")) &&
+			    !cJSON_IsNumber(c)) {
+				snprintf(where, n, "%s: not a number", k);
+				return false;
+			}
+			if (!strcmp(k, "hops_us") && !(cJSON_IsArray(c) && figures_only(c))) {
+				snprintf(where, n, "hops_us: not a list of figures");
+				return false;
+			}
+			/* Its from and to, and the clock's name. */
+			if (!strcmp(k, "capture_window_ns")) {
+				if (!cJSON_IsObject(c)) {
+					snprintf(where, n, "%s: not an object", k);
+					return false;
+				}
+				continue;
+			}
+			if (!group && strcmp(k, "hops_us") &&
+			    (has_suffix(k, "_us") || has_suffix(k, "_ms") || has_suffix(k, "_ns") ||
+			     has_suffix(k, "_pct")) &&
+			    !cJSON_IsNumber(c) && !cJSON_IsNull(c)) {
+				snprintf(where, n, "%s: not a number", k);
+				return false;
+			}
+			if (!strcmp(k, "index") && !(cJSON_IsNumber(c) && c->valuedouble >= 1 &&
+						     c->valuedouble <= IL_NHOPS &&
+						     c->valuedouble == floor(c->valuedouble))) {
+				snprintf(where, n, "index: not a hop of the chain (1..%d)",
+					 IL_NHOPS);
+				return false;
+			}
+			if ((!strcmp(k, "cpu_from") || !strcmp(k, "cpu_to")) && !cJSON_IsNull(c) &&
+			    !(cJSON_IsNumber(c) && c->valuedouble >= 0 && c->valuedouble < 65536 &&
+			      c->valuedouble == floor(c->valuedouble))) {
+				snprintf(where, n, "%s: not a CPU number", k);
+				return false;
+			}
+		}
+		if ((cJSON_IsObject(c) || cJSON_IsArray(c)) &&
+		    !attribution_types(c, depth + 1, where, n))
+			return false;
+	}
+	return true;
+}
+
 static bool attribution_shape(const cJSON *attr, char *where, size_t n)
 {
 	static const char *const counts[] = {"events_explained", "events_unexplained"};
@@ -559,7 +662,7 @@ static bool attribution_shape(const cJSON *attr, char *where, size_t n)
 				return false;
 			}
 	}
-	return attribution_sane(attr, 0, where, n);
+	return attribution_sane(attr, 0, where, n) && attribution_types(attr, 0, where, n);
 }
 
 static const cJSON *attribution_of(const cJSON *run, const char *path, char *err, size_t errlen)

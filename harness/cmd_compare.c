@@ -28,6 +28,7 @@
 #include "il_round_latency.h"
 #include "il_header.h"
 #include "il_parse.h"
+#include "il_report_sane.h"
 #include "il_printable.h"
 #include "il_stats.h"
 #include "il_work.h"
@@ -128,70 +129,6 @@ static void usage_line(const char *what)
 }
 
 /* --- loading ------------------------------------------------------------ */
-/* The longest latency a report can hold: a run's watchdog ends it long before. */
-#define MAX_LATENCY_US 3.6e9 /* one hour */
-
-/*
- * Every number under latency_us and samples_us is a latency: finite, not
- * negative, at most an hour. A report that says otherwise was not written
- * by a run (1e308 would make a mean infinite, inf a percentile): refused
- * with one line naming the value, never silently dropped.
- */
-static int latencies_sane(const cJSON *root, const char *path)
-{
-	static const char *const tops[] = {"latency_us", "samples_us"};
-
-	for (size_t t = 0; t < sizeof(tops) / sizeof(tops[0]); t++) {
-		const cJSON *lat, *v;
-
-		cJSON_ArrayForEach (lat, il_json_get(root, tops[t])) {
-			int i = 0;
-
-			/* The per-event lists are of numbers, each one a latency:
-			 * a string or null in one was skipped, and "abc" for the
-			 * list read as no samples at all. */
-			if (t == 1 && lat->string &&
-			    (!strcmp(lat->string, "processing") ||
-			     !strcmp(lat->string, "presentation"))) {
-				bool numbers = cJSON_IsArray(lat);
-
-				cJSON_ArrayForEach (v, lat)
-					numbers = numbers && cJSON_IsNumber(v);
-				if (!numbers) {
-					fprintf(stderr,
-						"compare: %s: samples_us.%s is not a list of "
-						"latencies\n",
-						path, lat->string);
-					return -1;
-				}
-			}
-			cJSON_ArrayForEach (v, lat) {
-				double x = v->valuedouble;
-
-				if (cJSON_IsNumber(v) &&
-				    !(isfinite(x) && x >= 0 && x <= MAX_LATENCY_US)) {
-					char where[160];
-
-					if (cJSON_IsArray(lat))
-						snprintf(where, sizeof(where), "%s.%s[%d]", tops[t],
-							 lat->string ? lat->string : "?", i);
-					else
-						snprintf(where, sizeof(where), "%s.%s.%s", tops[t],
-							 lat->string ? lat->string : "?",
-							 v->string ? v->string : "?");
-					fprintf(stderr,
-						"compare: %s: %s = %g is not a latency (0 to %.0f "
-						"us)\n",
-						path, where, x, MAX_LATENCY_US);
-					return -1;
-				}
-				i++;
-			}
-		}
-	}
-	return 0;
-}
-
 /*
  * A run that failed (a child died or hung, the chain never came up) wrote
  * what it had when it failed, with the reason under `error`: figures cut
@@ -217,52 +154,6 @@ static bool run_failed(const cJSON *root, const char *path)
 	fprintf(stderr, "compare: %s: that run failed (%s): its figures are not a measurement\n",
 		path, il_printable_copy(e, why, sizeof(why)));
 	return true;
-}
-
-/*
- * The event counts are whole numbers a run wrote: not negative, at most
- * 2^53, completed + timed_out <= sent; a latency's per-event samples are
- * no more than the events completed. Anything else (-1e308 printed as a
- * 300-digit count, two million samples of a 30-event run) was not written
- * by a run: refused, named.
- */
-static int counts_sane(const cJSON *root, const char *path)
-{
-	static const char *const keys[] = {"events.sent", "events.completed", "events.timed_out"};
-	static const char *const lats[] = {"processing", "presentation"};
-	double v[3];
-
-	for (size_t i = 0; i < 3; i++) {
-		const cJSON *n = il_json_get(root, keys[i]);
-
-		v[i] = cJSON_IsNumber(n) ? n->valuedouble : NAN;
-		if (!(v[i] >= 0 && v[i] <= 9007199254740992.0 && v[i] == floor(v[i]))) {
-			fprintf(stderr, "compare: %s: %s is not a count of events\n", path,
-				keys[i]);
-			return -1;
-		}
-	}
-	if (v[1] + v[2] > v[0]) {
-		fprintf(stderr,
-			"compare: %s: events.completed + events.timed_out (%.0f) exceed "
-			"events.sent (%.0f)\n",
-			path, v[1] + v[2], v[0]);
-		return -1;
-	}
-	for (size_t i = 0; i < 2; i++) {
-		char key[64];
-		const cJSON *a;
-
-		snprintf(key, sizeof(key), "samples_us.%s", lats[i]);
-		a = il_json_get(root, key);
-		if (cJSON_IsArray(a) && (double)cJSON_GetArraySize(a) > v[1]) {
-			fprintf(stderr,
-				"compare: %s: %s has %d samples for %.0f completed events\n", path,
-				key, cJSON_GetArraySize(a), v[1]);
-			return -1;
-		}
-	}
-	return 0;
 }
 
 static int add_report(struct group *g, const char *path)
@@ -299,8 +190,13 @@ static int add_report(struct group *g, const char *path)
 			cJSON_Delete(root);
 			return -1;
 		}
-	if (latencies_sane(root, path) < 0 || counts_sane(root, path) < 0 ||
-	    run_failed(root, path)) {
+	/* Values no run writes (explain refuses the same, il_report_sane). */
+	if (il_report_sane(root, err, sizeof(err)) < 0) {
+		fprintf(stderr, "compare: %s: %s\n", path, err);
+		cJSON_Delete(root);
+		return -1;
+	}
+	if (run_failed(root, path)) {
 		cJSON_Delete(root);
 		return -1;
 	}

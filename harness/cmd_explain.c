@@ -10,6 +10,7 @@
 #include "il_cmd.h"
 #include "il_explain.h"
 #include "il_header.h"
+#include "il_report_sane.h"
 #include "il_file.h"
 #include "il_parse.h"
 #include "il_printable.h"
@@ -133,6 +134,13 @@ int il_cmd_explain(int argc, char **argv)
 		char why[160];
 
 		if (r && il_header_version_check(r, IL_RUN_FILE_VERSION, why, sizeof(why)) < 0) {
+			fprintf(stderr, "explain: %s: %s\n",
+				il_printable_copy(argv[optind + i], err, sizeof(err)), why);
+			goto out;
+		}
+		/* Values no run writes: "p50 inf ms", "-5 events" were printed
+		 * (compare refuses the same, il_report_sane). */
+		if (r && cJSON_IsObject(r) && il_report_sane(r, why, sizeof(why)) < 0) {
 			fprintf(stderr, "explain: %s: %s\n",
 				il_printable_copy(argv[optind + i], err, sizeof(err)), why);
 			goto out;

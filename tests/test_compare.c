@@ -590,6 +590,11 @@ static void test_compare_impossible_values_refused(void **state)
 	     "samples_us.processing[0] = inf is not a latency"},
 	    {"neg-p50.json", "\"p50\":", "\"p50\":-5,\"was_p50\":",
 	     "latency_us.processing.p50 = -5 is not a latency"},
+	    /* A hop's figures too: a p50 of 1e30 us was printed, 31 digits. */
+	    {"huge-hop.json", "\"p50_us\":", "\"p50_us\":1e30,\"was_p50_us\":",
+	     "hops[0].p50_us is not a latency (0 to 3600000000 us) or null"},
+	    {"neg-count.json", "\"timed_out\":", "\"late\":-5,\"timed_out\":",
+	     "events.late is not a count of events"},
 	    /* Another version's keys mean other things: not misread. */
 	    {"version2.json", "\"file_version\":1", "\"file_version\":2",
 	     "file_version 2: not a version this inputlat reads (it reads 1)"},

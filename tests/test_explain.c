@@ -385,6 +385,70 @@ static void test_explain_impossible_reports_refused(void **state)
 	}
 }
 
+/* Sets the value at a dotted path of r ("a.events.0.hops.0.x"), the last step made if missing. */
+static void set_at(cJSON *r, const char *path, const char *json)
+{
+	char buf[200], *save = NULL, *step, *next;
+	cJSON *o = r;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	step = strtok_r(buf, ".", &save);
+	while ((next = strtok_r(NULL, ".", &save))) {
+		o = cJSON_IsArray(o) ? cJSON_GetArrayItem(o, atoi(step))
+				     : cJSON_GetObjectItemCaseSensitive(o, step);
+		assert_non_null(o);
+		step = next;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(o, step))
+		cJSON_ReplaceItemInObjectCaseSensitive(o, step, cJSON_Parse(json));
+	else
+		cJSON_AddItemToObject(o, step, cJSON_Parse(json));
+}
+
+/*
+ * What explain prints, anywhere in the report, is a value a run writes:
+ * "p50 inf ms", "-5 events", "inf CPUs", a hop total of nan and a row of
+ * nan were printed with exit 0 (compare refused the same values). (cJSON
+ * writes inf as null: the values here are finite ones no run writes.)
+ */
+static void test_explain_impossible_values_refused(void **state)
+{
+	static const struct {
+		const char *path, *json, *says;
+	} cases[] = {
+	    {"latency_us.processing.p50", "1e300",
+	     "latency_us.processing.p50 = 1e+300 is not a latency (0 to 3600000000 us)"},
+	    {"latency_us.processing.p99", "\"abc\"",
+	     "latency_us.processing.p99 is not a latency or null"},
+	    {"events", "{\"sent\": -5}", "events.sent is not a count of events"},
+	    {"kernel", "{\"nr_cpus\": 0}", "kernel.nr_cpus is not a count of CPUs"},
+	    {"hops", "[{\"index\": 1, \"p50_us\": 1e30}]",
+	     "hops[0].p50_us is not a latency (0 to 3600000000 us) or null"},
+	    {"hops", "[{\"index\": 13}]", "hops[0].index is not a hop of the chain (1..12"},
+	    {"scenario.hog_threads", "1e300", "hog_threads = 1e+300 is not a number a run writes"},
+	    {"attribution.events.0.hops.0.total_us", "\"abc\"", "total_us: not a number"},
+	    {"attribution.events.0.hops.0.components_us", "-5",
+	     "components_us: not an object of figures"},
+	    {"attribution.events.0.hops.0.components_us.work", "null",
+	     "components_us.work: not a number"},
+	    {"attribution.events.0.hops.0.index", "99", "index: not a hop of the chain (1..12)"},
+	    {"attribution.events.0.hops.0.cpu_to", "1e17", "cpu_to: not a CPU number"},
+	};
+	char path[300];
+	int rc;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/impossible-values.json", dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cJSON *r = report("cfs", 100);
+
+		set_at(r, cases[i].path, cases[i].json);
+		write_report(path, r);
+		rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "7", path, NULL);
+		il_test_assert_one_line_exit(rc, OUT, ERR, 2, cases[i].says, NULL);
+	}
+}
+
 /* Options that would do nothing are refused, not ignored. */
 static void test_explain_ignored_options(void **state)
 {
@@ -677,6 +741,7 @@ int main(void)
 	    cmocka_unit_test(test_explain_cut_short_and_hostile_strings),
 	    cmocka_unit_test(test_explain_records_any_spacing),
 	    cmocka_unit_test(test_explain_impossible_reports_refused),
+	    cmocka_unit_test(test_explain_impossible_values_refused),
 	    cmocka_unit_test(test_explain_throttled_by_what_was_in_force),
 	};
 
