@@ -26,6 +26,14 @@ ALPHA = 0.05
 LATENCY_STATS = ("p50", "p90", "p99", "mean")
 
 
+def printable(text):
+    """Text from a file or a child (a process's name, a policy's, a stderr
+    line) as it may be shown: control characters (a newline that would
+    start a Markdown heading or a second message line, an escape sequence,
+    C1 controls such as CSI) as '?', as ps does."""
+    return "".join("?" if ord(ch) < 0x20 or 0x7f <= ord(ch) <= 0x9f else ch for ch in str(text))
+
+
 class RunError(Exception):
     """A report that cannot be used; str() is one line for the user."""
 

@@ -189,9 +189,8 @@ def _attribution_line(cells, policies, scenario):
 
 
 def printable(name):
-    """Another process's name as text: control characters (a newline that
-    would start a Markdown heading, an escape sequence) as '?', as ps does."""
-    return "".join("?" if ord(ch) < 0x20 or ord(ch) == 0x7f else ch for ch in str(name))
+    """Another process's name as text (st.printable: control characters as '?')."""
+    return st.printable(name)
 
 
 def summarize(inputlat, a, cells, policies, cannot, head, reference="cfs"):

@@ -439,7 +439,8 @@ class FakeSweep(unittest.TestCase, Outputs):
         r = sweep(self.out, *big, env={"FAKE_INPUTLAT_LOG": self.log})
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
-        self.assertIn("at most 31", r.stderr)
+        self.assertIn("--rounds: 32 is out of range (1..31: the permutation test over rounds "
+                      "takes at most 63 in all", r.stderr)
         self.assertEqual(logged_runs(self.log), [])
 
     def test_sweep_failed_run_recorded_and_sweep_goes_on(self):
@@ -634,8 +635,44 @@ class FakeSweep(unittest.TestCase, Outputs):
             self.assertNotIn("bootstrap", text.lower().replace("no bootstrap", ""), name)
             self.assertNotIn("random.choices", text, name)
 
+    def test_sweep_numbers_refused_before_anything(self):
+        """A number inputlat run would refuse, or the sweep cannot wait for,
+        is refused in one line before --out is made or anything runs:
+        --events 99999999999999999999999 ended in a 34-line traceback
+        (OverflowError) and left --out/seed behind; ' 5' (int() takes
+        blanks, inputlat does not) ran."""
+        for args, want in ((["--events", "99999999999999999999999"],
+                            "--events: 99999999999999999999999 is out of range (1..10000000)"),
+                           (["--events", " 5"], "--events: ' 5' is not a whole number (digits only, "
+                                                "1..10000000)"),
+                           (["--rounds", " 1"], "--rounds: ' 1' is not a whole number"),
+                           (["--events", "20000000"], "--events: 20000000 is out of range"),
+                           (["--events", "10000001"], "--events: 10000001 is out of range"),
+                           (["--events", "1_0"], "--events: '1_0' is not a whole number"),
+                           (["--events", "+5"], "--events: '+5' is not a whole number"),
+                           (["--events", "\uff15"], "--events: '\uff15' is not a whole number"),
+                           (["--events", "9" * 5000], "--events: " + "9" * 40 + "... is out of range"),
+                           (["--rounds", "1\n"], "--rounds: '1?' is not a whole number"),
+                           (["--seed", " 3"], "--seed: ' 3' is not a whole number"),
+                           (["--seed", str(2**64)], f"--seed: {2**64} is out of range "
+                                                    f"(0..{2**64 - 1})")):
+            r = sweep(self.out, "--policies", "cfs", "--scenarios", "idle", "--rounds", "1",
+                      *args, env={"FAKE_INPUTLAT_LOG": self.log}, timeout=60)
+            self.assertEqual(r.returncode, 2, (args, r.stderr[-2000:]))
+            self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr[-2000:])
+            self.assertIn(want, r.stderr)
+            self.assertFalse(os.path.exists(self.out), args)
+            self.assertEqual(logged_runs(self.log), [])
+        # The largest seed is taken, and read back when the sweep resumes.
+        args = ["--policies", "cfs", "--scenarios", "idle", "--rounds", "1", "--events", "20"]
+        r = sweep(self.out, *args, "--seed", str(2**64 - 1))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = sweep(self.out, *args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(f"seed {2**64 - 1}; 1 of 1 runs already done", r.stderr)
+
     def test_sweep_bad_input_one_line(self):
-        for args, want in ((["--rounds", "0"], "--rounds: '0' is not a whole number"),
+        for args, want in ((["--rounds", "0"], "--rounds: 0 is out of range (1..31: "),
                            (["--scenarios", "idle,busy"], "unknown scenario 'busy'"),
                            (["--policies", "cfs,nope"], "unknown policy 'nope'"),
                            (["--policies", "cfs,,rt"], "--policies 'cfs,,rt': an empty item"),
@@ -646,7 +683,7 @@ class FakeSweep(unittest.TestCase, Outputs):
                            (["--policies", ""], "--policies '': an empty item"),
                            (["--scenarios", ""], "--scenarios '': an empty item"),
                            # A seed the resumed sweep could not read back.
-                           (["--seed", "-5"], "--seed: '-5' is not a whole number of 0 or more"),
+                           (["--seed", "-5"], "--seed: '-5' is not a whole number (digits only, 0.."),
                            (["--bogus"], "unrecognized arguments: --bogus")):
             r = sweep(self.out, *args)
             self.assertEqual(r.returncode, 2, args)
