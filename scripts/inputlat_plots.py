@@ -58,10 +58,9 @@ class Gnuplot:
         script = os.path.join(self.dir, name + ".gp")
         st.write_text(script, f"set encoding utf8\n{self.terminal(width, height)}\n"
                       f"set output '{name}.png'\nset grid\n{body}\n")
-        r = subprocess.run([self.exe, name + ".gp"], cwd=self.dir, capture_output=True, text=True)
+        r = st.run_child([self.exe, name + ".gp"], cwd=self.dir)
         if r.returncode != 0:
-            last = (r.stderr.strip().splitlines() or ["?"])[-1]
-            raise RuntimeError(f"gnuplot {name}.gp failed: {last}")
+            raise RuntimeError(f"gnuplot {name}.gp failed: {st.last_line(r.stderr, '?')}")
         return os.path.join(self.dir, name + ".png")
 
     def data(self, name, rows):

@@ -30,8 +30,30 @@ def printable(text):
     """Text from a file or a child (a process's name, a policy's, a stderr
     line) as it may be shown: control characters (a newline that would
     start a Markdown heading or a second message line, an escape sequence,
-    C1 controls such as CSI) as '?', as ps does."""
-    return "".join("?" if ord(ch) < 0x20 or 0x7f <= ord(ch) <= 0x9f else ch for ch in str(text))
+    C1 controls such as CSI) as '?', as ps does; so are the surrogates that
+    stand for a path's undecodable bytes, which a UTF-8 stdout refuses."""
+    return "".join("?" if ord(ch) < 0x20 or 0x7f <= ord(ch) <= 0x9f or 0xd800 <= ord(ch) <= 0xdfff
+                   else ch for ch in str(text))
+
+
+def child_text(data):
+    """A child's output as text: UTF-8, any other byte as U+FFFD. A child
+    may print any bytes (inputlat echoes a policy's name from its file),
+    and a strict decode raised after the run had finished, losing it."""
+    return data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data or ""
+
+
+def run_child(cmd, **kw):
+    """subprocess.run with its output captured and decoded by child_text."""
+    r = subprocess.run(cmd, capture_output=True, **kw)
+    r.stdout, r.stderr = child_text(r.stdout), child_text(r.stderr)
+    return r
+
+
+def last_line(text, default):
+    """The last line of a child's stderr, printable (it reaches a terminal
+    and the sweep's files), or default when it printed nothing."""
+    return printable((text.strip().splitlines() or [default])[-1])
 
 
 class RunError(Exception):
@@ -85,7 +107,9 @@ def write_text(path, text):
         mask = os.umask(0)
         os.umask(mask)
         os.fchmod(fd, 0o666 & ~mask)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        # A path's undecodable bytes (a policy file's name in the run's
+        # command) come from argv as surrogates: written back as they were.
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
             f.write(text)
         try:
             os.replace(tmp, path)
@@ -466,10 +490,9 @@ def compare(inputlat, groups, metrics=None, seed=SEED, alpha=ALPHA):
            "--json", "-"]
     for m in metrics or []:
         cmd += ["--metric", m]
-    r = subprocess.run(cmd + args, capture_output=True, text=True, timeout=300, cwd=cwd)
+    r = run_child(cmd + args, timeout=300, cwd=cwd)
     if r.returncode != 0:
-        last = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
-        raise RunError(f"inputlat compare: {last}")
+        raise RunError(f"inputlat compare: {last_line(r.stderr, f'exit {r.returncode}')}")
     try:
         return json.loads(r.stdout)
     except ValueError as e:
@@ -486,11 +509,10 @@ def family_level(inputlat, p_values, alpha=ALPHA):
     ps = [p for p in p_values if isinstance(p, (int, float)) and not math.isnan(p)]
     if not ps:
         return alpha, 0, 0
-    r = subprocess.run([inputlat, "stats", "fdr", "--alpha", f"{alpha:.9g}", "--json", "-"]
-                       + [f"{p:.17g}" for p in ps], capture_output=True, text=True, timeout=60)
+    r = run_child([inputlat, "stats", "fdr", "--alpha", f"{alpha:.9g}", "--json", "-"]
+                  + [f"{p:.17g}" for p in ps], timeout=60)
     if r.returncode != 0:
-        last = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
-        raise RunError(f"inputlat stats fdr: {last}")
+        raise RunError(f"inputlat stats fdr: {last_line(r.stderr, f'exit {r.returncode}')}")
     try:
         res = json.loads(r.stdout)
         return float(res["level"]), int(res["rejected"]), int(res["m"])

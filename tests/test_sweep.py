@@ -456,6 +456,10 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertIn("Not measured here: ", md)
         self.assertIn("rt under idle: no round succeeded", md)
         self.assertTrue(os.path.exists(os.path.join(self.out, "plots", "cdf-idle.png")))
+        # The failed runs wrote their --json and --hist-csv as far as they
+        # got: never renamed in, and gone, not left as .part files.
+        self.assertEqual(sorted(os.listdir(os.path.join(self.out, "cells", "rt__idle"))),
+                         [f"round-{i}.{ext}" for i in range(1, 5) for ext in ("error", "log")])
 
     def test_sweep_interrupted_run_is_no_round(self):
         # A run stopped by somebody else's signal exits 0 with what it had:
@@ -467,6 +471,7 @@ class FakeSweep(unittest.TestCase, Outputs):
             self.assertRegex(f.read(), r"^exit 0 but the run was interrupted by a signal after "
                                        r"\d+ of \d+ events\n$")
         self.assertFalse(os.path.exists(os.path.join(cdir, "round-1.json")))
+        self.assertEqual(glob.glob(os.path.join(cdir, "*.part")), [])
         with open(os.path.join(self.out, "summary.md")) as f:
             self.assertIn("rt under idle: no round succeeded", f.read())
 
@@ -488,6 +493,43 @@ class FakeSweep(unittest.TestCase, Outputs):
         with open(os.path.join(self.out, "summary.md")) as f:
             self.assertIn("rt idle: rounds 1, 2, 3, 4 kept although a handler's work was more than "
                           "10% off after 2 re-runs", f.read())
+
+    def test_sweep_child_bytes_not_utf8(self):
+        """A policy file's name is any bytes, and inputlat echoes it: a
+        strict decode of the run's output raised UnicodeDecodeError after
+        the run had finished, the round was lost and its .part files stayed.
+        The round is kept; what the sweep shows of it is printable. So is a
+        file name that is not UTF-8 (its .log once raised UnicodeEncodeError)."""
+        pol = os.fsdecode(os.path.join(os.fsencode(self.tmp.name), b"th\xffat.policy"))
+        with open(pol, "wb") as f:
+            f.write(b"[policy]\nname = x\xff\x1b[31m\n")
+        args = ["--policies", pol, "--scenarios", "idle", "--rounds", "1", "--events", "20",
+                "--seed", "3"]
+        r = sweep(self.out, *args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        cell = os.path.join(self.out, "cells", "th_at__idle")
+        inputlat_stats.load_run(os.path.join(cell, "round-1.json"))
+        with open(os.path.join(cell, "round-1.log"), encoding="utf-8", errors="surrogateescape") as f:
+            log = f.read()
+        self.assertIn("inputlat: policy x\ufffd\x1b[31m events 20 ", log)
+        self.assertIn(f"--policy '{pol}' ", log)
+        self.assertEqual(glob.glob(os.path.join(self.out, "**", "*.part"), recursive=True), [])
+        for text in (r.stdout, r.stderr):
+            self.assertNotIn("\x1b", text)
+        # Its failure line, with those bytes, is one printable line on the
+        # terminal and in round-1.error.
+        out = os.path.join(self.tmp.name, "out2")
+        r = sweep(out, *args, env={"FAKE_INPUTLAT_CANNOT": "x\ufffd\x1b[31m"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(f"policy-sweep: {self.tmp.name}/th?at.policy idle round 1 failed: exit 2: "
+                      "inputlat run: cannot apply "
+                      "policy x\ufffd?[31m: fair server not present\n", r.stderr)
+        for text in (r.stdout, r.stderr):
+            self.assertNotIn("\x1b", text)
+        with open(os.path.join(out, "cells", "th_at__idle", "round-1.error"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), "exit 2: inputlat run: cannot apply policy x\ufffd?[31m: "
+                                       "fair server not present\n")
 
     def test_sweep_policy_that_cannot_apply_is_tried_once(self):
         r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_CANNOT": "rt", "FAKE_INPUTLAT_LOG": self.log})
