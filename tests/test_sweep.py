@@ -713,6 +713,26 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn(f"seed {2**64 - 1}; 1 of 1 runs already done", r.stderr)
 
+    def test_sweep_binary_that_is_not_inputlat(self):
+        """--inputlat /bin/true said "unknown policy 'cfs': expected a file
+        path or one of " and an empty list: now one line saying the binary
+        is not inputlat, with or without --policies, and nothing run."""
+        echo = os.path.join(self.tmp.name, "echo-args")
+        with open(echo, "w") as f:
+            # Exits 0 and prints its arguments: `policies` comes back as one word.
+            f.write("#!/bin/sh\necho \"$@\"\n")
+        os.chmod(echo, 0o755)
+        for binary, said in (("/bin/true", "printed nothing"),
+                             (echo, "printed 'policies', not a policy's name and description")):
+            for args in (["--policies", "cfs"], []):
+                r = sweep(self.out, *args, "--scenarios", "idle", "--rounds", "1", inputlat=binary)
+                self.assertEqual(r.returncode, 2, (binary, args, r.stderr))
+                self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+                self.assertIn(f"policy-sweep: --inputlat {binary}: not inputlat "
+                              f"(`{os.path.basename(binary)} policies` {said})", r.stderr)
+                self.assertFalse(os.path.exists(os.path.join(self.out, "cells")))
+                self.assertFalse(os.path.exists(os.path.join(self.out, "seed")))
+
     def test_sweep_bad_input_one_line(self):
         for args, want in ((["--rounds", "0"], "--rounds: 0 is out of range (1..31: "),
                            (["--scenarios", "idle,busy"], "unknown scenario 'busy'"),
