@@ -66,6 +66,15 @@ class RunError(Exception):
 MAX_READ = 32 << 20
 
 
+def size_text(n):
+    """n bytes as a limit reads: "32 MiB", "4 KiB", "64 bytes" (a 64-byte
+    limit once read "larger than 0 MiB")."""
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} byte{'s' if n != 1 else ''}"
+
+
 def read_text(path, limit=MAX_READ):
     """The UTF-8 text of the regular file at path, or raises RunError (one line)."""
     try:
@@ -88,7 +97,7 @@ def read_text(path, limit=MAX_READ):
     finally:
         os.close(fd)
     if size > limit:
-        raise RunError(f"{path}: larger than {limit >> 20} MiB")
+        raise RunError(f"{path}: larger than {size_text(limit)}")
     try:
         return b"".join(chunks).decode("utf-8")
     except UnicodeDecodeError:

@@ -765,6 +765,18 @@ class FakeSweep(unittest.TestCase, Outputs):
         r = sweep(damaged, "--policies", "cfs", "--scenarios", "idle", "--rounds", "1")
         self.assertEqual((r.returncode, len(r.stderr.splitlines())), (2, 1), r.stderr)
         self.assertIn("not a seed ('3x')", r.stderr)
+        # A seed file of 5000 digits is bigger than a seed can be: said with
+        # the real limit (it read "larger than 0 MiB").
+        with open(os.path.join(damaged, "seed"), "w") as f:
+            f.write("9" * 5000 + "\n")
+        r = sweep(damaged, "--policies", "cfs", "--scenarios", "idle", "--rounds", "1")
+        self.assertEqual((r.returncode, len(r.stderr.splitlines())), (2, 1), r.stderr)
+        self.assertEqual(r.stderr, f"policy-sweep: {damaged}/seed: larger than 64 bytes: give "
+                                   "--seed, or a new --out\n")
+        for limit, said in ((4096, "4 KiB"), (1500, "1500 bytes")):
+            with self.assertRaisesRegex(inputlat_stats.RunError, f"/seed: larger than {said}$"):
+                inputlat_stats.read_text(os.path.join(damaged, "seed"), limit)
+        self.assertEqual(inputlat_stats.size_text(inputlat_stats.MAX_READ), "32 MiB")
         # Paths it could not use are refused before any run, not met as a
         # traceback after one.
         afile = os.path.join(self.out, "a-file")
