@@ -146,11 +146,33 @@ def refuse_duplicate_keys(pairs):
     return dict(pairs)
 
 
+class NotANumber(Exception):
+    """NaN, Infinity or a number past a double's range (1e999) in a report:
+    not JSON (NaN), or no figure a run writes; cJSON, which inputlat
+    compare reads with, refuses the first and reads the last as inf."""
+
+
+def _refuse_constant(name):
+    raise NotANumber(f"{name} is not a JSON number")
+
+
+def _finite_float(text):
+    v = float(text)
+    if not math.isfinite(v):
+        raise NotANumber(f"{text[:40]} is past a double's range")
+    return v
+
+
 def load_run(path):
-    """Returns the parsed report at path, or raises RunError."""
+    """Returns the parsed report at path, or raises RunError: one that is
+    not JSON, not of a report's shape (REPORT_SHAPE), or that `inputlat
+    compare` would refuse (compare_refusal)."""
     text = read_text(path)
     try:
-        run = json.loads(text, object_pairs_hook=refuse_duplicate_keys)
+        run = json.loads(text, object_pairs_hook=refuse_duplicate_keys,
+                         parse_constant=_refuse_constant, parse_float=_finite_float)
+    except NotANumber as e:
+        raise RunError(f"{path}: not an inputlat run report ({printable(e)})") from None
     except DuplicateKey as e:
         key = "".join(c if c.isprintable() else "?" for c in str(e.args[0])[:64])
         raise RunError(
@@ -162,10 +184,81 @@ def load_run(path):
         raise RunError(f"{path}: not an inputlat run report (nested too deep)") from None
     if not isinstance(run, dict) or "latency_us" not in run:
         raise RunError(f"{path}: not an inputlat run report (no latency_us)")
-    why = report_shape_error(run)
+    why = report_shape_error(run) or compare_refusal(run)
     if why:
-        raise RunError(f"{path}: not an inputlat run report ({why})")
+        raise RunError(f"{path}: not an inputlat run report ({printable(why)})")
     return run
+
+
+# What inputlat compare takes as a round (add_report in
+# harness/cmd_compare.c): a report it refuses would be counted here as a
+# round done, shown with p50 "-", and never run again.
+RUN_FILE_VERSION = 1  # IL_RUN_FILE_VERSION
+MAX_LATENCY_US = 3.6e9  # cmd_compare.c: a run's watchdog ends it long before an hour
+MAX_COUNT = 2.0 ** 53
+
+
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _latency_error(v, where):
+    if _is_number(v) and not (0 <= v <= MAX_LATENCY_US):
+        return f"{where} = {v:g} is not a latency (0 to {MAX_LATENCY_US:.0f} us)"
+    return None
+
+
+def compare_refusal(run):
+    """Why `inputlat compare` would refuse run as a round, or None: the
+    file_version it reads, the keys it needs, every latency (latency_us,
+    samples_us) finite and 0 to an hour, whole event counts that add up, no
+    more samples than completed events, and no `error` (a failed run)."""
+    version = run.get("file_version")
+    if version != RUN_FILE_VERSION or isinstance(version, bool):
+        return (f"file_version {version}: not a version this reads (it reads {RUN_FILE_VERSION})"
+                if isinstance(version, int) and not isinstance(version, bool)
+                else "no file_version" if version is None else "file_version is not a version number")
+    for key in ("events", "latency_us"):
+        if not isinstance(run.get(key), dict):
+            return f"no {key}"
+    if "processing" not in run["latency_us"]:
+        return "missing key latency_us.processing"
+    for lat, stats in run["latency_us"].items():
+        for k, v in (stats or {}).items():
+            why = _latency_error(v, f"latency_us.{lat}.{k}")
+            if why:
+                return why
+    samples = run.get("samples_us")
+    if isinstance(samples, dict):
+        for lat, values in samples.items():
+            if lat in ("processing", "presentation") and not (
+                    isinstance(values, list) and all(_is_number(v) for v in values)):
+                return f"samples_us.{lat} is not a list of latencies"
+            items = (enumerate(values) if isinstance(values, list) else
+                     values.items() if isinstance(values, dict) else [])
+            for k, v in items:
+                why = _latency_error(v, f"samples_us.{lat}[{k}]" if isinstance(values, list)
+                                     else f"samples_us.{lat}.{k}")
+                if why:
+                    return why
+    counts = [run["events"].get(k) for k in ("sent", "completed", "timed_out")]
+    for k, v in zip(("sent", "completed", "timed_out"), counts):
+        if not (_is_number(v) and 0 <= v <= MAX_COUNT and v == math.floor(v)):
+            return f"events.{k} is not a count of events"
+    if counts[1] + counts[2] > counts[0]:
+        return (f"events.completed + events.timed_out ({counts[1] + counts[2]:.0f}) exceed "
+                f"events.sent ({counts[0]:.0f})")
+    for lat in ("processing", "presentation"):
+        values = samples.get(lat) if isinstance(samples, dict) else None
+        if isinstance(values, list) and len(values) > counts[1]:
+            return (f"samples_us.{lat} has {len(values)} samples for {counts[1]:.0f} "
+                    f"completed events")
+    error = run.get("error")
+    if isinstance(error, str):
+        return f"that run failed ({error[:200]}): its figures are not a measurement"
+    if error is not None:
+        return "its error is not a message"
+    return None
 
 
 # The shape of the members of a report the readers here use, as inputlat

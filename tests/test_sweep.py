@@ -629,6 +629,63 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIsNone(inputlat_stats.report_shape_error(inputlat_stats.load_run(path)))
 
+    def test_sweep_round_compare_refuses_is_run_again(self):
+        """A resumed round whose figures `inputlat compare` refuses (a p50 of
+        NaN, 1e999 or -5) was counted as done, shown with p50 "-" and never
+        run again. It is not a round: one line says why, and it runs again."""
+        args = ["--policies", "cfs", "--scenarios", "idle", "--rounds", "1", "--events", "20",
+                "--seed", "3"]
+        env = {"FAKE_INPUTLAT_LOG": self.log}
+        self.assertEqual(sweep(self.out, *args, env=env).returncode, 0)
+        path = os.path.join(self.out, "cells", "cfs__idle", "round-1.json")
+        for member, value, why in (
+                ("latency_us.processing.p50", "NaN", "NaN is not a JSON number"),
+                ("latency_us.processing.p50", "1e999", "1e999 is past a double's range"),
+                ("latency_us.processing.p50", "-5", "latency_us.processing.p50 = -5 is not a "
+                                                    "latency (0 to 3600000000 us)"),
+                ("latency_us.presentation.max", "3.7e9", "latency_us.presentation.max = "
+                                                         "3.7e+09 is not a latency"),
+                ("samples_us", '{"processing": [1, "x"]}', "samples_us.processing is not a list "
+                                                            "of latencies"),
+                ("samples_us", '{"processing": [1, -2]}', "samples_us.processing[1] = -2 is not "
+                                                          "a latency"),
+                ("events.completed", "21", "events.completed + events.timed_out (21) exceed "
+                                           "events.sent (20)"),
+                ("events.sent", "20.5", "events.sent is not a count of events"),
+                ("file_version", "2", "file_version 2: not a version this reads (it reads 1)"),
+                ("error", '"render-sim died\\u001b[2J"', "that run failed (render-sim died?[2J)")):
+            with open(path) as f:
+                run = json.load(f)
+            keys = member.split(".")
+            obj = run
+            for k in keys[:-1]:
+                obj = obj[k]
+            obj[keys[-1]] = "@@"
+            with open(path, "w") as f:
+                f.write(json.dumps(run).replace('"@@"', value))
+            before = len(logged_runs(self.log))
+            r = sweep(self.out, *args, env=env)
+            self.assertEqual(r.returncode, 0, (member, value, r.stderr))
+            self.assertIn(f"policy-sweep: {path}: not an inputlat run report ({why}", r.stderr)
+            self.assertIn("; running that round again\n", r.stderr)
+            self.assertIn("0 of 1 runs already done", r.stderr)
+            self.assertEqual(len(logged_runs(self.log)), before + 1, (member, value))
+            self.assertIsNone(inputlat_stats.compare_refusal(inputlat_stats.load_run(path)))
+            with open(os.path.join(self.out, "summary.csv"), newline="") as f:
+                row = next(csv.DictReader(f))
+            self.assertEqual((row["rounds"], row["events"]), ("1", "20"))
+            float(row["proc_p50_us"])
+        # The real compare refuses what the sweep now refuses: the checks
+        # are compare's, not a guess at them.
+        for value in ("-5", "1e999"):
+            with open(path) as f:
+                run = json.load(f)
+            run["latency_us"]["processing"]["p50"] = "@@"
+            with open(path, "w") as f:
+                f.write(json.dumps(run).replace('"@@"', value))
+            with self.assertRaisesRegex(inputlat_stats.RunError, "is not a latency"):
+                inputlat_stats.compare(FAKE, [[path], [path]])
+
     def test_sweep_planted_files_neither_hang_nor_eat_memory(self):
         """A results directory is anyone's: a FIFO nobody writes, a link to
         /dev/zero or a report nested 100,000 deep where a round's report
