@@ -191,11 +191,58 @@ def load_run(path):
 
 
 # What inputlat compare takes as a round (add_report in
-# harness/cmd_compare.c): a report it refuses would be counted here as a
-# round done, shown with p50 "-", and never run again.
+# harness/cmd_compare.c, il_report_sane in common/il_report_sane.c): a
+# report it refuses would be counted here as a round done, shown with p50
+# "-", and never run again.
 RUN_FILE_VERSION = 1  # IL_RUN_FILE_VERSION
-MAX_LATENCY_US = 3.6e9  # cmd_compare.c: a run's watchdog ends it long before an hour
+MAX_LATENCY_US = 3.6e9  # IL_REPORT_MAX_LATENCY_US: a run's watchdog ends it long before an hour
 MAX_COUNT = 2.0 ** 53
+MAX_NUMBER = 1e18  # il_report_sane.c: ns stamps of a machine up for 30 years
+NHOPS = 12  # IL_NHOPS
+
+
+def _is_count(v):
+    return _is_number(v) and 0 <= v <= MAX_COUNT and v == math.floor(v)
+
+
+def _beyond(o, depth=0):
+    """The key of a number past MAX_NUMBER outside attribution, or None."""
+    items = o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, list) else []
+    for k, v in items:
+        if depth == 0 and k == "attribution":
+            continue
+        if _is_number(v) and abs(v) > MAX_NUMBER:
+            return f"{k} = {v:g} is not a number a run writes"
+        why = _beyond(v, depth + 1) if isinstance(v, (dict, list)) else None
+        if why:
+            return why
+    return None
+
+
+def _hops_refusal(run):
+    """hops[] as il_report_sane takes it: objects, indices 1..12 once each,
+    every *_us a latency or null, the tallies counts."""
+    hops = run.get("hops")
+    if hops is None:
+        return None
+    if not isinstance(hops, list):
+        return "hops is not a list"
+    seen = set()
+    for i, h in enumerate(hops):
+        if not isinstance(h, dict):
+            return f"hops[{i}] is not an object"
+        idx = h.get("index")
+        if idx is not None and not (_is_count(idx) and 1 <= idx <= NHOPS and idx not in seen):
+            return f"hops[{i}].index is not a hop of the chain (1..{NHOPS}, once each)"
+        seen.add(idx)
+        for k, v in h.items():
+            if k.endswith("_us") and len(k) > 3 and v is not None and not (
+                    _is_number(v) and 0 <= v <= MAX_LATENCY_US):
+                return f"hops[{i}].{k} is not a latency (0 to {MAX_LATENCY_US:.0f} us) or null"
+        for k in ("same_cpu", "cross_cpu", "cpu_unknown", "out_of_order"):
+            if k in h and not _is_count(h[k]):
+                return f"hops[{i}].{k} is not a count of events"
+    return None
 
 
 def _is_number(v):
@@ -243,7 +290,10 @@ def compare_refusal(run):
                     return why
     counts = [run["events"].get(k) for k in ("sent", "completed", "timed_out")]
     for k, v in zip(("sent", "completed", "timed_out"), counts):
-        if not (_is_number(v) and 0 <= v <= MAX_COUNT and v == math.floor(v)):
+        if not _is_count(v):
+            return f"events.{k} is not a count of events"
+    for k, v in run["events"].items():
+        if _is_number(v) and k != "mean_spacing_ms" and not _is_count(v):
             return f"events.{k} is not a count of events"
     if counts[1] + counts[2] > counts[0]:
         return (f"events.completed + events.timed_out ({counts[1] + counts[2]:.0f}) exceed "
@@ -253,6 +303,15 @@ def compare_refusal(run):
         if isinstance(values, list) and len(values) > counts[1]:
             return (f"samples_us.{lat} has {len(values)} samples for {counts[1]:.0f} "
                     f"completed events")
+    why = _hops_refusal(run)
+    if why:
+        return why
+    cpus = (run.get("kernel") or {}).get("nr_cpus") if isinstance(run.get("kernel"), dict) else None
+    if cpus is not None and not (_is_count(cpus) and 1 <= cpus <= 65536):
+        return "kernel.nr_cpus is not a count of CPUs"
+    why = _beyond(run)
+    if why:
+        return why
     error = run.get("error")
     if isinstance(error, str):
         return f"that run failed ({error[:200]}): its figures are not a measurement"

@@ -652,6 +652,12 @@ class FakeSweep(unittest.TestCase, Outputs):
                 ("events.completed", "21", "events.completed + events.timed_out (21) exceed "
                                            "events.sent (20)"),
                 ("events.sent", "20.5", "events.sent is not a count of events"),
+                # What il_report_sane refuses beyond add_report's own checks.
+                ("events.late", "-5", "events.late is not a count of events"),
+                ("hops", '[{"index": 13}]', "hops[0].index is not a hop of the chain (1..12"),
+                ("hops", '[{"index": 1, "p50_us": 1e30}]', "hops[0].p50_us is not a latency"),
+                ("kernel", '{"nr_cpus": 0}', "kernel.nr_cpus is not a count of CPUs"),
+                ("scenario", '{"x": 1e300}', "x = 1e+300 is not a number a run writes"),
                 ("file_version", "2", "file_version 2: not a version this reads (it reads 1)"),
                 ("error", '"render-sim died\\u001b[2J"', "that run failed (render-sim died?[2J)")):
             with open(path) as f:
