@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -58,6 +59,9 @@ static int place_self(int policy, int cpu)
 	return place_self_prio(policy, cpu, 0);
 }
 
+/* How long the sender waits for a sample's stamp before it gives up. */
+#define ACK_TIMEOUT_MS 1000
+
 static void pause_us(uint64_t us)
 {
 	struct timespec ts = il_ns_to_ts(il_us_to_ns(us));
@@ -69,15 +73,30 @@ struct thread_pair {
 	const struct il_floor_cfg *cfg;
 	struct il_hist *h;
 	_Atomic uint64_t sent_ns;
-	_Atomic int acked;
 	_Atomic int ready;
+	_Atomic int stop; /* the sender gave up: the receiver ends at its next wake */
 	int err;
 	int efd;
+	int ack_efd; /* the receiver's "stamped", which the sender blocks on */
 	uv_loop_t loop;
 	uv_async_t async;
 	uv_poll_t poll;
 	unsigned received;
 };
+
+/*
+ * Tells the sender the sample is stamped. The sender blocks on it: it
+ * polled with 5 us sleeps, and a SCHED_FIFO sender beside a receiver of
+ * its priority on its CPU kept that CPU (the sleeps ended before it was
+ * switched out), so the "floor" measured its loop: 3-5 ms, not the wake.
+ */
+static void ack(struct thread_pair *p)
+{
+	uint64_t one = 1;
+
+	if (write(p->ack_efd, &one, sizeof(one)) != sizeof(one))
+		p->err = -errno;
+}
 
 /* The chain's receiving side of an in-process hop: the eventfd is read in
  * the uv_poll callback, as il_queue's consumer does, then the stamp. */
@@ -89,10 +108,14 @@ static void floor_efd_cb(uv_poll_t *h, int status, int events)
 	if (read(p->efd, &v, sizeof(v)) != sizeof(v))
 		return;
 	now = il_now_ns();
+	if (atomic_load(&p->stop)) {
+		uv_close((uv_handle_t *)h, NULL);
+		return;
+	}
 	il_hist_add(p->h, now - atomic_load(&p->sent_ns));
 	if (++p->received >= p->cfg->samples)
 		uv_close((uv_handle_t *)h, NULL);
-	atomic_store(&p->acked, 1);
+	ack(p);
 }
 
 static void floor_async_cb(uv_async_t *a)
@@ -100,10 +123,14 @@ static void floor_async_cb(uv_async_t *a)
 	struct thread_pair *p = a->data;
 	uint64_t now = il_now_ns();
 
+	if (atomic_load(&p->stop)) {
+		uv_close((uv_handle_t *)a, NULL);
+		return;
+	}
 	il_hist_add(p->h, now - atomic_load(&p->sent_ns));
 	if (++p->received >= p->cfg->samples)
 		uv_close((uv_handle_t *)a, NULL);
-	atomic_store(&p->acked, 1);
+	ack(p);
 }
 
 static void *receiver_main(void *arg)
@@ -130,10 +157,10 @@ static void *receiver_main(void *arg)
 	for (unsigned i = 0; i < p->cfg->samples; i++) {
 		uint64_t v;
 
-		if (read(p->efd, &v, sizeof(v)) != sizeof(v))
+		if (read(p->efd, &v, sizeof(v)) != sizeof(v) || atomic_load(&p->stop))
 			break;
 		il_hist_add(p->h, il_now_ns() - atomic_load(&p->sent_ns));
-		atomic_store(&p->acked, 1);
+		ack(p);
 	}
 	return NULL;
 }
@@ -141,9 +168,13 @@ static void *receiver_main(void *arg)
 static int measure_threads(const struct il_floor_cfg *c, struct il_hist *h, char *err,
 			   size_t errlen)
 {
-	struct thread_pair p = {.cfg = c, .h = h, .efd = -1};
+	struct thread_pair p = {.cfg = c, .h = h, .efd = -1, .ack_efd = -1};
 	pthread_t th;
 	int rc;
+
+	p.ack_efd = eventfd(0, EFD_CLOEXEC);
+	if (p.ack_efd < 0)
+		return -errno;
 
 	if (c->prim == IL_FLOOR_UV_ASYNC) {
 		uv_loop_init(&p.loop);
@@ -153,8 +184,11 @@ static int measure_threads(const struct il_floor_cfg *c, struct il_hist *h, char
 		/* Non-blocking where a loop polls it, as il_queue's. */
 		p.efd = eventfd(0, EFD_CLOEXEC |
 				       (c->prim == IL_FLOOR_EVENTFD_UV_POLL ? EFD_NONBLOCK : 0));
-		if (p.efd < 0)
-			return -errno;
+		if (p.efd < 0) {
+			rc = -errno;
+			close(p.ack_efd);
+			return rc;
+		}
 		if (c->prim == IL_FLOOR_EVENTFD_UV_POLL)
 			uv_loop_init(&p.loop);
 	}
@@ -180,23 +214,38 @@ static int measure_threads(const struct il_floor_cfg *c, struct il_hist *h, char
 		pthread_join(th, NULL);
 		goto out;
 	}
-	for (unsigned i = 0; i < c->samples; i++) {
-		uint64_t one = 1;
+	for (unsigned i = 0; rc == 0 && i < c->samples; i++) {
+		struct pollfd pf = {.fd = p.ack_efd, .events = POLLIN};
+		uint64_t one = 1, v;
 
 		/* The pause lets the receiver go back to sleep: we measure a wake-up. */
 		pause_us(c->gap_us);
-		atomic_store(&p.acked, 0);
 		atomic_store(&p.sent_ns, il_now_ns());
 		if (c->prim == IL_FLOOR_UV_ASYNC)
 			uv_async_send(&p.async);
 		else if (write(p.efd, &one, sizeof(one)) != sizeof(one))
-			break;
-		/* Sleep, never spin: a spinning sender would hold a shared CPU. */
-		while (!atomic_load(&p.acked))
-			pause_us(5);
+			rc = -errno;
+		/* Blocked until it is stamped (ack): never a sender that holds
+		 * the receiver's CPU. A receiver that stopped answering is a
+		 * failure said, not a hang. */
+		if (rc == 0 && (poll(&pf, 1, ACK_TIMEOUT_MS) != 1 ||
+				read(p.ack_efd, &v, sizeof(v)) != sizeof(v)))
+			rc = -ETIMEDOUT;
+		if (rc < 0) {
+			snprintf(err, errlen, "%s: sample %u: %s", il_floor_prim_name(c->prim),
+				 i + 1,
+				 rc == -ETIMEDOUT ? "the receiver did not stamp it within 1 s"
+						  : strerror(-rc));
+			/* The receiver waits for more: woken to see the stop. */
+			atomic_store(&p.stop, 1);
+			if (c->prim == IL_FLOOR_UV_ASYNC)
+				uv_async_send(&p.async);
+			else if (write(p.efd, &one, sizeof(one)) != sizeof(one))
+				pthread_cancel(
+				    th); /* cannot wake it: its read is a cancellation point */
+		}
 	}
 	pthread_join(th, NULL);
-	rc = 0;
 out:
 	place_self(SCHED_OTHER, -1);
 	if (c->prim == IL_FLOOR_UV_ASYNC) {
@@ -216,6 +265,7 @@ out:
 		}
 		close(p.efd);
 	}
+	close(p.ack_efd);
 	return rc;
 }
 

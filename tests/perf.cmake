@@ -12,3 +12,6 @@ if(IL_WITH_SPIN)
   il_add_run_test(test_oncpu_share SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_oncpu_share.c
                   LIBS il_wire il_spin LABELS root TIMEOUT 90)
 endif()
+# The floor bench/overhead holds hops against (bench/il_floor.c): a same-CPU
+# SCHED_FIFO pair must measure the wake-up, not a sender that keeps the CPU.
+il_add_test(test_floor SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_floor.c LIBS il_floor LABELS root)
