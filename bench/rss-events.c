@@ -88,14 +88,17 @@ static unsigned long long file_bytes(const char *path)
 	return stat(path, &st) == 0 ? (unsigned long long)st.st_size : 0;
 }
 
-static int parse_counts(char *list, uint64_t *counts, int *n)
+/* list is not changed: it is argv's, which the JSON's cmdline reads later
+ * (tokenised in place, "--counts 1000,10000" was recorded as "--counts 1000"). */
+static int parse_counts(const char *list, uint64_t *counts, int *n)
 {
-	char *save = NULL;
+	char copy[512], *save = NULL;
 
 	*n = 0;
-	if (il_parse_list_has_empty(list))
+	if (il_parse_list_has_empty(list) || strlen(list) >= sizeof(copy))
 		return -1;
-	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+	snprintf(copy, sizeof(copy), "%s", list);
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (*n >= MAX_COUNTS || il_parse_u64(t, 1, 10000000, &counts[*n]) < 0)
 			return -1;
 		(*n)++;

@@ -15,3 +15,7 @@ endif()
 # The floor bench/overhead holds hops against (bench/il_floor.c): a same-CPU
 # SCHED_FIFO pair must measure the wake-up, not a sender that keeps the CPU.
 il_add_test(test_floor SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_floor.c LIBS il_floor LABELS root)
+# What a benchmark's JSON records of itself (its command line, its rows).
+il_add_run_test(test_bench_json SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_bench_json.c
+                LIBS PkgConfig::CJSON TIMEOUT 150)
+add_dependencies(test_bench_json rss-events)
