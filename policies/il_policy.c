@@ -15,6 +15,8 @@
 #include <ini.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +117,8 @@ struct parse_ctx {
 	struct role_raw raw[N_ATTRS];
 	uint64_t fs_runtime_us, fs_period_us;
 	struct il_policy *p;
-	int err; /* first error, 0 if none */
+	int name_line; /* of [policy] name, 0 when absent */
+	int err;       /* first error, 0 if none */
 	char *errbuf;
 	size_t errlen;
 };
@@ -353,6 +356,10 @@ static int parse_i64(struct parse_ctx *c, const char *key, const char *v, int64_
 	if (r == -ERANGE)
 		fail(c, c->line, "%s %s out of range %lld..%lld", key, v, (long long)min,
 		     (long long)max);
+	else if (r && min == INT_MIN && max == INT_MAX)
+		/* Its range is its class's, judged later (priority: 1..89 for
+		 * fifo and rr): the int range said nothing true of it. */
+		fail(c, c->line, "bad number '%s' for %s (want an integer)", v, key);
 	else if (r)
 		fail(c, c->line, "bad number '%s' for %s (want an integer %lld..%lld)", v, key,
 		     (long long)min, (long long)max);
@@ -426,6 +433,57 @@ static void role_value(struct parse_ctx *c, int role, int key, bool optional, co
 	}
 }
 
+/* Valid UTF-8 without control characters (C0, DEL, C1): shown as it is. */
+static bool printable_utf8(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	while (*u) {
+		uint32_t cp;
+		int more;
+
+		if (*u < 0x20 || *u == 0x7f)
+			return false;
+		if (*u < 0x80) {
+			u++;
+			continue;
+		}
+		if (*u >= 0xc2 && *u <= 0xdf)
+			more = 1;
+		else if (*u >= 0xe0 && *u <= 0xef)
+			more = 2;
+		else if (*u >= 0xf0 && *u <= 0xf4)
+			more = 3;
+		else
+			return false;
+		cp = *u & (0x3fu >> more);
+		for (int i = 1; i <= more; i++) {
+			if ((u[i] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (u[i] & 0x3f);
+		}
+		/* Overlong forms, surrogates, past U+10FFFF, C1 controls. */
+		if ((more == 2 && cp < 0x800) || (more == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+			return false;
+		u += more + 1;
+	}
+	return true;
+}
+
+/* A name the summary line, the report and the sweep's file names carry as one word. */
+static bool name_ok(const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n == 0 || n > IL_POLICY_NAME_MAX)
+		return false;
+	for (const char *q = v; *q; q++)
+		if (*q <= ' ' || *q > '~' || *q == '/')
+			return false;
+	return true;
+}
+
 static void policy_value(struct parse_ctx *c, int key, const char *v)
 {
 	char **dst = key == PK_NAME ? &c->p->name : &c->p->description;
@@ -433,6 +491,22 @@ static void policy_value(struct parse_ctx *c, int key, const char *v)
 		fail(c, c->line, "empty policy name");
 		return;
 	}
+	/* An escape sequence in either reached the terminal as it was (the
+	 * summary line, `policies show`); a blank or a '/' in the name split
+	 * the summary line's words and the sweep's cell names. */
+	if (key == PK_NAME && !name_ok(v)) {
+		fail(c, c->line,
+		     "policy name: one word of printable ASCII without '/', at most %d characters "
+		     "(it names the run in the summary line, the report and the sweep's files)",
+		     IL_POLICY_NAME_MAX);
+		return;
+	}
+	if (key == PK_DESCRIPTION && !printable_utf8(v)) {
+		fail(c, c->line, "description: want UTF-8 text without control characters");
+		return;
+	}
+	if (key == PK_NAME)
+		c->name_line = c->line;
 	char *copy = strdup(v);
 	if (!copy) {
 		c->err = -ENOMEM;
@@ -734,6 +808,59 @@ static char *stem(const char *path)
 	return strndup(base, len);
 }
 
+/* Whether the files at a and b hold the same bytes (both small, regular). */
+static bool same_bytes(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	bool same = fa && fb;
+	int x, y;
+
+	while (same) {
+		x = getc(fa);
+		y = getc(fb);
+		same = x == y;
+		if (x == EOF)
+			break;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+/*
+ * A policy file that calls itself by a built-in's name (its [policy] name,
+ * or its file name without one) ran as that built-in in every report:
+ * "policy rt" with every thread CFS, grouped with real rt rounds by
+ * compare and the sweep. Refused unless it is that built-in, byte for
+ * byte (a copy of it). 0, or -EINVAL with the line in c's error.
+ */
+static int builtin_name_taken(struct parse_ctx *c, const char *builtin_dir)
+{
+	char *theirs = NULL;
+	struct stat st;
+	int r = 0;
+
+	if (asprintf(&theirs, "%s/%s%s", builtin_dir, c->p->name, POLICY_SUFFIX) < 0)
+		return -ENOMEM;
+	if (stat(theirs, &st) == 0 && S_ISREG(st.st_mode) && !same_bytes(theirs, c->file)) {
+		if (c->name_line)
+			fail(c, c->name_line,
+			     "name '%s' is a built-in policy's (%s): this file is not that "
+			     "policy; give it another name",
+			     c->p->name, theirs);
+		else
+			fail(c, 1,
+			     "its file name makes it '%s', a built-in policy's (%s), and it has no "
+			     "[policy] name; give it one",
+			     c->p->name, theirs);
+		r = c->err;
+	}
+	free(theirs);
+	return r;
+}
+
 int il_policy_load(const char *name_or_path, const char *builtin_dir, struct il_policy **out,
 		   char *err, size_t errlen)
 {
@@ -801,6 +928,28 @@ int il_policy_load(const char *name_or_path, const char *builtin_dir, struct il_
 	if (!p->name && !(p->name = stem(path))) {
 		r = -ENOMEM;
 		goto out;
+	}
+	if (!c->name_line && !name_ok(p->name)) {
+		fail(c, 1,
+		     "no [policy] name, and its file name is not one (one word of printable ASCII "
+		     "without '/', at most %d characters): give it a name",
+		     IL_POLICY_NAME_MAX);
+		r = c->err;
+		goto out;
+	}
+	if (!builtin && builtin_dir) {
+		r = builtin_name_taken(c, builtin_dir);
+		if (r)
+			goto out;
+	}
+	/* Absolute, as every path a report records (policy_file). */
+	if (!builtin) {
+		char *abs = realpath(path, NULL);
+
+		if (abs) {
+			free(path);
+			path = abs;
+		}
 	}
 	if (!p->description && !(p->description = strdup(""))) {
 		r = -ENOMEM;

@@ -76,6 +76,9 @@ struct il_knob_settings {
 
 struct il_policy;
 
+/* The longest [policy] name: one word of printable ASCII without '/'. */
+#define IL_POLICY_NAME_MAX 64
+
 /*
  * Loads a policy. A name without '/' is a built-in, read from
  * builtin_dir/NAME.policy; anything with a '/' is a path.

@@ -863,31 +863,51 @@ static void assert_terminal_safe(const char *what, const char *s)
 }
 
 /*
- * A policy named with terminal escapes and bytes that are not UTF-8:
- * the terminal sees them escaped, the JSON report stays valid UTF-8.
+ * A policy named with terminal escapes and bytes that are not UTF-8 is
+ * refused in one line that the terminal sees escaped (its name and its
+ * description reached the summary line and `policies show` as they were);
+ * a policy file whose path has them runs, its path escaped on the
+ * terminal, the JSON report valid UTF-8.
  */
 static void test_hardening_io_hostile_names(void **state)
 {
 	static char out[1 << 16];
 	const char *policy = il_test_suite_file("evil\x1b[31m\xff.policy");
 	const char *json = il_test_suite_file("evil.json");
+	static const char *const seds[][2] = {
+	    {"s/^name = .*/name = cfs\\x1b]0;pwned\\x07\\xff\\xc2\\x9b31m/",
+	     "policy name: one word"},
+	    {"s/^description = .*/description = \\x1b]0;pwned\\x07/", "description: want UTF-8"},
+	    {"s/^description = .*/description = \\xc2\\x9b31m\\xff/", "description: want UTF-8"},
+	};
 	char cmd[3 * PATH_MAX], *text;
 	size_t len;
 	FILE *f;
 
-	/* The built-in cfs with a hostile name and description. */
-	snprintf(cmd, sizeof(cmd),
-		 "sed 's/^name = .*/name = cfs\\x1b]0;pwned\\x07\\xff\\xc2\\x9b31m/' '%s' > '%s'",
+	for (size_t i = 0; i < sizeof(seds) / sizeof(seds[0]); i++) {
+		const char *show[] = {"policies", "show", policy, NULL};
+		const char *run[] = {"run", "--events", "3", "--quiet", "--policy", policy, NULL};
+		int rc;
+
+		/* The built-in cfs, renamed (not a built-in's name), made hostile. */
+		snprintf(cmd, sizeof(cmd), "sed -e 's/^name = .*/name = evil/' -e '%s' '%s' > '%s'",
+			 seds[i][0], il_test_build_path("policies/cfs.policy"), policy);
+		assert_int_equal(system(cmd), 0);
+		rc = run_pty(show, false, out, sizeof(out));
+		assert_terminal_safe("policies show", out);
+		if (rc != 2 || !strstr(out, seds[i][1]) || strchr(out, '\n') != strrchr(out, '\n'))
+			fail_msg("policies show, case %zu: exit %d, want 2 and one line naming "
+				 "'%s':\n%s",
+				 i, rc, seds[i][1], out);
+		rc = run_pty(run, false, out, sizeof(out));
+		assert_terminal_safe("run", out);
+		if (rc != 2 || !strstr(out, seds[i][1]))
+			fail_msg("run, case %zu: exit %d, want 2 naming '%s':\n%s", i, rc,
+				 seds[i][1], out);
+	}
+	snprintf(cmd, sizeof(cmd), "sed 's/^name = .*/name = evil/' '%s' > '%s'",
 		 il_test_build_path("policies/cfs.policy"), policy);
 	assert_int_equal(system(cmd), 0);
-	{
-		const char *args[] = {"policies", "show", policy, NULL};
-
-		run_pty(args, false, out, sizeof(out));
-		assert_terminal_safe("policies show", out);
-		if (!strstr(out, "\\x1b"))
-			fail_msg("the escape is not shown as \\x1b:\n%s", out);
-	}
 	{
 		const char *args[] = {"run",  "--events", "3",	"--quiet", "--policy",
 				      policy, "--json",	  json, NULL};
@@ -908,12 +928,13 @@ static void test_hardening_io_hostile_names(void **state)
 		fail_msg("the JSON report is not valid UTF-8");
 	{
 		cJSON *j = cJSON_Parse(text);
-		const char *name =
-		    j ? cJSON_GetStringValue(cJSON_GetObjectItem(j, "policy")) : NULL;
+		const char *file =
+		    j ? cJSON_GetStringValue(cJSON_GetObjectItem(j, "policy_file")) : NULL;
 
-		assert_non_null(name);
-		/* The bad byte became U+FFFD; the escape is a JSON escape. */
-		assert_non_null(strstr(name, "\xef\xbf\xbd"));
+		assert_non_null(file);
+		/* The path's bad byte became U+FFFD; the escape is a JSON escape. */
+		assert_non_null(strstr(file, "\xef\xbf\xbd"));
+		assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j, "policy")), "evil");
 		cJSON_Delete(j);
 	}
 	free(text);

@@ -157,6 +157,10 @@ struct broken {
 	const char *msg; /* after "PATH:" */
 };
 
+#define NAME_RULE                                                                                  \
+	"policy name: one word of printable ASCII without '/', at most 64 characters (it names "   \
+	"the run in the summary line, the report and the sweep's files)"
+
 static const struct broken broken_files[] = {
     {"# unknown role\n[ui]\nclass = other\n\n[render]\nclass = fifo\n",
      "5: unknown section [render] (want a role: evdev, ui, io, compositor, main, "
@@ -169,8 +173,22 @@ static const struct broken broken_files[] = {
      "3: unknown key 'weight' in [ui] (want class, "
      "priority, nice, slice_us, runtime_us, deadline_us, period_us, cpus, uclamp_min, "
      "uclamp_max)"},
+    /* Its range is its class's (the next cases), not the int range. */
     {"[io]\nclass = fifo\npriority = high\n", "3: bad number 'high' for priority (want "
-					      "an integer -2147483648..2147483647)"},
+					      "an integer)"},
+    /* An escape sequence reached the terminal as it was; a blank split
+     * the summary line's words. */
+    {"[policy]\nname = x\x1b[31m\n", "2: " NAME_RULE},
+    {"[policy]\nname = two words\n", "2: " NAME_RULE},
+    {"[policy]\nname = a/b\n", "2: " NAME_RULE},
+    {"[policy]\nname = x\ndescription = set the title \x1b]0;pwn\x07\n",
+     "3: description: want UTF-8 text without control characters"},
+    {"[policy]\nname = x\ndescription = x\xff\n",
+     "3: description: want UTF-8 text without control characters"},
+    {"[policy]\nname = x\ndescription = \xc2\x9b"
+     "31m\n", /* C1 CSI */
+     "3: description: want UTF-8 text without control characters"},
+
     {"[io]\nclass = fifo\npriority = 0\n", "3: priority 0 out of range for fifo (want "
 					   "1..89)"},
     {"[io]\npriority = 100\nclass = rr\n", "2: priority 100 out of range for rr (want "
@@ -277,6 +295,50 @@ static void test_policy_broken_files(void **state)
 			fail_msg("case %zu: r=%d\n got: %s\nwant: %s", i, r, err, want);
 		assert_ptr_equal(p, (struct il_policy *)0x1);
 	}
+}
+
+/*
+ * A file that calls itself by a built-in's name ran as that built-in in
+ * every report ("policy rt", every thread CFS, grouped with real rt rounds
+ * by compare). Refused, named; a byte-for-byte copy of the built-in is it.
+ */
+static void test_policy_builtin_name_taken(void **state)
+{
+	char theirs[4200], err[9000] = "", want[9000], *text = NULL;
+	struct il_policy *p = NULL;
+	const char *path;
+	size_t n = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(theirs, sizeof(theirs), "%s/cfs.policy", builtin_dir);
+	path = write_tmp("[policy]\nname = cfs\n[ui]\nclass = fifo\npriority = 50\n");
+	assert_int_equal(il_policy_load(path, builtin_dir, &p, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s:2: name 'cfs' is a built-in policy's (%s): this file is not that policy; give "
+		 "it another name",
+		 path, theirs);
+	assert_string_equal(err, want);
+	/* No [policy] name: its file name gives it, and that is a built-in's. */
+	snprintf(want, sizeof(want), "%s/cfs.policy", tmp_dir);
+	f = fopen(want, "w");
+	assert_non_null(f);
+	fputs("[ui]\nnice = 3\n", f);
+	fclose(f);
+	assert_int_equal(il_policy_load(want, builtin_dir, &p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":1: its file name makes it 'cfs', a built-in policy's"));
+	/* A copy of the built-in is that policy. */
+	f = fopen(theirs, "r");
+	assert_non_null(f);
+	assert_true(getdelim(&text, &n, '\0', f) > 0);
+	fclose(f);
+	path = write_tmp(text);
+	free(text);
+	if (il_policy_load(path, builtin_dir, &p, err, sizeof(err)) != 0)
+		fail_msg("a copy of cfs.policy refused: %s", err);
+	assert_string_equal(il_policy_name(p), "cfs");
+	il_policy_free(p);
+	unlink(want);
 }
 
 /* CRLF line ends are text (a file from Windows), a trailing comment after a
@@ -568,6 +630,7 @@ int main(void)
 	    cmocka_unit_test(test_policy_builtin_values),
 	    cmocka_unit_test(test_policy_unknown_name),
 	    cmocka_unit_test(test_policy_broken_files),
+	    cmocka_unit_test(test_policy_builtin_name_taken),
 	    cmocka_unit_test(test_policy_nul_byte),
 	    cmocka_unit_test(test_policy_crlf_and_header_comment),
 	    cmocka_unit_test(test_policy_inline_comments),
