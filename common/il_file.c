@@ -792,6 +792,16 @@ int il_json_load(const char *path, cJSON **out, char *err, size_t errlen)
 	return 0;
 }
 
+cJSON *il_json_u64(uint64_t v)
+{
+	char text[24];
+
+	if (v <= (1ull << 53))
+		return cJSON_CreateNumber((double)v);
+	snprintf(text, sizeof(text), "%llu", (unsigned long long)v);
+	return cJSON_CreateString(text);
+}
+
 const cJSON *il_json_get(const cJSON *root, const char *path)
 {
 	char key[64];

@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /*
@@ -131,5 +132,12 @@ const cJSON *il_json_get(const cJSON *root, const char *path);
 
 /* The number at a dotted path, or NAN when absent or null. */
 double il_json_num(const cJSON *root, const char *path);
+
+/*
+ * A 64-bit value as JSON: a number up to 2^53 (what a double holds
+ * exactly), its decimal string beyond, so that a seed written out reads
+ * back as itself (--seed 123456789012345678 was written 1.2345678901234568e+17).
+ */
+cJSON *il_json_u64(uint64_t v);
 
 #endif

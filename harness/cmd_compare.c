@@ -813,7 +813,7 @@ static cJSON *row_json(const struct stat_row *s, const struct row_result *r, siz
 	cJSON_AddStringToObject(o, "method", r->cmp.method);
 	cJSON_AddBoolToObject(o, "exact", r->cmp.exact);
 	cJSON_AddNumberToObject(o, "resamples", (double)r->cmp.resamples);
-	cJSON_AddNumberToObject(o, "seed", (double)r->cmp.seed);
+	cJSON_AddItemToObject(o, "seed", il_json_u64(r->cmp.seed));
 	for (size_t i = 0; i < r->na; i++)
 		cJSON_AddItemToArray(ra, cJSON_CreateNumber(r->a_rounds[i]));
 	for (size_t i = 0; i < r->nb; i++)
@@ -1079,7 +1079,7 @@ int il_cmd_compare(int argc, char **argv)
 		}
 		cJSON_AddStringToObject(root, "unit", rounds ? "round" : "event");
 		cJSON_AddNumberToObject(root, "alpha", o.alpha);
-		cJSON_AddNumberToObject(root, "seed", (double)o.seed);
+		cJSON_AddItemToObject(root, "seed", il_json_u64(o.seed));
 		cJSON_AddNumberToObject(root, "resamples", (double)o.resamples);
 		arr = cJSON_AddArrayToObject(root, "groups");
 		for (size_t g = 0; g < ngroups; g++)

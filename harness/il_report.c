@@ -1164,16 +1164,8 @@ int il_report_json(const struct il_result *r, FILE *f)
 		return -ENOMEM;
 	kernel_json(r, cJSON_GetObjectItemCaseSensitive(root, "kernel"));
 	cJSON_AddItemToObject(root, "system", system_json(r));
-	/* A double holds integers up to 2^53 exactly; a bigger seed is written
-	 * as its decimal string so that --seed can repeat it. */
-	if (r->seed <= (1ull << 53)) {
-		cJSON_AddNumberToObject(root, "seed", (double)r->seed);
-	} else {
-		char seed[24];
-
-		snprintf(seed, sizeof(seed), "%llu", (unsigned long long)r->seed);
-		cJSON_AddStringToObject(root, "seed", seed);
-	}
+	/* As --seed repeats it: a string beyond 2^53. */
+	cJSON_AddItemToObject(root, "seed", il_json_u64(r->seed));
 	cJSON_AddStringToObject(root, "policy", il_policy_name(r->policy));
 	cJSON_AddStringToObject(root, "policy_file", il_policy_path(r->policy));
 	cJSON_AddItemToObject(root, "scenario", scenario_json(r));

@@ -488,6 +488,21 @@ static void test_compare_json_for_the_sweep(void **state)
 	assert_non_null(root);
 	cJSON_Delete(root);
 
+	/* A seed past 2^53 reads back as itself, as run's: a string. As a
+	 * number it was 1.2345678901234568e+17, which --seed refused. */
+	argv[4] = "123456789012345678";
+	assert_int_equal(run_compare_argv(8, argv), 0);
+	root = cJSON_Parse(out_text);
+	assert_non_null(root);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(root, "seed")),
+			    "123456789012345678");
+	assert_string_equal(
+	    cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetArrayItem(cJSON_GetObjectItem(root, "comparisons"), 0), "seed")),
+	    "123456789012345678");
+	cJSON_Delete(root);
+	argv[4] = "7";
+
 	/* A group's path that is not UTF-8 (a byte 0xff in a directory's name)
 	 * still gives valid JSON on stdout, the byte as U+FFFD, as in a file. */
 	{
