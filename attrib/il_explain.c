@@ -372,11 +372,14 @@ static int find_record(const char *path, uint64_t id, cJSON **out, char *err, si
 		rc = -1;
 	}
 	if (rc == 0 && state == 1) {
-		cJSON *o;
+		cJSON *o, *trailing = NULL;
 		const char *dup;
 
 		line[len] = '\0';
-		o = cJSON_Parse(line);
+		/* Text after the value (two objects on a line) is not a record. */
+		o = cJSON_ParseWithOpts(line, NULL, true);
+		if (!o && (trailing = cJSON_Parse(line)) != NULL)
+			cJSON_Delete(trailing);
 		/* A key twice has no one meaning (as il_json_load refuses it). */
 		dup = o ? il_json_duplicate_key(o) : NULL;
 		*out = o && !dup ? cJSON_DetachItemFromObjectCaseSensitive(o, "attribution") : NULL;
@@ -389,7 +392,8 @@ static int find_record(const char *path, uint64_t id, cJSON **out, char *err, si
 		} else if (!*out || !cJSON_IsObject(*out)) {
 			snprintf(err, errlen, "event %llu is in %s, but %s", (unsigned long long)id,
 				 path,
-				 !o ? "its line is not JSON"
+				 !o && trailing ? "its line is more than one JSON value"
+				 : !o		? "its line is not JSON"
 				 : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "warmup"))
 				     ? "it is a warm-up event: warm-up events are not attributed"
 				 : *out ? "its attribution is not an object"
@@ -556,6 +560,31 @@ static bool figures_only(const cJSON *o)
 	return true;
 }
 
+/* A list of hops: objects, at most one per hop of the chain. */
+static bool hops_once(const cJSON *hops, char *where, size_t n)
+{
+	bool seen[IL_NHOPS + 1] = {false};
+	const cJSON *h;
+
+	cJSON_ArrayForEach (h, hops) {
+		const cJSON *i = cJSON_GetObjectItemCaseSensitive(h, "index");
+		int k = cJSON_IsNumber(i) && i->valuedouble >= 1 && i->valuedouble <= IL_NHOPS
+			    ? (int)i->valuedouble
+			    : 0;
+
+		if (!cJSON_IsObject(h)) {
+			snprintf(where, n, "hops: an entry that is not an object");
+			return false;
+		}
+		if (k && seen[k]) {
+			snprintf(where, n, "hops: hop %d twice", k);
+			return false;
+		}
+		seen[k] = true;
+	}
+	return true;
+}
+
 /*
  * The types of what explain prints: a figure (a key ending _us, _ms, _ns
  * or _pct) is a number or null, and the groups of figures (components_us,
@@ -601,6 +630,9 @@ static bool attribution_types(const cJSON *o, int depth, char *where, size_t n)
 				snprintf(where, n, "hops_us: not a list of figures");
 				return false;
 			}
+			/* A chain's hops, each once: hop 1 5000 times was summed. */
+			if (!strcmp(k, "hops") && cJSON_IsArray(c) && !hops_once(c, where, n))
+				return false;
 			/* Its from and to, and the clock's name. */
 			if (!strcmp(k, "capture_window_ns")) {
 				if (!cJSON_IsObject(c)) {
@@ -779,7 +811,8 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 		ev = find_stored(attr, o->event);
 		if (!ev && o->records && find_record(o->records, o->event, &owned, err, errlen) < 0)
 			return 2;
-		if (owned && !attribution_sane(owned, 0, where, sizeof(where))) {
+		if (owned && !(attribution_sane(owned, 0, where, sizeof(where)) &&
+			       attribution_types(owned, 0, where, sizeof(where)))) {
 			snprintf(err, errlen,
 				 "event %llu in %s: attribution: %s: not a record a run wrote",
 				 (unsigned long long)o->event, o->records, where);

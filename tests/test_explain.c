@@ -350,6 +350,58 @@ static void test_explain_records_any_spacing(void **state)
 	unlink(rec);
 }
 
+/*
+ * A --records line no run writes is refused, named: hop 1 5000 times was
+ * summed into a 5013-line table ("total 457900" for a 1.8 ms event), a hop
+ * 99 dropped, a CPU of 1e17 printed as -2147483648, text after the value
+ * taken.
+ */
+static void test_explain_records_impossible_refused(void **state)
+{
+	static const struct {
+		const char *hops, *tail, *says;
+	} cases[] = {
+	    {"[H1, H1]", "", "attribution: hops: hop 1 twice: not a record a run wrote"},
+	    {"[{\"index\": 99, \"total_us\": 5, \"components_us\": C}]", "",
+	     "attribution: index: not a hop of the chain (1..12): not a record a run wrote"},
+	    {"[{\"index\": 1, \"total_us\": 5, \"cpu_from\": 1e17, \"components_us\": C}]", "",
+	     "attribution: cpu_from: not a CPU number: not a record a run wrote"},
+	    {"[H1]", " {\"id\": 43}", "but its line is more than one JSON value"},
+	};
+	static const char comps[] = "{\"work\": 5, \"preempted\": 0, \"send\": 0, \"wake\": 0, "
+				    "\"runqueue\": 0, \"busy\": 0, \"dispatch\": 0, \"irq\": 0, "
+				    "\"vblank\": 0, \"residual\": 0}";
+	char rec[300], hop[512], hops[2048], line[4096];
+
+	(void)state;
+	snprintf(rec, sizeof(rec), "%s/impossible.jsonl", dir);
+	snprintf(hop, sizeof(hop), "{\"index\": 1, \"total_us\": 5, \"components_us\": %s}", comps);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *t = cases[i].hops;
+		size_t o = 0;
+
+		/* H1: the hop above; C: its components. */
+		for (; *t && o < sizeof(hops) - 600; t++) {
+			if (*t == 'H' && t[1] == '1')
+				o += (size_t)snprintf(hops + o, sizeof(hops) - o, "%s", hop), t++;
+			else if (*t == 'C')
+				o += (size_t)snprintf(hops + o, sizeof(hops) - o, "%s", comps);
+			else
+				hops[o++] = *t;
+		}
+		hops[o] = '\0';
+		snprintf(line, sizeof(line),
+			 "{\"id\": 42, \"attribution\": {\"id\": 42, \"explained\": true, "
+			 "\"processing_us\": 5, \"hops\": %s}}%s\n",
+			 hops, cases[i].tail);
+		il_test_write_file(rec, line);
+		il_test_assert_one_line_exit(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event",
+						     "42", "--records", rec, A, NULL),
+					     OUT, ERR, 2, cases[i].says, NULL);
+	}
+	unlink(rec);
+}
+
 /* Values no run writes are refused, named, in one line: never printed as
  * a 300-digit count, a "(null)" or a band of "nan events". */
 static void test_explain_impossible_reports_refused(void **state)
@@ -740,6 +792,7 @@ int main(void)
 	    cmocka_unit_test(test_explain_culprit_name_printable),
 	    cmocka_unit_test(test_explain_cut_short_and_hostile_strings),
 	    cmocka_unit_test(test_explain_records_any_spacing),
+	    cmocka_unit_test(test_explain_records_impossible_refused),
 	    cmocka_unit_test(test_explain_impossible_reports_refused),
 	    cmocka_unit_test(test_explain_impossible_values_refused),
 	    cmocka_unit_test(test_explain_throttled_by_what_was_in_force),
