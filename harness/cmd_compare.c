@@ -349,7 +349,7 @@ static double events_of(const cJSON *r, const char *lat)
  * the ratio scale those where it is not above 0.
  */
 static size_t round_values(const struct group *g, const struct stat_row *s, double *v,
-			   double *fewest, size_t *censored, size_t *missing)
+			   double *fewest, size_t *censored, size_t *missing, size_t *zero)
 {
 	size_t n = 0;
 
@@ -373,8 +373,9 @@ static size_t round_values(const struct group *g, const struct stat_row *s, doub
 		case IL_ROUND_VALUE:
 			break;
 		}
+		/* A latency of 0 is in the report: said as such, not as missing. */
 		if (!(x > 0)) {
-			(*missing)++;
+			(*zero)++;
 			continue;
 		}
 		v[n++] = x;
@@ -428,10 +429,10 @@ static void compare_rounds(const struct group *a, const struct group *b, const s
 
 	bool ratio = s->scale == IL_STATS_RATIO;
 
-	size_t cens[2] = {0, 0}, miss[2] = {0, 0};
+	size_t cens[2] = {0, 0}, miss[2] = {0, 0}, zero[2] = {0, 0};
 
-	r->na = round_values(a, s, r->a_rounds, &fewest, &cens[0], &miss[0]);
-	r->nb = round_values(b, s, r->b_rounds, &fewest, &cens[1], &miss[1]);
+	r->na = round_values(a, s, r->a_rounds, &fewest, &cens[0], &miss[0], &zero[0]);
+	r->nb = round_values(b, s, r->b_rounds, &fewest, &cens[1], &miss[1], &zero[1]);
 	/* Each side's centre, the one the estimate compares: the geometric
 	 * mean over the rounds on the ratio scale, the mean on the other. */
 	r->a = ratio ? geomean(r->a_rounds, r->na) : mean_of(r->a_rounds, r->na);
@@ -442,8 +443,8 @@ static void compare_rounds(const struct group *a, const struct group *b, const s
 	 * A round beyond the timeout, or one that cannot say, has no number a
 	 * test can hold: the verdict would be about the rounds that did well.
 	 */
-	if (cens[0] || cens[1] || miss[0] || miss[1]) {
-		int side = cens[0] || miss[0] ? 0 : 1;
+	if (cens[0] || cens[1] || miss[0] || miss[1] || zero[0] || zero[1]) {
+		int side = cens[0] || miss[0] || zero[0] ? 0 : 1;
 		const struct group *g = side ? b : a;
 
 		if (cens[side] && s->q < 0)
@@ -458,18 +459,24 @@ static void compare_rounds(const struct group *a, const struct group *b, const s
 			    "events or more (timed out or dropped): their %s lies beyond the "
 			    "timeout",
 			    cens[side], side ? "B" : "A", g->n, 100 * (1 - s->q), s->stat);
-		else
+		else if (miss[side])
 			not_enough(
 			    r,
 			    "not enough data: %zu of %s's %zu rounds give no %s (none in the "
 			    "report, or lost events and no samples_us.%s to place them by)",
 			    miss[side], side ? "B" : "A", g->n, s->stat, s->latency);
+		else
+			not_enough(
+			    r,
+			    "not enough data: %zu of %s's %zu rounds give a %s of 0 us, which "
+			    "no latency is (and a ratio over rounds cannot hold)",
+			    zero[side], side ? "B" : "A", g->n, s->stat);
 		r->cmp.estimate = NAN;
 		/* A side's centre over the rounds that did well is the flattering
 		 * figure this refuses: none (the sweep ranked such a side lowest). */
-		if (cens[0] || miss[0])
+		if (cens[0] || miss[0] || zero[0])
 			r->a = NAN;
-		if (cens[1] || miss[1])
+		if (cens[1] || miss[1] || zero[1])
 			r->b = NAN;
 		return;
 	}
@@ -682,8 +689,14 @@ static void print_header(const struct group *a, const struct group *b, bool roun
 	       "policy %s, work %s)\n",
 	       a->label, a->n, a->n == 1 ? "" : "s", a->policy, a->work_model, b->label, b->n,
 	       b->n == 1 ? "" : "s", b->policy, b->work_model);
+	const char *method = NULL;
+
+	/* The test the rows ran; the first row may have had too little data. */
+	for (size_t i = 0; i < o->nrows && !method; i++)
+		if (res[i].cmp.method[0])
+			method = res[i].cmp.method;
 	printf("# %s; %.0f%% intervals; seed %llu\n",
-	       res[0].cmp.method[0] ? res[0].cmp.method : "-", 100 * (1 - o->alpha),
+	       method ? method : "no test ran (no row had the data for one)", 100 * (1 - o->alpha),
 	       (unsigned long long)o->seed);
 	if (rounds)
 		printf("# A and B columns: %s over the rounds of each round's value\n",

@@ -296,6 +296,39 @@ static void test_compare_rounds(void **state)
 	assert_int_equal(run_compare("cellA", "cellA"), 0);
 	assert_string_equal(verdict_of("processing p50 (us)"), "no clear difference");
 
+	/* A round whose p50 is 0 has one, in its report: said so, not "gives
+	 * no p50 (none in the report ...)"; and the header names the test the
+	 * other rows ran, not "-" after its first row's refusal. */
+	{
+		char src[128], err[256];
+		cJSON *root;
+
+		make_cell("cellZ");
+		for (int r = 1; r <= 5; r++) {
+			char from[64], to[64];
+
+			snprintf(from, sizeof(from), "cellB/round-%d.json", r);
+			snprintf(to, sizeof(to), "cellZ/round-%d.json", r);
+			path_of(src, sizeof(src), from);
+			assert_int_equal(il_json_load(src, &root, err, sizeof(err)), 0);
+			if (r == 1)
+				cJSON_ReplaceItemInObject(
+				    cJSON_GetObjectItem(cJSON_GetObjectItem(root, "latency_us"),
+							"processing"),
+				    "p50", cJSON_CreateNumber(0));
+			path_of(src, sizeof(src), to);
+			assert_int_equal(il_json_write(src, root), 0);
+			cJSON_Delete(root);
+		}
+		assert_int_equal(run_compare("cellA", "cellZ"), 0);
+		assert_string_equal(
+		    verdict_of("processing p50 (us)"),
+		    "not enough data: 1 of B's 5 rounds give a p50 of 0 us, which no "
+		    "latency is (and a ratio over rounds cannot hold)");
+		assert_non_null(strstr(
+		    out_text, "\n# permutation test over rounds (5 vs 5), all 252 partitions; "));
+	}
+
 	/* Options after the groups are options, as anywhere else (they were
 	 * read as a group: "--seed: No such file or directory"); --resamples,
 	 * which sizes the one-run bootstrap, is refused where rounds are
