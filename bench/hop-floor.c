@@ -21,10 +21,10 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: hop-floor [--samples N] [--gap-us US] [--prim NAME]\n"
-		   "  --gap-us US    pause between messages (default 200)\n"
+		   "  --gap-us US    pause between messages, 0..1000000 (default 200)\n"
 		   "  --prim NAME    only this primitive (uv_async, eventfd, unix_socket,\n"
 		   "                 eventfd+uv_poll, unix_socket+uv)\n"
-		   "  --samples N    messages per cell (default 5000)\n");
+		   "  --samples N    messages per cell, 10..10000000 (default 5000)\n");
 }
 
 int main(int argc, char **argv)

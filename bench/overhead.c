@@ -355,15 +355,17 @@ static struct type_row type_row(const struct pol_acc *a, int t, bool fifo, cJSON
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: overhead [OPTION]...\n"
-		"  --events N        harness events per run (default 1000)\n"
-		"  --interval-ms MS  harness event spacing, and the floor's (default 2)\n"
-		"  --json FILE       results as JSON\n"
-		"  --quick           3 rounds, 500 floor samples, 400 events\n"
-		"  --rounds N        interleaved rounds (default 5, at most %d)\n"
-		"  --samples N       floor samples per placement and round (default 1000)\n",
-		MAX_ROUNDS);
+	fprintf(
+	    f,
+	    "Usage: overhead [OPTION]...\n"
+	    "  --events N        harness events per run, 10..1000000 (default 1000)\n"
+	    "  --interval-ms MS  harness event spacing, and the floor's, 0.1..1000 (default 2)\n"
+	    "  --json FILE       results as JSON\n"
+	    "  --quick           3 rounds, 500 floor samples, 400 events\n"
+	    "  --rounds N        interleaved rounds, 1..%d (default 5)\n"
+	    "  --samples N       floor samples per placement and round, 10..1000000 (default\n"
+	    "                    1000)\n",
+	    MAX_ROUNDS);
 }
 
 int main(int argc, char **argv)

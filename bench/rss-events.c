@@ -66,10 +66,10 @@ struct row {
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: rss-events [OPTION]...\n"
-		   "  --counts LIST     event counts, comma-separated (default "
+		   "  --counts LIST     event counts 1..10000000, comma-separated (default "
 		   "1000,10000,100000,1000000)\n"
 		   "  --dir DIR         where the run's outputs go (default a new /tmp directory)\n"
-		   "  --interval-ms MS  event spacing (default 0.3)\n"
+		   "  --interval-ms MS  event spacing, 0.1..1000 (default 0.3)\n"
 		   "  --json FILE       results as JSON\n");
 }
 
