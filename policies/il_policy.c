@@ -117,8 +117,9 @@ struct parse_ctx {
 	struct role_raw raw[N_ATTRS];
 	uint64_t fs_runtime_us, fs_period_us;
 	struct il_policy *p;
-	int name_line; /* of [policy] name, 0 when absent */
-	int err;       /* first error, 0 if none */
+	int name_line;	       /* of [policy] name, 0 when absent */
+	uint64_t hash, nbytes; /* of the bytes read (FNV-1a): is it a built-in's copy? */
+	int err;	       /* first error, 0 if none */
 	char *errbuf;
 	size_t errlen;
 };
@@ -244,6 +245,15 @@ static void section_start(struct parse_ctx *c, const char *line)
  * fgets-style reader for ini_parse_stream. Returning NULL ends the parse,
  * which is how a reader-detected error stops inih.
  */
+#define FNV_OFFSET 0xcbf29ce484222325ull
+
+static uint64_t fnv1a(uint64_t h, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
+	return h;
+}
+
 static char *reader(char *buf, int size, void *stream)
 {
 	struct parse_ctx *c = stream;
@@ -252,6 +262,9 @@ static char *reader(char *buf, int size, void *stream)
 		return NULL;
 	bool starts_line = c->at_line_start;
 	size_t len = strlen(buf);
+
+	c->hash = fnv1a(c->hash, buf, len);
+	c->nbytes += len;
 	/* fgets read more than strlen sees: a NUL byte, which would otherwise
 	 * pass for the line's end and come out as "line longer than ...". */
 	long got = at >= 0 ? ftell(c->fp) - at : -1;
@@ -808,25 +821,26 @@ static char *stem(const char *path)
 	return strndup(base, len);
 }
 
-/* Whether the files at a and b hold the same bytes (both small, regular). */
-static bool same_bytes(const char *a, const char *b)
+/*
+ * Whether the built-in at path holds the bytes c read (their FNV-1a hash
+ * and length): the file c read may be a pipe (--policy /dev/stdin), which
+ * cannot be read again.
+ */
+static bool same_bytes(const char *path, const struct parse_ctx *c)
 {
-	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-	bool same = fa && fb;
-	int x, y;
+	FILE *f = fopen(path, "rb");
+	uint64_t h = FNV_OFFSET, n = 0;
+	char buf[4096];
+	size_t got;
 
-	while (same) {
-		x = getc(fa);
-		y = getc(fb);
-		same = x == y;
-		if (x == EOF)
-			break;
+	if (!f)
+		return false;
+	while ((got = fread(buf, 1, sizeof(buf), f)) > 0) {
+		h = fnv1a(h, buf, got);
+		n += got;
 	}
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
-	return same;
+	fclose(f);
+	return h == c->hash && n == c->nbytes;
 }
 
 /*
@@ -844,7 +858,7 @@ static int builtin_name_taken(struct parse_ctx *c, const char *builtin_dir)
 
 	if (asprintf(&theirs, "%s/%s%s", builtin_dir, c->p->name, POLICY_SUFFIX) < 0)
 		return -ENOMEM;
-	if (stat(theirs, &st) == 0 && S_ISREG(st.st_mode) && !same_bytes(theirs, c->file)) {
+	if (stat(theirs, &st) == 0 && S_ISREG(st.st_mode) && !same_bytes(theirs, c)) {
 		if (c->name_line)
 			fail(c, c->name_line,
 			     "name '%s' is a built-in policy's (%s): this file is not that "
@@ -899,6 +913,7 @@ int il_policy_load(const char *name_or_path, const char *builtin_dir, struct il_
 		goto out;
 	}
 	c->file = path;
+	c->hash = FNV_OFFSET;
 	c->cur = SEC_NONE;
 	c->at_line_start = true;
 	c->p = p;

@@ -205,9 +205,11 @@ static void test_hardening_stop_sigint_under_top_prio_hogs(void **state)
 	il_test_knobs_need_change("-1");
 	snprintf(pol, sizeof(pol), "%s", il_test_suite_file("top-prio.policy"));
 	snprintf(prio, sizeof(prio), "%d", POLICY_PRIO_MAX);
-	/* The built-in rt policy (-1: no throttling) with the js hog at the top. */
+	/* The built-in rt policy (-1: no throttling) with the js hog at the top,
+	 * under a name of its own (rt's name is the built-in's). */
 	snprintf(cmd, sizeof(cmd),
 		 "awk -v p=%s '/^\\[js\\]/{js=1} /^\\[/{if($0!=\"[js]\")js=0} "
+		 "/^name *=/{print \"name = rt-top-prio\"; next} "
 		 "js&&/^priority/{print \"priority = \" p; next} {print}' '%s/rt.policy' > '%s'",
 		 prio, il_test_suite.policy_dir, pol);
 	assert_int_equal(system(cmd), 0);

@@ -44,7 +44,9 @@ extra=""
 if [ -n "$fs_us" ]; then
 	src=$(dirname "$(command -v inputlat)")/policies/rt-fair-server.policy
 	[ -f "$src" ] || { echo "FAIL: no $src"; exit 1; }
-	sed "s/^fair_server_runtime_us = .*/fair_server_runtime_us = $fs_us/" "$src" > /tmp/fs.policy
+	# A name of its own: rt-fair-server's is the built-in's (refused).
+	sed -e "s/^fair_server_runtime_us = .*/fair_server_runtime_us = $fs_us/" \
+		-e "s/^name = .*/name = rt-fair-server-$fs_us/" "$src" > /tmp/fs.policy
 	orig=$(cat $fsdir/runtime)
 	extra="$extra --policy /tmp/fs.policy --duration-ms 3000"
 fi
