@@ -583,6 +583,13 @@ static void compare_runs(const struct group *a, const struct group *b, const str
 				 "not of runs); needs at least %u rounds of each",
 				 il_stats_min_rounds(o->alpha));
 		}
+		/*
+		 * Nor a p-value: the events' one (0 for two runs of one
+		 * policy) is no test of the policies, and `stats fdr`, which
+		 * takes compare's p-values, counted such zeros as discoveries
+		 * and raised the level the family's real tests were held to.
+		 */
+		r->cmp.p_value = NAN;
 	}
 	free(va);
 	free(vb);

@@ -260,6 +260,26 @@ static void test_compare_scaled_run_higher(void **state)
 	assert_non_null(strstr(out_text, " 1.200-1.200 ") || strstr(out_text, "1.19"));
 	assert_non_null(strstr(out_text, "hop  1 inject->evdev p50 (us)"));
 	assert_non_null(strstr(out_text, "not from run to run, so no verdict"));
+	/* Nor a p-value in the JSON: the events' one (0 here) is no test of
+	 * the policies, and `stats fdr`, fed it, counted it a discovery. */
+	{
+		char pa[128], pb[128];
+		char *argv[] = {"compare", "--json", "-", pa, pb, NULL};
+		cJSON *root, *c;
+		int rows = 0;
+
+		path_of(pa, sizeof(pa), "a.json");
+		path_of(pb, sizeof(pb), "a12.json");
+		assert_int_equal(run_compare_argv(5, argv), 0);
+		root = cJSON_Parse(out_text);
+		assert_non_null(root);
+		cJSON_ArrayForEach (c, cJSON_GetObjectItem(root, "comparisons")) {
+			assert_true(cJSON_IsNull(cJSON_GetObjectItem(c, "p_value")));
+			rows++;
+		}
+		assert_true(rows > 0);
+		cJSON_Delete(root);
+	}
 }
 
 static void test_compare_short_run_not_enough_for_p99(void **state)
