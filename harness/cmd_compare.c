@@ -156,6 +156,29 @@ static bool run_failed(const cJSON *root, const char *path)
 	return true;
 }
 
+/*
+ * Whether two reports are of one run: the same seed (given, or taken from
+ * the clock in ns), start_time and, where written, milestones_ns.enter (a
+ * CLOCK_MONOTONIC time: no two runs share it). A report without a seed or
+ * a start time is not judged so.
+ */
+static bool same_run(const cJSON *x, const cJSON *y)
+{
+	static const char *const keys[] = {"seed", "start_time", "milestones_ns.enter"};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const cJSON *a = il_json_get(x, keys[i]), *b = il_json_get(y, keys[i]);
+
+		if (i < 2 && (!a || !b))
+			return false;
+		if (!a && !b)
+			continue;
+		if (!a || !b || !cJSON_Compare(a, b, true))
+			return false;
+	}
+	return true;
+}
+
 static int add_report(struct group *g, const char *path)
 {
 	static const char *const required[] = {"events.sent", "events.completed",
@@ -200,6 +223,17 @@ static int add_report(struct group *g, const char *path)
 		cJSON_Delete(root);
 		return -1;
 	}
+	/* One run's report copied (cp a r1; cp a r2) is one round too: the
+	 * copies have its seed, start time and start (milestones_ns.enter). */
+	for (size_t i = 0; i < g->n; i++)
+		if (same_run(g->reports[i], root)) {
+			fprintf(stderr,
+				"compare: %s: the same run as %s (its seed, start_time and start), "
+				"twice in group %s (a round counts once)\n",
+				path, g->paths[i], g->label);
+			cJSON_Delete(root);
+			return -1;
+		}
 	/* One file named twice (a,a,a,a; a symlink to it) is one round, not
 	 * four: the test would count it as four independent runs. */
 	if (stat(path, &st) == 0) {

@@ -683,6 +683,50 @@ static void test_compare_impossible_values_refused(void **state)
 		refused_variant(cases[i].name, cases[i].from, cases[i].to, cases[i].says);
 }
 
+/*
+ * Copies of one run's report (cp r1 r2 ...) are one round, not four: a
+ * "lower" came out of one run against one run, which compare otherwise
+ * refuses. The copies share the seed, start_time and milestones_ns.enter;
+ * two runs started in one second with one --seed do not share enter.
+ */
+static void test_compare_copied_run_refused(void **state)
+{
+	char src[128], dst[128], err[256];
+	cJSON *root;
+
+	(void)state;
+	make_cell("copies");
+	path_of(src, sizeof(src), "a.json");
+	assert_int_equal(il_json_load(src, &root, err, sizeof(err)), 0);
+	cJSON_AddNumberToObject(root, "seed", 42);
+	cJSON_AddStringToObject(root, "start_time", "2026-12-07T06:00:00Z");
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(root, "milestones_ns"), "enter", 1e12);
+	for (int r = 1; r <= 4; r++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "copies/round-%d.json", r);
+		path_of(dst, sizeof(dst), name);
+		/* Rounds 3 and 4: another start, as a second run with --seed 42. */
+		if (r >= 3)
+			cJSON_SetNumberValue(
+			    cJSON_GetObjectItem(cJSON_GetObjectItem(root, "milestones_ns"),
+						"enter"),
+			    r * 1e12);
+		assert_int_equal(il_json_write(dst, root), 0);
+	}
+	cJSON_Delete(root);
+	assert_int_equal(run_compare("copies", "cellB"), 2);
+	assert_non_null(strstr(err_text, "round-2.json: the same run as "));
+	assert_non_null(strstr(err_text, "round-1.json (its seed, start_time and start), twice in "
+					 "group "));
+	assert_non_null(strstr(err_text, " (a round counts once)\n"));
+	assert_int_equal(count_lines(err_text), 1);
+	/* Without the copy: three runs, one --seed, one second, taken. */
+	path_of(dst, sizeof(dst), "copies/round-2.json");
+	assert_int_equal(unlink(dst), 0);
+	assert_int_equal(run_compare("copies", "cellB"), 0);
+}
+
 /* a.json with its policy and error set (NULL: none), as name. */
 static void write_variant(const char *name, const char *policy, const char *error)
 {
@@ -870,6 +914,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_compare_same_run_twice),
+	    cmocka_unit_test(test_compare_copied_run_refused),
 	    cmocka_unit_test(test_compare_scaled_run_higher),
 	    cmocka_unit_test(test_compare_short_run_not_enough_for_p99),
 	    cmocka_unit_test(test_compare_rounds),
