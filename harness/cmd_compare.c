@@ -115,9 +115,16 @@ static void usage(FILE *f)
 	    "                       a family of verdicts, the level `inputlat stats fdr` gives\n"
 	    "  -h, --help           this text\n"
 	    "  -j, --json FILE      the comparison as JSON (- for stdout, then no table)\n"
+	    "  -m, --metric S:KEY   compare the number at KEY of every report (a dotted path,\n"
+	    "                       e.g. hog.idle_waste_pct) instead of the latencies, as\n"
+	    "                       ratio:KEY (B/A, values above 0) or diff:KEY (B-A); again\n"
+	    "                       for more keys, one scale per call\n"
 	    "  -r, --resamples N    bootstrap resamples for one run each (default %u)\n"
 	    "  -s, --seed N         seed of the random draws (default %u; recorded in the "
-	    "output)\n",
+	    "output)\n"
+	    "  -u, --unit U         round (every report a round, even one a side), event (one\n"
+	    "                       run each, its events resampled) or auto (default: round\n"
+	    "                       when any group has several reports, else event)\n",
 	    IL_STATS_RESAMPLES, IL_STATS_SEED);
 }
 
@@ -390,11 +397,16 @@ static size_t round_values(const struct group *g, const struct stat_row *s, doub
 	for (size_t i = 0; i < g->n; i++) {
 		double x = NAN;
 
+		/* A round left out is counted and said: 12 of 16 rounds at 0,
+		 * dropped from a ratio, made the 4 others' 2.0 "lower" than B's 1.0. */
 		if (s->key) {
 			x = il_json_num(g->reports[i], s->key);
-			if (isnan(x) || (s->scale == IL_STATS_RATIO && x <= 0))
-				continue;
-			v[n++] = x;
+			if (isnan(x))
+				(*missing)++;
+			else if (s->scale == IL_STATS_RATIO && x <= 0)
+				(*zero)++;
+			else
+				v[n++] = x;
 			continue;
 		}
 		switch (il_round_latency(g->reports[i], s->latency, s->stat, s->q, &x, NULL)) {
@@ -493,12 +505,21 @@ static void compare_rounds(const struct group *a, const struct group *b, const s
 			    "events or more (timed out or dropped): their %s lies beyond the "
 			    "timeout",
 			    cens[side], side ? "B" : "A", g->n, 100 * (1 - s->q), s->stat);
+		else if (miss[side] && s->key)
+			not_enough(r,
+				   "not enough data: %zu of %s's %zu rounds have no number at %s",
+				   miss[side], side ? "B" : "A", g->n, s->key);
 		else if (miss[side])
 			not_enough(
 			    r,
 			    "not enough data: %zu of %s's %zu rounds give no %s (none in the "
 			    "report, or lost events and no samples_us.%s to place them by)",
 			    miss[side], side ? "B" : "A", g->n, s->stat, s->latency);
+		else if (s->key)
+			not_enough(r,
+				   "not enough data: %zu of %s's %zu rounds have %s at 0 or below, "
+				   "which a ratio cannot hold (compare them with diff:%s)",
+				   zero[side], side ? "B" : "A", g->n, s->key, s->key);
 		else
 			not_enough(
 			    r,

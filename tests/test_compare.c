@@ -727,6 +727,57 @@ static void test_compare_copied_run_refused(void **state)
 	assert_int_equal(run_compare("copies", "cellB"), 0);
 }
 
+/*
+ * --metric over rounds: a round whose value a ratio cannot hold (0) or
+ * that has none is said, never dropped. A had 12 rounds at 0 and 4 at 2.0,
+ * B 16 at 1.0: the ratio over the 4 left said "lower" (B/A 0.5) though B
+ * was above A in 12 of 16 rounds. diff: takes them all.
+ */
+static void test_compare_metric_rounds_not_dropped(void **state)
+{
+	char src[128], err[256];
+
+	(void)state;
+	make_cell("metA");
+	make_cell("metB");
+	for (int r = 0; r < 16; r++) {
+		for (int side = 0; side < 2; side++) {
+			char name[64];
+			cJSON *root;
+
+			snprintf(name, sizeof(name), "%s/round-%d.json", side ? "metB" : "metA", r);
+			write_report(name, "cfs", 1700, 1.0, 300 + (uint64_t)r, 100);
+			path_of(src, sizeof(src), name);
+			assert_int_equal(il_json_load(src, &root, err, sizeof(err)), 0);
+			cJSON_AddNumberToObject(cJSON_AddObjectToObject(root, "hog"),
+						"idle_waste_pct",
+						side	 ? 1.0
+						: r < 12 ? 0.0
+							 : 2.0);
+			assert_int_equal(il_json_write(src, root), 0);
+			cJSON_Delete(root);
+		}
+	}
+	{
+		char pa[128], pb[128], m[] = "ratio:hog.idle_waste_pct";
+		char *argv[] = {"compare", "--metric", m, pa, pb, NULL};
+
+		path_of(pa, sizeof(pa), "metA");
+		path_of(pb, sizeof(pb), "metB");
+		assert_int_equal(run_compare_argv(5, argv), 0);
+		assert_non_null(strstr(out_text,
+				       "not enough data: 12 of A's 16 rounds have "
+				       "hog.idle_waste_pct at 0 or below, which a ratio "
+				       "cannot hold (compare them with diff:hog.idle_waste_pct)"));
+		assert_null(strstr(out_text, " lower"));
+		strcpy(m, "diff:hog.idle_waste_pct");
+		assert_int_equal(run_compare_argv(5, argv), 0);
+		/* All 32 rounds: B-A = 1.0 - 0.5 = 0.5 in the means. */
+		assert_non_null(strstr(out_text, "(16 vs 16)"));
+		assert_null(strstr(out_text, "not enough data"));
+	}
+}
+
 /* a.json with its policy and error set (NULL: none), as name. */
 static void write_variant(const char *name, const char *policy, const char *error)
 {
@@ -915,6 +966,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_compare_same_run_twice),
 	    cmocka_unit_test(test_compare_copied_run_refused),
+	    cmocka_unit_test(test_compare_metric_rounds_not_dropped),
 	    cmocka_unit_test(test_compare_scaled_run_higher),
 	    cmocka_unit_test(test_compare_short_run_not_enough_for_p99),
 	    cmocka_unit_test(test_compare_rounds),
