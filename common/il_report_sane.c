@@ -124,6 +124,47 @@ static int latencies_sane(const cJSON *root, char *why, size_t n)
 }
 
 /*
+ * One run's figures of one latency hang together: min <= p50 <= p90 <=
+ * p99 <= p999 <= max, within the histogram's 1% (its percentiles are
+ * bucket values, min and max exact), and a count no more than the events
+ * completed. A p50 of 1 us beside a min of 1800 us was taken.
+ */
+static int latency_order_sane(const cJSON *root, char *why, size_t n)
+{
+	static const char *const order[] = {"min", "p50", "p90", "p99", "p999", "max"};
+	const cJSON *lat;
+
+	cJSON_ArrayForEach (lat, il_json_get(root, "latency_us")) {
+		double prev = NAN, completed = il_json_num(root, "events.completed");
+		const char *prev_key = NULL;
+
+		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(lat, order[i]);
+
+			if (!cJSON_IsNumber(v))
+				continue;
+			if (prev_key && v->valuedouble < prev / 1.01) {
+				snprintf(
+				    why, n,
+				    "latency_us.%s: %s %g us below its %s %g us: not one run's "
+				    "figures",
+				    lat->string, order[i], v->valuedouble, prev_key, prev);
+				return -1;
+			}
+			prev = v->valuedouble;
+			prev_key = order[i];
+		}
+		if (!isnan(completed) && il_json_num(lat, "count") > completed) {
+			snprintf(why, n,
+				 "latency_us.%s.count %g is more than the %g events completed",
+				 lat->string, il_json_num(lat, "count"), completed);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
  * The event counts are whole numbers: completed + timed_out <= sent, and a
  * latency's per-event samples no more than the events completed (two
  * million samples of a 30-event run were not written by a run).
@@ -242,7 +283,8 @@ int il_report_sane(const cJSON *root, char *why, size_t n)
 	/* The named checks first, so their words name the value; any other
 	 * number a run cannot write last. */
 	if (latencies_sane(root, why, n) < 0 || counts_sane(root, why, n) < 0 ||
-	    hops_sane(root, why, n) < 0 || numbers_sane(root, 0, why, n) < 0)
+	    latency_order_sane(root, why, n) < 0 || hops_sane(root, why, n) < 0 ||
+	    numbers_sane(root, 0, why, n) < 0)
 		return -1;
 	/* "inf CPUs" was printed; a CPU count is whole and at least 1. */
 	if (cpus && !(is_count(cpus) && cpus->valuedouble >= 1 && cpus->valuedouble <= 65536)) {

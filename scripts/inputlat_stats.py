@@ -303,6 +303,20 @@ def compare_refusal(run):
         if isinstance(values, list) and len(values) > counts[1]:
             return (f"samples_us.{lat} has {len(values)} samples for {counts[1]:.0f} "
                     f"completed events")
+    for lat, stats in run["latency_us"].items():
+        prev = None
+        for k in ("min", "p50", "p90", "p99", "p999", "max"):
+            v = stats.get(k) if isinstance(stats, dict) else None
+            if not _is_number(v):
+                continue
+            if prev is not None and v < prev[1] / 1.01:
+                return (f"latency_us.{lat}: {k} {v:g} us below its {prev[0]} {prev[1]:g} us: "
+                        f"not one run's figures")
+            prev = (k, v)
+        count = stats.get("count") if isinstance(stats, dict) else None
+        if _is_number(count) and count > counts[1]:
+            return (f"latency_us.{lat}.count {count:g} is more than the {counts[1]:g} events "
+                    f"completed")
     why = _hops_refusal(run)
     if why:
         return why

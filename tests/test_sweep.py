@@ -657,6 +657,7 @@ class FakeSweep(unittest.TestCase, Outputs):
                 ("hops", '[{"index": 13}]', "hops[0].index is not a hop of the chain (1..12"),
                 ("hops", '[{"index": 1, "p50_us": 1e30}]', "hops[0].p50_us is not a latency"),
                 ("kernel", '{"nr_cpus": 0}', "kernel.nr_cpus is not a count of CPUs"),
+                ("latency_us.processing.p50", "1", "latency_us.processing: p50 1 us below its min"),
                 ("scenario", '{"x": 1e300}', "x = 1e+300 is not a number a run writes"),
                 ("file_version", "2", "file_version 2: not a version this reads (it reads 1)"),
                 ("error", '"render-sim died\\u001b[2J"', "that run failed (render-sim died?[2J)")):
