@@ -186,6 +186,17 @@ static bool same_run(const cJSON *x, const cJSON *y)
 	return true;
 }
 
+/* Refuses root, at path, as g's report i again (what: "report" or "run"). */
+static int twice(const struct group *g, size_t i, const char *path, const char *what,
+		 const char *how, cJSON *root)
+{
+	fprintf(stderr,
+		"compare: %s: the same %s as %s%s, twice in group %s (a round counts once)\n", path,
+		what, g->paths[i], how, g->label);
+	cJSON_Delete(root);
+	return -1;
+}
+
 static int add_report(struct group *g, const char *path)
 {
 	static const char *const required[] = {"events.sent", "events.completed",
@@ -233,26 +244,14 @@ static int add_report(struct group *g, const char *path)
 	/* One run's report copied (cp a r1; cp a r2) is one round too: the
 	 * copies have its seed, start time and start (milestones_ns.enter). */
 	for (size_t i = 0; i < g->n; i++)
-		if (same_run(g->reports[i], root)) {
-			fprintf(stderr,
-				"compare: %s: the same run as %s (its seed, start_time and start), "
-				"twice in group %s (a round counts once)\n",
-				path, g->paths[i], g->label);
-			cJSON_Delete(root);
-			return -1;
-		}
+		if (same_run(g->reports[i], root))
+			return twice(g, i, path, "run", " (its seed, start_time and start)", root);
 	/* One file named twice (a,a,a,a; a symlink to it) is one round, not
 	 * four: the test would count it as four independent runs. */
 	if (stat(path, &st) == 0) {
 		for (size_t i = 0; i < g->n; i++)
-			if (g->dev[i] == st.st_dev && g->ino[i] == st.st_ino) {
-				fprintf(stderr,
-					"compare: %s: the same report as %s, twice in group %s (a "
-					"round counts once)\n",
-					path, g->paths[i], g->label);
-				cJSON_Delete(root);
-				return -1;
-			}
+			if (g->dev[i] == st.st_dev && g->ino[i] == st.st_ino)
+				return twice(g, i, path, "report", "", root);
 		g->dev[g->n] = st.st_dev;
 		g->ino[g->n] = st.st_ino;
 	}

@@ -219,6 +219,35 @@ static int reproduce_dirs(void)
 }
 
 /*
+ * Starts `inputlat reproduce --quick --rounds 1`, its output in out and
+ * err, and waits until its first run is going (bounded: 20 s); returns its
+ * pid, *run the run's.
+ */
+static pid_t reproduce_started(char *out, size_t outlen, char *err, size_t errlen, pid_t *run)
+{
+	static char exe[4096];
+	char *argv[] = {exe, "reproduce", "--quick", "--rounds", "1", NULL};
+	pid_t pid;
+
+	IL_TEST_NEED_ROOT("changing scheduling classes and knobs for the claims");
+	il_test_knobs_need_free();
+	snprintf(exe, sizeof(exe), "%s", il_test_build_path("inputlat"));
+	IL_TEST_NEED(access(exe, X_OK) == 0, "%s is not built", exe);
+	assert_int_equal(il_test_tmpfile_make(out, outlen, "reproduce-out"), 0);
+	assert_int_equal(il_test_tmpfile_make(err, errlen, "reproduce-err"), 0);
+	pid = il_test_spawn(argv, out, err);
+	assert_true(pid > 0);
+	*run = 0;
+	for (int i = 0; i < 1000 && !*run; i++) {
+		*run = il_test_find_child(pid, "inputlat");
+		if (!*run)
+			usleep(20000);
+	}
+	assert_true(*run > 0);
+	return pid;
+}
+
+/*
  * A closed terminal (SIGHUP), or Ctrl-backslash (SIGQUIT), ends reproduce
  * as Ctrl-C does: its run is stopped, its run reports go, and it says so
  * in one line. By default either ended it at once, the reports left in
@@ -226,29 +255,12 @@ static int reproduce_dirs(void)
  */
 static void stop_cleans_up(int sig, int leftovers)
 {
-	char exe[4096], out[256], err[256], why[400];
+	char out[256], err[256], why[400];
 	static char text[1 << 16];
-	char *argv[] = {exe, "reproduce", "--quick", "--rounds", "1", NULL};
-	int before, st;
-	pid_t pid, run = 0;
+	int before = reproduce_dirs(), st;
+	pid_t run, pid = reproduce_started(out, sizeof(out), err, sizeof(err), &run);
 	double elapsed;
 
-	IL_TEST_NEED_ROOT("changing scheduling classes and knobs for the claims");
-	il_test_knobs_need_free();
-	snprintf(exe, sizeof(exe), "%s", il_test_build_path("inputlat"));
-	IL_TEST_NEED(access(exe, X_OK) == 0, "%s is not built", exe);
-	assert_int_equal(il_test_tmpfile_make(out, sizeof(out), "reproduce-out"), 0);
-	assert_int_equal(il_test_tmpfile_make(err, sizeof(err), "reproduce-err"), 0);
-	before = reproduce_dirs();
-	pid = il_test_spawn(argv, out, err);
-	assert_true(pid > 0);
-	/* Until its first run is going (bounded: 20 s). */
-	for (int i = 0; i < 1000 && !run; i++) {
-		run = il_test_find_child(pid, "inputlat");
-		if (!run)
-			usleep(20000);
-	}
-	assert_true(run > 0);
 	/* Its own, and the directories killed ones left gone. */
 	assert_int_equal(reproduce_dirs(), before - leftovers + 1);
 	kill(pid, sig);
@@ -312,29 +324,15 @@ static void plant_dir(char *dir, size_t len, int owner, int *fd)
  */
 static void test_reproduce_killed_leftovers_go(void **state)
 {
-	char exe[4096], out[256], err[256], kept[64], held[64], left[64] = "";
-	char *argv[] = {exe, "reproduce", "--quick", "--rounds", "1", NULL};
+	char out[256], err[256], kept[64], held[64], left[64] = "";
 	int held_fd, kept_fd, st;
-	pid_t pid, run = 0;
+	pid_t pid, run;
 	glob_t g;
 
 	(void)state;
-	IL_TEST_NEED_ROOT("changing scheduling classes and knobs for the claims");
-	il_test_knobs_need_free();
-	snprintf(exe, sizeof(exe), "%s", il_test_build_path("inputlat"));
-	IL_TEST_NEED(access(exe, X_OK) == 0, "%s is not built", exe);
-	assert_int_equal(il_test_tmpfile_make(out, sizeof(out), "reproduce-out"), 0);
-	assert_int_equal(il_test_tmpfile_make(err, sizeof(err), "reproduce-err"), 0);
 	plant_dir(kept, sizeof(kept), 0, &kept_fd);
 	plant_dir(held, sizeof(held), 1, &held_fd);
-	pid = il_test_spawn(argv, out, err);
-	assert_true(pid > 0);
-	for (int i = 0; i < 1000 && !run; i++) {
-		run = il_test_find_child(pid, "inputlat");
-		if (!run)
-			usleep(20000);
-	}
-	assert_true(run > 0);
+	pid = reproduce_started(out, sizeof(out), err, sizeof(err), &run);
 	kill(pid, SIGKILL);
 	st = il_test_wait(pid, 30000, NULL);
 	assert_true(st != -1 && WIFSIGNALED(st));
