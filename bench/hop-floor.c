@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "il_bench.h"
+#include "il_dma_latency.h"
 #include "il_floor.h"
 #include "il_parse.h"
 
@@ -39,7 +40,9 @@ int main(int argc, char **argv)
 	uint64_t samples = 5000, gap = 200;
 	struct rlimit rl = {.rlim_cur = 2000000, .rlim_max = 3000000};
 	int cpus[2], ncpu = il_bench_cpus(cpus, 2);
-	int c, only = -1;
+	int c, only = -1, dma_fd;
+	char dma_why[200] = "";
+	int32_t dma_us;
 
 	opterr = 0; /* one line of our own below, not getopt's too */
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -62,8 +65,15 @@ int main(int argc, char **argv)
 	}
 	/* Every FIFO thread here blocks once per message; the limit is a backstop. */
 	setrlimit(RLIMIT_RTTIME, &rl);
-	printf("# hop floor: one-way wake-up latency, %llu samples per cell, %llu us apart\n",
+	/* As a run measures: PM QoS held at 0 (il_dma_latency.h). */
+	dma_fd = il_dma_latency_hold(&dma_us, dma_why, sizeof(dma_why));
+	printf("# hop floor: one-way wake-up latency, %llu samples per cell, %llu us apart; "
+	       "cpu_dma_latency ",
 	       (unsigned long long)samples, (unsigned long long)gap);
+	if (dma_fd >= 0 && dma_us >= 0)
+		printf("held: the CPUs kept to %d us\n", (int)dma_us);
+	else
+		printf("%s\n", dma_why);
 	printf("%-15s %-6s %-9s %10s %10s %10s\n", "primitive", "policy", "placement", "p50_us",
 	       "p99_us", "max_us");
 	for (int p = 0; p < IL_FLOOR_PRIM_COUNT; p++)

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "il_bench.h"
+#include "il_dma_latency.h"
 #include "il_chain.h"
 #include "il_file.h"
 #include "il_floor.h"
@@ -388,6 +389,9 @@ int main(int argc, char **argv)
 	struct timespec start_wall;
 	int cpus[2] = {0, 0}, ncpu = il_bench_cpus(cpus, 2), c, rc = 0;
 	double interval_ms = 2;
+	char dma_why[200] = "";
+	int32_t dma_us = -1;
+	int dma_fd = -1;
 	cJSON *rss = NULL, *root, *results, *cs;
 	char *cmdline;
 
@@ -437,6 +441,8 @@ int main(int argc, char **argv)
 	il_bench_tmp_file(tmpjson);
 	/* Every FIFO thread here blocks once per message; the limit is a backstop. */
 	setrlimit(RLIMIT_RTTIME, &rl);
+	/* The floors under the runs' PM QoS request: each run holds it at 0. */
+	dma_fd = il_dma_latency_hold(&dma_us, dma_why, sizeof(dma_why));
 	for (int p = 0; p < NPOL; p++)
 		for (int t = 0; t < HT_COUNT; t++)
 			for (int fl = 0; fl < FL_COUNT; fl++)
@@ -474,12 +480,30 @@ int main(int argc, char **argv)
 	cJSON_AddNumberToObject(root, "harness_events_per_run", (double)events);
 	cJSON_AddNumberToObject(root, "harness_interval_ms", interval_ms);
 	cJSON_AddNumberToObject(root, "floor_gap_us", interval_ms * 1000);
+	{
+		cJSON *d = cJSON_AddObjectToObject(root, "floor_cpu_dma_latency");
+
+		cJSON_AddBoolToObject(d, "held", dma_fd >= 0);
+		if (dma_us >= 0)
+			cJSON_AddNumberToObject(d, "value_us", dma_us);
+		else
+			cJSON_AddNullToObject(d, "value_us");
+		if (dma_fd >= 0 && dma_us >= 0)
+			cJSON_AddNullToObject(d, "why");
+		else
+			cJSON_AddStringToObject(d, "why", dma_why);
+	}
 	results = cJSON_AddArrayToObject(root, "ratios");
 	cs = cJSON_AddObjectToObject(root, "context_switches");
 	printf("# harness per-hop p50 vs the floor of the same primitive, placed as the chain's "
 	       "threads"
 	       " were; medians of %llu interleaved rounds\n",
 	       (unsigned long long)rounds);
+	if (dma_fd >= 0 && dma_us >= 0)
+		printf("# floors under cpu_dma_latency as the runs: the CPUs kept to %d us\n",
+		       (int)dma_us);
+	else
+		printf("# floors without cpu_dma_latency (%s), which the runs hold\n", dma_why);
 	printf("%-14s %-4s %4s %8s %7s %7s %6s | %6s %6s %6s | %6s %6s %6s | %7s %7s\n", "hop_type",
 	       "pol", "hops", "harness", "floor", "ratio", "same", "h_same", "f_same", "ratio",
 	       "h_xcpu", "f_xcpu", "ratio", "h_p99", "f_p99");

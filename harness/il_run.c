@@ -18,6 +18,7 @@
 #include "il_clock.h"
 #include "il_cmd.h"
 #include "il_attrib_sink.h"
+#include "il_dma_latency.h"
 #include "il_cpustat.h"
 #include "il_ctxsw.h"
 #include "il_header.h"
@@ -258,17 +259,10 @@ static void run_free(struct il_run *r)
 	il_knobs_unlock(r->knobs_lock);
 }
 
-/*
- * cyclictest's /dev/cpu_dma_latency trick: while the file is held open
- * with 0 written to it, PM QoS keeps every CPU out of deep idle states,
- * whose exit latency would otherwise land in the first hop after an idle
- * gap. Closing it (or dying) ends the request.
- */
+/* The run holds PM QoS at 0 (il_dma_latency.h) unless --no-dma-latency. */
 static void dma_latency_hold(struct il_run *r)
 {
-	static const char path[] = "/dev/cpu_dma_latency";
-	int32_t zero = 0, now;
-	ssize_t n;
+	int32_t v;
 
 	r->dma_fd = -1;
 	r->dma_value_us = -1;
@@ -276,28 +270,8 @@ static void dma_latency_hold(struct il_run *r)
 		snprintf(r->dma_why, sizeof(r->dma_why), "not held: --no-dma-latency");
 		return;
 	}
-	r->dma_fd = open(path, O_RDWR | O_CLOEXEC);
-	if (r->dma_fd < 0) {
-		snprintf(r->dma_why, sizeof(r->dma_why), "%s: %s", path,
-			 errno == ENOENT ? "absent (kernel without CONFIG_PM_QOS device)"
-					 : strerror(errno));
-		return;
-	}
-	if (write(r->dma_fd, &zero, sizeof(zero)) != (ssize_t)sizeof(zero)) {
-		snprintf(r->dma_why, sizeof(r->dma_why), "%s: writing 0: %s", path,
-			 strerror(errno));
-		close(r->dma_fd);
-		r->dma_fd = -1;
-		return;
-	}
-	/* What the kernel now holds every CPU to (the lowest request of all):
-	 * the report gives this, not the 0 we asked for. */
-	n = pread(r->dma_fd, &now, sizeof(now), 0);
-	if (n == (ssize_t)sizeof(now))
-		r->dma_value_us = now;
-	else
-		snprintf(r->dma_why, sizeof(r->dma_why), "held, but %s could not be read back: %s",
-			 path, n < 0 ? strerror(errno) : "short read");
+	r->dma_fd = il_dma_latency_hold(&v, r->dma_why, sizeof(r->dma_why));
+	r->dma_value_us = v;
 }
 
 static void result_of(const struct il_run *r, struct il_result *res)
