@@ -61,9 +61,14 @@ static int latencies_sane(const cJSON *root, char *why, size_t n)
 	static const char *const tops[] = {"latency_us", "samples_us"};
 
 	for (size_t t = 0; t < sizeof(tops) / sizeof(tops[0]); t++) {
-		const cJSON *lat, *v;
+		const cJSON *top = il_json_get(root, tops[t]), *lat, *v;
 
-		cJSON_ArrayForEach (lat, il_json_get(root, tops[t])) {
+		/* Objects keyed by latency: an array's entries have no names. */
+		if (top && !cJSON_IsObject(top)) {
+			snprintf(why, n, "%s is not an object of latencies", tops[t]);
+			return -1;
+		}
+		cJSON_ArrayForEach (lat, top) {
 			const char *name = lat->string ? lat->string : "?";
 			int i = 0;
 
@@ -186,16 +191,16 @@ static int counts_sane(const cJSON *root, char *why, size_t n)
 		}
 		v[i] = x ? x->valuedouble : NAN;
 	}
+	if (ev && !cJSON_IsObject(ev)) {
+		snprintf(why, n, "events is not an object of counts");
+		return -1;
+	}
 	/* The other counts too (dropped_in_chain, late, ...): a -5 was printed. */
 	cJSON_ArrayForEach (c, ev)
 		if (cJSON_IsNumber(c) && !is_count(c) && strcmp(c->string, "mean_spacing_ms")) {
 			snprintf(why, n, "events.%s is not a count of events", c->string);
 			return -1;
 		}
-	if (ev && !cJSON_IsObject(ev)) {
-		snprintf(why, n, "events is not an object of counts");
-		return -1;
-	}
 	if (v[1] + v[2] > v[0]) { /* false with one missing (NAN) */
 		snprintf(why, n,
 			 "events.completed + events.timed_out (%.0f) exceed events.sent (%.0f)",

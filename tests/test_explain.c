@@ -473,6 +473,9 @@ static void test_explain_impossible_values_refused(void **state)
 	    {"latency_us.processing.p99", "\"abc\"",
 	     "latency_us.processing.p99 is not a latency or null"},
 	    {"events", "{\"sent\": -5}", "events.sent is not a count of events"},
+	    /* Entries without names: a strcmp on the missing name crashed. */
+	    {"events", "[-5]", "events is not an object of counts"},
+	    {"latency_us", "[{\"p50\": 5}]", "latency_us is not an object of latencies"},
 	    {"kernel", "{\"nr_cpus\": 0}", "kernel.nr_cpus is not a count of CPUs"},
 	    {"hops", "[{\"index\": 1, \"p50_us\": 1e30}]",
 	     "hops[0].p50_us is not a latency (0 to 3600000000 us) or null"},
