@@ -74,10 +74,9 @@ static void throttle_words(const cJSON *run, char *buf, size_t n)
 	/* RT throttling holds back SCHED_FIFO and SCHED_RR threads only. */
 	if (fifo && (!cJSON_IsNumber(rt) || rt->valuedouble >= 0))
 		why[k++] = "RT throttling";
-	if (!run || !cJSON_IsFalse(fs)) {
-		if (!cJSON_IsNumber(fs_rt) || fs_rt->valuedouble > 0)
-			why[k++] = "the fair server";
-	}
+	/* Present (or not said) and not tuned to 0. */
+	if (!cJSON_IsFalse(fs) && (!cJSON_IsNumber(fs_rt) || fs_rt->valuedouble > 0))
+		why[k++] = "the fair server";
 	if (dl)
 		why[k++] = "a deadline thread's own throttling (its runtime used up)";
 	if (!k) {
@@ -585,88 +584,96 @@ static bool hops_once(const cJSON *hops, char *where, size_t n)
 	return true;
 }
 
+static bool whole_in(const cJSON *c, double lo, double hi)
+{
+	return cJSON_IsNumber(c) && c->valuedouble >= lo && c->valuedouble <= hi &&
+	       c->valuedouble == floor(c->valuedouble);
+}
+
 /*
- * The types of what explain prints: a figure (a key ending _us, _ms, _ns
- * or _pct) is a number or null, and the groups of figures (components_us,
- * hops_us, ...) objects or lists of them; a hop's index is one of the
- * chain's hops, its CPUs CPU numbers or null. A hop total "abc" was
- * printed as nan, a components_us of -5 as a row of nan.
+ * The type of the value c at key k, as explain prints it: a figure (a key
+ * ending _us, _ms, _ns or _pct) is a number or null, and what a hop, an
+ * event or a culprit took a number (a hop total "abc" was printed as nan);
+ * the groups of figures are objects or lists of them (a components_us of
+ * -5 was a row of nan), components_us with all its parts; a hop's index is
+ * one of the chain's hops, its CPUs CPU numbers or null.
  */
+static bool value_typed(const char *k, const cJSON *c, char *where, size_t n)
+{
+	static const char *const taken[] = {"total_us", "processing_us", "us", "total_ms"};
+	bool group = !strcmp(k, "components_us") || !strcmp(k, "residual_pct");
+
+	if (group && !(cJSON_IsObject(c) && figures_only(c))) {
+		snprintf(where, n, "%s: not an object of figures", k);
+		return false;
+	}
+	if (!strcmp(k, "components_us"))
+		for (int i = 0; i < IL_NCOMP; i++)
+			if (!cJSON_IsNumber(
+				cJSON_GetObjectItemCaseSensitive(c, il_attrib_comp_name(i)))) {
+				snprintf(where, n, "components_us.%s: not a number",
+					 il_attrib_comp_name(i));
+				return false;
+			}
+	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
+		if (!strcmp(k, taken[i]) && !cJSON_IsNumber(c)) {
+			snprintf(where, n, "%s: not a number", k);
+			return false;
+		}
+	if (!strcmp(k, "hops_us")) {
+		if (cJSON_IsArray(c) && figures_only(c))
+			return true;
+		snprintf(where, n, "hops_us: not a list of figures");
+		return false;
+	}
+	/* A chain's hops, each once: hop 1 5000 times was summed. */
+	if (!strcmp(k, "hops") && cJSON_IsArray(c) && !hops_once(c, where, n))
+		return false;
+	if (!strcmp(k, "capture_window_ns")) { /* its from, to and the clock's name */
+		if (cJSON_IsObject(c))
+			return true;
+		snprintf(where, n, "%s: not an object", k);
+		return false;
+	}
+	if (!group &&
+	    (has_suffix(k, "_us") || has_suffix(k, "_ms") || has_suffix(k, "_ns") ||
+	     has_suffix(k, "_pct")) &&
+	    !cJSON_IsNumber(c) && !cJSON_IsNull(c)) {
+		snprintf(where, n, "%s: not a number", k);
+		return false;
+	}
+	if (!strcmp(k, "index") && !whole_in(c, 1, IL_NHOPS)) {
+		snprintf(where, n, "index: not a hop of the chain (1..%d)", IL_NHOPS);
+		return false;
+	}
+	if ((!strcmp(k, "cpu_from") || !strcmp(k, "cpu_to")) && !cJSON_IsNull(c) &&
+	    !whole_in(c, 0, 65535)) {
+		snprintf(where, n, "%s: not a CPU number", k);
+		return false;
+	}
+	return true;
+}
+
 static bool attribution_types(const cJSON *o, int depth, char *where, size_t n)
 {
-	static const char *const groups[] = {"components_us", "residual_pct"};
 	const cJSON *c;
 
 	if (depth > 16)
 		return true; /* attribution_sane says so */
 	cJSON_ArrayForEach (c, o) {
-		const char *k = c->string;
-		bool group = false;
-
-		if (k) {
-			for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
-				group |= !strcmp(k, groups[i]);
-			if (group && !(cJSON_IsObject(c) && figures_only(c))) {
-				snprintf(where, n, "%s: not an object of figures", k);
-				return false;
-			}
-			/* A hop's or band's parts: each of them, a number. */
-			if (!strcmp(k, "components_us") && cJSON_IsObject(o))
-				for (int i = 0; i < IL_NCOMP; i++)
-					if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(
-						c, il_attrib_comp_name(i)))) {
-						snprintf(where, n, "components_us.%s: not a number",
-							 il_attrib_comp_name(i));
-						return false;
-					}
-			/* What a hop, an event or a culprit took: printed as nan when null. */
-			if ((!strcmp(k, "total_us") || !strcmp(k, "processing_us") ||
-			     !strcmp(k, "us") || !strcmp(k, "total_ms")) &&
-			    !cJSON_IsNumber(c)) {
-				snprintf(where, n, "%s: not a number", k);
-				return false;
-			}
-			if (!strcmp(k, "hops_us") && !(cJSON_IsArray(c) && figures_only(c))) {
-				snprintf(where, n, "hops_us: not a list of figures");
-				return false;
-			}
-			/* A chain's hops, each once: hop 1 5000 times was summed. */
-			if (!strcmp(k, "hops") && cJSON_IsArray(c) && !hops_once(c, where, n))
-				return false;
-			/* Its from and to, and the clock's name. */
-			if (!strcmp(k, "capture_window_ns")) {
-				if (!cJSON_IsObject(c)) {
-					snprintf(where, n, "%s: not an object", k);
-					return false;
-				}
-				continue;
-			}
-			if (!group && strcmp(k, "hops_us") &&
-			    (has_suffix(k, "_us") || has_suffix(k, "_ms") || has_suffix(k, "_ns") ||
-			     has_suffix(k, "_pct")) &&
-			    !cJSON_IsNumber(c) && !cJSON_IsNull(c)) {
-				snprintf(where, n, "%s: not a number", k);
-				return false;
-			}
-			if (!strcmp(k, "index") && !(cJSON_IsNumber(c) && c->valuedouble >= 1 &&
-						     c->valuedouble <= IL_NHOPS &&
-						     c->valuedouble == floor(c->valuedouble))) {
-				snprintf(where, n, "index: not a hop of the chain (1..%d)",
-					 IL_NHOPS);
-				return false;
-			}
-			if ((!strcmp(k, "cpu_from") || !strcmp(k, "cpu_to")) && !cJSON_IsNull(c) &&
-			    !(cJSON_IsNumber(c) && c->valuedouble >= 0 && c->valuedouble < 65536 &&
-			      c->valuedouble == floor(c->valuedouble))) {
-				snprintf(where, n, "%s: not a CPU number", k);
-				return false;
-			}
-		}
+		if (c->string && !value_typed(c->string, c, where, n))
+			return false;
 		if ((cJSON_IsObject(c) || cJSON_IsArray(c)) &&
 		    !attribution_types(c, depth + 1, where, n))
 			return false;
 	}
 	return true;
+}
+
+/* Every value of an attribution (a report's, or a --records line's) one a run writes. */
+static bool attribution_values(const cJSON *o, char *where, size_t n)
+{
+	return attribution_sane(o, 0, where, n) && attribution_types(o, 0, where, n);
 }
 
 static bool attribution_shape(const cJSON *attr, char *where, size_t n)
@@ -694,7 +701,7 @@ static bool attribution_shape(const cJSON *attr, char *where, size_t n)
 				return false;
 			}
 	}
-	return attribution_sane(attr, 0, where, n) && attribution_types(attr, 0, where, n);
+	return attribution_values(attr, where, n);
 }
 
 static const cJSON *attribution_of(const cJSON *run, const char *path, char *err, size_t errlen)
@@ -811,8 +818,7 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 		ev = find_stored(attr, o->event);
 		if (!ev && o->records && find_record(o->records, o->event, &owned, err, errlen) < 0)
 			return 2;
-		if (owned && !(attribution_sane(owned, 0, where, sizeof(where)) &&
-			       attribution_types(owned, 0, where, sizeof(where)))) {
+		if (owned && !attribution_values(owned, where, sizeof(where))) {
 			snprintf(err, errlen,
 				 "event %llu in %s: attribution: %s: not a record a run wrote",
 				 (unsigned long long)o->event, o->records, where);

@@ -176,9 +176,8 @@ static bool same_run(const cJSON *x, const cJSON *y)
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const cJSON *a = il_json_get(x, keys[i]), *b = il_json_get(y, keys[i]);
 
-		if (i < 2 && (!a || !b))
-			return false;
-		if (!a && !b)
+		/* enter may be missing from both: a report from before it. */
+		if (i == 2 && !a && !b)
 			continue;
 		if (!a || !b || !cJSON_Compare(a, b, true))
 			return false;
@@ -241,11 +240,6 @@ static int add_report(struct group *g, const char *path)
 		cJSON_Delete(root);
 		return -1;
 	}
-	/* One run's report copied (cp a r1; cp a r2) is one round too: the
-	 * copies have its seed, start time and start (milestones_ns.enter). */
-	for (size_t i = 0; i < g->n; i++)
-		if (same_run(g->reports[i], root))
-			return twice(g, i, path, "run", " (its seed, start_time and start)", root);
 	/* One file named twice (a,a,a,a; a symlink to it) is one round, not
 	 * four: the test would count it as four independent runs. */
 	if (stat(path, &st) == 0) {
@@ -255,6 +249,11 @@ static int add_report(struct group *g, const char *path)
 		g->dev[g->n] = st.st_dev;
 		g->ino[g->n] = st.st_ino;
 	}
+	/* One run's report copied (cp a r1; cp a r2) is one round too: the
+	 * copies have its seed, start time and start (milestones_ns.enter). */
+	for (size_t i = 0; i < g->n; i++)
+		if (same_run(g->reports[i], root))
+			return twice(g, i, path, "run", " (its seed, start_time and start)", root);
 	g->paths[g->n] = strdup(path);
 	g->reports[g->n++] = root;
 	{

@@ -670,6 +670,10 @@ class FakeSweep(unittest.TestCase, Outputs):
             obj[keys[-1]] = "@@"
             with open(path, "w") as f:
                 f.write(json.dumps(run).replace('"@@"', value))
+            # compare_refusal mirrors il_report_sane in Python: the real
+            # compare refuses each of these too, or the two drifted apart.
+            with self.assertRaises(inputlat_stats.RunError, msg=(member, value)):
+                inputlat_stats.compare(FAKE, [[path], [path]])
             before = len(logged_runs(self.log))
             r = sweep(self.out, *args, env=env)
             self.assertEqual(r.returncode, 0, (member, value, r.stderr))
