@@ -16,6 +16,12 @@
 /* Values up to 2^IL_HIST_MAX_BITS ns (about 18 minutes); larger are clamped. */
 #define IL_HIST_MAX_BITS 40
 #define IL_HIST_NBUCKETS (IL_HIST_SUB + (IL_HIST_MAX_BITS - IL_HIST_SUB_BITS) * IL_HIST_SUB)
+/*
+ * How far a percentile read from it may lie from the true sample, relative
+ * to the value: half a bucket, a bucket being at most 1/IL_HIST_SUB of
+ * its lower bound wide.
+ */
+#define IL_HIST_PCT_RESOLUTION (0.5 / IL_HIST_SUB)
 
 struct il_hist;
 

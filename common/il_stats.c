@@ -226,8 +226,7 @@ struct perm {
 	/* Per k (B's rounds among the nb playing B): c and 1 / (1 -+ c). */
 	double c[64], inv_minus[64], inv_plus[64];
 	double inv_na, inv_nb;
-	uint64_t always;  /* partitions that accept every shift */
-	uint64_t at_zero; /* partitions that accept shift 0 */
+	uint64_t always; /* partitions that accept every shift */
 	uint64_t count;
 };
 
@@ -250,7 +249,6 @@ static void perm_visit(struct perm *p, uint64_t s)
 	p->count++;
 	if (k == p->nb || (k == 0 && p->na == p->nb)) {
 		p->always++;
-		p->at_zero++;
 		return;
 	}
 	r1 = (p->d - a) * p->inv_minus[k];
@@ -261,10 +259,6 @@ static void perm_visit(struct perm *p, uint64_t s)
 		r1 = r2;
 		r2 = t;
 	}
-	/* A partition as extreme as the observed one counts (>=): exact ties
-	 * (rounds of equal value) must not be lost to rounding. */
-	if (r1 <= p->eps && -p->eps <= r2)
-		p->at_zero++;
 	p->lows[p->nint] = r1;
 	p->highs[p->nint++] = r2;
 }
@@ -281,16 +275,47 @@ int il_stats_rounds(const double *a, size_t na, const double *b, size_t nb,
 		    enum il_stats_scale scale, double alpha, uint64_t seed,
 		    struct il_stats_cmp *out)
 {
-	struct il_stats_cmp res = {.verdict = IL_VERDICT_NOT_ENOUGH, .seed = seed};
+	return il_stats_rounds_within(a, na, b, nb, scale, alpha, seed, 0, out);
+}
+
+/*
+ * The p-value of the null "the shift is t" is the share of partitions
+ * that count for t; of "the shift lies within [-band, band]", the largest
+ * such share over the band, which (every partition's interval holds d)
+ * is at the band's point nearest d.
+ */
+static double p_at(const struct perm *p, double t)
+{
+	uint64_t n = p->always;
+
+	for (size_t i = 0; i < p->nint; i++)
+		/* As extreme as the observed one counts (>=): exact ties must
+		 * not be lost to rounding. */
+		if (p->lows[i] <= t + p->eps && t - p->eps <= p->highs[i])
+			n++;
+	return (double)n / (double)p->count;
+}
+
+int il_stats_rounds_within(const double *a, size_t na, const double *b, size_t nb,
+			   enum il_stats_scale scale, double alpha, uint64_t seed,
+			   double resolution, struct il_stats_cmp *out)
+{
+	struct il_stats_cmp res = {
+	    .verdict = IL_VERDICT_NOT_ENOUGH, .seed = seed, .resolution = resolution};
 	bool ratio = scale == IL_STATS_RATIO;
 	struct perm p = {0};
-	double y[64], sa = 0, sb = 0, npart, lo, hi;
+	double y[64], sa = 0, sb = 0, npart, lo, hi, band;
 	size_t n = na + nb, need;
 	uint64_t count;
 	int rc;
 
-	if (!a || !b || !out || !na || !nb || n > IL_STATS_MAX_ROUNDS || !(alpha > 0 && alpha < 1))
+	if (!a || !b || !out || !na || !nb || n > IL_STATS_MAX_ROUNDS ||
+	    !(alpha > 0 && alpha < 1) || !(resolution >= 0 && resolution < 0.5) ||
+	    (resolution > 0 && !ratio))
 		return -EINVAL;
+	/* A figure within `resolution` of its true value: the true ratio is
+	 * the observed one within (1 + r) / (1 - r) either way. */
+	band = log((1 + resolution) / (1 - resolution));
 	rc = check_values(a, na, ratio);
 	if (rc == 0)
 		rc = check_values(b, nb, ratio);
@@ -385,6 +410,8 @@ int il_stats_rounds(const double *a, size_t na, const double *b, size_t nb,
 	 * and, above d, ends at the need-th largest upper end, where need is
 	 * how many more than alpha N - always it takes. Exact, and one interval.
 	 */
+	/* Before the selections below reorder the ends apart. */
+	res.p_value = p_at(&p, fmax(-band, fmin(band, p.d)));
 	/* The 1e-9: a p-value of exactly alpha rejects, whatever the rounding. */
 	need = (size_t)fmax(0, floor(alpha * (double)p.count + 1e-9 - (double)p.always)) + 1;
 	if (need > p.nint) {
@@ -398,9 +425,18 @@ int il_stats_rounds(const double *a, size_t na, const double *b, size_t nb,
 	}
 	free(p.lows);
 	free(p.highs);
-	res.p_value = (double)p.at_zero / (double)p.count;
+	/* The interval of the true shift: the observed one's, widened by the band. */
+	lo -= band;
+	hi += band;
 	res.lo = ratio ? exp(lo) : lo;
 	res.hi = ratio ? exp(hi) : hi;
+	if (band > 0) {
+		size_t len = strlen(res.method);
+
+		snprintf(res.method + len, sizeof(res.method) - len,
+			 "; each round's figure within %.2g%%, so the interval is widened by it",
+			 100 * resolution);
+	}
 	/* An end within rounding of 0 is 0: the interval then holds "no change". */
 	res.verdict = hi < -p.eps  ? IL_VERDICT_LOWER
 		      : lo > p.eps ? IL_VERDICT_HIGHER

@@ -80,7 +80,9 @@ struct il_stats_cmp {
 	uint64_t seed;	    /* the seed of any random draws, to recompute */
 	unsigned block_a;   /* blocked bootstrap: block lengths in events */
 	unsigned block_b;
-	char method[128]; /* in words, for reports */
+	/* il_stats_rounds_within's resolution (0: the figures are exact). */
+	double resolution;
+	char method[192]; /* in words, for reports */
 	char why[192];	  /* not enough data: what it needs; else "" */
 };
 
@@ -110,6 +112,25 @@ struct il_stats_cmp {
 int il_stats_rounds(const double *a, size_t na, const double *b, size_t nb,
 		    enum il_stats_scale scale, double alpha, uint64_t seed,
 		    struct il_stats_cmp *out);
+
+/*
+ * As il_stats_rounds, for figures known only to within a relative
+ * `resolution` (0 <= r < 0.5, IL_STATS_RATIO only): a percentile read from
+ * an il_hist is its bucket's midpoint, within IL_HIST_PCT_RESOLUTION of
+ * the true value. The true ratio of the sides then lies within a factor
+ * (1 + r) / (1 - r) of the observed one, either way, so the interval is
+ * the observed one widened by that factor, the verdict says lower or
+ * higher only when the widened interval excludes 1, and the p-value is
+ * that of "the observed ratio lies within the factor of 1" (the largest
+ * over that band). Two policies 0.05% apart, whose figures fall into
+ * neighbouring buckets 0.8% apart, are then no clear difference rather
+ * than "higher": the histogram cannot tell them apart.
+ * resolution 0 is il_stats_rounds. -EINVAL also for a resolution out of
+ * range or on IL_STATS_DIFF.
+ */
+int il_stats_rounds_within(const double *a, size_t na, const double *b, size_t nb,
+			   enum il_stats_scale scale, double alpha, uint64_t seed,
+			   double resolution, struct il_stats_cmp *out);
 
 /*
  * Two single runs: a[na] and b[nb] are per-event values (latencies > 0)

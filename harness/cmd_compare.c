@@ -27,6 +27,7 @@
 #include "il_file.h"
 #include "il_round_latency.h"
 #include "il_header.h"
+#include "il_hist.h"
 #include "il_parse.h"
 #include "il_report_sane.h"
 #include "il_printable.h"
@@ -552,8 +553,11 @@ static void compare_rounds(const struct group *a, const struct group *b, const s
 		    IL_STATS_MAX_ROUNDS, r->na, r->nb);
 		return;
 	}
-	rc = il_stats_rounds(r->a_rounds, r->na, r->b_rounds, r->nb, s->scale, o->alpha, o->seed,
-			     &r->cmp);
+	/* A report's percentiles are histogram buckets' midpoints: two policies
+	 * closer than a bucket are not told apart (its mean is exact). */
+	rc = il_stats_rounds_within(r->a_rounds, r->na, r->b_rounds, r->nb, s->scale, o->alpha,
+				    o->seed, !s->key && s->q >= 0 ? IL_HIST_PCT_RESOLUTION : 0,
+				    &r->cmp);
 	if (rc < 0) {
 		not_enough(r, "no comparison: %s", strerror(-rc));
 		return;
@@ -884,6 +888,9 @@ static cJSON *row_json(const struct stat_row *s, const struct row_result *r, siz
 		cJSON_AddNullToObject(o, "why");
 	cJSON_AddItemToObject(o, "p_value", num_or_null(r->cmp.p_value));
 	cJSON_AddStringToObject(o, "method", r->cmp.method);
+	/* How close to its true value each round's figure is (relative): the
+	 * interval and the verdict allow for it. */
+	cJSON_AddNumberToObject(o, "resolution", r->cmp.resolution);
 	cJSON_AddBoolToObject(o, "exact", r->cmp.exact);
 	cJSON_AddNumberToObject(o, "resamples", (double)r->cmp.resamples);
 	cJSON_AddItemToObject(o, "seed", il_json_u64(r->cmp.seed));

@@ -38,6 +38,7 @@
 
 #include "il_clock.h"
 #include "il_file.h"
+#include "il_hist.h"
 #include "il_round_latency.h"
 #include "il_parse.h"
 #include "il_repro_dir.h"
@@ -703,9 +704,14 @@ static void missing(struct claim *c, const char *what)
 static void compare_rounds(const struct repro *r, int sa, int sb, const char *path,
 			   enum il_stats_scale scale, struct il_stats_cmp *out)
 {
-	double a[MAX_ROUNDS], b[MAX_ROUNDS];
+	double a[MAX_ROUNDS], b[MAX_ROUNDS], q;
 	size_t lost[2] = {0, 0}, na = round_vals_lost(r, sa, path, a, lost),
 	       nb = round_vals_lost(r, sb, path, b, lost);
+	char lat[32];
+	const char *stat;
+	/* A report's percentiles are histogram buckets' midpoints (as compare). */
+	double resolution =
+	    latency_stat(path, lat, sizeof(lat), &stat, &q) && q >= 0 ? IL_HIST_PCT_RESOLUTION : 0;
 
 	*out = (struct il_stats_cmp){
 	    .verdict = IL_VERDICT_NOT_ENOUGH, .estimate = NAN, .lo = NAN, .hi = NAN};
@@ -726,7 +732,8 @@ static void compare_rounds(const struct repro *r, int sa, int sb, const char *pa
 		return;
 	}
 	if (!na || !nb ||
-	    il_stats_rounds(a, na, b, nb, scale, IL_STATS_ALPHA, IL_STATS_SEED, out) < 0)
+	    il_stats_rounds_within(a, na, b, nb, scale, IL_STATS_ALPHA, IL_STATS_SEED, resolution,
+				   out) < 0)
 		snprintf(out->why, sizeof(out->why), "not enough data: no usable %s in a round",
 			 path);
 }

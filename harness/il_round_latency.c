@@ -14,13 +14,6 @@ static int cmp_double(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-/*
- * Type-7 quantile q over all n events of which the c fastest completed
- * (the rest at +infinity): its position h = (n - 1) q reaches a lost event
- * when ceil(h) >= c; below that it is the completed events' own quantile at
- * h / (c - 1), read from their samples (a sampled subset gives an estimate
- * at the same relative position).
- */
 double *il_round_samples(const cJSON *report, const char *latency, size_t *n)
 {
 	char key[64];
@@ -41,21 +34,36 @@ double *il_round_samples(const cJSON *report, const char *latency, size_t *n)
 	return v;
 }
 
+/*
+ * Quantile q over all n events of which the c fastest completed (the rest
+ * at +infinity), by the nearest rank, as the report's own percentiles
+ * (il_hist_percentile): the k-th smallest, k = ceil(q n). It lies beyond
+ * the timeout when k > c; below that it is the k-th smallest completed
+ * event, read from the samples (a sampled subset of m gives the one at the
+ * same relative rank, ceil(k m / c)). One definition for every round: a
+ * type-7 interpolation here against the reports' nearest rank moved a
+ * round's p50 by up to 3% by the definition alone.
+ */
 static enum il_round_status quantile_with_lost(const cJSON *report, const char *latency, double q,
 					       double c, double n, double *value)
 {
-	double h = (n - 1) * q, *v;
-	size_t k = 0;
+	double k = ceil(q * n), *v;
+	size_t m = 0, i;
 
-	if (c < 1 || ceil(h) >= c)
+	if (k < 1)
+		k = 1;
+	if (c < 1 || k > c)
 		return IL_ROUND_CENSORED;
-	v = il_round_samples(report, latency, &k);
-	if (!v)
+	v = il_round_samples(report, latency, &m);
+	if (!m) {
+		free(v);
 		return IL_ROUND_MISSING;
-	qsort(v, k, sizeof(*v), cmp_double);
-	*value = il_stats_quantile_sorted(v, k, c > 1 ? h / (c - 1) : 0);
+	}
+	qsort(v, m, sizeof(*v), cmp_double);
+	i = m < c ? (size_t)ceil(k * (double)m / c) : (size_t)k;
+	*value = v[(i < 1 ? 1 : i > m ? m : i) - 1];
 	free(v);
-	return k ? IL_ROUND_VALUE : IL_ROUND_MISSING;
+	return IL_ROUND_VALUE;
 }
 
 enum il_round_status il_round_latency(const cJSON *report, const char *latency, const char *stat,

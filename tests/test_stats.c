@@ -110,6 +110,64 @@ static void test_stats_interval_is_the_inverted_test(void **state)
 					       : IL_VERDICT_NONE);
 }
 
+/*
+ * Figures known to within a resolution (a histogram's half bucket): rounds
+ * 0.05% apart, which neighbouring buckets show 0.8% apart, are no clear
+ * difference; the interval is the exact one widened by the band, and the
+ * p-value is the brute-force one at the band's edge nearest the estimate,
+ * so it agrees with the verdict.
+ */
+static void test_stats_resolution_band(void **state)
+{
+	const double e = 1.0 / 256, rho = (1 + e) / (1 - e);
+	/* 2000 and 2001 us, read as the midpoints of neighbouring buckets. */
+	const double near_a[] = {1996.1, 1996.1, 1996.1, 1996.1, 1996.1};
+	const double near_b[] = {2011.7, 2011.7, 2011.7, 2011.7, 2011.7};
+	uint64_t seed = 5;
+	double a[5], b[5], y[10];
+	struct il_stats_cmp plain, c;
+
+	(void)state;
+	assert_int_equal(il_stats_rounds(near_a, 5, near_b, 5, IL_STATS_RATIO, 0.05, 1, &plain), 0);
+	assert_int_equal(plain.verdict, IL_VERDICT_HIGHER);
+	assert_int_equal(
+	    il_stats_rounds_within(near_a, 5, near_b, 5, IL_STATS_RATIO, 0.05, 1, e, &c), 0);
+	assert_int_equal(c.verdict, IL_VERDICT_NONE);
+	assert_float_equal(c.p_value, 1.0, 1e-12);
+	assert_float_equal(c.lo, plain.lo / rho, 1e-12);
+	assert_float_equal(c.hi, plain.hi * rho, 1e-12);
+	assert_float_equal(c.resolution, e, 0);
+	assert_non_null(strstr(c.method, "widened"));
+
+	/* Scattered rounds 3% apart: still found, p-value at the band's edge. */
+	for (int i = 0; i < 5; i++) {
+		a[i] = 2000 * exp(0.01 * gauss(&seed));
+		b[i] = 2060 * exp(0.01 * gauss(&seed));
+		y[i] = log(a[i]);
+		y[5 + i] = log(b[i]);
+	}
+	assert_int_equal(il_stats_rounds(a, 5, b, 5, IL_STATS_RATIO, 0.05, 1, &plain), 0);
+	assert_int_equal(il_stats_rounds_within(a, 5, b, 5, IL_STATS_RATIO, 0.05, 1, e, &c), 0);
+	assert_true(c.estimate > rho);
+	assert_float_equal(c.p_value, brute_p(y, 5, 5, log(rho)), 1e-12);
+	assert_true(c.p_value >= plain.p_value);
+	assert_int_equal(c.verdict, IL_VERDICT_HIGHER);
+	assert_true(c.p_value <= 0.05);
+	assert_int_equal(c.verdict, c.lo > 1 ? IL_VERDICT_HIGHER : IL_VERDICT_NONE);
+	assert_float_equal(c.lo, plain.lo / rho, 1e-12);
+
+	/* Exact figures are il_stats_rounds; a band needs the ratio scale. */
+	assert_int_equal(il_stats_rounds_within(a, 5, b, 5, IL_STATS_RATIO, 0.05, 1, 0, &c), 0);
+	assert_float_equal(c.p_value, plain.p_value, 0);
+	assert_float_equal(c.lo, plain.lo, 0);
+	assert_int_equal(il_stats_rounds_within(a, 5, b, 5, IL_STATS_DIFF, 0.05, 1, e, &c),
+			 -EINVAL);
+	assert_int_equal(il_stats_rounds_within(a, 5, b, 5, IL_STATS_RATIO, 0.05, 1, -e, &c),
+			 -EINVAL);
+	assert_int_equal(il_stats_rounds_within(a, 5, b, 5, IL_STATS_RATIO, 0.05, 1, NAN, &c),
+			 -EINVAL);
+}
+
 static void test_stats_few_rounds_not_enough(void **state)
 {
 	const double a[] = {1000, 1040, 980}, b[] = {700, 720, 690};
@@ -512,6 +570,7 @@ int main(void)
 	    cmocka_unit_test(test_stats_identical_rounds_no_difference),
 	    cmocka_unit_test(test_stats_shifted_rounds_found),
 	    cmocka_unit_test(test_stats_interval_is_the_inverted_test),
+	    cmocka_unit_test(test_stats_resolution_band),
 	    cmocka_unit_test(test_stats_few_rounds_not_enough),
 	    cmocka_unit_test(test_stats_many_rounds_sampled_with_seed),
 	    cmocka_unit_test(test_stats_errors),
