@@ -69,6 +69,15 @@ struct il_attrib_run {
 	 * detach nobody drains, and a busy machine's switches may fill the
 	 * rings; those losses are after to_ns and no event's. */
 	uint64_t run_drops;
+	/*
+	 * Why events were lost: a ring holds il_capture_ring_slots events a CPU
+	 * between two drains (the orchestrator's 20 ms tick and every record).
+	 * The longest time between two drains in the window, and the longest
+	 * of those after which the rings had dropped events: a reader held
+	 * off its CPU (other tenants, a thousand load threads) against rings
+	 * too small for the switch rate even when drained on time.
+	 */
+	uint64_t longest_gap_ns, longest_drop_gap_ns;
 	unsigned unnamed; /* hog/load threads past the culprit table: not named */
 	struct il_cpustat *stat0, *stat1;
 	struct il_capture_prog progs[IL_CAPTURE_MAX_PROGS];
@@ -400,7 +409,7 @@ static void first_readings(struct il_attrib_run *r)
 
 void il_attrib_run_tick(struct il_attrib_run *r)
 {
-	uint64_t now, drops;
+	uint64_t now, drops, gap;
 
 	if (!r || !r->available || !r->cap)
 		return;
@@ -409,11 +418,16 @@ void il_attrib_run_tick(struct il_attrib_run *r)
 		first_readings(r);
 	il_capture_drain(r->cap);
 	drops = il_capture_drops(r->cap);
+	gap = now - r->last_drain_ns;
+	if (!r->stopped && now > r->last_drain_ns && gap > r->longest_gap_ns)
+		r->longest_gap_ns = gap;
 	if (drops != r->drops) {
 		/* Some events since the last drain never made it: say so for the
 		 * events of that time instead of explaining them wrongly. */
 		il_attrib_mark_lost(r->eng, r->last_drain_ns, now);
 		r->drops = drops;
+		if (!r->stopped && now > r->last_drain_ns && gap > r->longest_drop_gap_ns)
+			r->longest_drop_gap_ns = gap;
 	}
 	r->last_drain_ns = now;
 }
@@ -594,6 +608,15 @@ static cJSON *bpf_json(const struct il_attrib_run *r)
 	il_attrib_counts(r->eng, &c);
 	cJSON_AddNumberToObject(o, "events", (double)c.kevents);
 	cJSON_AddNumberToObject(o, "drops", (double)r->run_drops);
+	cJSON_AddNumberToObject(o, "ring_slots_per_cpu", il_capture_ring_slots(r->cap));
+	cJSON_AddNumberToObject(o, "longest_drain_gap_ms",
+				round((double)r->longest_gap_ns / 1e4) / 100);
+	/* null: nothing dropped in the window. */
+	if (r->run_drops)
+		cJSON_AddNumberToObject(o, "longest_drain_gap_before_drops_ms",
+					round((double)r->longest_drop_gap_ns / 1e4) / 100);
+	else
+		cJSON_AddNullToObject(o, "longest_drain_gap_before_drops_ms");
 	return o;
 }
 

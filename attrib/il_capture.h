@@ -58,6 +58,9 @@ uint64_t il_capture_done_to(struct il_capture *c);
 /* Events the rings had no room for, or lost, since the capture started. */
 uint64_t il_capture_drops(struct il_capture *c);
 
+/* Events a CPU's ring holds between two drains (0 without a capture). */
+uint32_t il_capture_ring_slots(const struct il_capture *c);
+
 /* Detaches the programs (the statistics stay readable) and drains what
  * is left. Idempotent. */
 void il_capture_stop(struct il_capture *c);

@@ -264,6 +264,11 @@ uint64_t il_capture_done_to(struct il_capture *c)
 	return il_kring_reader_done_to(c->reader);
 }
 
+uint32_t il_capture_ring_slots(const struct il_capture *c)
+{
+	return c->skel ? c->cap : 0;
+}
+
 uint64_t il_capture_drops(struct il_capture *c)
 {
 	uint64_t *v, sum = 0;

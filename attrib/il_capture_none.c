@@ -36,6 +36,11 @@ uint64_t il_capture_drops(struct il_capture *c)
 	return 0;
 }
 
+uint32_t il_capture_ring_slots(const struct il_capture *c)
+{
+	return 0;
+}
+
 void il_capture_stop(struct il_capture *c)
 {
 }

