@@ -204,6 +204,67 @@ static void test_canary_fifo_hog_stalls(void **state)
 	assert_true(s.cpu_share < 0.6);
 }
 
+/*
+ * A canary whose CPU an RT thread holds from the moment its gate opens
+ * was due all that while. The first period was counted from the canary's
+ * first run instead: on one CPU under rt --hog a canary that ran once in
+ * 597 ms read cpu_share 0.993 (and test_canary fifo_hog_stalls once read
+ * 0.643 when its hog got the CPU before the canary's first run). Here the
+ * starter itself is FIFO on the canary's CPU: the canary initialises
+ * while the starter sleeps for it, then cannot run until the starter,
+ * busy for 300 ms after opening the gate, lets it.
+ */
+static void test_canary_starved_from_the_start(void **state)
+{
+	struct rlimit old, lim;
+	struct sched_param fifo = {.sched_priority = 10}, other = {.sched_priority = 0};
+	struct il_canary *c = NULL;
+	struct il_canary_stats s;
+	cpu_set_t mask0, one;
+	int cpu = pick_cpu();
+	uint64_t until;
+	char err[256] = "";
+
+	assert_int_equal(sched_getaffinity(0, sizeof(mask0), &mask0), 0);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	/* As fifo_hog_stalls: the kernel ends a FIFO thread that runs away. */
+	assert_int_equal(getrlimit(RLIMIT_RTTIME, &old), 0);
+	lim = old;
+	if (lim.rlim_max == RLIM_INFINITY || lim.rlim_max > 4000000)
+		lim.rlim_cur = 3000000;
+	else
+		lim.rlim_cur = lim.rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_RTTIME, &lim), 0);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	if (sched_setscheduler(0, SCHED_FIFO, &fifo) != 0) {
+		sched_setaffinity(0, sizeof(mask0), &mask0);
+		setrlimit(RLIMIT_RTTIME, &old);
+		IL_TEST_SKIP("SCHED_FIFO needs CAP_SYS_NICE or RLIMIT_RTPRIO");
+	}
+	assert_int_equal(il_canary_start(&(struct il_canary_config){.cpu = cpu}, name_only_init,
+					 NULL, &c, err, sizeof(err)),
+			 0);
+	/* Bounded by the clock (and by RLIMIT_RTTIME, should that fail). */
+	until = il_now_ns() + il_ms_to_ns(300);
+	while (il_now_ns() < until)
+		;
+	assert_int_equal(sched_setscheduler(0, SCHED_OTHER, &other), 0);
+	assert_int_equal(sched_setaffinity(0, sizeof(mask0), &mask0), 0);
+	assert_int_equal(setrlimit(RLIMIT_RTTIME, &old), 0);
+	usleep(200000);
+	il_canary_get(c, &s);
+	il_canary_stop(c);
+	print_message("starved from the start: max_stall %.1f ms, waited %.1f ms of %.1f, "
+		      "cpu_share %.3f, wakeups %llu of %llu\n",
+		      s.max_stall_ms, il_ns_to_ms(s.waited_ns), il_ns_to_ms(s.wall_ns), s.cpu_share,
+		      (unsigned long long)s.wakeups, (unsigned long long)s.expected_wakeups);
+	/* 300 ms of about 500 the CPU was not there for it. */
+	assert_true(s.max_stall_ms >= 290);
+	assert_true(il_ns_to_ms(s.waited_ns) >= 290);
+	assert_true(s.cpu_share < 0.5);
+}
+
 /* The load threads count their CPU time as the kernel does. */
 static void test_canary_load_share(void **state)
 {
@@ -271,6 +332,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_canary_quiet_cpu),
 	    cmocka_unit_test(test_canary_fifo_hog_stalls),
+	    cmocka_unit_test(test_canary_starved_from_the_start),
 	    cmocka_unit_test(test_canary_load_share),
 	    cmocka_unit_test(test_canary_json_cpu),
 	};
