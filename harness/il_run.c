@@ -19,6 +19,7 @@
 #include "il_cmd.h"
 #include "il_attrib_sink.h"
 #include "il_dma_latency.h"
+#include "il_file.h"
 #include "il_cpustat.h"
 #include "il_ctxsw.h"
 #include "il_header.h"
@@ -596,6 +597,19 @@ int il_cmd_run(int argc, char **argv)
 	il_sysinfo_kernel_facts(cJSON_AddObjectToObject(r.facts, "kernel"));
 	il_sysinfo_system_facts(cJSON_AddObjectToObject(r.facts, "system"));
 	r.facts_ns = il_now_ns();
+	{
+		const cJSON *bw = il_json_get(r.facts, "system.cpu_bandwidth");
+
+		/* As a confining affinity would: said where a reader looks. */
+		if (cJSON_IsObject(bw))
+			il_warn(&r.warnings,
+				"the run's cgroup allows %.3g CPUs' worth of time (%s: %.0f us per "
+				"%.0f us): its latencies include that group's throttling, not only "
+				"the policy's",
+				il_json_num(bw, "cpus"),
+				cJSON_GetStringValue(cJSON_GetObjectItem(bw, "file")),
+				il_json_num(bw, "quota_us"), il_json_num(bw, "period_us"));
+	}
 
 	bound_ns = il_run_bound_ns(&r);
 	r.rttime_us = o.rttime_ms ? o.rttime_ms * 1000 : bound_ns / 1000;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "il_cpu_bandwidth.h"
 #include "il_cpustat.h"
 #include "il_parse.h"
 #include "il_printable.h"
@@ -969,4 +970,5 @@ void il_sysinfo_system_facts(cJSON *sys)
 					"/proc/cpuinfo");
 	hypervisor_json(cJSON_AddObjectToObject(sys, "hypervisor"));
 	cpus_allowed_json(sys);
+	il_cpu_bandwidth_json(sys);
 }

@@ -17,6 +17,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "il_cpu_bandwidth.h"
 #include "il_cpustat.h"
 #include "il_sysinfo.h"
 #include "il_test.h"
@@ -180,6 +181,101 @@ static void test_sysinfo_facts(void **state)
 	cJSON_Delete(s);
 }
 
+/* Writes text to dir/name, making the directories on the way. */
+static void put(const char *dir, const char *name, const char *text)
+{
+	char p[600], cmd[700];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
+	assert_int_equal(system(cmd), 0);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * The CPU bandwidth on the run's group: the tightest of the group and its
+ * ancestors, v1 (quota over period) or v2 (cpu.max), a container's mount
+ * of a subtree, and what cannot be read said so. Fakes of /proc/self's
+ * two files and of the hierarchies, in a temporary directory.
+ */
+static void test_sysinfo_cpu_bandwidth(void **state)
+{
+	char d[] = "/tmp/il-bandwidth-XXXXXX", cg[300], mi[300], text[1200], why[256];
+	struct il_cpu_bandwidth b;
+	cJSON *sys = cJSON_CreateObject();
+
+	assert_non_null(mkdtemp(d));
+	snprintf(cg, sizeof(cg), "%s/cgroup", d);
+	snprintf(mi, sizeof(mi), "%s/mountinfo", d);
+
+	/* v1, hybrid: the parent holds 0.5 CPU, the group 0.2 (binding). */
+	put(d, "cgroup", "4:memory:/x\n3:cpu,cpuacct:/run/job\n0::/other\n");
+	snprintf(text, sizeof(text),
+		 "30 25 0:26 / %s/v1\\040cpu rw,relatime shared:9 - cgroup cgroup rw,cpu,cpuacct\n"
+		 "31 25 0:27 / %s/v2 rw - cgroup2 cgroup2 rw\n",
+		 d, d);
+	put(d, "mountinfo", text);
+	put(d, "v1 cpu/cpu.cfs_quota_us", "-1\n");
+	put(d, "v1 cpu/cpu.cfs_period_us", "100000\n");
+	put(d, "v1 cpu/run/cpu.cfs_quota_us", "50000\n");
+	put(d, "v1 cpu/run/cpu.cfs_period_us", "100000\n");
+	put(d, "v1 cpu/run/job/cpu.cfs_quota_us", "20000\n");
+	put(d, "v1 cpu/run/job/cpu.cfs_period_us", "100000\n");
+	assert_int_equal(il_cpu_bandwidth_read(cg, mi, &b, why, sizeof(why)), 0);
+	assert_float_equal(b.cpus, 0.2, 1e-12);
+	assert_int_equal(b.quota_us, 20000);
+	assert_non_null(strstr(b.file, "v1 cpu/run/job/cpu.cfs_quota_us"));
+	/* The parent binds when it is the tighter one. */
+	put(d, "v1 cpu/run/cpu.cfs_quota_us", "10000\n");
+	assert_int_equal(il_cpu_bandwidth_read(cg, mi, &b, why, sizeof(why)), 0);
+	assert_float_equal(b.cpus, 0.1, 1e-12);
+	assert_non_null(strstr(b.file, "v1 cpu/run/cpu.cfs_quota_us"));
+	/* No limit anywhere: 0. */
+	put(d, "v1 cpu/run/cpu.cfs_quota_us", "-1\n");
+	put(d, "v1 cpu/run/job/cpu.cfs_quota_us", "-1\n");
+	assert_int_equal(il_cpu_bandwidth_read(cg, mi, &b, why, sizeof(why)), 0);
+	assert_float_equal(b.cpus, 0, 0);
+	/* A file that cannot be read is said, not taken as unlimited. */
+	snprintf(text, sizeof(text), "%s/v1 cpu/run/cpu.cfs_period_us", d);
+	assert_int_equal(unlink(text), 0);
+	assert_int_equal(il_cpu_bandwidth_read(cg, mi, &b, why, sizeof(why)), -ENOENT);
+	assert_non_null(strstr(why, "v1 cpu/run"));
+
+	/* v2 only, a container's mount of its own subtree; 1.5 CPUs. */
+	put(d, "cgroup", "0::/pod/ctr\n");
+	snprintf(text, sizeof(text), "31 25 0:27 /pod %s/v2c rw - cgroup2 cgroup2 rw\n", d);
+	put(d, "mountinfo", text);
+	put(d, "v2c/ctr/cpu.max", "150000 100000\n");
+	put(d, "v2c/cpu.max", "max 100000\n");
+	assert_int_equal(il_cpu_bandwidth_read(cg, mi, &b, why, sizeof(why)), 0);
+	assert_float_equal(b.cpus, 1.5, 1e-12);
+	assert_int_equal(b.period_us, 100000);
+	/* A group outside the mounted subtree cannot be read. */
+	put(d, "cgroup", "0::/elsewhere\n");
+	assert_int_equal(il_cpu_bandwidth_read(cg, mi, &b, why, sizeof(why)), -ENOENT);
+	assert_non_null(strstr(why, "outside"));
+	/* No cpu hierarchy at all. */
+	put(d, "mountinfo", "22 1 0:5 / /proc rw - proc proc rw\n");
+	assert_int_equal(il_cpu_bandwidth_read(cg, mi, &b, why, sizeof(why)), -ENOENT);
+	assert_string_equal(why, "no cgroup hierarchy with the cpu controller is mounted");
+
+	/* This machine's own: a limit, "unlimited", or why it is unreadable. */
+	il_cpu_bandwidth_json(sys);
+	{
+		const cJSON *v = cJSON_GetObjectItem(sys, "cpu_bandwidth");
+
+		assert_true(cJSON_IsObject(v) ||
+			    (cJSON_IsString(v) && (!strcmp(v->valuestring, "unlimited") ||
+						   !strncmp(v->valuestring, "unreadable: ", 12))));
+	}
+	cJSON_Delete(sys);
+	assert_int_equal(il_test_tmpdir_remove(d), 0);
+}
+
 static void test_sysinfo_preempt_parse(void **state)
 {
 	char m[32];
@@ -325,6 +421,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sysinfo_facts),
+	    cmocka_unit_test(test_sysinfo_cpu_bandwidth),
 	    cmocka_unit_test(test_sysinfo_preempt_parse),
 	    cmocka_unit_test(test_sysinfo_kconfig),
 	    cmocka_unit_test(test_sysinfo_lockdown_said),
