@@ -843,6 +843,17 @@ static cJSON *trace_marker_json(const struct il_result *r)
 	return o;
 }
 
+/*
+ * Why markers failed, in words: the kernel answers EBADF to a write while
+ * tracing_on is 0 (6.18), which read as a bad descriptor of ours.
+ */
+static const char *marker_error_words(const struct il_result *r, const char *err)
+{
+	if (r->tracing_on == 0 && err && strcmp(err, strerror(EBADF)) == 0)
+		return "refused by the kernel while tracing_on is 0: EBADF";
+	return err ? err : "?";
+}
+
 /* A warning for each process whose markers did not all reach the trace. */
 static void trace_marker_check(const struct il_result *r, struct il_warnings *w)
 {
@@ -853,7 +864,7 @@ static void trace_marker_check(const struct il_result *r, struct il_warnings *w)
 			(unsigned long long)atomic_load(&r->marks->failed),
 			(unsigned long long)(atomic_load(&r->marks->failed) +
 					     atomic_load(&r->marks->written)),
-			strerror(atomic_load(&r->marks->first_err)));
+			marker_error_words(r, strerror(atomic_load(&r->marks->first_err))));
 	for (int i = 0; i < IL_PROC_COUNT; i++) {
 		const cJSON *m = r->stats[i]
 				     ? cJSON_GetObjectItemCaseSensitive(r->stats[i], "trace_marker")
@@ -872,8 +883,9 @@ static void trace_marker_check(const struct il_result *r, struct il_warnings *w)
 			il_warn(w, "--trace-marker: %s: %.0f of %.0f markers not written (%s)",
 				il_chain_proc(i)->program, failed->valuedouble,
 				failed->valuedouble + cJSON_GetNumberValue(written),
-				cJSON_GetStringValue(
-				    cJSON_GetObjectItemCaseSensitive(m, "first_error")));
+				marker_error_words(
+				    r, cJSON_GetStringValue(
+					   cJSON_GetObjectItemCaseSensitive(m, "first_error"))));
 	}
 }
 
