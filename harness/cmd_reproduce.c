@@ -264,12 +264,39 @@ static int open_lock(const char *path, char *err, size_t errlen)
 	return fd;
 }
 
+/*
+ * The run's environment: ours, with IL_RUN_PARENT naming us, so that the
+ * run stops as by SIGTERM if we die (a reproduce SIGKILLed left its run
+ * going on alone, knobs changed, till its end). *out (free it; its strings
+ * are environ's and one static buffer) is set on success. 0 or ENOMEM.
+ */
+static int run_env(char ***out)
+{
+	static char mine[64];
+	size_t n = 0, k = 0, plen = strlen(IL_RUN_PARENT_ENV "=");
+	char **envp;
+
+	while (environ[n])
+		n++;
+	if (!(envp = calloc(n + 2, sizeof(*envp))))
+		return ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], IL_RUN_PARENT_ENV "=", plen) != 0)
+			envp[k++] = environ[i];
+	snprintf(mine, sizeof(mine), IL_RUN_PARENT_ENV "=%d", (int)getpid());
+	envp[k++] = mine;
+	envp[k] = NULL;
+	*out = envp;
+	return 0;
+}
+
 static void run_one(struct repro *r, const struct scenario *s, unsigned round, struct result *out)
 {
 	int lock_fd = -1;
 	char json[128], outp[128], errp[128];
 	struct argv_buf a = {.n = 0};
 	posix_spawn_file_actions_t fa;
+	char **envp = NULL;
 	uint64_t bound_ms;
 	pid_t pid;
 	int ret;
@@ -324,8 +351,11 @@ static void run_one(struct repro *r, const struct scenario *s, unsigned round, s
 					 0600);
 	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, errp, O_WRONLY | O_CREAT | O_TRUNC,
 					 0600);
-	ret = posix_spawn(&pid, r->self_exe, &fa, NULL, a.v, environ);
+	ret = run_env(&envp);
+	if (ret == 0)
+		ret = posix_spawn(&pid, r->self_exe, &fa, NULL, a.v, envp);
 	posix_spawn_file_actions_destroy(&fa);
+	free(envp);
 	if (ret != 0) {
 		snprintf(out->err, sizeof(out->err), "cannot start %s: %s", r->self_exe,
 			 strerror(ret));

@@ -12,6 +12,19 @@
  * Scripts (reproduce, the sweep, the tests) check this code, not text. */
 #define IL_EXIT_KNOBS_BUSY 75
 
+/*
+ * The environment entry a program that starts `inputlat run` sets to its
+ * own pid ("IL_RUN_PARENT=1234") to have the run stop, as by SIGTERM
+ * (knobs back, the interrupted report written), when that process dies:
+ * the run asks for PR_SET_PDEATHSIG itself, once its stop signals wait
+ * for its handlers, and checks that the pid is still its parent to close
+ * the race with a parent that died first. reproduce and the sweep set it;
+ * a parent SIGKILLed mid-run left its run going on alone, knobs changed,
+ * until the run's own end. The entry is removed from the run's
+ * environment, so its children and --background never see it.
+ */
+#define IL_RUN_PARENT_ENV "IL_RUN_PARENT"
+
 struct il_cmd {
 	const char *name;
 	const char *summary; /* one line for `inputlat --help` */

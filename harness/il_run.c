@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "il_clock.h"
@@ -25,6 +26,7 @@
 #include "il_header.h"
 #include "il_memlock.h"
 #include "il_outputs.h"
+#include "il_parse.h"
 #include "il_run_stats.h"
 #include "il_sched.h"
 #include "il_sysinfo.h"
@@ -454,6 +456,62 @@ static int release_knobs(struct il_run *r)
 	return rc;
 }
 
+/*
+ * IL_RUN_PARENT=PID (il_cmd.h): the run stops, as by a stop signal, when
+ * its parent PID dies. PR_SET_PDEATHSIG sends the first of SIGTERM,
+ * SIGINT, SIGHUP that is a stop signal here (stop_sigs: one ignored at
+ * the start stays ignored); blocked until the loop's handlers exist, it
+ * waits for them, and the loop stops in order. A parent gone before the
+ * signal was asked for is seen by getppid(): nothing started, one line,
+ * exit 1. A parent that is alive but not ours (a wrapper in between,
+ * sudo) cannot be followed: one line, and the run goes on untied.
+ * Returns 0, 1 or 2 (the entry is not a pid: one line).
+ */
+static int tie_to_parent(const sigset_t *stop_sigs)
+{
+	static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+	const char *env = getenv(IL_RUN_PARENT_ENV);
+	uint64_t want;
+	pid_t now;
+	int sig = 0;
+
+	if (!env)
+		return 0;
+	if (il_parse_u64(env, 1, INT32_MAX, &want) < 0) {
+		fprintf(stderr,
+			"inputlat run: %s='%s': expected the pid of the process that starts "
+			"the run\n",
+			IL_RUN_PARENT_ENV, env);
+		return 2;
+	}
+	/* Ours alone: not the children's, nor the background command's. */
+	unsetenv(IL_RUN_PARENT_ENV);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]) && !sig; i++)
+		if (sigismember(stop_sigs, sigs[i]) == 1)
+			sig = sigs[i];
+	if (!sig)
+		return 0; /* every one ignored (nohup and more): nothing would stop it */
+	if (prctl(PR_SET_PDEATHSIG, sig) < 0) {
+		fprintf(stderr, "inputlat run: %s=%d: PR_SET_PDEATHSIG: %s; not tied to it\n",
+			IL_RUN_PARENT_ENV, (int)want, strerror(errno));
+		return 0;
+	}
+	now = getppid();
+	if (now == (pid_t)want)
+		return 0;
+	prctl(PR_SET_PDEATHSIG, 0);
+	if (kill((pid_t)want, 0) == 0 || errno == EPERM) {
+		fprintf(stderr,
+			"inputlat run: %s=%d is not this run's parent (%d): the run is not tied "
+			"to it\n",
+			IL_RUN_PARENT_ENV, (int)want, (int)now);
+		return 0;
+	}
+	fprintf(stderr, "inputlat run: the process that started it (%s=%d) is gone: not run\n",
+		IL_RUN_PARENT_ENV, (int)want);
+	return 1;
+}
+
 int il_cmd_run(int argc, char **argv)
 {
 	struct il_run_opts o;
@@ -487,6 +545,11 @@ int il_cmd_run(int argc, char **argv)
 				sigaddset(&stop_sigs, sigs[i]);
 	}
 	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old_mask);
+	rc = tie_to_parent(&stop_sigs);
+	if (rc) {
+		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+		return rc;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	/* A run in the background of a terminal with `stty tostop` is stopped
 	 * by its first line there (SIGTTOU), knobs changed and watchdog

@@ -336,9 +336,8 @@ static void test_reproduce_killed_leftovers_go(void **state)
 	kill(pid, SIGKILL);
 	st = il_test_wait(pid, 30000, NULL);
 	assert_true(st != -1 && WIFSIGNALED(st));
-	/* Its run goes on alone: ended here, as a user would. */
-	kill(run, SIGTERM);
-	assert_true(il_test_procs_gone(&run, (const char *const[]){"inputlat"}, 1, 15000));
+	/* Its run stops with it (IL_RUN_PARENT): it went on alone. */
+	assert_true(il_test_procs_gone(&run, (const char *const[]){"inputlat"}, 1, 5000));
 	if (glob("/tmp/inputlat-reproduce.*", GLOB_NOSORT, NULL, &g) == 0) {
 		for (size_t i = 0; i < g.gl_pathc; i++)
 			if (strcmp(g.gl_pathv[i], kept) && strcmp(g.gl_pathv[i], held))
@@ -358,12 +357,91 @@ static void test_reproduce_killed_leftovers_go(void **state)
 	assert_int_equal(il_test_tmpdir_remove(held), 0);
 }
 
+/* Argument i of pid's command line into buf ("" when it has none). */
+static void cmdline_arg(pid_t pid, int i, char *buf, size_t len)
+{
+	char path[64], text[4096];
+	ssize_t n;
+	int at = 0;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	if ((n = il_test_read_file(path, text, sizeof(text) - 1)) <= 0)
+		return;
+	text[n] = '\0';
+	for (char *p = text; p < text + n; p += strlen(p) + 1, at++)
+		if (at == i) {
+			snprintf(buf, len, "%s", p);
+			return;
+		}
+}
+
+/*
+ * A reproduce killed outright (SIGKILL) mid-run: the run it started stops
+ * as by SIGTERM within a couple of seconds, its report says interrupted,
+ * and the knob rt set (sched_rt_runtime_us -1) is back. It went on alone,
+ * knobs changed, until its own end.
+ */
+static void test_reproduce_killed_stops_its_run(void **state)
+{
+	char out[256], err[256], policy[64] = "", json[256] = "", dir[256], why[400];
+	pid_t run = 0, pid;
+	double t0;
+	cJSON *report;
+
+	(void)state;
+	il_test_knobs_need_change("-1");
+	pid = reproduce_started(out, sizeof(out), err, sizeof(err), &run);
+	/* Claim 1's second run is rt's: its knob set, its events under way. */
+	for (int i = 0; i < 6000; i++) {
+		run = il_test_find_child(pid, "inputlat");
+		cmdline_arg(run, 3, policy, sizeof(policy));
+		if (run && strcmp(policy, "rt") == 0 &&
+		    strcmp(il_test_knob(IL_TEST_RT_RUNTIME), "-1") == 0)
+			break;
+		run = 0;
+		usleep(5000);
+	}
+	assert_true(run > 0);
+	for (int i = 4; i < 48 && !json[0]; i++) {
+		char a[256];
+
+		cmdline_arg(run, i, a, sizeof(a));
+		if (strcmp(a, "--json") == 0)
+			cmdline_arg(run, i + 1, json, sizeof(json));
+	}
+	assert_true(json[0] != '\0');
+	/* Its run reports' directory, which a killed reproduce leaves: ours to
+	 * remove, whichever way the test ends. */
+	snprintf(dir, sizeof(dir), "%s", json);
+	*strrchr(dir, '/') = '\0';
+	il_test_tmp_remember(dir);
+	kill(pid, SIGKILL);
+	assert_true(il_test_wait(pid, 30000, NULL) != -1);
+	t0 = il_test_now_s();
+	if (!il_test_procs_gone(&run, (const char *const[]){"inputlat"}, 1, 3000)) {
+		kill(run, SIGTERM);
+		il_test_procs_gone(&run, (const char *const[]){"inputlat"}, 1, 15000);
+		fail_msg("the run of a SIGKILLed reproduce still ran 3 s later");
+	}
+	print_message("run gone %.2f s after reproduce's SIGKILL\n", il_test_now_s() - t0);
+	il_test_reap_orphans();
+	report = il_test_json_load(json);
+	assert_non_null(report);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(report, "interrupted")));
+	cJSON_Delete(report);
+	assert_int_equal(il_test_tmpdir_remove(dir), 0);
+	if (il_test_knobs_wait_free(10000) && !il_test_knobs_back(0, why, sizeof(why)))
+		fail_msg("after the killed reproduce: %s", why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_reproduce_hangup_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_quit_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_killed_leftovers_go, il_test_knobs_teardown),
+	    cmocka_unit_test_teardown(test_reproduce_killed_stops_its_run, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_quick, il_test_knobs_teardown),
 	};
 	if (il_test_filters("test_reproduce", tests, sizeof(tests) / sizeof(tests[0])) < 0)

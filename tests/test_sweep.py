@@ -198,6 +198,47 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertIn("--hist-csv", run)
         self.assertEqual(run[run.index("--events") + 1], "50")
 
+    def test_sweep_ties_its_runs_to_itself(self):
+        """Each run is told the sweep's pid (IL_RUN_PARENT), which inputlat
+        run turns into PR_SET_PDEATHSIG: a sweep SIGKILLed mid-run left its
+        run going on alone, knobs changed, until the run's own end
+        (sweep_real's test_sweep_killed_stops_its_run sees that happen)."""
+        r = sweep(self.out, "--policies", "cfs", "--scenarios", "idle", "--rounds", "1",
+                  "--events", "5", env={"FAKE_INPUTLAT_LOG": self.log, "IL_RUN_PARENT": "1"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        runs = logged_runs(self.log)
+        self.assertEqual(len(runs), 1)
+        self.assertEqual(runs[0]["il_run_parent"], str(runs[0]["ppid"]))
+
+    def test_sweep_removes_parts_a_killed_sweep_left(self):
+        """A sweep SIGKILLed mid-run cannot remove its run's .part files
+        (the run, stopped by its parent's death, writes its interrupted
+        report there): the next sweep into --out removes them, in one line,
+        and nothing else of that name."""
+        cdir = os.path.join(self.out, "cells", "cfs__idle")
+        os.makedirs(cdir)
+        left = [os.path.join(cdir, "round-1.json.part"),
+                os.path.join(cdir, "round-1.hist.csv.part"),
+                os.path.join(self.out, "cells", "rt__idle", "round-7.json.part")]
+        os.makedirs(os.path.dirname(left[2]))
+        kept = os.path.join(cdir, "notes.part")
+        for path in left + [kept]:
+            with open(path, "w") as f:
+                f.write('{"interrupted": true}\n')
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([p for p in left if os.path.exists(p)], [])
+        self.assertTrue(os.path.exists(kept))
+        said = [line for line in r.stderr.splitlines() if "unfinished run output" in line]
+        self.assertEqual(said, [f"policy-sweep: removed 3 unfinished run outputs "
+                                f"(round-N.*.part) a killed sweep left in "
+                                f"{os.path.join(self.out, 'cells')}"], r.stderr)
+        self.check_outputs(self.out)
+        # None left: a sweep after it says nothing of the kind.
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("unfinished run output", r.stderr)
+
     def test_sweep_refuses_to_mix_settings(self):
         """Resuming into an --out made with other --events would have mixed
         runs of 50 and 80 events in one comparison, silently: refused in one
@@ -906,10 +947,108 @@ def lock_suite():
             time.sleep(0.1)
 
 
+RT_RUNTIME = "/proc/sys/kernel/sched_rt_runtime_us"
+SUITE_LOCK_FD = None  # held for the life of this process once taken
+
+
+def real_inputlat():
+    """--real PATH, else the build's inputlat ($IL_BUILD_DIR), for
+    `python3 -m unittest test_sweep.RealSweep...`."""
+    return REAL or os.path.join(os.environ.get("IL_BUILD_DIR", os.path.join(SOURCE, "build")),
+                                "inputlat")
+
+
+def read_knob(path):
+    with open(path) as f:
+        return f.read().strip()
+
+
+def children_running(ppid, word):
+    """Pids whose parent is ppid and whose command line has the argument word."""
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                args = f.read().split(b"\0")
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[1]) == ppid and fields[0] != "Z" and word.encode() in args:
+            found.append(int(d))
+    return found
+
+
+def alive(pid):
+    """True while pid exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
 class RealSweep(unittest.TestCase, Outputs):
+    def setUp(self):
+        global SUITE_LOCK_FD
+        self.inputlat = real_inputlat()
+        if not os.access(self.inputlat, os.X_OK):
+            self.skipTest(f"{self.inputlat} not built")
+        if os.geteuid() != 0:
+            self.skipTest("the real sweep needs root (policies set RT classes and knobs)")
+        if SUITE_LOCK_FD is None:
+            SUITE_LOCK_FD = lock_suite()
+
+    def test_sweep_killed_stops_its_run(self):
+        """A sweep SIGKILLed mid-run (the OOM killer, kill -9): its run is
+        stopped as by SIGTERM, within a couple of seconds, and puts the
+        knob back (rt sets sched_rt_runtime_us to -1), writing its
+        interrupted report to the round's .part. It went on alone until
+        its own end, knobs changed."""
+        orig = read_knob(RT_RUNTIME)
+        if orig == "-1":
+            self.skipTest(f"{RT_RUNTIME} is -1 already: rt's change would not show")
+        run = None
+        with tempfile.TemporaryDirectory(prefix="il-sweep-kill-") as tmp:
+            proc = subprocess.Popen([sys.executable, SWEEP, "--inputlat", self.inputlat,
+                                     "--out", tmp, "--policies", "rt", "--scenarios", "idle",
+                                     "--rounds", "1", "--events", "2000"],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                def started():
+                    nonlocal run
+                    runs = children_running(proc.pid, "run")
+                    run = runs[0] if runs else None
+                    return run is not None and read_knob(RT_RUNTIME) == "-1"
+                wait_for(started, "the sweep's rt run set sched_rt_runtime_us -1", timeout=60)
+                time.sleep(0.5)
+                proc.kill()
+                proc.wait()
+                t0 = time.monotonic()
+                wait_for(lambda: not alive(run), "the killed sweep's run stopped", timeout=3)
+                took = time.monotonic() - t0
+                self.assertEqual(read_knob(RT_RUNTIME), orig)
+                part = os.path.join(tmp, "cells", "rt__idle", "round-1.json.part")
+                with open(part) as f:
+                    self.assertIs(json.load(f).get("interrupted"), True)
+                print(f"run gone {took:.2f} s after the sweep's SIGKILL", file=sys.stderr)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+                if run and alive(run):
+                    os.kill(run, signal.SIGTERM)
+                    wait_for(lambda: not alive(run), "the run ended after SIGTERM", timeout=15)
+                if read_knob(RT_RUNTIME) != orig:
+                    subprocess.run([self.inputlat, "restore"], capture_output=True, timeout=60)
+
     def test_sweep_real(self):
         with tempfile.TemporaryDirectory(prefix="il-sweep-real-") as tmp:
-            r = sweep(tmp, *SMALL, inputlat=REAL, timeout=540)
+            r = sweep(tmp, *SMALL, inputlat=self.inputlat, timeout=540)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertNotIn(".error", " ".join(glob.glob(os.path.join(tmp, "cells", "*", "*"))),
                              r.stderr)
@@ -930,7 +1069,7 @@ if __name__ == "__main__":
             print("skip: the real sweep needs root (policies set RT classes and knobs)",
                   file=sys.stderr)
             sys.exit(77)
-        lock_fd = lock_suite()  # noqa: F841 (held until exit)
+        SUITE_LOCK_FD = lock_suite()  # held until exit
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(RealSweep)
     else:
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(FakeSweep)
