@@ -24,6 +24,9 @@
 /* A command that ends this fast never ran as a load. */
 #define EARLY_EXIT_MS 200
 #define TERM_GRACE_MS 1000
+/* The reaper's grace between SIGTERM and SIGKILL: the group is gone within
+ * about a second of the orchestrator's death. */
+#define REAPER_GRACE_MS 500
 /*
  * The environment entry every process of the command inherits,
  * "IL_BACKGROUND=<64 random bits>": a process that left the group (setsid,
@@ -45,6 +48,8 @@ struct il_background {
 	bool reaped;
 	int status;
 	unsigned long long leader_start; /* the leader's starttime, in ticks */
+	pid_t reaper;			 /* see start_reaper; 0: none */
+	int reaper_fd;			 /* the pipe's write end, ours alone; -1: none */
 };
 
 /* What we read of /proc/PID/stat: pgrp, utime, stime, cutime, cstime
@@ -277,6 +282,102 @@ static void child_exec(const char *cmd, int gate, char *const *envp)
 	_exit(127);
 }
 
+/*
+ * The reaper, between fork and (no) exec: async-signal-safe calls only,
+ * the orchestrator has threads. It waits for EOF on fd, which comes when
+ * the orchestrator dies however it dies (the write end is its alone, and
+ * CLOEXEC), then stops group pgid: SIGTERM, SIGKILL after REAPER_GRACE_MS.
+ * A pid stays allocated while it names a live process group, so
+ * kill(-pgid) reaches only the command's processes while any is left. An
+ * orderly stop kills the reaper first (il_background_stop).
+ */
+static void reaper_main(int fd, pid_t pgid)
+{
+	struct sched_param sp = {0};
+	sigset_t all;
+	ssize_t n;
+	char c;
+	int null;
+
+	/* Its own group and no signal but SIGKILL: a Ctrl-C to the run's
+	 * group, or kill -9 of it, must not end the reaper before its work. */
+	setpgid(0, 0);
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	prctl(PR_SET_NAME, "il:bg-reaper");
+	sched_setscheduler(0, SCHED_OTHER, &sp);
+	setpriority(PRIO_PROCESS, 0, 0);
+	/* Nothing of the orchestrator's held open: not its locks (the machine's
+	 * knob lock would outlive it), nor the pipes a caller reads to EOF. */
+	null = open("/dev/null", O_RDWR);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	if (fd > 3)
+		close_range(3, (unsigned)fd - 1, 0);
+	close_range((unsigned)fd + 1, ~0u, 0);
+	do
+		n = read(fd, &c, 1);
+	while (n > 0 || (n < 0 && errno == EINTR));
+	if (kill(-pgid, SIGTERM) == 0) {
+		const struct timespec tick = {0, 10000000};
+
+		for (int waited = 0; waited < REAPER_GRACE_MS && kill(-pgid, 0) == 0; waited += 10)
+			nanosleep(&tick, NULL);
+		kill(-pgid, SIGKILL);
+	}
+	_exit(0);
+}
+
+/*
+ * Starts the reaper of group pgid: the background group dies within about
+ * a second of the orchestrator's death, SIGKILL included (the leader drops
+ * PR_SET_PDEATHSIG before exec, see child_exec, and a shell's children
+ * never had it). Forked after the leader, which so never holds the pipe.
+ * Without it (fork failed) the next run or check still kills the group
+ * from the state file. 0 or -errno.
+ */
+static int start_reaper(struct il_background *b)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int r = -errno;
+
+		close(p[0]);
+		close(p[1]);
+		return r;
+	}
+	if (pid == 0) {
+		close(p[1]);
+		reaper_main(p[0], b->pgid);
+	}
+	close(p[0]);
+	b->reaper = pid;
+	b->reaper_fd = p[1];
+	return 0;
+}
+
+/* An orderly stop: the reaper goes first, so that only the stop signals the group. */
+static void stop_reaper(struct il_background *b)
+{
+	if (b->reaper > 0) {
+		kill(b->reaper, SIGKILL);
+		waitpid(b->reaper, NULL, 0);
+		b->reaper = 0;
+	}
+	if (b->reaper_fd >= 0) {
+		close(b->reaper_fd);
+		b->reaper_fd = -1;
+	}
+}
+
 int il_background_start(const char *cmd, const char *state_dir, struct il_background **out,
 			char *err, size_t errlen)
 {
@@ -291,6 +392,7 @@ int il_background_start(const char *cmd, const char *state_dir, struct il_backgr
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	b->reaper_fd = -1;
 	if ((r = make_cookie(b->cookie, sizeof(b->cookie))) < 0) {
 		snprintf(err, errlen, "getrandom: %s", strerror(-r));
 		goto fail;
@@ -323,6 +425,14 @@ int il_background_start(const char *cmd, const char *state_dir, struct il_backgr
 	/* Both sides call setpgid, so the group exists whoever runs first. */
 	setpgid(pid, pid);
 	b->pgid = pid;
+	if ((r = start_reaper(b)) < 0) {
+		snprintf(err, errlen, "the background load's reaper: fork: %s", strerror(-r));
+		close(gate[1]); /* the child reads EOF and exits without running cmd */
+		gate[1] = -1;
+		waitpid(pid, NULL, 0);
+		b->reaped = true;
+		goto fail;
+	}
 	snprintf(b->state_path, sizeof(b->state_path), "%s/" STATE_PREFIX "%d" STATE_SUFFIX,
 		 state_dir, (int)getpid());
 	r = read_proc_stat(pid, &ps);
@@ -456,6 +566,7 @@ void il_background_stop(struct il_background *b)
 
 	if (!b)
 		return;
+	stop_reaper(b);
 	/* Kept from the start: the leader may be reaped, or a zombie, now. */
 	start = b->leader_start;
 	if (!b->reaped) {

@@ -4,8 +4,10 @@
  * /bin/sh -c CMD in a process group of its own, SCHED_OTHER at nice 0
  * whatever the orchestrator's class. It is stopped on every exit path:
  * by the run's last stage, by the watchdog (which kills the group), and,
- * when the orchestrator itself was SIGKILLed, by the next `inputlat run`
- * or `inputlat check`, which find its state file.
+ * when the orchestrator itself was SIGKILLed, by its reaper (a process
+ * it forks, il:bg-reaper, that stops the group within about a second
+ * once a pipe only the orchestrator holds is closed) and then by the next
+ * `inputlat run` or `inputlat check`, which find its state file.
  *
  * The state file, STATE_DIR/background.PID.state (PID: the orchestrator),
  * names the group and its leader's start time, and is on disk before the

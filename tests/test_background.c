@@ -2,8 +2,9 @@
  * --background "CMD" (issue 15): the load generator runs for the length of
  * the run in a process group of its own, its CPU share is reported, and
  * it never outlives the run: not after a normal end, not after SIGINT,
- * and not after a SIGKILL of the orchestrator, where the next `inputlat
- * check` (or run) kills it from the state file. A command that is not
+ * and not after a SIGKILL of the orchestrator, where its reaper stops it
+ * within about a second and, were the reaper killed too, the next
+ * `inputlat check` (or run) kills it from the state file. A command that is not
  * there is one line and exit 2.
  *
  * Every run here uses its own state directory (IL_STATE_DIR) and the cfs
@@ -248,14 +249,57 @@ static void test_background_sigint(void **state)
 	assert_int_equal(state_pgid(run), 0);
 }
 
-/* The orchestrator SIGKILLed: its children die with it (PDEATHSIG), the
- * background group does not, and the next `inputlat check` kills it. */
+/*
+ * The orchestrator SIGKILLed: its children die with it (PDEATHSIG), and
+ * its reaper, which sees the pipe only the orchestrator wrote to close,
+ * stops the background group within about a second and exits. The group
+ * ran on with no time limit until the next run or check.
+ */
+static void test_background_sigkill_reaped(void **state)
+{
+	pid_t pgid, run = start_long("sleep 300 & sleep 300; wait", &pgid), reaper;
+	char *argv[] = {il_test_suite.inputlat, "check", NULL};
+	struct il_test_result *res;
+	double t0;
+
+	(void)state;
+	reaper = il_test_find_child(run, "il:bg-reaper");
+	assert_true(group_running(pgid));
+	kill(run, SIGKILL);
+	waitpid(run, NULL, 0);
+	live_run = 0;
+	t0 = il_test_now_s();
+	if (!wait_for(group_gone, pgid, 1500))
+		fail_msg("the background group still runs 1.5 s after the run's SIGKILL");
+	print_message("background group gone %.2f s after the run's SIGKILL\n",
+		      il_test_now_s() - t0);
+	assert_true(reaper > 0);
+	assert_true(il_test_procs_gone(&reaper, (const char *const[]){"il:bg-reaper"}, 1, 1000));
+	il_test_reap_orphans();
+	/* The state file stays for the next start, which finds nothing left. */
+	assert_true(state_pgid(run) == pgid);
+	res = malloc(sizeof(*res));
+	assert_non_null(res);
+	assert_int_equal(il_test_run(argv, 60000, res), 0);
+	assert_int_equal(res->exit_code, 0);
+	assert_null(strstr(res->err, "inputlat: killed the background load"));
+	free(res);
+	assert_int_equal(state_pgid(run), 0);
+}
+
+/* The orchestrator and its reaper both SIGKILLed (kill -9 of everything):
+ * the background group runs on, and the next `inputlat check` kills it
+ * from the state file. */
 static void test_background_sigkill_then_check(void **state)
 {
-	pid_t pgid, run = start_long("sleep 300 & sleep 300; wait", &pgid);
+	pid_t pgid, run = start_long("sleep 300 & sleep 300; wait", &pgid), reaper;
 	char *argv[] = {il_test_suite.inputlat, "check", NULL};
 	struct il_test_result *res;
 
+	reaper = il_test_find_child(run, "il:bg-reaper");
+	assert_true(reaper > 0);
+	kill(reaper, SIGKILL);
+	assert_true(il_test_procs_gone(&reaper, (const char *const[]){"il:bg-reaper"}, 1, 1000));
 	kill(run, SIGKILL);
 	waitpid(run, NULL, 0);
 	live_run = 0;
@@ -444,6 +488,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_background_normal_end, teardown),
 	    cmocka_unit_test_teardown(test_background_ends_during_run, teardown),
 	    cmocka_unit_test_teardown(test_background_sigint, teardown),
+	    cmocka_unit_test_teardown(test_background_sigkill_reaped, teardown),
 	    cmocka_unit_test_teardown(test_background_sigkill_then_check, teardown),
 	    cmocka_unit_test_teardown(test_background_escapee_normal_end, teardown),
 	    cmocka_unit_test_teardown(test_background_escapee_sigkill_then_check, teardown),
