@@ -33,6 +33,16 @@ int il_bench_inputlat(const char *prog, char *buf, size_t len)
 	}
 	if (rc < 0)
 		fprintf(stderr, "%s: cannot find %s (build the inputlat target)\n", prog, buf);
+	else {
+		char me[32];
+
+		/* The runs this bench starts stop, as by SIGTERM, if it dies
+		 * (IL_RUN_PARENT, harness/il_cmd.h): a bench SIGKILLed mid-run
+		 * left its run going on alone. Set before any fork, while the
+		 * bench has one thread. */
+		snprintf(me, sizeof(me), "%d", (int)getpid());
+		setenv("IL_RUN_PARENT", me, 1);
+	}
 	return rc;
 }
 

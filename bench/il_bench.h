@@ -8,8 +8,9 @@
  * The inputlat program of the build tree a benchmark runs from: a bench
  * lives in build/bench/, the orchestrator in build/, so this is
  * <dir of /proc/self/exe>/../inputlat, into buf. Returns 0 when it is
- * executable; else says so on stderr, as prog ("prog: cannot find ..."),
- * and returns -errno.
+ * executable, and sets IL_RUN_PARENT to this process (the runs it starts
+ * stop if it dies; call it before any thread); else says so on stderr, as
+ * prog ("prog: cannot find ..."), and returns -errno.
  */
 int il_bench_inputlat(const char *prog, char *buf, size_t len);
 
