@@ -235,6 +235,10 @@ struct il_attrib {
 	struct il_attrib_culprit culprits[IL_ATTRIB_MAX_CULPRITS];
 	int nculprits;
 	int chash_tid[CULPRIT_HASH], chash_id[CULPRIT_HASH];
+	int ckprio[IL_ATTRIB_MAX_CULPRITS];	/* the kernel prio a culprit ran at */
+	uint64_t cseen[IL_ATTRIB_MAX_CULPRITS]; /* when last matched, in cclock ticks */
+	uint64_t cclock;
+	bool cnamed[IL_ATTRIB_MAX_CULPRITS]; /* named by a comm, not "tid N" */
 	struct cpu *cpus[MAX_CPUS];
 	uint64_t kevents, kept, capped, newest;
 	uint64_t unseen_switch_ins; /* switched out with no switch-in reported */
@@ -299,27 +303,66 @@ static bool policy_is_rt(const char *p)
 	return p && (!strcmp(p, "fifo") || !strcmp(p, "rr") || !strcmp(p, "deadline"));
 }
 
-/* A culprit slot for tid, registered on first sight; UNKNOWN when full. */
-static int culprit_slot(struct il_attrib *a, int tid, bool *fresh)
+/*
+ * A new culprit slot for tid; UNKNOWN when full. A TID has one slot per
+ * (command name, kernel priority) it was seen with: a shell child that
+ * exec's another program, or a thread whose class or priority changes,
+ * is a new culprit from then on, and the time before stays with the
+ * name it ran under.
+ */
+static int culprit_new(struct il_attrib *a, int tid)
 {
 	unsigned h = hash_tid(tid, CULPRIT_HASH);
 
-	*fresh = false;
+	if (a->nculprits >= IL_ATTRIB_MAX_CULPRITS)
+		return IL_CULPRIT_UNKNOWN;
 	for (unsigned i = 0; i < CULPRIT_HASH; i++) {
 		unsigned j = (h + i) & (CULPRIT_HASH - 1);
 
-		if (a->chash_id[j] && a->chash_tid[j] == tid)
-			return a->chash_id[j];
 		if (!a->chash_id[j]) {
-			if (a->nculprits >= IL_ATTRIB_MAX_CULPRITS)
-				return IL_CULPRIT_UNKNOWN;
 			a->chash_tid[j] = tid;
 			a->chash_id[j] = a->nculprits++;
-			*fresh = true;
 			return a->chash_id[j];
 		}
 	}
 	return IL_CULPRIT_UNKNOWN;
+}
+
+/*
+ * The slot of tid named comm at kernel priority kprio, or (comm NULL)
+ * the slot it was last seen with; 0 when there is none.
+ */
+static int culprit_find(const struct il_attrib *a, int tid, const char *comm, int kprio)
+{
+	unsigned h = hash_tid(tid, CULPRIT_HASH);
+	int latest = 0;
+
+	for (unsigned i = 0; i < CULPRIT_HASH; i++) {
+		unsigned j = (h + i) & (CULPRIT_HASH - 1);
+		int id = a->chash_id[j];
+
+		if (!id)
+			break;
+		if (a->chash_tid[j] != tid)
+			continue;
+		if (!comm) {
+			if (!latest || a->cseen[id] > a->cseen[latest])
+				latest = id;
+		} else if (a->cnamed[id] && a->ckprio[id] == kprio &&
+			   !strcmp(a->culprits[id].thread, comm)) {
+			return id;
+		}
+	}
+	return latest;
+}
+
+/* A culprit slot for tid, its latest or a new one; UNKNOWN when full. */
+static int culprit_slot(struct il_attrib *a, int tid, bool *fresh)
+{
+	int id = culprit_find(a, tid, NULL, 0);
+
+	*fresh = !id;
+	return id ? id : culprit_new(a, tid);
 }
 
 static void kprio_class(int kprio, char *policy, size_t len, int *priority)
@@ -336,12 +379,15 @@ static void kprio_class(int kprio, char *policy, size_t len, int *priority)
 	}
 }
 
-/* The culprit id of whoever ran as tid, named by comm and kernel prio. */
+/*
+ * The culprit id of whoever ran as tid, named by comm and kernel prio as
+ * it was then; an event without a comm is the TID's latest culprit.
+ */
 static int culprit_of(struct il_attrib *a, int tid, const char *comm, int kprio)
 {
 	struct thread *th;
 	struct il_attrib_culprit *c;
-	bool fresh;
+	char name[17] = "";
 	int id;
 
 	if (tid == 0)
@@ -349,20 +395,38 @@ static int culprit_of(struct il_attrib *a, int tid, const char *comm, int kprio)
 	th = thread_of(a, tid);
 	if (th)
 		return th->culprit;
-	id = culprit_slot(a, tid, &fresh);
-	if (id == IL_CULPRIT_UNKNOWN)
-		return id;
-	c = &a->culprits[id];
-	if (fresh) {
+	if (comm) {
+		memcpy(name, comm, 16);
+		name[16] = '\0';
+	}
+	id = culprit_find(a, tid, name[0] ? name : NULL, kprio);
+	if (!id && name[0]) {
+		/* First seen without a name ("tid N"): the name it gets next,
+		 * at the same priority, is its own. */
+		id = culprit_find(a, tid, NULL, 0);
+		if (id && (a->cnamed[id] || a->ckprio[id] != kprio))
+			id = 0;
+		if (id) {
+			snprintf(a->culprits[id].thread, sizeof(a->culprits[id].thread), "%s",
+				 name);
+			a->cnamed[id] = true;
+		}
+	}
+	if (!id) {
+		id = culprit_new(a, tid);
+		if (id == IL_CULPRIT_UNKNOWN)
+			return id;
+		c = &a->culprits[id];
 		c->tid = tid;
+		a->ckprio[id] = kprio;
+		a->cnamed[id] = name[0] != '\0';
 		kprio_class(kprio, c->policy, sizeof(c->policy), &c->priority);
+		if (name[0])
+			snprintf(c->thread, sizeof(c->thread), "%s", name);
+		else
+			snprintf(c->thread, sizeof(c->thread), "tid %d", tid);
 	}
-	if (comm && comm[0]) {
-		memcpy(c->thread, comm, 16);
-		c->thread[16] = '\0';
-	} else if (!c->thread[0]) {
-		snprintf(c->thread, sizeof(c->thread), "tid %d", tid);
-	}
+	a->cseen[id] = ++a->cclock;
 	return id;
 }
 

@@ -334,6 +334,64 @@ static void test_attrib_runqueue_culprit_thread(void **state)
 	assert_int_equal(ev.hop[4].culprit[0].ns, 500 * US);
 }
 
+/*
+ * A culprit is the TID as it was when it held the CPU: a shell child
+ * (bash) that exec's mkdir after the wait keeps the wait as bash's, and
+ * the same TID at another priority is another culprit. The TID's slot
+ * once took the latest comm: "mkdir(27064) 500 us" for bash's time.
+ */
+static void test_attrib_culprit_named_as_it_ran(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	const struct il_attrib_culprit *c;
+	struct il_msg m;
+	uint64_t end, after;
+	cJSON *o = cJSON_CreateObject(), *cu;
+	int bash, mkdir, niced;
+
+	default_spec(spec);
+	spec[4].custom = true;
+	spec[4].stamp = 510 * US;
+	chain(spec, &m, T0);
+	end = m.end_ns[3];
+	wake(end + 2 * US, IL_KEV_WAKING, 1, TID(4), FAIR, 0);
+	wake(end + 4 * US, IL_KEV_WAKEUP, 0, TID(4), FAIR, 0);
+	sw(end + 504 * US, 0, 27064, FAIR, 0, TID(4), FAIR, "bash", NULL);
+	/* Afterwards pid 27064 has exec'd mkdir, then runs reniced. */
+	after = m.stamp_ns[IL_STAMP_PRESENTED] + 100 * US;
+	sw(after, 0, IDLE, FAIR, 0, 27064, FAIR, NULL, "mkdir");
+	sw(after + 10 * US, 0, 27064, FAIR, 1, IDLE, FAIR, "mkdir", NULL);
+	sw(after + 20 * US, 0, IDLE, FAIR, 0, 27064, FAIR + 5, NULL, "mkdir");
+	sw(after + 30 * US, 0, 27064, FAIR + 5, 1, IDLE, FAIR, "mkdir", NULL);
+	explain(&m, &ev);
+	bash = ev.hop[4].culprit[0].id;
+	c = il_attrib_culprit(A, bash);
+	assert_non_null(c);
+	assert_string_equal(c->thread, "bash");
+	assert_int_equal(c->tid, 27064);
+	assert_int_equal(ev.hop[4].culprit[0].ns, 500 * US);
+	/* mkdir and mkdir at nice 5: two more culprits of the same TID. */
+	mkdir = niced = -1;
+	for (int id = IL_CULPRIT_FIRST; il_attrib_culprit(A, id); id++) {
+		c = il_attrib_culprit(A, id);
+		if (c->tid != 27064 || id == bash)
+			continue;
+		assert_string_equal(c->thread, "mkdir");
+		if (c->priority == 0)
+			mkdir = id;
+		else if (c->priority == 5)
+			niced = id;
+	}
+	assert_true(mkdir > 0 && niced > 0 && mkdir != niced);
+	/* The report names the wait by what ran then. */
+	assert_int_equal(il_attrib_report(A, o), 0);
+	cu = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "culprits"), 0);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(cu, "thread")), "bash");
+	assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(cu, "tid")), 27064);
+	cJSON_Delete(o);
+}
+
 /* The chain with a 400 us handler for hop 7 whose sender (thread 6, CPU 0)
  * loses its CPU to an RT thread 100 us in; returns the handler's start.
  * The caller says who gets the CPU when the intruder sleeps at +250 us. */
@@ -970,6 +1028,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_attrib_nothing_explained_is_null, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_asleep_identity, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_runqueue_culprit_thread, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_culprit_named_as_it_ran, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_preempted_sender, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_switch_in_not_seen, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_receiver_switch_in_not_seen, setup,
