@@ -16,6 +16,10 @@
  * prev of the next switch on it even when earlier switches were filtered
  * out. A slice's start is known when its holder was the next of the
  * switch before, and otherwise from the moment a run thread began to wait.
+ * When the switches stopped in between (the waiter migrated away) and the
+ * next one's prev is another thread, the next of the switch before held
+ * the CPU up to where they stopped, and between that and the moment a run
+ * thread waited there again the holder is unknown (held_until()).
  *
  * Explaining a hop is then interval arithmetic over the sender's and the
  * receiver's timelines, the holders of the CPUs they waited on and the
@@ -211,6 +215,16 @@ struct cpu {
 	bool seen;
 	uint64_t open_start, wait_mark;
 	int open_culprit, open_prio;
+	/*
+	 * The BPF program emits this CPU's switches only while a run thread
+	 * waits here (or one is switched): nwait counts them, gap says the
+	 * count fell to 0 (at gap_from) since the last emitted switch, and
+	 * watch_from is when it last rose from 0. Across a gap the holder
+	 * switched in at open_start is known up to gap_from only.
+	 */
+	int nwait;
+	bool gap;
+	uint64_t gap_from, watch_from;
 	int irq_depth;
 	uint64_t irq_start;
 };
@@ -642,6 +656,23 @@ static void ss_note(struct thread *th, const struct tl *last, const struct tl *e
 		th->unseen_from = e->ts;
 }
 
+/* Keeps the CPUs' counts of waiting run threads (struct cpu) as a
+ * thread's entry last becomes e. */
+static void waiters_note(struct il_attrib *a, const struct tl *last, const struct tl *e)
+{
+	bool was = last && last->state == TS_RUNNABLE, is = e->state == TS_RUNNABLE;
+	bool moved = last && last->cpu != e->cpu;
+	struct cpu *cp;
+
+	if (was && (!is || moved) && (cp = cpu_get(a, last->cpu)) && cp->nwait > 0 &&
+	    --cp->nwait == 0 && !cp->gap) {
+		cp->gap = true;
+		cp->gap_from = e->ts;
+	}
+	if (is && (!was || moved) && (cp = cpu_get(a, e->cpu)) && cp->nwait++ == 0)
+		cp->watch_from = e->ts;
+}
+
 static void tl_push_by(struct il_attrib *a, struct thread *th, uint64_t ts, int state, int cpu,
 		       int flags, int waker)
 {
@@ -656,6 +687,7 @@ static void tl_push_by(struct il_attrib *a, struct thread *th, uint64_t ts, int 
 	if (last && e.ts < last->ts)
 		e.ts = last->ts;
 	ss_note(th, last, &e);
+	waiters_note(a, last, &e);
 	if (th->migrated) {
 		e.flags |= TF_MIGRATED;
 		th->migrated = false;
@@ -677,6 +709,51 @@ static void tl_first(struct il_attrib *a, struct thread *th, int state, int cpu)
 		tl_push(a, th, 0, state, cpu, 0);
 }
 
+static void slice_push(struct il_attrib *a, struct cpu *cp, uint64_t start, uint64_t end,
+		       int culprit, int prio)
+{
+	struct slice s = {
+	    .end = end, .start = start < end ? start : end, .culprit = culprit, .prio = prio};
+
+	if (ring_push(&cp->slices, &s) == 0)
+		a->kept++;
+}
+
+/*
+ * The slices of CPU cp up to switch e, whose prev is culprit pc. The
+ * holder is the next of the CPU's last emitted switch for as long as
+ * switches were emitted; when they stopped in between (no run thread
+ * waited there: the waiter migrated away, or was switched out asleep)
+ * and e's prev is someone else, the holder switched in then is known up
+ * to where they stopped, pc from where they started again (a run thread
+ * came to wait: its first switch after that is e), and the stretch
+ * between is unknown. It once all went to pc: a receiver's wait read
+ * "3.95 ms behind browser:ui", the receiver itself, asleep meanwhile.
+ */
+static void held_until(struct il_attrib *a, struct cpu *cp, const struct il_kev *e, int pc)
+{
+	if (cp->seen && cp->gap && cp->open_culprit != pc) {
+		uint64_t from = cp->nwait > 0 ? cp->watch_from : e->ts_ns;
+
+		if (from < cp->gap_from)
+			from = cp->gap_from;
+		if (from > e->ts_ns)
+			from = e->ts_ns;
+		if (cp->gap_from > cp->open_start)
+			slice_push(a, cp, cp->open_start, cp->gap_from, cp->open_culprit,
+				   cp->open_prio);
+		if (from > cp->gap_from)
+			slice_push(a, cp, cp->gap_from, from, IL_CULPRIT_UNKNOWN, 0);
+		slice_push(a, cp, from, e->ts_ns, pc, e->prio);
+		return;
+	}
+	/* Known from the switch before when nothing unseen came between. */
+	if (cp->seen && cp->open_culprit == pc)
+		slice_push(a, cp, cp->open_start, e->ts_ns, pc, e->prio);
+	else
+		slice_push(a, cp, cp->wait_mark ? cp->wait_mark : e->ts_ns, e->ts_ns, pc, e->prio);
+}
+
 static void on_switch(struct il_attrib *a, const struct il_kev *e)
 {
 	struct thread *prev = followed(a, e->pid), *next = followed(a, e->pid2);
@@ -684,6 +761,10 @@ static void on_switch(struct il_attrib *a, const struct il_kev *e)
 	int pc = culprit_of(a, e->pid, e->comm, e->prio);
 	bool runnable = (e->arg & IL_KEV_STATE_MASK) == 0;
 
+	/* Who held the CPU up to this switch, before the switch's own
+	 * threads change the count of those waiting here. */
+	if (cp)
+		held_until(a, cp, e, pc);
 	if (prev) {
 		const struct tl *last = tl_back(prev);
 
@@ -712,24 +793,13 @@ static void on_switch(struct il_attrib *a, const struct il_kev *e)
 	}
 	if (!cp)
 		return;
-	{
-		struct slice s = {.end = e->ts_ns, .culprit = pc, .prio = e->prio};
-
-		/* Known from the switch before when nothing unseen came between. */
-		if (cp->seen && cp->open_culprit == pc)
-			s.start = cp->open_start;
-		else
-			s.start = cp->wait_mark ? cp->wait_mark : e->ts_ns;
-		if (s.start > s.end)
-			s.start = s.end;
-		if (ring_push(&cp->slices, &s) == 0)
-			a->kept++;
-	}
 	cp->seen = true;
 	cp->open_start = e->ts_ns;
 	cp->open_culprit = culprit_of(a, e->pid2, e->comm2, e->prio2);
 	cp->open_prio = e->prio2;
 	cp->wait_mark = 0;
+	cp->gap = cp->nwait == 0;
+	cp->gap_from = e->ts_ns;
 }
 
 static void on_wake(struct il_attrib *a, const struct il_kev *e)
@@ -929,15 +999,24 @@ static size_t cpu_holders(const struct il_attrib *a, int c, uint64_t x, uint64_t
 		pos = s.y;
 	}
 	if (pos < y) {
-		/* After the CPU's last switch: whoever it switched to, if seen. */
+		/* After the CPU's last switch: whoever it switched to, if seen,
+		 * for as long as its switches were emitted (struct cpu). */
+		uint64_t known_to = cp->seen && cp->gap ? cp->gap_from : UINT64_MAX;
+
 		s.x = pos;
-		s.y = y;
+		s.y = y < known_to || pos >= known_to ? y : known_to;
 		s.hstart = cp->seen ? cp->open_start : pos;
-		s.culprit =
-		    cp->seen && cp->open_start <= pos ? cp->open_culprit : IL_CULPRIT_UNKNOWN;
+		s.culprit = cp->seen && cp->open_start <= pos && pos < known_to
+				? cp->open_culprit
+				: IL_CULPRIT_UNKNOWN;
 		s.prio = cp->open_prio;
 		visit(ctx, &s);
 		n++;
+		if (s.y < y) {
+			s = (struct seg){s.y, y, s.y, IL_CULPRIT_UNKNOWN, 0};
+			visit(ctx, &s);
+			n++;
+		}
 	}
 	return n;
 }
@@ -1550,7 +1629,8 @@ static void emit_slice(struct il_attrib *a, int c, const struct slice *s)
 {
 	struct il_attrib_slice out = {c, s->start, s->end, s->culprit};
 
-	if (a->slice_cb && s->end > s->start)
+	/* What is not known is not drawn. */
+	if (a->slice_cb && s->end > s->start && s->culprit != IL_CULPRIT_UNKNOWN)
 		a->slice_cb(a->slice_ctx, &out);
 }
 
@@ -1617,8 +1697,10 @@ void il_attrib_finish(struct il_attrib *a, uint64_t to_ns)
 			continue;
 		fold_cpu(a, c, UINT64_MAX);
 		if (cp->seen && to_ns > cp->open_start) {
-			struct slice s = {
-			    .end = to_ns, .start = cp->open_start, .culprit = cp->open_culprit};
+			struct slice s = {.end = cp->gap && cp->gap_from < to_ns ? cp->gap_from
+										 : to_ns,
+					  .start = cp->open_start,
+					  .culprit = cp->open_culprit};
 
 			emit_slice(a, c, &s);
 		}

@@ -719,6 +719,55 @@ static void test_attrib_migration(void **state)
 	assert_true(ev.hop[4].consistent);
 }
 
+/*
+ * The waiter migrates away before the holder is switched out: the BPF
+ * program stops emitting that CPU's switches, so the next one emitted
+ * there (hop 6's receiver switched in from idle, much later) has another
+ * prev. The holder is js1, switched in at the last emitted switch, up to
+ * the migration; what came after is unknown, never idle's. It read idle
+ * for the whole stretch (a deadline run: "3.95 ms behind browser:ui").
+ */
+static void test_attrib_waiter_migrates_holder_known(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_msg m;
+	uint64_t end;
+	size_t n = 0;
+	const struct il_attrib_culprit *c;
+
+	default_spec(spec);
+	spec[4].custom = true;
+	spec[4].stamp = 110 * US;
+	cpu_of[4] = 1; /* where it ends up */
+	chain(spec, &m, T0);
+	end = m.end_ns[3];
+	wake(end + 2 * US, IL_KEV_WAKING, 1, TID(4), FAIR, 0);
+	wake(end + 4 * US, IL_KEV_WAKEUP, 0, TID(4), FAIR, 0);
+	/* Emitted while TID(4) waits on CPU 0: "other" hands over to js1. */
+	sw(end + 10 * US, 0, 5555, FAIR, 0, 6666, FAIR, "other", "js1");
+	migrate(end + 60 * US, TID(4), 0, 1);
+	sw(end + 100 * US, 1, 8080, FAIR, 0, TID(4), FAIR, "other1", NULL);
+	explain(&m, &ev);
+	assert_int_equal(ev.hop[4].comp_ns[IL_COMP_RUNQUEUE], 96 * US);
+	for (int i = 0; i < IL_ATTRIB_HOP_CULPRITS && ev.hop[4].culprit[i].ns; i++) {
+		c = il_attrib_culprit(A, ev.hop[4].culprit[i].id);
+		if (!strcmp(c->thread, "js1"))
+			assert_int_equal(ev.hop[4].culprit[i].ns, 50 * US);
+		else if (!strcmp(c->thread, "other"))
+			assert_int_equal(ev.hop[4].culprit[i].ns, 6 * US);
+		else if (!strcmp(c->thread, "other1"))
+			assert_int_equal(ev.hop[4].culprit[i].ns, 40 * US);
+		else
+			fail_msg("culprit %s", c->thread);
+		n++;
+	}
+	assert_int_equal(n, 3);
+	/* Hop 6's receiver woke on CPU 0 after the gap: idle only from then. */
+	assert_int_equal(ev.hop[6].culprit[0].id, IL_CULPRIT_IDLE);
+	assert_int_equal(ev.hop[6].culprit[0].ns, 6 * US);
+}
+
 /* A wake-up record carrying its sched_waking (the capture folds the two),
  * with the placement on a new CPU in between: same split, the migration counted. */
 static void test_attrib_folded_waking(void **state)
@@ -1042,6 +1091,8 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_unknown_receiver, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_migration, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_waiter_migrates_holder_known, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_folded_waking, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_window, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_lost, setup, teardown),
