@@ -263,8 +263,14 @@ int il_attrib_migrate(struct migrate_args *ctx)
 
 	if (!st)
 		return IL_TP_PASS;
-	/* A waiting thread moves its wait along; a waking one is not counted yet. */
-	if (st->q & QMASK)
+	/*
+	 * A waiting thread moves its wait along; a waking one is not counted
+	 * yet. One moved neither running nor being woken is queued: it waits
+	 * there even if it began to wait before it was followed (its
+	 * sched_wakeup came before the capture), so the CPU's switches are
+	 * emitted from now on.
+	 */
+	if ((st->q & QMASK) || (!(st->q & ONCPU) && !st->waking_ts))
 		st->q = queue_on(st->q, (__u32)ctx->dest_cpu);
 	cpu = bpf_get_smp_processor_id();
 	s = il_kring_claim(cpu, &idx);
@@ -281,6 +287,7 @@ int il_attrib_migrate(struct migrate_args *ctx)
 	e->arg = ctx->orig_cpu;
 	e->waking_ns = 0;
 	e->arg2 = ctx->dest_cpu;
+	e->waking = st->waking_ts != 0;
 	((__u64 *)e->comm)[0] = 0;
 	((__u64 *)e->comm)[1] = 0;
 	((__u64 *)e->comm2)[0] = 0;

@@ -811,6 +811,15 @@ static void on_wake(struct il_attrib *a, const struct il_kev *e)
 		return;
 	if (!th->rt && e->prio >= 0 && e->prio < IL_KEV_PRIO_FAIR && !th->policy[0])
 		th->rt = true;
+	/*
+	 * Its first event a move while queued, not woken: it was runnable
+	 * since before the capture (its sched_wakeup came earlier), so its
+	 * wait counts from the window's start, clipped, as a first switch-in
+	 * does. It was assumed asleep, and the wait dropped (the canary lost
+	 * 923 ms of one under RT throttling).
+	 */
+	if (e->type == IL_KEV_MIGRATE && !e->waking)
+		tl_first(a, th, TS_RUNNABLE, e->arg);
 	tl_first(a, th, TS_SLEEPING, e->arg);
 	last = tl_back(th);
 	switch (e->type) {

@@ -15,7 +15,8 @@ enum il_kev_type {
 	IL_KEV_WAKEUP,	      /* pid is runnable on CPU arg; when waking_ns is set, its
 			       * sched_waking came then, from pid2 (no IL_KEV_WAKING sent) */
 	IL_KEV_RESERVED,      /* was sched_wakeup_new: never of a followed thread */
-	IL_KEV_MIGRATE,	      /* pid moves from CPU arg to CPU arg2 */
+	IL_KEV_MIGRATE,	      /* pid moves from CPU arg to CPU arg2; waking 1: placed by a
+			       * wake-up (its sched_waking pending), 0: moved while queued */
 	IL_KEV_IRQ_ENTRY,     /* hardirq arg (irq number) starts on cpu */
 	IL_KEV_IRQ_EXIT,      /* ... ends */
 	IL_KEV_SOFTIRQ_ENTRY, /* softirq vector arg starts on cpu */
@@ -48,7 +49,7 @@ struct il_kev {
 	union {
 		struct {
 			__s32 arg2;
-			__u32 pad;
+			__u32 waking; /* IL_KEV_MIGRATE */
 		};
 		__u64 waking_ns; /* IL_KEV_WAKEUP */
 	};

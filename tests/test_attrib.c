@@ -899,6 +899,59 @@ static void test_attrib_thread_totals(void **state)
 }
 
 /*
+ * A wait in progress when the capture starts: the canary's sched_wakeup
+ * came before it, the load balancer moved it while it waited (its first
+ * event), and it was switched in much later. It counts from the window's
+ * start, clipped; it was dropped (assumed asleep until the switch-in:
+ * 923 ms of an RT-throttled run's canary missing from runqueue_ms). A
+ * move that places a thread being woken (waking set) is still a wake-up.
+ */
+static void test_attrib_wait_before_capture_clipped(void **state)
+{
+	struct il_attrib_thread_total t[IL_NSTAMPS];
+	struct il_kev placed = {.ts_ns = T0 + 200 * US,
+				.type = IL_KEV_MIGRATE,
+				.cpu = 0,
+				.pid = TID(2),
+				.arg = 0,
+				.arg2 = 1,
+				.waking = 1};
+	struct il_kev woken = {.ts_ns = T0 + 201 * US,
+			       .type = IL_KEV_WAKEUP,
+			       .cpu = 1,
+			       .pid = TID(2),
+			       .prio = FAIR,
+			       .arg = 1,
+			       .waking_ns = T0 + 199 * US};
+	cJSON *o = cJSON_CreateObject(), *th;
+	size_t n;
+
+	il_attrib_start(A, T0 + 100 * US);
+	migrate(T0 + 150 * US, TID(1), 0, 1);
+	sw(T0 + 1000 * US, 1, 55, FAIR, 0, TID(1), FAIR, "hog", NULL);
+	sw(T0 + 1100 * US, 1, TID(1), FAIR, 1, IDLE, FAIR, NULL, NULL);
+	feed(placed);
+	feed(woken);
+	sw(T0 + 1200 * US, 1, IDLE, FAIR, 0, TID(2), FAIR, NULL, NULL);
+	flush();
+	il_attrib_finish(A, T0 + 1300 * US);
+	n = il_attrib_threads(A, t, IL_NSTAMPS);
+	assert_true(n >= 3);
+	assert_int_equal(t[1].tid, TID(1));
+	assert_int_equal(t[1].runqueue_ns, 900 * US);
+	assert_int_equal(t[1].running_ns, 100 * US);
+	assert_int_equal(t[1].waits, 1);
+	/* Woken at 199..201, then queued behind hog and idle until 1200. */
+	assert_int_equal(t[2].tid, TID(2));
+	assert_int_equal(t[2].runqueue_ns, 999 * US);
+	assert_int_equal(t[2].wakeups, 1);
+	assert_int_equal(il_attrib_report(A, o), 0);
+	th = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "threads"), 1);
+	assert_float_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(th, "runqueue_ms")), 0.9, 1e-9);
+	cJSON_Delete(o);
+}
+
+/*
  * A thread's events that reach the engine after it folded past them (a
  * fold ahead of what the rings had handed on): the time already folded is
  * not counted again. The orchestrator's running_ms once read 20-50 ms
@@ -1098,6 +1151,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_attrib_lost, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_cap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_thread_totals, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_wait_before_capture_clipped, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_late_entries_not_counted_twice, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_waits_as_schedstat, setup, teardown),
