@@ -138,6 +138,7 @@ struct trace {
 	size_t max_events;
 	struct il_attrib_run *attrib; /* per-CPU tracks from it, or NULL */
 	uint64_t first_ns, last_ns;   /* the traced mouse-downs' span */
+	size_t warmup;		      /* warm-up mouse-downs left out */
 };
 
 static int trace_start(void *ctx, const struct il_event_run_info *info)
@@ -177,6 +178,12 @@ static int trace_event(void *ctx, const struct il_event *ev)
 	struct trace *t = ctx;
 	int rc;
 
+	/* Warm-up events are in no statistic, so in no trace either: they
+	 * neither show nor count against --trace-events. */
+	if (ev->warmup) {
+		t->warmup++;
+		return 0;
+	}
 	if (ev->state != IL_EV_COMPLETED)
 		return 0;
 	if (!t->max_events || il_trace_count(t->w) < t->max_events) {
@@ -200,7 +207,10 @@ static int trace_finish(void *ctx, const struct il_result *r)
 {
 	struct trace *t = ctx;
 	char err[512];
-	int rc = il_trace_close(t->w, t->threads, t->nthreads, r->counters, r->ncounters);
+	int rc;
+
+	il_trace_set_warmup_left_out(t->w, t->warmup);
+	rc = il_trace_close(t->w, t->threads, t->nthreads, r->counters, r->ncounters);
 
 	t->w = NULL;
 	/* A write error shows in the commit, with its cause and the promise

@@ -35,7 +35,9 @@ typedef void (*il_records_field_fn)(void *ctx, const struct il_event *ev, FILE *
 void il_records_sink_field(struct il_event_sink *s, il_records_field_fn fn, void *ctx);
 
 /*
- * --trace FILE: the first max_events completed mouse-downs, time in
+ * --trace FILE: the first max_events completed mouse-downs after the
+ * warm-up (warm-up ones are left out, as from every statistic, and
+ * counted in otherData.warmup_left_out), time in
  * absolute CLOCK_MONOTONIC microseconds (so it lines up with kernel
  * traces on that clock), with the run's counter tracks. Returns 0 or
  * -errno after one line on stderr.

@@ -34,6 +34,7 @@ struct il_trace_writer {
 	uint64_t t0_ns;
 	bool t0_set, first;
 	size_t max_events, nevents;
+	size_t warmup_left_out; /* warm-up mouse-downs the caller kept out */
 	struct seen_tid seen[MAX_TIDS];
 	size_t nseen;
 	uint64_t cpus_seen; /* per-CPU tracks written (CPUs 0..63) */
@@ -167,6 +168,11 @@ void il_trace_set_t0(struct il_trace_writer *w, uint64_t t0_ns)
 size_t il_trace_count(const struct il_trace_writer *w)
 {
 	return w->nevents;
+}
+
+void il_trace_set_warmup_left_out(struct il_trace_writer *w, size_t n)
+{
+	w->warmup_left_out = n;
 }
 
 static void note_tid(struct il_trace_writer *w, int tid, int hop)
@@ -400,7 +406,8 @@ int il_trace_close(struct il_trace_writer *w, const struct il_trace_thread *thre
 	fputs("],\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"inputlat\",\"mouse_"
 	      "downs\":",
 	      w->f);
-	fprintf(w->f, "%zu,\"clock\":\"CLOCK_MONOTONIC\",\"t0_monotonic_ns\":%llu}}\n", w->nevents,
+	fprintf(w->f, "%zu,\"warmup_left_out\":%zu", w->nevents, w->warmup_left_out);
+	fprintf(w->f, ",\"clock\":\"CLOCK_MONOTONIC\",\"t0_monotonic_ns\":%llu}}\n",
 		(unsigned long long)w->t0_ns);
 	rc = w->err;
 	if (ferror(w->f) && !rc)

@@ -66,6 +66,12 @@ int il_trace_add_cpu_slice(struct il_trace_writer *w, int cpu, uint64_t start_ns
 			   const char *name, int tid, const char *cls, int priority);
 /* Mouse-downs written so far. */
 size_t il_trace_count(const struct il_trace_writer *w);
+/*
+ * The number of warm-up mouse-downs (--warmup) its caller kept out of the
+ * trace, as out of every statistic; il_trace_close writes it to
+ * otherData.warmup_left_out (0 unless set).
+ */
+void il_trace_set_warmup_left_out(struct il_trace_writer *w, size_t n);
 int il_trace_close(struct il_trace_writer *w, const struct il_trace_thread *threads,
 		   size_t nthreads, const struct il_trace_counter *ctr, size_t nctr);
 

@@ -23,8 +23,11 @@
 #include <time.h>
 
 #include "il_clock.h"
+#include "il_event_sink.h"
 #include "il_file.h"
+#include "il_outputs.h"
 #include "il_procfs.h"
+#include "il_result.h"
 #include "il_sampler.h"
 #include "il_trace.h"
 
@@ -264,6 +267,58 @@ static void test_trace_bounded(void **state)
 			maxid = id > maxid ? id : maxid;
 		}
 	assert_int_equal(maxid, 2);
+	cJSON_Delete(root);
+}
+
+/*
+ * The run's trace sink, fed as a run feeds it: `--warmup 2 --trace-events
+ * 2` over the fixture's five events. Warm-up events are in no statistic;
+ * the trace took the first N completed events, warm-ups included, so a
+ * probe's `--trace-events 5` traced only the five warm-ups and said
+ * mouse_downs 5. Now they are left out, do not count against the cap, and
+ * otherData says how many were left out.
+ */
+static void test_trace_sink_leaves_out_warmup(void **state)
+{
+	struct fixture *f = *state;
+	struct il_event_run_info info = {.self_pid = 100, .self_tid = 100};
+	cJSON *none = cJSON_CreateArray();
+	struct il_result r;
+	struct il_event_sink sink;
+	struct il_out *o;
+	char err[256];
+	cJSON *root;
+	const cJSON *e, *other;
+	int ids[NEVENTS + 1] = {0};
+
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(il_out_open("--trace", f->path, &o, err, sizeof(err)), 0);
+	assert_int_equal(il_trace_sink_new(o, 2, &sink), 0);
+	info.threads = none;
+	assert_int_equal(sink.start(sink.ctx, &info), 0);
+	for (int i = 0; i < NEVENTS; i++) {
+		struct il_event ev = {.id = f->msgs[i].event_id,
+				      .state = IL_EV_COMPLETED,
+				      .msg = &f->msgs[i],
+				      .warmup = i < 2};
+
+		assert_int_equal(sink.event(sink.ctx, &ev), 0);
+	}
+	assert_int_equal(sink.finish(sink.ctx, &r), 0);
+	sink.free(sink.ctx);
+	cJSON_Delete(none);
+
+	root = load(f->path);
+	assert_non_null(root);
+	cJSON_ArrayForEach (e, events_of(root))
+		if (strcmp(ph_of(e), "X") == 0)
+			ids[(int)num(cJSON_GetObjectItemCaseSensitive(e, "args"), "event_id")] = 1;
+	/* Events 3 and 4 (the first two measured ones), none of the warm-up. */
+	assert_false(ids[1] || ids[2] || ids[5]);
+	assert_true(ids[3] && ids[4]);
+	other = cJSON_GetObjectItemCaseSensitive(root, "otherData");
+	assert_int_equal((int)num(other, "mouse_downs"), 2);
+	assert_int_equal((int)num(other, "warmup_left_out"), 2);
 	cJSON_Delete(root);
 }
 
@@ -616,6 +671,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_trace_hop_order_and_flows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_bounded, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_names_valid_utf8, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_trace_sink_leaves_out_warmup, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_refuses_symlink, setup, teardown),
 	};
 
