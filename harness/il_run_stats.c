@@ -161,17 +161,14 @@ void il_run_stats_add(struct il_run_stats *s, const struct il_event *ev)
 	il_hist_add(s->presentation, pres);
 	for (int k = 1; k <= IL_NHOPS; k++) {
 		uint32_t a = m->cpu[k - 1], b = m->cpu[k];
-		uint64_t d = m->stamp_ns[k] - m->stamp_ns[k - 1];
-		uint64_t end = m->end_ns[k - 1];
+		uint64_t d = m->stamp_ns[k] - m->stamp_ns[k - 1], work = 0, queue = 0;
 		int t = il_chain_hop(k)->to;
 
 		il_hist_add(s->hop[k], d);
-		if (end < m->stamp_ns[k - 1])
-			end = m->stamp_ns[k - 1];
-		if (end > m->stamp_ns[k])
-			end = m->stamp_ns[k];
-		il_hist_add(s->hop_work[k], end - m->stamp_ns[k - 1]);
-		il_hist_add(s->hop_queue[k], m->stamp_ns[k] - end);
+		/* In order (checked above): the split exists. */
+		il_msg_hop_split(m, k, &work, &queue);
+		il_hist_add(s->hop_work[k], work);
+		il_hist_add(s->hop_queue[k], queue);
 		/* Threads without work measure none (il_hop_end): nothing to add. */
 		if (t >= 0 && t < IL_T_COUNT && m->work_cpu_ns[k])
 			il_hist_add(s->work[t], m->work_cpu_ns[k]);

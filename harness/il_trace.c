@@ -217,6 +217,7 @@ int il_trace_add(struct il_trace_writer *w, const struct il_msg *m,
 	for (int k = 0; k < IL_NSTAMPS; k++) {
 		const struct il_trace_thread *t = NULL;
 		int tid = (int)m->tid[k], pid;
+		uint64_t work, queue;
 		double ts, dur;
 
 		if (!m->stamp_ns[k])
@@ -227,8 +228,15 @@ int il_trace_add(struct il_trace_writer *w, const struct il_msg *m,
 		pid = t ? t->pid : tid;
 		note_tid(w, tid, k);
 		ts = rel_us(w, m->stamp_ns[k]);
-		dur = m->end_ns[k] > m->stamp_ns[k] ? (double)(m->end_ns[k] - m->stamp_ns[k]) / 1e3
-						    : 0;
+		/* The handler's share of the next hop, as the report splits it:
+		 * a sender preempted after its send ends past the next stamp,
+		 * and its slice stops there (the rest is in no handler). */
+		if (il_msg_hop_split(m, k + 1, &work, &queue) == 0)
+			dur = (double)work / 1e3;
+		else
+			dur = m->end_ns[k] > m->stamp_ns[k]
+				  ? (double)(m->end_ns[k] - m->stamp_ns[k]) / 1e3
+				  : 0;
 		/* The flip is an instant; a tiny slice keeps it visible and flow-bindable. */
 		if (k == IL_STAMP_PRESENTED && dur == 0)
 			dur = 1;
@@ -239,9 +247,10 @@ int il_trace_add(struct il_trace_writer *w, const struct il_msg *m,
 		key_num(w, "dur", dur);
 		fputs(",\"args\":{", w->f);
 		fprintf(w->f, "\"event_id\":%llu,\"hop\":%d", (unsigned long long)m->event_id, k);
-		if (k > 0 && m->stamp_ns[k - 1] && m->end_ns[k - 1])
-			key_num(w, "queue_us",
-				((double)m->stamp_ns[k] - (double)m->end_ns[k - 1]) / 1e3);
+		/* The report's split: never negative; none where the stamps are
+		 * out of order (the report leaves such an event out). */
+		if (k > 0 && il_msg_hop_split(m, k, &work, &queue) == 0)
+			key_num(w, "queue_us", (double)queue / 1e3);
 		fputs("}}", w->f);
 
 		/*

@@ -271,6 +271,53 @@ static void test_trace_bounded(void **state)
 }
 
 /*
+ * The injector preempted after its write: its end (end_ns[0]) comes
+ * 1863 us after hop 1's stamp. The trace's queue_us was stamp1 - end0,
+ * -1863 us, where the report clamps the same split (34 of 60 events under
+ * CFS load), and the inject slice lasted until the injector ran again,
+ * over the hops downstream. Now every slice and queue_us is the report's
+ * split (il_msg_hop_split): queue 0, the inject slice ends at stamp 1.
+ */
+static void test_trace_queue_is_report_split(void **state)
+{
+	struct fixture *f = *state;
+	struct il_msg *m = &f->msgs[1];
+	cJSON *root;
+	const cJSON *inj, *hop1;
+
+	m->end_ns[0] = m->stamp_ns[1] + 1863000ull;
+	assert_int_equal(il_trace_write(f->path, f->msgs, NEVENTS, threads, NTHREADS, NULL, 0, 0),
+			 0);
+	root = load(f->path);
+	assert_non_null(root);
+	inj = slice_of(root, 2, 0);
+	hop1 = slice_of(root, 2, 1);
+	assert_non_null(inj);
+	assert_non_null(hop1);
+	assert_true(fabs(num(inj, "dur") - 300.0) < 1e-6);
+	assert_true(fabs(num(cJSON_GetObjectItemCaseSensitive(hop1, "args"), "queue_us")) < 1e-6);
+	/* Every slice and queue_us as the report splits its hop. */
+	for (int id = 1; id <= NEVENTS; id++)
+		for (int k = 0; k < IL_NSTAMPS; k++) {
+			const struct il_msg *mm = &f->msgs[id - 1];
+			const cJSON *s = slice_of(root, id, k);
+			uint64_t work, queue;
+
+			if (!s)
+				continue;
+			if (k > 0) {
+				assert_int_equal(il_msg_hop_split(mm, k, &work, &queue), 0);
+				assert_true(fabs(num(cJSON_GetObjectItemCaseSensitive(s, "args"),
+						     "queue_us") -
+						 (double)queue / 1e3) < 1e-6);
+			}
+			if (il_msg_hop_split(mm, k + 1, &work, &queue) == 0)
+				assert_true(fabs(num(s, "dur") - (double)work / 1e3) < 1e-6);
+		}
+	cJSON_Delete(root);
+}
+
+/*
  * The run's trace sink, fed as a run feeds it: `--warmup 2 --trace-events
  * 2` over the fixture's five events. Warm-up events are in no statistic;
  * the trace took the first N completed events, warm-ups included, so a
@@ -672,6 +719,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_trace_bounded, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_names_valid_utf8, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_sink_leaves_out_warmup, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_trace_queue_is_report_split, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_refuses_symlink, setup, teardown),
 	};
 

@@ -162,3 +162,23 @@ const char *il_frame_strerror(int err)
 		return "unknown frame error";
 	}
 }
+
+int il_msg_hop_split(const struct il_msg *m, int k, uint64_t *work_ns, uint64_t *queue_ns)
+{
+	uint64_t from, to, end;
+
+	if (k < 1 || k > IL_NHOPS || !m->stamp_ns[k - 1] || !m->stamp_ns[k])
+		return -ENODATA;
+	from = m->stamp_ns[k - 1];
+	to = m->stamp_ns[k];
+	if (to < from)
+		return -ERANGE;
+	end = m->end_ns[k - 1];
+	if (end < from)
+		end = from;
+	if (end > to)
+		end = to;
+	*work_ns = end - from;
+	*queue_ns = to - end;
+	return 0;
+}

@@ -92,6 +92,18 @@ int il_frame_decode(const uint8_t *buf, size_t len, struct il_frame *f);
 /* Decodes an EVENT payload. Returns 0 or IL_FRAME_BAD_LENGTH. */
 int il_frame_event_payload(const struct il_frame *f, struct il_msg *m);
 
+/*
+ * Hop k's time (1..IL_NHOPS: stamp k-1 to stamp k) split as the report
+ * splits it: *work_ns until hop k-1's handler ended (its end clamped into
+ * the hop: a sender preempted after its send ends past stamp k, and that
+ * counts as work up to stamp k, never as negative queueing) and
+ * *queue_ns from then until stamp k. The report's hop_work/hop_queue and
+ * the trace's slices and queue_us use this one split. Returns 0, or
+ * -ENODATA when either stamp is missing (0) or k is out of range, or
+ * -ERANGE when stamp k comes before stamp k-1; outputs untouched then.
+ */
+int il_msg_hop_split(const struct il_msg *m, int k, uint64_t *work_ns, uint64_t *queue_ns);
+
 /* "bad length", "bad version", ... for an il_frame_err. */
 const char *il_frame_strerror(int err);
 
