@@ -35,6 +35,7 @@ struct il_trace_writer {
 	bool t0_set, first;
 	size_t max_events, nevents;
 	size_t warmup_left_out; /* warm-up mouse-downs the caller kept out */
+	size_t flows_left_out;	/* mouse-downs whose stamps are out of order */
 	struct seen_tid seen[MAX_TIDS];
 	size_t nseen;
 	uint64_t cpus_seen; /* per-CPU tracks written (CPUs 0..63) */
@@ -199,17 +200,23 @@ int il_trace_add(struct il_trace_writer *w, const struct il_msg *m,
 		 const struct il_trace_thread *threads, size_t nthreads)
 {
 	int first = -1, last = -1;
+	bool ordered = true;
 
 	if (w->max_events && w->nevents >= w->max_events)
 		return 0;
 	for (int k = 0; k < IL_NSTAMPS; k++)
 		if (m->stamp_ns[k]) {
+			if (first >= 0 && m->stamp_ns[k] < m->stamp_ns[last])
+				ordered = false;
 			if (first < 0)
 				first = k;
 			last = k;
 		}
 	if (first < 0)
 		return 0;
+	/* Its flow would run backwards: the slices stay, the arrow goes. */
+	if (!ordered && first != last)
+		w->flows_left_out++;
 	if (!w->t0_set)
 		il_trace_set_t0(w, m->stamp_ns[first]);
 	w->nevents++;
@@ -255,15 +262,17 @@ int il_trace_add(struct il_trace_writer *w, const struct il_msg *m,
 
 		/*
 		 * Flow v1: "s" on the first slice, "t" on the middle ones and "f"
-		 * on the last, each placed inside its slice so that it binds to
-		 * the enclosing slice ("bp":"e" makes the end do the same).
+		 * on the last, each at its slice's start (the stamp at which the
+		 * hop's message was received: measured, and in hop order), so
+		 * that it binds to that slice ("bp":"e" makes the end do the
+		 * same) and never comes after the next point.
 		 */
-		if (first == last)
+		if (first == last || !ordered)
 			continue;
 		ev_begin(w, k == first ? "s" : k == last ? "f" : "t", "mouse-down", pid, tid);
 		fputs(",\"cat\":\"flow\"", w->f);
 		fprintf(w->f, ",\"id\":%llu", (unsigned long long)m->event_id);
-		key_num(w, "ts", ts + dur / 2);
+		key_num(w, "ts", ts);
 		if (k == last)
 			fputs(",\"bp\":\"e\"", w->f);
 		fputc('}', w->f);
@@ -415,7 +424,8 @@ int il_trace_close(struct il_trace_writer *w, const struct il_trace_thread *thre
 	fputs("],\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"inputlat\",\"mouse_"
 	      "downs\":",
 	      w->f);
-	fprintf(w->f, "%zu,\"warmup_left_out\":%zu", w->nevents, w->warmup_left_out);
+	fprintf(w->f, "%zu,\"warmup_left_out\":%zu,\"flows_left_out\":%zu", w->nevents,
+		w->warmup_left_out, w->flows_left_out);
 	fprintf(w->f, ",\"clock\":\"CLOCK_MONOTONIC\",\"t0_monotonic_ns\":%llu}}\n",
 		(unsigned long long)w->t0_ns);
 	rc = w->err;
