@@ -106,11 +106,14 @@ void il_sampler_free(struct il_sampler *s)
 	free(s);
 }
 
-static int add(struct il_sampler *s, uint64_t ts, const char *name, double v)
+/* A sample of the interval [from, to), stamped at its start: a Chrome
+ * counter holds a value from its ts on. */
+static int add(struct il_sampler *s, uint64_t from, uint64_t to, const char *name, double v)
 {
 	if (s->nctr >= s->cap)
 		return -1;
-	s->ctr[s->nctr++] = (struct il_trace_counter){.ts_ns = ts, .name = name, .value = v};
+	s->ctr[s->nctr++] =
+	    (struct il_trace_counter){.ts_ns = from, .name = name, .value = v, .end_ns = to};
 	return 0;
 }
 
@@ -133,7 +136,7 @@ static void canary_wait(struct il_sampler *s, uint64_t now_ns, uint64_t wall, ui
 	struct canary_interval *c;
 	uint64_t reach;
 
-	if (s->ncw >= s->cap || add(s, now_ns, CANARY_WAIT, 0) < 0)
+	if (s->ncw >= s->cap || add(s, now_ns - wall, now_ns, CANARY_WAIT, 0) < 0)
 		return;
 	c = &s->cw[s->ncw++];
 	*c = (struct canary_interval){.wall_ns = wall, .ctr = s->nctr - 1};
@@ -175,7 +178,7 @@ void il_sampler_tick(struct il_sampler *s, uint64_t now_ns)
 		if (have_canary)
 			canary_wait(s, now_ns, wall, waited);
 		if (s->nhogs)
-			add(s, now_ns, HOG_SHARE,
+			add(s, s->last_ns, now_ns, HOG_SHARE,
 			    100.0 * (double)hog_cpu / ((double)wall * s->hog_cpus));
 	}
 	s->last_ns = now_ns;

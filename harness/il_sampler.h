@@ -26,7 +26,11 @@ struct il_sampler;
 struct il_sampler *il_sampler_new(const cJSON *threads, int cpus_allowed, size_t max_samples);
 void il_sampler_free(struct il_sampler *s);
 
-/* Takes one sample at now_ns (call every IL_SAMPLER_PERIOD_MS). */
+/*
+ * Takes one sample at now_ns (call every IL_SAMPLER_PERIOD_MS): each
+ * counter of the interval since the previous tick has ts_ns its start
+ * and end_ns now_ns, as a Chrome counter is drawn from its ts on.
+ */
 void il_sampler_tick(struct il_sampler *s, uint64_t now_ns);
 
 /* The counter samples so far (owned by s). */

@@ -390,17 +390,41 @@ static void write_metadata(struct il_trace_writer *w, const struct il_trace_thre
 	}
 }
 
+/* Counter tracks closed at their end (more are written, not closed). */
+#define MAX_COUNTER_TRACKS 16
+
+static void counter_sample(struct il_trace_writer *w, int self, const struct il_trace_counter *c,
+			   uint64_t ts_ns)
+{
+	ev_begin(w, "C", c->name ? c->name : "counter", self, self);
+	key_num(w, "ts", rel_us(w, ts_ns));
+	fputs(",\"args\":{\"value\":", w->f);
+	put_num(w->f, c->value);
+	fputs("}}", w->f);
+}
+
 static void write_counters(struct il_trace_writer *w, const struct il_trace_counter *ctr,
 			   size_t nctr)
 {
 	int self = (int)getpid();
+	const char *names[MAX_COUNTER_TRACKS];
+	size_t nnames = 0;
 
-	for (size_t i = 0; i < nctr; i++) {
-		ev_begin(w, "C", ctr[i].name ? ctr[i].name : "counter", self, self);
-		key_num(w, "ts", rel_us(w, ctr[i].ts_ns));
-		fputs(",\"args\":{\"value\":", w->f);
-		put_num(w->f, ctr[i].value);
-		fputs("}}", w->f);
+	for (size_t i = 0; i < nctr; i++)
+		counter_sample(w, self, &ctr[i], ctr[i].ts_ns);
+	/* Each track's last sample closed at its interval's end (the tracks
+	 * are few: a look back from the end finds each one's last). */
+	for (size_t i = nctr; i-- > 0 && nnames < MAX_COUNTER_TRACKS;) {
+		const char *name = ctr[i].name ? ctr[i].name : "counter";
+		bool seen = false;
+
+		for (size_t j = 0; j < nnames && !seen; j++)
+			seen = strcmp(names[j], name) == 0;
+		if (seen)
+			continue;
+		names[nnames++] = name;
+		if (ctr[i].end_ns > ctr[i].ts_ns)
+			counter_sample(w, self, &ctr[i], ctr[i].end_ns);
 	}
 }
 

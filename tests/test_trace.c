@@ -132,8 +132,8 @@ static const cJSON *events_of(const cJSON *root)
 static void test_trace_slices_named_and_complete(void **state)
 {
 	struct fixture *f = *state;
-	const struct il_trace_counter ctr[] = {{5000000000ull, "canary stall ms", 0.4},
-					       {5050000000ull, "hog share", 0.97}};
+	const struct il_trace_counter ctr[] = {{5000000000ull, "canary stall ms", 0.4, 0},
+					       {5050000000ull, "hog share", 0.97, 0}};
 	cJSON *root;
 	const cJSON *e;
 	int nx = 0, ncounters = 0;
@@ -581,6 +581,66 @@ static void test_trace_sampler_counts_every_hog(void **state)
 }
 
 /*
+ * A Chrome counter's value is drawn from its ts until the next sample.
+ * The sampler stamped each value at the end of the interval it describes,
+ * so every value was drawn over the following ~100 ms. Now each sample is
+ * at its interval's start, with the interval's end, and the trace closes
+ * each track's last sample at that end.
+ */
+static void test_trace_counters_at_interval_start(void **state)
+{
+	static struct sampled s[1];
+	struct fixture *f = *state;
+	const struct il_trace_counter *c;
+	struct il_sampler *smp;
+	cJSON *threads, *root;
+	const cJSON *e;
+	uint64_t t[3];
+	double want_ts[] = {0, 0, 0}, last = -1;
+	size_t k, n = 0;
+
+	memset(s, 0, sizeof(s));
+	s[0].busy = 1;
+	threads = sampled_start(s, 1, NULL);
+	smp = il_sampler_new(threads, 1, 16);
+	assert_non_null(smp);
+	for (int i = 0; i < 3; i++) {
+		if (i)
+			usleep(30000);
+		t[i] = il_now_ns();
+		il_sampler_tick(smp, t[i]);
+	}
+	sampled_stop(s, 1, smp);
+	c = il_sampler_counters(smp, &k);
+	assert_int_equal(k, 2);
+	for (size_t i = 0; i < k; i++) {
+		assert_int_equal(c[i].ts_ns, t[i]);
+		assert_int_equal(c[i].end_ns, t[i + 1]);
+	}
+	/* In the trace (t0 = t[0]): at 0, t1 - t0, and closed at t2 - t0. */
+	assert_int_equal(il_trace_write(f->path, NULL, 0, NULL, 0, c, k, 0), 0);
+	root = load(f->path);
+	assert_non_null(root);
+	for (int i = 0; i < 3; i++)
+		want_ts[i] = (double)(t[i] - t[0]) / 1e3;
+	cJSON_ArrayForEach (e, events_of(root)) {
+		if (strcmp(ph_of(e), "C") != 0)
+			continue;
+		assert_true(n < 3);
+		assert_true(fabs(num(e, "ts") - want_ts[n]) < 1e-3);
+		if (n == 2)
+			assert_true(num(cJSON_GetObjectItemCaseSensitive(e, "args"), "value") ==
+				    last);
+		last = num(cJSON_GetObjectItemCaseSensitive(e, "args"), "value");
+		n++;
+	}
+	assert_int_equal(n, 3);
+	cJSON_Delete(root);
+	il_sampler_free(smp);
+	cJSON_Delete(threads);
+}
+
+/*
  * Hogs pinned to one CPU of two: the counter is their share of that CPU,
  * as the report's hog.cpu_share, not of the machine (it read 46% for a
  * hog the report and schedstat gave 91%). The busy hog's own schedstat
@@ -758,6 +818,7 @@ int main(void)
 	    cmocka_unit_test(test_trace_sampler_counts_every_hog),
 	    cmocka_unit_test(test_trace_sampler_share_of_hog_cpus),
 	    cmocka_unit_test(test_trace_sampler_canary_stall),
+	    cmocka_unit_test_setup_teardown(test_trace_counters_at_interval_start, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_slices_named_and_complete, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_hop_order_and_flows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_flows_in_time_order, setup, teardown),
