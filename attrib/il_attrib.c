@@ -1638,8 +1638,15 @@ static void emit_slice(struct il_attrib *a, int c, const struct slice *s)
 {
 	struct il_attrib_slice out = {c, s->start, s->end, s->culprit};
 
+	/* Inside the capture window, as every per-thread total (account):
+	 * the last fold hands out what the rings held past to_ns, and the
+	 * trace's CPU tracks summed 10 ms more than running_ms. */
+	if (a->started && out.start_ns < a->from_ns)
+		out.start_ns = a->from_ns;
+	if (a->finished && out.end_ns > a->to_ns)
+		out.end_ns = a->to_ns;
 	/* What is not known is not drawn. */
-	if (a->slice_cb && s->end > s->start && s->culprit != IL_CULPRIT_UNKNOWN)
+	if (a->slice_cb && out.end_ns > out.start_ns && s->culprit != IL_CULPRIT_UNKNOWN)
 		a->slice_cb(a->slice_ctx, &out);
 }
 

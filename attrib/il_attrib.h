@@ -220,7 +220,9 @@ int il_attrib_report(const struct il_attrib *a, cJSON *obj);
 cJSON *il_attrib_event_json(const struct il_attrib *a, const struct il_attrib_event *e);
 
 /* One CPU slice of what ran, handed out as timelines are dropped (for the
- * trace's per-CPU tracks). start_ns is where the holder is known from. */
+ * trace's per-CPU tracks). start_ns is where the holder is known from;
+ * clipped to the capture window (il_attrib_start to il_attrib_finish),
+ * as every per-thread total. */
 struct il_attrib_slice {
 	int cpu;
 	uint64_t start_ns, end_ns;

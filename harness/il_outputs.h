@@ -47,7 +47,9 @@ int il_trace_sink_new(struct il_out *o, size_t max_events, struct il_event_sink 
 /*
  * With attribution on, the trace also gets one track per CPU with what
  * ran there (the run's threads and whoever held a CPU they waited for)
- * over the time of the traced mouse-downs. s is the trace sink.
+ * over the time of the traced mouse-downs, inside the capture window
+ * (attribution.capture_window_ns) as every per-thread figure. s is the
+ * trace sink.
  */
 void il_trace_sink_cpu_tracks(struct il_event_sink *s, struct il_attrib_run *a);
 

@@ -952,6 +952,47 @@ static void test_attrib_wait_before_capture_clipped(void **state)
 }
 
 /*
+ * The CPU slices handed out (the trace's per-CPU tracks) lie inside the
+ * capture window, as the per-thread totals do: the last fold handed out
+ * what the rings held past to_ns, and a probe's trace summed 92.9 ms for
+ * the inputlat thread where the report's running_ms said 82.8.
+ */
+static uint64_t slice_ns[IL_NSTAMPS], slice_max_end;
+
+static void slice_sum_cb(void *ctx, const struct il_attrib_slice *sl)
+{
+	const struct il_attrib_culprit *c = il_attrib_culprit(A, sl->culprit);
+
+	(void)ctx;
+	if (c && c->tid == TID(1))
+		slice_ns[1] += sl->end_ns - sl->start_ns;
+	if (sl->end_ns > slice_max_end)
+		slice_max_end = sl->end_ns;
+}
+
+static void test_attrib_slices_in_window(void **state)
+{
+	struct il_attrib_thread_total t[IL_NSTAMPS];
+	size_t n;
+
+	memset(slice_ns, 0, sizeof(slice_ns));
+	slice_max_end = 0;
+	il_attrib_on_slice(A, slice_sum_cb, NULL);
+	il_attrib_start(A, T0);
+	sw(T0 + 10 * US, 0, IDLE, FAIR, 0, TID(1), FAIR, NULL, NULL);
+	/* Runs on 16 ms past the window's end, as the probe saw. */
+	sw(T0 + 16600 * US, 0, TID(1), FAIR, 1, IDLE, FAIR, NULL, NULL);
+	flush();
+	il_attrib_finish(A, T0 + 600 * US);
+	n = il_attrib_threads(A, t, IL_NSTAMPS);
+	assert_true(n >= 2);
+	assert_int_equal(t[1].tid, TID(1));
+	assert_int_equal(t[1].running_ns, 590 * US);
+	assert_int_equal(slice_ns[1], t[1].running_ns);
+	assert_true(slice_max_end <= T0 + 600 * US);
+}
+
+/*
  * A thread's events that reach the engine after it folded past them (a
  * fold ahead of what the rings had handed on): the time already folded is
  * not counted again. The orchestrator's running_ms once read 20-50 ms
@@ -1153,6 +1194,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_attrib_thread_totals, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_wait_before_capture_clipped, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_slices_in_window, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_late_entries_not_counted_twice, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_waits_as_schedstat, setup, teardown),
