@@ -244,9 +244,8 @@ int il_trace_add(struct il_trace_writer *w, const struct il_msg *m,
 			dur = m->end_ns[k] > m->stamp_ns[k]
 				  ? (double)(m->end_ns[k] - m->stamp_ns[k]) / 1e3
 				  : 0;
-		/* The flip is an instant; a tiny slice keeps it visible and flow-bindable. */
-		if (k == IL_STAMP_PRESENTED && dur == 0)
-			dur = 1;
+		/* The flip is an instant (end == stamp): its slice lasts 0 us,
+		 * as measured, not a drawn 1 us (Chrome's format allows dur 0). */
 
 		ev_begin(w, "X", hop_name(k), pid, tid);
 		fputs(",\"cat\":\"hop\"", w->f);

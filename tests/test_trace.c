@@ -129,6 +129,8 @@ static const cJSON *events_of(const cJSON *root)
 	return ev;
 }
 
+static const cJSON *slice_of(const cJSON *root, int id, int hop);
+
 static void test_trace_slices_named_and_complete(void **state)
 {
 	struct fixture *f = *state;
@@ -174,6 +176,9 @@ static void test_trace_slices_named_and_complete(void **state)
 			num(args, "value");
 		}
 	}
+	/* The flip is an instant (end == stamp): dur 0 as measured, not a
+	 * constant 1 us that reads as a measured duration. */
+	assert_true(num(slice_of(root, 1, IL_STAMP_PRESENTED), "dur") == 0);
 	/* 13 slices (inject + 12 hops) per complete event, 7 for the timed-out one. */
 	assert_int_equal(nx, 4 * 13 + 7);
 	assert_int_equal(ncounters, 2);
