@@ -372,12 +372,24 @@ static void test_attrib_run_load(void **state)
 		const char *cat = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "cat"));
 
 		if (cat && !strcmp(cat, "sched")) {
+			double from_ns = il_test_json_num(e, "ts") * 1e3,
+			       to_ns = from_ns + il_test_json_num(e, "dur") * 1e3;
+
 			sched++;
 			assert_true(il_test_json_num(e, "pid") >= 1e9);
+			/* Inside the window every per-thread figure covers (a
+			 * probe saw slices up to 16 ms past its end). */
+			if (from_ns < win_from - 1e3 || to_ns > win_to + 1e3)
+				fail_msg("a CPU slice %.0f..%.0f ns is outside the capture "
+					 "window %.0f..%.0f",
+					 from_ns, to_ns, win_from, win_to);
 		} else if (cat && !strcmp(cat, "hop")) {
 			double ts_ns = il_test_json_num(e, "ts") * 1e3;
 
 			hops++;
+			/* The 10 warm-up mouse-downs (the default) are left out. */
+			assert_true(il_test_json_num(cJSON_GetObjectItemCaseSensitive(e, "args"),
+						     "event_id") > 10);
 			/* Microseconds since boot, not since the run began; every
 			 * hop of the run begins inside the capture's window. */
 			assert_true(il_test_json_num(e, "ts") > 1e6);
@@ -387,6 +399,8 @@ static void test_attrib_run_load(void **state)
 					 ts_ns, win_from, win_to);
 		}
 	}
+	assert_int_equal((int)il_test_json_num(il_json_get(tr, "otherData"), "warmup_left_out"),
+			 10);
 	cJSON_Delete(tr);
 	print_message("trace: %u hop slices, %u CPU-track slices\n", hops, sched);
 	assert_true(hops >= 50 * IL_NSTAMPS);
