@@ -371,7 +371,12 @@ static void cmdline_arg(pid_t pid, int i, char *buf, size_t len)
 	text[n] = '\0';
 	for (char *p = text; p < text + n; p += strlen(p) + 1, at++)
 		if (at == i) {
-			snprintf(buf, len, "%s", p);
+			size_t k = strnlen(p, len - 1);
+
+			/* Cut at len, as snprintf would (which -Wformat-truncation
+			 * flags under ASan's build). */
+			memcpy(buf, p, k);
+			buf[k] = '\0';
 			return;
 		}
 }
