@@ -86,6 +86,7 @@ enum { C1_CFS, C1_RT, C1_COS, C1_COS_RT, C2_RT, C2_CFS, C3_THR, C3_FS, C4_FS };
 struct repro {
 	const char *self_exe;
 	const char *lock_path;	 /* --lock: held (flock) during each run */
+	const char *from;	 /* IL_REPRODUCE_REPORTS: judge these reports, run nothing */
 	struct il_repro_dir dir; /* the runs' reports */
 	unsigned rounds;	 /* of claim 1 */
 	unsigned other_rounds;	 /* of claims 2-4: min(rounds, OTHER_ROUNDS) */
@@ -437,6 +438,28 @@ static void run_scenario(struct repro *r, const struct scenario *s, unsigned rou
 		struct timespec ts = il_ns_to_ts(il_ms_to_ns(BUSY_WAIT_MS));
 		nanosleep(&ts, NULL);
 	}
+}
+
+/*
+ * IL_REPRODUCE_REPORTS=DIR: the round's report of s that a kept reproduce
+ * (IL_REPRODUCE_KEEP) left in DIR, DIR/ID.ROUND.json, instead of a run, so
+ * that the verdicts of recorded runs can be looked at (and tested) again
+ * without root or minutes of runs. A missing or unreadable one is a failed
+ * run, said as such.
+ */
+static void load_scenario(const struct repro *r, const struct scenario *s, unsigned round,
+			  struct result *out)
+{
+	char json[4096];
+
+	*out = (struct result){.exit_code = -1};
+	snprintf(json, sizeof(json), "%s/%s.%u.json", r->from, s->id, round);
+	/* Its err names the file. */
+	if (il_json_load(json, &out->report, out->err, sizeof(out->err)) < 0) {
+		out->report = NULL;
+		return;
+	}
+	out->exit_code = 0;
 }
 
 /*
@@ -1171,6 +1194,22 @@ static void claim4(struct repro *r, struct claim *c)
 	claim_culprits(r, c, scs, 1, true);
 }
 
+/* The two '#' lines before the verdicts. */
+static void print_header(const struct repro *r, unsigned ncpu, const char *when)
+{
+	if (r->from)
+		printf("# judged from the recorded run reports in %s (IL_REPRODUCE_REPORTS), "
+		       "nothing run now\n",
+		       r->from);
+	printf("# inputlat reproduce: %u round%s of claim 1, %u of claims 2-4%s, %u CPUs, %s\n",
+	       r->rounds, r->rounds > 1 ? "s" : "", r->other_rounds, r->quick ? " (quick)" : "",
+	       ncpu, when);
+	printf("# intervals: 95%%; comparisons by permutation test over the rounds (seed %u), "
+	       "medians by order statistics\n",
+	       IL_STATS_SEED);
+	fflush(stdout);
+}
+
 static int parse_args(int argc, char **argv, struct repro *r, const char **json_path)
 {
 	static const struct option longopts[] = {
@@ -1250,9 +1289,12 @@ int il_cmd_reproduce(int argc, char **argv)
 	ret = parse_args(argc, argv, &r, &json_path);
 	if (ret >= 0)
 		return ret;
+	r.from = getenv("IL_REPRODUCE_REPORTS");
+	if (r.from && !*r.from)
+		r.from = NULL;
 	/* Said at once: without root every run of an RT policy fails, and each
 	 * claim would come out "not testable" after minutes of trying. */
-	if (geteuid() != 0) {
+	if (!r.from && geteuid() != 0) {
 		fprintf(stderr, "inputlat reproduce: needs root (its claims run RT policies and "
 				"change sched_rt_runtime_us)\n");
 		return 2;
@@ -1296,7 +1338,8 @@ int il_cmd_reproduce(int argc, char **argv)
 	il_time_iso(&start_wall, start_time, sizeof(start_time));
 	r.tty = isatty(STDERR_FILENO);
 
-	{
+	r.dir.owner_fd = -1;
+	if (!r.from) {
 		char err[300];
 
 		if (il_repro_dir_make(&r.dir, err, sizeof(err)) < 0) {
@@ -1333,13 +1376,8 @@ int il_cmd_reproduce(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	sa_set = true;
 
-	printf("# inputlat reproduce: %u round%s of claim 1, %u of claims 2-4%s, %u CPUs, %s\n",
-	       r.rounds, r.rounds > 1 ? "s" : "", r.other_rounds, r.quick ? " (quick)" : "", ncpu,
-	       start_time);
-	printf("# intervals: 95%%; comparisons by permutation test over the rounds (seed %u), "
-	       "medians by order statistics\n",
-	       IL_STATS_SEED);
-	fflush(stdout);
+	if (!r.from)
+		print_header(&r, ncpu, start_time);
 	nsteps = r.rounds * NCLAIM1 + r.other_rounds * (NSCEN - NCLAIM1);
 	t0_ns = il_now_ns();
 	for (unsigned round = 0; round < r.rounds && !interrupted; round++) {
@@ -1362,7 +1400,10 @@ int il_cmd_reproduce(int argc, char **argv)
 					fprintf(stderr, " ETA %um%02us", (unsigned)(left / 60),
 						(unsigned)left % 60);
 			}
-			run_scenario(&r, &r.sc[s], round, x);
+			if (r.from)
+				load_scenario(&r, &r.sc[s], round, x);
+			else
+				run_scenario(&r, &r.sc[s], round, x);
 			if (x->exit_code != 0 && x->exit_code != 2)
 				fprintf(stderr, "%sinputlat reproduce: %s round %u: %s\n",
 					r.tty ? "\n" : "", r.sc[s].id, round + 1, x->err);
@@ -1370,8 +1411,16 @@ int il_cmd_reproduce(int argc, char **argv)
 				r.kernel = cJSON_Duplicate(il_json_get(x->report, "kernel"), 1);
 		}
 	}
-	if (r.tty)
+	if (r.tty && !r.from)
 		fprintf(stderr, "\r%60s\r", "");
+	if (r.from) {
+		/* The recorded runs' machine and time, not this one's. */
+		const char *when =
+		    cJSON_GetStringValue(il_json_get(r.res[0][0].report, "start_time"));
+		double n = il_json_num(r.kernel, "nr_cpus");
+
+		print_header(&r, isnan(n) ? 0 : (unsigned)n, when ? when : "unknown");
+	}
 	if (interrupted) {
 		fprintf(stderr, "inputlat reproduce: interrupted, no verdicts\n");
 		ret = 1;
@@ -1392,6 +1441,8 @@ int il_cmd_reproduce(int argc, char **argv)
 	cJSON_AddNumberToObject(root, "seed", IL_STATS_SEED);
 	cJSON_AddNumberToObject(root, "alpha", IL_STATS_ALPHA);
 	cJSON_AddBoolToObject(root, "quick", r.quick);
+	if (r.from)
+		cJSON_AddStringToObject(root, "recorded_reports", r.from);
 	arr = cJSON_AddArrayToObject(root, "claims");
 	for (int i = 0; i < 5; i++) {
 		struct claim *c = &claims[i];
@@ -1442,6 +1493,8 @@ out:
 		free(r.res[s]);
 	}
 	/* Keep the per-run reports when asked to, for a closer look. */
+	if (r.from)
+		return ret;
 	if (getenv("IL_REPRODUCE_KEEP"))
 		fprintf(stderr, "inputlat reproduce: run reports kept in %s\n", r.dir.path);
 	il_repro_dir_done(&r.dir, getenv("IL_REPRODUCE_KEEP") != NULL);

@@ -15,6 +15,7 @@
  */
 #include <fcntl.h>
 #include <glob.h>
+#include <math.h>
 #include <regex.h>
 #include <signal.h>
 #include <stdio.h>
@@ -440,9 +441,92 @@ static void test_reproduce_killed_stops_its_run(void **state)
 		fail_msg("after the killed reproduce: %s", why);
 }
 
+/*
+ * What `inputlat reproduce --quick` makes of the run reports a quick
+ * reproduce recorded on the project's VM (tests/data/reproduce-quick,
+ * their origin in its trim.py), judged again through IL_REPRODUCE_REPORTS:
+ * no root, no runs, a second. *out is its stdout, *json its --json.
+ */
+static void recorded(char **out, cJSON **json)
+{
+	const char *src = getenv("IL_SOURCE_DIR");
+	char exe[4096], dir[4096], cmd[12288], json_path[256];
+	int status;
+	FILE *p;
+
+	snprintf(exe, sizeof(exe), "%s", il_test_build_path("inputlat"));
+	IL_TEST_NEED(access(exe, X_OK) == 0, "%s is not built", exe);
+	if (src) {
+		snprintf(dir, sizeof(dir), "%s/tests/data/reproduce-quick", src);
+	} else {
+		snprintf(dir, sizeof(dir), "%s", __FILE__);
+		snprintf(strrchr(dir, '/'), 40, "/data/reproduce-quick");
+	}
+	assert_int_equal(il_test_tmpfile_make(json_path, sizeof(json_path), "reproduce"), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "IL_REPRODUCE_REPORTS='%s' '%s' reproduce --quick --json '%s' </dev/null", dir,
+		 exe, json_path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	*out = slurp(p);
+	status = pclose(p);
+	print_message("%s", *out);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	*json = il_test_json_load(json_path);
+	unlink(json_path);
+	assert_non_null(*json);
+}
+
+/* One claim's line of out ("claim 2: ..."), NUL-terminated in a copy. */
+static char *claim_line(const char *out, const char *prefix)
+{
+	static char line[4096];
+	const char *l = strstr(out, prefix);
+
+	assert_non_null(l);
+	snprintf(line, sizeof(line), "%.*s", (int)strcspn(l, "\n"), l);
+	return line;
+}
+
+/* The figures of claims[i] in the --json. */
+static cJSON *claim_figures(cJSON *json, int i)
+{
+	return cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(json, "claims"), i),
+				   "figures");
+}
+
+/*
+ * Judged again, the recorded reports give what that reproduce said, and
+ * the output says that nothing was run now and when the runs were.
+ */
+static void test_reproduce_recorded(void **state)
+{
+	char *out;
+	cJSON *json;
+
+	(void)state;
+	recorded(&out, &json);
+	assert_non_null(strstr(out, "# judged from the recorded run reports in "));
+	assert_non_null(strstr(out, "nothing run now\n"));
+	assert_non_null(strstr(out, " 2 CPUs, 2026-12-07T08:53:17Z\n"));
+	assert_non_null(strstr(claim_line(out, "claim 1: "),
+			       "claim 1: holds: SCHED_FIFO pipeline vs CFS under background load: "
+			       "processing p50 1986 us with rt vs 4330 us with cfs"));
+	assert_non_null(strstr(claim_line(out, "claim 2: "), "950 ms"));
+	assert_non_null(cJSON_GetObjectItem(json, "recorded_reports"));
+	assert_true(
+	    fabs(cJSON_GetNumberValue(cJSON_GetObjectItem(claim_figures(json, 0), "rt_p50_us")) -
+		 1986.252277) < 1e-6);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(json, "claims")), 5);
+	free(out);
+	cJSON_Delete(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_reproduce_recorded),
 	    cmocka_unit_test_teardown(test_reproduce_hangup_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_quit_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_killed_leftovers_go, il_test_knobs_teardown),
