@@ -880,7 +880,7 @@ static void claim1_arm(struct repro *r, struct claim *c, const struct arm *m)
 	const int scs[] = {m->a, m->b};
 	double a[MAX_ROUNDS], b[MAX_ROUNDS], fewest = INFINITY, n, a50, b50, a99, b99;
 	struct il_stats_cmp c50, c99;
-	char t50[256], t99[320], k[64];
+	char t50[256], t99[400], t99x[320], k[64];
 	unsigned kept = 0, off = 0;
 	size_t na, nb;
 
@@ -894,13 +894,15 @@ static void claim1_arm(struct repro *r, struct claim *c, const struct arm *m)
 		for (size_t i = 0; i < ne; i++)
 			fewest = fmin(fewest, e[i]);
 	}
-	if (c99.verdict != IL_VERDICT_NOT_ENOUGH && fewest < (double)il_stats_min_events(0.99)) {
+	/* Too few events a round for a p99 (with under 100, a round's p99 is its
+	 * maximum): no p99 figure at all, neither the sides' nor their ratio. */
+	if (fewest < (double)il_stats_min_events(0.99)) {
 		c99.verdict = IL_VERDICT_NOT_ENOUGH;
-		c99.lo = c99.hi = NAN;
-		snprintf(
-		    c99.why, sizeof(c99.why),
-		    "not enough data: p99 needs at least %llu events in every round (fewest: %.0f)",
-		    (unsigned long long)il_stats_min_events(0.99), fewest);
+		c99.estimate = c99.lo = c99.hi = NAN;
+		snprintf(c99.why, sizeof(c99.why),
+			 "not enough data: a p99 needs at least %llu events in every round "
+			 "(fewest: %.0f)",
+			 (unsigned long long)il_stats_min_events(0.99), fewest);
 	}
 	/* Figures are named after the arm's sides: cfs_p50_us, chromeos-rt_p50_us... */
 	na = round_vals(r, m->a, "latency_us.processing.p50", a);
@@ -910,8 +912,8 @@ static void claim1_arm(struct repro *r, struct claim *c, const struct arm *m)
 	n = (double)(na < nb ? na : nb);
 	na = round_vals(r, m->a, "latency_us.processing.p99", a);
 	nb = round_vals(r, m->b, "latency_us.processing.p99", b);
-	a99 = geomean(a, na);
-	b99 = geomean(b, nb);
+	a99 = isnan(c99.estimate) ? NAN : geomean(a, na);
+	b99 = isnan(c99.estimate) ? NAN : geomean(b, nb);
 	snprintf(k, sizeof(k), "%s_p50_us", m->a_name);
 	fig(c, k, a50);
 	snprintf(k, sizeof(k), "%s_p50_us", m->b_name);
@@ -922,6 +924,9 @@ static void claim1_arm(struct repro *r, struct claim *c, const struct arm *m)
 	fig(c, k, b99);
 	fig_cmp(c, "p50_ratio", &c50);
 	fig_cmp(c, "p99_ratio", &c99);
+	if (isnan(c99.estimate))
+		cJSON_AddStringToObject(c->figures, "p99_why",
+					c99.why[0] ? c99.why : "not measured");
 	fig(c, "reduction_pct", 100 * (1 - c50.estimate));
 	fig(c, "reduction_pct_lo", 100 * (1 - c50.hi));
 	fig(c, "reduction_pct_hi", 100 * (1 - c50.lo));
@@ -959,13 +964,17 @@ static void claim1_arm(struct repro *r, struct claim *c, const struct arm *m)
 		     : c50.verdict == IL_VERDICT_HIGHER	    ? "does not hold"
 							    : VERDICT_INCONCLUSIVE;
 	change_text(t50, sizeof(t50), &c50);
-	change_text(t99, sizeof(t99), &c99);
+	/* No p99 figure where the data cannot carry one: only why. */
+	change_text(t99x, sizeof(t99x), &c99);
+	if (isnan(c99.estimate) || isnan(a99) || isnan(b99))
+		snprintf(t99, sizeof(t99), "p99 %s", t99x);
+	else
+		snprintf(t99, sizeof(t99), "p99 %.0f vs %.0f us: %s", b99, a99, t99x);
 	snprintf(c->reason, sizeof(c->reason),
 		 "processing p50 %.0f us with %s vs %.0f us with %s (geometric means over %.0f "
-		 "round%s): %s; p99 %.0f vs %.0f us: %s; permutation test over rounds, "
+		 "round%s): %s; %s; permutation test over rounds, "
 		 "seed %u; article: about 32%% lower with RT",
-		 b50, m->b_name, a50, m->a_name, n, n == 1 ? "" : "s", t50, b99, a99, t99,
-		 IL_STATS_SEED);
+		 b50, m->b_name, a50, m->a_name, n, n == 1 ? "" : "s", t50, t99, IL_STATS_SEED);
 	if (off)
 		snprintf(c->reason + strlen(c->reason), sizeof(c->reason) - strlen(c->reason),
 			 "; %u of %u runs kept with their handlers off the configured work "

@@ -164,8 +164,11 @@ static void test_reproduce_quick(void **state)
 			cJSON *v = cJSON_GetObjectItem(figs, keys[i][k]);
 
 			assert_non_null(v);
-			/* A claim that is judged has its figures and intervals. */
-			if (strcmp(verdict, "not testable") != 0)
+			/* A claim that is judged has its figures and intervals;
+			 * a p99 too few events carry is null, with its why. */
+			if (i < 2 && strstr(keys[i][k], "p99") && cJSON_IsNull(v))
+				assert_true(cJSON_IsString(cJSON_GetObjectItem(figs, "p99_why")));
+			else if (strcmp(verdict, "not testable") != 0)
 				assert_true(cJSON_IsNumber(v));
 		}
 	}
@@ -523,10 +526,45 @@ static void test_reproduce_recorded(void **state)
 	cJSON_Delete(json);
 }
 
+/*
+ * Claim 1 with 60 events a round (--quick): no p99 figure, neither the
+ * sides' nor their ratio, in the line or the JSON, only why. The probe saw
+ * "p99 2851 vs 17107 us: ratio 0.17, not enough data: ..." and those
+ * figures in the JSON: with 60 events a round's p99 is its maximum.
+ */
+static void test_reproduce_recorded_no_p99(void **state)
+{
+	char *out;
+	cJSON *json;
+
+	(void)state;
+	recorded(&out, &json);
+	for (int i = 0; i < 2; i++) {
+		char *l = claim_line(out, i ? "claim 1 (chromeos arm): " : "claim 1: ");
+		cJSON *f = claim_figures(json, i);
+		static const char *const none[2][3] = {
+		    {"cfs_p99_us", "rt_p99_us", "p99_ratio"},
+		    {"chromeos_p99_us", "chromeos-rt_p99_us", "p99_ratio"}};
+
+		assert_non_null(strstr(l, "; p99 not enough data: a p99 needs at least 500 events "
+					  "in every round (fewest: 60); "));
+		assert_null(strstr(l, " vs 17107 us"));
+		assert_null(strstr(l, " vs 6382 us"));
+		for (int k = 0; k < 3; k++)
+			assert_true(cJSON_IsNull(cJSON_GetObjectItem(f, none[i][k])));
+		assert_string_equal(il_test_json_str(f, "p99_why"),
+				    "not enough data: a p99 needs at least 500 events in every "
+				    "round (fewest: 60)");
+	}
+	free(out);
+	cJSON_Delete(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_reproduce_recorded),
+	    cmocka_unit_test(test_reproduce_recorded_no_p99),
 	    cmocka_unit_test_teardown(test_reproduce_hangup_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_quit_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_killed_leftovers_go, il_test_knobs_teardown),
