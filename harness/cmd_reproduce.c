@@ -580,7 +580,7 @@ struct claim {
 	const char *arm; /* claim 1's two arms; NULL for the others */
 	const char *title;
 	const char *verdict;
-	char reason[1024];
+	char reason[2048];
 	cJSON *figures;
 	cJSON *culprits;
 };
@@ -1141,7 +1141,8 @@ static void claim4(struct repro *r, struct claim *c)
 	double v[MAX_ROUNDS], rt_ns, per_ns, want, gap_ms, bound_ms;
 	struct mci share, load, stall;
 	const cJSON *present = NULL;
-	char tshare[200], tstall[200];
+	char tshare[200], tstall[200], source[300];
+	bool assumed;
 
 	c->title = "the fair server gives CFS its share under an RT hog";
 	share = median_ci(v, cfs_pcts(r, C4_FS, v));
@@ -1171,15 +1172,35 @@ static void claim4(struct repro *r, struct claim *c)
 			"hog.cpu_share, hog.idle_waste_pct, load.cpu_share or canary.max_stall_ms");
 		return;
 	}
-	/* Unreadable fair-server values: judge against the kernel defaults. */
-	if (isnan(rt_ns) || isnan(per_ns) || per_ns <= 0) {
+	/* Unreadable fair-server values (debugfs locked down, not mounted):
+	 * judged against the kernel's defaults, and said to be assumed. */
+	assumed = isnan(rt_ns) || isnan(per_ns) || per_ns <= 0;
+	if (assumed) {
+		const char *why = NULL;
+
+		for (unsigned i = 0; i < r->rounds && !why; i++)
+			why = cJSON_GetStringValue(
+			    il_json_get(r->res[C4_FS][i].report, "kernel.fair_server.why"));
 		rt_ns = 50e6;
 		per_ns = 1e9;
+		snprintf(source, sizeof(source),
+			 "assumed: the kernel's defaults 50 ms / 1 s, its values unreadable here "
+			 "(%.200s)",
+			 why ? why : "the run reports have none");
+	} else {
+		snprintf(source, sizeof(source), "read from the kernel: %.0f ms / %.0f ms",
+			 rt_ns / 1e6, per_ns / 1e6);
 	}
 	want = 100.0 * rt_ns / per_ns;
 	gap_ms = (per_ns - rt_ns) / 1e6;
 	bound_ms = gap_ms + per_ns / 1e7;
-	fig(c, "article_cfs_share_pct", want);
+	fig(c, "fair_server_runtime_ns", rt_ns);
+	fig(c, "fair_server_period_ns", per_ns);
+	cJSON_AddStringToObject(c->figures, "fair_server_values", assumed ? "assumed" : "read");
+	if (assumed)
+		cJSON_AddStringToObject(c->figures, "fair_server_why", source);
+	fig(c, "runtime_period_pct", want);
+	fig(c, "article_cfs_share_pct", 5);
 	/* "About runtime/period" and "a stall of about period - runtime": the
 	 * intervals of the medians must lie inside those bounds. */
 	/* Judged at the ends of the intervals (mci_judges): with too few
@@ -1194,11 +1215,12 @@ static void claim4(struct repro *r, struct claim *c)
 	mci_text(tstall, sizeof(tstall), &stall, "%.0f", "ms");
 	snprintf(
 	    c->reason, sizeof(c->reason),
-	    "under an RT hog per CPU, CFS got %s of the hog CPUs (runtime/period %.1f%%; holds "
-	    "within %.1f%% to %.1f%%; the busy load threads %.2f%% of it all, sharing with every "
-	    "other CFS task) and the canary's longest stall was %s (period - runtime %.0f ms, "
-	    "holds up to %.0f ms)%s; article: about 5%%, stall at most about 950 ms",
-	    tshare, want, 0.6 * want, 1.6 * want, load.median * 100, tstall, gap_ms, bound_ms,
+	    "under an RT hog per CPU, CFS got %s of the hog CPUs (runtime/period %.1f%%, %s; "
+	    "holds within %.1f%% to %.1f%%; the busy load threads %.2f%% of it all, sharing with "
+	    "every other CFS task) and the canary's longest stall was %s (period - runtime %.0f "
+	    "ms, %s, holds up to %.0f ms)%s; article: about 5%%, stall at most about 950 ms",
+	    tshare, want, source, 0.6 * want, 1.6 * want, load.median * 100, tstall, gap_ms,
+	    assumed ? "assumed likewise" : "read", bound_ms,
 	    strcmp(c->verdict, "not testable") == 0 ? MCI_TOO_FEW : "");
 	claim_culprits(r, c, scs, 1, true);
 }

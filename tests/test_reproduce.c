@@ -450,21 +450,31 @@ static void test_reproduce_killed_stops_its_run(void **state)
  * their origin in its trim.py), judged again through IL_REPRODUCE_REPORTS:
  * no root, no runs, a second. *out is its stdout, *json its --json.
  */
-static void recorded(char **out, cJSON **json)
+static void recorded_dir(char *dir, size_t len)
 {
 	const char *src = getenv("IL_SOURCE_DIR");
+
+	if (src) {
+		snprintf(dir, len, "%s/tests/data/reproduce-quick", src);
+	} else {
+		snprintf(dir, len, "%s", __FILE__);
+		snprintf(strrchr(dir, '/'), 40, "/data/reproduce-quick");
+	}
+}
+
+/* ... with the reports of from (NULL: the recorded ones). */
+static void recorded_from(const char *from, char **out, cJSON **json)
+{
 	char exe[4096], dir[4096], cmd[12288], json_path[256];
 	int status;
 	FILE *p;
 
 	snprintf(exe, sizeof(exe), "%s", il_test_build_path("inputlat"));
 	IL_TEST_NEED(access(exe, X_OK) == 0, "%s is not built", exe);
-	if (src) {
-		snprintf(dir, sizeof(dir), "%s/tests/data/reproduce-quick", src);
-	} else {
-		snprintf(dir, sizeof(dir), "%s", __FILE__);
-		snprintf(strrchr(dir, '/'), 40, "/data/reproduce-quick");
-	}
+	if (from)
+		snprintf(dir, sizeof(dir), "%s", from);
+	else
+		recorded_dir(dir, sizeof(dir));
 	assert_int_equal(il_test_tmpfile_make(json_path, sizeof(json_path), "reproduce"), 0);
 	snprintf(cmd, sizeof(cmd),
 		 "IL_REPRODUCE_REPORTS='%s' '%s' reproduce --quick --json '%s' </dev/null", dir,
@@ -479,6 +489,11 @@ static void recorded(char **out, cJSON **json)
 	*json = il_test_json_load(json_path);
 	unlink(json_path);
 	assert_non_null(*json);
+}
+
+static void recorded(char **out, cJSON **json)
+{
+	recorded_from(NULL, out, json);
 }
 
 /* One claim's line of out ("claim 2: ..."), NUL-terminated in a copy. */
@@ -560,11 +575,103 @@ static void test_reproduce_recorded_no_p99(void **state)
 	cJSON_Delete(json);
 }
 
+/*
+ * Claim 4 against fair-server values the reports could not read (debugfs
+ * locked down on the recording VM) says they are the kernel's defaults
+ * assumed, and why, in the line and in the JSON; the probe saw
+ * "runtime/period 5.0%" and the 1050 ms bound as if read, and the assumed
+ * 5 as article_cfs_share_pct.
+ */
+static void test_reproduce_recorded_fair_server_assumed(void **state)
+{
+	char *out, *l;
+	cJSON *json, *f;
+
+	(void)state;
+	recorded(&out, &json);
+	l = claim_line(out, "claim 4: ");
+	assert_non_null(strstr(l, "(runtime/period 5.0%, assumed: the kernel's defaults 50 ms / "
+				  "1 s, its values unreadable here "
+				  "(/sys/kernel/debug/sched/fair_server/cpu0: Operation not "
+				  "permitted); holds within 3.0% to 8.0%;"));
+	assert_non_null(
+	    strstr(l, "(period - runtime 950 ms, assumed likewise, holds up to 1050 ms)"));
+	f = claim_figures(json, 4);
+	assert_string_equal(il_test_json_str(f, "fair_server_values"), "assumed");
+	assert_non_null(strstr(il_test_json_str(f, "fair_server_why"), "Operation not permitted"));
+	assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(f, "runtime_period_pct")) == 5);
+	assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(f, "fair_server_runtime_ns")) == 50e6);
+	free(out);
+	cJSON_Delete(json);
+}
+
+/*
+ * Where the reports have the fair server's values, claim 4 is judged
+ * against them and says they were read: the recorded reports, with claim
+ * 4's given a readable 100 ms / 1 s (made up here, for the read path
+ * only; the other runs' reports are the recorded ones, linked).
+ */
+static void test_reproduce_recorded_fair_server_read(void **state)
+{
+	char src[4096], tmp[256], path[4400], to[4400];
+	char *out, *l;
+	cJSON *json, *f;
+	glob_t g;
+
+	(void)state;
+	recorded_dir(src, sizeof(src));
+	assert_int_equal(il_test_tmpdir_make(tmp, sizeof(tmp), "reproduce-fs"), 0);
+	snprintf(path, sizeof(path), "%s/*.json", src);
+	assert_int_equal(glob(path, 0, NULL, &g), 0);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+
+		snprintf(to, sizeof(to), "%s/%s", tmp, base);
+		if (strncmp(base, "c4-", 3) != 0) {
+			assert_int_equal(symlink(g.gl_pathv[i], to), 0);
+			continue;
+		}
+		cJSON *rep = il_test_json_load(g.gl_pathv[i]);
+		cJSON *fs;
+		char *text;
+
+		assert_non_null(rep);
+		fs = cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "kernel"), "fair_server");
+		assert_non_null(fs);
+		cJSON_ReplaceItemInObject(fs, "readable", cJSON_CreateTrue());
+		cJSON_ReplaceItemInObject(fs, "runtime_ns", cJSON_CreateNumber(100e6));
+		cJSON_ReplaceItemInObject(fs, "period_ns", cJSON_CreateNumber(1e9));
+		cJSON_ReplaceItemInObject(fs, "why", cJSON_CreateNull());
+		text = cJSON_PrintUnformatted(rep);
+		il_test_write_file(to, text);
+		free(text);
+		cJSON_Delete(rep);
+	}
+	globfree(&g);
+	recorded_from(tmp, &out, &json);
+	assert_int_equal(il_test_tmpdir_remove(tmp), 0);
+	l = claim_line(out, "claim 4: ");
+	assert_non_null(strstr(l, "(runtime/period 10.0%, read from the kernel: 100 ms / 1000 ms; "
+				  "holds within 6.0% to 16.0%;"));
+	assert_non_null(strstr(l, "(period - runtime 900 ms, read, holds up to 1000 ms)"));
+	assert_null(strstr(l, "assumed"));
+	f = claim_figures(json, 4);
+	assert_string_equal(il_test_json_str(f, "fair_server_values"), "read");
+	assert_null(cJSON_GetObjectItem(f, "fair_server_why"));
+	assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(f, "runtime_period_pct")) == 10);
+	/* The article's figure stays the article's. */
+	assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(f, "article_cfs_share_pct")) == 5);
+	free(out);
+	cJSON_Delete(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_reproduce_recorded),
 	    cmocka_unit_test(test_reproduce_recorded_no_p99),
+	    cmocka_unit_test(test_reproduce_recorded_fair_server_assumed),
+	    cmocka_unit_test(test_reproduce_recorded_fair_server_read),
 	    cmocka_unit_test_teardown(test_reproduce_hangup_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_quit_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_killed_leftovers_go, il_test_knobs_teardown),
