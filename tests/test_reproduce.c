@@ -665,6 +665,50 @@ static void test_reproduce_recorded_fair_server_read(void **state)
 	cJSON_Delete(json);
 }
 
+/*
+ * Every interval is said at its own level: the header and --help no longer
+ * call them all 95% (the probe's "# intervals: 95%" above "88% interval of
+ * the median"), a 4-round median's is 87.5% (not rounded to 88), and claim
+ * 3, not testable on a busy machine, publishes no idle-waste difference
+ * (it had 0 with the interval 0 to 0, as if measured).
+ */
+static void test_reproduce_recorded_interval_levels(void **state)
+{
+	char exe[4096], cmd[4200];
+	char *out, *help;
+	cJSON *json, *f;
+	FILE *p;
+
+	(void)state;
+	recorded(&out, &json);
+	assert_non_null(strstr(out, "\n# intervals: 95% for comparisons (permutation test over "
+				    "the rounds, seed 1); a median's order-statistic interval at "
+				    "the level its rounds allow, said with each\n"));
+	assert_null(strstr(out, "# intervals: 95%;"));
+	assert_non_null(strstr(claim_line(out, "claim 2: "),
+			       "(median of 4 rounds; 87.5% interval of the median 942 to 960 ms)"));
+	assert_null(strstr(out, "88% interval"));
+	f = claim_figures(json, 3);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(f, "waste_difference_pct")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(f, "waste_difference_pct_lo")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(f, "waste_difference_pct_hi")));
+	assert_non_null(strstr(il_test_json_str(f, "waste_difference_pct_why"), "busy"));
+	free(out);
+	cJSON_Delete(json);
+
+	snprintf(exe, sizeof(exe), "%s", il_test_build_path("inputlat"));
+	snprintf(cmd, sizeof(cmd), "'%s' reproduce --help", exe);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	help = slurp(p);
+	assert_int_equal(pclose(p), 0);
+	assert_null(strstr(help, "Every figure is given with its 95%"));
+	assert_non_null(
+	    strstr(help, "A comparison of two policies is given with its 95% interval"));
+	assert_non_null(strstr(help, "(4 rounds: 87.5%, 6: 96.9%)"));
+	free(help);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -672,6 +716,7 @@ int main(void)
 	    cmocka_unit_test(test_reproduce_recorded_no_p99),
 	    cmocka_unit_test(test_reproduce_recorded_fair_server_assumed),
 	    cmocka_unit_test(test_reproduce_recorded_fair_server_read),
+	    cmocka_unit_test(test_reproduce_recorded_interval_levels),
 	    cmocka_unit_test_teardown(test_reproduce_hangup_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_quit_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_killed_leftovers_go, il_test_knobs_teardown),
