@@ -201,6 +201,19 @@ static void test_reproduce_quick(void **state)
 			assert_int_equal(strcmp(v, "inconclusive") == 0, lo <= 1 && hi >= 1);
 		}
 	}
+	/* Claim 2 is about a JavaScript hog (a crypto miner): its hogs ran the
+	 * miner, and the line says so (they ran a register loop, "busy"). */
+	{
+		cJSON *c2 = cJSON_GetArrayItem(claims, 2);
+		cJSON *f = cJSON_GetObjectItem(c2, "figures");
+
+		assert_string_equal(il_test_json_str(f, "hog_mode"), "js");
+		assert_string_equal(il_test_json_str(f, "hog_script"), "miner.js");
+		assert_non_null(strstr(il_test_json_str(f, "hog_engine"), "mujs"));
+		if (strstr(il_test_json_str(c2, "reason"), "the canary's longest stall"))
+			assert_non_null(strstr(il_test_json_str(c2, "reason"),
+					       "with a JavaScript hog per CPU (miner.js in mujs"));
+	}
 	cJSON_Delete(root);
 
 	/* Every knob is back where it was: now, or, if another run has taken
@@ -709,6 +722,29 @@ static void test_reproduce_recorded_interval_levels(void **state)
 	free(help);
 }
 
+/*
+ * Claim 2's line says what its hogs ran, from the reports: the recorded
+ * ones ran "busy", a register loop, and the line said "a busy hog", next
+ * to a title about a JavaScript thread.
+ */
+static void test_reproduce_recorded_claim2_hog(void **state)
+{
+	char *out;
+	cJSON *json, *f;
+
+	(void)state;
+	recorded(&out, &json);
+	assert_non_null(
+	    strstr(claim_line(out, "claim 2: "),
+		   ": with a busy hog per CPU (a register loop, not JavaScript) the CFS "
+		   "canary's longest stall is 950 ms"));
+	f = claim_figures(json, 2);
+	assert_string_equal(il_test_json_str(f, "hog_mode"), "busy");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(f, "hog_engine")));
+	free(out);
+	cJSON_Delete(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -717,6 +753,7 @@ int main(void)
 	    cmocka_unit_test(test_reproduce_recorded_fair_server_assumed),
 	    cmocka_unit_test(test_reproduce_recorded_fair_server_read),
 	    cmocka_unit_test(test_reproduce_recorded_interval_levels),
+	    cmocka_unit_test(test_reproduce_recorded_claim2_hog),
 	    cmocka_unit_test_teardown(test_reproduce_hangup_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_quit_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_killed_leftovers_go, il_test_knobs_teardown),
