@@ -592,6 +592,7 @@ struct culprit_sum {
 	const cJSON *first;  /* one of its report objects: class, priority */
 	const cJSON *report; /* the run report first is of */
 	double ms;
+	unsigned rounds; /* whose attribution it was summed over */
 };
 
 /*
@@ -605,6 +606,7 @@ static bool top_culprit(const struct repro *r, int sc, bool canary, struct culpr
 {
 	struct culprit_sum v[32];
 	size_t n = 0;
+	unsigned rounds = 0;
 
 	memset(top, 0, sizeof(*top));
 	*why = "no report";
@@ -617,6 +619,7 @@ static bool top_culprit(const struct repro *r, int sc, bool canary, struct culpr
 			*why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "why"));
 			continue;
 		}
+		rounds++;
 		if (canary) {
 			const cJSON *t;
 
@@ -654,6 +657,7 @@ static bool top_culprit(const struct repro *r, int sc, bool canary, struct culpr
 	for (size_t j = 0; j < n; j++)
 		if (v[j].ms > top->ms)
 			*top = v[j];
+	top->rounds = rounds;
 	if (!top->first && n == 0 && *why && !strcmp(*why, "no report"))
 		*why = "no run waited";
 	return top->first != NULL;
@@ -686,9 +690,12 @@ static void claim_culprits(struct repro *r, struct claim *c, const int *scs, int
 			    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(top.first, "priority"),
 					    1));
 			cJSON_AddNumberToObject(o, "total_ms", round(top.ms * 1000) / 1000);
-			len +=
-			    (size_t)snprintf(more + len, sizeof(more) - len, "%s%s %s for %.1f ms",
-					     len ? ", " : "", r->sc[scs[i]].id, words, top.ms);
+			cJSON_AddNumberToObject(o, "rounds", top.rounds);
+			/* Summed over the rounds, beside per-round medians: said. */
+			len += (size_t)snprintf(more + len, sizeof(more) - len,
+						"%s%s %s for %.1f ms over %u round%s",
+						len ? ", " : "", r->sc[scs[i]].id, words, top.ms,
+						top.rounds, top.rounds == 1 ? "" : "s");
 		} else {
 			cJSON_AddNullToObject(o, "thread");
 			cJSON_AddStringToObject(o, "why", why ? why : "");

@@ -745,6 +745,31 @@ static void test_reproduce_recorded_claim2_hog(void **state)
 	cJSON_Delete(json);
 }
 
+/*
+ * A culprit's time is summed over the rounds, and the line says over how
+ * many: the probe's "c2-rt render:js0 ... for 4483.7 ms" was 4 rounds of
+ * about 1.1 s each, printed beside per-round medians.
+ */
+static void test_reproduce_recorded_culprit_rounds(void **state)
+{
+	char *out;
+	cJSON *json, *c;
+
+	(void)state;
+	recorded(&out, &json);
+	assert_non_null(strstr(claim_line(out, "claim 2: "),
+			       "; the canary waited behind: c2-rt render:js0 (SCHED_FIFO 10) for "
+			       "4483.7 ms over 4 rounds, c2-cfs render:js0 (SCHED_OTHER nice 0) "
+			       "for 91.6 ms over 4 rounds"));
+	c = cJSON_GetObjectItem(
+	    cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(json, "claims"), 2),
+				"culprits"),
+	    "c2-rt");
+	assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(c, "rounds")) == 4);
+	free(out);
+	cJSON_Delete(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -754,6 +779,7 @@ int main(void)
 	    cmocka_unit_test(test_reproduce_recorded_fair_server_read),
 	    cmocka_unit_test(test_reproduce_recorded_interval_levels),
 	    cmocka_unit_test(test_reproduce_recorded_claim2_hog),
+	    cmocka_unit_test(test_reproduce_recorded_culprit_rounds),
 	    cmocka_unit_test_teardown(test_reproduce_hangup_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_quit_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_killed_leftovers_go, il_test_knobs_teardown),
