@@ -42,6 +42,7 @@
 #include "il_round_latency.h"
 #include "il_parse.h"
 #include "il_repro_dir.h"
+#include "il_report_sane.h"
 #include "il_stats.h"
 #include "il_thread.h"
 #include "il_stop_signals.h"
@@ -459,6 +460,18 @@ static void load_scenario(const struct repro *r, const struct scenario *s, unsig
 	if (il_json_load(json, &out->report, out->err, sizeof(out->err)) < 0) {
 		out->report = NULL;
 		return;
+	}
+	/* A file anybody may have written: values no run writes are refused
+	 * as compare and explain refuse them. */
+	{
+		char why[256];
+
+		if (il_report_sane(out->report, why, sizeof(why)) < 0) {
+			snprintf(out->err, sizeof(out->err), "%.120s: %.130s", json, why);
+			cJSON_Delete(out->report);
+			out->report = NULL;
+			return;
+		}
 	}
 	out->exit_code = 0;
 }

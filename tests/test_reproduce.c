@@ -475,8 +475,8 @@ static void recorded_dir(char *dir, size_t len)
 	}
 }
 
-/* ... with the reports of from (NULL: the recorded ones). */
-static void recorded_from(const char *from, char **out, cJSON **json)
+/* ... with the reports of from (NULL: the recorded ones), exiting want. */
+static void recorded_exit(const char *from, int want, char **out, cJSON **json)
 {
 	char exe[4096], dir[4096], cmd[12288], json_path[256];
 	int status;
@@ -498,10 +498,15 @@ static void recorded_from(const char *from, char **out, cJSON **json)
 	status = pclose(p);
 	print_message("%s", *out);
 	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(WEXITSTATUS(status), want);
 	*json = il_test_json_load(json_path);
 	unlink(json_path);
 	assert_non_null(*json);
+}
+
+static void recorded_from(const char *from, char **out, cJSON **json)
+{
+	recorded_exit(from, 0, out, json);
 }
 
 static void recorded(char **out, cJSON **json)
@@ -679,6 +684,55 @@ static void test_reproduce_recorded_fair_server_read(void **state)
 }
 
 /*
+ * Recorded reports are files anybody may have written: a value no run
+ * writes (a p50 of -5 us) makes that run a failed one, said with the
+ * value, as compare and explain refuse it; it was judged.
+ */
+static void test_reproduce_recorded_insane_refused(void **state)
+{
+	char src[4096], tmp[256], path[4400], to[4400];
+	char *out, *l;
+	cJSON *json;
+	glob_t g;
+
+	(void)state;
+	recorded_dir(src, sizeof(src));
+	assert_int_equal(il_test_tmpdir_make(tmp, sizeof(tmp), "reproduce-insane"), 0);
+	snprintf(path, sizeof(path), "%s/*.json", src);
+	assert_int_equal(glob(path, 0, NULL, &g), 0);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+		cJSON *rep;
+		char *text;
+
+		snprintf(to, sizeof(to), "%s/%s", tmp, base);
+		if (strcmp(base, "c1-cfs.0.json") != 0) {
+			assert_int_equal(symlink(g.gl_pathv[i], to), 0);
+			continue;
+		}
+		rep = il_test_json_load(g.gl_pathv[i]);
+		assert_non_null(rep);
+		cJSON_ReplaceItemInObject(
+		    cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "latency_us"), "processing"),
+		    "p50", cJSON_CreateNumber(-5));
+		text = cJSON_PrintUnformatted(rep);
+		il_test_write_file(to, text);
+		free(text);
+		cJSON_Delete(rep);
+	}
+	globfree(&g);
+	/* A run that failed makes reproduce exit 1, as a real one does. */
+	recorded_exit(tmp, 1, &out, &json);
+	assert_int_equal(il_test_tmpdir_remove(tmp), 0);
+	l = claim_line(out, "claim 1: ");
+	assert_non_null(strstr(l, "not testable"));
+	assert_non_null(
+	    strstr(l, "c1-cfs.0.json: latency_us.processing.p50 = -5 is not a latency"));
+	free(out);
+	cJSON_Delete(json);
+}
+
+/*
  * Every interval is said at its own level: the header and --help no longer
  * call them all 95% (the probe's "# intervals: 95%" above "88% interval of
  * the median"), a 4-round median's is 87.5% (not rounded to 88), and claim
@@ -777,6 +831,7 @@ int main(void)
 	    cmocka_unit_test(test_reproduce_recorded_no_p99),
 	    cmocka_unit_test(test_reproduce_recorded_fair_server_assumed),
 	    cmocka_unit_test(test_reproduce_recorded_fair_server_read),
+	    cmocka_unit_test(test_reproduce_recorded_insane_refused),
 	    cmocka_unit_test(test_reproduce_recorded_interval_levels),
 	    cmocka_unit_test(test_reproduce_recorded_claim2_hog),
 	    cmocka_unit_test(test_reproduce_recorded_culprit_rounds),
