@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -771,6 +772,41 @@ static void background_check(const struct il_result *r, struct il_warnings *w)
 			ended);
 }
 
+/*
+ * RLIMIT_RTTIME as the kernel holds it for every thread of ours (set before
+ * the first RT one, the watchdog, and never changed): read back, not the
+ * value asked for. A limit is null with why when there is none.
+ */
+static cJSON *rttime_json(const struct il_result *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	struct rlimit rl;
+	char why[160];
+
+	if (getrlimit(RLIMIT_RTTIME, &rl) != 0) {
+		snprintf(why, sizeof(why), "unreadable: getrlimit: %s", strerror(errno));
+		cJSON_AddNullToObject(o, "soft_us");
+		cJSON_AddNullToObject(o, "hard_us");
+		cJSON_AddStringToObject(o, "why", why);
+		return o;
+	}
+	if (rl.rlim_cur == RLIM_INFINITY)
+		cJSON_AddNullToObject(o, "soft_us");
+	else
+		cJSON_AddNumberToObject(o, "soft_us", (double)rl.rlim_cur);
+	if (rl.rlim_max == RLIM_INFINITY)
+		cJSON_AddNullToObject(o, "hard_us");
+	else
+		cJSON_AddNumberToObject(o, "hard_us", (double)rl.rlim_max);
+	if (r->rttime_why && r->rttime_why[0])
+		cJSON_AddStringToObject(o, "why", r->rttime_why);
+	else if (rl.rlim_cur == RLIM_INFINITY)
+		cJSON_AddStringToObject(o, "why", "unlimited: never set");
+	else
+		cJSON_AddNullToObject(o, "why");
+	return o;
+}
+
 static cJSON *hygiene_json(const struct il_result *r)
 {
 	cJSON *o = cJSON_CreateObject(), *ml = cJSON_CreateObject(), *me, *dma;
@@ -792,6 +828,7 @@ static cJSON *hygiene_json(const struct il_result *r)
 	}
 	cJSON_AddItemToObject(o, "memlock", ml);
 	cJSON_AddItemToObject(o, "harness_threads", harness_threads_json(r));
+	cJSON_AddItemToObject(o, "rttime", rttime_json(r));
 	dma = cJSON_AddObjectToObject(o, "cpu_dma_latency");
 	cJSON_AddBoolToObject(dma, "held", r->dma_held);
 	if (r->dma_held && r->dma_value_us >= 0) {

@@ -324,6 +324,7 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->warmup_completed = il_event_window_warmup_completed(r->events);
 	res->warmup_timed_out = il_event_window_warmup_timed_out(r->events);
 	res->memlock_why = r->memlock_why;
+	res->rttime_why = r->rttime_why;
 	res->loop_ask = &r->loop_ask;
 	il_watchdog_ask(&res->watchdog_ask);
 	res->dma_held = r->dma_fd >= 0;
@@ -676,6 +677,12 @@ int il_cmd_run(int argc, char **argv)
 
 	bound_ns = il_run_bound_ns(&r);
 	r.rttime_us = o.rttime_ms ? o.rttime_ms * 1000 : bound_ns / 1000;
+	/* Before the watchdog: it is FIFO 99 under every policy, and every RT
+	 * thread of ours runs under RLIMIT_RTTIME. The report reads it back. */
+	rc = il_rttime_limit_set(r.rttime_us, r.rttime_us + 1000000);
+	if (rc < 0)
+		snprintf(r.rttime_why, sizeof(r.rttime_why), "not set: setrlimit: %s",
+			 strerror(-rc));
 	if (il_watchdog_start(bound_ns, &r.knobs) < 0) {
 		fprintf(stderr, "inputlat run: cannot start the watchdog thread\n");
 		exit_code = 1;
@@ -684,7 +691,6 @@ int il_cmd_run(int argc, char **argv)
 	/* FIFO 98 under an RT policy, else SCHED_OTHER nice 0 whatever we were
 	 * started with (chrt, nice): the children inherit this loop's class. */
 	if (il_policy_uses_rt(r.policy)) {
-		il_rttime_limit_set(r.rttime_us, r.rttime_us + 1000000);
 		il_sched_ask_apply(&r.loop_ask, SCHED_FIFO, ORCH_FIFO_PRIO);
 	} else {
 		il_sched_ask_apply(&r.loop_ask, SCHED_OTHER, 0);

@@ -140,6 +140,7 @@ struct il_run {
 	pid_t self_tid;
 
 	/* Hygiene (il_run.c): memory locked, /dev/cpu_dma_latency held. */
+	char rttime_why[96];	      /* "" when RLIMIT_RTTIME was set */
 	char memlock_why[192];	      /* "" when the orchestrator's memory is locked */
 	int dma_fd;		      /* held open for the run, -1 when not */
 	char dma_why[192];	      /* why it is not held, or its value unread */

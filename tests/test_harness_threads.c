@@ -113,6 +113,53 @@ static void test_harness_threads_under_nice(void **state)
 }
 
 /*
+ * The watchdog is FIFO 99 under every policy, so RLIMIT_RTTIME is in force
+ * under cfs too: in /proc/PID/limits during the run, and in the report
+ * (hygiene.rttime) as --rttime-ms asked.
+ */
+static void test_harness_threads_rttime_under_cfs(void **state)
+{
+	char json[300], out[300], err[300], path[64], text[8192], want[96];
+	char *argv[] = {il_test_suite.inputlat, "run",	"--policy", "cfs",    "--events", "100",
+			"--rttime-ms",		"4000", "--quiet",  "--json", json,	  NULL};
+	const char *line = NULL;
+	cJSON *root;
+	pid_t run;
+
+	(void)state;
+	if (geteuid() != 0)
+		IL_TEST_SKIP("needs root for the FIFO 99 watchdog");
+	snprintf(json, sizeof(json), "%s/rttime-cfs.json", il_test_suite.tmpdir);
+	snprintf(out, sizeof(out), "%s/rttime-cfs.out", il_test_suite.tmpdir);
+	snprintf(err, sizeof(err), "%s/rttime-cfs.err", il_test_suite.tmpdir);
+	run = il_test_spawn(argv, out, err);
+	assert_true(run > 0);
+	snprintf(path, sizeof(path), "/proc/%d/limits", (int)run);
+	/* Until the chain is up, the limit is set before it starts. */
+	for (int waited = 0; waited < 20000; waited += 20) {
+		if (il_test_find_child(run, "viz-sim") &&
+		    il_test_read_file(path, text, sizeof(text)) > 0)
+			line = strstr(text, "Max realtime timeout");
+		if (line)
+			break;
+		usleep(20000);
+	}
+	assert_non_null(line);
+	snprintf(want, sizeof(want), "%-26s%-21s%-21s", "Max realtime timeout", "4000000",
+		 "5000000");
+	if (strncmp(line, want, strlen(want)) != 0)
+		fail_msg("under cfs: %.80s", line);
+	assert_int_equal(il_test_wait(run, 60000, NULL), 0);
+	root = il_test_json_load(json);
+	assert_int_equal((long)il_test_json_num(il_json_get(root, "hygiene.rttime"), "soft_us"),
+			 4000000);
+	assert_int_equal((long)il_test_json_num(il_json_get(root, "hygiene.rttime"), "hard_us"),
+			 5000000);
+	assert_true(cJSON_IsNull(il_json_get(root, "hygiene.rttime.why")));
+	cJSON_Delete(root);
+}
+
+/*
  * A pipeline thread reniced, and another given a custom EEVDF slice, by
  * someone else during the run: the run was
  * not under its policy throughout, and its report claimed the start's
@@ -205,6 +252,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_harness_threads_under_chrt, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_harness_threads_under_nice, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_harness_threads_rttime_under_cfs, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_harness_threads_changed_during_run,
 				      il_test_proc_teardown),
 	};
