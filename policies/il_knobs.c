@@ -466,43 +466,89 @@ int il_knobs_rt_writes(const struct il_knob_settings *k, size_t *n, char *err, s
 	return r;
 }
 
+/* Two knob values as the kernel prints them: equal as integers ("-1",
+ * "950000"), else as text. */
+static bool same_value(const char *a, const char *b)
+{
+	char *ea, *eb;
+	long long x = strtoll(a, &ea, 10), y = strtoll(b, &eb, 10);
+
+	if (ea != a && eb != b && !*ea && !*eb)
+		return x == y;
+	return strcmp(a, b) == 0;
+}
+
 /*
- * True when this kernel can lower a fair server's runtime, which putting
- * a raised one back needs. Debian's 6.12 cannot: its root domain never
+ * Whether this kernel can lower a fair server's runtime, which putting a
+ * raised one back needs. Debian's 6.12 cannot: its root domain never
  * accounted the fair servers' bandwidth, so a lower runtime underflows the
  * admission check (EBUSY), and lowering it while RT throttling is off
  * corrupts the accounting so that sched_rt_runtime_us cannot be put back
  * either. Probed by lowering CPU 0's runtime by two units of bandwidth
- * (about 2 us a second) and raising it back: nothing changes when it
- * fails, and nothing stays changed when it works.
+ * (about 2 us a second) and raising it back. The probe is a change like
+ * any other: a state file naming the original is in place before the
+ * first write and goes only once the original reads back, so a kill
+ * between the two writes, or a raise the kernel refuses, leaves the next
+ * start (or 'inputlat restore') what it needs to put it back.
+ *
+ * 0 with *lowerable set (why says why not), or -errno with err set: the
+ * state file could not be written (nothing was), or the original could
+ * not be put back (the state file stays).
  */
-static bool fair_server_lowerable(char *why, size_t whylen)
+static int fair_server_lowerable(const char *dir, bool *lowerable, char *why, size_t whylen,
+				 char *err, size_t errlen)
 {
-	char rpath[128], ppath[128], val[32];
+	struct il_knob_change ch = {0};
+	char rpath[128], ppath[128], now[32];
 	int64_t cur, period, step;
-	int r;
+	int r, back, dfd;
 
+	*lowerable = true;
 	snprintf(rpath, sizeof(rpath), FS_DIR "/cpu0/runtime");
 	snprintf(ppath, sizeof(ppath), FS_DIR "/cpu0/period");
 	if (il_sysinfo_read_i64(rpath, &cur) < 0 || il_sysinfo_read_i64(ppath, &period) < 0)
-		return true; /* nothing to probe: the writes will say */
+		return 0; /* nothing to probe: the writes will say */
 	/* Enough to lower the bandwidth the kernel computes (units of
 	 * period / 2^20), so that its admission check really runs. */
 	step = (period >> 19) + 1;
 	if (cur <= step)
-		return true;
-	snprintf(val, sizeof(val), "%" PRId64, cur - step);
-	r = il_sysinfo_write_value(rpath, val);
-	if (r == 0) {
-		snprintf(val, sizeof(val), "%" PRId64, cur);
-		il_sysinfo_write_value(rpath, val);
-		return true;
+		return 0;
+	snprintf(ch.path, sizeof(ch.path), "%s", rpath);
+	snprintf(ch.original, sizeof(ch.original), "%" PRId64, cur);
+	snprintf(ch.applied, sizeof(ch.applied), "%" PRId64, cur - step);
+	if ((dfd = open_state_dir(dir, true, err, errlen)) < 0)
+		return dfd;
+	if ((r = write_state(dfd, dir, &ch, 1, err, errlen))) {
+		close(dfd);
+		return r;
 	}
-	snprintf(why, whylen,
-		 "this kernel refuses to lower a fair server's runtime (%s), so a "
-		 "change could not be put back",
-		 strerror(-r));
-	return false;
+	r = il_sysinfo_write_value(rpath, ch.applied);
+	if (r == 0) {
+		back = il_sysinfo_write_value(rpath, ch.original);
+		if (back == 0 && (back = il_sysinfo_read_value(rpath, now, sizeof(now))) == 0 &&
+		    !same_value(now, ch.original))
+			back = -EIO; /* the kernel took the write but holds another value */
+		if (back) {
+			snprintf(
+			    err, errlen,
+			    "%s: putting %s back after probing with %s: %s; %s/" IL_KNOBS_STATE_FILE
+			    " names the original ('inputlat restore' puts it back)",
+			    rpath, ch.original, ch.applied, strerror(-back), dir);
+			close(dfd);
+			return back;
+		}
+	}
+	unlinkat(dfd, IL_KNOBS_STATE_FILE, 0);
+	fsync(dfd);
+	close(dfd);
+	if (r) {
+		*lowerable = false;
+		snprintf(why, whylen,
+			 "this kernel refuses to lower a fair server's runtime (%s), so a "
+			 "change could not be put back",
+			 strerror(-r));
+	}
+	return 0;
 }
 
 static int plan_fair_server(const struct il_knob_settings *k, struct plan *p, char *err,
@@ -553,18 +599,6 @@ static int undo(const struct il_knob_change *ch, size_t n, size_t *failed)
 		}
 	}
 	return first;
-}
-
-/* Two knob values as the kernel prints them: equal as integers ("-1",
- * "950000"), else as text. */
-static bool same_value(const char *a, const char *b)
-{
-	char *ea, *eb;
-	long long x = strtoll(a, &ea, 10), y = strtoll(b, &eb, 10);
-
-	if (ea != a && eb != b && !*ea && !*eb)
-		return x == y;
-	return strcmp(a, b) == 0;
 }
 
 /*
@@ -641,9 +675,15 @@ int il_knobs_apply(const struct il_knob_settings *k, struct il_knobs_lock *lock,
 		/* Present but locked, or tunable only one way: the run goes on
 		 * with what is in force and the report says tunable = false
 		 * and why. Probing writes, so only under the lock. */
-		if (out->fs.tunable && lock && lock->fd >= 0 &&
-		    !fair_server_lowerable(out->fs.why, sizeof(out->fs.why)))
-			out->fs.tunable = false;
+		if (out->fs.tunable && lock && lock->fd >= 0) {
+			bool lowerable;
+
+			r = fair_server_lowerable(lock->state_dir, &lowerable, out->fs.why,
+						  sizeof(out->fs.why), err, errlen);
+			if (r)
+				goto out;
+			out->fs.tunable = lowerable;
+		}
 		if (out->fs.tunable && (r = plan_fair_server(k, p, err, errlen)))
 			goto out;
 	}

@@ -16,6 +16,10 @@ il_add_run_test(test_harness_threads SOURCES test_harness_threads.c LIBS il_harn
 # holds the knobs, and runs `inputlat restore` for a dead run's leftovers.
 il_add_run_test(test_knobs SOURCES test_knobs.c
                 LIBS il_test_knobs il_harness Threads::Threads LABELS root TIMEOUT 180)
+# The fair server's probe under a fake fair-server directory (its own
+# mount namespace) and a write that fails or dies (--wrap).
+il_add_test(test_knobs_probe SOURCES test_knobs_probe.c LIBS il_policy LABELS root)
+target_link_options(test_knobs_probe PRIVATE -Wl,--wrap=il_sysinfo_write_value)
 add_dependencies(test_policy il_policy_files)
 add_dependencies(test_sched il_policy_files)
 # Chrome's own policies (issues 15, 20): chromeos and chromeos-rt run for
