@@ -80,7 +80,16 @@ static int records_finish(void *ctx, const struct il_result *r)
 {
 	struct records *rc = ctx;
 	char err[512];
-	int e = il_out_commit(rc->out, err, sizeof(err));
+	int e;
+
+	/* A run cut short says so where a reader of the records looks: a last
+	 * line that is no event ("id" is what readers look events up by). */
+	if (r->interrupted)
+		fprintf(rc->f, "{\"interrupted\":true,\"completed\":%llu,\"error\":%s}\n",
+			(unsigned long long)r->completed,
+			r->fail_msg && r->fail_msg[0] ? "\"interrupted before any event completed\""
+						      : "null");
+	e = il_out_commit(rc->out, err, sizeof(err));
 
 	rc->out = NULL;
 	rc->f = NULL;
@@ -210,6 +219,7 @@ static int trace_finish(void *ctx, const struct il_result *r)
 	int rc;
 
 	il_trace_set_warmup_left_out(t->w, t->warmup);
+	il_trace_set_interrupted(t->w, r->interrupted);
 	rc = il_trace_close(t->w, t->threads, t->nthreads, r->counters, r->ncounters);
 
 	t->w = NULL;

@@ -750,6 +750,16 @@ int il_cmd_run(int argc, char **argv)
 	if (release_knobs(&r) < 0 && r.exit_code == 0)
 		r.exit_code = 1;
 	result_of(&r, &res);
+	/* Stopped before any measured event came back: a report of nothing
+	 * is no result. One line, exit 1; the outputs say it too. Stopped
+	 * after some, the run is a shorter measurement and exits 0. */
+	if (r.interrupted && !res.completed && !r.exit_code) {
+		snprintf(r.fail_msg, sizeof(r.fail_msg),
+			 "interrupted before any event completed: the run measured nothing");
+		il_progress_clear(&r.progress);
+		fprintf(stderr, "inputlat: %s\n", r.fail_msg);
+		r.exit_code = 1;
+	}
 	/* The streamed statistics are complete once the window was flushed:
 	 * judge the run's work and hygiene before the report is written. */
 	il_report_check(&res, &r.warnings);

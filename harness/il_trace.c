@@ -40,6 +40,7 @@ struct il_trace_writer {
 	size_t nseen;
 	uint64_t cpus_seen; /* per-CPU tracks written (CPUs 0..63) */
 	int err;
+	bool interrupted; /* otherData says the run was stopped short */
 };
 
 /* Per-CPU tracks live in pseudo-processes far above any pid (pid_max <= 2^22). */
@@ -427,6 +428,12 @@ static void write_counters(struct il_trace_writer *w, const struct il_trace_coun
 	}
 }
 
+void il_trace_set_interrupted(struct il_trace_writer *w, bool interrupted)
+{
+	if (w)
+		w->interrupted = interrupted;
+}
+
 int il_trace_close(struct il_trace_writer *w, const struct il_trace_thread *threads,
 		   size_t nthreads, const struct il_trace_counter *ctr, size_t nctr)
 {
@@ -447,8 +454,9 @@ int il_trace_close(struct il_trace_writer *w, const struct il_trace_thread *thre
 	fputs("],\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"inputlat\",\"mouse_"
 	      "downs\":",
 	      w->f);
-	fprintf(w->f, "%zu,\"warmup_left_out\":%zu,\"flows_left_out\":%zu", w->nevents,
-		w->warmup_left_out, w->flows_left_out);
+	fprintf(w->f, "%zu,\"warmup_left_out\":%zu,\"flows_left_out\":%zu,\"interrupted\":%s",
+		w->nevents, w->warmup_left_out, w->flows_left_out,
+		w->interrupted ? "true" : "false");
 	fprintf(w->f, ",\"clock\":\"CLOCK_MONOTONIC\",\"t0_monotonic_ns\":%llu}}\n",
 		(unsigned long long)w->t0_ns);
 	rc = w->err;

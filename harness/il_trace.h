@@ -6,6 +6,7 @@
 #ifndef IL_TRACE_H
 #define IL_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -63,6 +64,8 @@ int il_trace_open(const char *path, size_t max_events, struct il_trace_writer **
  * il_trace_close, which then only flushes it. */
 int il_trace_open_file(FILE *f, size_t max_events, struct il_trace_writer **out);
 void il_trace_set_t0(struct il_trace_writer *w, uint64_t t0_ns);
+/* Marks the trace as a run stopped short (a signal): otherData.interrupted. */
+void il_trace_set_interrupted(struct il_trace_writer *w, bool interrupted);
 int il_trace_add(struct il_trace_writer *w, const struct il_msg *m,
 		 const struct il_trace_thread *threads, size_t nthreads);
 /*

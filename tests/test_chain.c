@@ -228,11 +228,68 @@ static void test_chain_sigint_writes_outputs(void **state)
 			      il_test_chain_stderr(&c, buf, sizeof(buf)));
 	root = il_test_json_load(json);
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(root, "interrupted")));
+	assert_int_equal((int)il_test_json_num(root, "exit_code"), 0);
 	assert_true(cJSON_GetNumberValue(
 			cJSON_GetObjectItem(cJSON_GetObjectItem(root, "events"), "completed")) > 0);
 	cJSON_Delete(root);
 	il_test_read_file(out, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "completed"));
+	assert_true(il_test_chain_gone(&c, 2000));
+	assert_int_equal(il_test_count_project_procs(), 0);
+}
+
+/*
+ * Stopped before any measured event came back (the warm-up takes 10 s
+ * here): one line says the run measured nothing, exit 1, and the outputs
+ * say they were cut short (the records' last line, the trace's otherData,
+ * the report's error).
+ */
+static void test_chain_sigterm_before_any_event(void **state)
+{
+	char out[300], err[300], json[300], rec[300], trace[300], buf[8192], *last;
+	char *argv[] = {il_test_suite.inputlat,
+			"run",
+			"--events",
+			"100",
+			"--interval-ms",
+			"1000",
+			"--json",
+			json,
+			"--records",
+			rec,
+			"--trace",
+			trace,
+			NULL};
+	struct il_test_chain c;
+	cJSON *root;
+	int st;
+
+	snprintf(out, sizeof(out), "%s/early.out", il_test_suite.tmpdir);
+	snprintf(err, sizeof(err), "%s/early.err", il_test_suite.tmpdir);
+	snprintf(json, sizeof(json), "%s/early.json", il_test_suite.tmpdir);
+	snprintf(rec, sizeof(rec), "%s/early.rec", il_test_suite.tmpdir);
+	snprintf(trace, sizeof(trace), "%s/early.trace", il_test_suite.tmpdir);
+	il_test_chain_assert_up(&c, il_test_chain_start(&c, argv, out, err, START_TIMEOUT_MS));
+	kill(c.pid, SIGTERM);
+	st = il_test_chain_wait(&c, IL_TEST_HANG_MS);
+	il_test_assert_exited(st, 1, il_test_chain_stderr(&c, buf, sizeof(buf)));
+	last = strstr(buf, "inputlat: interrupted before any event completed: the run measured "
+			   "nothing\n");
+	if (!last || strchr(last, '\n')[1])
+		fail_msg("want the last line to say the run measured nothing:\n%s", buf);
+	root = il_test_json_load(json);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(root, "interrupted")));
+	assert_int_equal((int)il_test_json_num(root, "exit_code"), 1);
+	assert_string_equal(il_test_json_str(root, "error"),
+			    "interrupted before any event completed: the run measured nothing");
+	cJSON_Delete(root);
+	assert_true(il_test_read_file(rec, buf, sizeof(buf)) > 0);
+	last = strrchr(buf, '{');
+	assert_non_null(last);
+	assert_string_equal(last, "{\"interrupted\":true,\"completed\":0,\"error\":\"interrupted "
+				  "before any event completed\"}\n");
+	assert_true(il_test_read_file(trace, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "\"mouse_downs\":0,\"interrupted\":true,"));
 	assert_true(il_test_chain_gone(&c, 2000));
 	assert_int_equal(il_test_count_project_procs(), 0);
 }
@@ -282,6 +339,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_chain_fastest_pace_loses_nothing, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_chain_kill_render, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_chain_sigint_writes_outputs, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_chain_sigterm_before_any_event, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_chain_bad_cli, il_test_proc_teardown),
 	};
 	if (il_test_filters("test_chain", tests, sizeof(tests) / sizeof(tests[0])) < 0)

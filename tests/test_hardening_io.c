@@ -1247,7 +1247,20 @@ static void cli_limits(const char *const (*cases)[8], size_t ncases)
 		st = il_test_chain_wait(&c, IL_TEST_HANG_MS);
 		il_test_chain_stderr(&c, err, sizeof(err));
 		print_message("%s %s: %s", cases[i][0], cases[i][1], err);
-		il_test_assert_exited(st, 0, err);
+		/* Stopped after a measured event: exit 0; before one (a long
+		 * interval, a warm-up not over): exit 1, saying so. */
+		{
+			cJSON *j = il_test_json_load(json);
+			double done =
+			    il_test_json_num(cJSON_GetObjectItem(j, "events"), "completed");
+
+			cJSON_Delete(j);
+			il_test_assert_exited(st, done > 0 ? 0 : 1, err);
+			if (!done && !strstr(err, "inputlat: interrupted before any event "
+						  "completed: the run measured nothing\n"))
+				fail_msg("%s %s: measured nothing and did not say so: %s",
+					 cases[i][0], cases[i][1], err);
+		}
 		if (strstr(err, "died") || strstr(err, "failed"))
 			fail_msg("%s %s: %s", cases[i][0], cases[i][1], err);
 		/*
