@@ -69,10 +69,11 @@ static int records_event(void *ctx, const struct il_event *ev)
 	if (rc->field)
 		rc->field(rc->field_ctx, ev, f);
 	fputs("}\n", f);
-	if (ferror(f)) {
-		fprintf(stderr, "inputlat: writing %s: %s\n", rc->path, strerror(errno));
+	/* A write error (a full disk) is said once, by the commit in
+	 * records_finish, with its cause and the promise that the previous
+	 * file stays. */
+	if (ferror(f))
 		return errno ? -errno : -EIO;
-	}
 	return 0;
 }
 

@@ -324,10 +324,13 @@ static cJSON *outputs_json(const struct il_result *r)
 {
 	const struct {
 		const char *key, *path;
+		int err;
 	} outs[] = {
-	    {"json", r->o->json_path},	       {"records", r->o->records_path},
-	    {"trace", r->o->trace_path},       {"hist", r->o->hist_path},
-	    {"hist_csv", r->o->hist_csv_path},
+	    {"json", r->o->json_path, 0},
+	    {"records", r->o->records_path, r->records_err},
+	    {"trace", r->o->trace_path, r->trace_err},
+	    {"hist", r->o->hist_path, r->hist_err},
+	    {"hist_csv", r->o->hist_csv_path, r->hist_csv_err},
 	};
 	cJSON *o = cJSON_CreateObject();
 	char cwd[PATH_MAX], abs[2 * PATH_MAX + 2];
@@ -340,6 +343,13 @@ static cJSON *outputs_json(const struct il_result *r)
 			/* Not asked for, or standard output: no file to name. */
 			cJSON_AddItemToObject(o, outs[i].key,
 					      p ? cJSON_CreateString("-") : cJSON_CreateNull());
+			continue;
+		}
+		if (outs[i].err) {
+			/* Asked for and not written: no path to a file that
+			 * does not exist (explain --event looks there). */
+			snprintf(abs, sizeof(abs), "not written: %s", strerror(-outs[i].err));
+			cJSON_AddStringToObject(o, outs[i].key, abs);
 			continue;
 		}
 		if (p[0] != '/' && have_cwd) {

@@ -83,6 +83,9 @@ struct il_result {
 	uint64_t enter_ns, preflight_ns, attributed_ns, calibrated_ns, knobs_set_ns, facts_ns,
 	    prespawn_ns, spawned_ns, first_inject_ns, stop_ns;
 	uint64_t outputs_streamed_ns;
+	/* Outputs that were asked for and not written (-errno, 0 when written
+	 * or not asked for): outputs{} names no file that does not exist. */
+	int records_err, trace_err, hist_err, hist_csv_err;
 
 	/*
 	 * Events 1..nsent went through the run's sinks one at a time

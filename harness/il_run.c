@@ -403,15 +403,17 @@ static void steal_measure(struct il_run *r)
 
 /* Writes the outputs made at the end and puts them in place; returns the
  * first error (each printed one line). */
-static int write_outputs(struct il_run *r, const struct il_result *res)
+static int write_outputs(struct il_run *r, struct il_result *res)
 {
-	static const struct {
+	/* The report last: its outputs{} says which of the others were written. */
+	const struct {
 		enum il_run_out which;
 		int (*write)(const struct il_result *r, FILE *f);
+		int *err;
 	} outputs[] = {
-	    {IL_OUT_JSON, il_report_json},
-	    {IL_OUT_HIST, il_report_hist},
-	    {IL_OUT_HIST_CSV, il_report_hist_csv},
+	    {IL_OUT_HIST, il_report_hist, &res->hist_err},
+	    {IL_OUT_HIST_CSV, il_report_hist_csv, &res->hist_csv_err},
+	    {IL_OUT_JSON, il_report_json, NULL},
 	};
 	char err[1024];
 	int rc = 0;
@@ -433,6 +435,8 @@ static int write_outputs(struct il_run *r, const struct il_result *res)
 		} else if ((w = il_out_commit(o, err, sizeof(err))) < 0) {
 			fprintf(stderr, "inputlat: %s\n", err);
 		}
+		if (w < 0 && outputs[i].err)
+			*outputs[i].err = w;
 		if (w < 0 && rc == 0)
 			rc = w;
 	}
@@ -771,6 +775,14 @@ int il_cmd_run(int argc, char **argv)
 			if (r.sinks.err[i])
 				il_warn_said(&r.warnings, "the run's %s failed: %s; it exits 1",
 					     r.sinks.v[i].name, strerror(-r.sinks.err[i]));
+		for (size_t i = 0; i < r.sinks.n; i++) {
+			if (!r.sinks.err[i])
+				continue;
+			if (!strcmp(r.sinks.v[i].name, "records"))
+				res.records_err = r.sinks.err[i];
+			else if (!strcmp(r.sinks.v[i].name, "trace"))
+				res.trace_err = r.sinks.err[i];
+		}
 		if (r.exit_code == 0)
 			r.exit_code = 1;
 	}

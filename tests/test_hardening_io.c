@@ -20,11 +20,13 @@
 #include <limits.h>
 #include <poll.h>
 #include <pty.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -336,6 +338,62 @@ static void test_hardening_io_full_disk_keeps_previous(void **state)
 		assert_content(paths[o], "PREVIOUS\n");
 	}
 	assert_no_temps(il_test_suite.tmpdir);
+}
+
+/* A small disk for ctx (a directory), in the run's own mount namespace. */
+static void small_disk(void *ctx)
+{
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("none", ctx, "tmpfs", 0, "size=64k") != 0)
+		_exit(125);
+}
+
+/*
+ * The records and the trace fill a small disk, the report has room: each
+ * failure is one line, and outputs{} names no file that was never
+ * written (explain --event looks for the records there).
+ */
+static void test_hardening_io_full_disk_outputs_named(void **state)
+{
+	char dir[PATH_MAX], rec[PATH_MAX], trace[PATH_MAX], json[PATH_MAX];
+	const char *args[] = {"run",	 "--events", "300", "--interval-ms", "1",
+			      "--quiet", "--json",   json,  "--records",     rec,
+			      "--trace", trace,	     NULL};
+	const cJSON *outs;
+	cJSON *root;
+
+	if (geteuid() != 0)
+		IL_TEST_SKIP("needs root to mount a small tmpfs");
+	snprintf(dir, sizeof(dir), "%s", il_test_suite_file("small"));
+	assert_true(mkdir(dir, 0755) == 0 || errno == EEXIST);
+	snprintf(rec, sizeof(rec), "%.4000s/r.jsonl", dir);
+	snprintf(trace, sizeof(trace), "%.4000s/t.json", dir);
+	snprintf(json, sizeof(json), "%s", il_test_suite_file("small.json"));
+	run_pre(args, small_disk, dir);
+	if (res->exit_code == 125)
+		IL_TEST_SKIP("no private mount namespace with a small tmpfs");
+	if (res->exit_code != 1)
+		fail_msg("want exit 1 (outputs lost), got %d:\n%s", res->exit_code, res->err);
+	for (int i = 0; i < 2; i++) {
+		const char *p = i ? trace : rec, *at = strstr(res->err, p);
+		char want[PATH_MAX + 64];
+
+		snprintf(want, sizeof(want),
+			 "inputlat: writing %s %.4000s: No space left on device",
+			 i ? "--trace" : "--records", p);
+		if (!strstr(res->err, want))
+			fail_msg("no line saying '%s':\n%s", want, res->err);
+		if (at && strstr(at + 1, p))
+			fail_msg("%s named more than once:\n%s", p, res->err);
+	}
+	root = il_test_json_load(json);
+	outs = cJSON_GetObjectItem(root, "outputs");
+	assert_string_equal(il_test_json_str(outs, "json"), json);
+	assert_string_equal(il_test_json_str(outs, "records"),
+			    "not written: No space left on device");
+	assert_string_equal(il_test_json_str(outs, "trace"),
+			    "not written: No space left on device");
+	cJSON_Delete(root);
 }
 
 static void stack_limit(void *ctx)
@@ -1414,6 +1472,8 @@ int main(void)
 	    cmocka_unit_test_teardown(test_hardening_io_other_users_file, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_outputs_collide, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_full_disk_keeps_previous,
+				      il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_full_disk_outputs_named,
 				      il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_watchdog_leaves_no_temps,
 				      il_test_proc_teardown),
