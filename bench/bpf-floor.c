@@ -181,6 +181,7 @@ int main(int argc, char **argv)
 	uint32_t zero = 0;
 	size_t n;
 
+	il_bench_stdout_checked("bpf-floor");
 	if (i + 1 < argc && strcmp(argv[i], "--json") == 0) {
 		json = argv[i + 1];
 		i += 2;

@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <uv.h>
 
+#include "il_bench.h"
 #include "il_ctl.h"
 #include "il_parse.h"
 #include "il_queue.h"
@@ -55,6 +56,7 @@ int main(int argc, char **argv)
 	uint64_t n;
 	int sv[2];
 
+	il_bench_stdout_checked("hop-cost");
 	if (argc != 3 || il_parse_u64(argv[2], 1, 100000000, &n) < 0) {
 		fprintf(stderr, "usage: hop-cost loop|queue|async|frame N\n");
 		return 2;

@@ -44,6 +44,7 @@ int main(int argc, char **argv)
 	char dma_why[200] = "";
 	int32_t dma_us;
 
+	il_bench_stdout_checked("hop-floor");
 	opterr = 0; /* one line of our own below, not getopt's too */
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		if (c == 's' && il_parse_u64(optarg, 10, 10000000, &samples) == 0)
@@ -103,7 +104,7 @@ int main(int argc, char **argv)
 				printf("%-15s %-6s %-9s %10.1f %10.1f %10.1f\n",
 				       il_floor_prim_name(p), pol ? "fifo" : "other", placement[pl],
 				       r.p50_ns / 1e3, r.p99_ns / 1e3, r.max_ns / 1e3);
-				fflush(stdout);
+				il_bench_stdout_flush();
 			}
 	return 0;
 }

@@ -15,7 +15,7 @@ add_dependencies(overhead inputlat)
 
 # Instructions per hop under callgrind (see hop-cost.c).
 add_executable(hop-cost ${CMAKE_CURRENT_LIST_DIR}/hop-cost.c)
-target_link_libraries(hop-cost PRIVATE il_wire)
+target_link_libraries(hop-cost PRIVATE il_bench il_wire)
 set_target_properties(hop-cost PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
 
 # Peak RSS per process against the number of traced events (issue 17).

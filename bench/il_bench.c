@@ -193,3 +193,33 @@ void il_bench_tmp_done(void)
 	tmp_nfiles = 0;
 	tmp_have_dir = 0;
 }
+
+static const char *stdout_prog;
+static int stdout_errno; /* the first failed flush's, for the line at exit */
+
+void il_bench_stdout_flush(void)
+{
+	errno = 0;
+	if (fflush(stdout) != 0 && !stdout_errno)
+		stdout_errno = errno ? errno : EIO;
+}
+
+/* An atexit handler, as coreutils' close_stdout: the status main chose is
+ * no longer ours to read, so a failed stdout ends the program with 1. */
+static void stdout_check(void)
+{
+	int e;
+
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return;
+	e = stdout_errno ? stdout_errno : errno ? errno : EIO;
+	fprintf(stderr, "%s: writing stdout: %s\n", stdout_prog, strerror(e));
+	_exit(1);
+}
+
+void il_bench_stdout_checked(const char *prog)
+{
+	stdout_prog = prog;
+	atexit(stdout_check);
+}

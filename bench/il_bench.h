@@ -53,6 +53,17 @@ void il_bench_child_signals(void);
 struct option;
 int il_bench_opt_error(const char *prog, int c, char **argv, const struct option *longopts);
 
+/*
+ * What went to stdout must have arrived (a full disk, a closed pipe): at
+ * exit, however the program ends (return from main or exit()), a failed
+ * stdout is one line, "prog: writing stdout: ...", and exit status 1, as
+ * inputlat does. Call first thing in main; prog is kept, not copied.
+ */
+void il_bench_stdout_checked(const char *prog);
+/* fflush(stdout) mid-run (a row as it is measured), its error kept for
+ * the line at exit. */
+void il_bench_stdout_flush(void);
+
 /* Pins the calling thread to cpu (a measurement's placement). */
 void il_bench_pin(int cpu);
 

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "il_bench.h"
+
 #define CAP_BYTES (16u << 20)
 
 struct heap {
@@ -249,6 +251,7 @@ int main(int argc, char **argv)
 	long ticks = argc > 2 ? strtol(argv[2], NULL, 10) : 20000;
 	char *src = slurp(path);
 
+	il_bench_stdout_checked("js-engines");
 	if (!src) {
 		fprintf(stderr, "js-engines: cannot read %s\n", path);
 		return 2;

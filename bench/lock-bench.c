@@ -1321,6 +1321,7 @@ int main(int argc, char **argv)
 	char *cmdline;
 	cJSON *root, *arr;
 
+	il_bench_stdout_checked("lock-bench");
 	parse_opts(argc, argv, &o);
 	if (o.quick) {
 		o.seconds = 0.8;

@@ -395,6 +395,7 @@ int main(int argc, char **argv)
 	cJSON *rss = NULL, *root, *results, *cs;
 	char *cmdline;
 
+	il_bench_stdout_checked("overhead");
 	opterr = 0; /* one line of our own below, not getopt's too */
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		int bad = 0;

@@ -210,6 +210,7 @@ int main(int argc, char **argv)
 	cJSON *root, *arr;
 	char *cmdline;
 
+	il_bench_stdout_checked("rss-events");
 	parse_counts(default_counts, counts, &n);
 	opterr = 0; /* one line of our own below, not getopt's too */
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {

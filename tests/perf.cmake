@@ -18,4 +18,5 @@ il_add_test(test_floor SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_floor.c LIBS il_fl
 # What a benchmark's JSON records of itself (its command line, its rows).
 il_add_run_test(test_bench_json SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_bench_json.c
                 LIBS PkgConfig::CJSON TIMEOUT 150)
-add_dependencies(test_bench_json rss-events)
+# and every benchmark's failed stdout (one line, exit 1).
+add_dependencies(test_bench_json rss-events hop-floor hop-cost lock-bench overhead)
