@@ -162,20 +162,95 @@ static void kconfig_paths(char boot[300])
 
 #define PROC_CONFIG_GZ "/proc/config.gz"
 
-int il_sysinfo_kconfig_source(char *path, size_t len)
+/*
+ * 0 when path reads as a kernel config: a CONFIG_ line near its top (an
+ * empty file, /dev/null bound over it, or another file is none, and
+ * reading "not set" from it would be a guess). Else -errno with why.
+ */
+static int kconfig_valid(const char *path, char *why, size_t wlen)
 {
-	char boot[300];
+	char line[512];
+	gzFile f;
+	int r = -ENODATA, ge = Z_OK;
+
+	if (access(path, R_OK) != 0) {
+		r = -errno;
+		snprintf(why, wlen, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	errno = 0;
+	f = gzopen(path, "rb");
+	if (!f) {
+		r = errno ? -errno : -ENOMEM;
+		snprintf(why, wlen, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	for (int i = 0; i < 64 && gzgets(f, line, sizeof(line)); i++)
+		if (strncmp(line, "CONFIG_", 7) == 0) {
+			r = 0;
+			break;
+		}
+	if (r) {
+		const char *msg = gzerror(f, &ge);
+
+		if (ge != Z_OK && ge != Z_STREAM_END) {
+			snprintf(why, wlen, "%s: %s", path, ge == Z_ERRNO ? strerror(errno) : msg);
+			r = -EIO;
+		} else {
+			snprintf(why, wlen, "%s: no CONFIG_ line (empty, or not a kernel config)",
+				 path);
+		}
+	}
+	gzclose(f);
+	return r;
+}
+
+/* The first config file that reads as one, or -errno with why: none
+ * there, or the first one there and why it does not read. */
+static int kconfig_find(char *path, size_t len, char *why, size_t wlen)
+{
+	char boot[300], w[360] = "", scratch[360];
+	const char *cand[2];
+	int first = -ENOENT, n = 0;
 
 	kconfig_paths(boot);
-	if (boot[0] && access(boot, R_OK) == 0) {
-		snprintf(path, len, "%s", boot);
-		return 0;
+	if (boot[0])
+		cand[n++] = boot;
+	cand[n++] = PROC_CONFIG_GZ;
+	for (int i = 0; i < n; i++) {
+		int r;
+
+		if (access(cand[i], F_OK) != 0)
+			continue;
+		r = kconfig_valid(cand[i], first == -ENOENT ? w : scratch, sizeof(w));
+		if (r == 0) {
+			snprintf(path, len, "%s", cand[i]);
+			return 0;
+		}
+		if (first == -ENOENT)
+			first = r;
 	}
-	if (access(PROC_CONFIG_GZ, R_OK) == 0) {
-		snprintf(path, len, "%s", PROC_CONFIG_GZ);
-		return 0;
-	}
-	return -ENOENT;
+	if (first == -ENOENT)
+		snprintf(w, sizeof(w), "no /boot/config-RELEASE and no " PROC_CONFIG_GZ);
+	snprintf(why, wlen, "%s", w);
+	return first;
+}
+
+int il_sysinfo_kconfig_source(char *path, size_t len)
+{
+	char why[360];
+
+	return kconfig_find(path, len, why, sizeof(why));
+}
+
+void il_sysinfo_kconfig_unreadable(char *why, size_t len)
+{
+	char path[300], w[360];
+
+	if (kconfig_find(path, sizeof(path), w, sizeof(w)) == 0)
+		snprintf(why, len, "readable: %s", path);
+	else
+		snprintf(why, len, "unreadable: %s", w);
 }
 
 int il_sysinfo_kconfig(const char *option, char *val, size_t len)
@@ -208,6 +283,14 @@ int il_sysinfo_kconfig(const char *option, char *val, size_t len)
 			snprintf(val, len, "n");
 			r = 0;
 		}
+	}
+	if (r) {
+		int ge;
+
+		/* Cut short (a truncated or corrupt file) is not "absent". */
+		gzerror(f, &ge);
+		if (ge != Z_OK && ge != Z_STREAM_END)
+			r = -EIO;
 	}
 	gzclose(f);
 	return r;
@@ -743,12 +826,12 @@ void il_sysinfo_kernel_facts(cJSON *k)
 			   "ext_server", btf_has_ext_server, 6, 12, "CONFIG_SCHED_CLASS_EXT");
 
 	o = cJSON_AddObjectToObject(k, "rt_group_sched");
-	if (kconfig_or_why("CONFIG_RT_GROUP_SCHED", v, sizeof(v)))
+	if (kconfig_or_why("CONFIG_RT_GROUP_SCHED", v, sizeof(v))) {
 		cJSON_AddStringToObject(o, "config", v);
-	else
-		cJSON_AddStringToObject(o, "config",
-					"unreadable: no /boot/config-RELEASE and no "
-					"/proc/config.gz");
+	} else {
+		il_sysinfo_kconfig_unreadable(text, sizeof(text));
+		cJSON_AddStringToObject(o, "config", text);
+	}
 	if (il_sysinfo_rt_group_root(dir, sizeof(dir)) == 0) {
 		char path[300];
 
@@ -805,12 +888,12 @@ void il_sysinfo_kernel_facts(cJSON *k)
 		cJSON_AddStringToObject(o, "scheduler", text);
 	}
 
-	if (il_sysinfo_kconfig_source(buf, sizeof(buf)) == 0)
+	if (il_sysinfo_kconfig_source(buf, sizeof(buf)) == 0) {
 		cJSON_AddStringToObject(k, "config", buf);
-	else
-		cJSON_AddStringToObject(k, "config",
-					"unreadable: no /boot/config-RELEASE and no "
-					"/proc/config.gz");
+	} else {
+		il_sysinfo_kconfig_unreadable(text, sizeof(text));
+		cJSON_AddStringToObject(k, "config", text);
+	}
 }
 
 #if defined(__x86_64__) || defined(__i386__)

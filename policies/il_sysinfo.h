@@ -57,9 +57,17 @@ int il_sysinfo_rt_group_root(char *dir, size_t len);
  */
 int il_sysinfo_kconfig(const char *option, char *val, size_t len);
 
-/* Which kernel config il_sysinfo_kconfig reads, into path. 0, or -errno
- * (-ENOENT: neither /boot/config-RELEASE nor /proc/config.gz). */
+/* Which kernel config il_sysinfo_kconfig reads, into path: the first
+ * that reads as one (a CONFIG_ line near its top). 0, or -errno (-ENOENT:
+ * neither /boot/config-RELEASE nor /proc/config.gz; -ENODATA: one is
+ * there and is no config, empty or another file). */
 int il_sysinfo_kconfig_source(char *path, size_t len);
+
+/* Why no kernel config can be read, as a report says it: "unreadable:
+ * PATH: WHY" (a file that is there and is no config: empty, /dev/null
+ * bound over it) or "unreadable: no /boot/config-RELEASE and no
+ * /proc/config.gz"; "readable: PATH" when one can. */
+void il_sysinfo_kconfig_unreadable(char *why, size_t len);
 
 /*
  * Whether the kernel clamps utilization (uclamp, CONFIG_UCLAMP_TASK):

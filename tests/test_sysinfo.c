@@ -8,17 +8,20 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/klog.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "il_cpu_bandwidth.h"
 #include "il_cpustat.h"
+#include "il_file.h"
 #include "il_sysinfo.h"
 #include "il_test.h"
 #include "il_test_proc.h"
@@ -301,6 +304,86 @@ static void test_sysinfo_kconfig(void **state)
 	assert_int_equal(il_sysinfo_kconfig("CONFIG_NO_SUCH_OPTION_EVER", v, sizeof(v)), -ENOENT);
 }
 
+/* In the command's own mount namespace, /dev/null over every kernel
+ * config there is: present, readable, and no config. */
+static void configs_null(void *ctx)
+{
+	struct utsname u;
+	char boot[300];
+
+	(void)ctx;
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		_exit(125);
+	if (uname(&u) == 0) {
+		snprintf(boot, sizeof(boot), "/boot/config-%s", u.release);
+		if (access(boot, F_OK) == 0 && mount("/dev/null", boot, NULL, MS_BIND, NULL) != 0)
+			_exit(125);
+	}
+	if (access("/proc/config.gz", F_OK) == 0 &&
+	    mount("/dev/null", "/proc/config.gz", NULL, MS_BIND, NULL) != 0)
+		_exit(125);
+}
+
+/*
+ * A kernel config that is there and empty (/dev/null bound over it) is
+ * unreadable, not a config that sets nothing: kernel.rt_group_sched.config
+ * read "n" and sched_ext's state "absent: kernel built without
+ * CONFIG_SCHED_CLASS_EXT", both guessed.
+ */
+static void test_sysinfo_kconfig_empty_unreadable(void **state)
+{
+	char inputlat[PATH_MAX];
+	char *argv[] = {inputlat, "check", "--json", NULL};
+	struct il_test_result *res = malloc(sizeof(*res));
+	const char *want = "unreadable: /proc/config.gz: no CONFIG_ line (empty, or not a kernel "
+			   "config)";
+	const char *cfg, *ext;
+	char why[400];
+	cJSON *root;
+
+	(void)state;
+	assert_non_null(res);
+	if (geteuid() != 0) {
+		free(res);
+		IL_TEST_SKIP("needs root to bind /dev/null over the kernel config");
+		return;
+	}
+	snprintf(inputlat, sizeof(inputlat), "%s", il_test_build_path("inputlat"));
+	assert_int_equal(il_test_run_with(argv, 60000, configs_null, NULL, res), 0);
+	if (res->exit_code == 125) {
+		free(res);
+		IL_TEST_SKIP("no private mount namespace to bind /dev/null in");
+		return;
+	}
+	assert_int_equal(res->exit_code, 0);
+	root = cJSON_Parse(res->out);
+	assert_non_null(root);
+	cfg = cJSON_GetStringValue(il_json_get(root, "kernel.rt_group_sched.config"));
+	ext = cJSON_GetStringValue(il_json_get(root, "kernel.sched_ext.state"));
+	if (access("/proc/config.gz", F_OK) == 0) {
+		struct utsname u;
+		char boot[300];
+
+		assert_true(uname(&u) == 0);
+		snprintf(boot, sizeof(boot), "/boot/config-%s", u.release);
+		if (access(boot, F_OK) == 0)
+			snprintf(why, sizeof(why),
+				 "unreadable: %s: no CONFIG_ line (empty, or not a kernel config)",
+				 boot);
+		else
+			snprintf(why, sizeof(why), "%s", want);
+		assert_string_equal(cfg, why);
+		assert_string_equal(cJSON_GetStringValue(il_json_get(root, "kernel.config")), why);
+	} else {
+		assert_non_null(cfg);
+		assert_true(strncmp(cfg, "unreadable: ", 12) == 0);
+	}
+	if (ext && strstr(ext, "kernel built without"))
+		fail_msg("sched_ext.state guessed from an empty config: %s", ext);
+	cJSON_Delete(root);
+	free(res);
+}
+
 static cJSON *run_json(char *const argv[], const char *what)
 {
 	struct il_test_result *res = malloc(sizeof(*res));
@@ -431,6 +514,7 @@ int main(void)
 	    cmocka_unit_test(test_sysinfo_cpu_bandwidth),
 	    cmocka_unit_test(test_sysinfo_preempt_parse),
 	    cmocka_unit_test(test_sysinfo_kconfig),
+	    cmocka_unit_test(test_sysinfo_kconfig_empty_unreadable),
 	    cmocka_unit_test(test_sysinfo_lockdown_said),
 	    cmocka_unit_test(test_sysinfo_check_json),
 	    cmocka_unit_test(test_sysinfo_run_json),
