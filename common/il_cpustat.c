@@ -50,6 +50,8 @@ int il_cpustat_parse(const char *text, struct il_cpustat **out)
 	struct il_cpustat_cpu c;
 	const char *p;
 
+	if (!text || !*text)
+		return -ENODATA;
 	/* First pass: how many CPUs, so the snapshot is one allocation. */
 	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 		if (parse_cpu_line(p, &cpu, &c)) {
@@ -121,6 +123,17 @@ out:
 	free(buf);
 	close(fd);
 	return ret;
+}
+
+const char *il_cpustat_why(int err, char *buf, size_t len)
+{
+	if (err == -ENODATA)
+		snprintf(buf, len, "empty");
+	else if (err == -EINVAL)
+		snprintf(buf, len, "no cpuN line, not /proc/stat's format");
+	else
+		snprintf(buf, len, "%s", strerror(err < 0 ? -err : err));
+	return buf;
 }
 
 void il_cpustat_free(struct il_cpustat *s)

@@ -7,6 +7,7 @@
 
 #include <sched.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* One "cpuN" line of /proc/stat, in USER_HZ ticks (guest time is already
@@ -21,13 +22,20 @@ struct il_cpustat;
 
 /*
  * Reads /proc/stat now. On success *out owns a snapshot (free with
- * il_cpustat_free). Returns 0, -ENOMEM, -EINVAL when the file does not
- * look like /proc/stat, or -errno from opening it.
+ * il_cpustat_free). Returns 0, -ENOMEM, -ENODATA when the read is empty,
+ * -EINVAL when the file does not look like /proc/stat, or -errno from
+ * opening or reading it.
  */
 int il_cpustat_read(struct il_cpustat **out);
 
-/* As il_cpustat_read, from the text of a /proc/stat file (for tests). */
+/* As il_cpustat_read, from the text of a /proc/stat file (for tests).
+ * -ENODATA when the text is empty. */
 int il_cpustat_parse(const char *text, struct il_cpustat **out);
+
+/* What an error of il_cpustat_read means, in words: "empty" (an empty
+ * read, -ENODATA), "no cpuN line, not /proc/stat's format" (-EINVAL), else
+ * strerror. Returns buf. */
+const char *il_cpustat_why(int err, char *buf, size_t len);
 
 /* NULL-safe. */
 void il_cpustat_free(struct il_cpustat *s);

@@ -566,7 +566,10 @@ static void steal_since_boot(cJSON *sys)
 	char why[200];
 
 	if (r < 0) {
-		snprintf(why, sizeof(why), "unreadable: /proc/stat: %s", strerror(-r));
+		char what[64];
+
+		snprintf(why, sizeof(why), "unreadable: /proc/stat: %s",
+			 il_cpustat_why(r, what, sizeof(what)));
 		cJSON_AddStringToObject(sys, "steal_since_boot_pct", why);
 		return;
 	}

@@ -381,6 +381,7 @@ static void result_of(const struct il_run *r, struct il_result *res)
 static void steal_measure(struct il_run *r)
 {
 	struct il_cpustat *end = NULL;
+	char why[64];
 	int rc;
 
 	r->steal_pct = -1;
@@ -389,7 +390,7 @@ static void steal_measure(struct il_run *r)
 	rc = il_cpustat_read(&end);
 	if (rc < 0) {
 		snprintf(r->steal_why, sizeof(r->steal_why), "unreadable: /proc/stat: %s",
-			 strerror(-rc));
+			 il_cpustat_why(rc, why, sizeof(why)));
 		return;
 	}
 	r->steal_pct = il_cpustat_steal_pct(r->stat_start, end);
@@ -707,7 +708,7 @@ int il_cmd_run(int argc, char **argv)
 	rc = il_cpustat_read(&r.stat_start);
 	if (rc < 0)
 		snprintf(r.steal_why, sizeof(r.steal_why), "unreadable: /proc/stat: %s",
-			 strerror(-rc));
+			 il_cpustat_why(rc, err, sizeof(err)));
 	il_orch_init(&r);
 	if (!r.exit_code) /* else the loop has no handlers: they wait till the end */
 		pthread_sigmask(SIG_UNBLOCK, &stop_sigs, NULL);

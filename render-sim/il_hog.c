@@ -22,6 +22,7 @@ struct il_hog {
 	struct il_workers *w;	      /* the hog threads, gate, stop, accounting */
 	struct il_cpustat *mark_stat; /* /proc/stat at the mark, NULL if unreadable */
 	struct il_cpustat *halt_stat; /* /proc/stat at the halt (hog_on_halt): the window's end */
+	int mark_err, halt_err;	      /* the reads' errors (0: read, or not yet) */
 	struct il_js **js;	      /* JavaScript: one engine per thread, else NULL */
 	struct js_pub *pub;
 };
@@ -125,7 +126,7 @@ static void hog_on_halt(void *ctx)
 	struct il_hog *h = ctx;
 
 	if (!h->halt_stat)
-		il_cpustat_read(&h->halt_stat);
+		h->halt_err = il_cpustat_read(&h->halt_stat);
 }
 
 int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *init_ctx,
@@ -187,7 +188,7 @@ int il_hog_start(const struct il_hog_config *c, il_thread_init_fn init, void *in
 	ret = il_workers_start(&wc, &h->w, err, errlen);
 	if (ret < 0)
 		goto fail;
-	il_cpustat_read(&h->mark_stat);
+	h->mark_err = il_cpustat_read(&h->mark_stat);
 	if (!c->hold)
 		il_workers_open(h->w);
 	*out = h;
@@ -210,7 +211,7 @@ void il_hog_mark_start(struct il_hog *h)
 
 	/* Read before releasing held hogs: once RT hogs spin, this thread
 	 * may not run again for a while. */
-	il_cpustat_read(&snap);
+	h->mark_err = il_cpustat_read(&snap);
 	il_cpustat_free(h->mark_stat);
 	h->mark_stat = snap;
 	il_workers_mark(h->w);
@@ -246,25 +247,52 @@ const cpu_set_t *il_hog_cpus(const struct il_hog *h)
 	return il_workers_cpus(h->w);
 }
 
-double il_hog_idle_waste_pct(const struct il_hog *h)
+/* The idle waste, or -1 with why (the window's end read now when the
+ * hogs have not halted yet). */
+static double idle_waste(const struct il_hog *h, char *why, size_t len)
 {
 	struct il_cpustat *now = NULL;
+	const struct il_cpustat *end = h->halt_stat;
+	char what[64];
 	double pct;
+	int err;
 
-	if (!h->mark_stat)
+	if (!h->mark_stat) {
+		snprintf(why, len, "unreadable: /proc/stat at the hogs' start: %s",
+			 h->mark_err ? il_cpustat_why(h->mark_err, what, sizeof(what))
+				     : "not read");
 		return -1;
-	if (h->halt_stat)
-		return il_cpustat_idle_pct(h->mark_stat, h->halt_stat, il_workers_cpus(h->w));
-	if (il_cpustat_read(&now) < 0)
+	}
+	if (!end && h->halt_err) {
+		snprintf(why, len, "unreadable: /proc/stat at the hogs' halt: %s",
+			 il_cpustat_why(h->halt_err, what, sizeof(what)));
 		return -1;
-	pct = il_cpustat_idle_pct(h->mark_stat, now, il_workers_cpus(h->w));
+	}
+	if (!end && (err = il_cpustat_read(&now)) < 0) {
+		snprintf(why, len, "unreadable: /proc/stat at the hogs' end: %s",
+			 il_cpustat_why(err, what, sizeof(what)));
+		return -1;
+	}
+	pct = il_cpustat_idle_pct(h->mark_stat, end ? end : now, il_workers_cpus(h->w));
 	il_cpustat_free(now);
+	if (pct < 0)
+		snprintf(why, len,
+			 "unreadable: the hogs' CPUs accumulated no ticks in /proc/stat "
+			 "between start and end");
 	return pct;
+}
+
+double il_hog_idle_waste_pct(const struct il_hog *h)
+{
+	char why[160];
+
+	return idle_waste(h, why, sizeof(why));
 }
 
 cJSON *il_hog_stats_json(const struct il_hog *h, uint64_t wall_ns)
 {
-	double idle = il_hog_idle_waste_pct(h);
+	char why[160];
+	double idle = idle_waste(h, why, sizeof(why));
 	cJSON *o = il_workers_stats_json(h->w, wall_ns);
 
 	if (!o)
@@ -297,9 +325,12 @@ cJSON *il_hog_stats_json(const struct il_hog *h, uint64_t wall_ns)
 		else
 			cJSON_AddNullToObject(o, "js_first_error");
 	}
-	if (idle >= 0)
+	if (idle >= 0) {
 		cJSON_AddNumberToObject(o, "idle_waste_pct", idle);
-	else
+		cJSON_AddNullToObject(o, "idle_waste_why");
+	} else {
 		cJSON_AddNullToObject(o, "idle_waste_pct");
+		cJSON_AddStringToObject(o, "idle_waste_why", why);
+	}
 	return o;
 }

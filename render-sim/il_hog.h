@@ -104,7 +104,9 @@ void il_hog_stop(struct il_hog *h);
  * (wall_ns x K), K = number of CPUs the hogs may use (the union of their
  * affinity masks, listed in cpu_set), so 1.0 means the hogs had all of
  * their CPUs. idle_waste_pct is il_hog_idle_waste_pct (null when
- * /proc/stat is unreadable). "cpu" is the CPU a pinned hog is on, -1 when
+ * /proc/stat is unreadable), idle_waste_why says why it is null
+ * ("unreadable: /proc/stat at the hogs' start: empty"), else null. "cpu"
+ * is the CPU a pinned hog is on, -1 when
  * not pinned. Take the stats before il_hog_stop. Caller frees.
  */
 cJSON *il_hog_stats_json(const struct il_hog *h, uint64_t wall_ns);

@@ -93,7 +93,13 @@ static void test_cpustat_parse_rejects_garbage(void **state)
 {
 	struct il_cpustat *s = NULL;
 
-	assert_int_equal(il_cpustat_parse("", &s), -EINVAL);
+	char why[64];
+
+	/* An empty read says so, not "Invalid argument". */
+	assert_int_equal(il_cpustat_parse("", &s), -ENODATA);
+	assert_string_equal(il_cpustat_why(-ENODATA, why, sizeof(why)), "empty");
+	assert_string_equal(il_cpustat_why(-EINVAL, why, sizeof(why)),
+			    "no cpuN line, not /proc/stat's format");
 	assert_int_equal(il_cpustat_parse("cpu  1 2 3 4 5 6 7 8\n", &s), -EINVAL);
 	assert_int_equal(il_cpustat_parse("cpu0 1 2 3\n", &s), -EINVAL);
 	assert_int_equal(il_cpustat_parse("hello\nworld\n", &s), -EINVAL);

@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -92,6 +95,71 @@ static void test_hog_share_matches_proc(void **state)
 	assert_true(share > 0.0 && share <= 1.05);
 	assert_true(share - proc_share < 0.10 && proc_share - share < 0.10);
 	cJSON_Delete(stats);
+}
+
+/*
+ * /proc/stat unreadable (/dev/null bound over it: an empty read): the
+ * idle waste is null and idle_waste_why says why, in words ("empty", not
+ * "Invalid argument"); both were null before. In a child, in its own
+ * mount namespace.
+ */
+static void test_hog_idle_waste_why(void **state)
+{
+	struct il_hog_config c = {.threads = 1, .mode = IL_HOG_BUSY};
+	char msg[512] = "";
+	int fds[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0)
+		IL_TEST_SKIP("needs root to bind /dev/null over /proc/stat");
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct il_hog *h = NULL;
+		const cJSON *pct, *why;
+		char err[256] = "", out[400];
+		cJSON *stats;
+		int ok;
+
+		close(fds[0]);
+		if (unshare(CLONE_NEWNS) != 0 ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+		    mount("/dev/null", "/proc/stat", NULL, MS_BIND, NULL) != 0)
+			_exit(77);
+		if (il_hog_start(&c, name_only_init, NULL, &h, err, sizeof(err)) < 0) {
+			snprintf(out, sizeof(out), "il_hog_start: %s", err);
+			ok = 0;
+		} else {
+			il_hog_mark_start(h);
+			usleep(50000);
+			stats = il_hog_stats_json(h, 0);
+			il_hog_stop(h);
+			pct = cJSON_GetObjectItem(stats, "idle_waste_pct");
+			why = cJSON_GetObjectItem(stats, "idle_waste_why");
+			ok = cJSON_IsNull(pct) && cJSON_IsString(why) &&
+			     !strcmp(why->valuestring,
+				     "unreadable: /proc/stat at the hogs' start: empty");
+			snprintf(out, sizeof(out), "idle_waste_pct %s, idle_waste_why %s",
+				 cJSON_IsNull(pct) ? "null" : "a number",
+				 cJSON_IsString(why) ? why->valuestring : "(not a string)");
+			cJSON_Delete(stats);
+		}
+		if (write(fds[1], out, strlen(out)) < 0)
+			_exit(2);
+		_exit(ok ? 0 : 1);
+	}
+	close(fds[1]);
+	n = read(fds[0], msg, sizeof(msg) - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+		IL_TEST_SKIP("no private mount namespace to bind /dev/null in");
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		fail_msg("%s", msg[0] ? msg : "the child died");
 }
 
 /* The repository's miner, as the harness hands it to render-sim. */
@@ -533,6 +601,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_hog_share_matches_proc),
+	    cmocka_unit_test(test_hog_idle_waste_why),
 	    cmocka_unit_test(test_hog_js_share_matches_proc),
 	    cmocka_unit_test(test_hog_js_memory_bounded),
 	    cmocka_unit_test(test_hog_js_bad_script),
