@@ -16,7 +16,9 @@
 /*
  * Holds it at 0: returns the fd to keep open, with *value_us the limit the
  * kernel then holds the CPUs to (read back; -1 and why when unreadable),
- * or -1 with why (absent, not permitted).
+ * or -1 with why (absent, not permitted, or not PM QoS's device: held
+ * is claimed only for a character device 10:MINOR, MINOR being what
+ * /proc/misc gives cpu_dma_latency, checked before anything is written).
  */
 int il_dma_latency_hold(int32_t *value_us, char *why, size_t n);
 

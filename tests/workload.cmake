@@ -4,6 +4,8 @@
 # makes its members SCHED_FIFO behind the closed gate (skips without privilege).
 il_add_test(test_workers SOURCES test_workers.c LIBS il_sim LABELS unit TIMEOUT 60)
 il_add_test(test_cpustat SOURCES test_cpustat.c LIBS il_common LABELS unit TIMEOUT 30)
+# /dev/cpu_dma_latency held only when it is PM QoS's device (common/).
+il_add_test(test_dma_latency SOURCES test_dma_latency.c LIBS il_common LABELS root TIMEOUT 30)
 il_add_test(test_hog SOURCES test_hog.c LIBS il_hog LABELS unit TIMEOUT 60)
 # Pins a SCHED_FIFO busy thread for 2 s (skips without CAP_SYS_NICE).
 il_add_test(test_canary SOURCES test_canary.c LIBS il_workload_mods LABELS root TIMEOUT 60)
