@@ -35,6 +35,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -487,8 +488,10 @@ static void *hog_main(void *arg)
 	if (h->kind == HOG_FIFO) {
 		struct sched_param sp = {.sched_priority = 1};
 
-		if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0)
-			return (void *)1;
+		int e = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+
+		if (e != 0)
+			return (void *)(intptr_t)e;
 	}
 	while (!atomic_load_explicit(&h->stop, memory_order_relaxed)) {
 		busy_cyc(__rdtsc(), (uint64_t)(1e6 / ns_per_cyc));
@@ -498,15 +501,47 @@ static void *hog_main(void *arg)
 	return NULL;
 }
 
+/* Why a cell could not run as configured, kept in its result (the first
+ * reason of its rounds): a row that says skipped says why. */
+static void skip_cell(struct result *res, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void skip_cell(struct result *res, const char *fmt, ...)
+{
+	va_list ap;
+
+	res->skipped = 1;
+	if (res->skipped_why[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(res->skipped_why, sizeof(res->skipped_why), fmt, ap);
+	va_end(ap);
+}
+
+/* "Operation not permitted (SCHED_FIFO needs CAP_SYS_NICE or an
+ * RLIMIT_RTPRIO of at least prio)", or strerror. */
+static const char *fifo_refusal(int e, int prio, char *buf, size_t len)
+{
+	if (e == EPERM)
+		snprintf(buf, len,
+			 "%s (SCHED_FIFO needs CAP_SYS_NICE or an RLIMIT_RTPRIO of at least %d)",
+			 strerror(e), prio);
+	else
+		snprintf(buf, len, "%s", strerror(e));
+	return buf;
+}
+
 static int hog_start(struct hog_ctl *h, enum hog kind)
 {
+	int e;
+
 	memset(h, 0, sizeof(*h));
 	h->kind = kind;
 	h->cpu = cpus[0];
 	if (kind == HOG_NONE)
 		return 0;
-	if (pthread_create(&h->th, NULL, hog_main, h) != 0)
-		return -EAGAIN;
+	e = pthread_create(&h->th, NULL, hog_main, h);
+	if (e != 0)
+		return -e;
 	h->running = 1;
 	return 0;
 }
@@ -530,7 +565,7 @@ static int hog_stop(struct hog_ctl *h)
 		pthread_join(h->th, &ret);
 	}
 	h->running = 0;
-	return ret ? -EPERM : 0;
+	return ret ? -(int)(intptr_t)ret : 0;
 }
 
 /*
@@ -562,8 +597,10 @@ static void *preemptor_main(void *arg)
 	uint64_t t;
 
 	il_bench_pin(p->cpu[a->i]);
-	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0) {
-		atomic_store(&p->failed, 1);
+	int e = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+
+	if (e != 0) {
+		atomic_store(&p->failed, e);
 		return NULL;
 	}
 	t = il_now_ns() + (uint64_t)a->i * PREEMPT_PERIOD_NS / (uint64_t)(p->n ? p->n : 1);
@@ -580,25 +617,32 @@ static struct preemptor_arg preempt_args[MAX_THREADS];
 
 static int preemptors_start(struct preemptors *p)
 {
+	int e;
+
 	memset(p, 0, sizeof(*p));
 	p->n = ncpu;
 	for (int i = 0; i < p->n; i++) {
 		p->cpu[i] = cpus[i];
 		preempt_args[i] = (struct preemptor_arg){p, i};
-		if (pthread_create(&p->th[i], NULL, preemptor_main, &preempt_args[i]) != 0) {
+		e = pthread_create(&p->th[i], NULL, preemptor_main, &preempt_args[i]);
+		if (e != 0) {
 			p->n = i;
-			return -EAGAIN;
+			return -e;
 		}
 	}
 	return 0;
 }
 
+/* 0, or -errno of the first preemptor refused SCHED_FIFO. */
 static int preemptors_stop(struct preemptors *p)
 {
+	int e;
+
 	atomic_store(&p->stop, 1);
 	for (int i = 0; i < p->n; i++)
 		pthread_join(p->th[i], NULL);
-	return atomic_load(&p->failed) ? -EPERM : 0;
+	e = atomic_load(&p->failed);
+	return e ? -e : 0;
 }
 
 /* The I/O a blocking owner waits for: a thread that echoes every byte. */
@@ -642,7 +686,8 @@ static int run_cell(const struct config *cfg, enum il_lock_kind kind, int slice,
 	pthread_t echo;
 	uint64_t t0, t1, sum = 0, h0;
 	struct timespec run;
-	int r = 0;
+	char why[120];
+	int r = 0, e;
 
 	if (n > MAX_THREADS)
 		n = MAX_THREADS;
@@ -675,13 +720,18 @@ static int run_cell(const struct config *cfg, enum il_lock_kind kind, int slice,
 	}
 	if (cfg->preempt) {
 		pre = calloc(1, sizeof(*pre));
-		if (!pre || preemptors_start(pre) < 0)
-			r = -EAGAIN;
+		r = pre ? preemptors_start(pre) : -ENOMEM;
+		if (r < 0)
+			skip_cell(res, "cannot start the preemptor threads: %s", strerror(-r));
 	}
-	if (r == 0)
+	if (r == 0) {
 		r = hog_start(&hog, cfg->hog);
-	else
+		if (r < 0)
+			skip_cell(res, "cannot start the %s hog thread: %s", hog_names[cfg->hog],
+				  strerror(-r));
+	} else {
 		memset(&hog, 0, sizeof(hog));
+	}
 	for (int i = 0; r == 0 && i < n; i++) {
 		c->w[i].c = c;
 		c->w[i].cpu = cfg->pl == PL_ONE_CPU ? cpus[0] : cpus[i % ncpu];
@@ -746,13 +796,15 @@ static int run_cell(const struct config *cfg, enum il_lock_kind kind, int slice,
 		if (sum != c->sh.counter)
 			res->violations++;
 	}
-	if (hog_stop(&hog) < 0) {
-		res->skipped = 1;
-		r = -EPERM;
+	if ((e = hog_stop(&hog)) < 0) {
+		skip_cell(res, "the %s hog was refused SCHED_FIFO priority 1: %s",
+			  hog_names[cfg->hog], fifo_refusal(-e, 1, why, sizeof(why)));
+		r = e;
 	}
-	if (pre && preemptors_stop(pre) < 0) {
-		res->skipped = 1;
-		r = -EPERM;
+	if (pre && (e = preemptors_stop(pre)) < 0) {
+		skip_cell(res, "the preemptors were refused SCHED_FIFO priority 2: %s",
+			  fifo_refusal(-e, 2, why, sizeof(why)));
+		r = e;
 	}
 	free(pre);
 	if (io[0] >= 0) {
@@ -1130,6 +1182,8 @@ static cJSON *result_json(const struct config *cfg, int arm, const struct result
 	}
 	if (r->skipped) {
 		cJSON_AddBoolToObject(j, "skipped", 1);
+		cJSON_AddStringToObject(j, "skipped_why",
+					r->skipped_why[0] ? r->skipped_why : "no reason kept");
 		cJSON_AddNullToObject(j, "ops_per_s");
 		cJSON_AddNullToObject(j, "ratio_vs_adaptive");
 		cJSON_AddNullToObject(j, "spin_ns_per_acquire");
@@ -1528,9 +1582,9 @@ int main(int argc, char **argv)
 				continue;
 			}
 			if (r->skipped || r->elapsed_s <= 0) {
-				printf("%-18s %4d %-12s %11s  (skipped: cannot run this hog or "
-				       "preemptor here)\n",
-				       cfg[c].name, nthreads_of(cfg[c].pl), arm_name(k), "-");
+				printf("%-18s %4d %-12s %11s  (skipped: %s)\n", cfg[c].name,
+				       nthreads_of(cfg[c].pl), arm_name(k), "-",
+				       r->skipped_why[0] ? r->skipped_why : "no time measured");
 				continue;
 			}
 			skewed = sample_skewed(r);

@@ -71,6 +71,7 @@ struct result {
 	 * CPU (on-CPU clock records), and calls that returned on the CPU. */
 	uint64_t entry_hist[HIST_BUCKETS], entry_n, entry_stayed;
 	int skipped;
+	char skipped_why[200]; /* why, when skipped (the first round's reason) */
 };
 
 /* The futex records are kept (futex_why says why not) and what a call

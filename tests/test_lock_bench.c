@@ -9,9 +9,12 @@
 #include <cjson/cJSON.h>
 #include <linux/capability.h>
 #include <math.h>
+#include <grp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "il_test.h"
@@ -103,6 +106,54 @@ static void test_lock_bench_without_source_not_judged(void **state)
 	assert_non_null(strstr(last, "bpf switch cost n/a\n"));
 }
 
+/* As setpriv --reuid=65534 --regid=65534 --clear-groups: nobody, with no
+ * RT priority allowed (an RLIMIT_RTPRIO of 0), writing into the case's
+ * directory. */
+static void pre_nobody(void *ctx)
+{
+	struct rlimit rl = {0, 0};
+
+	(void)ctx;
+	if (chmod(dir, 0777) != 0 || setrlimit(RLIMIT_RTPRIO, &rl) != 0 ||
+	    setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) != 0 ||
+	    setresuid(65534, 65534, 65534) != 0)
+		_exit(125);
+}
+
+/*
+ * A fifo hog refused (nobody may not use SCHED_FIFO): the row is skipped
+ * and says why, in the JSON and in the table; it said "skipped": true
+ * alone.
+ */
+static void test_lock_bench_skipped_says_why(void **state)
+{
+	static struct il_test_result r;
+	static const char *const args[] = {
+	    "--locks",	   "pthread", "--scenarios", "today",	  "--placements",
+	    "one-per-cpu", "--hogs",  "fifo",	     "--seconds", "0.2",
+	    "--rounds",	   "1",	      NULL};
+	const char *want = "the fifo hog was refused SCHED_FIFO priority 1: Operation not "
+			   "permitted (SCHED_FIFO needs CAP_SYS_NICE or an RLIMIT_RTPRIO of at "
+			   "least 1)";
+	const cJSON *e;
+	cJSON *root;
+	int n = 0;
+
+	(void)state;
+	if (geteuid() != 0)
+		IL_TEST_SKIP("needs root to run it as nobody");
+	root = run_bench(args, pre_nobody, &r);
+	cJSON_ArrayForEach (e, cJSON_GetObjectItem(root, "results")) {
+		assert_true(cJSON_IsTrue(cJSON_GetObjectItem(e, "skipped")));
+		assert_string_equal(il_test_json_str(e, "skipped_why"), want);
+		n++;
+	}
+	assert_int_equal(n, 1);
+	cJSON_Delete(root);
+	if (!strstr(r.out, want))
+		fail_msg("the table does not say why: %s", r.out);
+}
+
 /*
  * The time the lock was held, at least: 20 us sections and nothing between
  * them, so each acquisition holds it 20 us and the ceiling on ops is 1e9 /
@@ -157,6 +208,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_lock_bench_without_source_not_judged, teardown_dir),
 	    cmocka_unit_test_teardown(test_lock_bench_held_and_ceiling, teardown_dir),
+	    cmocka_unit_test_teardown(test_lock_bench_skipped_says_why, teardown_dir),
 	};
 
 	if (il_test_filters("test_lock_bench", tests, sizeof(tests) / sizeof(tests[0])) < 0)
