@@ -128,76 +128,78 @@ static void test_bench_json_killed_bench_stops_its_run(void **state)
 	print_message("the run %d of the killed bench: %s\n", runs[0],
 		      left ? "still there after 5 s (killed now)" : "stopped");
 	assert_false(left);
-	/*
-	 * Every benchmark's stdout must arrive: 'hop-floor --samples 100 --prim
-	 * eventfd > /dev/full' exited 0 with its table lost. Each one, on a
-	 * quick command that prints to stdout, says so in one line and exits 1.
-	 */
-	static void test_bench_json_stdout_full(void **state)
-	{
-		static const struct {
-			const char *prog, *args[8];
-			bool root; /* BPF */
-		} cases[] = {
-		    {"hop-floor", {"--samples", "100", "--prim", "eventfd"}, false},
-		    {"hop-cost", {"loop", "100"}, false},
-		    {"bpf-floor", {"--", "true"}, true},
-		    {"lock-bench", {"--help"}, false},
-		    {"overhead", {"--help"}, false},
-		    {"rss-events", {"--help"}, false},
-		    {"js-engines", {"--help"}, false},
-		    {"attrib-overhead", {"--help"}, false},
-		};
-		char bench[PATH_MAX], err[256], text[4096], want[128];
-		int ran = 0;
+}
 
-		(void)state;
-		assert_int_equal(il_test_tmpfile_make(err, sizeof(err), "bench-stdout-err"), 0);
-		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-			char *argv[12];
-			int n = 0, status;
+/*
+ * Every benchmark's stdout must arrive: 'hop-floor --samples 100 --prim
+ * eventfd > /dev/full' exited 0 with its table lost. Each one, on a
+ * quick command that prints to stdout, says so in one line and exits 1.
+ */
+static void test_bench_json_stdout_full(void **state)
+{
+	static const struct {
+		const char *prog, *args[8];
+		bool root; /* BPF */
+	} cases[] = {
+	    {"hop-floor", {"--samples", "100", "--prim", "eventfd"}, false},
+	    {"hop-cost", {"loop", "100"}, false},
+	    {"bpf-floor", {"--", "true"}, true},
+	    {"lock-bench", {"--help"}, false},
+	    {"overhead", {"--help"}, false},
+	    {"rss-events", {"--help"}, false},
+	    {"js-engines", {"--help"}, false},
+	    {"attrib-overhead", {"--help"}, false},
+	};
+	char bench[PATH_MAX], err[256], text[4096], want[128];
+	int ran = 0;
 
-			if (!strcmp(cases[i].prog, "attrib-overhead")) {
-				const char *src = getenv("IL_SOURCE_DIR");
+	(void)state;
+	assert_int_equal(il_test_tmpfile_make(err, sizeof(err), "bench-stdout-err"), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[12];
+		int n = 0, status;
 
-				snprintf(bench, sizeof(bench), "%s/bench/attrib-overhead",
-					 src ? src : "/nonexistent");
-			} else {
-				char name[64];
+		if (!strcmp(cases[i].prog, "attrib-overhead")) {
+			const char *src = getenv("IL_SOURCE_DIR");
 
-				snprintf(name, sizeof(name), "bench/%s", cases[i].prog);
-				snprintf(bench, sizeof(bench), "%s", il_test_build_path(name));
-			}
-			if (access(bench, X_OK) != 0 || (cases[i].root && geteuid() != 0)) {
-				print_message("%s: not built here, or needs root: not checked\n",
-					      cases[i].prog);
-				continue;
-			}
-			argv[n++] = bench;
-			for (int k = 0; cases[i].args[k]; k++)
-				argv[n++] = (char *)cases[i].args[k];
-			argv[n] = NULL;
-			status = il_test_wait(il_test_spawn(argv, "/dev/full", err), 60000, NULL);
-			il_test_read_file(err, text, sizeof(text));
-			snprintf(want, sizeof(want),
-				 "%s: writing stdout: No space left on device\n", cases[i].prog);
-			if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 1 ||
-			    strcmp(text, want) != 0)
-				fail_msg("%s > /dev/full: status %#x, stderr:\n%s", cases[i].prog,
-					 status, text);
-			ran++;
+			snprintf(bench, sizeof(bench), "%s/bench/attrib-overhead",
+				 src ? src : "/nonexistent");
+		} else {
+			char name[64];
+
+			snprintf(name, sizeof(name), "bench/%s", cases[i].prog);
+			snprintf(bench, sizeof(bench), "%s", il_test_build_path(name));
 		}
-		assert_true(ran >= 5);
+		if (access(bench, X_OK) != 0 || (cases[i].root && geteuid() != 0)) {
+			print_message("%s: not built here, or needs root: not checked\n",
+				      cases[i].prog);
+			continue;
+		}
+		argv[n++] = bench;
+		for (int k = 0; cases[i].args[k]; k++)
+			argv[n++] = (char *)cases[i].args[k];
+		argv[n] = NULL;
+		status = il_test_wait(il_test_spawn(argv, "/dev/full", err), 60000, NULL);
+		il_test_read_file(err, text, sizeof(text));
+		snprintf(want, sizeof(want), "%s: writing stdout: No space left on device\n",
+			 cases[i].prog);
+		if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 1 ||
+		    strcmp(text, want) != 0)
+			fail_msg("%s > /dev/full: status %#x, stderr:\n%s", cases[i].prog, status,
+				 text);
+		ran++;
 	}
+	assert_true(ran >= 5);
+}
 
-	int main(void)
-	{
-		const struct CMUnitTest tests[] = {
-		    cmocka_unit_test(test_bench_json_rss_events_records_itself),
-		    cmocka_unit_test(test_bench_json_killed_bench_stops_its_run),
-		    cmocka_unit_test(test_bench_json_stdout_full),
-		};
-		if (il_test_filters("test_bench_json", tests, sizeof(tests) / sizeof(tests[0])) < 0)
-			return 1;
-		return cmocka_run_group_tests(tests, NULL, NULL);
-	}
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_bench_json_rss_events_records_itself),
+	    cmocka_unit_test(test_bench_json_killed_bench_stops_its_run),
+	    cmocka_unit_test(test_bench_json_stdout_full),
+	};
+	if (il_test_filters("test_bench_json", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
