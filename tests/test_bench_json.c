@@ -5,7 +5,6 @@
  * that would do something else. The rows are the counts asked, each run
  * complete, each peak a process's measured one.
  */
-#include <dirent.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -65,33 +64,6 @@ static void test_bench_json_rss_events_records_itself(void **state)
 	cJSON_Delete(root);
 }
 
-/* The pids whose parent is ppid and whose command name is comm. */
-static int children_named(int ppid, const char *comm, int *pids, int max)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	int n = 0;
-
-	while (d && (e = readdir(d)) && n < max) {
-		char path[300], buf[512], *close_paren;
-		int pid = atoi(e->d_name), pp;
-		FILE *f;
-
-		if (pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-		if (!(f = fopen(path, "r")))
-			continue;
-		if (fgets(buf, sizeof(buf), f) && (close_paren = strrchr(buf, ')')) &&
-		    sscanf(close_paren + 2, "%*c %d", &pp) == 1 && pp == ppid && strstr(buf, comm))
-			pids[n++] = pid;
-		fclose(f);
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
 /*
  * A bench SIGKILLed mid-run left its inputlat run going on alone (to the
  * run's own end: minutes at rss-events' larger counts). The runs a bench
@@ -101,7 +73,8 @@ static void test_bench_json_killed_bench_stops_its_run(void **state)
 {
 	char bench[PATH_MAX], out[256], err[256];
 	char *argv[] = {bench, "--counts", "100000", NULL};
-	int pid, runs[4], n = 0, left = 1;
+	pid_t pid, run = 0;
+	int left = 1;
 
 	(void)state;
 	snprintf(bench, sizeof(bench), "%s", il_test_build_path("bench/rss-events"));
@@ -110,22 +83,22 @@ static void test_bench_json_killed_bench_stops_its_run(void **state)
 	assert_int_equal(il_test_tmpfile_make(err, sizeof(err), "rss-events-kill-err"), 0);
 	pid = il_test_spawn(argv, out, err);
 	assert_true(pid > 0);
-	for (int i = 0; i < 200 && n == 0; i++) {
+	for (int i = 0; i < 200 && !run; i++) {
 		usleep(50000);
-		n = children_named(pid, "(inputlat)", runs, 4);
+		run = il_test_find_child(pid, "inputlat");
 	}
-	assert_int_equal(n, 1);
+	assert_true(run > 0);
 	usleep(500000); /* the run is up and measuring */
 	assert_int_equal(kill(pid, SIGKILL), 0);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
 	/* Gone, or a zombie: this VM's PID 1 reaps orphans late. */
 	for (int i = 0; i < 100 && left; i++) {
 		usleep(50000);
-		left = il_test_proc_alive(runs[0], "inputlat");
+		left = il_test_proc_alive(run, "inputlat");
 	}
 	if (left)
-		kill(runs[0], SIGKILL);
-	print_message("the run %d of the killed bench: %s\n", runs[0],
+		kill(run, SIGKILL);
+	print_message("the run %d of the killed bench: %s\n", run,
 		      left ? "still there after 5 s (killed now)" : "stopped");
 	assert_false(left);
 }

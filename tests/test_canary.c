@@ -89,6 +89,25 @@ static void *watchdog_main(void *arg)
 	return NULL;
 }
 
+/*
+ * RLIMIT_RTTIME at 3 s (the old limit into *old): a FIFO thread of the
+ * test that runs away is ended by the kernel. Only the soft limit:
+ * SIGXCPU terminates by default, and a lowered hard limit could not be
+ * raised back without CAP_SYS_RESOURCE.
+ */
+static void rttime_soft_limit(struct rlimit *old)
+{
+	struct rlimit lim;
+
+	assert_int_equal(getrlimit(RLIMIT_RTTIME, old), 0);
+	lim = *old;
+	if (lim.rlim_max == RLIM_INFINITY || lim.rlim_max > 4000000)
+		lim.rlim_cur = 3000000;
+	else
+		lim.rlim_cur = lim.rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_RTTIME, &lim), 0);
+}
+
 static int start_fifo(pthread_t *t, int prio, void *(*fn)(void *), void *arg)
 {
 	pthread_attr_t a;
@@ -146,7 +165,7 @@ static void test_canary_quiet_cpu(void **state)
 
 static void test_canary_fifo_hog_stalls(void **state)
 {
-	struct rlimit old, lim;
+	struct rlimit old;
 	struct fifo_hog h = {.cpu = pick_cpu()};
 	struct il_canary *c = NULL;
 	struct il_canary_stats s;
@@ -156,15 +175,7 @@ static void test_canary_fifo_hog_stalls(void **state)
 
 	/* RLIMIT_RTTIME first: a hog that escapes the watchdog is killed by
 	 * the kernel after 3 s of RT CPU time without blocking. */
-	assert_int_equal(getrlimit(RLIMIT_RTTIME, &old), 0);
-	/* Only the soft limit: SIGXCPU terminates by default, and a lowered
-	 * hard limit could not be raised back without CAP_SYS_RESOURCE. */
-	lim = old;
-	if (lim.rlim_max == RLIM_INFINITY || lim.rlim_max > 4000000)
-		lim.rlim_cur = 3000000;
-	else
-		lim.rlim_cur = lim.rlim_max;
-	assert_int_equal(setrlimit(RLIMIT_RTTIME, &lim), 0);
+	rttime_soft_limit(&old);
 	assert_int_equal(il_canary_start(&(struct il_canary_config){.cpu = h.cpu}, name_only_init,
 					 NULL, &c, err, sizeof(err)),
 			 0);
@@ -216,7 +227,7 @@ static void test_canary_fifo_hog_stalls(void **state)
  */
 static void test_canary_starved_from_the_start(void **state)
 {
-	struct rlimit old, lim;
+	struct rlimit old;
 	struct sched_param fifo = {.sched_priority = 10}, other = {.sched_priority = 0};
 	struct il_canary *c = NULL;
 	struct il_canary_stats s;
@@ -229,13 +240,7 @@ static void test_canary_starved_from_the_start(void **state)
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
 	/* As fifo_hog_stalls: the kernel ends a FIFO thread that runs away. */
-	assert_int_equal(getrlimit(RLIMIT_RTTIME, &old), 0);
-	lim = old;
-	if (lim.rlim_max == RLIM_INFINITY || lim.rlim_max > 4000000)
-		lim.rlim_cur = 3000000;
-	else
-		lim.rlim_cur = lim.rlim_max;
-	assert_int_equal(setrlimit(RLIMIT_RTTIME, &lim), 0);
+	rttime_soft_limit(&old);
 	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
 	if (sched_setscheduler(0, SCHED_FIFO, &fifo) != 0) {
 		sched_setaffinity(0, sizeof(mask0), &mask0);

@@ -20,6 +20,7 @@
 #include "il_hog.h"
 #include "il_js.h"
 #include "il_test.h"
+#include "il_test_proc.h"
 
 static int init_calls;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -106,9 +107,7 @@ static void test_hog_share_matches_proc(void **state)
 static void test_hog_idle_waste_why(void **state)
 {
 	struct il_hog_config c = {.threads = 1, .mode = IL_HOG_BUSY};
-	char msg[512] = "";
-	int fds[2], st;
-	ssize_t n;
+	int fds[2];
 	pid_t pid;
 
 	(void)state;
@@ -152,14 +151,7 @@ static void test_hog_idle_waste_why(void **state)
 		_exit(ok ? 0 : 1);
 	}
 	close(fds[1]);
-	n = read(fds[0], msg, sizeof(msg) - 1);
-	msg[n > 0 ? n : 0] = '\0';
-	close(fds[0]);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
-		IL_TEST_SKIP("no private mount namespace to bind /dev/null in");
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		fail_msg("%s", msg[0] ? msg : "the child died");
+	il_test_child_judge(pid, fds[0], "no private mount namespace to bind /dev/null in");
 }
 
 /* The repository's miner, as the harness hands it to render-sim. */

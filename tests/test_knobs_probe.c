@@ -26,6 +26,7 @@
 #include "il_knobs.h"
 #include "il_sysinfo.h"
 #include "il_test.h"
+#include "il_test_proc.h"
 
 #define RUNTIME	     IL_SYSINFO_FAIR_SERVER "/cpu0/runtime"
 #define ORIGINAL     "50000000"
@@ -165,9 +166,7 @@ static void child(void)
 
 static void run_case(enum fault f)
 {
-	char msg[1024] = "";
-	int fds[2], st;
-	ssize_t n;
+	int fds[2];
 	pid_t pid;
 
 	if (geteuid() != 0)
@@ -182,14 +181,8 @@ static void run_case(enum fault f)
 		child();
 	}
 	close(fds[1]);
-	n = read(fds[0], msg, sizeof(msg) - 1);
-	msg[n > 0 ? n : 0] = '\0';
-	close(fds[0]);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
-		IL_TEST_SKIP("no private mount namespace with tmpfs over debugfs and /run");
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		fail_msg("%s", msg[0] ? msg : "the child died");
+	il_test_child_judge(pid, fds[0],
+			    "no private mount namespace with tmpfs over debugfs and /run");
 }
 
 static void test_knobs_probe_raise_fails(void **state)

@@ -720,3 +720,18 @@ const char *il_test_chain_stderr(const struct il_test_chain *c, char *buf, size_
 		buf[0] = '\0';
 	return buf;
 }
+
+void il_test_child_judge(pid_t pid, int fd, const char *skip_why)
+{
+	char msg[1024];
+	ssize_t n = read(fd, msg, sizeof(msg) - 1);
+	int st = 0;
+
+	msg[n > 0 ? n : 0] = '\0';
+	close(fd);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+		IL_TEST_SKIP("%s", skip_why);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		fail_msg("%s", msg[0] ? msg : "the child died");
+}

@@ -69,6 +69,13 @@ pid_t il_test_find_child(pid_t ppid, const char *comm);
 /* The tid of the thread named name in process pid, 0 if none (yet). */
 pid_t il_test_find_thread(pid_t pid, const char *name);
 
+/*
+ * Judges a forked check: reads its message from fd (then closes it),
+ * waits for pid; exit 77 skips with skip_why, any other status but 0
+ * fails with the message ("the child died" without one).
+ */
+void il_test_child_judge(pid_t pid, int fd, const char *skip_why);
+
 /* True while pid runs the program comm (not gone, not a zombie, not reused). */
 bool il_test_proc_alive(pid_t pid, const char *comm);
 
