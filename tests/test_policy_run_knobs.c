@@ -132,12 +132,15 @@ static void test_policy_run_knob_sigint(void **state)
 	char json[300], buf[4096];
 	const cJSON *e;
 	cJSON *root;
+	int st;
 
 	il_test_knobs_need_change(KNOB_TEST_VALUE);
 	start_knob_run(&c, "sigint", json, sizeof(json));
 	kill(c.pid, SIGINT);
-	il_test_assert_exited(il_test_chain_wait(&c, IL_TEST_HANG_MS), 0,
-			      il_test_chain_stderr(&c, buf, sizeof(buf)));
+	/* Waited for first: its stderr is complete once it exited. */
+	st = il_test_chain_wait(&c, IL_TEST_HANG_MS);
+	/* It measured events (start_knob_run waits for them): exit 0. */
+	il_test_assert_exited(st, 0, il_test_chain_stderr(&c, buf, sizeof(buf)));
 	assert_true(il_test_chain_gone(&c, 2000));
 
 	/* The run put the knobs back itself. */

@@ -212,6 +212,14 @@ void il_test_assert_one_line_exit(int exit_code, const char *out, const char *er
 /* wait(2) status status is a normal exit with want; fails with stderr text when not. */
 void il_test_assert_exited(int status, int want, const char *err_text);
 
+/*
+ * A run stopped by a signal: exit 0, or 1 where the stop came before any
+ * measured event completed (a warm-up not over), which the run says in
+ * its one line (README: a run that measured nothing exits 1). err_text is
+ * its stderr, read after it exited.
+ */
+void il_test_assert_stopped(int status, const char *err_text);
+
 /* --- JSON reports -------------------------------------------------------- */
 
 /* Reads and parses path; fails the test when it is missing or not JSON. */
