@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -87,6 +88,15 @@ static void *watchdog_main(void *arg)
 		kill(getpid(), SIGKILL);
 	}
 	return NULL;
+}
+
+/* The calling thread's CPU time, ns. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /*
@@ -233,7 +243,8 @@ static void test_canary_starved_from_the_start(void **state)
 	struct il_canary_stats s;
 	cpu_set_t mask0, one;
 	int cpu = pick_cpu();
-	uint64_t until;
+	uint64_t until, cpu0;
+	double held_ms;
 	char err[256] = "";
 
 	assert_int_equal(sched_getaffinity(0, sizeof(mask0), &mask0), 0);
@@ -251,19 +262,33 @@ static void test_canary_starved_from_the_start(void **state)
 					 NULL, &c, err, sizeof(err)),
 			 0);
 	/* Bounded by the clock (and by RLIMIT_RTTIME, should that fail). */
+	cpu0 = thread_cpu_ns();
 	until = il_now_ns() + il_ms_to_ns(300);
 	while (il_now_ns() < until)
 		;
+	held_ms = il_ns_to_ms(thread_cpu_ns() - cpu0);
 	assert_int_equal(sched_setscheduler(0, SCHED_OTHER, &other), 0);
 	assert_int_equal(sched_setaffinity(0, sizeof(mask0), &mask0), 0);
 	assert_int_equal(setrlimit(RLIMIT_RTTIME, &old), 0);
 	usleep(200000);
 	il_canary_get(c, &s);
 	il_canary_stop(c);
-	print_message("starved from the start: max_stall %.1f ms, waited %.1f ms of %.1f, "
-		      "cpu_share %.3f, wakeups %llu of %llu\n",
-		      s.max_stall_ms, il_ns_to_ms(s.waited_ns), il_ns_to_ms(s.wall_ns), s.cpu_share,
-		      (unsigned long long)s.wakeups, (unsigned long long)s.expected_wakeups);
+	print_message("starved from the start: the starter held CPU %d %.1f of 300 ms; canary "
+		      "max_stall %.1f ms, waited %.1f ms of %.1f, cpu_share %.3f, wakeups %llu of "
+		      "%llu\n",
+		      cpu, held_ms, s.max_stall_ms, il_ns_to_ms(s.waited_ns),
+		      il_ns_to_ms(s.wall_ns), s.cpu_share, (unsigned long long)s.wakeups,
+		      (unsigned long long)s.expected_wakeups);
+	/*
+	 * The premise: the starter held the CPU all 300 ms. Other RT work on
+	 * it (a lane beside this pass) uses up the CPU's RT runtime, and the
+	 * kernel then throttles the starter and runs the canary: under ASan
+	 * once, the canary never waited. Then the figures say nothing.
+	 */
+	if (held_ms < 285)
+		IL_TEST_SKIP("the starter held CPU %d for %.0f of its 300 ms (other RT work there, "
+			     "or RT throttling): the canary could run",
+			     cpu, held_ms);
 	/* 300 ms of about 500 the CPU was not there for it. */
 	assert_true(s.max_stall_ms >= 290);
 	assert_true(il_ns_to_ms(s.waited_ns) >= 290);
