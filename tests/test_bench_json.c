@@ -71,8 +71,10 @@ static void test_bench_json_rss_events_records_itself(void **state)
  */
 static void test_bench_json_killed_bench_stops_its_run(void **state)
 {
-	char bench[PATH_MAX], out[256], err[256];
-	char *argv[] = {bench, "--counts", "100000", NULL};
+	char bench[PATH_MAX], out[256], err[256], dir[256];
+	/* Its outputs in a directory of ours: a bench killed outright cannot
+	 * remove its own (its /tmp/il-rss-events.* stayed after each run). */
+	char *argv[] = {bench, "--counts", "100000", "--dir", dir, NULL};
 	pid_t pid, run = 0;
 	int left = 1;
 
@@ -81,6 +83,7 @@ static void test_bench_json_killed_bench_stops_its_run(void **state)
 	IL_TEST_NEED(access(bench, X_OK) == 0, "%s is not built", bench);
 	assert_int_equal(il_test_tmpfile_make(out, sizeof(out), "rss-events-kill-out"), 0);
 	assert_int_equal(il_test_tmpfile_make(err, sizeof(err), "rss-events-kill-err"), 0);
+	assert_int_equal(il_test_tmpdir_make(dir, sizeof(dir), "rss-events-kill-dir"), 0);
 	pid = il_test_spawn(argv, out, err);
 	assert_true(pid > 0);
 	for (int i = 0; i < 200 && !run; i++) {
@@ -100,6 +103,7 @@ static void test_bench_json_killed_bench_stops_its_run(void **state)
 		kill(run, SIGKILL);
 	print_message("the run %d of the killed bench: %s\n", run,
 		      left ? "still there after 5 s (killed now)" : "stopped");
+	assert_int_equal(il_test_tmpdir_remove(dir), 0);
 	assert_false(left);
 }
 
