@@ -624,6 +624,66 @@ static void test_reproduce_recorded_fair_server_assumed(void **state)
 }
 
 /*
+ * A copy of the recorded reports in a new directory (into tmp): each one
+ * edit(base, report) changes is written anew, the rest are links.
+ */
+static void recorded_edited(char *tmp, size_t len, const char *tag,
+			    bool (*edit)(const char *base, cJSON *rep))
+{
+	char src[4096], path[4400], to[4400];
+	glob_t g;
+
+	recorded_dir(src, sizeof(src));
+	assert_int_equal(il_test_tmpdir_make(tmp, len, tag), 0);
+	snprintf(path, sizeof(path), "%s/*.json", src);
+	assert_int_equal(glob(path, 0, NULL, &g), 0);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+		cJSON *rep = il_test_json_load(g.gl_pathv[i]);
+		char *text;
+
+		assert_non_null(rep);
+		snprintf(to, sizeof(to), "%s/%s", tmp, base);
+		if (!edit(base, rep)) {
+			assert_int_equal(symlink(g.gl_pathv[i], to), 0);
+		} else {
+			text = cJSON_PrintUnformatted(rep);
+			il_test_write_file(to, text);
+			free(text);
+		}
+		cJSON_Delete(rep);
+	}
+	globfree(&g);
+}
+
+/* Claim 4's reports with a readable fair server of 100 ms / 1 s. */
+static bool fair_server_readable(const char *base, cJSON *rep)
+{
+	cJSON *fs;
+
+	if (strncmp(base, "c4-", 3) != 0)
+		return false;
+	fs = cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "kernel"), "fair_server");
+	assert_non_null(fs);
+	cJSON_ReplaceItemInObject(fs, "readable", cJSON_CreateTrue());
+	cJSON_ReplaceItemInObject(fs, "runtime_ns", cJSON_CreateNumber(100e6));
+	cJSON_ReplaceItemInObject(fs, "period_ns", cJSON_CreateNumber(1e9));
+	cJSON_ReplaceItemInObject(fs, "why", cJSON_CreateNull());
+	return true;
+}
+
+/* One report with a processing p50 no run writes. */
+static bool p50_negative(const char *base, cJSON *rep)
+{
+	if (strcmp(base, "c1-cfs.0.json") != 0)
+		return false;
+	cJSON_ReplaceItemInObject(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "latency_us"), "processing"), "p50",
+	    cJSON_CreateNumber(-5));
+	return true;
+}
+
+/*
  * Where the reports have the fair server's values, claim 4 is judged
  * against them and says they were read: the recorded reports, with claim
  * 4's given a readable 100 ms / 1 s (made up here, for the read path
@@ -631,41 +691,12 @@ static void test_reproduce_recorded_fair_server_assumed(void **state)
  */
 static void test_reproduce_recorded_fair_server_read(void **state)
 {
-	char src[4096], tmp[256], path[4400], to[4400];
+	char tmp[256];
 	char *out, *l;
 	cJSON *json, *f;
-	glob_t g;
 
 	(void)state;
-	recorded_dir(src, sizeof(src));
-	assert_int_equal(il_test_tmpdir_make(tmp, sizeof(tmp), "reproduce-fs"), 0);
-	snprintf(path, sizeof(path), "%s/*.json", src);
-	assert_int_equal(glob(path, 0, NULL, &g), 0);
-	for (size_t i = 0; i < g.gl_pathc; i++) {
-		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
-
-		snprintf(to, sizeof(to), "%s/%s", tmp, base);
-		if (strncmp(base, "c4-", 3) != 0) {
-			assert_int_equal(symlink(g.gl_pathv[i], to), 0);
-			continue;
-		}
-		cJSON *rep = il_test_json_load(g.gl_pathv[i]);
-		cJSON *fs;
-		char *text;
-
-		assert_non_null(rep);
-		fs = cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "kernel"), "fair_server");
-		assert_non_null(fs);
-		cJSON_ReplaceItemInObject(fs, "readable", cJSON_CreateTrue());
-		cJSON_ReplaceItemInObject(fs, "runtime_ns", cJSON_CreateNumber(100e6));
-		cJSON_ReplaceItemInObject(fs, "period_ns", cJSON_CreateNumber(1e9));
-		cJSON_ReplaceItemInObject(fs, "why", cJSON_CreateNull());
-		text = cJSON_PrintUnformatted(rep);
-		il_test_write_file(to, text);
-		free(text);
-		cJSON_Delete(rep);
-	}
-	globfree(&g);
+	recorded_edited(tmp, sizeof(tmp), "reproduce-fs", fair_server_readable);
 	recorded_from(tmp, &out, &json);
 	assert_int_equal(il_test_tmpdir_remove(tmp), 0);
 	l = claim_line(out, "claim 4: ");
@@ -690,37 +721,12 @@ static void test_reproduce_recorded_fair_server_read(void **state)
  */
 static void test_reproduce_recorded_insane_refused(void **state)
 {
-	char src[4096], tmp[256], path[4400], to[4400];
+	char tmp[256];
 	char *out, *l;
 	cJSON *json;
-	glob_t g;
 
 	(void)state;
-	recorded_dir(src, sizeof(src));
-	assert_int_equal(il_test_tmpdir_make(tmp, sizeof(tmp), "reproduce-insane"), 0);
-	snprintf(path, sizeof(path), "%s/*.json", src);
-	assert_int_equal(glob(path, 0, NULL, &g), 0);
-	for (size_t i = 0; i < g.gl_pathc; i++) {
-		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
-		cJSON *rep;
-		char *text;
-
-		snprintf(to, sizeof(to), "%s/%s", tmp, base);
-		if (strcmp(base, "c1-cfs.0.json") != 0) {
-			assert_int_equal(symlink(g.gl_pathv[i], to), 0);
-			continue;
-		}
-		rep = il_test_json_load(g.gl_pathv[i]);
-		assert_non_null(rep);
-		cJSON_ReplaceItemInObject(
-		    cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "latency_us"), "processing"),
-		    "p50", cJSON_CreateNumber(-5));
-		text = cJSON_PrintUnformatted(rep);
-		il_test_write_file(to, text);
-		free(text);
-		cJSON_Delete(rep);
-	}
-	globfree(&g);
+	recorded_edited(tmp, sizeof(tmp), "reproduce-insane", p50_negative);
 	/* A run that failed makes reproduce exit 1, as a real one does. */
 	recorded_exit(tmp, 1, &out, &json);
 	assert_int_equal(il_test_tmpdir_remove(tmp), 0);
