@@ -10,7 +10,9 @@
  * run time per run (bpf_prog_info run_time_ns / run_cnt, while this holds
  * a BPF_ENABLE_STATS fd; the sysctl is never written). Exits with
  * COMMAND's status, 2 on a usage error, 1 when the programs cannot be
- * loaded or attached (one line says why; needs root).
+ * loaded or attached (one line says why; needs root). COMMAND dies with
+ * bpf-floor (SIGTERM, PR_SET_PDEATHSIG) and an inputlat run as COMMAND
+ * gets IL_RUN_PARENT, so it stops in order.
  */
 #include <errno.h>
 #include <signal.h>
@@ -49,8 +51,8 @@ struct step {
 static int run_command(char **argv)
 {
 	sigset_t stop, old;
+	pid_t pid, self = getpid();
 	int status;
-	pid_t pid;
 
 	static const int sigs[] = {IL_RUN_STOP_SIGNALS};
 
@@ -69,8 +71,10 @@ static int run_command(char **argv)
 	}
 	if (pid == 0) {
 		/* The command gets the actions it was started with and the
-		 * mask back (nohup's ignored SIGHUP stays ignored). */
+		 * mask back (nohup's ignored SIGHUP stays ignored), and dies
+		 * with bpf-floor, even by SIGKILL: it kept running alone. */
 		il_bench_child_signals();
+		il_bench_child_tie(self);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "bpf-floor: cannot run %s: %s\n", argv[0], strerror(errno));

@@ -45,6 +45,16 @@ void il_bench_tmp_done(void);
 void il_bench_child_signals(void);
 
 /*
+ * In a forked child before exec: the command dies with the bench, bench
+ * being the pid that forked it. The child asks for SIGTERM at the bench's
+ * death (PR_SET_PDEATHSIG, kept across exec) and exits at once if the
+ * bench was gone before that took hold; an inputlat run it execs
+ * gets IL_RUN_PARENT=bench and stops in order (knobs back). A bench
+ * SIGKILLed mid-run left its command going on alone.
+ */
+void il_bench_child_tie(int bench);
+
+/*
  * One line for what getopt_long (optstring ":...", opterr 0) refused or an
  * option's bad value: c ':' a missing value, '?' an unknown option, else a
  * value the caller refused; an ambiguous prefix of longopts is named so.

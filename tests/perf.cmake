@@ -20,3 +20,6 @@ il_add_run_test(test_bench_json SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_bench_jso
                 LIBS PkgConfig::CJSON TIMEOUT 150)
 # and every benchmark's failed stdout (one line, exit 1).
 add_dependencies(test_bench_json rss-events hop-floor hop-cost lock-bench overhead)
+if(TARGET bpf-floor)
+  add_dependencies(test_bench_json bpf-floor)
+endif()

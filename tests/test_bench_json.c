@@ -108,6 +108,67 @@ static void test_bench_json_killed_bench_stops_its_run(void **state)
 }
 
 /*
+ * bench/bpf-floor runs any command: SIGKILLed, it left that command going
+ * on alone (an inputlat run to its own end, knobs changed). The command
+ * now gets SIGTERM when bpf-floor dies (PR_SET_PDEATHSIG) and
+ * IL_RUN_PARENT=bpf-floor's pid, which an inputlat run stops by.
+ */
+static void test_bench_json_killed_bpf_floor_stops_its_command(void **state)
+{
+	char bench[PATH_MAX], out[256], err[256], text[4096], path[64], want[64];
+	char *argv[] = {bench, "--", "sleep", "30", NULL};
+	pid_t pid, cmd = 0;
+	ssize_t n;
+	int left = 1, status;
+
+	(void)state;
+	snprintf(bench, sizeof(bench), "%s", il_test_build_path("bench/bpf-floor"));
+	IL_TEST_NEED(access(bench, X_OK) == 0, "%s is not built (no BPF tools)", bench);
+	IL_TEST_NEED_ROOT("bench/bpf-floor's BPF programs");
+	assert_int_equal(il_test_tmpfile_make(out, sizeof(out), "bpf-floor-kill-out"), 0);
+	assert_int_equal(il_test_tmpfile_make(err, sizeof(err), "bpf-floor-kill-err"), 0);
+	pid = il_test_spawn(argv, out, err);
+	assert_true(pid > 0);
+	for (int i = 0; i < 200 && !cmd; i++) {
+		usleep(25000);
+		cmd = il_test_find_child(pid, "sleep");
+		/* Gone before its command: it could not load or attach here. */
+		if (!cmd && waitpid(pid, &status, WNOHANG) == pid) {
+			il_test_read_file(err, text, sizeof(text));
+			IL_TEST_SKIP("bench/bpf-floor ran no command here (status %#x): %s", status,
+				     text);
+		}
+	}
+	if (!cmd) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		fail_msg("bpf-floor started no command in 5 s");
+	}
+	/* The command's own environment names bpf-floor. */
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)cmd);
+	snprintf(want, sizeof(want), "IL_RUN_PARENT=%d", (int)pid);
+	n = il_test_read_file(path, text, sizeof(text));
+	bool named = false;
+	for (ssize_t off = 0; off < n; off += (ssize_t)strlen(text + off) + 1)
+		named = named || !strcmp(text + off, want);
+
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	/* Gone, or a zombie, within 2 s. */
+	for (int i = 0; i < 40 && left; i++) {
+		usleep(50000);
+		left = il_test_proc_alive(cmd, "sleep");
+	}
+	if (left)
+		kill(cmd, SIGKILL);
+	print_message("the command %d of the killed bpf-floor: %s\n", cmd,
+		      left ? "still there after 2 s (killed now)" : "stopped");
+	assert_false(left);
+	if (!named)
+		fail_msg("the command's environment has no %s", want);
+}
+
+/*
  * Every benchmark's stdout must arrive: 'hop-floor --samples 100 --prim
  * eventfd > /dev/full' exited 0 with its table lost. Each one, on a
  * quick command that prints to stdout, says so in one line and exits 1.
@@ -174,6 +235,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bench_json_rss_events_records_itself),
 	    cmocka_unit_test(test_bench_json_killed_bench_stops_its_run),
+	    cmocka_unit_test(test_bench_json_killed_bpf_floor_stops_its_command),
 	    cmocka_unit_test(test_bench_json_stdout_full),
 	};
 	if (il_test_filters("test_bench_json", tests, sizeof(tests) / sizeof(tests[0])) < 0)
