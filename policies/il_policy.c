@@ -713,13 +713,46 @@ static void check_knobs(struct parse_ctx *c)
 	k->fs_period_ns = c->fs_period_us * 1000u;
 }
 
-/* Sections in file order, so the reported error is the first in the file. */
+static bool section_empty(const struct parse_ctx *c, int sec)
+{
+	for (int k = 0; k < MAX_KEYS; k++)
+		if (c->key_line[sec][k])
+			return false;
+	return true;
+}
+
+/*
+ * Sections in file order, so the reported error is the first in the file.
+ * A file without a section (empty, or only comments) and a section without
+ * a key are refused: each passed for the untuned cfs policy, the empty one
+ * under its file's name, and an empty [viz:io] silently took its thread
+ * off its role's settings.
+ */
 static void check_all(struct parse_ctx *c)
 {
+	bool any = false;
+
+	for (int sec = 0; sec < SEC_COUNT; sec++)
+		any = any || c->section_line[sec];
+	if (!any) {
+		c->err = -EINVAL;
+		snprintf(c->errbuf, c->errlen,
+			 "%s: no policy in it: empty, or only comments and blank lines (want a "
+			 "[policy] name, or a role's settings)",
+			 c->file);
+		return;
+	}
 	for (int line = 1; line <= c->line && !c->err; line++)
-		for (int r = 0; r < N_ATTRS; r++)
-			if (c->section_line[r] == line)
-				check_role(c, r);
+		for (int sec = 0; sec < SEC_COUNT; sec++) {
+			if (c->section_line[sec] != line)
+				continue;
+			if (section_empty(c, sec))
+				fail(c, line,
+				     "empty section [%s] (give it settings, or leave it out)",
+				     section_name(sec));
+			else if (is_attr_section(sec))
+				check_role(c, sec);
+		}
 	if (!c->err)
 		check_knobs(c);
 }

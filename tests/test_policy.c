@@ -161,6 +161,10 @@ struct broken {
 	"policy name: one word of printable ASCII without '/', at most 64 characters (it names "   \
 	"the run in the summary line, the report and the sweep's files)"
 
+#define NO_POLICY                                                                                  \
+	"no policy in it: empty, or only comments and blank lines (want a [policy] name, or a "    \
+	"role's settings)"
+
 static const struct broken broken_files[] = {
     {"# unknown role\n[ui]\nclass = other\n\n[render]\nclass = fifo\n",
      "5: unknown section [render] (want a role: evdev, ui, io, compositor, main, "
@@ -277,6 +281,17 @@ static const struct broken broken_files[] = {
      "the period)"},
     {"[knobs]\nfair_server_runtime_us = 50000\n", "1: [knobs]: fair_server_runtime_us "
 						  "and fair_server_period_us go together"},
+    /* No policy at all passed for the untuned cfs one, under the file's
+     * name; an empty section was a role (or a thread) run on defaults. */
+    {"", " " NO_POLICY},
+    {"# only a comment\n; and another\n", " " NO_POLICY},
+    {" \n\t\n\n", " " NO_POLICY},
+    {"\xEF\xBB\xBF\r\n", " " NO_POLICY},
+    {"[policy]\n", "1: empty section [policy] (give it settings, or leave it out)"},
+    {"[knobs]\n# none yet\n[ui]\nnice = 1\n", "1: empty section [knobs] (give it settings, "
+					      "or leave it out)"},
+    {"[io]\nclass = fifo\npriority = 50\n[viz:io]\n\n",
+     "4: empty section [viz:io] (give it settings, or leave it out)"},
     {"[knobs]\nrt_runtime = 5\n",
      "2: unknown key 'rt_runtime' in [knobs] (want "
      "sched_rt_runtime_us, sched_rt_period_us, fair_server_runtime_us, "
