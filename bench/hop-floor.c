@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 	uint64_t samples = 5000, gap = 200;
 	struct rlimit rl = {.rlim_cur = 2000000, .rlim_max = 3000000};
 	int cpus[2], ncpu = il_bench_cpus(cpus, 2);
-	int c, only = -1, dma_fd;
+	int c, only = -1, dma_fd, help = 0;
 	char dma_why[200] = "";
 	int32_t dma_us;
 
@@ -59,10 +59,16 @@ int main(int argc, char **argv)
 				continue;
 		}
 		if (c == 'h') {
-			usage(stdout);
-			return 0;
+			help = 1;
+			continue;
 		}
 		return il_bench_opt_error("hop-floor", c, argv, opts);
+	}
+	if (il_bench_no_operands("hop-floor", argc, argv))
+		return 2;
+	if (help) {
+		usage(stdout);
+		return 0;
 	}
 	/* Every FIFO thread here blocks once per message; the limit is a backstop. */
 	setrlimit(RLIMIT_RTTIME, &rl);

@@ -77,6 +77,14 @@ int il_bench_opt_error(const char *prog, int c, char **argv, const struct option
 	return 2;
 }
 
+int il_bench_no_operands(const char *prog, int argc, char **argv)
+{
+	if (optind >= argc)
+		return 0;
+	fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", prog, argv[optind]);
+	return 2;
+}
+
 /* --- cleanup on a signal ---------------------------------------------- */
 
 #define TMP_FILES 8

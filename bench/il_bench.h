@@ -64,6 +64,15 @@ struct option;
 int il_bench_opt_error(const char *prog, int c, char **argv, const struct option *longopts);
 
 /*
+ * After getopt_long: these benchmarks take options only, so an operand
+ * left in argv (from optind) is a mistake, said rather than ignored, and
+ * before --help or --version act ('--version x' printed the version).
+ * Returns 0, or says "prog: unexpected argument 'x' (see --help)" and
+ * returns 2.
+ */
+int il_bench_no_operands(const char *prog, int argc, char **argv);
+
+/*
  * What went to stdout must have arrived (a full disk, a closed pipe): at
  * exit, however the program ends (return from main or exit()), a failed
  * stdout is one line, "prog: writing stdout: ...", and exit status 1, as

@@ -249,9 +249,15 @@ int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "render-sim/js/miner.js";
 	long ticks = argc > 2 ? strtol(argv[2], NULL, 10) : 20000;
-	char *src = slurp(path);
+	char *src;
 
 	il_bench_stdout_checked("js-engines");
+	if (argc > 3) {
+		fprintf(stderr, "js-engines: unexpected argument '%s' (want [SCRIPT] [TICKS])\n",
+			argv[3]);
+		return 2;
+	}
+	src = slurp(path);
 	if (!src) {
 		fprintf(stderr, "js-engines: cannot read %s\n", path);
 		return 2;

@@ -920,7 +920,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	static const char *const lock_names[] = {"pthread", "adaptive-np", "tas", "il-none",
 						 "il-bpf"};
 	uint64_t v;
-	int c, m;
+	int c, m, help = 0, version = 0;
 
 	static const char *const families[] = {"today", "owner-off"};
 
@@ -996,11 +996,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 					       "a list of none,cfs,fifo");
 			break;
 		case 'h':
-			usage(stdout);
-			exit(0);
+			help = 1;
+			break;
 		case 'V':
-			printf("lock-bench %s\n", IL_VERSION);
-			exit(0);
+			version = 1;
+			break;
 		case ':':
 			fprintf(stderr, "lock-bench: %s needs a value; see --help\n",
 				argv[optind - 1]);
@@ -1011,9 +1011,18 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			exit(2);
 		}
 	}
+	/* Before --help and --version act: '--version x' printed the version. */
 	if (optind < argc) {
 		fprintf(stderr, "lock-bench: unexpected argument '%s'; see --help\n", argv[optind]);
 		exit(2);
+	}
+	if (help) {
+		usage(stdout);
+		exit(0);
+	}
+	if (version) {
+		printf("lock-bench %s\n", IL_VERSION);
+		exit(0);
 	}
 	if (il_bench_out_check("lock-bench", o->json) < 0)
 		exit(2);

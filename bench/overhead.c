@@ -387,7 +387,7 @@ int main(int argc, char **argv)
 	struct rlimit rl = {.rlim_cur = 2000000, .rlim_max = 3000000};
 	char inputlat[4200], tmpdir[] = "/tmp/il-overhead.XXXXXX", tmpjson[4200];
 	struct timespec start_wall;
-	int cpus[2] = {0, 0}, ncpu = il_bench_cpus(cpus, 2), c, rc = 0;
+	int cpus[2] = {0, 0}, ncpu = il_bench_cpus(cpus, 2), c, rc = 0, help = 0;
 	double interval_ms = 2;
 	char dma_why[200] = "";
 	int32_t dma_us = -1;
@@ -421,13 +421,19 @@ int main(int argc, char **argv)
 			bad = il_parse_u64(optarg, 10, 1000000, &samples) < 0;
 			break;
 		case 'h':
-			usage(stdout);
-			return 0;
+			help = 1;
+			break;
 		default:
 			bad = 1;
 		}
 		if (bad || c == ':' || c == '?')
 			return il_bench_opt_error("overhead", c, argv, opts);
+	}
+	if (il_bench_no_operands("overhead", argc, argv))
+		return 2;
+	if (help) {
+		usage(stdout);
+		return 0;
 	}
 	if (il_bench_out_check("overhead", json_path) < 0)
 		return 2;

@@ -206,7 +206,7 @@ int main(int argc, char **argv)
 	struct row rows[MAX_COUNTS] = {0};
 	double bytes_per_event = 0, interval_ms = 0.3;
 	struct timespec start_wall;
-	int n = 0, c, rc = 0;
+	int n = 0, c, rc = 0, help = 0;
 	cJSON *root, *arr;
 	char *cmdline;
 
@@ -231,13 +231,19 @@ int main(int argc, char **argv)
 			json_path = optarg;
 			break;
 		case 'h':
-			usage(stdout);
-			return 0;
+			help = 1;
+			break;
 		default:
 			bad = 1;
 		}
 		if (bad || c == ':' || c == '?')
 			return il_bench_opt_error("rss-events", c, argv, opts);
+	}
+	if (il_bench_no_operands("rss-events", argc, argv))
+		return 2;
+	if (help) {
+		usage(stdout);
+		return 0;
 	}
 	if (il_bench_out_check("rss-events", json_path) < 0)
 		return 2;

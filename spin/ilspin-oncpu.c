@@ -68,14 +68,14 @@ int main(int argc, char **argv)
 	    {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
 	};
 	const char *dir = IL_ONCPU_PIN_DIR;
-	int c, stop = 0, stat = 0, r;
+	int c, stop = 0, stat = 0, help = 0, version = 0, r;
 
 	opterr = 0; /* one line of ours, not getopt's and then the usage */
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			usage(stdout);
-			return 0;
+			help = 1;
+			break;
 		case 'd':
 			dir = optarg;
 			break;
@@ -86,8 +86,8 @@ int main(int argc, char **argv)
 			stop = 1;
 			break;
 		case 'V':
-			printf("ilspin-oncpu %s\n", IL_VERSION);
-			return 0;
+			version = 1;
+			break;
 		case ':':
 			fprintf(stderr, "ilspin-oncpu: %s needs a value (see --help)\n",
 				argv[optind - 1]);
@@ -99,11 +99,25 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* Before --help and --version act: '--version x' printed the version. */
+	if (optind < argc) {
+		fprintf(stderr, "ilspin-oncpu: unexpected argument '%s' (see --help)\n",
+			argv[optind]);
+		return 2;
+	}
+	if (help) {
+		usage(stdout);
+		return 0;
+	}
+	if (version) {
+		printf("ilspin-oncpu %s\n", IL_VERSION);
+		return 0;
+	}
 	if (!dir[0]) {
 		fprintf(stderr, "ilspin-oncpu: --pin-dir: an empty directory name\n");
 		return 2;
 	}
-	if (optind < argc || (stop && stat)) {
+	if (stop && stat) {
 		fprintf(
 		    stderr,
 		    "ilspin-oncpu: unexpected arguments; use at most one of --status, --stop\n");

@@ -818,6 +818,16 @@ static void test_bad_input_bench_options(void **state)
 	     "or "
 	     "directory"},
 	    {"hop-floor", {"--samples", "1"}, "hop-floor: --samples: bad value '1' (see --help)"},
+	    /* Operands: ignored ('hop-floor x' measured, 'lock-bench --version
+	     * x' printed the version), --help and --version included. */
+	    {"hop-floor", {"x"}, "hop-floor: unexpected argument 'x' (see --help)"},
+	    {"hop-floor", {"--help", "x"}, "hop-floor: unexpected argument 'x' (see --help)"},
+	    {"overhead", {"--rounds", "3", "x"}, "overhead: unexpected argument 'x' (see --help)"},
+	    {"overhead", {"x", "--help"}, "overhead: unexpected argument 'x' (see --help)"},
+	    {"rss-events", {"x"}, "rss-events: unexpected argument 'x' (see --help)"},
+	    {"rss-events", {"--help", "x"}, "rss-events: unexpected argument 'x' (see --help)"},
+	    {"lock-bench", {"--version", "x"}, "lock-bench: unexpected argument 'x'; see --help"},
+	    {"lock-bench", {"x", "--help"}, "lock-bench: unexpected argument 'x'; see --help"},
 	};
 	struct il_test_result *res = malloc(sizeof(*res));
 	int failed = 0;
@@ -917,6 +927,7 @@ static void test_bad_input_chain_by_hand(void **state)
 	{
 		char *argv[] = {path, "--frob", NULL};
 		char *pin[] = {path, "--pin-dir", (char *)il_test_suite.tmpdir, NULL};
+		char *version[] = {path, "--version", "x", NULL};
 
 		snprintf(path, sizeof(path), "%s", il_test_build_path("ilspin-oncpu"));
 		if (access(path, X_OK) != 0)
@@ -932,6 +943,14 @@ static void test_bad_input_chain_by_hand(void **state)
 			   !strstr(res->err, "is not on a BPF filesystem")) {
 			print_error("ilspin-oncpu --pin-dir %s: exit %d, stderr: %s",
 				    il_test_suite.tmpdir, res->exit_code, res->err);
+			failed++;
+		} else if (il_test_run(version, CASE_TIMEOUT_MS, res) != 0 || res->exit_code != 2 ||
+			   res->out[0] ||
+			   strcmp(res->err,
+				  "ilspin-oncpu: unexpected argument 'x' (see --help)\n")) {
+			/* It printed the version and ignored the x. */
+			print_error("ilspin-oncpu --version x: exit %d, stdout: %s stderr: %s",
+				    res->exit_code, res->out, res->err);
 			failed++;
 		}
 	}
