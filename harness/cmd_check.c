@@ -709,19 +709,12 @@ static int print_json(const struct checks *cs, const struct il_fair_server *fs, 
 
 int il_cmd_check(int argc, char **argv)
 {
-	bool json = false;
+	bool json = false, help = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
 			json = true;
 		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf(
-			    "Usage: inputlat check [--json]\n"
-			    "  --json   print the checks as a JSON object instead of lines\n"
-			    "Restores system knobs left by a dead run, then prints one line per\n"
-			    "capability: \"name: yes|no (why)\", then one per built-in policy: can "
-			    "it\n"
-			    "run here. Always exits 0.\n");
-			return 0;
+			help = true; /* after the rest: 'check --help x' printed it */
 		} else {
 			fprintf(stderr,
 				"inputlat check: unknown option '%s' (want --json or "
@@ -729,6 +722,15 @@ int il_cmd_check(int argc, char **argv)
 				argv[i]);
 			return 2;
 		}
+	}
+	if (help) {
+		printf("Usage: inputlat check [--json]\n"
+		       "  --json   print the checks as a JSON object instead of lines\n"
+		       "Restores system knobs left by a dead run, then prints one line per\n"
+		       "capability: \"name: yes|no (why)\", then one per built-in policy: can "
+		       "it\n"
+		       "run here. Always exits 0.\n");
+		return 0;
 	}
 	struct checks *cs = calloc(1, sizeof(*cs));
 	struct il_fair_server fs;

@@ -914,6 +914,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	};
 	uint64_t v;
 	char what[300];
+	bool help = false;
 	int c;
 
 	optind = 0; /* glibc: rescan from argv[1] whatever main parsed before. */
@@ -932,8 +933,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			}
 			break;
 		case 'h':
-			usage(stdout);
-			return 0;
+			help = true;
+			break;
 		case 'j':
 			o->json_path = optarg;
 			break;
@@ -1006,6 +1007,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			usage_line(what);
 			return 2;
 		}
+	}
+	/* Alone: 'compare --help A B' printed the help and compared nothing. */
+	if (help && optind < argc) {
+		snprintf(what, sizeof(what), "unexpected argument '%s' with --help", argv[optind]);
+		usage_line(what);
+		return 2;
+	}
+	if (help) {
+		usage(stdout);
+		return 0;
 	}
 	return -1;
 }

@@ -4,6 +4,7 @@
  * With two reports: which component grew from the first to the second.
  */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,6 +48,7 @@ int il_cmd_explain(int argc, char **argv)
 	struct il_explain_opts o = {0};
 	cJSON *a = NULL, *b = NULL;
 	char err[1024];
+	bool help = false;
 	uint64_t v;
 	int c, rc = 2;
 
@@ -57,8 +59,8 @@ int il_cmd_explain(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			usage(stdout);
-			return 0;
+			help = true;
+			break;
 		case OPT_EVENT:
 			if (il_parse_u64(optarg, 1, UINT64_MAX, &o.event) < 0) {
 				fprintf(stderr,
@@ -100,6 +102,18 @@ int il_cmd_explain(int argc, char **argv)
 				il_parse_option_error(argv, opts, opt, sizeof(opt)));
 			return 2;
 		}
+	}
+	/* Alone: 'explain --help RUN.json' printed the help and explained nothing. */
+	if (help && optind < argc) {
+		fprintf(
+		    stderr,
+		    "explain: unexpected argument '%s' with --help (see inputlat explain --help)\n",
+		    argv[optind]);
+		return 2;
+	}
+	if (help) {
+		usage(stdout);
+		return 0;
 	}
 	if (argc - optind < 1 || argc - optind > 2) {
 		fprintf(stderr,

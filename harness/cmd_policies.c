@@ -1,6 +1,7 @@
 /* inputlat policies: list the built-in policies or show one resolved. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -136,9 +137,14 @@ static int show(const char *what, const char *builtin_dir)
 int il_cmd_policies(int argc, char **argv)
 {
 	char builtin_dir[4096];
+	bool help = argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
+
+	/* The first argument that does not belong: after --help, show NAME, or the first. */
+	int extra = help ? 2 : argc > 3 && strcmp(argv[1], "show") == 0 ? 3 : 1;
 
 	il_paths_policies(builtin_dir, sizeof(builtin_dir));
-	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+	/* Only alone: 'policies --help x' printed the help. */
+	if (help && argc == 2) {
 		usage(stdout);
 		return 0;
 	}
@@ -153,6 +159,6 @@ int il_cmd_policies(int argc, char **argv)
 		fprintf(stderr,
 			"inputlat policies: unexpected '%s' (want: inputlat policies "
 			"[show NAME|PATH])\n",
-			argv[argc > 2 && strcmp(argv[1], "show") == 0 ? 3 : 1]);
+			argv[extra]);
 	return 2;
 }

@@ -1344,6 +1344,7 @@ static int parse_args(int argc, char **argv, struct repro *r, const char **json_
 	    {"lock", required_argument, NULL, 'l'},   {"quick", no_argument, NULL, 'q'},
 	    {"rounds", required_argument, NULL, 'r'}, {NULL, 0, NULL, 0},
 	};
+	bool help = false;
 	uint64_t v;
 	int c;
 
@@ -1354,8 +1355,8 @@ static int parse_args(int argc, char **argv, struct repro *r, const char **json_
 	while ((c = getopt_long(argc, argv, ":hj:l:qr:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			usage(stdout);
-			return 0;
+			help = true;
+			break;
 		case 'j':
 			*json_path = optarg;
 			break;
@@ -1388,6 +1389,11 @@ static int parse_args(int argc, char **argv, struct repro *r, const char **json_
 		fprintf(stderr, "inputlat reproduce: unexpected argument '%s' (see --help)\n",
 			argv[optind]);
 		return 2;
+	}
+	/* After the check above: 'reproduce --help x' printed the help. */
+	if (help) {
+		usage(stdout);
+		return 0;
 	}
 	return -1;
 }

@@ -1,5 +1,6 @@
 /* inputlat restore: put back the system knobs a run saved, by hand. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,7 +10,10 @@
 int il_cmd_restore(int argc, char **argv)
 {
 	const char *dir = il_knobs_state_dir();
-	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+	bool help = argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
+
+	/* Only alone: 'restore --help x' printed the help. */
+	if (help && argc == 2) {
 		printf("Usage: inputlat restore\n"
 		       "Writes back the system knobs (sched_rt_runtime_us, fair server, ...)\n"
 		       "saved by a run that did not finish (in the state file the machine's\n"
@@ -23,7 +27,7 @@ int il_cmd_restore(int argc, char **argv)
 		fprintf(stderr,
 			"inputlat restore: unexpected '%s' (restore takes no "
 			"arguments)\n",
-			argv[1]);
+			argv[help ? 2 : 1]);
 		return 2;
 	}
 	struct il_knob_report rep;

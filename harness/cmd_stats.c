@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,7 @@ static int cmd_fdr(int argc, char **argv)
 	const char *json_path = NULL;
 	char what[300];
 	size_t m, rejected;
+	bool help = false;
 	int c, rc;
 
 	optind = 0; /* glibc: rescan from argv[1] whatever main parsed before. */
@@ -101,8 +103,8 @@ static int cmd_fdr(int argc, char **argv)
 			}
 			break;
 		case 'h':
-			usage(stdout);
-			return 0;
+			help = true;
+			break;
 		case 'j':
 			json_path = optarg;
 			break;
@@ -124,6 +126,16 @@ static int cmd_fdr(int argc, char **argv)
 				 il_parse_option_error(argv, longopts, opt, sizeof(opt)));
 			return usage_line(what);
 		}
+	}
+	/* Alone: 'fdr --help 0.01' printed the help and judged nothing. */
+	if (help && optind < argc) {
+		snprintf(what, sizeof(what), "fdr: unexpected argument '%.40s' with --help",
+			 argv[optind]);
+		return usage_line(what);
+	}
+	if (help) {
+		usage(stdout);
+		return 0;
 	}
 	m = (size_t)(argc - optind);
 	if (m == 0)
@@ -177,8 +189,15 @@ int il_cmd_stats(int argc, char **argv)
 	if (argc < 2)
 		return usage_line("no verb given (the one verb is fdr)");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		usage(stdout);
-		return 0;
+		char what[300];
+
+		if (argc == 2) {
+			usage(stdout);
+			return 0;
+		}
+		snprintf(what, sizeof(what), "unexpected argument '%.40s' after %s", argv[2],
+			 argv[1]);
+		return usage_line(what);
 	}
 	if (strcmp(argv[1], "fdr") == 0)
 		return cmd_fdr(argc - 1, argv + 1);

@@ -283,6 +283,7 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 	    {NULL, 0, NULL, 0},
 	};
 	char err[512];
+	bool help = false;
 	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -524,8 +525,8 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 				    optarg);
 			break;
 		case OPT_HELP:
-			print_help();
-			return 1;
+			help = true;
+			break;
 		case ':':
 			rc = usage_error("%s needs a value", argv[optind - 1]);
 			break;
@@ -535,8 +536,13 @@ int il_run_opts_parse(int argc, char **argv, struct il_run_opts *o)
 			break;
 		}
 	}
+	/* Before --help acts: 'run --help x' printed the help. */
 	if (rc == 0 && optind < argc)
 		rc = usage_error("unexpected argument '%s'", argv[optind]);
+	if (rc == 0 && help) {
+		print_help();
+		return 1;
+	}
 	if (rc == 0 && o->events == 0 && o->duration_ms == 0)
 		rc = usage_error("--events 0 needs --duration-ms");
 	if (rc == 0 && o->hog_script && !il_hog_mode_is_js(o->hog_mode))

@@ -317,6 +317,10 @@ struct il_child *il_child_init(int argc, char **argv, enum il_proc_id proc,
 		if (strncmp(a, "--", 2) != 0)
 			die_usage(process, "unexpected argument '%s'", a);
 		if (strcmp(a, "--help") == 0 || strcmp(a, "--version") == 0) {
+			/* Said, not ignored, as inputlat's own --help does. */
+			if (i + 1 < argc)
+				die_usage(process, "unexpected argument '%s' after %s", argv[i + 1],
+					  a);
 			printf("%s: one process of inputlat's chain, started by `inputlat run` "
 			       "(see inputlat run --help)\n",
 			       process);

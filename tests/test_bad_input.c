@@ -257,6 +257,62 @@ static const struct bad_case cases[] = {
      NULL,
      2,
      "inputlat restore: unexpected 'extra' (restore takes no arguments)"},
+    /* An operand beside --help was ignored: the help, exit 0. */
+    {"run --help extra",
+     {"run", "--help", "extra"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat run: unexpected argument 'extra'"},
+    {"policies --help extra",
+     {"policies", "--help", "extra"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat policies: unexpected 'extra' (want: inputlat policies [show NAME|PATH])"},
+    {"check --help extra",
+     {"check", "--help", "extra"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat check: unknown option 'extra' (want --json or --help)"},
+    {"restore --help extra",
+     {"restore", "--help", "extra"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat restore: unexpected 'extra' (restore takes no arguments)"},
+    {"compare --help A B",
+     {"compare", "--help", "@D/no-latency.json", "@D/no-latency.json"},
+     PREP_NONE,
+     NULL,
+     2,
+     "compare: unexpected argument '@D/no-latency.json' with --help; usage: inputlat compare"},
+    {"explain --help RUN",
+     {"explain", "--help", "@D/no-latency.json"},
+     PREP_NONE,
+     NULL,
+     2,
+     "explain: unexpected argument '@D/no-latency.json' with --help (see inputlat explain "
+     "--help)"},
+    {"stats --help extra",
+     {"stats", "--help", "extra"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat stats: unexpected argument 'extra' after --help"},
+    {"stats fdr --help 0.5",
+     {"stats", "fdr", "--help", "0.5"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat stats: fdr: unexpected argument '0.5' with --help"},
+    {"reproduce --help extra",
+     {"reproduce", "--help", "extra"},
+     PREP_NONE,
+     NULL,
+     2,
+     "inputlat reproduce: unexpected argument 'extra' (see --help)"},
     /* --- run: the JS hog's script ------------------------------------- */
     {"hog script syntax error",
      {"run", "--hog", "1", "--hog-script", "@D/syntax-error.js"},
@@ -918,6 +974,21 @@ static void test_bad_input_chain_by_hand(void **state)
 				print_error("%s %s: exit %d, stdout: %s stderr: %s", progs[i],
 					    args[a][0] ? args[a][0] : "(none)", res->exit_code,
 					    res->out, res->err);
+				failed++;
+			}
+		}
+		/* An operand after --help was ignored: the help, exit 0. */
+		{
+			char *argv[] = {path, "--help", "x", NULL};
+
+			snprintf(line, sizeof(line), "%s: unexpected argument 'x' after --help\n",
+				 progs[i]);
+			assert_int_equal(
+			    il_test_run_with(argv, CASE_TIMEOUT_MS, fd3_regular_file, file, res),
+			    0);
+			if (res->exit_code != 2 || strcmp(res->err, line) || res->out[0]) {
+				print_error("%s --help x: exit %d, stdout: %s stderr: %s", progs[i],
+					    res->exit_code, res->out, res->err);
 				failed++;
 			}
 		}
