@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "il_bench.h"
+#include "il_parse.h"
 
 #define CAP_BYTES (16u << 20)
 
@@ -248,7 +249,7 @@ static void bench_duktape(const char *src, long ticks)
 int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "render-sim/js/miner.js";
-	long ticks = argc > 2 ? strtol(argv[2], NULL, 10) : 20000;
+	uint64_t ticks = 20000;
 	char *src;
 
 	il_bench_stdout_checked("js-engines");
@@ -257,14 +258,20 @@ int main(int argc, char **argv)
 			argv[3]);
 		return 2;
 	}
+	/* Per-tick figures divide by it: 0, a sign or a word would print inf or garbage. */
+	if (argc > 2 && il_parse_u64(argv[2], 1, 100000000, &ticks) < 0) {
+		fprintf(stderr, "js-engines: TICKS '%.40s': want a whole number 1..100000000\n",
+			argv[2]);
+		return 2;
+	}
 	src = slurp(path);
 	if (!src) {
 		fprintf(stderr, "js-engines: cannot read %s\n", path);
 		return 2;
 	}
 	for (int round = 0; round < 3; round++) {
-		bench_mujs(src, ticks);
-		bench_duktape(src, ticks);
+		bench_mujs(src, (long)ticks);
+		bench_duktape(src, (long)ticks);
 	}
 	free(src);
 	return 0;

@@ -913,6 +913,47 @@ static void test_bad_input_bench_options(void **state)
 	assert_int_equal(failed, 0);
 }
 
+/*
+ * js-engines' TICKS: per-tick figures divide by it, and an unchecked
+ * strtol ran 'abc' and '0' as 0 ticks (inf per tick) and '-5' as none.
+ * Built where libmujs and duktape are (install-deps installs both).
+ */
+static void test_bad_input_js_engines_ticks(void **state)
+{
+	static const char *const bad[] = {"abc", "0", "-5", "1e3", "99999999999"};
+	struct il_test_result *res;
+	char path[PATH_MAX], script[PATH_MAX];
+	int failed = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s", il_test_build_path("bench/js-engines"));
+	if (access(path, X_OK) != 0) {
+		print_message("skipped: %s not built (it needs libmujs-dev and duktape-dev)\n",
+			      path);
+		skip();
+	}
+	/* A script that exists, so TICKS is what is refused. */
+	snprintf(script, sizeof(script), "%s/render-sim/js/miner.js",
+		 getenv("IL_SOURCE_DIR") ? getenv("IL_SOURCE_DIR") : ".");
+	res = malloc(sizeof(*res));
+	assert_non_null(res);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = {path, script, (char *)bad[i], NULL};
+		char line[96];
+
+		snprintf(line, sizeof(line), "js-engines: TICKS '%s': want a whole number", bad[i]);
+		assert_int_equal(il_test_run(argv, CASE_TIMEOUT_MS, res), 0);
+		if (res->exit_code != 2 || strncmp(res->err, line, strlen(line)) ||
+		    !il_test_one_line(res->err)) {
+			print_error("js-engines %s: exit %d, stderr: %s", bad[i], res->exit_code,
+				    res->err);
+			failed++;
+		}
+	}
+	free(res);
+	assert_int_equal(failed, 0);
+}
+
 /* In the child: fd 3 (the control channel's number) is a regular file. */
 static void fd3_regular_file(void *ctx)
 {
@@ -1120,6 +1161,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_input_output_modes),
 	    cmocka_unit_test(test_bad_input_bench_options),
 	    cmocka_unit_test(test_bad_input_chain_by_hand),
+	    cmocka_unit_test(test_bad_input_js_engines_ticks),
 	};
 
 	if (il_test_filters("test_bad_input", tests, sizeof(tests) / sizeof(tests[0])) < 0)
