@@ -21,6 +21,7 @@
 #include "il_ctl.h"
 #include "il_ctxsw.h"
 #include "il_hist.h"
+#include "il_memlock.h"
 #include "il_run_stats.h"
 #include "il_run.h"
 #include "il_sched.h"
@@ -273,8 +274,10 @@ void il_orch_fail(struct il_run *r, const char *fmt, ...)
 	inject_stop(r);
 	/* Its stop starts here: the report's teardown_ms times it from now
 	 * (it said null for every failed run). */
-	if (!r->stop_ns)
+	if (!r->stop_ns) {
 		r->stop_ns = il_now_ns();
+		r->locked_kib = (int64_t)il_memlock_locked_kib();
+	}
 	enter_stopping(r, il_now_ns());
 }
 
@@ -311,6 +314,7 @@ static void run_stop(struct il_run *r)
 		return;
 	inject_stop(r);
 	r->stop_ns = il_now_ns();
+	r->locked_kib = (int64_t)il_memlock_locked_kib();
 	/* First, since it needs no process to be woken: the load and hog
 	 * threads end as they next look (wire/il_halt.h). */
 	il_halt_set(&r->halt, r->stop_ns);

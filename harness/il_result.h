@@ -119,6 +119,7 @@ struct il_result {
 	/* Hygiene: "" when the orchestrator's memory is locked, else why not;
 	 * /dev/cpu_dma_latency held at 0 for the run, else why not. */
 	const char *memlock_why;
+	int64_t locked_kib;	/* VmLck at the stop; -1 when the run never stopped in order */
 	const char *rttime_why; /* "" when il_run set RLIMIT_RTTIME, else why not */
 	bool dma_held;
 	int64_t dma_value_us; /* read back from the kernel once held; -1 when not read */

@@ -324,6 +324,7 @@ static void result_of(const struct il_run *r, struct il_result *res)
 	res->warmup_completed = il_event_window_warmup_completed(r->events);
 	res->warmup_timed_out = il_event_window_warmup_timed_out(r->events);
 	res->memlock_why = r->memlock_why;
+	res->locked_kib = r->locked_kib;
 	res->rttime_why = r->rttime_why;
 	res->loop_ask = &r->loop_ask;
 	il_watchdog_ask(&res->watchdog_ask);
@@ -599,6 +600,7 @@ int il_cmd_run(int argc, char **argv)
 	r.rng = r.seed = o.seed ? o.seed : il_now_ns();
 	clock_gettime(CLOCK_REALTIME, &r.start_wall);
 	r.start_ns = il_now_ns();
+	r.locked_kib = -1; /* read at the stop */
 	/* Hygiene before anything is measured: memory locked, this thread's
 	 * stack present, deep idle states off. The children do their own. */
 	if (il_memlock_all(r.memlock_why, sizeof(r.memlock_why)) == 0)

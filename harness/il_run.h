@@ -146,6 +146,9 @@ struct il_run {
 	char dma_why[192];	      /* why it is not held, or its value unread */
 	int64_t dma_value_us;	      /* the kernel's limit read back once held, -1 unread */
 	struct il_sched_ask loop_ask; /* this loop: FIFO 98 under RT, else OTHER */
+	/* VmLck at the stop, as each child reads its own then (not after the
+	 * teardown, when the report is built); -1 before the stop. */
+	int64_t locked_kib;
 
 	/* Written at the stop; the load and hog threads read it (wire/il_halt.h). */
 	struct il_halt halt;

@@ -898,6 +898,10 @@ static void real_run(double scale, const char *model, struct real_run *out)
 		if (!cJSON_IsBool(il_json_get(root, key)))
 			fail_msg("report lacks %s (that child's stats did not arrive)", key);
 	}
+	/* inputlat's own VmLck, read at the stop as the children's are (read
+	 * after the teardown it was another figure): locked, it is some. */
+	if (cJSON_IsTrue(il_json_get(root, "hygiene.memlock.inputlat.locked")))
+		assert_true(il_json_num(root, "hygiene.memlock.inputlat.locked_vm_kib") > 0);
 	assert_non_null(il_json_get(root, "hygiene.cpu_dma_latency.held"));
 	/* Held: the value is the kernel's, read back, and ours (0) is the lowest
 	 * request there can be. */
