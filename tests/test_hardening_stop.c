@@ -657,9 +657,14 @@ static void attrib_overhead_stopped(int sig)
 	if (!(status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == sig))
 		fail_msg("attrib-overhead: wait status 0x%x after signal %d, want ended by it",
 			 status, sig);
-	if (!il_test_procs_gone(kids, comm, 2, 2000))
+	if (!il_test_procs_gone(kids, comm, 2, 2000)) {
+		/* Ours, by pid: the run stops in order on SIGTERM. */
+		for (int i = 0; i < 2; i++)
+			if (il_test_proc_alive(kids[i], comm[i]))
+				kill(kids[i], SIGTERM);
 		fail_msg("attrib-overhead left bpf-floor (pid %d) or its run (pid %d) going",
 			 (int)kids[0], (int)kids[1]);
+	}
 	d = opendir(tmp);
 	assert_non_null(d);
 	while ((e = readdir(d)))
