@@ -253,6 +253,26 @@ int main(int argc, char **argv)
 	char *src;
 
 	il_bench_stdout_checked("js-engines");
+	/* Options first: '--help' was read as the script's path. */
+	if (argc > 1 && argv[1][0] == '-') {
+		if (strcmp(argv[1], "--help") != 0) {
+			fprintf(stderr, "js-engines: unknown option '%.40s' (see --help)\n",
+				argv[1]);
+			return 2;
+		}
+		if (argc > 2) {
+			fprintf(stderr, "js-engines: unexpected argument '%.40s' (see --help)\n",
+				argv[2]);
+			return 2;
+		}
+		printf("Usage: js-engines [SCRIPT] [TICKS]\n"
+		       "  libmujs against duktape on the JS hog's script (default\n"
+		       "  render-sim/js/miner.js), TICKS tick() calls each (default 20000,\n"
+		       "  1..100000000): load time, heap, time per tick, heap peak, a runaway\n"
+		       "  under a %u MiB cap, a syntax error\n",
+		       CAP_BYTES >> 20);
+		return 0;
+	}
 	if (argc > 3) {
 		fprintf(stderr, "js-engines: unexpected argument '%s' (want [SCRIPT] [TICKS])\n",
 			argv[3]);

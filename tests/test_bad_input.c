@@ -950,6 +950,24 @@ static void test_bad_input_js_engines_ticks(void **state)
 			failed++;
 		}
 	}
+	/* Options: '--help' was taken for the script's path. */
+	{
+		char *help_x[] = {path, "--help", "x", NULL}, *dash[] = {path, "-x", NULL};
+
+		assert_int_equal(il_test_run(help_x, CASE_TIMEOUT_MS, res), 0);
+		if (res->exit_code != 2 || !strstr(res->err, "unexpected argument 'x'") ||
+		    !il_test_one_line(res->err)) {
+			print_error("js-engines --help x: exit %d, stderr: %s", res->exit_code,
+				    res->err);
+			failed++;
+		}
+		assert_int_equal(il_test_run(dash, CASE_TIMEOUT_MS, res), 0);
+		if (res->exit_code != 2 || !strstr(res->err, "unknown option '-x'") ||
+		    !il_test_one_line(res->err)) {
+			print_error("js-engines -x: exit %d, stderr: %s", res->exit_code, res->err);
+			failed++;
+		}
+	}
 	free(res);
 	assert_int_equal(failed, 0);
 }
