@@ -23,6 +23,34 @@ static bool has_ipc_lock(void)
 	       il_procfs_status_field(text, "CapEff", 16, &caps) == 0 && (caps >> 14 & 1);
 }
 
+/*
+ * What a successful mlockall left: 0 when the kernel counts none of our
+ * memory locked (VmLck 0 kB), 1 when it counts some, -1 unreadable. An
+ * interposed mlockall can return 0 without calling the kernel:
+ * AddressSanitizer's is a no-op, and every process of an ASan build said
+ * "locked" with VmLck 0.
+ */
+static int kernel_counts_locked(void)
+{
+	char text[IL_PROCFS_STATUS_MAX];
+	uint64_t kib;
+
+	if (il_procfs_status(0, 0, text, sizeof(text)) ||
+	    il_procfs_status_field(text, "VmLck", 10, &kib))
+		return -1;
+	return kib > 0;
+}
+
+static int locked_or_why(char *why, size_t whylen)
+{
+	if (kernel_counts_locked() != 0)
+		return 0;
+	snprintf(why, whylen,
+		 "mlockall returned 0 but the kernel counts nothing locked (VmLck 0 kB): an "
+		 "interposed no-op mlockall, as AddressSanitizer's");
+	return -ENOTSUP;
+}
+
 int il_memlock_all(char *why, size_t whylen)
 {
 	struct rlimit rl;
@@ -42,9 +70,9 @@ int il_memlock_all(char *why, size_t whylen)
 		return -EPERM;
 	}
 	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) == 0)
-		return 0;
+		return locked_or_why(why, whylen);
 	if (errno == EINVAL && mlockall(MCL_CURRENT | MCL_FUTURE) == 0)
-		return 0;
+		return locked_or_why(why, whylen);
 	err = errno;
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		snprintf(why, whylen, "mlockall: %s (RLIMIT_MEMLOCK %llu KiB, no CAP_IPC_LOCK?)",
