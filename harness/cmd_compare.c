@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "il_comparable.h"
 #include "il_file.h"
 #include "il_round_latency.h"
 #include "il_header.h"
@@ -164,28 +165,6 @@ static bool run_failed(const cJSON *root, const char *path)
 	return true;
 }
 
-/*
- * Whether two reports are of one run: the same seed (given, or taken from
- * the clock in ns), start_time and, where written, milestones_ns.enter (a
- * CLOCK_MONOTONIC time: no two runs share it). A report without a seed or
- * a start time is not judged so.
- */
-static bool same_run(const cJSON *x, const cJSON *y)
-{
-	static const char *const keys[] = {"seed", "start_time", "milestones_ns.enter"};
-
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const cJSON *a = il_json_get(x, keys[i]), *b = il_json_get(y, keys[i]);
-
-		/* enter may be missing from both: a report from before it. */
-		if (i == 2 && !a && !b)
-			continue;
-		if (!a || !b || !cJSON_Compare(a, b, true))
-			return false;
-	}
-	return true;
-}
-
 /* Refuses root, at path, as g's report i again (what: "report" or "run"). */
 static int twice(const struct group *g, size_t i, const char *path, const char *what,
 		 const char *how, cJSON *root)
@@ -253,7 +232,7 @@ static int add_report(struct group *g, const char *path)
 	/* One run's report copied (cp a r1; cp a r2) is one round too: the
 	 * copies have its seed, start time and start (milestones_ns.enter). */
 	for (size_t i = 0; i < g->n; i++)
-		if (same_run(g->reports[i], root))
+		if (il_comparable_same_run(g->reports[i], root))
 			return twice(g, i, path, "run", " (its seed, start_time and start)", root);
 	g->paths[g->n] = strdup(path);
 	g->reports[g->n++] = root;
@@ -264,10 +243,18 @@ static int add_report(struct group *g, const char *path)
 		/* A report is a file anybody may have written: no escape
 		 * sequence of it reaches the terminal. */
 		il_printable_copy(cJSON_IsString(p) ? p->valuestring : "?", pol, sizeof(pol));
+		/* A group is rounds of one policy: a report of another in it
+		 * is not what its place says (its rounds were compared as
+		 * the group's, under the group's policy). */
 		if (g->n == 1)
 			snprintf(g->policy, sizeof(g->policy), "%s", pol);
-		else if (strcmp(g->policy, pol) != 0)
-			snprintf(g->policy, sizeof(g->policy), "mixed");
+		else if (strcmp(g->policy, pol) != 0) {
+			fprintf(stderr,
+				"compare: %s: policy %s, not %s as %s before it in group %s (a "
+				"group's rounds are runs of one policy)\n",
+				path, pol, g->policy, g->paths[0], g->label);
+			return -1;
+		}
 	}
 	{
 		/* A report from before work_model was written ran the loops
@@ -366,6 +353,99 @@ static void group_free(struct group *g)
 		free(g->paths[i]);
 		cJSON_Delete(g->reports[i]);
 	}
+}
+
+/* --- like with like -------------------------------------------------------- */
+/* One warning: a line on stderr, and its text in the JSON's warnings. */
+static void warn(cJSON *warnings, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(cJSON *warnings, const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "compare: warning: %s\n", text);
+	cJSON_AddItemToArray(warnings, cJSON_CreateString(text));
+}
+
+/*
+ * Whether the groups compare like with like (il_comparable). A round in
+ * two groups is refused: a group against itself (or sharing rounds with
+ * another) gives "no clear difference" with an interval, a measurement of
+ * nothing. Runs of other machines or scenarios, and of other work models,
+ * are compared as asked (that may be the question) with one warning each
+ * saying which fields differ. Returns -1 when refused (said).
+ */
+static int judge_groups(const struct group *groups, size_t ngroups, cJSON *warnings)
+{
+	char diff[768];
+
+	for (size_t i = 0; i < ngroups; i++)
+		for (size_t j = i + 1; j < ngroups; j++)
+			for (size_t k = 0; k < groups[j].n; k++)
+				for (size_t l = 0; l < groups[i].n; l++) {
+					bool file = groups[i].ino[l] &&
+						    groups[i].dev[l] == groups[j].dev[k] &&
+						    groups[i].ino[l] == groups[j].ino[k];
+
+					if (!file && !il_comparable_same_run(groups[i].reports[l],
+									     groups[j].reports[k]))
+						continue;
+					fprintf(stderr,
+						"compare: %s: the same %s as %s, in groups %s and "
+						"%s (a run compared with itself says nothing: "
+						"compare different runs)\n",
+						groups[j].paths[k], file ? "report" : "run",
+						groups[i].paths[l], groups[i].label,
+						groups[j].label);
+					return -1;
+				}
+	/* Runs whose handlers' work meant different things (CPU time, a loop
+	 * count at a calibrated speed) differ for that reason alone: said,
+	 * then compared as asked (comparing the models is a use too). */
+	{
+		bool same = strcmp(groups[0].work_model, "mixed") != 0;
+		char text[768];
+		size_t at = 0;
+
+		for (size_t i = 1; i < ngroups; i++)
+			same &= strcmp(groups[i].work_model, groups[0].work_model) == 0;
+		for (size_t i = 0; !same && i < ngroups && at < sizeof(text); i++)
+			at +=
+			    (size_t)snprintf(text + at, sizeof(text) - at, "%s%s %s", i ? ", " : "",
+					     groups[i].label, groups[i].work_model);
+		if (!same)
+			warn(warnings,
+			     "the runs' work models differ (%s): their latencies differ by what a "
+			     "handler's work is, not only by what is compared",
+			     text);
+	}
+	/* A group's rounds are one machine and scenario: else its rounds vary
+	 * by more than chance, and the test's error rate is not its own. */
+	for (size_t g = 0; g < ngroups; g++)
+		for (size_t k = 1; k < groups[g].n; k++)
+			if (il_comparable_diff(groups[g].reports[0], groups[g].reports[k],
+					       IL_COMPARABLE_MACHINE | IL_COMPARABLE_SCENARIO, diff,
+					       sizeof(diff))) {
+				warn(warnings,
+				     "the rounds of %s are not of one machine and scenario: %s "
+				     "against %s: %s",
+				     groups[g].label, groups[g].paths[k], groups[g].paths[0], diff);
+				break;
+			}
+	/* Each later group against the first: what else differs besides the
+	 * policy. */
+	for (size_t g = 1; g < ngroups; g++)
+		if (il_comparable_diff(groups[0].reports[0], groups[g].reports[0],
+				       IL_COMPARABLE_MACHINE | IL_COMPARABLE_SCENARIO, diff,
+				       sizeof(diff)))
+			warn(warnings,
+			     "%s and %s are not runs of one machine and scenario (%s): their "
+			     "figures differ by that too, not only by policy",
+			     groups[0].label, groups[g].label, diff);
+	return 0;
 }
 
 /* --- the statistics ------------------------------------------------------ */
@@ -1029,7 +1109,7 @@ int il_cmd_compare(int argc, char **argv)
 	struct row_result *res = NULL;
 	struct stat jst;
 	size_t ngroups;
-	cJSON *root = NULL, *arr;
+	cJSON *root = NULL, *arr, *warnings = NULL;
 	bool rounds = false;
 	int rc;
 
@@ -1087,22 +1167,10 @@ int il_cmd_compare(int argc, char **argv)
 				}
 	if (rc)
 		goto out;
-	/* Runs whose handlers' work meant different things (CPU time, a loop
-	 * count at a calibrated speed) differ for that reason alone: said,
-	 * then compared as asked (comparing the models is a use too). */
-	{
-		bool same = strcmp(groups[0].work_model, "mixed") != 0;
-
-		for (size_t i = 1; i < ngroups; i++)
-			same &= strcmp(groups[i].work_model, groups[0].work_model) == 0;
-		if (!same) {
-			fprintf(stderr, "compare: warning: the runs' work models differ (");
-			for (size_t i = 0; i < ngroups; i++)
-				fprintf(stderr, "%s%s %s", i ? ", " : "", groups[i].label,
-					groups[i].work_model);
-			fprintf(stderr, "): their latencies differ by what a handler's work is, "
-					"not only by what is compared\n");
-		}
+	warnings = cJSON_CreateArray();
+	if (!warnings || judge_groups(groups, ngroups, warnings) < 0) {
+		rc = warnings ? 2 : 1;
+		goto out;
 	}
 	/* The unit of replication is the round unless every group is one run. */
 	for (size_t i = 0; i < ngroups; i++)
@@ -1172,6 +1240,9 @@ int il_cmd_compare(int argc, char **argv)
 		cJSON_AddNumberToObject(root, "alpha", o.alpha);
 		cJSON_AddItemToObject(root, "seed", il_json_u64(o.seed));
 		cJSON_AddNumberToObject(root, "resamples", (double)o.resamples);
+		/* What the warnings said on stderr: figures of unlike runs. */
+		cJSON_AddItemToObject(root, "warnings", warnings);
+		warnings = NULL;
 		arr = cJSON_AddArrayToObject(root, "groups");
 		for (size_t g = 0; g < ngroups; g++)
 			cJSON_AddItemToArray(arr, group_json(&groups[g]));
@@ -1191,6 +1262,7 @@ int il_cmd_compare(int argc, char **argv)
 	}
 out:
 	cJSON_Delete(root);
+	cJSON_Delete(warnings);
 	for (size_t g = 0; groups && g < ngroups; g++)
 		group_free(&groups[g]);
 	free(groups);

@@ -625,6 +625,26 @@ def hop_means(runs):
     return {k: (names[k], sums[k] / counts[k]) for k in sorted(sums)}
 
 
+def lone_centres(round_files):
+    """The centres `inputlat compare` gives a cell, for a cell with none to
+    be compared with (compare refuses one against itself): per latency and
+    statistic the geometric mean over rounds of each round's figure, as
+    {"proc_p50_us": ..., "pres_mean_us": ...}. A round that lost events
+    (timed out, dropped) would need compare's ranking of them: the figure
+    is then None, never the flattering one of the rounds that did well."""
+    out = {}
+    runs = [load_run(f) for f in round_files]
+    for lat, key in (("processing", "proc"), ("presentation", "pres")):
+        for stat in ("p50", "p90", "p99", "mean"):
+            vals = [get(r, f"latency_us.{lat}.{stat}") for r in runs]
+            lost = any((get(r, "events.sent", 0) or 0) > (get(r, "events.completed", 0) or 0)
+                       for r in runs)
+            ok = runs and not lost and all(_is_number(v) and v > 0 for v in vals)
+            out[f"{key}_{stat}_us"] = (math.exp(sum(math.log(v) for v in vals) / len(vals))
+                                       if ok else None)
+    return out
+
+
 def _group_args(groups):
     """compare's group arguments for groups given as lists of round files,
     and the directory to run it in: each list becomes a comma-separated

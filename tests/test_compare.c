@@ -201,9 +201,14 @@ static int setup(void **state)
 	write_report("a.json", "cfs", 1700, 1.0, 1, NEVENTS);
 	write_report("a12.json", "cfs", 1700, 1.2, 1, NEVENTS);
 	write_report("small.json", "cfs", 1700, 1.0, 2, 100);
+	/* Their figures again, in files of their own: one run each of two
+	 * (compare refuses one report on both sides). */
+	write_report("a-again.json", "cfs", 1700, 1.0, 1, NEVENTS);
+	write_report("small-again.json", "cfs", 1700, 1.0, 2, 100);
 	/* Two cells of five rounds each, B 15% lower, with a round effect. */
 	make_cell("cellA");
 	make_cell("cellB");
+	make_cell("cellC");
 	for (int r = 1; r <= 5; r++) {
 		char name[64];
 		double effect = 1 + 0.03 * ((r * 7) % 5 - 2) / 2.0;
@@ -212,6 +217,9 @@ static int setup(void **state)
 		write_report(name, "cfs", 1700 * effect, 1.0, 100 + (uint64_t)r, 600);
 		snprintf(name, sizeof(name), "cellB/round-%d.json", r);
 		write_report(name, "rt", 1700 * (2 - effect), 0.85, 200 + (uint64_t)r, 600);
+		/* Other runs of A's policy. */
+		snprintf(name, sizeof(name), "cellC/round-%d.json", r);
+		write_report(name, "cfs", 1700 * effect, 1.0, 300 + (uint64_t)r, 600);
 	}
 	write_text("cellA/merged.hist.csv", "upper_bound_us,count\n");
 	write_text("broken.json", "{\"file_version\": 1, ");
@@ -233,7 +241,7 @@ static int teardown(void **state)
 static void test_compare_same_run_twice(void **state)
 {
 	(void)state;
-	assert_int_equal(run_compare("a.json", "a.json"), 0);
+	assert_int_equal(run_compare("a.json", "a-again.json"), 0);
 	assert_string_equal(verdict_of("processing p50 (us)"), ONE_RUN);
 	assert_string_equal(verdict_of("processing p99 (us)"), ONE_RUN);
 	assert_string_equal(verdict_of("processing mean (us)"), ONE_RUN);
@@ -285,7 +293,7 @@ static void test_compare_scaled_run_higher(void **state)
 static void test_compare_short_run_not_enough_for_p99(void **state)
 {
 	(void)state;
-	assert_int_equal(run_compare("small.json", "small.json"), 0);
+	assert_int_equal(run_compare("small.json", "small-again.json"), 0);
 	assert_string_equal(verdict_of("processing p50 (us)"), ONE_RUN);
 	assert_non_null(strstr(out_text, "not enough data: this percentile needs at least 500 "
 					 "events per run (has 100 and 100)"));
@@ -312,9 +320,8 @@ static void test_compare_rounds(void **state)
 			    "not enough data: 3 and 3 rounds cannot reach 0.05 (their smallest "
 			    "p-value is 0.1); 4 rounds of each can");
 
-	/* Same rounds on both sides. */
-	assert_int_equal(run_compare("cellA", "cellA"), 0);
-	assert_string_equal(verdict_of("processing p50 (us)"), "no clear difference");
+	/* Same rounds on both sides: refused (test_compare_group_against_itself). */
+	assert_int_equal(run_compare("cellA", "cellA"), 2);
 
 	/* A round whose p50 is 0 has one, in its report: said so, not "gives
 	 * no p50 (none in the report ...)"; and the header names the test the
@@ -556,14 +563,15 @@ static void test_compare_lost_events(void **state)
 
 static void test_compare_json_for_the_sweep(void **state)
 {
-	char pa[128], pb[128], pj[128], err[256];
-	char *argv[] = {"compare", "--json", pj, "--seed", "7", pa, pb, pa, NULL};
+	char pa[128], pb[128], pc[128], pj[128], err[256];
+	char *argv[] = {"compare", "--json", pj, "--seed", "7", pa, pb, pc, NULL};
 	cJSON *root, *cmp, *c;
 	int found = 0;
 
 	(void)state;
 	path_of(pa, sizeof(pa), "cellA");
 	path_of(pb, sizeof(pb), "cellB");
+	path_of(pc, sizeof(pc), "cellC");
 	path_of(pj, sizeof(pj), "cmp.json");
 	assert_int_equal(run_compare_argv(8, argv), 0);
 	assert_int_equal(il_json_load(pj, &root, err, sizeof(err)), 0);
@@ -924,6 +932,153 @@ static void test_compare_work_models_differ(void **state)
 	assert_null(strchr(err_text, '\x1b'));
 }
 
+/* Copies report `from` to `to` with its number at dotted `key` set to v
+ * (a string when s is not NULL), creating the objects on the way. */
+static void write_edited(const char *from, const char *to, const char *key, double v, const char *s)
+{
+	char src[128], dst[128], err[256], obj[64];
+	cJSON *root, *o;
+	const char *dot;
+
+	path_of(src, sizeof(src), from);
+	path_of(dst, sizeof(dst), to);
+	assert_int_equal(il_json_load(src, &root, err, sizeof(err)), 0);
+	o = root;
+	for (const char *k = key; (dot = strchr(k, '.')); k = dot + 1) {
+		cJSON *next;
+
+		snprintf(obj, sizeof(obj), "%.*s", (int)(dot - k), k);
+		next = cJSON_GetObjectItem(o, obj);
+		o = next ? next : cJSON_AddObjectToObject(o, obj);
+	}
+	key = strrchr(key, '.') ? strrchr(key, '.') + 1 : key;
+	cJSON_DeleteItemFromObject(o, key);
+	if (s)
+		cJSON_AddStringToObject(o, key, s);
+	else
+		cJSON_AddNumberToObject(o, key, v);
+	assert_int_equal(il_json_write(dst, root), 0);
+	cJSON_Delete(root);
+}
+
+/*
+ * One report, or one run, on both sides: refused in one line. "compare
+ * g/A g/A" gave "no clear difference" with an interval, a verdict on
+ * nothing; within a group the same was already refused.
+ */
+static void test_compare_group_against_itself(void **state)
+{
+	(void)state;
+	assert_int_equal(run_compare("a.json", "a.json"), 2);
+	il_test_assert_one_line_exit(2, out_text, err_text, 2, "a.json: the same report as ",
+				     "a.json, in groups ");
+	assert_non_null(strstr(err_text, "(a run compared with itself says nothing"));
+
+	assert_int_equal(run_compare("cellA", "cellA"), 2);
+	assert_non_null(strstr(err_text, "cellA/round-1.json: the same report as "));
+	assert_int_equal(count_lines(err_text), 1);
+
+	/* One round shared: B is not another set of runs either. */
+	assert_int_equal(run_compare("cellA", "cellC/round-1.json,cellC/round-2.json,cellC/"
+					      "round-3.json,cellA/round-4.json"),
+			 2);
+	assert_non_null(strstr(err_text, "cellA/round-4.json: the same report as "));
+
+	/* A copy of a run (its seed, start time and start) is that run. */
+	write_edited("a.json", "seeded.json", "seed", 7, NULL);
+	write_edited("seeded.json", "seeded.json", "start_time", 0, "2026-12-07T06:00:00Z");
+	write_edited("seeded.json", "seeded-copy.json", "seed", 7, NULL);
+	assert_int_equal(run_compare("seeded.json", "seeded-copy.json"), 2);
+	assert_non_null(strstr(err_text, "seeded-copy.json: the same run as "));
+	assert_int_equal(count_lines(err_text), 1);
+}
+
+/*
+ * A group's reports of another machine or scenario (kernel, CPU count,
+ * CPU model, load, hog, events, interval) are compared as asked, with one
+ * warning naming the fields that differ, and "warnings" in the JSON: B
+ * with 32 CPUs, kernel 4.19 and no load gave "lower" without a word, and
+ * `-m ratio:kernel.nr_cpus` "higher" with none.
+ */
+static void test_compare_other_machine_warns(void **state)
+{
+	char pa[256], pb[256];
+	char *argv[] = {"compare", "--json", "-", pa, pb, NULL};
+	cJSON *root;
+
+	(void)state;
+	make_cell("elsewhere");
+	for (int r = 1; r <= 5; r++) {
+		char from[64], to[64];
+
+		snprintf(from, sizeof(from), "cellB/round-%d.json", r);
+		snprintf(to, sizeof(to), "elsewhere/round-%d.json", r);
+		write_edited(from, to, "kernel.nr_cpus", 32, NULL);
+		write_edited(to, to, "kernel.release", 0, "4.19.0");
+		write_edited(to, to, "system.cpu_model", 0, "Other CPU");
+		write_edited(to, to, "scenario.load_threads", 0, NULL);
+		write_edited(to, to, "scenario.events", 600, NULL);
+	}
+	/* cellA's rounds carry no machine or scenario: nothing to judge. */
+	assert_int_equal(run_compare("cellA", "elsewhere"), 0);
+	assert_string_equal(err_text, "");
+	for (int r = 1; r <= 5; r++) {
+		char from[64], to[64];
+
+		snprintf(from, sizeof(from), "cellA/round-%d.json", r);
+		snprintf(to, sizeof(to), "cellA/round-%d.json", r);
+		write_edited(from, to, "kernel.nr_cpus", 2, NULL);
+		write_edited(to, to, "kernel.release", 0, "6.18.44");
+		write_edited(to, to, "system.cpu_model", 0, "AMD EPYC");
+		write_edited(to, to, "scenario.load_threads", 4, NULL);
+		write_edited(to, to, "scenario.events", 600, NULL);
+	}
+	assert_int_equal(run_compare("cellA", "elsewhere"), 0);
+	assert_int_equal(count_lines(err_text), 1);
+	if (!strstr(err_text, "compare: warning: ") || !strstr(err_text, "cellA and ") ||
+	    !strstr(err_text,
+		    "elsewhere are not runs of one machine and scenario (kernel.release "
+		    "6.18.44 vs 4.19.0, kernel.nr_cpus 2 vs 32, system.cpu_model AMD EPYC "
+		    "vs Other CPU, scenario.load_threads 4 vs 0): "))
+		fail_msg("want the fields that differ named, got: %s", err_text);
+	/* The verdict is still given: the comparison may be the question. */
+	assert_string_equal(verdict_of("processing p50 (us)"), "lower");
+
+	in_dir(pa, sizeof(pa), "cellA");
+	in_dir(pb, sizeof(pb), "elsewhere");
+	assert_int_equal(run_compare_argv(5, argv), 0);
+	root = cJSON_Parse(out_text);
+	assert_non_null(root);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(root, "warnings")), 1);
+	assert_non_null(strstr(
+	    cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "warnings"), 0)),
+	    "kernel.nr_cpus 2 vs 32"));
+	cJSON_Delete(root);
+
+	/* Alike: no warning, and an empty list in the JSON. */
+	in_dir(pb, sizeof(pb), "cellA/round-1.json,cellA/round-2.json");
+	in_dir(pa, sizeof(pa), "cellA/round-3.json,cellA/round-4.json");
+	assert_int_equal(run_compare_argv(5, argv), 0);
+	assert_string_equal(err_text, "");
+	root = cJSON_Parse(out_text);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(root, "warnings")), 0);
+	cJSON_Delete(root);
+
+	/* Within a group too: its rounds then vary by more than chance. */
+	assert_int_equal(run_compare("cellA/round-1.json,elsewhere/round-2.json",
+				     "cellA/round-3.json,cellA/round-4.json"),
+			 2); /* policies rt and cfs in one group: refused */
+	assert_non_null(strstr(err_text, "a group's rounds are runs of one policy"));
+	write_edited("cellA/round-5.json", "cellA-far.json", "kernel.nr_cpus", 64, NULL);
+	assert_int_equal(run_compare("cellA/round-1.json,cellA-far.json",
+				     "cellA/round-3.json,cellA/round-4.json"),
+			 0);
+	assert_int_equal(count_lines(err_text), 1);
+	assert_non_null(strstr(err_text, "are not of one machine and scenario: "));
+	assert_non_null(strstr(err_text, "cellA-far.json against "));
+	assert_non_null(strstr(err_text, ": kernel.nr_cpus 2 vs 64\n"));
+}
+
 /* Two reports that are one file: a round counts once (four names of one
  * 30-event run gave a permutation test and verdicts). */
 static void test_compare_same_report_twice_in_a_group(void **state)
@@ -1042,6 +1197,8 @@ int main(void)
 	    cmocka_unit_test(test_compare_json_never_an_input),
 	    cmocka_unit_test(test_compare_impossible_counts_refused),
 	    cmocka_unit_test(test_compare_work_models_differ),
+	    cmocka_unit_test(test_compare_group_against_itself),
+	    cmocka_unit_test(test_compare_other_machine_warns),
 	};
 
 	if (il_test_filters("test_compare", tests, sizeof(tests) / sizeof(tests[0])) < 0)
