@@ -7,8 +7,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "il_cmd.h"
+#include "il_comparable.h"
 #include "il_explain.h"
 #include "il_header.h"
 #include "il_report_sane.h"
@@ -159,6 +161,29 @@ int il_cmd_explain(int argc, char **argv)
 				il_printable_copy(argv[optind + i], err, sizeof(err)), why);
 			goto out;
 		}
+	}
+	/* A run against itself: "slower by 0 us" is a measurement of nothing.
+	 * Runs of two machines or scenarios are compared as asked, said. */
+	if (b) {
+		struct stat sa, sb;
+		char pa[300], pb[300], diff[768];
+		bool file = stat(argv[optind], &sa) == 0 && stat(argv[optind + 1], &sb) == 0 &&
+			    sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+
+		il_printable_copy(argv[optind], pa, sizeof(pa));
+		il_printable_copy(argv[optind + 1], pb, sizeof(pb));
+		if (file || il_comparable_same_run(a, b)) {
+			fprintf(stderr,
+				"explain: %s: the same %s as %s (a run compared with itself says "
+				"nothing: give two runs)\n",
+				pb, file ? "report" : "run", pa);
+			goto out;
+		}
+		if (il_comparable_diff(a, b, IL_COMPARABLE_ALL, diff, sizeof(diff)))
+			fprintf(stderr,
+				"explain: warning: %s and %s are not runs of one machine and "
+				"scenario (%s): what changed is that too, not only the policy\n",
+				pa, pb, diff);
 	}
 	/* Report strings in the output are made printable where they are
 	 * printed (il_explain.c); the one line on stderr may quote them too. */

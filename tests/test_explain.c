@@ -559,6 +559,40 @@ static void test_explain_compare(void **state)
 	    OUT, "cross-CPU hops (receiver on another CPU than its sender): cfs 10%, rt 40%\n"));
 }
 
+/*
+ * A report against itself is refused in one line: "cfs.json is slower by
+ * 0 us at p50" was printed. Runs of two machines or scenarios are compared
+ * as asked, with one warning naming what differs (none was said).
+ */
+static void test_explain_compare_like_with_like(void **state)
+{
+	char path[320];
+	cJSON *r = report("rt", 400);
+	int rc;
+
+	(void)state;
+	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), A, A, NULL);
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2, "cfs.json: the same report as ",
+				     "(a run compared with itself says nothing: give two runs)");
+
+	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), A, B, NULL), 0);
+	assert_string_equal(ERR, "");
+
+	cJSON_AddStringToObject(r, "work_model", "cpu-time");
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(r, "kernel"), "nr_cpus", 64);
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(r, "scenario"), "load_threads",
+				  cJSON_CreateNumber(4));
+	snprintf(path, sizeof(path), "%s/rt-elsewhere.json", dir);
+	write_report(path, r);
+	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), A, path, NULL), 0);
+	if (!strstr(ERR, "explain: warning: ") ||
+	    !strstr(ERR, "rt-elsewhere.json are not runs of one machine and scenario "
+			 "(scenario.load_threads 0 vs 4, work_model loops vs cpu-time): ") ||
+	    strchr(ERR, '\n') != ERR + strlen(ERR) - 1)
+		fail_msg("want one warning naming what differs, got: %s", ERR);
+	assert_non_null(strstr(OUT, "=> rt is slower by"));
+}
+
 /* A report that does not say where its hops ran: said, not guessed. */
 static void test_explain_compare_cross_cpu_unreadable(void **state)
 {
@@ -789,6 +823,7 @@ int main(void)
 	    cmocka_unit_test(test_explain_worst),
 	    cmocka_unit_test(test_explain_json),
 	    cmocka_unit_test(test_explain_compare),
+	    cmocka_unit_test(test_explain_compare_like_with_like),
 	    cmocka_unit_test(test_explain_compare_cross_cpu_unreadable),
 	    cmocka_unit_test(test_explain_unavailable),
 	    cmocka_unit_test(test_explain_other_version_refused),
