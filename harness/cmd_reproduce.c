@@ -13,6 +13,7 @@
 #include "il_cmd.h"
 #include "il_explain.h"
 #include "il_header.h"
+#include "il_repro_recorded.h"
 #include "il_paths.h"
 
 #include <cjson/cJSON.h>
@@ -76,8 +77,9 @@ struct scenario {
 /* One run's outcome. */
 struct result {
 	int exit_code; /* run's exit status; -1 killed or not started */
-	char err[256]; /* first line of its stderr when it failed */
+	char err[512]; /* first line of its stderr when it failed */
 	cJSON *report; /* parsed --json, NULL when missing */
+	bool refused;  /* recorded, and not the run its place says: err says why */
 };
 
 #define NSCEN	9
@@ -470,6 +472,21 @@ static void load_scenario(const struct repro *r, const struct scenario *s, unsig
 			snprintf(out->err, sizeof(out->err), "%.120s: %.130s", json, why);
 			cJSON_Delete(out->report);
 			out->report = NULL;
+			return;
+		}
+	}
+	/* The run its name says, on the machine of the first report. */
+	{
+		const struct result *first = &r->res[0][0];
+		struct il_comparable_place want = {s->policy, (int64_t)s->events,
+						   (int64_t)s->interval_ms, s->load, s->hog};
+		char fpath[4096];
+
+		snprintf(fpath, sizeof(fpath), "%s/%s.0.json", r->from, r->sc[0].id);
+		if (il_repro_recorded_check(out->report, json, s->id, &want,
+					    out == first ? NULL : first->report, fpath, out->err,
+					    sizeof(out->err)) < 0) {
+			out->refused = true;
 			return;
 		}
 	}
@@ -1456,6 +1473,9 @@ int il_cmd_reproduce(int argc, char **argv)
 		return 1;
 	}
 	ncpu = (unsigned)il_cpus_allowed();
+	/* Recorded runs were sized by their own machine's CPUs. */
+	if (r.from && il_repro_recorded_cpus(r.from, "c1-cfs"))
+		ncpu = il_repro_recorded_cpus(r.from, "c1-cfs");
 	/*
 	 * Claim 1 is a 32% reduction of p50 between two policies: 16 rounds
 	 * detect even a 10% shift with 80% power at this machine's round-to-
@@ -1533,9 +1553,14 @@ int il_cmd_reproduce(int argc, char **argv)
 					fprintf(stderr, " ETA %um%02us", (unsigned)(left / 60),
 						(unsigned)left % 60);
 			}
-			if (r.from)
+			if (r.from) {
 				load_scenario(&r, &r.sc[s], round, x);
-			else
+				if (x->refused) {
+					fprintf(stderr, "inputlat reproduce: %s\n", x->err);
+					ret = 2;
+					goto out;
+				}
+			} else
 				run_scenario(&r, &r.sc[s], round, x);
 			if (x->exit_code != 0 && x->exit_code != 2)
 				fprintf(stderr, "%sinputlat reproduce: %s round %u: %s\n",

@@ -714,6 +714,86 @@ static void test_reproduce_recorded_fair_server_read(void **state)
 	cJSON_Delete(json);
 }
 
+/* Claim 1's rt reports holding cfs runs (their policy field). */
+static bool rt_holds_cfs(const char *base, cJSON *rep)
+{
+	if (strncmp(base, "c1-rt.", 6) != 0)
+		return false;
+	cJSON_ReplaceItemInObject(rep, "policy", cJSON_CreateString("cfs"));
+	return true;
+}
+
+/* Claim 1's rt reports edited to another machine: 64 CPUs, kernel 4.19. */
+static bool rt_elsewhere(const char *base, cJSON *rep)
+{
+	cJSON *k = cJSON_GetObjectItem(rep, "kernel");
+
+	if (strncmp(base, "c1-rt.", 6) != 0)
+		return false;
+	cJSON_ReplaceItemInObject(k, "nr_cpus", cJSON_CreateNumber(64));
+	cJSON_ReplaceItemInObject(k, "release", cJSON_CreateString("4.19.0"));
+	return true;
+}
+
+/* Claim 1's reports of runs without their background load. */
+static bool no_load(const char *base, cJSON *rep)
+{
+	if (strncmp(base, "c1-cfs.", 7) != 0 && strncmp(base, "c1-rt.", 6) != 0)
+		return false;
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(rep, "scenario"), "load_threads",
+				  cJSON_CreateNumber(0));
+	return true;
+}
+
+/* Reproduce judging the edited copy of the recorded reports edit makes:
+ * refused in one line naming says and says2, exit 2, no verdict. */
+static void recorded_refused(const char *tag, bool (*edit)(const char *, cJSON *), const char *says,
+			     const char *says2)
+{
+	static char out[1 << 14], err[4096];
+	char tmp[256], cmd[8192];
+	const char *exe = il_test_build_path("inputlat");
+	int status;
+
+	IL_TEST_NEED(access(exe, X_OK) == 0, "%s is not built", exe);
+	recorded_edited(tmp, sizeof(tmp), tag, edit);
+	snprintf(cmd, sizeof(cmd),
+		 "IL_REPRODUCE_REPORTS='%s' '%s' reproduce --quick >'%s/out' 2>'%s/err' </dev/null",
+		 tmp, exe, tmp, tmp);
+	status = system(cmd);
+	snprintf(cmd, sizeof(cmd), "%s/out", tmp);
+	assert_true(il_test_read_file(cmd, out, sizeof(out)) >= 0);
+	snprintf(cmd, sizeof(cmd), "%s/err", tmp);
+	assert_true(il_test_read_file(cmd, err, sizeof(err)) >= 0);
+	assert_int_equal(il_test_tmpdir_remove(tmp), 0);
+	assert_true(WIFEXITED(status));
+	il_test_assert_one_line_exit(WEXITSTATUS(status), out, err, 2, says, says2);
+}
+
+/*
+ * A recorded report must be the run its place says, on the machine of
+ * the others: c1-rt.N.json holding cfs runs was judged "inconclusive ...
+ * with rt vs ... with cfs", reports edited to 64 CPUs and kernel 4.19
+ * still "held" under a header of 2 CPUs, and runs whose load_threads was
+ * 0 were judged "under background load" that never ran.
+ */
+static void test_reproduce_recorded_not_their_place(void **state)
+{
+	(void)state;
+	recorded_refused("reproduce-policy", rt_holds_cfs,
+			 "c1-rt.0.json is not a run of its place c1-rt (policy cfs, its place's "
+			 "rt)",
+			 "inputlat reproduce: ");
+	recorded_refused("reproduce-machine", rt_elsewhere,
+			 "c1-rt.0.json is of another machine or work model than ",
+			 "c1-cfs.0.json (kernel.release 6.18.44-fc-v1272 vs 4.19.0, kernel.nr_cpus "
+			 "2 vs 64): a reproduce's runs are of one");
+	recorded_refused("reproduce-noload", no_load,
+			 "c1-cfs.0.json is not a run of its place c1-cfs (scenario.load_threads 0, "
+			 "its place's 4)",
+			 "inputlat reproduce: ");
+}
+
 /*
  * Recorded reports are files anybody may have written: a value no run
  * writes (a p50 of -5 us) makes that run a failed one, said with the
@@ -838,6 +918,7 @@ int main(void)
 	    cmocka_unit_test(test_reproduce_recorded_fair_server_assumed),
 	    cmocka_unit_test(test_reproduce_recorded_fair_server_read),
 	    cmocka_unit_test(test_reproduce_recorded_insane_refused),
+	    cmocka_unit_test(test_reproduce_recorded_not_their_place),
 	    cmocka_unit_test(test_reproduce_recorded_interval_levels),
 	    cmocka_unit_test(test_reproduce_recorded_claim2_hog),
 	    cmocka_unit_test(test_reproduce_recorded_culprit_rounds),
