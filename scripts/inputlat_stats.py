@@ -625,6 +625,41 @@ def hop_means(runs):
     return {k: (names[k], sums[k] / counts[k]) for k in sorted(sums)}
 
 
+# What two run reports must share to be like with like: one machine and
+# one scenario (common/il_comparable.c; keep the lists alike). A field a
+# report does not carry is not judged.
+COMPARABLE_MACHINE = ("kernel.release", "kernel.nr_cpus", "system.cpu_model")
+COMPARABLE_SCENARIO = ("scenario.events", "scenario.interval_ms", "scenario.load_threads",
+                       "scenario.hog_threads", "scenario.hog_mode")
+_ABSENT = object()
+
+
+def comparable_differences(a, b, fields):
+    """["kernel.nr_cpus 2 vs 64", ...]: the fields in which run reports a
+    and b differ, a's value first (il_comparable_diff)."""
+    out = []
+    for key in fields:
+        x, y = get(a, key, _ABSENT), get(b, key, _ABSENT)
+        if x is _ABSENT or y is _ABSENT or x == y:
+            continue
+        out.append(f"{key} {printable(str(x))} vs {printable(str(y))}")
+    return out
+
+
+def place_differences(run, policy=None, **counts):
+    """["policy cfs, its place's rt", ...]: where run is not what its place
+    (a sweep's cell) says: its policy and scenario counts, given as
+    load_threads=4, hog_threads=2 (il_comparable_place_diff)."""
+    out = []
+    if policy is not None and run.get("policy") != policy:
+        out.append(f"policy {printable(str(run.get('policy')))}, its place's {printable(policy)}")
+    for key, want in counts.items():
+        had = get(run, f"scenario.{key}")
+        if not _is_number(had) or had != want:
+            out.append(f"scenario.{key} {had}, its place's {want}")
+    return out
+
+
 def lone_centres(round_files):
     """The centres `inputlat compare` gives a cell, for a cell with none to
     be compared with (compare refuses one against itself): per latency and

@@ -269,6 +269,52 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
 
+    def test_sweep_resume_refuses_rounds_not_of_their_cell(self):
+        """A kept round of another policy, load or hog, or of another
+        machine, in a cell was counted as the cell's ("8 of 8 runs already
+        done", summary.csv then showing cfs with rt's figures): resume
+        checked only events, interval and work model. Refused in one line
+        naming what differs, nothing run; the untouched sweep resumes."""
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        before = len(logged_runs(self.log))
+        cfs = os.path.join(self.out, "cells", "cfs__idle", "round-2.json")
+        rt = os.path.join(self.out, "cells", "rt__idle", "round-2.json")
+        with open(cfs) as f:
+            kept = f.read()
+        edits = [
+            (lambda run: run.update(policy="rt"), "(policy rt, its place's cfs)"),
+            (lambda run: run["scenario"].update(load_threads=4),
+             "(scenario.load_threads 4, its place's 0)"),
+            (lambda run: run["scenario"].update(hog_threads=2),
+             "(scenario.hog_threads 2, its place's 0)"),
+        ]
+        for edit, says in edits:
+            run = json.loads(kept)
+            edit(run)
+            with open(cfs, "w") as f:
+                json.dump(run, f)
+            r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertIn(f"{cfs} is not a round of its cell cfs__idle {says}", r.stderr)
+            self.assertEqual(len(logged_runs(self.log)), before)
+        with open(cfs, "w") as f:
+            f.write(kept)
+        # Another machine than the first round kept.
+        with open(rt) as f:
+            run = json.load(f)
+        run["kernel"].update(nr_cpus=64, release="4.19.0")
+        with open(rt, "w") as f:
+            json.dump(run, f)
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn(f"{rt} is of another machine than ", r.stderr)
+        self.assertIn("kernel.release ", r.stderr)
+        self.assertIn(" vs 4.19.0, kernel.nr_cpus ", r.stderr)
+        self.assertEqual(len(logged_runs(self.log)), before)
+
     def test_sweep_policies_sharing_a_cell_refused(self):
         """Two policy files with one name (a/x.policy, b/x.policy) would
         write their rounds into the same cell, mixing two policies' runs:
