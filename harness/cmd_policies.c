@@ -27,6 +27,12 @@ static int list(const char *builtin_dir)
 		fprintf(stderr, "inputlat policies: %s: %s\n", builtin_dir, strerror(-r));
 		return 1;
 	}
+	/* An empty list is a wrong directory (IL_POLICY_DIR), not a success. */
+	if (n == 0) {
+		fprintf(stderr, "inputlat policies: no *.policy files in %s\n", builtin_dir);
+		il_policy_list_free(names, n);
+		return 1;
+	}
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct il_policy *p;

@@ -810,7 +810,10 @@ int il_policy_list(const char *builtin_dir, char ***names_out, size_t *n_out)
 		}
 		n++;
 	}
-	qsort(names, n, sizeof(*names), cmp_str);
+	/* qsort's array must not be NULL, even for no elements (C11 7.22.5):
+	 * a directory without policies left names NULL, which UBSan flags. */
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_str);
 out:
 	closedir(d);
 	if (r) {
@@ -826,8 +829,16 @@ static void unknown_policy(const char *name, const char *dir, char *err, size_t 
 {
 	char **names;
 	size_t n;
-	if (il_policy_list(dir, &names, &n) != 0 || n == 0) {
-		snprintf(err, errlen, "unknown policy '%s' (no built-ins found in %s)", name, dir);
+	int r = il_policy_list(dir, &names, &n);
+	if (r < 0) {
+		snprintf(err, errlen, "unknown policy '%s' (no built-ins: %s: %s)", name, dir,
+			 strerror(-r));
+		return;
+	}
+	if (n == 0) {
+		il_policy_list_free(names, n);
+		snprintf(err, errlen, "unknown policy '%s' (no built-ins: no *.policy files in %s)",
+			 name, dir);
 		return;
 	}
 	int off = snprintf(err, errlen, "unknown policy '%s' (built-ins:", name);

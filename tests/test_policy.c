@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "chromeos_expect.h"
@@ -637,6 +638,50 @@ static void test_policy_cmd_policies(void **state)
 				 "[show NAME|PATH])\n");
 }
 
+/*
+ * A built-ins' directory without a policy (IL_POLICY_DIR pointing at the
+ * wrong place): 'policies' says so in one line and fails, and a name is
+ * unknown for that reason. It printed nothing and exited 0, after
+ * qsort(NULL, 0, ...), which UBSan flags; an unreadable directory is its
+ * error.
+ */
+static void test_policy_cmd_policies_no_builtins(void **state)
+{
+	char empty[300], out[1024], err[1024], want[600];
+	const char *dirs[] = {empty, "/", "/proc"};
+	char *list[] = {"policies", NULL}, *show[] = {"policies", "show", "rt", NULL};
+	struct il_policy *p = NULL;
+
+	(void)state;
+	snprintf(empty, sizeof(empty), "%s/no-policies", tmp_dir);
+	assert_int_equal(mkdir(empty, 0755), 0);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		setenv("IL_POLICY_DIR", dirs[i], 1);
+		assert_int_equal(
+		    il_test_capture(il_cmd_policies, 1, list, out, sizeof(out), err, sizeof(err)),
+		    1);
+		snprintf(want, sizeof(want), "inputlat policies: no *.policy files in %s\n",
+			 dirs[i]);
+		assert_string_equal(err, want);
+		assert_string_equal(out, "");
+		assert_int_equal(
+		    il_test_capture(il_cmd_policies, 3, show, out, sizeof(out), err, sizeof(err)),
+		    2);
+		snprintf(want, sizeof(want),
+			 "inputlat policies: unknown policy 'rt' (no built-ins: no *.policy files "
+			 "in %s)\n",
+			 dirs[i]);
+		assert_string_equal(err, want);
+		/* What 'run --policy rt' says: il_policy_load's line. */
+		assert_int_equal(il_policy_load("rt", dirs[i], &p, err, sizeof(err)), -ENOENT);
+		assert_null(p);
+	}
+	assert_int_equal(il_policy_load("rt", "/nonexistent", &p, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "unknown policy 'rt' (no built-ins: /nonexistent: No such file "
+				 "or directory)");
+	setenv("IL_POLICY_DIR", builtin_dir, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -655,6 +700,7 @@ int main(void)
 	    cmocka_unit_test(test_policy_defaults_and_cpus),
 	    cmocka_unit_test(test_policy_class_names),
 	    cmocka_unit_test(test_policy_cmd_policies),
+	    cmocka_unit_test(test_policy_cmd_policies_no_builtins),
 	};
 	if (il_test_filters("test_policy", tests, sizeof(tests) / sizeof(tests[0])) < 0)
 		return 1;
