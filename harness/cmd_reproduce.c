@@ -1354,6 +1354,38 @@ static void print_header(const struct repro *r, unsigned ncpu, const char *when)
 	fflush(stdout);
 }
 
+/*
+ * IL_REPRODUCE_REPORTS, checked before anything: set but empty it counted
+ * as unset, and as root a measurement of minutes began, changing knobs; a
+ * missing path, a file or a FIFO made each of the 36 runs fail in a line
+ * of its own under a header of "0 CPUs". Looked at, never opened (a FIFO
+ * would block). 0, or 2 with the one line said.
+ */
+static int reports_dir_check(const char *dir)
+{
+	struct stat st;
+
+	if (!*dir) {
+		fprintf(stderr, "inputlat reproduce: IL_REPRODUCE_REPORTS is set but empty: give "
+				"the directory of a kept reproduce's reports, or unset it to "
+				"measure\n");
+		return 2;
+	}
+	if (stat(dir, &st) < 0 || (S_ISDIR(st.st_mode) && access(dir, R_OK | X_OK) < 0)) {
+		fprintf(stderr, "inputlat reproduce: IL_REPRODUCE_REPORTS='%s': %s\n", dir,
+			strerror(errno));
+		return 2;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr,
+			"inputlat reproduce: IL_REPRODUCE_REPORTS='%s': %s, not a directory (want "
+			"the directory of a kept reproduce's reports)\n",
+			dir, il_file_kind(st.st_mode));
+		return 2;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct repro *r, const char **json_path)
 {
 	static const struct option longopts[] = {
@@ -1440,8 +1472,8 @@ int il_cmd_reproduce(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	r.from = getenv("IL_REPRODUCE_REPORTS");
-	if (r.from && !*r.from)
-		r.from = NULL;
+	if (r.from && (ret = reports_dir_check(r.from)) != 0)
+		return ret;
 	/* Said at once: without root every run of an RT policy fails, and each
 	 * claim would come out "not testable" after minutes of trying. */
 	if (!r.from && geteuid() != 0) {

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -910,6 +911,61 @@ static void test_reproduce_recorded_culprit_rounds(void **state)
 	cJSON_Delete(json);
 }
 
+static void reports_env(void *value)
+{
+	setenv("IL_REPRODUCE_REPORTS", value, 1);
+}
+
+/*
+ * IL_REPRODUCE_REPORTS that is not a directory of reports is one line up
+ * front, naming it, exit 2: a missing path, /dev/null, a file or a FIFO
+ * (not opened: that would block) gave 36 lines, one a run, and exit 1; an
+ * empty value counted as unset and, as root, started a real reproduce.
+ * An unwritable --json and --lock make the reproduce without the check
+ * refuse before it runs anything, so this never measures.
+ */
+static void test_reproduce_reports_dir_refused(void **state)
+{
+	struct il_test_result *res = malloc(sizeof(*res));
+	char tmp[256], missing[300], file[300], fifo[300];
+	const char *cases[][2] = {
+	    {"", "IL_REPRODUCE_REPORTS is set but empty"},
+	    {"   ", "IL_REPRODUCE_REPORTS='   ': No such file or directory"},
+	    {missing, "': No such file or directory"},
+	    {"/dev/null", "='/dev/null': a character device, not a directory"},
+	    {file, "': a regular file, not a directory"},
+	    {fifo, "': a FIFO, not a directory"}};
+	char *argv[] = {(char *)il_test_build_path("inputlat"),
+			"reproduce",
+			"--quick",
+			"--json",
+			"/dev/null/x.json",
+			"--lock",
+			"/dev/null/x.lock",
+			NULL};
+
+	(void)state;
+	assert_non_null(res);
+	assert_int_equal(il_test_tmpdir_make(tmp, sizeof(tmp), "reproduce-env"), 0);
+	snprintf(missing, sizeof(missing), "%s/nonexistent", tmp);
+	snprintf(file, sizeof(file), "%s/c1-cfs.0.json", tmp);
+	il_test_write_file(file, "{}\n");
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tmp);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(
+		    il_test_run_with(argv, 10000, reports_env, (void *)cases[i][0], res), 0);
+		if (res->elapsed_s > 3)
+			fail_msg("IL_REPRODUCE_REPORTS='%s': %.1f s to refuse", cases[i][0],
+				 res->elapsed_s);
+		il_test_assert_one_line_exit(res->exit_code, res->out, res->err, 2,
+					     "inputlat reproduce: IL_REPRODUCE_REPORTS",
+					     cases[i][1]);
+	}
+	assert_int_equal(il_test_tmpdir_remove(tmp), 0);
+	free(res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -922,6 +978,7 @@ int main(void)
 	    cmocka_unit_test(test_reproduce_recorded_interval_levels),
 	    cmocka_unit_test(test_reproduce_recorded_claim2_hog),
 	    cmocka_unit_test(test_reproduce_recorded_culprit_rounds),
+	    cmocka_unit_test(test_reproduce_reports_dir_refused),
 	    cmocka_unit_test_teardown(test_reproduce_hangup_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_quit_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_killed_leftovers_go, il_test_knobs_teardown),
