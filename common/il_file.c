@@ -565,6 +565,14 @@ bool il_out_is_file(const struct il_out *o, const char *path)
 	       st.st_ino == o->ino;
 }
 
+bool il_out_path_is_file(const char *out_path, const char *input)
+{
+	struct stat o, i;
+
+	return out_path && input && strcmp(out_path, "-") != 0 && stat(out_path, &o) == 0 &&
+	       stat(input, &i) == 0 && o.st_dev == i.st_dev && o.st_ino == i.st_ino;
+}
+
 int il_json_write(const char *path, const cJSON *obj)
 {
 	struct il_out *o = NULL;

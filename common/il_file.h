@@ -90,6 +90,14 @@ bool il_out_same(const struct il_out *a, const struct il_out *b);
 bool il_out_is_file(const struct il_out *o, const char *path);
 
 /*
+ * The same before an output is opened: true when writing the output path
+ * (as given to il_out_open) would overwrite the existing file input, by
+ * device and inode, whatever either is called (another spelling, a hard
+ * link, a symlink to it). False for NULL, "-" and a path not there.
+ */
+bool il_out_path_is_file(const char *out_path, const char *input);
+
+/*
  * Creates (or truncates) an output file the way a root-run tool must:
  * never through a symlink (O_NOFOLLOW), mode 0644. NULL with errno set.
  */

@@ -1107,7 +1107,6 @@ int il_cmd_compare(int argc, char **argv)
 	    .alpha = IL_STATS_ALPHA, .seed = IL_STATS_SEED, .resamples = IL_STATS_RESAMPLES};
 	struct group *groups = NULL;
 	struct row_result *res = NULL;
-	struct stat jst;
 	size_t ngroups;
 	cJSON *root = NULL, *arr, *warnings = NULL;
 	bool rounds = false;
@@ -1153,18 +1152,16 @@ int il_cmd_compare(int argc, char **argv)
 			rc = 2;
 	if (rc)
 		goto out;
-	if (o.json_path && strcmp(o.json_path, "-") != 0 && stat(o.json_path, &jst) == 0)
-		for (size_t i = 0; i < ngroups && rc == 0; i++)
-			for (size_t k = 0; k < groups[i].n; k++)
-				if (groups[i].dev[k] == jst.st_dev &&
-				    groups[i].ino[k] == jst.st_ino) {
-					fprintf(stderr,
-						"compare: --json %s is the report %s; refusing to "
-						"overwrite an input\n",
-						o.json_path, groups[i].paths[k]);
-					rc = 2;
-					break;
-				}
+	for (size_t i = 0; i < ngroups && rc == 0; i++)
+		for (size_t k = 0; k < groups[i].n; k++)
+			if (il_out_path_is_file(o.json_path, groups[i].paths[k])) {
+				fprintf(stderr,
+					"compare: --json %s is the report %s; refusing to "
+					"overwrite an input\n",
+					o.json_path, groups[i].paths[k]);
+				rc = 2;
+				break;
+			}
 	if (rc)
 		goto out;
 	warnings = cJSON_CreateArray();

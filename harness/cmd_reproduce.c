@@ -1386,6 +1386,30 @@ static int reports_dir_check(const char *dir)
 	return 0;
 }
 
+/*
+ * --json is never one of the reports judged (IL_REPRODUCE_REPORTS), under
+ * any name: '-j DIR/c1-cfs.0.json' overwrote that report with the
+ * verdicts. 0, or 2 with the one line said, as compare says it.
+ */
+static int json_not_a_report(const struct repro *r, const char *json_path)
+{
+	char path[4096];
+
+	for (int s = 0; s < NSCEN; s++)
+		for (unsigned i = 0; i < (r->sc[s].claim > 1 ? r->other_rounds : r->rounds); i++) {
+			/* load_scenario's name for it */
+			snprintf(path, sizeof(path), "%s/%s.%u.json", r->from, r->sc[s].id, i);
+			if (il_out_path_is_file(json_path, path)) {
+				fprintf(stderr,
+					"inputlat reproduce: --json %s is the report %s; refusing "
+					"to overwrite an input\n",
+					json_path, path);
+				return 2;
+			}
+		}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct repro *r, const char **json_path)
 {
 	static const struct option longopts[] = {
@@ -1519,6 +1543,8 @@ int il_cmd_reproduce(int argc, char **argv)
 		r.rounds = r.quick ? 4 : 16;
 	r.other_rounds = r.rounds < OTHER_ROUNDS ? r.rounds : OTHER_ROUNDS;
 	setup_scenarios(&r, ncpu);
+	if (r.from && (ret = json_not_a_report(&r, json_path)) != 0)
+		return ret;
 	clock_gettime(CLOCK_REALTIME, &start_wall);
 	il_time_iso(&start_wall, start_time, sizeof(start_time));
 	r.tty = isatty(STDERR_FILENO);

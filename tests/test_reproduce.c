@@ -966,6 +966,54 @@ static void test_reproduce_reports_dir_refused(void **state)
 	free(res);
 }
 
+/* c1-cfs.0.json and c1-cfs.1.json as files of their own, not links. */
+static bool c1_cfs_own(const char *base, cJSON *rep)
+{
+	(void)rep;
+	return strcmp(base, "c1-cfs.0.json") == 0 || strcmp(base, "c1-cfs.1.json") == 0;
+}
+
+/*
+ * --json is never one of the reports judged, by any name: '-j
+ * DIR/c1-cfs.0.json' wrote the verdicts over that report (exit 0), as
+ * compare refuses to. The same path, another spelling, a hard link, and a
+ * report that is a symlink to the output: one line, exit 2, the report as
+ * it was.
+ */
+static void test_reproduce_recorded_json_not_a_report(void **state)
+{
+	struct il_test_result *res = malloc(sizeof(*res));
+	char tmp[256], report[300], dot[300], hard[300], real[300], link1[300];
+	char before[1 << 16], after[1 << 16];
+	const char *outs[][2] = {{report, report}, {dot, report}, {hard, report}, {real, link1}};
+	char *argv[] = {
+	    (char *)il_test_build_path("inputlat"), "reproduce", "--quick", "--json", NULL, NULL};
+
+	(void)state;
+	assert_non_null(res);
+	recorded_edited(tmp, sizeof(tmp), "reproduce-json", c1_cfs_own);
+	snprintf(report, sizeof(report), "%s/c1-cfs.0.json", tmp);
+	snprintf(dot, sizeof(dot), "%s/./c1-cfs.0.json", tmp);
+	snprintf(hard, sizeof(hard), "%s/verdicts.json", tmp);
+	assert_int_equal(link(report, hard), 0);
+	/* c1-cfs.1.json a symlink to real.json, the output. */
+	snprintf(link1, sizeof(link1), "%s/c1-cfs.1.json", tmp);
+	snprintf(real, sizeof(real), "%s/real.json", tmp);
+	assert_int_equal(rename(link1, real), 0);
+	assert_int_equal(symlink("real.json", link1), 0);
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		assert_true(il_test_read_file(outs[i][0], before, sizeof(before)) > 0);
+		argv[4] = (char *)outs[i][0];
+		assert_int_equal(il_test_run_with(argv, 30000, reports_env, tmp, res), 0);
+		il_test_assert_one_line_exit(res->exit_code, res->out, res->err, 2,
+					     "refusing to overwrite an input", outs[i][1]);
+		assert_true(il_test_read_file(outs[i][0], after, sizeof(after)) > 0);
+		assert_string_equal(after, before);
+	}
+	assert_int_equal(il_test_tmpdir_remove(tmp), 0);
+	free(res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -979,6 +1027,7 @@ int main(void)
 	    cmocka_unit_test(test_reproduce_recorded_claim2_hog),
 	    cmocka_unit_test(test_reproduce_recorded_culprit_rounds),
 	    cmocka_unit_test(test_reproduce_reports_dir_refused),
+	    cmocka_unit_test(test_reproduce_recorded_json_not_a_report),
 	    cmocka_unit_test_teardown(test_reproduce_hangup_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_quit_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_killed_leftovers_go, il_test_knobs_teardown),
