@@ -61,8 +61,8 @@ static int outputs_open(struct il_run *r)
 	const struct il_run_opts *o = r->o;
 	const char *paths[IL_OUT_COUNT] = {o->json_path, o->hist_path, o->hist_csv_path,
 					   o->records_path, o->trace_path};
-	const char *inputs[2] = {il_policy_path(r->policy), NULL};
-	const char *input_what[2] = {"the policy file", "the replayed input"};
+	const char *inputs[3] = {il_policy_path(r->policy), NULL, o->hog_script};
+	const char *input_what[3] = {"the policy file", "the replayed input", "the hog script"};
 	char err[1024];
 
 	if (o->input.kind == IL_INPUT_REPLAY)
@@ -82,7 +82,7 @@ static int outputs_open(struct il_run *r)
 					out_option(j), paths[j], out_option(i), paths[i]);
 				return 2;
 			}
-		for (int k = 0; k < 2; k++)
+		for (int k = 0; k < 3; k++)
 			if (inputs[k] && il_out_is_file(r->out[i], inputs[k])) {
 				fprintf(stderr,
 					"inputlat run: %s %s is %s (%s); refusing to overwrite "

@@ -220,7 +220,7 @@ static void test_hardening_io_other_users_file(void **state)
 static void test_hardening_io_outputs_collide(void **state)
 {
 	const char *a = il_test_suite_file("same.out"), *hard = il_test_suite_file("same.link");
-	char dot[PATH_MAX + 8], policy[PATH_MAX], replay[PATH_MAX];
+	char dot[PATH_MAX + 8], policy[PATH_MAX], replay[PATH_MAX], script[PATH_MAX];
 	const char *src = getenv("IL_SOURCE_DIR");
 	char cmd[3 * PATH_MAX];
 
@@ -234,6 +234,7 @@ static void test_hardening_io_outputs_collide(void **state)
 		 policy);
 	assert_int_equal(system(cmd), 0);
 	snprintf(replay, sizeof(replay), "%s", il_test_suite_file("clicks.evemu"));
+	snprintf(script, sizeof(script), "%s", il_test_suite_file("mine.js"));
 	snprintf(cmd, sizeof(cmd), "cp '%s/tests/data/mouse-3clicks.evemu' '%s'", src ? src : "..",
 		 replay);
 	assert_int_equal(system(cmd), 0);
@@ -275,6 +276,15 @@ static void test_hardening_io_outputs_collide(void **state)
 
 		run(args2);
 		assert_refused("output = replay", "is the replayed input", NULL);
+		/* The script was read, then written over with the report. */
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", il_test_build_path("js/miner.js"),
+			 script);
+		assert_int_equal(system(cmd), 0);
+		const char *args3[] = {"run",	       "--events", "3",	     "--hog", "1",
+				       "--hog-script", script,	   "--json", script,  NULL};
+
+		run(args3);
+		assert_refused("output = hog script", "is the hog script", NULL);
 	}
 	assert_content(a, "OLD\n");
 }
