@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -86,6 +87,31 @@ static int args_one_line(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The directories a script or a test points inputlat at. Set but empty,
+ * each counted as unset, and the command went on with the built-in
+ * policies, the shipped scripts or the real state directory (where a
+ * run's knobs are saved) as if asked: an empty value is a mistake in
+ * whatever set it, said for every command (IL_REPRODUCE_REPORTS is
+ * reproduce's own).
+ */
+static int env_dirs_set(void)
+{
+	static const char *const vars[] = {"IL_JS_DIR", "IL_POLICY_DIR", "IL_STATE_DIR"};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+
+		if (v && !*v) {
+			fprintf(stderr,
+				"inputlat: %s is set but empty: give a directory, or unset it\n",
+				vars[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int dispatch(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
@@ -114,7 +140,7 @@ static int dispatch(int argc, char **argv)
 	}
 	for (const struct il_cmd *c = il_cmds; c->name; c++)
 		if (strcmp(cmd, c->name) == 0)
-			return c->run(argc - 1, argv + 1);
+			return env_dirs_set() < 0 ? 2 : c->run(argc - 1, argv + 1);
 	fprintf(stderr, "inputlat: unknown command '%s' (see inputlat --help)\n", cmd);
 	return 2;
 }

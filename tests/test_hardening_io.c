@@ -673,6 +673,31 @@ static void policy_dir_env(void *dir)
 	setenv("IL_POLICY_DIR", dir, 1);
 }
 
+static void env_empty(void *name)
+{
+	setenv(name, "", 1);
+}
+
+/*
+ * A directory variable set but empty is refused, one line naming it, exit
+ * 2: each counted as unset, and 'IL_STATE_DIR= inputlat restore' worked
+ * on the real state directory, 'IL_POLICY_DIR= inputlat policies' listed
+ * the built-ins. Checked with 'policies', which changes nothing.
+ */
+static void test_hardening_io_empty_env_dirs(void **state)
+{
+	static const char *const vars[] = {"IL_JS_DIR", "IL_POLICY_DIR", "IL_STATE_DIR"};
+	const char *args[] = {"policies", NULL};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		run_pre(args, env_empty, (void *)vars[i]);
+		assert_refused(vars[i], "inputlat: ", vars[i]);
+		if (!strstr(res->err, "is set but empty"))
+			fail_msg("%s: %s", vars[i], res->err);
+	}
+}
+
 static void test_hardening_io_bad_inputs(void **state)
 {
 	const char *fifo = il_test_suite_file("in.fifo"), *dir = il_test_suite_file("in.dir"),
@@ -1491,6 +1516,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_hardening_io_stdout_output, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_std_fds_closed, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_bad_inputs, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_empty_env_dirs, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_stdout_errors, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_hostile_names, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_progress, il_test_proc_teardown),
