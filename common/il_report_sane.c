@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "il_chain.h"
@@ -281,6 +282,313 @@ static int hops_sane(const cJSON *root, char *why, size_t n)
 	return 0;
 }
 
+/*
+ * The domain of every other figure a run writes (harness/il_report.c and
+ * the stats its children send: il_canary.c, il_workers.c, il_hog.c,
+ * il_background.c, il_ctxsw.c, il_sysinfo.c, il_sched.c). A value outside
+ * it reached the sweep's summary ("the CFS canary's longest stall ... rt
+ * -50.0 ms") and reproduce ("so only -5.00% was left idle"). Only numbers
+ * are judged: null and "unreadable: ..." stand where a figure could not be
+ * had. scripts/inputlat_stats.py holds the same table (DOMAINS).
+ */
+enum domain {
+	DOM_DURATION,	/* a time taken: 0 or more */
+	DOM_AMOUNT,	/* a size or a ratio of two: 0 or more */
+	DOM_COUNT,	/* a whole number, 0 or more */
+	DOM_SHARE,	/* a share of one: 0 to 1 */
+	DOM_CPU_SHARE,	/* CPU time over wall x CPUs, two clocks: 0 to 1, 1% over allowed */
+	DOM_PCT,	/* a percentage: 0 to 100 */
+	DOM_RT_RUNTIME, /* sched_rt_runtime_us: -1 (no limit) or a whole number of us */
+	DOM_RT_PRIO,	/* an RT priority: whole, 0 to 99 */
+	DOM_NICE,	/* a nice value: whole, -20 to 19 */
+	DOM_UCLAMP,	/* a utilization clamp: whole, 0 to 1024 */
+	DOM_CPU,	/* a CPU number, or -1 for none: whole, -1 or more */
+};
+
+static const char *const domain_words[] = {
+    [DOM_DURATION] = "a duration (0 or more)",
+    [DOM_AMOUNT] = "an amount (0 or more)",
+    [DOM_COUNT] = "a count (a whole number, 0 or more)",
+    [DOM_SHARE] = "a share (0 to 1)",
+    [DOM_CPU_SHARE] = "a share (0 to 1)",
+    [DOM_PCT] = "a percentage (0 to 100)",
+    [DOM_RT_RUNTIME] = "an RT runtime (-1, or a whole number of us)",
+    [DOM_RT_PRIO] = "an RT priority (0 to 99)",
+    [DOM_NICE] = "a nice value (-20 to 19)",
+    [DOM_UCLAMP] = "a utilization clamp (0 to 1024)",
+    [DOM_CPU] = "a CPU number (-1 or more)",
+};
+
+static bool in_domain(double x, enum domain d)
+{
+	bool whole = x == floor(x);
+
+	switch (d) {
+	case DOM_DURATION:
+	case DOM_AMOUNT:
+		return x >= 0;
+	case DOM_COUNT:
+		return x >= 0 && whole;
+	case DOM_SHARE:
+		return x >= 0 && x <= 1;
+	case DOM_CPU_SHARE:
+		return x >= 0 && x <= 1.01;
+	case DOM_PCT:
+		return x >= 0 && x <= 100;
+	case DOM_RT_RUNTIME:
+		return x >= -1 && whole;
+	case DOM_RT_PRIO:
+		return x >= 0 && x <= 99 && whole;
+	case DOM_NICE:
+		return x >= -20 && x <= 19 && whole;
+	case DOM_UCLAMP:
+		return x >= 0 && x <= 1024 && whole;
+	case DOM_CPU:
+		return x >= -1 && whole;
+	}
+	return false;
+}
+
+/* A path: keys split by '.', "*" for every member of an object, "[]"
+ * for every entry of a list, digits for one entry of a list. */
+struct domain_rule {
+	const char *path;
+	enum domain d;
+};
+
+static const struct domain_rule domains[] = {
+    {"kernel.sched_rt_runtime_us", DOM_RT_RUNTIME},
+    {"kernel.fair_server.runtime_ns", DOM_COUNT},
+    {"kernel.fair_server.period_ns", DOM_COUNT},
+    {"kernel.fair_server_per_cpu.[].cpu", DOM_COUNT},
+    {"kernel.fair_server_per_cpu.[].runtime_ns", DOM_COUNT},
+    {"kernel.fair_server_per_cpu.[].period_ns", DOM_COUNT},
+    {"kernel.ext_server_per_cpu.[].cpu", DOM_COUNT},
+    {"kernel.ext_server_per_cpu.[].runtime_ns", DOM_COUNT},
+    {"kernel.ext_server_per_cpu.[].period_ns", DOM_COUNT},
+    {"kernel.rt_group_sched.root_rt_runtime_us", DOM_RT_RUNTIME},
+    {"system.cpus_allowed_count", DOM_COUNT},
+    {"system.cpu_bandwidth.cpus", DOM_AMOUNT},
+    {"system.cpu_bandwidth.quota_us", DOM_COUNT},
+    {"system.cpu_bandwidth.period_us", DOM_COUNT},
+    {"system.steal_pct", DOM_PCT},
+    {"scenario.events", DOM_COUNT},
+    {"scenario.interval_ms", DOM_DURATION},
+    {"scenario.timeout_ms", DOM_DURATION},
+    {"scenario.duration_ms", DOM_DURATION},
+    {"scenario.work_us.*", DOM_DURATION},
+    {"scenario.hog_threads", DOM_COUNT},
+    {"scenario.load_threads", DOM_COUNT},
+    {"duration_s", DOM_DURATION},
+    {"startup_ms.*", DOM_DURATION},
+    {"teardown_ms.*", DOM_DURATION},
+    {"fixed_cost_ms", DOM_DURATION},
+    {"milestones_ns.*", DOM_COUNT},
+    {"context_switches.events", DOM_COUNT},
+    {"context_switches.seconds", DOM_DURATION},
+    {"context_switches.chain_per_event.*", DOM_AMOUNT},
+    {"context_switches.threads.[].voluntary", DOM_COUNT},
+    {"context_switches.threads.[].involuntary", DOM_COUNT},
+    {"context_switches.threads.[].voluntary_per_event", DOM_AMOUNT},
+    {"context_switches.threads.[].handlers_per_event", DOM_AMOUNT},
+    {"context_switches.threads.[].design_per_event", DOM_AMOUNT},
+    {"exit_code", DOM_COUNT},
+    {"events.mean_spacing_ms", DOM_DURATION},
+    {"events.warmup.*", DOM_COUNT},
+    {"hops.[].same_cpu_fraction", DOM_SHARE},
+    {"threads.[].pid", DOM_COUNT},
+    {"threads.[].tid", DOM_COUNT},
+    {"threads.[].priority", DOM_RT_PRIO},
+    {"threads.[].nice", DOM_NICE},
+    {"threads.[].slice_ns", DOM_COUNT},
+    {"threads.[].dl_runtime_ns", DOM_COUNT},
+    {"threads.[].dl_deadline_ns", DOM_COUNT},
+    {"threads.[].dl_period_ns", DOM_COUNT},
+    {"threads.[].util_min", DOM_UCLAMP},
+    {"threads.[].util_max", DOM_UCLAMP},
+    {"loops_per_us", DOM_AMOUNT},
+    {"work_accuracy.tolerance", DOM_AMOUNT},
+    {"work_accuracy.min_handlers", DOM_COUNT},
+    {"work_accuracy.cpu_clock_step_ns", DOM_DURATION},
+    {"work_accuracy.loops_per_us", DOM_AMOUNT},
+    {"work_accuracy.test_work_scale", DOM_AMOUNT},
+    {"work_accuracy.clock_overhead_ns", DOM_DURATION},
+    {"work_accuracy.speed_ratio", DOM_AMOUNT},
+    {"work_accuracy.worst_ratio", DOM_AMOUNT},
+    {"work_accuracy.threads.*.configured_us", DOM_DURATION},
+    {"work_accuracy.threads.*.measured_p50_us", DOM_DURATION},
+    {"work_accuracy.threads.*.ratio", DOM_AMOUNT},
+    {"work_accuracy.threads.*.handlers", DOM_COUNT},
+    {"hygiene.warmup_events", DOM_COUNT},
+    {"hygiene.stack_prefault_kib", DOM_COUNT},
+    {"hygiene.memlock.*.locked_vm_kib", DOM_COUNT},
+    {"hygiene.rttime.soft_us", DOM_COUNT},
+    {"hygiene.rttime.hard_us", DOM_COUNT},
+    {"hygiene.cpu_dma_latency.value_us", DOM_COUNT},
+    {"trace_marker.processes.*.written", DOM_COUNT},
+    {"trace_marker.processes.*.failed", DOM_COUNT},
+    {"rss_kib.*", DOM_COUNT},
+    {"processes.*.queues.*.capacity", DOM_COUNT},
+    {"processes.*.queues.*.max_depth", DOM_COUNT},
+    {"processes.*.queues.*.dropped", DOM_COUNT},
+    {"processes.*.rss_kib", DOM_COUNT},
+    {"processes.*.memlock.locked_vm_kib", DOM_COUNT},
+    {"histogram.buckets.[].0", DOM_DURATION},
+    {"histogram.buckets.[].1", DOM_COUNT},
+    {"samples_us.kept", DOM_COUNT},
+    {"samples_us.of", DOM_COUNT},
+    {"event_window.slots", DOM_COUNT},
+    {"event_window.max_in_flight", DOM_COUNT},
+    {"background.pid", DOM_COUNT},
+    {"background.pgid", DOM_COUNT},
+    {"background.wall_ns", DOM_COUNT},
+    {"background.cpu_ns", DOM_COUNT},
+    {"background.cpu_share", DOM_CPU_SHARE},
+    {"background.outside_group", DOM_COUNT},
+    /* The children's own figures, in the report and under processes. */
+    {"canary.max_stall_ms", DOM_DURATION},
+    {"canary.cpu_share", DOM_SHARE},
+    {"canary.wakeups", DOM_COUNT},
+    {"canary.expected_wakeups", DOM_COUNT},
+    {"canary.waited_ms", DOM_DURATION},
+    {"canary.cpu_ms", DOM_DURATION},
+    {"canary.wall_ms", DOM_DURATION},
+    {"canary.tid", DOM_COUNT},
+    {"canary.cpu", DOM_COUNT},
+    {"hog.idle_waste_pct", DOM_PCT},
+    {"hog.js_heap_max_bytes", DOM_COUNT},
+    {"hog.js_heap_peak_bytes", DOM_COUNT},
+    {"hog.js_errors", DOM_COUNT},
+};
+
+/* The worker groups' figures (il_workers_stats_json), under each of these. */
+static const char *const worker_groups[] = {"hog", "load", "processes.*.hog", "processes.*.load"};
+
+static const struct domain_rule worker_domains[] = {
+    {"threads", DOM_COUNT},
+    {"cpus", DOM_COUNT},
+    {"cpu_set.[]", DOM_COUNT},
+    {"wall_ns", DOM_COUNT},
+    {"per_thread.[].tid", DOM_COUNT},
+    {"per_thread.[].cpu", DOM_CPU},
+    {"per_thread.[].cpu_ns", DOM_COUNT},
+    {"per_thread.[].iterations", DOM_COUNT},
+    {"per_thread.[].slices", DOM_COUNT},
+    {"cpu_ns", DOM_COUNT},
+    {"cpu_share", DOM_CPU_SHARE},
+};
+
+/*
+ * Judges every value at path (from o, where is its name so far) against
+ * d; 0, or -1 with why naming the first value outside it.
+ */
+static int domain_walk(const cJSON *o, const char *path, const char *where, enum domain d,
+		       char *why, size_t n)
+{
+	char key[64], here[192];
+	const char *dot = strchr(path, '.');
+	size_t len = dot ? (size_t)(dot - path) : strlen(path);
+	const char *rest = dot ? dot + 1 : NULL;
+	const cJSON *c;
+	int i = 0;
+
+	if (!o)
+		return 0;
+	if (!path[0]) {
+		if (cJSON_IsNumber(o) && !in_domain(o->valuedouble, d)) {
+			snprintf(why, n, "%s = %g is not %s", where, o->valuedouble,
+				 domain_words[d]);
+			return -1;
+		}
+		return 0;
+	}
+	snprintf(key, sizeof(key), "%.*s", (int)len, path);
+	if (!strcmp(key, "*") || !strcmp(key, "[]")) {
+		if (!strcmp(key, "*") ? !cJSON_IsObject(o) : !cJSON_IsArray(o))
+			return 0;
+		cJSON_ArrayForEach (c, o) {
+			if (c->string)
+				snprintf(here, sizeof(here), "%s%s%s", where, where[0] ? "." : "",
+					 c->string);
+			else
+				snprintf(here, sizeof(here), "%s[%d]", where, i);
+			if (domain_walk(c, rest ? rest : "", here, d, why, n) < 0)
+				return -1;
+			i++;
+		}
+		return 0;
+	}
+	if (key[0] >= '0' && key[0] <= '9') {
+		if (!cJSON_IsArray(o))
+			return 0;
+		c = cJSON_GetArrayItem(o, atoi(key));
+		snprintf(here, sizeof(here), "%s[%s]", where, key);
+	} else {
+		if (!cJSON_IsObject(o))
+			return 0;
+		c = cJSON_GetObjectItemCaseSensitive(o, key);
+		snprintf(here, sizeof(here), "%s%s%s", where, where[0] ? "." : "", key);
+	}
+	return domain_walk(c, rest ? rest : "", here, d, why, n);
+}
+
+static int domains_sane(const cJSON *root, char *why, size_t n)
+{
+	char path[128];
+
+	for (size_t i = 0; i < sizeof(domains) / sizeof(domains[0]); i++) {
+		if (domain_walk(root, domains[i].path, "", domains[i].d, why, n) < 0)
+			return -1;
+		snprintf(path, sizeof(path), "processes.*.%s", domains[i].path);
+		if ((!strncmp(domains[i].path, "canary.", 7) ||
+		     !strncmp(domains[i].path, "hog.", 4)) &&
+		    domain_walk(root, path, "", domains[i].d, why, n) < 0)
+			return -1;
+	}
+	for (size_t g = 0; g < sizeof(worker_groups) / sizeof(worker_groups[0]); g++)
+		for (size_t i = 0; i < sizeof(worker_domains) / sizeof(worker_domains[0]); i++) {
+			snprintf(path, sizeof(path), "%s.%s", worker_groups[g],
+				 worker_domains[i].path);
+			if (domain_walk(root, path, "", worker_domains[i].d, why, n) < 0)
+				return -1;
+		}
+	return 0;
+}
+
+/*
+ * A hop's percentiles are in order, p50 <= p99 <= max, within the
+ * histogram's 1% as latency_us's are.
+ */
+static int hop_order_sane(const cJSON *root, char *why, size_t n)
+{
+	static const char *const order[] = {"p50_us", "p99_us", "max_us"};
+	const cJSON *h;
+	int k = 0;
+
+	cJSON_ArrayForEach (h, il_json_get(root, "hops")) {
+		double prev = NAN;
+		const char *prev_key = NULL;
+
+		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(h, order[i]);
+
+			if (!cJSON_IsNumber(v))
+				continue;
+			if (prev_key && v->valuedouble < prev / 1.01) {
+				snprintf(why, n,
+					 "hops[%d]: %s %g us below its %s %g us: not one run's "
+					 "figures",
+					 k, order[i], v->valuedouble, prev_key, prev);
+				return -1;
+			}
+			prev = v->valuedouble;
+			prev_key = order[i];
+		}
+		k++;
+	}
+	return 0;
+}
+
 int il_report_sane(const cJSON *root, char *why, size_t n)
 {
 	const cJSON *cpus = il_json_get(root, "kernel.nr_cpus");
@@ -289,7 +597,8 @@ int il_report_sane(const cJSON *root, char *why, size_t n)
 	 * number a run cannot write last. */
 	if (latencies_sane(root, why, n) < 0 || counts_sane(root, why, n) < 0 ||
 	    latency_order_sane(root, why, n) < 0 || hops_sane(root, why, n) < 0 ||
-	    numbers_sane(root, 0, why, n) < 0)
+	    hop_order_sane(root, why, n) < 0 || numbers_sane(root, 0, why, n) < 0 ||
+	    domains_sane(root, why, n) < 0)
 		return -1;
 	/* "inf CPUs" was printed; a CPU count is whole and at least 1. */
 	if (cpus && !(is_count(cpus) && cpus->valuedouble >= 1 && cpus->valuedouble <= 65536)) {

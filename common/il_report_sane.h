@@ -18,8 +18,11 @@
  * Checks root (a JSON object): every number finite and at most 1e18
  * (outside attribution, which explain checks in its own words);
  * latency_us and samples_us latencies (0 to an hour); the event counts
- * whole and consistent; hops[] entries as a run writes them; kernel.nr_cpus
- * a CPU count. 0, or -1 with why (e.g. "latency_us.processing.p50 = -5 is
+ * whole and consistent; hops[] entries as a run writes them, their
+ * percentiles in order; kernel.nr_cpus a CPU count; every other figure a
+ * run writes in its domain (durations 0 or more, shares 0 to 1,
+ * percentages 0 to 100, counts whole: "canary.max_stall_ms = -50 is not
+ * an amount (0 or more)"). 0, or -1 with why (e.g. "latency_us.processing.p50 = -5 is
  * not a latency (0 to 3600000000 us)").
  */
 int il_report_sane(const cJSON *root, char *why, size_t n);

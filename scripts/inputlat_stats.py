@@ -245,6 +245,228 @@ def _hops_refusal(run):
     return None
 
 
+# The domain of every other figure a run writes: il_report_sane.c's
+# domains table, word for word (test_sweep runs both over the same edited
+# reports). A value outside it reached the sweep's summary ("the CFS
+# canary's longest stall ... rt -50.0 ms"). Only numbers are judged: null
+# and "unreadable: ..." stand where a figure could not be had. A path:
+# keys split by ".", "*" for every member of an object, "[]" for every
+# entry of a list, digits for one entry of a list.
+_DOMAIN_WORDS = {
+    "duration": "a duration (0 or more)",
+    "amount": "an amount (0 or more)",
+    "count": "a count (a whole number, 0 or more)",
+    "share": "a share (0 to 1)",
+    "cpu_share": "a share (0 to 1)",
+    "pct": "a percentage (0 to 100)",
+    "rt_runtime": "an RT runtime (-1, or a whole number of us)",
+    "rt_prio": "an RT priority (0 to 99)",
+    "nice": "a nice value (-20 to 19)",
+    "uclamp": "a utilization clamp (0 to 1024)",
+    "cpu": "a CPU number (-1 or more)",
+}
+
+
+def _in_domain(x, d):
+    whole = x == math.floor(x)
+    return {
+        "duration": x >= 0,
+        "amount": x >= 0,
+        "count": x >= 0 and whole,
+        "share": 0 <= x <= 1,
+        "cpu_share": 0 <= x <= 1.01,  # CPU time over wall x CPUs, two clocks
+        "pct": 0 <= x <= 100,
+        "rt_runtime": x >= -1 and whole,
+        "rt_prio": 0 <= x <= 99 and whole,
+        "nice": -20 <= x <= 19 and whole,
+        "uclamp": 0 <= x <= 1024 and whole,
+        "cpu": x >= -1 and whole,
+    }[d]
+
+
+DOMAINS = [
+    ("kernel.sched_rt_runtime_us", "rt_runtime"),
+    ("kernel.fair_server.runtime_ns", "count"),
+    ("kernel.fair_server.period_ns", "count"),
+    ("kernel.fair_server_per_cpu.[].cpu", "count"),
+    ("kernel.fair_server_per_cpu.[].runtime_ns", "count"),
+    ("kernel.fair_server_per_cpu.[].period_ns", "count"),
+    ("kernel.ext_server_per_cpu.[].cpu", "count"),
+    ("kernel.ext_server_per_cpu.[].runtime_ns", "count"),
+    ("kernel.ext_server_per_cpu.[].period_ns", "count"),
+    ("kernel.rt_group_sched.root_rt_runtime_us", "rt_runtime"),
+    ("system.cpus_allowed_count", "count"),
+    ("system.cpu_bandwidth.cpus", "amount"),
+    ("system.cpu_bandwidth.quota_us", "count"),
+    ("system.cpu_bandwidth.period_us", "count"),
+    ("system.steal_pct", "pct"),
+    ("scenario.events", "count"),
+    ("scenario.interval_ms", "duration"),
+    ("scenario.timeout_ms", "duration"),
+    ("scenario.duration_ms", "duration"),
+    ("scenario.work_us.*", "duration"),
+    ("scenario.hog_threads", "count"),
+    ("scenario.load_threads", "count"),
+    ("duration_s", "duration"),
+    ("startup_ms.*", "duration"),
+    ("teardown_ms.*", "duration"),
+    ("fixed_cost_ms", "duration"),
+    ("milestones_ns.*", "count"),
+    ("context_switches.events", "count"),
+    ("context_switches.seconds", "duration"),
+    ("context_switches.chain_per_event.*", "amount"),
+    ("context_switches.threads.[].voluntary", "count"),
+    ("context_switches.threads.[].involuntary", "count"),
+    ("context_switches.threads.[].voluntary_per_event", "amount"),
+    ("context_switches.threads.[].handlers_per_event", "amount"),
+    ("context_switches.threads.[].design_per_event", "amount"),
+    ("exit_code", "count"),
+    ("events.mean_spacing_ms", "duration"),
+    ("events.warmup.*", "count"),
+    ("hops.[].same_cpu_fraction", "share"),
+    ("threads.[].pid", "count"),
+    ("threads.[].tid", "count"),
+    ("threads.[].priority", "rt_prio"),
+    ("threads.[].nice", "nice"),
+    ("threads.[].slice_ns", "count"),
+    ("threads.[].dl_runtime_ns", "count"),
+    ("threads.[].dl_deadline_ns", "count"),
+    ("threads.[].dl_period_ns", "count"),
+    ("threads.[].util_min", "uclamp"),
+    ("threads.[].util_max", "uclamp"),
+    ("loops_per_us", "amount"),
+    ("work_accuracy.tolerance", "amount"),
+    ("work_accuracy.min_handlers", "count"),
+    ("work_accuracy.cpu_clock_step_ns", "duration"),
+    ("work_accuracy.loops_per_us", "amount"),
+    ("work_accuracy.test_work_scale", "amount"),
+    ("work_accuracy.clock_overhead_ns", "duration"),
+    ("work_accuracy.speed_ratio", "amount"),
+    ("work_accuracy.worst_ratio", "amount"),
+    ("work_accuracy.threads.*.configured_us", "duration"),
+    ("work_accuracy.threads.*.measured_p50_us", "duration"),
+    ("work_accuracy.threads.*.ratio", "amount"),
+    ("work_accuracy.threads.*.handlers", "count"),
+    ("hygiene.warmup_events", "count"),
+    ("hygiene.stack_prefault_kib", "count"),
+    ("hygiene.memlock.*.locked_vm_kib", "count"),
+    ("hygiene.rttime.soft_us", "count"),
+    ("hygiene.rttime.hard_us", "count"),
+    ("hygiene.cpu_dma_latency.value_us", "count"),
+    ("trace_marker.processes.*.written", "count"),
+    ("trace_marker.processes.*.failed", "count"),
+    ("rss_kib.*", "count"),
+    ("processes.*.queues.*.capacity", "count"),
+    ("processes.*.queues.*.max_depth", "count"),
+    ("processes.*.queues.*.dropped", "count"),
+    ("processes.*.rss_kib", "count"),
+    ("processes.*.memlock.locked_vm_kib", "count"),
+    ("histogram.buckets.[].0", "duration"),
+    ("histogram.buckets.[].1", "count"),
+    ("samples_us.kept", "count"),
+    ("samples_us.of", "count"),
+    ("event_window.slots", "count"),
+    ("event_window.max_in_flight", "count"),
+    ("background.pid", "count"),
+    ("background.pgid", "count"),
+    ("background.wall_ns", "count"),
+    ("background.cpu_ns", "count"),
+    ("background.cpu_share", "cpu_share"),
+    ("background.outside_group", "count"),
+    ("canary.max_stall_ms", "duration"),
+    ("canary.cpu_share", "share"),
+    ("canary.wakeups", "count"),
+    ("canary.expected_wakeups", "count"),
+    ("canary.waited_ms", "duration"),
+    ("canary.cpu_ms", "duration"),
+    ("canary.wall_ms", "duration"),
+    ("canary.tid", "count"),
+    ("canary.cpu", "count"),
+    ("hog.idle_waste_pct", "pct"),
+    ("hog.js_heap_max_bytes", "count"),
+    ("hog.js_heap_peak_bytes", "count"),
+    ("hog.js_errors", "count"),
+]
+# The worker groups' figures (il_workers_stats_json), under each of these.
+WORKER_GROUPS = ["hog", "load", "processes.*.hog", "processes.*.load"]
+WORKER_DOMAINS = [
+    ("threads", "count"),
+    ("cpus", "count"),
+    ("cpu_set.[]", "count"),
+    ("wall_ns", "count"),
+    ("per_thread.[].tid", "count"),
+    ("per_thread.[].cpu", "cpu"),
+    ("per_thread.[].cpu_ns", "count"),
+    ("per_thread.[].iterations", "count"),
+    ("per_thread.[].slices", "count"),
+    ("cpu_ns", "count"),
+    ("cpu_share", "cpu_share"),
+]
+
+
+def _domain_walk(o, path, where, d):
+    if not path:
+        if _is_number(o) and not _in_domain(o, d):
+            return f"{where} = {o:g} is not {_DOMAIN_WORDS[d]}"
+        return None
+    key, _, rest = path.partition(".")
+    if key in ("*", "[]"):
+        if key == "*" and isinstance(o, dict):
+            items = [(f"{where}.{k}" if where else k, v) for k, v in o.items()]
+        elif key == "[]" and isinstance(o, list):
+            items = [(f"{where}[{i}]", v) for i, v in enumerate(o)]
+        else:
+            return None
+        for here, v in items:
+            why = _domain_walk(v, rest, here, d)
+            if why:
+                return why
+        return None
+    if key.isdigit():
+        if not isinstance(o, list) or int(key) >= len(o):
+            return None
+        return _domain_walk(o[int(key)], rest, f"{where}[{key}]", d)
+    if not isinstance(o, dict) or key not in o:
+        return None
+    return _domain_walk(o[key], rest, f"{where}.{key}" if where else key, d)
+
+
+def _domains_refusal(run):
+    """Why a figure of run is outside its domain (il_report_sane's
+    domains_sane), or None."""
+    for path, d in DOMAINS:
+        paths = [path]
+        if path.startswith(("canary.", "hog.")):
+            paths.append("processes.*." + path)
+        for p in paths:
+            why = _domain_walk(run, p, "", d)
+            if why:
+                return why
+    for group in WORKER_GROUPS:
+        for path, d in WORKER_DOMAINS:
+            why = _domain_walk(run, f"{group}.{path}", "", d)
+            if why:
+                return why
+    return None
+
+
+def _hop_order_refusal(run):
+    """A hop's percentiles in order, p50 <= p99 <= max, within 1%
+    (il_report_sane's hop_order_sane), or why not."""
+    hops = run.get("hops")
+    for k, h in enumerate(hops if isinstance(hops, list) else []):
+        prev = None
+        for key in ("p50_us", "p99_us", "max_us"):
+            v = h.get(key) if isinstance(h, dict) else None
+            if not _is_number(v):
+                continue
+            if prev is not None and v < prev[1] / 1.01:
+                return (f"hops[{k}]: {key} {v:g} us below its {prev[0]} {prev[1]:g} us: "
+                        f"not one run's figures")
+            prev = (key, v)
+    return None
+
+
 def _is_number(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -317,13 +539,13 @@ def compare_refusal(run):
         if _is_number(count) and count > counts[1]:
             return (f"latency_us.{lat}.count {count:g} is more than the {counts[1]:g} events "
                     f"completed")
-    why = _hops_refusal(run)
+    why = _hops_refusal(run) or _hop_order_refusal(run)
     if why:
         return why
     cpus = (run.get("kernel") or {}).get("nr_cpus") if isinstance(run.get("kernel"), dict) else None
     if cpus is not None and not (_is_count(cpus) and 1 <= cpus <= 65536):
         return "kernel.nr_cpus is not a count of CPUs"
-    why = _beyond(run)
+    why = _beyond(run) or _domains_refusal(run)
     if why:
         return why
     error = run.get("error")

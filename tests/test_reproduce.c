@@ -819,6 +819,39 @@ static void test_reproduce_recorded_insane_refused(void **state)
 	cJSON_Delete(json);
 }
 
+/* One rt-throttled report whose hog left -5% of its CPUs idle. */
+static bool idle_waste_negative(const char *base, cJSON *rep)
+{
+	if (strcmp(base, "c3-rt-throttled.0.json") != 0)
+		return false;
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(rep, "hog"), "idle_waste_pct",
+				  cJSON_CreateNumber(-5));
+	return true;
+}
+
+/*
+ * A figure outside its domain is refused as a latency outside its own is:
+ * a hog.idle_waste_pct of -5 was judged ("so only -5.00% was left idle").
+ */
+static void test_reproduce_recorded_out_of_domain_refused(void **state)
+{
+	char tmp[256];
+	char *out, *l;
+	cJSON *json;
+
+	(void)state;
+	recorded_edited(tmp, sizeof(tmp), "reproduce-domain", idle_waste_negative);
+	recorded_exit(tmp, 1, &out, &json);
+	assert_int_equal(il_test_tmpdir_remove(tmp), 0);
+	l = claim_line(out, "claim 3: ");
+	assert_non_null(strstr(l, "not testable"));
+	assert_non_null(strstr(l, "c3-rt-throttled.0.json: hog.idle_waste_pct = -5 is not a "
+				  "percentage (0 to 100)"));
+	assert_null(strstr(out, "-5.00%"));
+	free(out);
+	cJSON_Delete(json);
+}
+
 /*
  * Every interval is said at its own level: the header and --help no longer
  * call them all 95% (the probe's "# intervals: 95%" above "88% interval of
@@ -1023,6 +1056,7 @@ int main(void)
 	    cmocka_unit_test(test_reproduce_recorded_fair_server_read),
 	    cmocka_unit_test(test_reproduce_recorded_insane_refused),
 	    cmocka_unit_test(test_reproduce_recorded_not_their_place),
+	    cmocka_unit_test(test_reproduce_recorded_out_of_domain_refused),
 	    cmocka_unit_test(test_reproduce_recorded_interval_levels),
 	    cmocka_unit_test(test_reproduce_recorded_claim2_hog),
 	    cmocka_unit_test(test_reproduce_recorded_culprit_rounds),

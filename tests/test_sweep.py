@@ -716,6 +716,85 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIsNone(inputlat_stats.report_shape_error(inputlat_stats.load_run(path)))
 
+    def test_report_domains_c_and_python_agree(self):
+        """Every figure a run writes is judged in its domain, alike by
+        `inputlat compare` (il_report_sane) and by compare_refusal: a
+        recorded report (a hog, a load, the canary, rt-throttled) with one
+        figure at a time set outside its domain is refused by both, in the
+        same words. A canary.max_stall_ms of -50 reached the summary and a
+        hog.idle_waste_pct of -5 reproduce: both were only checked finite."""
+        real = real_inputlat()
+        if not os.access(real, os.X_OK):
+            self.skipTest(f"{real} not built")
+        src = os.path.join(TESTS, "data", "run-hog-rt-throttled.json")
+        with open(src) as f:
+            base = json.load(f)
+        self.assertIsNone(inputlat_stats.compare_refusal(base))
+        bad = {"duration": -50, "amount": -1, "count": 2.5, "share": 1.5, "cpu_share": 1.2,
+               "pct": -5, "rt_runtime": -2, "rt_prio": 100, "nice": -21, "uclamp": 1025,
+               "cpu": -2}
+
+        def places(o, path, where):
+            """(container, key, name) of every number path reaches in o."""
+            if not path:
+                return []
+            key, _, rest = path.partition(".")
+            if key in ("*", "[]"):
+                items = (list(o.items()) if key == "*" and isinstance(o, dict) else
+                         list(enumerate(o)) if key == "[]" and isinstance(o, list) else [])
+            elif key.isdigit():
+                items = [(int(key), o[int(key)])] if isinstance(o, list) and int(key) < len(o) else []
+            else:
+                items = [(key, o[key])] if isinstance(o, dict) and key in o else []
+            found = []
+            for k, v in items:
+                name = f"{where}[{k}]" if isinstance(k, int) else f"{where}.{k}" if where else k
+                if not rest:
+                    if inputlat_stats._is_number(v):
+                        found.append((o, k, name))
+                else:
+                    found += places(v, rest, name)
+            return found
+
+        rules = [(p, d) for p, d in inputlat_stats.DOMAINS]
+        rules += [("processes.*." + p, d) for p, d in inputlat_stats.DOMAINS
+                  if p.startswith(("canary.", "hog."))]
+        rules += [(f"{g}.{p}", d) for g in inputlat_stats.WORKER_GROUPS
+                  for p, d in inputlat_stats.WORKER_DOMAINS]
+        path = os.path.join(self.tmp.name, "edited.json")
+        judged = []
+        for rule, domain in rules:
+            run = json.loads(json.dumps(base))
+            found = places(run, rule, "")
+            if not found:
+                continue
+            obj, key, name = found[0]
+            obj[key] = bad[domain]
+            with open(path, "w") as f:
+                json.dump(run, f)
+            why = inputlat_stats.compare_refusal(run)
+            self.assertIsNotNone(why, (rule, bad[domain]))
+            self.assertIn(name, why)
+            r = subprocess.run([real, "compare", path, src], capture_output=True, text=True,
+                               timeout=60)
+            self.assertEqual(r.returncode, 2, (rule, r.stdout, r.stderr))
+            self.assertEqual(r.stderr, f"compare: {path}: {why}\n", rule)
+            judged.append(name)
+        for name in ("canary.max_stall_ms", "hog.idle_waste_pct", "canary.cpu_share",
+                     "hog.cpu_share", "load.per_thread[0].cpu_ns", "threads[0].nice",
+                     "processes.il-workload.canary.max_stall_ms", "histogram.buckets[0][1]"):
+            self.assertIn(name, judged)
+        # A hop's percentiles in order, p50 <= p99 <= max.
+        run = json.loads(json.dumps(base))
+        run["hops"][2]["p50_us"] = run["hops"][2]["max_us"] * 2
+        with open(path, "w") as f:
+            json.dump(run, f)
+        why = inputlat_stats.compare_refusal(run)
+        self.assertRegex(why or "", r"^hops\[2\]: p99_us .* us below its p50_us .* not one run's")
+        r = subprocess.run([real, "compare", path, src], capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(r.stderr, f"compare: {path}: {why}\n")
+
     def test_sweep_round_compare_refuses_is_run_again(self):
         """A resumed round whose figures `inputlat compare` refuses (a p50 of
         NaN, 1e999 or -5) was counted as done, shown with p50 "-" and never
