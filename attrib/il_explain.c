@@ -676,13 +676,110 @@ static bool attribution_values(const cJSON *o, char *where, size_t n)
 	return attribution_sane(o, 0, where, n) && attribution_types(o, 0, where, n);
 }
 
+/*
+ * One event's attribution as a run writes it (il_attrib_event_json): its
+ * id a whole number, explained true or false (false with its why); an
+ * explained one has its processing latency and hops 1..IL_STAMP_PROCESSED,
+ * every total and component a duration, each hop's components adding up
+ * to its total and the hops' totals to the processing latency, within the
+ * 10 ns rounding of each figure. A hop of -500 us, a 16-digit runqueue
+ * beside a total it no longer made, an empty table beside "processing
+ * 2.04 ms" and "## event nan" were printed.
+ */
+static bool event_sane(const cJSON *ev, char *where, size_t n)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(ev, "id");
+	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(ev, "explained");
+	const cJSON *hops = cJSON_GetObjectItemCaseSensitive(ev, "hops"), *h;
+	bool seen[IL_NHOPS + 1] = {false};
+	double proc = num(ev, "processing_us"), sum = 0;
+	int parts = 0;
+
+	if (!whole_in(id, 0, 9007199254740992.0)) {
+		snprintf(where, n, "id: not an event's id");
+		return false;
+	}
+	if (!cJSON_IsBool(ex)) {
+		snprintf(where, n, "event %.0f: explained: not true or false", id->valuedouble);
+		return false;
+	}
+	if (cJSON_IsFalse(ex)) {
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(ev, "why")))
+			return true;
+		snprintf(where, n, "event %.0f: not explained, and no why", id->valuedouble);
+		return false;
+	}
+	if (!(proc >= 0)) {
+		snprintf(where, n, "event %.0f: processing_us = %g is not a duration (0 or more)",
+			 id->valuedouble, proc);
+		return false;
+	}
+	if (!cJSON_IsArray(hops)) {
+		snprintf(where, n, "event %.0f: hops: not a list", id->valuedouble);
+		return false;
+	}
+	cJSON_ArrayForEach (h, hops) {
+		const cJSON *comps = cJSON_GetObjectItemCaseSensitive(h, "components_us");
+		double total = num(h, "total_us"), csum = 0;
+		int k = (int)num(h, "index");
+
+		if (!whole_in(cJSON_GetObjectItemCaseSensitive(h, "index"), 1, IL_NHOPS)) {
+			snprintf(where, n, "event %.0f: a hop without its index", id->valuedouble);
+			return false;
+		}
+		if (!(total >= 0)) {
+			snprintf(where, n,
+				 "event %.0f: hop %d: total_us = %g is not a duration (0 or more)",
+				 id->valuedouble, k, total);
+			return false;
+		}
+		for (int c = 0; c < IL_NCOMP; c++) {
+			double us = num(comps, il_attrib_comp_name(c));
+
+			if (!(us >= 0)) {
+				snprintf(where, n,
+					 "event %.0f: hop %d: components_us.%s = %g is not a "
+					 "duration (0 or more)",
+					 id->valuedouble, k, il_attrib_comp_name(c), us);
+				return false;
+			}
+			csum += us;
+		}
+		if (fabs(csum - total) > 0.01 * (IL_NCOMP + 1)) {
+			snprintf(where, n,
+				 "event %.0f: hop %d: components_us add up to %.2f, not its "
+				 "total_us %.2f",
+				 id->valuedouble, k, csum, total);
+			return false;
+		}
+		seen[k] = true;
+		if (k <= IL_STAMP_PROCESSED) {
+			sum += total;
+			parts++;
+		}
+	}
+	for (int k = 1; k <= IL_STAMP_PROCESSED; k++)
+		if (!seen[k]) {
+			snprintf(where, n, "event %.0f: hops: no hop %d", id->valuedouble, k);
+			return false;
+		}
+	if (fabs(sum - proc) > 0.01 * (parts + 1)) {
+		snprintf(where, n,
+			 "event %.0f: hops 1-%d add up to %.2f us, not its processing_us %.2f",
+			 id->valuedouble, IL_STAMP_PROCESSED, sum, proc);
+		return false;
+	}
+	return true;
+}
+
 static bool attribution_shape(const cJSON *attr, char *where, size_t n)
 {
 	static const char *const counts[] = {"events_explained", "events_unexplained"};
 	static const char *const lists[] = {"bands", "events"};
+	const cJSON *e;
 
 	for (size_t i = 0; i < 2; i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(attr, counts[i]), *e;
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(attr, counts[i]);
 
 		if (v && !(cJSON_IsNumber(v) && v->valuedouble >= 0 &&
 			   v->valuedouble <= 9007199254740992.0 &&
@@ -701,7 +798,13 @@ static bool attribution_shape(const cJSON *attr, char *where, size_t n)
 				return false;
 			}
 	}
-	return attribution_values(attr, where, n);
+	if (!attribution_values(attr, where, n))
+		return false;
+	/* The events kept are printed as a --records line's are. */
+	cJSON_ArrayForEach (e, cJSON_GetObjectItemCaseSensitive(attr, "events"))
+		if (!event_sane(e, where, n))
+			return false;
+	return true;
 }
 
 static const cJSON *attribution_of(const cJSON *run, const char *path, char *err, size_t errlen)
@@ -818,10 +921,21 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 		ev = find_stored(attr, o->event);
 		if (!ev && o->records && find_record(o->records, o->event, &owned, err, errlen) < 0)
 			return 2;
-		if (owned && !attribution_values(owned, where, sizeof(where))) {
+		if (owned && (!attribution_values(owned, where, sizeof(where)) ||
+			      !event_sane(owned, where, sizeof(where)))) {
 			snprintf(err, errlen,
 				 "event %llu in %s: attribution: %s: not a record a run wrote",
 				 (unsigned long long)o->event, o->records, where);
+			cJSON_Delete(owned);
+			return 2;
+		}
+		/* Its line's id was asked for; an attribution of another event is
+		 * not this one's. */
+		if (owned && num(owned, "id") != (double)o->event) {
+			snprintf(err, errlen,
+				 "event %llu in %s: attribution: id %.0f is another event's: not a "
+				 "record a run wrote",
+				 (unsigned long long)o->event, o->records, num(owned, "id"));
 			cJSON_Delete(owned);
 			return 2;
 		}

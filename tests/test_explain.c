@@ -402,6 +402,96 @@ static void test_explain_records_impossible_refused(void **state)
 	unlink(rec);
 }
 
+/* Event 42's record with its attribution edited by how (a JSON path and a value). */
+static void record_edited(const char *rec, void (*how)(cJSON *attr))
+{
+	cJSON *e = event(42, 500);
+	char *text, line[1 << 15];
+
+	how(e);
+	text = cJSON_PrintUnformatted(e);
+	cJSON_Delete(e);
+	snprintf(line, sizeof(line), "{\"id\":42,\"state\":\"completed\",\"attribution\":%s}\n",
+		 text);
+	free(text);
+	il_test_write_file(rec, line);
+}
+
+static cJSON *hop_of(cJSON *attr, int i)
+{
+	return cJSON_GetArrayItem(cJSON_GetObjectItem(attr, "hops"), i);
+}
+
+static void hop2_negative(cJSON *a)
+{
+	cJSON_ReplaceItemInObject(hop_of(a, 1), "total_us", cJSON_CreateNumber(-500));
+}
+
+static void runqueue_huge(cJSON *a)
+{
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(hop_of(a, 5), "components_us"), "runqueue",
+				  cJSON_CreateNumber(1e15));
+}
+
+static void no_hops(cJSON *a)
+{
+	cJSON_ReplaceItemInObject(a, "hops", cJSON_CreateArray());
+}
+
+static void other_id(cJSON *a)
+{
+	cJSON_ReplaceItemInObject(a, "id", cJSON_CreateNumber(16));
+}
+
+static void no_id(cJSON *a)
+{
+	cJSON_DeleteItemFromObject(a, "id");
+}
+
+static void no_explained(cJSON *a)
+{
+	cJSON_DeleteItemFromObject(a, "explained");
+}
+
+static void processing_off(cJSON *a)
+{
+	cJSON_ReplaceItemInObject(a, "processing_us", cJSON_CreateNumber(2040));
+}
+
+/*
+ * A --records line whose figures no run writes, or that is another
+ * event's, is refused in one line: a hop of -500 us, a 16-digit runqueue
+ * beside a total it no longer made, a table of zeros beside "processing
+ * 2.04 ms", "## event 16" for event 42, "## event nan: ... not explained:
+ * ?" were printed.
+ */
+static void test_explain_records_out_of_domain_refused(void **state)
+{
+	static const struct {
+		void (*how)(cJSON *attr);
+		const char *says;
+	} cases[] = {
+	    {hop2_negative, "event 42: hop 2: total_us = -500 is not a duration (0 or more)"},
+	    {runqueue_huge, "event 42: hop 6: components_us add up to 1000000000000100.00, not "
+			    "its total_us 600.00"},
+	    {no_hops, "event 42: hops: no hop 1"},
+	    {other_id, "attribution: id 16 is another event's"},
+	    {no_id, "attribution: id: not an event's id"},
+	    {no_explained, "attribution: event 42: explained: not true or false"},
+	    {processing_off, "event 42: hops 1-11 add up to 1600.00 us, not its processing_us "
+			     "2040.00"},
+	};
+	char rec[300];
+
+	(void)state;
+	snprintf(rec, sizeof(rec), "%s/edited.jsonl", dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		record_edited(rec, cases[i].how);
+		records_refused(rec, "42", cases[i].says, "not a record a run wrote");
+	}
+	unlink(rec);
+}
+
 /* Values no run writes are refused, named, in one line: never printed as
  * a 300-digit count, a "(null)" or a band of "nan events". */
 static void test_explain_impossible_reports_refused(void **state)
@@ -831,6 +921,7 @@ int main(void)
 	    cmocka_unit_test(test_explain_cut_short_and_hostile_strings),
 	    cmocka_unit_test(test_explain_records_any_spacing),
 	    cmocka_unit_test(test_explain_records_impossible_refused),
+	    cmocka_unit_test(test_explain_records_out_of_domain_refused),
 	    cmocka_unit_test(test_explain_impossible_reports_refused),
 	    cmocka_unit_test(test_explain_impossible_values_refused),
 	    cmocka_unit_test(test_explain_throttled_by_what_was_in_force),
