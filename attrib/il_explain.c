@@ -296,6 +296,58 @@ static int keep_char(char **line, size_t *cap, size_t *len, int c)
 }
 
 /*
+ * Whether a --records line is of run (the report at run_path): its event
+ * was injected between the run's first event and its stop, and its hops
+ * ran on the run's threads. Another run's records printed their event
+ * under this report's header. A report without milestones_ns or threads
+ * (written before them) is not judged by what it lacks. 0, or -1 with err.
+ */
+static int record_of_run(const cJSON *line, uint64_t id, const char *path, const cJSON *run,
+			 const char *run_path, char *err, size_t errlen)
+{
+	const cJSON *stamp0 =
+	    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(line, "stamp_ns"), 0);
+	double inject = cJSON_IsNumber(stamp0) ? stamp0->valuedouble : NAN;
+	double first = num(run, "milestones_ns.first_event"), stop = num(run, "milestones_ns.stop");
+	const cJSON *threads = cJSON_GetObjectItemCaseSensitive(run, "threads"), *t, *th;
+	/* Judged only against a report that lists its threads. */
+	const cJSON *judged =
+	    cJSON_IsArray(threads) ? cJSON_GetObjectItemCaseSensitive(line, "tid") : NULL;
+	const char *rec = cJSON_GetStringValue(il_json_get(run, "outputs.records"));
+	char why[192], recp[512], own[600] = "";
+	int k = 0;
+
+	why[0] = '\0';
+	if (!isnan(first) && !isnan(stop) && isnan(inject))
+		snprintf(why, sizeof(why), "its line has no stamp_ns");
+	else if (!isnan(first) && !isnan(stop) && !(inject >= first && inject <= stop))
+		snprintf(why, sizeof(why),
+			 "injected at %.0f ns, outside that run (%.0f to %.0f ns, CLOCK_MONOTONIC)",
+			 inject, first, stop);
+	cJSON_ArrayForEach (t, judged) {
+		bool ours = false;
+
+		/* tid[0] is the injector's, an inputlat thread threads[] does not list. */
+		if (k++ == 0 || !cJSON_IsNumber(t) || why[0])
+			continue;
+		cJSON_ArrayForEach (th, threads)
+			ours = ours || num(th, "tid") == t->valuedouble;
+		if (!ours)
+			snprintf(why, sizeof(why),
+				 "its stamp %d was taken by thread %.0f, none of that run's", k - 1,
+				 t->valuedouble);
+	}
+	if (!why[0])
+		return 0;
+	if (rec && rec[0] == '/')
+		snprintf(own, sizeof(own), "; that run wrote its records to %s",
+			 il_printable_copy(rec, recp, sizeof(recp)));
+	snprintf(err, errlen, "event %llu in %s is not of the run %s reports: %s%s",
+		 (unsigned long long)id, path, run_path, why, own);
+	return -1;
+}
+
+/*
  * Looks event id up in a --records file (one JSON object a line, "id"
  * first; see head_is): 1 with *out (its attribution object, the caller's
  * to free), 0 when no line is that event's, -1 with err when the file
@@ -304,7 +356,8 @@ static int keep_char(char **line, size_t *cap, size_t *len, int c)
  * event, a run without attribution, a line that is not JSON, an
  * attribution that is not an object).
  */
-static int find_record(const char *path, uint64_t id, cJSON **out, char *err, size_t errlen)
+static int find_record(const char *path, uint64_t id, const cJSON *run, const char *run_path,
+		       cJSON **out, char *err, size_t errlen)
 {
 	char why[64] = "", *line = NULL, head[64];
 	size_t cap = 0, len = 0, hlen = 0, lineno = 1;
@@ -387,6 +440,10 @@ static int find_record(const char *path, uint64_t id, cJSON **out, char *err, si
 				 "event %llu is in %s, but its line is not JSON we can read (a key "
 				 "appears twice in one object)",
 				 (unsigned long long)id, path);
+			rc = -1;
+		} else if (o && record_of_run(o, id, path, run, run_path, err, errlen) < 0) {
+			cJSON_Delete(*out);
+			*out = NULL;
 			rc = -1;
 		} else if (!*out || !cJSON_IsObject(*out)) {
 			snprintf(err, errlen, "event %llu is in %s, but %s", (unsigned long long)id,
@@ -919,7 +976,8 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 	}
 	if (o->event) {
 		ev = find_stored(attr, o->event);
-		if (!ev && o->records && find_record(o->records, o->event, &owned, err, errlen) < 0)
+		if (!ev && o->records &&
+		    find_record(o->records, o->event, run, path, &owned, err, errlen) < 0)
 			return 2;
 		if (owned && (!attribution_values(owned, where, sizeof(where)) ||
 			      !event_sane(owned, where, sizeof(where)))) {

@@ -492,6 +492,75 @@ static void test_explain_records_out_of_domain_refused(void **state)
 	unlink(rec);
 }
 
+/*
+ * Another run's records are not this report's: 'explain --event 15
+ * --records b.rec a.json' printed b's event under a.json's header. The
+ * line's event must be injected between the run's first event and its
+ * stop, and its stamps taken by the run's threads.
+ */
+static void test_explain_records_of_another_run_refused(void **state)
+{
+	static const struct {
+		const char *stamps, *tids, *says;
+	} cases[] = {
+	    {"[5000, 5100]", "[1, 101, 102]", NULL},
+	    {"[9000, 9100]", "[1, 101, 102]",
+	     "is not of the run %s reports: injected at 9000 ns, outside that run (1000 to 8000 "
+	     "ns, CLOCK_MONOTONIC); that run wrote its records to /runs/a.rec"},
+	    {"[5000, 5100]", "[1, 101, 777]",
+	     "is not of the run %s reports: its stamp 2 was taken by thread 777, none of that "
+	     "run's"},
+	    {NULL, "[1, 101, 102]", "is not of the run %s reports: its line has no stamp_ns"},
+	};
+	char rep[300], rec[300], says[512], *text, line[1 << 15];
+	cJSON *r = report("cfs", 100), *e = event(42, 500), *m, *th;
+
+	(void)state;
+	snprintf(rep, sizeof(rep), "%s/with-milestones.json", dir);
+	snprintf(rec, sizeof(rec), "%s/run.rec", dir);
+	m = cJSON_AddObjectToObject(r, "milestones_ns");
+	cJSON_AddNumberToObject(m, "first_event", 1000);
+	cJSON_AddNumberToObject(m, "stop", 8000);
+	th = cJSON_AddArrayToObject(r, "threads");
+	for (int t = 101; t <= 102; t++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "tid", t);
+		cJSON_AddItemToArray(th, o);
+	}
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "outputs"), "records", "/runs/a.rec");
+	write_report(rep, r);
+	text = cJSON_PrintUnformatted(e);
+	cJSON_Delete(e);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc;
+
+		if (cases[i].stamps)
+			snprintf(line, sizeof(line),
+				 "{\"id\":42,\"state\":\"completed\",\"stamp_ns\":%s,\"tid\":%s,"
+				 "\"attribution\":%s}\n",
+				 cases[i].stamps, cases[i].tids, text);
+		else
+			snprintf(
+			    line, sizeof(line),
+			    "{\"id\":42,\"state\":\"completed\",\"tid\":%s,\"attribution\":%s}\n",
+			    cases[i].tids, text);
+		il_test_write_file(rec, line);
+		rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--event", "42", "--records", rec,
+			     rep, NULL);
+		if (!cases[i].says) {
+			assert_int_equal(rc, 0);
+			assert_non_null(strstr(OUT, "## event 42: processing 1.60 ms"));
+			continue;
+		}
+		snprintf(says, sizeof(says), cases[i].says, rep);
+		il_test_assert_one_line_exit(rc, OUT, ERR, 2, "event 42 in ", says);
+	}
+	free(text);
+	unlink(rec);
+	unlink(rep);
+}
+
 /* Values no run writes are refused, named, in one line: never printed as
  * a 300-digit count, a "(null)" or a band of "nan events". */
 static void test_explain_impossible_reports_refused(void **state)
@@ -922,6 +991,7 @@ int main(void)
 	    cmocka_unit_test(test_explain_records_any_spacing),
 	    cmocka_unit_test(test_explain_records_impossible_refused),
 	    cmocka_unit_test(test_explain_records_out_of_domain_refused),
+	    cmocka_unit_test(test_explain_records_of_another_run_refused),
 	    cmocka_unit_test(test_explain_impossible_reports_refused),
 	    cmocka_unit_test(test_explain_impossible_values_refused),
 	    cmocka_unit_test(test_explain_throttled_by_what_was_in_force),
