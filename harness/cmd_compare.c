@@ -1101,6 +1101,41 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return -1;
 }
 
+/*
+ * What a --metric KEY is in report r: 0 when a number, or null (a figure
+ * the run could not have, or a part not run: "hog": null), -1 with why
+ * when the key is missing or holds no number. A misspelt key, a string
+ * (policy) or an object (latency_us) read as "no number" and gave "not
+ * enough data", exit 0.
+ */
+static int metric_key_check(const cJSON *r, const char *key, char *why, size_t n)
+{
+	char part[128];
+	const char *p = key;
+
+	while (*p) {
+		size_t len = strcspn(p, ".");
+
+		if (cJSON_IsNull(r))
+			return 0;
+		snprintf(part, sizeof(part), "%.*s", (int)len, p);
+		if (!cJSON_IsObject(r) || !(r = cJSON_GetObjectItemCaseSensitive(r, part))) {
+			snprintf(why, n, "has no key %s", key);
+			return -1;
+		}
+		p += len + (p[len] == '.');
+	}
+	if (cJSON_IsNumber(r) || cJSON_IsNull(r))
+		return 0;
+	snprintf(why, n, "has %s at %s, not a number",
+		 cJSON_IsString(r)   ? "a string"
+		 : cJSON_IsObject(r) ? "an object"
+		 : cJSON_IsArray(r)  ? "a list"
+				     : "true or false",
+		 key);
+	return -1;
+}
+
 int il_cmd_compare(int argc, char **argv)
 {
 	struct opts o = {
@@ -1161,6 +1196,19 @@ int il_cmd_compare(int argc, char **argv)
 					o.json_path, groups[i].paths[k]);
 				rc = 2;
 				break;
+			}
+	/* A --metric's key is in every report, a number or null. */
+	for (size_t i = 0; i < ngroups && rc == 0; i++)
+		for (size_t k = 0; k < groups[i].n && rc == 0; k++)
+			for (size_t m = 0; m < o.nrows && rc == 0 && o.rows[m].key; m++) {
+				char why[256];
+
+				if (metric_key_check(groups[i].reports[k], o.rows[m].key, why,
+						     sizeof(why)) < 0) {
+					fprintf(stderr, "compare: --metric: %s %s\n",
+						groups[i].paths[k], why);
+					rc = 2;
+				}
 			}
 	if (rc)
 		goto out;

@@ -848,6 +848,63 @@ static void test_compare_metric_rounds_not_dropped(void **state)
 	}
 }
 
+/*
+ * A --metric KEY that is missing or holds no number is a mistake, not
+ * "not enough data": ratio:policy (a string), ratio:latency_us (an
+ * object) and a misspelt key exited 0 with "4 of A's 4 rounds have no
+ * number at KEY". One line, exit 2; a null (hog: null, no hog) is still
+ * a round without the figure.
+ */
+static void test_compare_metric_key_not_a_number(void **state)
+{
+	static const struct {
+		const char *metric, *says;
+	} cases[] = {
+	    {"ratio:policy", "has a string at policy, not a number"},
+	    {"ratio:latency_us", "has an object at latency_us, not a number"},
+	    {"ratio:events.compleetd", "has no key events.compleetd"},
+	    {"diff:hog.idle_waste_pct", NULL},
+	};
+	char pa[128], pb[128], m[64];
+	char *argv[] = {"compare", "--metric", m, pa, pb, NULL};
+
+	(void)state;
+	make_cell("keyA");
+	make_cell("keyB");
+	for (int r = 0; r < 4; r++)
+		for (int side = 0; side < 2; side++) {
+			char name[64];
+
+			char src[128], err[256];
+			cJSON *root;
+
+			snprintf(name, sizeof(name), "%s/round-%d.json", side ? "keyB" : "keyA", r);
+			write_report(name, "cfs", 1700, 1.0, 300 + (uint64_t)r, 100);
+			/* No hog in that run. */
+			path_of(src, sizeof(src), name);
+			assert_int_equal(il_json_load(src, &root, err, sizeof(err)), 0);
+			cJSON_AddNullToObject(root, "hog");
+			assert_int_equal(il_json_write(src, root), 0);
+			cJSON_Delete(root);
+		}
+	path_of(pa, sizeof(pa), "keyA");
+	path_of(pb, sizeof(pb), "keyB");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc;
+
+		snprintf(m, sizeof(m), "%s", cases[i].metric);
+		rc = run_compare_argv(5, argv);
+		if (!cases[i].says) {
+			assert_int_equal(rc, 0);
+			assert_non_null(strstr(out_text, "not enough data: 4 of A's 4 rounds have "
+							 "no number at hog.idle_waste_pct"));
+			continue;
+		}
+		il_test_assert_one_line_exit(rc, out_text, err_text, 2,
+					     "compare: --metric: ", cases[i].says);
+	}
+}
+
 /* a.json with its policy and error set (NULL: none), as name. */
 static void write_variant(const char *name, const char *policy, const char *error)
 {
@@ -1184,6 +1241,7 @@ int main(void)
 	    cmocka_unit_test(test_compare_same_run_twice),
 	    cmocka_unit_test(test_compare_copied_run_refused),
 	    cmocka_unit_test(test_compare_metric_rounds_not_dropped),
+	    cmocka_unit_test(test_compare_metric_key_not_a_number),
 	    cmocka_unit_test(test_compare_scaled_run_higher),
 	    cmocka_unit_test(test_compare_short_run_not_enough_for_p99),
 	    cmocka_unit_test(test_compare_rounds),
