@@ -139,9 +139,16 @@ void il_canary_mark_start(struct il_canary *c)
 
 void il_canary_get(struct il_canary *c, struct il_canary_stats *s)
 {
-	uint64_t now = il_now_ns(), max_gap, waited, wall;
+	uint64_t now, max_gap, waited, wall;
 
+	/*
+	 * The clock is read under the lock: read before it, a caller held off
+	 * its CPU on the way in (a starved CPU is what the canary is for) took
+	 * a wall that ended before the lateness the canary added meanwhile,
+	 * and waited_ms came out above wall_ms.
+	 */
 	pthread_mutex_lock(&c->lock);
+	now = il_now_ns();
 	wall = now - c->mark_ns;
 	max_gap = c->max_gap_ns;
 	waited = c->waited_ns;
