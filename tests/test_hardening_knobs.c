@@ -767,12 +767,16 @@ static void test_hardening_knobs_failed_restore_reported(void **state)
 	sem_destroy(&ready);
 	{
 		const char *err = chain_err(&a);
+		const char *line =
+		    strstr(err, "inputlat: restoring system knobs: " IL_TEST_RT_RUNTIME
+				" not put back to ");
+		const char *eol = line ? strchr(line, '\n') : NULL;
+		const char *busy = line ? strstr(line, "Device or resource busy") : NULL;
 
 		il_test_assert_exited(st, 1, err);
-		if (!strstr(err, "inputlat: restoring system knobs: " IL_TEST_RT_RUNTIME
-				 " not put back to ") ||
-		    !strstr(err, "Device or resource busy") ||
-		    strstr(strstr(err, "restoring"), "\n") != strrchr(err, '\n'))
+		/* One line says it all (the run's warnings may follow: an ASan
+		 * build's memory, a host's work accuracy). */
+		if (!line || !eol || !busy || busy > eol || strstr(eol, "restoring system knobs"))
 			fail_msg("want one line saying the restore failed, got:\n%s", err);
 	}
 	root = il_test_json_load(json);
