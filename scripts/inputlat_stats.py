@@ -455,15 +455,25 @@ def _hop_order_refusal(run):
     (il_report_sane's hop_order_sane), or why not."""
     hops = run.get("hops")
     for k, h in enumerate(hops if isinstance(hops, list) else []):
-        prev = None
-        for key in ("p50_us", "p99_us", "max_us"):
-            v = h.get(key) if isinstance(h, dict) else None
-            if not _is_number(v):
-                continue
-            if prev is not None and v < prev[1] / 1.01:
-                return (f"hops[{k}]: {key} {v:g} us below its {prev[0]} {prev[1]:g} us: "
-                        f"not one run's figures")
-            prev = (key, v)
+        bad = _out_of_order(h, ("p50_us", "p99_us", "max_us"))
+        if bad:
+            return f"hops[{k}]: {bad}"
+    return None
+
+
+def _out_of_order(stats, keys):
+    """The first of keys (in rising order) whose number in stats is below
+    the one before it, beyond the 1% a histogram's rounding allows, said
+    as "p50 900 us below its p99 ...", or None. Keys without a number are
+    passed over."""
+    prev = None
+    for key in keys:
+        v = stats.get(key) if isinstance(stats, dict) else None
+        if not _is_number(v):
+            continue
+        if prev is not None and v < prev[1] / 1.01:
+            return f"{key} {v:g} us below its {prev[0]} {prev[1]:g} us: not one run's figures"
+        prev = (key, v)
     return None
 
 
@@ -526,15 +536,9 @@ def compare_refusal(run):
             return (f"samples_us.{lat} has {len(values)} samples for {counts[1]:.0f} "
                     f"completed events")
     for lat, stats in run["latency_us"].items():
-        prev = None
-        for k in ("min", "p50", "p90", "p99", "p999", "max"):
-            v = stats.get(k) if isinstance(stats, dict) else None
-            if not _is_number(v):
-                continue
-            if prev is not None and v < prev[1] / 1.01:
-                return (f"latency_us.{lat}: {k} {v:g} us below its {prev[0]} {prev[1]:g} us: "
-                        f"not one run's figures")
-            prev = (k, v)
+        bad = _out_of_order(stats, ("min", "p50", "p90", "p99", "p999", "max"))
+        if bad:
+            return f"latency_us.{lat}: {bad}"
         count = stats.get("count") if isinstance(stats, dict) else None
         if _is_number(count) and count > counts[1]:
             return (f"latency_us.{lat}.count {count:g} is more than the {counts[1]:g} events "
