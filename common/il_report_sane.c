@@ -135,31 +135,45 @@ static int latencies_sane(const cJSON *root, char *why, size_t n)
  * bucket values, min and max exact), and a count no more than the events
  * completed. A p50 of 1 us beside a min of 1800 us was taken.
  */
+/*
+ * The figures of stats under keys (in rising order) do not fall, beyond
+ * the 1% a histogram's rounding allows; keys without a number are passed
+ * over. 0, or -1 with why naming the first that falls, after where.
+ */
+static int rising(const cJSON *stats, const char *const *keys, size_t nkeys, const char *where,
+		  char *why, size_t n)
+{
+	const char *prev_key = NULL;
+	double prev = NAN;
+
+	for (size_t i = 0; i < nkeys; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(stats, keys[i]);
+
+		if (!cJSON_IsNumber(v))
+			continue;
+		if (prev_key && v->valuedouble < prev / 1.01) {
+			snprintf(why, n, "%s: %s %g us below its %s %g us: not one run's figures",
+				 where, keys[i], v->valuedouble, prev_key, prev);
+			return -1;
+		}
+		prev = v->valuedouble;
+		prev_key = keys[i];
+	}
+	return 0;
+}
+
 static int latency_order_sane(const cJSON *root, char *why, size_t n)
 {
 	static const char *const order[] = {"min", "p50", "p90", "p99", "p999", "max"};
 	const cJSON *lat;
 
 	cJSON_ArrayForEach (lat, il_json_get(root, "latency_us")) {
-		double prev = NAN, completed = il_json_num(root, "events.completed");
-		const char *prev_key = NULL;
+		double completed = il_json_num(root, "events.completed");
+		char where[96];
 
-		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(lat, order[i]);
-
-			if (!cJSON_IsNumber(v))
-				continue;
-			if (prev_key && v->valuedouble < prev / 1.01) {
-				snprintf(
-				    why, n,
-				    "latency_us.%s: %s %g us below its %s %g us: not one run's "
-				    "figures",
-				    lat->string, order[i], v->valuedouble, prev_key, prev);
-				return -1;
-			}
-			prev = v->valuedouble;
-			prev_key = order[i];
-		}
+		snprintf(where, sizeof(where), "latency_us.%.64s", lat->string ? lat->string : "?");
+		if (rising(lat, order, sizeof(order) / sizeof(order[0]), where, why, n) < 0)
+			return -1;
 		if (!isnan(completed) && il_json_num(lat, "count") > completed) {
 			snprintf(why, n,
 				 "latency_us.%s.count %g is more than the %g events completed",
@@ -566,25 +580,11 @@ static int hop_order_sane(const cJSON *root, char *why, size_t n)
 	int k = 0;
 
 	cJSON_ArrayForEach (h, il_json_get(root, "hops")) {
-		double prev = NAN;
-		const char *prev_key = NULL;
+		char where[32];
 
-		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(h, order[i]);
-
-			if (!cJSON_IsNumber(v))
-				continue;
-			if (prev_key && v->valuedouble < prev / 1.01) {
-				snprintf(why, n,
-					 "hops[%d]: %s %g us below its %s %g us: not one run's "
-					 "figures",
-					 k, order[i], v->valuedouble, prev_key, prev);
-				return -1;
-			}
-			prev = v->valuedouble;
-			prev_key = order[i];
-		}
-		k++;
+		snprintf(where, sizeof(where), "hops[%d]", k++);
+		if (rising(h, order, sizeof(order) / sizeof(order[0]), where, why, n) < 0)
+			return -1;
 	}
 	return 0;
 }

@@ -306,7 +306,7 @@ static void run_one(struct repro *r, const struct scenario *s, unsigned round, s
 	pid_t pid;
 	int ret;
 
-	snprintf(json, sizeof(json), "%s/%s.%u.json", r->dir.path, s->id, round);
+	il_repro_report_path(r->dir.path, s->id, round, json, sizeof(json));
 	snprintf(outp, sizeof(outp), "%s/%s.%u.out", r->dir.path, s->id, round);
 	snprintf(errp, sizeof(errp), "%s/%s.%u.err", r->dir.path, s->id, round);
 	arg(&a, "%s", "inputlat");
@@ -457,7 +457,7 @@ static void load_scenario(const struct repro *r, const struct scenario *s, unsig
 	char json[4096];
 
 	*out = (struct result){.exit_code = -1};
-	snprintf(json, sizeof(json), "%s/%s.%u.json", r->from, s->id, round);
+	il_repro_report_path(r->from, s->id, round, json, sizeof(json));
 	/* Its err names the file. */
 	if (il_json_load(json, &out->report, out->err, sizeof(out->err)) < 0) {
 		out->report = NULL;
@@ -482,7 +482,7 @@ static void load_scenario(const struct repro *r, const struct scenario *s, unsig
 						   (int64_t)s->interval_ms, s->load, s->hog};
 		char fpath[4096];
 
-		snprintf(fpath, sizeof(fpath), "%s/%s.0.json", r->from, r->sc[0].id);
+		il_repro_report_path(r->from, r->sc[0].id, 0, fpath, sizeof(fpath));
 		if (il_repro_recorded_check(out->report, json, s->id, &want,
 					    out == first ? NULL : first->report, fpath, out->err,
 					    sizeof(out->err)) < 0) {
@@ -1397,8 +1397,7 @@ static int json_not_a_report(const struct repro *r, const char *json_path)
 
 	for (int s = 0; s < NSCEN; s++)
 		for (unsigned i = 0; i < (r->sc[s].claim > 1 ? r->other_rounds : r->rounds); i++) {
-			/* load_scenario's name for it */
-			snprintf(path, sizeof(path), "%s/%s.%u.json", r->from, r->sc[s].id, i);
+			il_repro_report_path(r->from, r->sc[s].id, i, path, sizeof(path));
 			if (il_out_path_is_file(json_path, path)) {
 				fprintf(stderr,
 					"inputlat reproduce: --json %s is the report %s; refusing "
@@ -1530,8 +1529,11 @@ int il_cmd_reproduce(int argc, char **argv)
 	}
 	ncpu = (unsigned)il_cpus_allowed();
 	/* Recorded runs were sized by their own machine's CPUs. */
-	if (r.from && il_repro_recorded_cpus(r.from, "c1-cfs"))
-		ncpu = il_repro_recorded_cpus(r.from, "c1-cfs");
+	if (r.from) {
+		unsigned recorded = il_repro_recorded_cpus(r.from, "c1-cfs");
+
+		ncpu = recorded ? recorded : ncpu;
+	}
 	/*
 	 * Claim 1 is a 32% reduction of p50 between two policies: 16 rounds
 	 * detect even a 10% shift with 80% power at this machine's round-to-

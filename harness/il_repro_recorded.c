@@ -11,13 +11,18 @@
 #include "il_file.h"
 #include "il_printable.h"
 
+void il_repro_report_path(const char *dir, const char *id, unsigned round, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s.%u.json", dir, id, round);
+}
+
 unsigned il_repro_recorded_cpus(const char *dir, const char *id)
 {
 	char path[4096], err[256];
 	cJSON *rep = NULL;
 	double n;
 
-	snprintf(path, sizeof(path), "%s/%s.0.json", dir, id);
+	il_repro_report_path(dir, id, 0, path, sizeof(path));
 	if (il_json_load(path, &rep, err, sizeof(err)) < 0)
 		return 0;
 	n = il_json_num(rep, "kernel.nr_cpus");

@@ -16,6 +16,12 @@
 #include "il_comparable.h"
 
 /*
+ * DIR/ID.ROUND.json, the name a reproduce gives run ROUND of scenario ID
+ * in its directory, and where a recorded one is looked for, into buf.
+ */
+void il_repro_report_path(const char *dir, const char *id, unsigned round, char *buf, size_t len);
+
+/*
  * The CPU count of the machine the recorded runs were on (kernel.nr_cpus
  * of DIR/ID.0.json, the first report reproduce reads), which sized their
  * scenarios; 0 when that report does not say (unreadable, missing).
