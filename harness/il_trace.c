@@ -100,15 +100,33 @@ static void ev_begin(struct il_trace_writer *w, const char *ph, const char *name
 	fprintf(w->f, ",\"pid\":%d,\"tid\":%d", pid, tid);
 }
 
-static void key_num(struct il_trace_writer *w, const char *key, double v)
+/*
+ * A time or a duration in microseconds, from whole nanoseconds: the
+ * integer part and exactly three decimals, so that what a reader adds up
+ * is what was measured. A slice's ts + dur is then its end's ts to the
+ * nanosecond, whatever the magnitude (a double's shortest form had 17
+ * digits for an absolute ts past 11.6 days of uptime, off in its last).
+ */
+static void put_ns_as_us(FILE *f, bool negative, uint64_t ns)
 {
-	fprintf(w->f, ",\"%s\":", key);
-	put_num(w->f, v);
+	fprintf(f, "%s%llu.%03u", negative && ns ? "-" : "", (unsigned long long)(ns / 1000),
+		(unsigned)(ns % 1000));
 }
 
-static double rel_us(const struct il_trace_writer *w, uint64_t ns)
+static void key_us(struct il_trace_writer *w, const char *key, uint64_t ns)
 {
-	return ns >= w->t0_ns ? (double)(ns - w->t0_ns) / 1e3 : -(double)(w->t0_ns - ns) / 1e3;
+	fprintf(w->f, ",\"%s\":", key);
+	put_ns_as_us(w->f, false, ns);
+}
+
+/* A stamp's ts: since t0, in the units of key_us (before t0: negative). */
+static void key_ts(struct il_trace_writer *w, uint64_t ns)
+{
+	fputs(",\"ts\":", w->f);
+	if (ns >= w->t0_ns)
+		put_ns_as_us(w->f, false, ns - w->t0_ns);
+	else
+		put_ns_as_us(w->f, true, w->t0_ns - ns);
 }
 
 static const char *hop_name(int k)
@@ -225,8 +243,7 @@ int il_trace_add(struct il_trace_writer *w, const struct il_msg *m,
 	for (int k = 0; k < IL_NSTAMPS; k++) {
 		const struct il_trace_thread *t = NULL;
 		int tid = (int)m->tid[k], pid;
-		uint64_t work, queue;
-		double ts, dur;
+		uint64_t work, queue, dur;
 
 		if (!m->stamp_ns[k])
 			continue;
@@ -235,29 +252,26 @@ int il_trace_add(struct il_trace_writer *w, const struct il_msg *m,
 				t = &threads[i];
 		pid = t ? t->pid : tid;
 		note_tid(w, tid, k);
-		ts = rel_us(w, m->stamp_ns[k]);
 		/* The handler's share of the next hop, as the report splits it:
 		 * a sender preempted after its send ends past the next stamp,
 		 * and its slice stops there (the rest is in no handler). */
 		if (il_msg_hop_split(m, k + 1, &work, &queue) == 0)
-			dur = (double)work / 1e3;
+			dur = work;
 		else
-			dur = m->end_ns[k] > m->stamp_ns[k]
-				  ? (double)(m->end_ns[k] - m->stamp_ns[k]) / 1e3
-				  : 0;
+			dur = m->end_ns[k] > m->stamp_ns[k] ? m->end_ns[k] - m->stamp_ns[k] : 0;
 		/* The flip is an instant (end == stamp): its slice lasts 0 us,
 		 * as measured, not a drawn 1 us (Chrome's format allows dur 0). */
 
 		ev_begin(w, "X", hop_name(k), pid, tid);
 		fputs(",\"cat\":\"hop\"", w->f);
-		key_num(w, "ts", ts);
-		key_num(w, "dur", dur);
+		key_ts(w, m->stamp_ns[k]);
+		key_us(w, "dur", dur);
 		fputs(",\"args\":{", w->f);
 		fprintf(w->f, "\"event_id\":%llu,\"hop\":%d", (unsigned long long)m->event_id, k);
 		/* The report's split: never negative; none where the stamps are
 		 * out of order (the report leaves such an event out). */
 		if (k > 0 && il_msg_hop_split(m, k, &work, &queue) == 0)
-			key_num(w, "queue_us", (double)queue / 1e3);
+			key_us(w, "queue_us", queue);
 		fputs("}}", w->f);
 
 		/*
@@ -272,7 +286,7 @@ int il_trace_add(struct il_trace_writer *w, const struct il_msg *m,
 		ev_begin(w, k == first ? "s" : k == last ? "f" : "t", "mouse-down", pid, tid);
 		fputs(",\"cat\":\"flow\"", w->f);
 		fprintf(w->f, ",\"id\":%llu", (unsigned long long)m->event_id);
-		key_num(w, "ts", ts);
+		key_ts(w, m->stamp_ns[k]);
 		if (k == last)
 			fputs(",\"bp\":\"e\"", w->f);
 		fputc('}', w->f);
@@ -292,8 +306,8 @@ int il_trace_add_cpu_slice(struct il_trace_writer *w, int cpu, uint64_t start_ns
 	w->cpus_seen |= 1ull << cpu;
 	ev_begin(w, "X", name, CPU_TRACK_PID + cpu, CPU_TRACK_PID + cpu);
 	fputs(",\"cat\":\"sched\"", w->f);
-	key_num(w, "ts", rel_us(w, start_ns));
-	key_num(w, "dur", (double)(end_ns - start_ns) / 1e3);
+	key_ts(w, start_ns);
+	key_us(w, "dur", end_ns - start_ns);
 	fprintf(w->f, ",\"args\":{\"tid\":%d", tid);
 	if (cls) {
 		fputs(",\"class\":", w->f);
@@ -397,7 +411,7 @@ static void counter_sample(struct il_trace_writer *w, int self, const struct il_
 			   uint64_t ts_ns)
 {
 	ev_begin(w, "C", c->name ? c->name : "counter", self, self);
-	key_num(w, "ts", rel_us(w, ts_ns));
+	key_ts(w, ts_ns);
 	fputs(",\"args\":{\"value\":", w->f);
 	put_num(w->f, c->value);
 	fputs("}}", w->f);

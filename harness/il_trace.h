@@ -51,7 +51,8 @@ struct il_trace_counter {
  * threads (which may be NULL) give each tid its pid. il_trace_close
  * writes the thread and process names (sorted in the order a mouse-down
  * visits them), the counters, and closes the file; it frees w in every
- * case. Time is in microseconds since t0 (0: absolute CLOCK_MONOTONIC).
+ * case. Time is in microseconds since t0 (0: absolute CLOCK_MONOTONIC),
+ * written from whole nanoseconds with three decimals (a ts + dur is exact).
  *
  * Return 0 or a negative errno: open -EINVAL (NULL path), -ENOMEM, the
  * -errno of creating the file (-ELOOP for a symlink); add and close the

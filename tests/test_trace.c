@@ -484,6 +484,140 @@ static void test_trace_refuses_symlink(void **state)
 	assert_int_equal(il_trace_write(NULL, f->msgs, 1, threads, NTHREADS, NULL, 0, 0), -EINVAL);
 }
 
+/*
+ * A JSON number of the trace, read exactly (not as a double): in units of
+ * 1e-9 of the number (for ts and dur, femtoseconds). False when it is not
+ * a plain decimal of at most 9 decimals. *end is where it stops.
+ */
+static bool exact_num(const char *s, __int128 *v, const char **end)
+{
+	bool neg = *s == '-';
+	__int128 x = 0;
+	int decimals = 0;
+
+	s += neg;
+	if (*s < '0' || *s > '9')
+		return false;
+	while (*s >= '0' && *s <= '9')
+		x = x * 10 + (*s++ - '0');
+	if (*s == '.') {
+		s++;
+		while (*s >= '0' && *s <= '9' && decimals < 9) {
+			x = x * 10 + (*s++ - '0');
+			decimals++;
+		}
+		if (*s >= '0' && *s <= '9')
+			return false;
+	}
+	if (*s == 'e' || *s == 'E')
+		return false;
+	for (; decimals < 9; decimals++)
+		x *= 10;
+	*v = neg ? -x : x;
+	*end = s;
+	return true;
+}
+
+/* The exact value of KEY in the event object starting at e (up to its end). */
+static __int128 exact_key(const char *e, const char *key)
+{
+	char pat[32];
+	const char *p, *stop = strstr(e, "}}");
+	__int128 v = 0;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(e, pat);
+	if (!p || (stop && p > stop))
+		fail_msg("no %s in %.200s", key, e);
+	if (!exact_num(p + strlen(pat), &v, &p))
+		fail_msg("%s is not a plain decimal: %.60s", key, strstr(e, pat));
+	return v;
+}
+
+/* Nanoseconds as exact_num reads microseconds. */
+static __int128 ns_exact(uint64_t ns)
+{
+	return (__int128)ns * 1000000;
+}
+
+/*
+ * A slice's ts + dur must be where it ends, to the nanosecond, and the
+ * same number as the next slice's ts when it ends at that stamp: ts and
+ * dur were two decimals of their own (shortest doubles), and a run's
+ * trace is in absolute CLOCK_MONOTONIC microseconds, so past 11.6 days of
+ * uptime a stamp has 16 digits and was written in 17, not the stamp's
+ * nanosecond (2000000002400.2109 for ...2400.211), and a slice's end was
+ * off its neighbour's start. Here the stamps are 23 days in, at odd
+ * nanoseconds, written as a run writes them (t0 0); one sender is
+ * preempted past the next stamp (its slice ends at that stamp).
+ */
+static void test_trace_slices_end_where_they_end(void **state)
+{
+	struct fixture *f = *state;
+	const uint64_t base = 2000000000000123ull;
+	struct il_trace_writer *w;
+	char *text, *p;
+	size_t len, nx = 0, ncpu = 0;
+
+	for (int i = 0; i < NEVENTS; i++)
+		for (int k = 0; k < IL_NSTAMPS; k++) {
+			struct il_msg *m = &f->msgs[i];
+
+			if (!m->stamp_ns[k])
+				continue;
+			m->stamp_ns[k] = base + (uint64_t)i * 20000017ull + (uint64_t)k * 300011ull;
+			m->end_ns[k] = k == IL_STAMP_PRESENTED
+					   ? m->stamp_ns[k]
+					   : m->stamp_ns[k] + 100003ull + (uint64_t)k * 1001ull;
+		}
+	f->msgs[1].end_ns[3] = f->msgs[1].stamp_ns[4] + 5001;
+	assert_int_equal(il_trace_open(f->path, 0, &w), 0);
+	il_trace_set_t0(w, 0);
+	for (int i = 0; i < NEVENTS; i++)
+		assert_int_equal(il_trace_add(w, &f->msgs[i], threads, NTHREADS), 0);
+	assert_int_equal(il_trace_add_cpu_slice(w, 1, base + 7, base + 1234567, "hog", 9, NULL, 0),
+			 0);
+	assert_int_equal(il_trace_close(w, threads, NTHREADS, NULL, 0), 0);
+	text = il_file_read(f->path, 1 << 24, &len);
+	assert_non_null(text);
+	for (p = strstr(text, "{\"ph\":\"X\""); p; p = strstr(p + 1, "{\"ph\":\"X\"")) {
+		__int128 ts = exact_key(p, "ts"), dur = exact_key(p, "dur");
+		const char *cat = strstr(p, "\"cat\":\"sched\"");
+
+		if (cat && cat < strstr(p, "}}")) {
+			assert_true(ts == ns_exact(base + 7));
+			assert_true(ts + dur == ns_exact(base + 1234567));
+			ncpu++;
+			continue;
+		}
+		{
+			int id = (int)(exact_key(p, "event_id") / 1000000000),
+			    k = (int)(exact_key(p, "hop") / 1000000000);
+			const struct il_msg *m = &f->msgs[id - 1];
+			uint64_t end = m->end_ns[k], work, queue;
+
+			if (il_msg_hop_split(m, k + 1, &work, &queue) == 0)
+				end = m->stamp_ns[k] + work;
+			if (ts != ns_exact(m->stamp_ns[k]) || ts + dur != ns_exact(end))
+				fail_msg("event %d hop %d: ts %.40s, want %llu.%03llu, ending at "
+					 "%llu.%03llu",
+					 id, k, strstr(p, "\"ts\":") + 5,
+					 (unsigned long long)(m->stamp_ns[k] / 1000),
+					 (unsigned long long)(m->stamp_ns[k] % 1000),
+					 (unsigned long long)(end / 1000),
+					 (unsigned long long)(end % 1000));
+			/* Cut at the next hop's stamp: the next slice's ts, the same number. */
+			if (k + 1 < IL_NSTAMPS && m->stamp_ns[k + 1] &&
+			    m->end_ns[k] >= m->stamp_ns[k + 1])
+				assert_true(ts + dur == ns_exact(m->stamp_ns[k + 1]));
+		}
+		nx++;
+	}
+	assert_int_equal(nx, 4 * 13 + 7);
+	assert_int_equal(ncpu, 1);
+	free(text);
+}
+
 /* --- the counters' sampler ---------------------------------------------- */
 #define SLEEPERS 70
 
@@ -831,6 +965,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_trace_names_valid_utf8, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_sink_leaves_out_warmup, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_queue_is_report_split, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_trace_slices_end_where_they_end, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_refuses_symlink, setup, teardown),
 	};
 
