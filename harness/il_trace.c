@@ -119,14 +119,19 @@ static void key_us(struct il_trace_writer *w, const char *key, uint64_t ns)
 	put_ns_as_us(w->f, false, ns);
 }
 
-/* A stamp's ts: since t0, in the units of key_us (before t0: negative). */
-static void key_ts(struct il_trace_writer *w, uint64_t ns)
+/* A stamp as a ts: since t0, in the units of key_us (before t0: negative). */
+static void put_ts(struct il_trace_writer *w, uint64_t ns)
 {
-	fputs(",\"ts\":", w->f);
 	if (ns >= w->t0_ns)
 		put_ns_as_us(w->f, false, ns - w->t0_ns);
 	else
 		put_ns_as_us(w->f, true, w->t0_ns - ns);
+}
+
+static void key_ts(struct il_trace_writer *w, uint64_t ns)
+{
+	fputs(",\"ts\":", w->f);
+	put_ts(w, ns);
 }
 
 static const char *hop_name(int k)
@@ -404,30 +409,43 @@ static void write_metadata(struct il_trace_writer *w, const struct il_trace_thre
 	}
 }
 
-/* Counter tracks closed at their end (more are written, not closed). */
+/* Counter tracks whose end otherData gives (more are written, without). */
 #define MAX_COUNTER_TRACKS 16
 
-static void counter_sample(struct il_trace_writer *w, int self, const struct il_trace_counter *c,
-			   uint64_t ts_ns)
+static void counter_sample(struct il_trace_writer *w, int self, const struct il_trace_counter *c)
 {
 	ev_begin(w, "C", c->name ? c->name : "counter", self, self);
-	key_ts(w, ts_ns);
+	key_ts(w, c->ts_ns);
 	fputs(",\"args\":{\"value\":", w->f);
 	put_num(w->f, c->value);
 	fputs("}}", w->f);
 }
 
+/* One sample per interval measured: nothing else is a sample. */
 static void write_counters(struct il_trace_writer *w, const struct il_trace_counter *ctr,
 			   size_t nctr)
 {
 	int self = (int)getpid();
+
+	for (size_t i = 0; i < nctr; i++)
+		counter_sample(w, self, &ctr[i]);
+}
+
+/*
+ * otherData.counters_end_ts: where each track's last interval ends (a
+ * ts), for a counter's last value is drawn to the end of the trace. It
+ * was a last sample repeated at that end, which every reader counts as a
+ * sample (one more than were measured, its value twice); Chrome's format
+ * has no way to end a counter track. The tracks are few: a look back from
+ * the end finds each one's last.
+ */
+static void write_counters_end(struct il_trace_writer *w, const struct il_trace_counter *ctr,
+			       size_t nctr)
+{
 	const char *names[MAX_COUNTER_TRACKS];
 	size_t nnames = 0;
 
-	for (size_t i = 0; i < nctr; i++)
-		counter_sample(w, self, &ctr[i], ctr[i].ts_ns);
-	/* Each track's last sample closed at its interval's end (the tracks
-	 * are few: a look back from the end finds each one's last). */
+	fputs(",\"counters_end_ts\":{", w->f);
 	for (size_t i = nctr; i-- > 0 && nnames < MAX_COUNTER_TRACKS;) {
 		const char *name = ctr[i].name ? ctr[i].name : "counter";
 		bool seen = false;
@@ -436,10 +454,17 @@ static void write_counters(struct il_trace_writer *w, const struct il_trace_coun
 			seen = strcmp(names[j], name) == 0;
 		if (seen)
 			continue;
+		if (nnames)
+			fputc(',', w->f);
 		names[nnames++] = name;
+		put_str(w->f, name);
+		fputc(':', w->f);
 		if (ctr[i].end_ns > ctr[i].ts_ns)
-			counter_sample(w, self, &ctr[i], ctr[i].end_ns);
+			put_ts(w, ctr[i].end_ns);
+		else
+			fputs("null", w->f);
 	}
+	fputc('}', w->f);
 }
 
 void il_trace_set_interrupted(struct il_trace_writer *w, bool interrupted)
@@ -471,6 +496,8 @@ int il_trace_close(struct il_trace_writer *w, const struct il_trace_thread *thre
 	fprintf(w->f, "%zu,\"warmup_left_out\":%zu,\"flows_left_out\":%zu,\"interrupted\":%s",
 		w->nevents, w->warmup_left_out, w->flows_left_out,
 		w->interrupted ? "true" : "false");
+	if (nctr)
+		write_counters_end(w, ctr, nctr);
 	fprintf(w->f, ",\"clock\":\"CLOCK_MONOTONIC\",\"t0_monotonic_ns\":%llu}}\n",
 		(unsigned long long)w->t0_ns);
 	rc = w->err;

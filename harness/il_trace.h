@@ -25,9 +25,9 @@ struct il_trace_thread {
  * One sample of a counter track, e.g. "canary stall ms" or "hog share":
  * its value over [ts_ns, end_ns). A Chrome counter holds its value from
  * its ts until the next sample, so the sample is written at the start of
- * the interval it describes, and the last one of each track is closed by
- * a sample at its end_ns repeating its value (the file says where the
- * measured time ends; end_ns 0: not closed).
+ * the interval it describes, once; where each track's last interval ends
+ * is otherData.counters_end_ts (the format cannot end a track; end_ns 0:
+ * null there).
  */
 struct il_trace_counter {
 	uint64_t ts_ns; /* CLOCK_MONOTONIC: the interval's start */

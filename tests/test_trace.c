@@ -723,8 +723,8 @@ static void test_trace_sampler_counts_every_hog(void **state)
  * A Chrome counter's value is drawn from its ts until the next sample.
  * The sampler stamped each value at the end of the interval it describes,
  * so every value was drawn over the following ~100 ms. Now each sample is
- * at its interval's start, with the interval's end, and the trace closes
- * each track's last sample at that end.
+ * at its interval's start, with the interval's end, and the trace says
+ * where the track's last interval ends (otherData.counters_end_ts).
  */
 static void test_trace_counters_at_interval_start(void **state)
 {
@@ -735,7 +735,7 @@ static void test_trace_counters_at_interval_start(void **state)
 	cJSON *threads, *root;
 	const cJSON *e;
 	uint64_t t[3];
-	double want_ts[] = {0, 0, 0}, last = -1;
+	double want_ts[] = {0, 0, 0};
 	size_t k, n = 0;
 
 	memset(s, 0, sizeof(s));
@@ -756,7 +756,7 @@ static void test_trace_counters_at_interval_start(void **state)
 		assert_int_equal(c[i].ts_ns, t[i]);
 		assert_int_equal(c[i].end_ns, t[i + 1]);
 	}
-	/* In the trace (t0 = t[0]): at 0, t1 - t0, and closed at t2 - t0. */
+	/* In the trace (t0 = t[0]): at 0 and t1 - t0, ending at t2 - t0. */
 	assert_int_equal(il_trace_write(f->path, NULL, 0, NULL, 0, c, k, 0), 0);
 	root = load(f->path);
 	assert_non_null(root);
@@ -765,18 +765,76 @@ static void test_trace_counters_at_interval_start(void **state)
 	cJSON_ArrayForEach (e, events_of(root)) {
 		if (strcmp(ph_of(e), "C") != 0)
 			continue;
-		assert_true(n < 3);
+		assert_true(n < 2);
 		assert_true(fabs(num(e, "ts") - want_ts[n]) < 1e-3);
-		if (n == 2)
-			assert_true(num(cJSON_GetObjectItemCaseSensitive(e, "args"), "value") ==
-				    last);
-		last = num(cJSON_GetObjectItemCaseSensitive(e, "args"), "value");
 		n++;
 	}
-	assert_int_equal(n, 3);
+	assert_int_equal(n, 2);
+	e = cJSON_GetObjectItemCaseSensitive(root, "otherData");
+	assert_true(fabs(num(cJSON_GetObjectItemCaseSensitive(e, "counters_end_ts"), c[1].name) -
+			 want_ts[2]) < 1e-3);
 	cJSON_Delete(root);
 	il_sampler_free(smp);
 	cJSON_Delete(threads);
+}
+
+/*
+ * A counter track has one sample per interval measured. The trace closed
+ * each track by writing its last sample again at the interval's end, so
+ * every track ended in a sample that was not measured: the same value
+ * twice, and one sample more than intervals for whoever counts or averages
+ * them (a real run's 10 ticks gave 11 samples a track). Two tracks of
+ * three intervals, as the sampler hands them (ticks interleaved): three
+ * samples each, in rising time, the last one measured, and where each
+ * track ends in otherData.
+ */
+static void test_trace_counters_sampled_once(void **state)
+{
+	static const char *const names[] = {"canary wait", "hog share"};
+	struct fixture *f = *state;
+	struct il_trace_counter c[6];
+	const uint64_t t0 = 7000000000ull, tick = 100000123ull;
+	const cJSON *e, *ends;
+	cJSON *root;
+	size_t n[2] = {0, 0};
+	double last_ts[2] = {-1, -1};
+
+	for (int i = 0; i < 6; i++)
+		c[i] = (struct il_trace_counter){.ts_ns = t0 + (uint64_t)(i / 2) * tick,
+						 .name = names[i % 2],
+						 .value = 10.0 * (i % 2 + 1) + i / 2,
+						 .end_ns = t0 + (uint64_t)(i / 2 + 1) * tick};
+	assert_int_equal(il_trace_write(f->path, NULL, 0, NULL, 0, c, 6, 0), 0);
+	root = load(f->path);
+	assert_non_null(root);
+	cJSON_ArrayForEach (e, events_of(root)) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+		int t;
+		double ts;
+
+		if (strcmp(ph_of(e), "C") != 0)
+			continue;
+		t = strcmp(name->valuestring, names[0]) == 0 ? 0 : 1;
+		assert_string_equal(name->valuestring, names[t]);
+		ts = num(e, "ts");
+		if (n[t] >= 3 || ts <= last_ts[t])
+			fail_msg("track '%s': sample %zu at %.3f us after one at %.3f (value %g): "
+				 "more samples than its 3 intervals, or not in rising time",
+				 names[t], n[t] + 1, ts, last_ts[t],
+				 num(cJSON_GetObjectItemCaseSensitive(e, "args"), "value"));
+		assert_true(fabs(ts - (double)(n[t] * tick) / 1e3) < 1e-3);
+		assert_true(num(cJSON_GetObjectItemCaseSensitive(e, "args"), "value") ==
+			    c[n[t] * 2 + (size_t)t].value);
+		last_ts[t] = ts;
+		n[t]++;
+	}
+	assert_int_equal(n[0], 3);
+	assert_int_equal(n[1], 3);
+	ends = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "otherData"),
+						"counters_end_ts");
+	for (int t = 0; t < 2; t++)
+		assert_true(fabs(num(ends, names[t]) - (double)(3 * tick) / 1e3) < 1e-3);
+	cJSON_Delete(root);
 }
 
 /*
@@ -958,6 +1016,7 @@ int main(void)
 	    cmocka_unit_test(test_trace_sampler_share_of_hog_cpus),
 	    cmocka_unit_test(test_trace_sampler_canary_stall),
 	    cmocka_unit_test_setup_teardown(test_trace_counters_at_interval_start, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_trace_counters_sampled_once, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_slices_named_and_complete, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_hop_order_and_flows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trace_flows_in_time_order, setup, teardown),
