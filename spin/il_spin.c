@@ -247,6 +247,17 @@ static void slot_drop_held(void)
  * own); if the budget runs out first, or for a sleeper (spin 0), it sleeps
  * on the slot's own futex word, not on the lock word. Returns 1 once the
  * lock is its own.
+ *
+ * This wait does not teach tls_aware_limit, on purpose: a spin that runs
+ * out here leaves it as it was. With sections much longer than
+ * IL_SPIN_FAIR_NS nearly every spin ends here, and halving the limit on
+ * those run-outs (as spin_phase does on its own) traded the owner-off
+ * scenarios' throughput for their spinning: in lock-bench on the 2-CPU VM
+ * (2026-12, three runs interleaved with this lock; medians) oversub-cs50
+ * went from 1.73x adaptive-np's ops at 3.9x its spin per acquisition to
+ * 1.13x at 1.0x, preempted-owner from 1.27x at 1.0x to 1.09x at 0.75x,
+ * oversub-cs10 from 1.48x at 1.4x to 1.48x at 1.3x: a waiter spinning on
+ * an owner that runs is what takes the lock the moment it is free.
  */
 static int wait_granted(struct il_spin_mutex *m, struct handoff_slot *s, enum il_spin_source src,
 			uint32_t spin, uint32_t spun)
