@@ -829,6 +829,74 @@ static bool event_sane(const cJSON *ev, char *where, size_t n)
 	return true;
 }
 
+/*
+ * The latency bands as a run writes them (il_attrib.c bands_report): in
+ * rising order, none overlapping the one before; each holds a whole
+ * number of events, at least one (empty bands are left out), and its
+ * mean lies in its range (band 0 holds everything under 1 us, so its
+ * range says nothing of its top; nor does the last band's); its
+ * components add up to its mean; and the bands hold every explained
+ * event, each once. explain picks a percentile's band by these counts
+ * and prints its mean as that percentile's time: a band of -3 events,
+ * or one whose mean lies outside its range, was printed as the p99.
+ */
+static bool bands_sane(const cJSON *attr, char *where, size_t n)
+{
+	const cJSON *bands = cJSON_GetObjectItemCaseSensitive(attr, "bands"), *b;
+	const cJSON *explained = cJSON_GetObjectItemCaseSensitive(attr, "events_explained");
+	const double r = 0.01; /* the report's rounding of a time, us */
+	double prev_hi = 0, held = 0;
+	int i = 0;
+
+	cJSON_ArrayForEach (b, bands) {
+		const cJSON *comps = cJSON_GetObjectItemCaseSensitive(b, "components_us");
+		double lo = num(b, "lo_us"), hi = num(b, "hi_us"), mean = num(b, "mean_us");
+		double csum = 0;
+
+		if (!whole_in(cJSON_GetObjectItemCaseSensitive(b, "count"), 1,
+			      9007199254740992.0)) {
+			snprintf(where, n, "bands[%d].count: not a count of events (1 or more)", i);
+			return false;
+		}
+		if (!(lo >= 0 && hi >= lo)) {
+			snprintf(where, n, "bands[%d]: lo_us %g to hi_us %g is not a range", i, lo,
+				 hi);
+			return false;
+		}
+		if (lo < prev_hi - r) {
+			snprintf(where, n,
+				 "bands[%d]: from %g us, below the band before (to %g us)", i, lo,
+				 prev_hi);
+			return false;
+		}
+		if (!(mean >= lo - r) || (lo >= 1 && b->next && mean > hi + r)) {
+			snprintf(where, n, "bands[%d]: mean_us %g outside its range %g to %g us", i,
+				 mean, lo, hi);
+			return false;
+		}
+		if (comps) {
+			for (int c = 0; c < IL_NCOMP; c++)
+				csum += num(comps, il_attrib_comp_name(c));
+			if (!(fabs(csum - mean) <= r * (IL_NCOMP + 1))) {
+				snprintf(where, n,
+					 "bands[%d]: components_us add up to %.2f, not its mean_us "
+					 "%.2f",
+					 i, csum, mean);
+				return false;
+			}
+		}
+		held += num(b, "count");
+		prev_hi = hi;
+		i++;
+	}
+	if (cJSON_IsNumber(explained) && held != explained->valuedouble) {
+		snprintf(where, n, "bands hold %.0f events, events_explained says %.0f", held,
+			 explained->valuedouble);
+		return false;
+	}
+	return true;
+}
+
 static bool attribution_shape(const cJSON *attr, char *where, size_t n)
 {
 	static const char *const counts[] = {"events_explained", "events_unexplained"};
@@ -855,7 +923,7 @@ static bool attribution_shape(const cJSON *attr, char *where, size_t n)
 				return false;
 			}
 	}
-	if (!attribution_values(attr, where, n))
+	if (!attribution_values(attr, where, n) || !bands_sane(attr, where, n))
 		return false;
 	/* The events kept are printed as a --records line's are. */
 	cJSON_ArrayForEach (e, cJSON_GetObjectItemCaseSensitive(attr, "events"))

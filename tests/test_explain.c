@@ -126,7 +126,7 @@ static cJSON *report(const char *policy, double p50_rq)
 	cJSON_AddNumberToObject(a, "events_explained", 100);
 	cJSON_AddNumberToObject(a, "events_unexplained", 0);
 	bands = cJSON_AddArrayToObject(a, "bands");
-	cJSON_AddItemToArray(bands, band(1100, 1300, 98, 1100 + p50_rq, p50_rq, 7));
+	cJSON_AddItemToArray(bands, band(1100, 1600, 98, 1100 + p50_rq, p50_rq, 7));
 	cJSON_AddItemToArray(bands, band(4000, 4300, 2, 4100, 3000, 99));
 	evs = cJSON_AddArrayToObject(a, "events");
 	cJSON_AddItemToArray(evs, event(7, p50_rq));
@@ -647,6 +647,19 @@ static void test_explain_impossible_values_refused(void **state)
 	     "components_us.work: not a number"},
 	    {"attribution.events.0.hops.0.index", "99", "index: not a hop of the chain (1..12)"},
 	    {"attribution.events.0.hops.0.cpu_to", "1e17", "cpu_to: not a CPU number"},
+	    /* Bands: explain takes a percentile's band by their counts, its time from the mean. */
+	    {"attribution.bands.1.count", "-3",
+	     "bands[1].count: not a count of events (1 or more)"},
+	    {"attribution.bands.0.count", "0", "bands[0].count: not a count of events (1 or more)"},
+	    {"attribution.bands.0.count", "97", "bands hold 99 events, events_explained says 100"},
+	    {"attribution.bands.0.hi_us", "900",
+	     "bands[0]: lo_us 1100 to hi_us 900 is not a range"},
+	    {"attribution.bands.1.lo_us", "1000",
+	     "bands[1]: from 1000 us, below the band before (to 1600 us)"},
+	    {"attribution.bands.0.mean_us", "9000",
+	     "bands[0]: mean_us 9000 outside its range 1100 to 1600 us"},
+	    {"attribution.bands.1.components_us.work", "5",
+	     "bands[1]: components_us add up to 3005.00, not its mean_us 4100.00"},
 	};
 	char path[300];
 	int rc;
