@@ -134,6 +134,18 @@ int il_comparable_place_diff(const cJSON *report, const struct il_comparable_pla
 		       v ? value_text(v, t, sizeof(t)) : "missing", (long long)counts[i].v);
 		n++;
 	}
+	/* As many hogs of another kind are another scenario: a register loop
+	 * never sleeps, a bursty hog leaves the CPU idle between its tasks. */
+	if (want->hog_mode) {
+		const cJSON *m = il_json_get(report, "scenario.hog_mode");
+
+		if (!cJSON_IsString(m) || strcmp(m->valuestring, want->hog_mode) != 0) {
+			append(buf, len, &at, "%sscenario.hog_mode %s, its place's %s",
+			       n ? "; " : "", m ? value_text(m, t, sizeof(t)) : "missing",
+			       want->hog_mode);
+			n++;
+		}
+	}
 	return n;
 }
 

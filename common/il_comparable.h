@@ -37,11 +37,14 @@ int il_comparable_diff(const cJSON *a, const cJSON *b, unsigned what, char *buf,
 
 /*
  * What a report's place (a file name, a sweep's cell, a reproduce
- * scenario) says it holds; a NULL policy or a negative count is not judged.
+ * scenario) says it holds; a NULL policy or hog_mode, or a negative count,
+ * is not judged. hog_mode is as a report writes scenario.hog_mode: "none"
+ * without hogs, else the --hog-mode ("busy", "js", ...).
  */
 struct il_comparable_place {
 	const char *policy;
 	int64_t events, interval_ms, load_threads, hog_threads;
+	const char *hog_mode;
 };
 
 /*

@@ -475,11 +475,21 @@ static void load_scenario(const struct repro *r, const struct scenario *s, unsig
 			return;
 		}
 	}
-	/* The run its name says, on the machine of the first report. */
+	/*
+	 * The run its name says, on the machine of the first report. Its hogs'
+	 * kind too (claim 3's idle 5% needs RT loops that never sleep), but
+	 * for claim 2, whose line says what its hogs ran, from the reports
+	 * (hog_words): its kept runs of a register loop are still judged.
+	 */
 	{
 		const struct result *first = &r->res[0][0];
-		struct il_comparable_place want = {s->policy, (int64_t)s->events,
-						   (int64_t)s->interval_ms, s->load, s->hog};
+		const char *hog_mode = s->hog ? s->hog_mode : "none";
+		struct il_comparable_place want = {s->policy,
+						   (int64_t)s->events,
+						   (int64_t)s->interval_ms,
+						   s->load,
+						   s->hog,
+						   s->claim == 2 ? NULL : hog_mode};
 		char fpath[4096];
 
 		il_repro_report_path(r->from, r->sc[0].id, 0, fpath, sizeof(fpath));

@@ -746,6 +746,26 @@ static bool no_load(const char *base, cJSON *rep)
 	return true;
 }
 
+/* Claim 1's ChromeOS arm run with register loops, not its JavaScript hogs. */
+static bool chromeos_busy(const char *base, cJSON *rep)
+{
+	if (strncmp(base, "c1-chromeos.", 12) != 0)
+		return false;
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(rep, "scenario"), "hog_mode",
+				  cJSON_CreateString("busy"));
+	return true;
+}
+
+/* Claim 3's rt-throttled runs with bursty hogs, which leave the CPU idle. */
+static bool throttled_bursty(const char *base, cJSON *rep)
+{
+	if (strncmp(base, "c3-rt-throttled.", 16) != 0)
+		return false;
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(rep, "scenario"), "hog_mode",
+				  cJSON_CreateString("bursty"));
+	return true;
+}
+
 /* Reproduce judging the edited copy of the recorded reports edit makes:
  * refused in one line naming says and says2, exit 2, no verdict. */
 static void recorded_refused(const char *tag, bool (*edit)(const char *, cJSON *), const char *says,
@@ -776,7 +796,9 @@ static void recorded_refused(const char *tag, bool (*edit)(const char *, cJSON *
  * the others: c1-rt.N.json holding cfs runs was judged "inconclusive ...
  * with rt vs ... with cfs", reports edited to 64 CPUs and kernel 4.19
  * still "held" under a header of 2 CPUs, and runs whose load_threads was
- * 0 were judged "under background load" that never ran.
+ * 0 were judged "under background load" that never ran; runs of another
+ * hog mode (register loops in ChromeOS's JavaScript arm, bursty hogs in
+ * claim 3's) were judged as the claim's.
  */
 static void test_reproduce_recorded_not_their_place(void **state)
 {
@@ -792,6 +814,15 @@ static void test_reproduce_recorded_not_their_place(void **state)
 	recorded_refused("reproduce-noload", no_load,
 			 "c1-cfs.0.json is not a run of its place c1-cfs (scenario.load_threads 0, "
 			 "its place's 4)",
+			 "inputlat reproduce: ");
+	/* As many hogs of another kind: judged as the claim's, they were. */
+	recorded_refused("reproduce-hogmode", chromeos_busy,
+			 "c1-chromeos.0.json is not a run of its place c1-chromeos "
+			 "(scenario.hog_mode busy, its place's js)",
+			 "inputlat reproduce: ");
+	recorded_refused("reproduce-bursty", throttled_bursty,
+			 "c3-rt-throttled.0.json is not a run of its place c3-rt-throttled "
+			 "(scenario.hog_mode bursty, its place's busy)",
 			 "inputlat reproduce: ");
 }
 
