@@ -1030,6 +1030,41 @@ static void test_reproduce_reports_dir_refused(void **state)
 	free(res);
 }
 
+/*
+ * A directory that holds none of the reports a reproduce reads, empty or
+ * of other files, is one line, exit 2: it gave a line for each of the 36
+ * runs, "not testable" for every claim, and exit 1.
+ */
+static void test_reproduce_recorded_dir_without_reports(void **state)
+{
+	struct il_test_result *res = malloc(sizeof(*res));
+	char tmp[256], other[300], path[400];
+	const char *dirs[] = {tmp, other};
+	char *argv[] = {(char *)il_test_build_path("inputlat"), "reproduce", "--quick", NULL};
+
+	(void)state;
+	assert_non_null(res);
+	assert_int_equal(il_test_tmpdir_make(tmp, sizeof(tmp), "reproduce-none"), 0);
+	snprintf(other, sizeof(other), "%s/other", tmp);
+	assert_int_equal(mkdir(other, 0755), 0);
+	snprintf(path, sizeof(path), "%s/notes.txt", other);
+	il_test_write_file(path, "kept elsewhere\n");
+	snprintf(path, sizeof(path), "%s/c1-cfs.json", other);
+	il_test_write_file(path, "{}\n");
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		assert_int_equal(il_test_run_with(argv, 10000, reports_env, (void *)dirs[i], res),
+				 0);
+		il_test_assert_one_line_exit(
+		    res->exit_code, res->out, res->err, 2,
+		    "inputlat reproduce: IL_REPRODUCE_REPORTS",
+		    "' holds none of the 36 run reports it would judge (c1-cfs.0.json to "
+		    "c4-rt-fair-server.3.json): give the directory a reproduce kept "
+		    "(IL_REPRODUCE_KEEP=1), with its --quick or --rounds");
+	}
+	assert_int_equal(il_test_tmpdir_remove(tmp), 0);
+	free(res);
+}
+
 /* c1-cfs.0.json and c1-cfs.1.json as files of their own, not links. */
 static bool c1_cfs_own(const char *base, cJSON *rep)
 {
@@ -1092,6 +1127,7 @@ int main(void)
 	    cmocka_unit_test(test_reproduce_recorded_claim2_hog),
 	    cmocka_unit_test(test_reproduce_recorded_culprit_rounds),
 	    cmocka_unit_test(test_reproduce_reports_dir_refused),
+	    cmocka_unit_test(test_reproduce_recorded_dir_without_reports),
 	    cmocka_unit_test(test_reproduce_recorded_json_not_a_report),
 	    cmocka_unit_test_teardown(test_reproduce_hangup_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_quit_cleans_up, il_test_knobs_teardown),
