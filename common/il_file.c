@@ -573,6 +573,41 @@ bool il_out_path_is_file(const char *out_path, const char *input)
 	       stat(input, &i) == 0 && o.st_dev == i.st_dev && o.st_ino == i.st_ino;
 }
 
+/* The directory path names its last name in (path up to its last '/'),
+ * stat()ed into st, and that last name. 0 or -1. */
+static int path_dir_stat(const char *path, struct stat *st, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+
+	if (!slash) {
+		*base = path;
+		return stat(".", st);
+	}
+	if ((size_t)(slash - path) >= sizeof(dir))
+		return -1;
+	/* "/x" is in "/"; "d/x" in "d". */
+	snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	*base = slash + 1;
+	return stat(dir, st);
+}
+
+bool il_out_path_same(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	const char *ba, *bb;
+	bool ea, eb;
+
+	if (!a || !b || !strcmp(a, "-") || !strcmp(b, "-"))
+		return false;
+	ea = stat(a, &sa) == 0;
+	eb = stat(b, &sb) == 0;
+	if (ea || eb)
+		return ea && eb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	return path_dir_stat(a, &sa, &ba) == 0 && path_dir_stat(b, &sb, &bb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && *ba && strcmp(ba, bb) == 0;
+}
+
 int il_json_write(const char *path, const cJSON *obj)
 {
 	struct il_out *o = NULL;

@@ -98,6 +98,16 @@ bool il_out_is_file(const struct il_out *o, const char *path);
 bool il_out_path_is_file(const char *out_path, const char *input);
 
 /*
+ * True when paths a and b name one file, whether or not it exists yet:
+ * both there, by device and inode (another spelling, a hard link, a
+ * symlink to it); neither there, when their directories are one (by
+ * device and inode) and their last names the same. For two files a
+ * command writes, or creates and writes ("--lock X --json X"), checked
+ * before either is. False for NULL and "-" (stdout is no file).
+ */
+bool il_out_path_same(const char *a, const char *b);
+
+/*
  * Creates (or truncates) an output file the way a root-run tool must:
  * never through a symlink (O_NOFOLLOW), mode 0644. NULL with errno set.
  */

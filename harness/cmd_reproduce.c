@@ -1554,6 +1554,15 @@ int il_cmd_reproduce(int argc, char **argv)
 			fprintf(stderr, "inputlat reproduce: %s\n", err);
 			return 2;
 		}
+		/* Not the lock: the verdicts, renamed over it, would leave the
+		 * other holders flocking a file no longer at that path. */
+		if (il_out_path_same(json_path, r.lock_path)) {
+			fprintf(stderr,
+				"inputlat reproduce: --json %s and --lock %s are the same file; "
+				"give each its own\n",
+				json_path, r.lock_path);
+			return 2;
+		}
 		/* The lock too: each run would fail on it, one line a run. */
 		if (r.lock_path) {
 			fd = open_lock(r.lock_path, err, sizeof(err));

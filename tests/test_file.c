@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "il_file.h"
@@ -75,6 +76,60 @@ static void test_file_read_proc_small_cap(void **state)
 	assert_int_equal(errno, EFBIG);
 }
 
+/*
+ * il_out_path_same: two names of one file, there or not yet, and two
+ * files that are not one. reproduce's '--lock X --json X' wrote the
+ * verdicts over the lock it held with flock (a new inode at X: the next
+ * reproduce's lock was another file).
+ */
+static void test_file_out_path_same(void **state)
+{
+	char a[128], a_dot[128], a_dir[128], b[128], hard[128], soft[128], sub[128], cwd[4096];
+
+	(void)state;
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(a_dot, sizeof(a_dot), "%s/./a", dir);
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	snprintf(a_dir, sizeof(a_dir), "%s/sub/../a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	snprintf(hard, sizeof(hard), "%s/hard", dir);
+	snprintf(soft, sizeof(soft), "%s/soft", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	/* Neither there yet. */
+	assert_true(il_out_path_same(a, a));
+	assert_true(il_out_path_same(a, a_dot));
+	assert_true(il_out_path_same(a_dir, a));
+	assert_false(il_out_path_same(a, b));
+	assert_false(il_out_path_same(a, sub));
+	/* One there: not the other. */
+	write_bytes(a, 1);
+	assert_false(il_out_path_same(a, b));
+	assert_false(il_out_path_same(b, a));
+	/* Both there: one file by any name. */
+	assert_int_equal(link(a, hard), 0);
+	assert_int_equal(symlink("a", soft), 0);
+	assert_true(il_out_path_same(a, a_dot));
+	assert_true(il_out_path_same(hard, a));
+	assert_true(il_out_path_same(a, soft));
+	write_bytes(b, 1);
+	assert_false(il_out_path_same(a, b));
+	/* A relative name against its absolute one. */
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(dir), 0);
+	assert_true(il_out_path_same("a", a));
+	assert_true(il_out_path_same("new", "./new"));
+	assert_false(il_out_path_same("new", "sub/new"));
+	assert_int_equal(chdir(cwd), 0);
+	/* stdout is no file; nor is nothing. */
+	assert_false(il_out_path_same("-", "-"));
+	assert_false(il_out_path_same(NULL, a));
+	unlink(a);
+	unlink(b);
+	unlink(hard);
+	unlink(soft);
+	rmdir(sub);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -93,6 +148,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_file_read_bound),
 	    cmocka_unit_test(test_file_read_proc_small_cap),
+	    cmocka_unit_test(test_file_out_path_same),
 	};
 
 	if (il_test_filters("test_file", tests, sizeof(tests) / sizeof(tests[0])) < 0)

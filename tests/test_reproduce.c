@@ -1065,6 +1065,55 @@ static void test_reproduce_recorded_dir_without_reports(void **state)
 	free(res);
 }
 
+/*
+ * --json and --lock are never one file: '--lock X --json X' (or X and
+ * ./X) wrote the verdicts over the lock file, exit 0, so that the lock
+ * other reproduces and sweeps flock at X was another file from then on.
+ * Refused in one line, exit 2, whether X is there yet or not, the lock
+ * left as it was.
+ */
+static void test_reproduce_json_not_the_lock(void **state)
+{
+	struct il_test_result *res = malloc(sizeof(*res));
+	char tmp[256], lock[300], dot[300], from[4096], got[64];
+	char *argv[] = {(char *)il_test_build_path("inputlat"),
+			"reproduce",
+			"--quick",
+			"--lock",
+			lock,
+			"--json",
+			NULL,
+			NULL};
+	const char *jsons[] = {lock, dot};
+
+	(void)state;
+	assert_non_null(res);
+	recorded_dir(from, sizeof(from));
+	assert_int_equal(il_test_tmpdir_make(tmp, sizeof(tmp), "reproduce-lock"), 0);
+	snprintf(lock, sizeof(lock), "%s/machine.lock", tmp);
+	snprintf(dot, sizeof(dot), "%s/./machine.lock", tmp);
+	for (int there = 0; there < 2; there++) {
+		if (there)
+			il_test_write_file(lock, "held\n");
+		for (size_t i = 0; i < sizeof(jsons) / sizeof(jsons[0]); i++) {
+			argv[6] = (char *)jsons[i];
+			assert_int_equal(il_test_run_with(argv, 30000, reports_env, from, res), 0);
+			il_test_assert_one_line_exit(
+			    res->exit_code, res->out, res->err, 2, "inputlat reproduce: --json ",
+			    "machine.lock are the same file; give each its "
+			    "own");
+			if (there) {
+				assert_true(il_test_read_file(lock, got, sizeof(got)) >= 0);
+				assert_string_equal(got, "held\n");
+			} else {
+				assert_int_equal(access(lock, F_OK), -1);
+			}
+		}
+	}
+	assert_int_equal(il_test_tmpdir_remove(tmp), 0);
+	free(res);
+}
+
 /* c1-cfs.0.json and c1-cfs.1.json as files of their own, not links. */
 static bool c1_cfs_own(const char *base, cJSON *rep)
 {
@@ -1129,6 +1178,7 @@ int main(void)
 	    cmocka_unit_test(test_reproduce_reports_dir_refused),
 	    cmocka_unit_test(test_reproduce_recorded_dir_without_reports),
 	    cmocka_unit_test(test_reproduce_recorded_json_not_a_report),
+	    cmocka_unit_test(test_reproduce_json_not_the_lock),
 	    cmocka_unit_test_teardown(test_reproduce_hangup_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_quit_cleans_up, il_test_knobs_teardown),
 	    cmocka_unit_test_teardown(test_reproduce_killed_leftovers_go, il_test_knobs_teardown),
