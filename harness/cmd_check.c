@@ -524,6 +524,33 @@ static void optional_missing(const struct checks *cs, cJSON *arr)
 		printf("optional features missing: %s\n", off ? line : "none");
 }
 
+/*
+ * A policy directory with no policy in it (IL_POLICY_DIR at an empty or a
+ * wrong directory) listed no policy and exited 0, as if each had been
+ * judged; 'policies' and 'run --policy' refuse it. Said as 'policies' says
+ * it, before anything is probed or restored. 0, or -1 with the line said.
+ */
+static int policies_there(void)
+{
+	char dir[4096];
+	char **names = NULL;
+	size_t n = 0;
+	int r;
+
+	il_paths_policies(dir, sizeof(dir));
+	r = il_policy_list(dir, &names, &n);
+	if (r) {
+		fprintf(stderr, "inputlat check: %s: %s\n", dir, strerror(-r));
+		return -1;
+	}
+	il_policy_list_free(names, n);
+	if (!n) {
+		fprintf(stderr, "inputlat check: no *.policy files in %s\n", dir);
+		return -1;
+	}
+	return 0;
+}
+
 /* Text: one line per built-in; JSON: policies[{name, can_run, why}]. */
 static void check_policies(const struct checks *cs, cJSON *arr)
 {
@@ -729,9 +756,11 @@ int il_cmd_check(int argc, char **argv)
 		       "Restores system knobs left by a dead run, then prints one line per\n"
 		       "capability: \"name: yes|no (why)\", then one per built-in policy: can "
 		       "it\n"
-		       "run here. Always exits 0.\n");
+		       "run here. Exits 0, or 1 when the policy directory holds no policy.\n");
 		return 0;
 	}
+	if (policies_there() < 0)
+		return 1;
 	struct checks *cs = calloc(1, sizeof(*cs));
 	struct il_fair_server fs;
 	if (!cs) {

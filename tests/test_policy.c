@@ -682,6 +682,40 @@ static void test_policy_cmd_policies_no_builtins(void **state)
 	setenv("IL_POLICY_DIR", builtin_dir, 1);
 }
 
+/*
+ * 'check' with no policy in its directory says so, as 'policies' does: it
+ * printed every capability, no policy line, and exited 0 (with --json, a
+ * "policies": [] beside them), as if there were none to judge.
+ */
+static void test_policy_cmd_check_no_builtins(void **state)
+{
+	char empty[300], out[1 << 14], err[1024], want[600];
+	const char *dirs[] = {empty, "/", "/proc"};
+	char *text[] = {"check", NULL}, *json[] = {"check", "--json", NULL};
+
+	(void)state;
+	snprintf(empty, sizeof(empty), "%s/no-policies-check", tmp_dir);
+	assert_int_equal(mkdir(empty, 0755), 0);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		setenv("IL_POLICY_DIR", dirs[i], 1);
+		snprintf(want, sizeof(want), "inputlat check: no *.policy files in %s\n", dirs[i]);
+		assert_int_equal(
+		    il_test_capture(il_cmd_check, 1, text, out, sizeof(out), err, sizeof(err)), 1);
+		assert_string_equal(err, want);
+		assert_string_equal(out, "");
+		assert_int_equal(
+		    il_test_capture(il_cmd_check, 2, json, out, sizeof(out), err, sizeof(err)), 1);
+		assert_string_equal(err, want);
+		assert_string_equal(out, "");
+	}
+	setenv("IL_POLICY_DIR", "/nonexistent", 1);
+	assert_int_equal(il_test_capture(il_cmd_check, 1, text, out, sizeof(out), err, sizeof(err)),
+			 1);
+	assert_string_equal(err, "inputlat check: /nonexistent: No such file or directory\n");
+	assert_string_equal(out, "");
+	setenv("IL_POLICY_DIR", builtin_dir, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -701,6 +735,7 @@ int main(void)
 	    cmocka_unit_test(test_policy_class_names),
 	    cmocka_unit_test(test_policy_cmd_policies),
 	    cmocka_unit_test(test_policy_cmd_policies_no_builtins),
+	    cmocka_unit_test(test_policy_cmd_check_no_builtins),
 	};
 	if (il_test_filters("test_policy", tests, sizeof(tests) / sizeof(tests[0])) < 0)
 		return 1;
