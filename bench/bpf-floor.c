@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,25 +176,80 @@ static void report(const struct step *s, size_t n, unsigned long long full, cons
 	cJSON_Delete(root);
 }
 
+#define USAGE "bpf-floor [--json FILE] -- COMMAND [ARGS...]"
+
+/*
+ * The arguments before "--": [--json FILE] [--help]. Each refusal names
+ * the argument and why, in one line (a bare usage line left the user to
+ * find which of them was wrong). *cmd is the index of COMMAND. 0 to go on,
+ * else the exit status (0 after --help).
+ */
+static int parse_args(int argc, char **argv, const char **json, int *cmd)
+{
+	bool help = false;
+	int i = 1;
+
+	for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *v = NULL;
+
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			help = true;
+			continue;
+		}
+		if (!strncmp(argv[i], "--json=", 7))
+			v = argv[i] + 7;
+		else if (!strcmp(argv[i], "--json") && i + 1 < argc && strcmp(argv[i + 1], "--"))
+			v = argv[++i];
+		else if (!strcmp(argv[i], "--json")) {
+			fprintf(stderr, "bpf-floor: --json needs a FILE (usage: " USAGE ")\n");
+			return 2;
+		} else {
+			fprintf(stderr,
+				"bpf-floor: unexpected argument '%s' before '--' (usage: " USAGE
+				")\n",
+				argv[i]);
+			return 2;
+		}
+		if (*json) {
+			fprintf(stderr, "bpf-floor: --json given twice ('%s' and '%s')\n", *json,
+				v);
+			return 2;
+		}
+		*json = v;
+	}
+	if (help) {
+		printf(
+		    "usage: " USAGE "\n"
+		    "  --json FILE  also write the steps as JSON to FILE\n"
+		    "Runs COMMAND with the step programs on sched_switch and prints each step's\n"
+		    "kernel run time per run; needs root. Exits with COMMAND's status.\n");
+		return 0;
+	}
+	if (i >= argc) {
+		fprintf(stderr, "bpf-floor: no '--' before the command (usage: " USAGE ")\n");
+		return 2;
+	}
+	if (i + 1 >= argc) {
+		fprintf(stderr, "bpf-floor: no COMMAND after '--' (usage: " USAGE ")\n");
+		return 2;
+	}
+	*cmd = i + 1;
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct bpf_floor_bpf *skel;
 	const char *json = NULL;
 	struct step steps[8];
 	unsigned long long full = 0;
-	int i = 1, rc, stats_fd, ncpus;
+	int i = 0, rc, stats_fd, ncpus;
 	uint32_t zero = 0;
 	size_t n;
 
 	il_bench_stdout_checked("bpf-floor");
-	if (i + 1 < argc && strcmp(argv[i], "--json") == 0) {
-		json = argv[i + 1];
-		i += 2;
-	}
-	if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc) {
-		fprintf(stderr, "usage: bpf-floor [--json FILE] -- COMMAND [ARGS...]\n");
-		return 2;
-	}
+	if ((rc = parse_args(argc, argv, &json, &i)) >= 0)
+		return rc;
 	if (il_bench_out_check("bpf-floor", json) < 0)
 		return 2;
 	libbpf_set_print(il_bpf_debug_print); /* the one line on failure says what went wrong */
@@ -228,7 +284,7 @@ int main(int argc, char **argv)
 		bpf_floor_bpf__destroy(skel);
 		return 1;
 	}
-	rc = run_command(argv + i + 1);
+	rc = run_command(argv + i);
 	n = read_steps(skel, steps, sizeof(steps) / sizeof(steps[0]));
 	bpf_map_lookup_elem(bpf_map__fd(skel->maps.full), &zero, &full);
 	close(stats_fd);

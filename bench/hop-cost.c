@@ -57,8 +57,29 @@ int main(int argc, char **argv)
 	int sv[2];
 
 	il_bench_stdout_checked("hop-cost");
-	if (argc != 3 || il_parse_u64(argv[2], 1, 100000000, &n) < 0) {
-		fprintf(stderr, "usage: hop-cost loop|queue|async|frame N\n");
+	/* Each refusal names the argument and why (a bare usage line did not). */
+	if (argc < 3) {
+		fprintf(stderr, "hop-cost: %s (usage: hop-cost loop|queue|async|frame N)\n",
+			argc < 2 ? "no MODE and N given" : "no N given");
+		return 2;
+	}
+	if (argc > 3) {
+		fprintf(
+		    stderr,
+		    "hop-cost: unexpected argument '%s' (usage: hop-cost loop|queue|async|frame "
+		    "N)\n",
+		    argv[3]);
+		return 2;
+	}
+	if (strcmp(argv[1], "loop") && strcmp(argv[1], "queue") && strcmp(argv[1], "async") &&
+	    strcmp(argv[1], "frame")) {
+		fprintf(stderr, "hop-cost: unknown mode '%s' (loop, queue, async, frame)\n",
+			argv[1]);
+		return 2;
+	}
+	if (il_parse_u64(argv[2], 1, 100000000, &n) < 0) {
+		fprintf(stderr, "hop-cost: N '%s' is not a count of hops (1..100000000)\n",
+			argv[2]);
 		return 2;
 	}
 	memset(&m, 0, sizeof(m));

@@ -23,7 +23,10 @@ il_add_test(test_spawn SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spawn.c LIBS il_ha
 il_add_run_test(test_bad_input SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_bad_input.c
                 LIBS il_test_knobs LABELS unit TIMEOUT 180)
 # It also gives the benchmarks bad options.
-add_dependencies(test_bad_input overhead rss-events hop-floor)
+add_dependencies(test_bad_input overhead rss-events hop-floor hop-cost)
+if(TARGET bpf-floor)
+  add_dependencies(test_bad_input bpf-floor)
+endif()
 if(TARGET lock-bench)
   add_dependencies(test_bad_input lock-bench)
 endif()
