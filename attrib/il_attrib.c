@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "il_env.h"
 #include "il_hist.h"
 
 #define DEFAULT_MAX_KEVENTS 262144
@@ -1397,7 +1398,7 @@ static void explain_hop(struct hopctx *c, const struct il_msg *m, int k)
 	if (c->unknown)
 		ok = false;
 	h->consistent = ok;
-	if (!ok && getenv("IL_ATTRIB_DEBUG_HOP")) {
+	if (!ok && il_env_switch("IL_ATTRIB_DEBUG_HOP") == 1) {
 		fprintf(stderr, "event %llu hop %d: t0 %llu t1 %llu t2 %llu cpu %u->%u S %d R %d\n",
 			(unsigned long long)m->event_id, k, (unsigned long long)t0,
 			(unsigned long long)t1, (unsigned long long)t2, m->cpu[k - 1], m->cpu[k],

@@ -250,6 +250,8 @@ int main(int argc, char **argv)
 	il_bench_stdout_checked("bpf-floor");
 	if ((rc = parse_args(argc, argv, &json, &i)) >= 0)
 		return rc;
+	if (il_env_switch_check("bpf-floor", "IL_BPF_DEBUG") < 0)
+		return 2;
 	if (il_bench_out_check("bpf-floor", json) < 0)
 		return 2;
 	libbpf_set_print(il_bpf_debug_print); /* the one line on failure says what went wrong */

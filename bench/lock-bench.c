@@ -51,6 +51,7 @@
 
 #include "il_bench.h"
 #include "il_clock.h"
+#include "il_env.h"
 #include "il_file.h"
 #include "il_lock.h"
 #include "il_oncpu.h"
@@ -1386,6 +1387,8 @@ int main(int argc, char **argv)
 
 	il_bench_stdout_checked("lock-bench");
 	parse_opts(argc, argv, &o);
+	if (il_env_switch_check("lock-bench", "IL_BPF_DEBUG") < 0)
+		return 2;
 	if (o.quick) {
 		o.seconds = 0.8;
 		o.rounds = 2;

@@ -23,9 +23,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "il_env.h"
+
 /*
  * The libbpf print function of every loader here: libbpf's warnings are a
- * developer's, printed only with IL_BPF_DEBUG set in the environment; the
+ * developer's, printed only with IL_BPF_DEBUG=1 in the environment; the
  * user's answer is the loader's one-line error, which says what failed.
  * A library (il_spin) sets it only around its own libbpf calls and puts
  * the application's back.
@@ -33,7 +35,7 @@
 static inline int il_bpf_debug_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	(void)level;
-	if (!getenv("IL_BPF_DEBUG"))
+	if (il_env_switch("IL_BPF_DEBUG") != 1)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "il_clock.h"
+#include "il_env.h"
 #include "il_file.h"
 #include "il_hist.h"
 #include "il_round_latency.h"
@@ -1765,8 +1766,8 @@ out:
 	/* Keep the per-run reports when asked to, for a closer look. */
 	if (r.from)
 		return ret;
-	if (getenv("IL_REPRODUCE_KEEP"))
+	if (il_env_switch("IL_REPRODUCE_KEEP") == 1)
 		fprintf(stderr, "inputlat reproduce: run reports kept in %s\n", r.dir.path);
-	il_repro_dir_done(&r.dir, getenv("IL_REPRODUCE_KEEP") != NULL);
+	il_repro_dir_done(&r.dir, il_env_switch("IL_REPRODUCE_KEEP") == 1);
 	return ret;
 }

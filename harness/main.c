@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "il_cmd.h"
+#include "il_env.h"
 #include "il_header.h"
 #include "il_term.h"
 
@@ -98,6 +99,7 @@ static int args_one_line(int argc, char **argv)
 static int env_dirs_set(void)
 {
 	static const char *const vars[] = {"IL_JS_DIR", "IL_POLICY_DIR", "IL_STATE_DIR"};
+	static const char *const switches[] = {IL_ENV_SWITCHES};
 
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		const char *v = getenv(vars[i]);
@@ -109,6 +111,11 @@ static int env_dirs_set(void)
 			return -1;
 		}
 	}
+	/* The switches likewise, said for every command (il_env.h): each was
+	 * on whatever it held, IL_REPRODUCE_KEEP=0 too. */
+	for (size_t i = 0; i < sizeof(switches) / sizeof(switches[0]); i++)
+		if (il_env_switch_check("inputlat", switches[i]) < 0)
+			return -1;
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "il_env.h"
 #include "il_oncpu.h"
 
 static void usage(FILE *f)
@@ -117,6 +118,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ilspin-oncpu: --pin-dir: an empty directory name\n");
 		return 2;
 	}
+	if (il_env_switch_check("ilspin-oncpu", "IL_BPF_DEBUG") < 0)
+		return 2;
 	if (stop && stat) {
 		fprintf(
 		    stderr,

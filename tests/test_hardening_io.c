@@ -698,6 +698,56 @@ static void test_hardening_io_empty_env_dirs(void **state)
 	}
 }
 
+/* One variable of the environment set to one value, in the child. */
+struct env_set {
+	const char *name, *value;
+};
+
+static void env_set(void *ctx)
+{
+	const struct env_set *e = ctx;
+
+	setenv(e->name, e->value, 1);
+}
+
+/*
+ * The on/off switches take 1 or 0 (or unset), and refuse anything else in
+ * one line, exit 2, for every command: each was on whatever it held, so
+ * IL_REPRODUCE_KEEP=0 kept a reproduce's reports and IL_BPF_DEBUG=no
+ * printed libbpf's messages. Checked with 'policies', which reads none
+ * of them and changes nothing.
+ */
+static void test_hardening_io_env_switches(void **state)
+{
+	static const char *const names[] = {"IL_ATTRIB_DEBUG_HOP", "IL_BPF_DEBUG",
+					    "IL_REPRODUCE_KEEP"};
+	static const char *const bad[] = {"", "no", "yes", "true", "2", " 1", "0 "};
+	static const char *const good[] = {"0", "1"};
+	const char *args[] = {"policies", NULL};
+	char want[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			struct env_set e = {names[i], bad[k]};
+
+			run_pre(args, env_set, &e);
+			snprintf(want, sizeof(want),
+				 "inputlat: %s='%s': want 1 (on) or 0 (off), or unset it\n",
+				 names[i], bad[k]);
+			assert_refused(names[i], want, NULL);
+		}
+		for (size_t k = 0; k < sizeof(good) / sizeof(good[0]); k++) {
+			struct env_set e = {names[i], good[k]};
+
+			run_pre(args, env_set, &e);
+			if (res->exit_code != 0)
+				fail_msg("%s=%s: exit %d: %s", names[i], good[k], res->exit_code,
+					 res->err);
+		}
+	}
+}
+
 static void test_hardening_io_bad_inputs(void **state)
 {
 	const char *fifo = il_test_suite_file("in.fifo"), *dir = il_test_suite_file("in.dir"),
@@ -1522,6 +1572,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_hardening_io_std_fds_closed, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_bad_inputs, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_empty_env_dirs, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_env_switches, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_stdout_errors, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_hostile_names, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_progress, il_test_proc_teardown),
