@@ -872,10 +872,11 @@ def comparable_differences(a, b, fields):
     return out
 
 
-def place_differences(run, policy=None, **counts):
+def place_differences(run, policy=None, hog_mode=None, **counts):
     """["policy cfs, its place's rt", ...]: where run is not what its place
-    (a sweep's cell) says: its policy and scenario counts, given as
-    load_threads=4, hog_threads=2 (il_comparable_place_diff)."""
+    (a sweep's cell) says: its policy, scenario counts, given as
+    load_threads=4, hog_threads=2, and its hogs' kind as a report writes
+    scenario.hog_mode ("none" without hogs; il_comparable_place_diff)."""
     out = []
     if policy is not None and run.get("policy") != policy:
         out.append(f"policy {printable(str(run.get('policy')))}, its place's {printable(policy)}")
@@ -883,6 +884,11 @@ def place_differences(run, policy=None, **counts):
         had = get(run, f"scenario.{key}")
         if not _is_number(had) or had != want:
             out.append(f"scenario.{key} {had}, its place's {want}")
+    if hog_mode is not None:
+        had = get(run, "scenario.hog_mode")
+        if had != hog_mode:
+            said = printable(had) if isinstance(had, str) else "missing" if had is None else had
+            out.append(f"scenario.hog_mode {said}, its place's {hog_mode}")
     return out
 
 

@@ -270,8 +270,8 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
 
     def test_sweep_resume_refuses_rounds_not_of_their_cell(self):
-        """A kept round of another policy, load or hog, or of another
-        machine, in a cell was counted as the cell's ("8 of 8 runs already
+        """A kept round of another policy, load, hog or hog mode, or of
+        another machine, in a cell was counted as the cell's ("8 of 8 runs already
         done", summary.csv then showing cfs with rt's figures): resume
         checked only events, interval and work model. Refused in one line
         naming what differs, nothing run; the untouched sweep resumes."""
@@ -288,6 +288,8 @@ class FakeSweep(unittest.TestCase, Outputs):
              "(scenario.load_threads 4, its place's 0)"),
             (lambda run: run["scenario"].update(hog_threads=2),
              "(scenario.hog_threads 2, its place's 0)"),
+            (lambda run: run["scenario"].update(hog_mode="busy"),
+             "(scenario.hog_mode busy, its place's none)"),
         ]
         for edit, says in edits:
             run = json.loads(kept)
