@@ -528,7 +528,9 @@ static void optional_missing(const struct checks *cs, cJSON *arr)
  * A policy directory with no policy in it (IL_POLICY_DIR at an empty or a
  * wrong directory) listed no policy and exited 0, as if each had been
  * judged; 'policies' and 'run --policy' refuse it. Said as 'policies' says
- * it, before anything is probed or restored. 0, or -1 with the line said.
+ * it, after the checks: a wrong policy directory must not keep check from
+ * restoring what a dead run left (its first duty). 0, or -1 with the line
+ * said.
  */
 static int policies_there(void)
 {
@@ -759,8 +761,6 @@ int il_cmd_check(int argc, char **argv)
 		       "run here. Exits 0, or 1 when the policy directory holds no policy.\n");
 		return 0;
 	}
-	if (policies_there() < 0)
-		return 1;
 	struct checks *cs = calloc(1, sizeof(*cs));
 	struct il_fair_server fs;
 	if (!cs) {
@@ -800,5 +800,7 @@ int il_cmd_check(int argc, char **argv)
 		print_facts();
 	}
 	free(cs);
+	if (policies_there() < 0)
+		return 1;
 	return rc;
 }

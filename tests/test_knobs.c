@@ -525,17 +525,22 @@ static int run_cmd(int (*fn)(int, char **), char *verb, char *out, size_t len)
 	return il_test_capture(fn, 1, argv, out, len, NULL, 0);
 }
 
-/* The issue's acceptance: after kill -9 of a run holding 900000, the next
- * `inputlat check` puts the original back. */
-static void test_knobs_check_restores_after_kill(void **state)
+/*
+ * The issue's acceptance: after kill -9 of a run holding 900000, the next
+ * `inputlat check` puts the original back, policy_dir its IL_POLICY_DIR
+ * and want_rc its exit: a directory without policies fails check, but
+ * only after the restore (it refused first, and left the dead run's
+ * knobs as they were).
+ */
+static void check_restores_after_kill(const char *policy_dir, int want_rc)
 {
 	char out[8192];
 
-	need_root();
+	setenv("IL_POLICY_DIR", policy_dir, 1);
 	for (int attempt = 0;; again(&attempt, "check_restores_after_kill")) {
 		if (!die_holding_knobs(true))
 			continue;
-		assert_int_equal(run_cmd(il_cmd_check, "check", out, sizeof(out)), 0);
+		assert_int_equal(run_cmd(il_cmd_check, "check", out, sizeof(out)), want_rc);
 		/* Said nothing of it: only right if another run got there first. */
 		if (strncmp(out, "stale knobs found: no", 21) != 0 || !recovered_by_another())
 			break;
@@ -546,6 +551,18 @@ static void test_knobs_check_restores_after_kill(void **state)
 
 	assert_int_equal(run_cmd(il_cmd_restore, "restore", out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "nothing to restore"));
+}
+
+static void test_knobs_check_restores_after_kill(void **state)
+{
+	const char *b = getenv("IL_BUILD_DIR");
+	char dir[4096];
+
+	need_root();
+	snprintf(dir, sizeof(dir), "%s/policies", b ? b : ".");
+	check_restores_after_kill(dir, 0);
+	check_restores_after_kill("/nonexistent", 1);
+	unsetenv("IL_POLICY_DIR");
 }
 
 static void test_knobs_cmd_restore(void **state)
