@@ -92,10 +92,17 @@ def _n(cells, scenario, p):
     return sum(n for _, n in cells[(p, scenario)]["merged"])
 
 
+def _lost(cells, scenario, p):
+    """Events the cell's rounds lost (timed out, dropped, in flight): in
+    every fraction's total, at or below no latency."""
+    return cells[(p, scenario)].get("lost") or 0
+
+
 def _key(cells, scenario, p):
     """A policy's key entry: its name and how many events the chart shows of it."""
-    c = cells[(p, scenario)]
-    return f"{p} (n={_n(cells, scenario, p)}, {c['rounds']} rounds)"
+    c, n, lost = cells[(p, scenario)], _n(cells, scenario, p), _lost(cells, scenario, p)
+    shown = f"n={n} completed of {n + lost}" if lost else f"n={n}"
+    return f"{p} ({shown}, {c['rounds']} rounds)"
 
 
 def _policy_lines(policies):
@@ -120,7 +127,7 @@ def cdf_chart(gp, cells, scenario, policies, machine):
         return None
     plots = []
     for p in pols:
-        points = st.cdf_points(cells[(p, scenario)]["merged"])
+        points = st.cdf_points(cells[(p, scenario)]["merged"], _lost(cells, scenario, p))
         rel = gp.data(f"cdf-{scenario}-{p}", [(points[0][0], 0)] + points)
         plots.append(f"{_q(rel)} using 1:2 with steps lt {policies.index(p) + 1} "
                      f"title {_q(_key(cells, scenario, p))}")
@@ -165,7 +172,7 @@ def histogram_chart(gp, cells, scenario, policies, machine):
         return None
     plots = []
     for p in pols:
-        bins = st.log_rebin(cells[(p, scenario)]["merged"])
+        bins = st.log_rebin(cells[(p, scenario)]["merged"], lost=_lost(cells, scenario, p))
         rows = [(lo, hi, 100 * frac) for lo, hi, frac in bins] + [(bins[-1][1], bins[-1][1], 0)]
         rel = gp.data(f"hist-{scenario}-{p}", rows)
         plots.append(f"{_q(rel)} using 1:3 with steps lt {policies.index(p) + 1} "
@@ -253,7 +260,8 @@ def percentile_chart(gp, cells, scenario, policies, machine):
     plots, top = [], 0
     for p in pols:
         # x = 1 / (1 - F): 2 at the median, 10 at p90, 100 at p99, 1000 at p99.9.
-        pts = [(1 / max(1 - f, 1e-6), ub) for ub, f in st.cdf_points(cells[(p, scenario)]["merged"])
+        pts = [(1 / max(1 - f, 1e-6), ub)
+               for ub, f in st.cdf_points(cells[(p, scenario)]["merged"], _lost(cells, scenario, p))
                if f < 1]
         n = _n(cells, scenario, p)
         top = max(top, n)
@@ -283,7 +291,8 @@ plot {', '.join(plots)}""")
     tails = []
     for p in pols:
         b = cells[(p, scenario)]["merged"]
-        q50, q99 = st.bucket_quantile(b, 0.5), st.bucket_quantile(b, 0.99)
+        lost = _lost(cells, scenario, p)
+        q50, q99 = st.bucket_quantile(b, 0.5, lost), st.bucket_quantile(b, 0.99, lost)
         if q50 and q99:
             tails.append((q99 / q50, p))
     reading = f"under {scenario}, "

@@ -647,12 +647,20 @@ def merge_buckets(bucket_lists):
     return [[ub, n] for ub, n in sorted(total.items()) if n > 0]
 
 
-def bucket_quantile(buckets, q):
-    """Upper bound of the bucket holding quantile q (0..1); None if empty."""
-    total = sum(n for _, n in buckets)
-    if total == 0:
+def bucket_quantile(buckets, q, lost=0):
+    """Upper bound of the bucket holding quantile q (0..1); None if empty.
+
+    lost: events that never completed (timed out, dropped, in flight),
+    slower than every one in the buckets, as inputlat compare ranks them:
+    the quantile is None when its rank falls among them (beyond the
+    timeout), never the completed events' own."""
+    completed = sum(n for _, n in buckets)
+    total = completed + lost
+    if completed == 0:
         return None
     rank = max(1, math.ceil(q * total))
+    if rank > completed:
+        return None
     seen = 0
     for upper, n in buckets:
         seen += n
@@ -661,9 +669,11 @@ def bucket_quantile(buckets, q):
     return buckets[-1][0]
 
 
-def cdf_points(buckets):
-    """[(upper_bound_us, fraction of events at or below it), ...]."""
-    total = sum(n for _, n in buckets)
+def cdf_points(buckets, lost=0):
+    """[(upper_bound_us, fraction of events at or below it), ...]; the lost
+    events (bucket_quantile) are in the fractions' total and at or below
+    no latency, so the last fraction is the share that completed."""
+    total = sum(n for _, n in buckets) + lost
     seen, points = 0, []
     for upper, n in buckets:
         seen += n
@@ -671,13 +681,17 @@ def cdf_points(buckets):
     return points
 
 
-def log_rebin(buckets, per_decade=20):
-    """Regroups buckets into equal log-width bins: [(lo, hi, fraction)].
+def log_rebin(buckets, per_decade=20, lost=0):
+    """Regroups buckets into equal log-width bins: [(lo, hi, fraction)],
+    each a fraction of every event, the lost ones (bucket_quantile) in
+    no bin.
 
     The harness's log-linear buckets change width inside each power of
     two, which draws a sawtooth on a log axis; equal log widths do not.
     """
-    total = sum(n for _, n in buckets)
+    if sum(n for _, n in buckets) == 0:
+        return []
+    total = sum(n for _, n in buckets) + lost
     if total == 0:
         return []
     bins = {}
@@ -709,24 +723,33 @@ def cell_stats(runs):
     it); p99.9 and max are read from the histogram of all rounds merged.
     p50/p90/p99 and the verdicts come later from `inputlat compare`.
     Canary stall, hog share and idle waste keep each round's value.
+
+    Events a round lost (sent, never completed: timed out, dropped, in
+    flight) were slower than every event it completed, as `inputlat
+    compare` ranks them: the pooled p99.9 is None where its rank falls
+    among them, and the mean and max are None when any was lost (a mean
+    or maximum over the completed ones alone is the flattering figure).
     """
     merged = merge_buckets(get(r, "histogram.buckets", []) for r in runs)
     counts = [get(r, "latency_us.processing.count", 0) or 0 for r in runs]
     means = [get(r, "latency_us.processing.mean") for r in runs]
     weighted = [(m, n) for m, n in zip(means, counts) if m is not None and n]
     top = max(_values(runs, "latency_us.processing.max"), default=None)
-    p999 = bucket_quantile(merged, 0.999)
+    lost = sum(max(0, (get(r, "events.sent", 0) or 0) - (get(r, "events.completed", 0) or 0))
+               for r in runs)
+    p999 = bucket_quantile(merged, 0.999, lost)
     return {
         "rounds": len(runs),
         "events": sum(get(r, "events.sent", 0) for r in runs),
         "completed": sum(get(r, "events.completed", 0) for r in runs),
         "timed_out": sum(get(r, "events.timed_out", 0) for r in runs),
         "events_per_round": min(counts) if counts else 0,
+        "lost": lost,
         "proc_mean_us": (sum(m * n for m, n in weighted) / sum(n for _, n in weighted)
-                         if weighted else None),
+                         if weighted and not lost else None),
         # A bucket's upper bound can lie past the exact maximum.
         "proc_p999_us": p999 if p999 is None or top is None else min(p999, top),
-        "proc_max_us": top,
+        "proc_max_us": top if not lost else None,
         "canary_stall_ms": _values(runs, "canary.max_stall_ms"),
         "hog_share_pct": [100 * v for v in _values(runs, "hog.cpu_share")],
         "idle_waste_pct": _values(runs, "hog.idle_waste_pct"),
@@ -1059,6 +1082,9 @@ geometric mean over rounds of each round's percentile, which is what the
 verdicts compare, µs); proc_mean_us (mean over every event of every round:
 the per-hop means of the hops chart add up to it); proc_p999_us (all rounds
 pooled, from the merged histogram); proc_max_us (largest round maximum);
+the last three "-" where the rounds lost events (timed out, dropped or in
+flight: slower than any completed one), or for p99.9 where they reach its
+rank;
 pres_p50_us, pres_p99_us (presentation latency, as the processing
 percentiles); canary_max_stall_ms (median over rounds of each round's longest
 canary stall); hog_share_pct, idle_waste_pct (means over rounds, %);

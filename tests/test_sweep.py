@@ -550,6 +550,43 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertEqual(sorted(os.listdir(os.path.join(self.out, "cells", "rt__idle"))),
                          [f"round-{i}.{ext}" for i in range(1, 5) for ext in ("error", "log")])
 
+    def test_sweep_pooled_figures_count_lost_events(self):
+        """Events a round lost (timed out) were slower than every one it
+        completed: a figure pooled over the cell's events is not the
+        completed ones' alone. rt's rounds time out 5 of their 50 events."""
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOST": "rt"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.out, "summary.csv"), newline="") as f:
+            rows = {row["policy"]: row for row in csv.DictReader(f)}
+        rt, cfs = rows["rt"], rows["cfs"]
+        self.assertEqual((rt["events"], rt["completed"], rt["timed_out"]), ("200", "180", "20"))
+        # Its p99.9 and max lie beyond the timeout, and a mean over events
+        # that never ended is no figure: none is the completed ones'.
+        for col in ("proc_p999_us", "proc_max_us", "proc_mean_us"):
+            self.assertEqual(rt[col], "-", col)
+            float(cfs[col])
+        # Its p50 is within the events it completed (rank 25 of 50).
+        float(rt["proc_p50_us"])
+        # The charts pooled every event: 10% of rt's mouse-downs never lie
+        # at or below any latency, and no bin holds them.
+        data = os.path.join(self.out, "plots", "data")
+        with open(os.path.join(data, "cdf-idle-rt.dat")) as f:
+            self.assertAlmostEqual(float(f.read().split()[-1]), 0.9)
+        with open(os.path.join(data, "cdf-idle-cfs.dat")) as f:
+            self.assertAlmostEqual(float(f.read().split()[-1]), 1.0)
+        with open(os.path.join(data, "hist-idle-rt.dat")) as f:
+            self.assertAlmostEqual(sum(float(line.split()[2]) for line in f), 90.0)
+        with open(os.path.join(data, "pct-idle-rt.dat")) as f:
+            self.assertLessEqual(max(float(line.split()[0]) for line in f), 10.0 + 1e-9)
+        with open(os.path.join(self.out, "plots", "cdf-idle.gp")) as f:
+            gp = f.read()
+        self.assertIn("'rt (n=180 completed of 200, 4 rounds)'", gp)
+        self.assertIn("'cfs (n=200, 4 rounds)'", gp)
+        with open(os.path.join(self.out, "cells", "rt__idle", "merged.hist.csv")) as f:
+            self.assertEqual(f.readline(), "# processing latency, all rounds: the 180 completed "
+                                           "events (20 more lost: timed out, dropped or in "
+                                           "flight, beyond every bucket)\n")
+
     def test_sweep_interrupted_run_is_no_round(self):
         # A run stopped by somebody else's signal exits 0 with what it had:
         # shorter than the sweep's rounds, so recorded as an error, not kept.
