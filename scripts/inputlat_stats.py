@@ -915,17 +915,25 @@ def place_differences(run, policy=None, hog_mode=None, **counts):
     return out
 
 
+# The statistics whose centres over rounds (inputlat compare's, or
+# lone_centres') the table shows: the percentiles. Its mean is cell_stats',
+# over every event, which the hops chart's bars add up to; compare's mean
+# centre is the geometric mean of the rounds' means, another figure.
+CENTRES = ("p50", "p90", "p99")
+
+
 def lone_centres(round_files):
     """The centres `inputlat compare` gives a cell, for a cell with none to
     be compared with (compare refuses one against itself): per latency and
-    statistic the geometric mean over rounds of each round's figure, as
-    {"proc_p50_us": ..., "pres_mean_us": ...}. A round that lost events
+    percentile the geometric mean over rounds of each round's figure, as
+    {"proc_p50_us": ..., "pres_p99_us": ...} (not the mean: the table's is
+    over every event, cell_stats). A round that lost events
     (timed out, dropped) would need compare's ranking of them: the figure
     is then None, never the flattering one of the rounds that did well."""
     out = {}
     runs = [load_run(f) for f in round_files]
     for lat, key in (("processing", "proc"), ("presentation", "pres")):
-        for stat in ("p50", "p90", "p99", "mean"):
+        for stat in CENTRES:
             vals = [get(r, f"latency_us.{lat}.{stat}") for r in runs]
             lost = any((get(r, "events.sent", 0) or 0) > (get(r, "events.completed", 0) or 0)
                        for r in runs)

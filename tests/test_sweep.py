@@ -587,6 +587,32 @@ class FakeSweep(unittest.TestCase, Outputs):
                                            "events (20 more lost: timed out, dropped or in "
                                            "flight, beyond every bucket)\n")
 
+    def test_sweep_mean_is_over_every_event(self):
+        """The table's mean is the mean over every event of the cell's
+        rounds (what the hops chart's bars add up to), as its column says,
+        with one cell a scenario or several: not the geometric mean over
+        rounds of each round's mean that compare centres on."""
+        for name, policies in (("two", "cfs,rt"), ("lone", "cfs")):
+            out = os.path.join(self.tmp.name, name)
+            args = ["--policies", policies, "--scenarios", "load", "--rounds", "4", "--events",
+                    "50", "--seed", "3"]
+            r = sweep(out, *args, env={"FAKE_INPUTLAT_SALT": "mean"})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(out, "summary.csv"), newline="") as f:
+                rows = {row["policy"]: row for row in csv.DictReader(f)}
+            with open(os.path.join(out, "plots", "data", "hops-load.dat")) as f:
+                bars = {line.split('"')[1].split()[0]: line.split('"')[2].split()
+                        for line in f.read().splitlines()[1:]}
+            for p in policies.split(","):
+                total = count = 0
+                for rnd in range(1, 5):
+                    with open(os.path.join(out, "cells", f"{p}__load", f"round-{rnd}.json")) as f:
+                        lat = json.load(f)["latency_us"]["processing"]
+                    total, count = total + lat["mean"] * lat["count"], count + lat["count"]
+                self.assertEqual(rows[p]["proc_mean_us"], f"{total / count:.0f}", (name, p))
+                self.assertAlmostEqual(sum(float(v) for v in bars[p][:-1]), total / count,
+                                       delta=1e-6 * total / count)
+
     def test_sweep_interrupted_run_is_no_round(self):
         # A run stopped by somebody else's signal exits 0 with what it had:
         # shorter than the sweep's rounds, so recorded as an error, not kept.
