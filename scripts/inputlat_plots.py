@@ -188,17 +188,29 @@ set yrange [0:*]
 set key top right box opaque
 plot {', '.join(plots)}""")
 
-    def spread(p):
-        c = cells[(p, scenario)]
-        return (c["proc_p99_us"] / c["proc_p50_us"] if c.get("proc_p50_us") and c.get("proc_p99_us")
-                else float("inf"))
-    narrow, wide = min(pols, key=spread), max(pols, key=spread)
     # Of the table's figures (geometric means over rounds), so the two
-    # readings agree; a description, not a verdict.
-    reading = (f"under {scenario}, the tail (p99/p50 of the geometric means over rounds; "
-               f"no test here) is tightest for {narrow} ({spread(narrow):.2f}×) and longest "
-               f"for {wide} ({spread(wide):.2f}×).")
-    return name, f"Processing latency histogram, {scenario}", reading
+    # readings agree; a description, not a verdict. A cell without both
+    # (compare gave none: its p99 beyond the timeout, too few events) has
+    # no tail to rank, and says so.
+    tails = {p: c["proc_p99_us"] / c["proc_p50_us"] for p in pols
+             if (c := cells[(p, scenario)]).get("proc_p50_us") and c.get("proc_p99_us")}
+    reading = f"under {scenario}, the tail (p99/p50 of the geometric means over rounds; no test here)"
+    if len(tails) > 1:
+        narrow, wide = min(tails, key=tails.get), max(tails, key=tails.get)
+        reading += (f" is tightest for {narrow} ({tails[narrow]:.2f}×) and longest for {wide} "
+                    f"({tails[wide]:.2f}×)")
+    elif tails:
+        (p, t), = tails.items()
+        reading += f" is {t:.2f}× for {p}"
+    else:
+        reading += " has no figure"
+    none = [p for p in pols if p not in tails]
+    if none:
+        missing = sorted({w for p in none for w, k in (("p50", "proc_p50_us"), ("p99", "proc_p99_us"))
+                          if not cells[(p, scenario)].get(k)})
+        reading += (f"; {', '.join(none)} {'has' if len(none) == 1 else 'have'} none (no "
+                    f"{' or '.join(missing)} from inputlat compare: summary.md's notes say why)")
+    return name, f"Processing latency histogram, {scenario}", reading + "."
 
 
 def hops_chart(gp, cells, scenario, policies, machine):

@@ -613,6 +613,22 @@ class FakeSweep(unittest.TestCase, Outputs):
                 self.assertAlmostEqual(sum(float(v) for v in bars[p][:-1]), total / count,
                                        delta=1e-6 * total / count)
 
+    def test_sweep_readings_name_no_unmeasured_figure(self):
+        """A chart's reading ranks the cells that have its figures: rt's
+        rounds lose 5 of 50 events, so compare gives it no p99 (beyond the
+        timeout), and the histogram's 'tail' (p99/p50) of rt is no number,
+        let alone the longest ('inf×')."""
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOST": "rt"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.out, "index.md")) as f:
+            index = f.read()
+        self.assertNotRegex(index, r"(?i)\b(inf|nan)\b")
+        reading = next(line for line in index.splitlines()
+                       if line.startswith("[plots/hist-idle.png]"))
+        self.assertRegex(reading, r"under idle, the tail \(p99/p50 of the geometric means over "
+                                  r"rounds; no test here\) is [0-9.]+× for cfs; rt has none \(no "
+                                  r"p99 from inputlat compare: summary.md's notes say why\)\.$")
+
     def test_sweep_interrupted_run_is_no_round(self):
         # A run stopped by somebody else's signal exits 0 with what it had:
         # shorter than the sweep's rounds, so recorded as an error, not kept.
