@@ -754,6 +754,13 @@ def cell_stats(runs):
         "hog_share_pct": [100 * v for v in _values(runs, "hog.cpu_share")],
         "idle_waste_pct": _values(runs, "hog.idle_waste_pct"),
         "merged": merged,
+        # What the rounds ran with, as their reports say (the summary names
+        # them): distinct values, in order.
+        "timeout_ms": sorted(set(_values(runs, "scenario.timeout_ms"))),
+        "warmup": sorted(set(_values(runs, "events.warmup.sent"))),
+        "hogs": sorted({(h, m) for h, m in ((get(r, "scenario.hog_threads"),
+                                            get(r, "scenario.hog_mode")) for r in runs)
+                        if _is_number(h) and h > 0 and isinstance(m, str)}),
         "hop_mean_us": hop_means(runs),
         "runqueue_share_pct": runqueue_shares(runs),
         "culprits": culprit_totals(runs),

@@ -147,6 +147,17 @@ def _idle_waste(inputlat, cells, scenario, alpha):
             f"({st.confidence(alpha)} interval {lo:+.2f} to {hi:+.2f})")
 
 
+def _timeout(ms):
+    return f"{ms / 1000:g} s" if ms >= 1000 and ms % 1000 == 0 else f"{ms:g} ms"
+
+
+def _ran_with(cells, have, scenario, key, words, absent):
+    """What the rounds of the cells ran with, as their reports say
+    (cell_stats' distinct values of key), in words; absent when none says."""
+    vals = sorted({v for p in have for v in cells[(p, scenario)].get(key) or []})
+    return " or ".join(words(v) for v in vals) if vals else absent
+
+
 def _hog_lines(cells, policies, scenario):
     have = [p for p in policies if cells.get((p, scenario), {}).get("rounds")]
     if not have:
@@ -157,9 +168,16 @@ def _hog_lines(cells, policies, scenario):
         s = _spread(c["canary_stall_ms"])
         stalls.append(f"{p} {s}" if s else f"{p} not measured (no canary in the reports)")
         timeouts.append(f"{p} {c['timed_out']} of {c['events']}")
-    return [f"Under the JS hog ({scenario}: one busy JS thread per CPU in the role each policy "
+    # The hog and the timeout the runs had, from their reports, not the
+    # defaults of the day.
+    hog = _ran_with(cells, have, scenario, "hogs",
+                    lambda h: f"{h[0]:g} JS hog thread{'s' if h[0] != 1 else ''}, {printable(h[1])}",
+                    "a JS hog the reports do not describe")
+    within = _ran_with(cells, have, scenario, "timeout_ms", _timeout,
+                       "the runs' timeout, which the reports do not say")
+    return [f"Under the JS hog ({scenario}: {hog}, in the role each policy "
             f"gives js), the CFS canary's longest stall (median of rounds): " + ", ".join(stalls),
-            f"Under the JS hog ({scenario}), mouse-downs timed out (no frame within 1 s): "
+            f"Under the JS hog ({scenario}), mouse-downs timed out (no frame within {within}): "
             + ", ".join(timeouts)]
 
 

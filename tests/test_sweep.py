@@ -629,6 +629,23 @@ class FakeSweep(unittest.TestCase, Outputs):
                                   r"rounds; no test here\) is [0-9.]+× for cfs; rt has none \(no "
                                   r"p99 from inputlat compare: summary.md's notes say why\)\.$")
 
+    def test_sweep_says_what_its_reports_say(self):
+        """The warm-up, the timeout and the hog the summary names are the
+        ones its runs' reports say they had, not the defaults of the day."""
+        args = ["--policies", "cfs,rt", "--scenarios", "hog", "--rounds", "4", "--events", "50",
+                "--seed", "3"]
+        r = sweep(self.out, *args, env={"FAKE_INPUTLAT_WARMUP": "5",
+                                        "FAKE_INPUTLAT_TIMEOUT_MS": "500",
+                                        "FAKE_INPUTLAT_HOG_THREADS": "1"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.out, "summary.md")) as f:
+            md = f.read()
+        self.assertIn("measured events per run 50 after 5 warm-up ones, ", md)
+        self.assertIn("\n- Under the JS hog (hog: 1 JS hog thread, busy, in the role each policy "
+                      "gives js), the CFS canary's longest stall", md)
+        self.assertIn("\n- Under the JS hog (hog), mouse-downs timed out (no frame within "
+                      "500 ms): cfs 0 of 200, rt 0 of 200", md)
+
     def test_sweep_interrupted_run_is_no_round(self):
         # A run stopped by somebody else's signal exits 0 with what it had:
         # shorter than the sweep's rounds, so recorded as an error, not kept.
