@@ -216,6 +216,12 @@ def summarize(inputlat, a, cells, policies, cannot, head, reference="cfs"):
     a.level, a.family, a.rejected: the family's level (family_level)."""
     alpha, m = getattr(a, "level", st.ALPHA), getattr(a, "family", 0)
     per_cell = f"{a.rounds} round{'s' if a.rounds != 1 else ''} a cell"
+    # The rounds kept, not those asked for: a failed run is no round.
+    kept = [c.get("rounds") or 0 for c in cells.values()]
+    if kept and (min(kept) != a.rounds or max(kept) != a.rounds):
+        per_cell += (f" asked, {min(kept)} to {max(kept)} kept (a failed run is no round: "
+                     "summary.md's rounds column)" if min(kept) != max(kept)
+                     else f" asked, {kept[0]} kept (a failed run is no round)")
     lines = [f"What this sweep found ({getattr(a, 'machine', 'machine unknown')}; "
              f"{per_cell}; permutation tests over the rounds; its {m} "
              f"verdicts held together to a {st.ALPHA:.0%} false discovery rate "
@@ -264,9 +270,17 @@ def summarize(inputlat, a, cells, policies, cannot, head, reference="cfs"):
                        "than 10% off its configured work (under --work-model loops, the host ran "
                        "the CPU at another speed than at calibration; each round's work: warning "
                        "says by how much); kept, and counted in the 'work off' column")
-    if a.rounds < 4:
-        missing.append(f"every verdict: {per_cell}; the permutation test needs 4 "
+    # By the rounds each cell kept: a cell of 1-3 has no verdict at 5%.
+    few = [(p, s, c["rounds"]) for (p, s), c in cells.items() if 0 < (c.get("rounds") or 0) < 4]
+    if few and len(few) == sum(1 for c in cells.values() if c.get("rounds")):
+        n = sorted({k for _, _, k in few})
+        missing.append(f"every verdict: {' or '.join(map(str, n))} round"
+                       f"{'s' if n != [1] else ''} a cell; the permutation test needs 4 "
                        "or more a side to reach 5%")
+    else:
+        for p, s, k in few:
+            missing.append(f"the verdicts on {p} under {s}: {k} round{'s' if k != 1 else ''}; "
+                           "the permutation test needs 4 or more a side to reach 5%")
     if missing:
         lines.append("Not measured here: " + "; ".join(missing))
     if hog:

@@ -646,6 +646,22 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertIn("\n- Under the JS hog (hog), mouse-downs timed out (no frame within "
                       "500 ms): cfs 0 of 200, rt 0 of 200", md)
 
+    def test_sweep_says_the_rounds_it_kept(self):
+        """A failed run is no round: the summary's round counts are the
+        rounds its cells kept, not the --rounds asked for. rt's first two
+        rounds fail here, so its cell has 2, too few for any verdict."""
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_FAIL": "rt",
+                                         "FAKE_INPUTLAT_FAIL_ROUNDS": "1,2"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.out, "summary.txt")) as f:
+            txt = f.read()
+        self.assertIn("; 4 rounds a cell asked, 2 to 4 kept (a failed run is no round: "
+                      "summary.md's rounds column); ", txt.splitlines()[0])
+        self.assertIn("the verdicts on rt under idle: 2 rounds; the permutation test needs 4 "
+                      "or more a side to reach 5%", txt)
+        with open(os.path.join(self.out, "summary.md")) as f:
+            self.assertIn("\n| rt | idle | 2 | 100 |", f.read())
+
     def test_sweep_interrupted_run_is_no_round(self):
         # A run stopped by somebody else's signal exits 0 with what it had:
         # shorter than the sweep's rounds, so recorded as an error, not kept.
