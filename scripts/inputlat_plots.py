@@ -237,8 +237,9 @@ def hops_chart(gp, cells, scenario, policies, machine):
     p50_col = len(hops) + 2
     gp.draw(name, f"""{colours}
 set linetype 20 lc rgb '#000000' pt 13 ps 2.2
-set title {_title(f'Where the time goes, scenario {scenario}: mean per hop; the bars add up to '
-                  f'the mean processing latency (summary.md: mean)',
+set title {_title(f'Where the time goes, scenario {scenario}: mean per hop of the completed events; '
+                  f'the bars add up to their mean processing latency (summary.md: mean, '
+                  f'"-" where a round lost events)',
                   f'diamonds: processing p50 (summary.md: proc p50); {machine}')} noenhanced
 set style data histograms
 set style histogram rowstacked
@@ -258,9 +259,14 @@ plot for [i=2:{len(hops) + 1}] {_q(rel)} using i:xtic(1) title columnheader(i), 
                               for k, (_, v) in cells[(p, scenario)]["hop_mean_us"].items() if k in hops),
                              key=lambda t: t[2])
     total = sum(v for k, (_, v) in cells[(policy, scenario)]["hop_mean_us"].items() if k in hops)
+    lost = _lost(cells, scenario, policy)
+    # The hops' means are of the completed events: where some were lost,
+    # the bars are not the cell's mean (summary.md's is '-' then).
+    of = (f"the {human_us(total)} mean of its {_n(cells, scenario, policy)} completed events"
+          if lost else f"its {human_us(total)} mean processing latency")
     reading = (f"under {scenario}, the largest mean hop is {hop} ({names[hop]}) with {policy}: "
-               f"{human_us(value)} of its {human_us(total)} mean processing latency "
-               f"({100 * value / total:.0f}%).")
+               f"{human_us(value)} of {of} ({100 * value / total:.0f}%"
+               f"{f'; {lost} more were lost, in no bar' if lost else ''}).")
     return name, f"Mean per-hop latency, {scenario}", reading
 
 
@@ -345,8 +351,11 @@ set grid noxtics ytics
 plot for [i=2:{len(scenarios) + 1}] {_q(rel)} using i:xtic(1) title columnheader(i)""")
 
     (wp, ws), (bp, bs) = max(stalls, key=stalls.get), min(stalls, key=stalls.get)
-    reading = (f"the longest canary stall is {stalls[(wp, ws)]:.1f} ms ({wp} under {ws}); "
-               f"the shortest is {stalls[(bp, bs)]:.1f} ms ({bp} under {bs}).")
+    # Each bar is a median over rounds (describe_rounds): a round may have
+    # stalled longer than any bar.
+    reading = (f"of the medians over rounds of each round's longest canary stall, the highest "
+               f"is {stalls[(wp, ws)]:.1f} ms ({wp} under {ws}); the lowest is "
+               f"{stalls[(bp, bs)]:.1f} ms ({bp} under {bs}).")
     return name, "Canary stall per policy", reading
 
 

@@ -662,6 +662,24 @@ class FakeSweep(unittest.TestCase, Outputs):
         with open(os.path.join(self.out, "summary.md")) as f:
             self.assertIn("\n| rt | idle | 2 | 100 |", f.read())
 
+    def test_sweep_chart_readings_say_what_they_read(self):
+        """The canary chart's figure is the median over rounds of each
+        round's longest stall, not the longest stall; the hops chart's bars
+        of a cell that lost events are the mean of its completed ones."""
+        args = ["--policies", "cfs,rt", "--scenarios", "hog", "--rounds", "4", "--events", "50",
+                "--seed", "3"]
+        r = sweep(self.out, *args, env={"FAKE_INPUTLAT_LOST": "cfs"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.out, "index.md")) as f:
+            lines = f.read().splitlines()
+        canary = next(line for line in lines if line.startswith("[plots/canary.png]"))
+        self.assertRegex(canary, r": of the medians over rounds of each round's longest canary "
+                                 r"stall, the highest is 950\.0 ms \(rt under hog\); the lowest "
+                                 r"is [0-9.]+ ms \(cfs under hog\)\.$")
+        hops = next(line for line in lines if line.startswith("[plots/hops-hog.png]"))
+        self.assertRegex(hops, r"with cfs: [0-9.]+ ms of the [0-9.]+ ms mean of its 180 completed "
+                               r"events \([0-9]+%; 20 more were lost, in no bar\)\.$")
+
     def test_sweep_interrupted_run_is_no_round(self):
         # A run stopped by somebody else's signal exits 0 with what it had:
         # shorter than the sweep's rounds, so recorded as an error, not kept.
