@@ -680,6 +680,19 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertRegex(hops, r"with cfs: [0-9.]+ ms of the [0-9.]+ ms mean of its 180 completed "
                                r"events \([0-9]+%; 20 more were lost, in no bar\)\.$")
 
+    def test_sweep_reference_ratio_only_of_a_figure(self):
+        """cfs's ratio to itself is 1 only where cfs has the figure: its
+        rounds lose 5 of 50 events, so its p99 lies beyond the timeout
+        ('-'), and a p99_ratio of 1.000 beside it claimed one."""
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOST": "cfs"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.out, "summary.csv"), newline="") as f:
+            cfs = next(row for row in csv.DictReader(f) if row["policy"] == "cfs")
+        self.assertEqual((cfs["proc_p99_us"], cfs["p99_ratio"]), ("-", "-"))
+        float(cfs["proc_p50_us"])
+        self.assertEqual(cfs["p50_ratio"], "1.000")
+        self.assertEqual(cfs["verdict"], "reference")
+
     def test_sweep_interrupted_run_is_no_round(self):
         # A run stopped by somebody else's signal exits 0 with what it had:
         # shorter than the sweep's rounds, so recorded as an error, not kept.
