@@ -128,7 +128,9 @@ static void test_rss_100k_traced_events(void **state)
 	static const char *const procs[] = {"inputlat", "browser-sim", "render-sim", "viz-sim",
 					    "il-workload"};
 	static char text[16 << 20];
-	char json[300], trace[300], records[300], events[16], end[192];
+	char json[300], trace[300], records[300], events[16];
+	/* The trace's otherData, its last line: a counter track's end each too. */
+	static char end[1 << 16];
 	char *argv[] = {(char *)il_test_build_path("inputlat"), "run", "--events", events,
 			/* Every event measured: sent, records and trace all count EVENTS. */
 			"--warmup", "0", "--interval-ms", "0.3",
