@@ -158,10 +158,20 @@ def _ran_with(cells, have, scenario, key, words, absent):
     return " or ".join(words(v) for v in vals) if vals else absent
 
 
+# What a report's scenario.hog_mode runs, in words ("JS hog" was said of busy loops too).
+_HOG_MODE_WORDS = {"js": "JavaScript", "busy": "busy loops", "bursty": "bursty tasks"}
+
+
+def _hog_words(h):
+    n, mode = h
+    return (f"{n:g} hog thread{'s' if n != 1 else ''} running "
+            f"{_HOG_MODE_WORDS.get(mode, printable(mode))}")
+
+
 def _hog_lines(cells, policies, scenario):
     have = [p for p in policies if cells.get((p, scenario), {}).get("rounds")]
     if not have:
-        return [f"Under the JS hog: nothing measured ({scenario} cells have no successful round)"]
+        return [f"Under the hog: nothing measured ({scenario} cells have no successful round)"]
     stalls, timeouts = [], []
     for p in have:
         c = cells[(p, scenario)]
@@ -170,14 +180,12 @@ def _hog_lines(cells, policies, scenario):
         timeouts.append(f"{p} {c['timed_out']} of {c['events']}")
     # The hog and the timeout the runs had, from their reports, not the
     # defaults of the day.
-    hog = _ran_with(cells, have, scenario, "hogs",
-                    lambda h: f"{h[0]:g} JS hog thread{'s' if h[0] != 1 else ''}, {printable(h[1])}",
-                    "a JS hog the reports do not describe")
+    hog = _ran_with(cells, have, scenario, "hogs", _hog_words, "a hog the reports do not describe")
     within = _ran_with(cells, have, scenario, "timeout_ms", _timeout,
                        "the runs' timeout, which the reports do not say")
-    return [f"Under the JS hog ({scenario}: {hog}, in the role each policy "
+    return [f"Under the hog ({scenario}: {hog}, in the role each policy "
             f"gives js), the CFS canary's longest stall (median of rounds): " + ", ".join(stalls),
-            f"Under the JS hog ({scenario}), mouse-downs timed out (no frame within {within}): "
+            f"Under the hog ({scenario}), mouse-downs timed out (no frame within {within}): "
             + ", ".join(timeouts)]
 
 

@@ -641,9 +641,9 @@ class FakeSweep(unittest.TestCase, Outputs):
         with open(os.path.join(self.out, "summary.md")) as f:
             md = f.read()
         self.assertIn("measured events per run 50 after 5 warm-up ones, ", md)
-        self.assertIn("\n- Under the JS hog (hog: 1 JS hog thread, busy, in the role each policy "
-                      "gives js), the CFS canary's longest stall", md)
-        self.assertIn("\n- Under the JS hog (hog), mouse-downs timed out (no frame within "
+        self.assertIn("\n- Under the hog (hog: 1 hog thread running JavaScript, in the role each "
+                      "policy gives js), the CFS canary's longest stall", md)
+        self.assertIn("\n- Under the hog (hog), mouse-downs timed out (no frame within "
                       "500 ms): cfs 0 of 200, rt 0 of 200", md)
 
     def test_sweep_says_the_rounds_it_kept(self):
@@ -808,9 +808,9 @@ class FakeSweep(unittest.TestCase, Outputs):
         # The summary ends with the hog: canary stall and timeouts per policy,
         # and says what throttling wastes against the fair server.
         lines = r.stdout.strip().splitlines()
-        self.assertRegex(lines[-2], r"^Under the JS hog \(hog: .*canary's longest stall .*: "
+        self.assertRegex(lines[-2], r"^Under the hog \(hog: .*canary's longest stall .*: "
                                     r"cfs .*, rt .*, rt-fair-server .*, rt-throttled ")
-        self.assertRegex(lines[-1], r"^Under the JS hog \(hog\), mouse-downs timed out .*: "
+        self.assertRegex(lines[-1], r"^Under the hog \(hog\), mouse-downs timed out .*: "
                                     r"cfs 0 of 150, rt 0 of 150, rt-fair-server 0 of 150, "
                                     r"rt-throttled 0 of 150$")
         self.assertTrue(any(line.startswith("Idle waste under the hog") and "throttling wastes more"
