@@ -15,6 +15,7 @@
  * gets IL_RUN_PARENT, so it stops in order.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -179,43 +180,37 @@ static void report(const struct step *s, size_t n, unsigned long long full, cons
 #define USAGE "bpf-floor [--json FILE] -- COMMAND [ARGS...]"
 
 /*
- * The arguments before "--": [--json FILE] [--help]. Each refusal names
- * the argument and why, in one line (a bare usage line left the user to
- * find which of them was wrong). *cmd is the index of COMMAND. 0 to go on,
- * else the exit status (0 after --help).
+ * The options before "--" ([--json FILE] [--help], by getopt_long, "+" so
+ * that COMMAND's own options are left alone), then "--" and COMMAND. Each
+ * refusal names the argument and why, in one line. *cmd is the index of
+ * COMMAND. -1 to go on, else the exit status (0 after --help).
  */
 static int parse_args(int argc, char **argv, const char **json, int *cmd)
 {
+	static const struct option opts[] = {
+	    {"json", required_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0}};
 	bool help = false;
-	int i = 1;
+	int c;
 
-	for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
-		const char *v = NULL;
-
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	opterr = 0; /* one line of our own, not getopt's too */
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		if (c == 'h') {
 			help = true;
 			continue;
 		}
-		if (!strncmp(argv[i], "--json=", 7))
-			v = argv[i] + 7;
-		else if (!strcmp(argv[i], "--json") && i + 1 < argc && strcmp(argv[i + 1], "--"))
-			v = argv[++i];
-		else if (!strcmp(argv[i], "--json")) {
-			fprintf(stderr, "bpf-floor: --json needs a FILE (usage: " USAGE ")\n");
-			return 2;
-		} else {
-			fprintf(stderr,
-				"bpf-floor: unexpected argument '%s' before '--' (usage: " USAGE
-				")\n",
-				argv[i]);
-			return 2;
-		}
-		if (*json) {
+		/* "--json -- CMD": getopt took the "--" for the FILE. */
+		if (c == 'j' && !strcmp(optarg, "--")) {
+			optind--;
+			c = ':';
+		} else if (c == 'j' && !*json) {
+			*json = optarg;
+			continue;
+		} else if (c == 'j') {
 			fprintf(stderr, "bpf-floor: --json given twice ('%s' and '%s')\n", *json,
-				v);
+				optarg);
 			return 2;
 		}
-		*json = v;
+		return il_bench_opt_error("bpf-floor", c, argv, opts);
 	}
 	if (help) {
 		printf(
@@ -225,15 +220,23 @@ static int parse_args(int argc, char **argv, const char **json, int *cmd)
 		    "kernel run time per run; needs root. Exits with COMMAND's status.\n");
 		return 0;
 	}
-	if (i >= argc) {
-		fprintf(stderr, "bpf-floor: no '--' before the command (usage: " USAGE ")\n");
+	/* getopt stops at "--" (and steps over it) or at the first operand. */
+	if (optind < 2 || strcmp(argv[optind - 1], "--") != 0) {
+		if (optind < argc)
+			fprintf(stderr,
+				"bpf-floor: unexpected argument '%s' before '--' (usage: " USAGE
+				")\n",
+				argv[optind]);
+		else
+			fprintf(stderr,
+				"bpf-floor: no '--' before the command (usage: " USAGE ")\n");
 		return 2;
 	}
-	if (i + 1 >= argc) {
+	if (optind >= argc) {
 		fprintf(stderr, "bpf-floor: no COMMAND after '--' (usage: " USAGE ")\n");
 		return 2;
 	}
-	*cmd = i + 1;
+	*cmd = optind;
 	return -1;
 }
 

@@ -98,6 +98,20 @@ int il_comparable_diff(const cJSON *a, const cJSON *b, unsigned what, char *buf,
 	return n;
 }
 
+/* A string field of report against what its place says (NULL: not judged). */
+static void place_string(const cJSON *report, const char *key, const char *want, char *buf,
+			 size_t len, size_t *at, int *n)
+{
+	const cJSON *v = il_json_get(report, key);
+	char t[64];
+
+	if (!want || (cJSON_IsString(v) && strcmp(v->valuestring, want) == 0))
+		return;
+	append(buf, len, at, "%s%s %s, its place's %s", *n ? "; " : "", key,
+	       v ? value_text(v, t, sizeof(t)) : "missing", want);
+	(*n)++;
+}
+
 int il_comparable_place_diff(const cJSON *report, const struct il_comparable_place *want, char *buf,
 			     size_t len)
 {
@@ -116,15 +130,7 @@ int il_comparable_place_diff(const cJSON *report, const struct il_comparable_pla
 
 	if (len)
 		buf[0] = '\0';
-	if (want->policy) {
-		const cJSON *p = il_json_get(report, "policy");
-
-		if (!cJSON_IsString(p) || strcmp(p->valuestring, want->policy) != 0) {
-			append(buf, len, &at, "policy %s, its place's %s",
-			       p ? value_text(p, t, sizeof(t)) : "missing", want->policy);
-			n++;
-		}
-	}
+	place_string(report, "policy", want->policy, buf, len, &at, &n);
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		const cJSON *v = il_json_get(report, counts[i].key);
 
@@ -136,16 +142,7 @@ int il_comparable_place_diff(const cJSON *report, const struct il_comparable_pla
 	}
 	/* As many hogs of another kind are another scenario: a register loop
 	 * never sleeps, a bursty hog leaves the CPU idle between its tasks. */
-	if (want->hog_mode) {
-		const cJSON *m = il_json_get(report, "scenario.hog_mode");
-
-		if (!cJSON_IsString(m) || strcmp(m->valuestring, want->hog_mode) != 0) {
-			append(buf, len, &at, "%sscenario.hog_mode %s, its place's %s",
-			       n ? "; " : "", m ? value_text(m, t, sizeof(t)) : "missing",
-			       want->hog_mode);
-			n++;
-		}
-	}
+	place_string(report, "scenario.hog_mode", want->hog_mode, buf, len, &at, &n);
 	return n;
 }
 

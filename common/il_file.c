@@ -565,14 +565,6 @@ bool il_out_is_file(const struct il_out *o, const char *path)
 	       st.st_ino == o->ino;
 }
 
-bool il_out_path_is_file(const char *out_path, const char *input)
-{
-	struct stat o, i;
-
-	return out_path && input && strcmp(out_path, "-") != 0 && stat(out_path, &o) == 0 &&
-	       stat(input, &i) == 0 && o.st_dev == i.st_dev && o.st_ino == i.st_ino;
-}
-
 /* The directory path names its last name in (path up to its last '/'),
  * stat()ed into st, and that last name. 0 or -1. */
 static int path_dir_stat(const char *path, struct stat *st, const char **base)
@@ -606,6 +598,13 @@ bool il_out_path_same(const char *a, const char *b)
 		return ea && eb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 	return path_dir_stat(a, &sa, &ba) == 0 && path_dir_stat(b, &sb, &bb) == 0 &&
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && *ba && strcmp(ba, bb) == 0;
+}
+
+bool il_out_path_is_file(const char *out_path, const char *input)
+{
+	struct stat i;
+
+	return input && stat(input, &i) == 0 && il_out_path_same(out_path, input);
 }
 
 int il_json_write(const char *path, const cJSON *obj)

@@ -7,7 +7,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "il_cmd.h"
 #include "il_comparable.h"
@@ -165,10 +164,8 @@ int il_cmd_explain(int argc, char **argv)
 	/* A run against itself: "slower by 0 us" is a measurement of nothing.
 	 * Runs of two machines or scenarios are compared as asked, said. */
 	if (b) {
-		struct stat sa, sb;
 		char pa[300], pb[300], diff[768];
-		bool file = stat(argv[optind], &sa) == 0 && stat(argv[optind + 1], &sb) == 0 &&
-			    sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+		bool file = il_out_path_same(argv[optind], argv[optind + 1]);
 
 		il_printable_copy(argv[optind], pa, sizeof(pa));
 		il_printable_copy(argv[optind + 1], pb, sizeof(pb));

@@ -1398,44 +1398,22 @@ static int reports_dir_check(const char *dir)
 }
 
 /*
- * IL_REPRODUCE_REPORTS names a directory that holds at least one of the
- * reports the rounds read: one missing is a failed run, said as such
- * (load_scenario), but a directory with none (empty, or of other files)
- * gave a line for each of the 36 runs and a verdict of "not testable" for
- * each claim, exit 1, for what is one wrong path. 0, or 2 with the one
- * line said.
+ * The recorded reports the rounds would read (IL_REPRODUCE_REPORTS), each
+ * path looked at once:
+ * - --json is never one of them, under any name: '-j DIR/c1-cfs.0.json'
+ *   overwrote that report with the verdicts (said as compare says it);
+ * - at least one is there: one missing is a failed run, said as such
+ *   (load_scenario), but a directory with none (empty, or of other files)
+ *   gave a line for each of the 36 runs and a verdict of "not testable"
+ *   for each claim, exit 1, for what is one wrong path.
+ * 0, or 2 with the one line said.
  */
-static int reports_dir_holds_reports(const struct repro *r)
+static int recorded_reports_check(const struct repro *r, const char *json_path)
 {
 	char path[4096], first[4096], last[4096];
 	unsigned n = 0;
+	bool any = false;
 	struct stat st;
-
-	for (int s = 0; s < NSCEN; s++)
-		for (unsigned i = 0; i < (r->sc[s].claim > 1 ? r->other_rounds : r->rounds); i++) {
-			il_repro_report_path(r->from, r->sc[s].id, i, path, sizeof(path));
-			if (stat(path, &st) == 0)
-				return 0;
-			n++;
-		}
-	snprintf(first, sizeof(first), "%s.0.json", r->sc[0].id);
-	snprintf(last, sizeof(last), "%s.%u.json", r->sc[NSCEN - 1].id, r->other_rounds - 1);
-	fprintf(stderr,
-		"inputlat reproduce: IL_REPRODUCE_REPORTS='%s' holds none of the %u run reports "
-		"it would judge (%s to %s): give the directory a reproduce kept "
-		"(IL_REPRODUCE_KEEP=1), with its --quick or --rounds\n",
-		r->from, n, first, last);
-	return 2;
-}
-
-/*
- * --json is never one of the reports judged (IL_REPRODUCE_REPORTS), under
- * any name: '-j DIR/c1-cfs.0.json' overwrote that report with the
- * verdicts. 0, or 2 with the one line said, as compare says it.
- */
-static int json_not_a_report(const struct repro *r, const char *json_path)
-{
-	char path[4096];
 
 	for (int s = 0; s < NSCEN; s++)
 		for (unsigned i = 0; i < (r->sc[s].claim > 1 ? r->other_rounds : r->rounds); i++) {
@@ -1447,8 +1425,19 @@ static int json_not_a_report(const struct repro *r, const char *json_path)
 					json_path, path);
 				return 2;
 			}
+			any = any || stat(path, &st) == 0;
+			n++;
 		}
-	return 0;
+	if (any)
+		return 0;
+	snprintf(first, sizeof(first), "%s.0.json", r->sc[0].id);
+	snprintf(last, sizeof(last), "%s.%u.json", r->sc[NSCEN - 1].id, r->other_rounds - 1);
+	fprintf(stderr,
+		"inputlat reproduce: IL_REPRODUCE_REPORTS='%s' holds none of the %u run reports "
+		"it would judge (%s to %s): give the directory a reproduce kept "
+		"(IL_REPRODUCE_KEEP=1), with its --quick or --rounds\n",
+		r->from, n, first, last);
+	return 2;
 }
 
 static int parse_args(int argc, char **argv, struct repro *r, const char **json_path)
@@ -1596,9 +1585,7 @@ int il_cmd_reproduce(int argc, char **argv)
 		r.rounds = r.quick ? 4 : 16;
 	r.other_rounds = r.rounds < OTHER_ROUNDS ? r.rounds : OTHER_ROUNDS;
 	setup_scenarios(&r, ncpu);
-	if (r.from && (ret = reports_dir_holds_reports(&r)) != 0)
-		return ret;
-	if (r.from && (ret = json_not_a_report(&r, json_path)) != 0)
+	if (r.from && (ret = recorded_reports_check(&r, json_path)) != 0)
 		return ret;
 	clock_gettime(CLOCK_REALTIME, &start_wall);
 	il_time_iso(&start_wall, start_time, sizeof(start_time));

@@ -256,6 +256,14 @@ static void kill_all(struct il_run *r)
 		il_proc_kill(&r->procs[i]);
 }
 
+/* The run stops now: its stop time, and its memory locked then, as each
+ * child reads its own at the stop (not after the teardown). */
+static void mark_stop(struct il_run *r)
+{
+	r->stop_ns = il_now_ns();
+	r->locked_kib = (int64_t)il_memlock_locked_kib();
+}
+
 /* --- failure and stop -------------------------------------------------- */
 void il_orch_fail(struct il_run *r, const char *fmt, ...)
 {
@@ -274,10 +282,8 @@ void il_orch_fail(struct il_run *r, const char *fmt, ...)
 	inject_stop(r);
 	/* Its stop starts here: the report's teardown_ms times it from now
 	 * (it said null for every failed run). */
-	if (!r->stop_ns) {
-		r->stop_ns = il_now_ns();
-		r->locked_kib = (int64_t)il_memlock_locked_kib();
-	}
+	if (!r->stop_ns)
+		mark_stop(r);
 	enter_stopping(r, il_now_ns());
 }
 
@@ -313,8 +319,7 @@ static void run_stop(struct il_run *r)
 	if (r->phase >= IL_PH_STOPPING)
 		return;
 	inject_stop(r);
-	r->stop_ns = il_now_ns();
-	r->locked_kib = (int64_t)il_memlock_locked_kib();
+	mark_stop(r);
 	/* First, since it needs no process to be woken: the load and hog
 	 * threads end as they next look (wire/il_halt.h). */
 	il_halt_set(&r->halt, r->stop_ns);

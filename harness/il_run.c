@@ -82,7 +82,7 @@ static int outputs_open(struct il_run *r)
 					out_option(j), paths[j], out_option(i), paths[i]);
 				return 2;
 			}
-		for (int k = 0; k < 3; k++)
+		for (size_t k = 0; k < sizeof(inputs) / sizeof(inputs[0]); k++)
 			if (inputs[k] && il_out_is_file(r->out[i], inputs[k])) {
 				fprintf(stderr,
 					"inputlat run: %s %s is %s (%s); refusing to overwrite "

@@ -1050,6 +1050,24 @@ static void test_compare_group_against_itself(void **state)
 	assert_int_equal(count_lines(err_text), 1);
 }
 
+/* Rounds 1-5 of cell `from` written into cell `to`, as runs of this
+ * machine (CPUs, kernel, CPU model) and load, 600 events each. */
+static void place_rounds(const char *from, const char *to, int cpus, const char *release,
+			 const char *model, int load)
+{
+	for (int r = 1; r <= 5; r++) {
+		char f[64], t[64];
+
+		snprintf(f, sizeof(f), "%s/round-%d.json", from, r);
+		snprintf(t, sizeof(t), "%s/round-%d.json", to, r);
+		write_edited(f, t, "kernel.nr_cpus", cpus, NULL);
+		write_edited(t, t, "kernel.release", 0, release);
+		write_edited(t, t, "system.cpu_model", 0, model);
+		write_edited(t, t, "scenario.load_threads", load, NULL);
+		write_edited(t, t, "scenario.events", 600, NULL);
+	}
+}
+
 /*
  * A group's reports of another machine or scenario (kernel, CPU count,
  * CPU model, load, hog, events, interval) are compared as asked, with one
@@ -1065,31 +1083,11 @@ static void test_compare_other_machine_warns(void **state)
 
 	(void)state;
 	make_cell("elsewhere");
-	for (int r = 1; r <= 5; r++) {
-		char from[64], to[64];
-
-		snprintf(from, sizeof(from), "cellB/round-%d.json", r);
-		snprintf(to, sizeof(to), "elsewhere/round-%d.json", r);
-		write_edited(from, to, "kernel.nr_cpus", 32, NULL);
-		write_edited(to, to, "kernel.release", 0, "4.19.0");
-		write_edited(to, to, "system.cpu_model", 0, "Other CPU");
-		write_edited(to, to, "scenario.load_threads", 0, NULL);
-		write_edited(to, to, "scenario.events", 600, NULL);
-	}
+	place_rounds("cellB", "elsewhere", 32, "4.19.0", "Other CPU", 0);
 	/* cellA's rounds carry no machine or scenario: nothing to judge. */
 	assert_int_equal(run_compare("cellA", "elsewhere"), 0);
 	assert_string_equal(err_text, "");
-	for (int r = 1; r <= 5; r++) {
-		char from[64], to[64];
-
-		snprintf(from, sizeof(from), "cellA/round-%d.json", r);
-		snprintf(to, sizeof(to), "cellA/round-%d.json", r);
-		write_edited(from, to, "kernel.nr_cpus", 2, NULL);
-		write_edited(to, to, "kernel.release", 0, "6.18.44");
-		write_edited(to, to, "system.cpu_model", 0, "AMD EPYC");
-		write_edited(to, to, "scenario.load_threads", 4, NULL);
-		write_edited(to, to, "scenario.events", 600, NULL);
-	}
+	place_rounds("cellA", "cellA", 2, "6.18.44", "AMD EPYC", 4);
 	assert_int_equal(run_compare("cellA", "elsewhere"), 0);
 	assert_int_equal(count_lines(err_text), 1);
 	if (!strstr(err_text, "compare: warning: ") || !strstr(err_text, "cellA and ") ||

@@ -291,31 +291,32 @@ class FakeSweep(unittest.TestCase, Outputs):
             (lambda run: run["scenario"].update(hog_mode="busy"),
              "(scenario.hog_mode busy, its place's none)"),
         ]
-        for edit, says in edits:
-            run = json.loads(kept)
+
+        def refused(path, edit):
+            """The sweep resumed with the round at path edited: one line, exit 2, no run."""
+            with open(path) as f:
+                run = json.load(f)
             edit(run)
-            with open(cfs, "w") as f:
+            with open(path, "w") as f:
                 json.dump(run, f)
             r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
             self.assertEqual(r.returncode, 2, r.stderr)
             self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
-            self.assertIn(f"{cfs} is not a round of its cell cfs__idle {says}", r.stderr)
             self.assertEqual(len(logged_runs(self.log)), before)
+            return r
+
+        for edit, says in edits:
+            with open(cfs, "w") as f:
+                f.write(kept)
+            r = refused(cfs, edit)
+            self.assertIn(f"{cfs} is not a round of its cell cfs__idle {says}", r.stderr)
         with open(cfs, "w") as f:
             f.write(kept)
         # Another machine than the first round kept.
-        with open(rt) as f:
-            run = json.load(f)
-        run["kernel"].update(nr_cpus=64, release="4.19.0")
-        with open(rt, "w") as f:
-            json.dump(run, f)
-        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOG": self.log})
-        self.assertEqual(r.returncode, 2, r.stderr)
-        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        r = refused(rt, lambda run: run["kernel"].update(nr_cpus=64, release="4.19.0"))
         self.assertIn(f"{rt} is of another machine than ", r.stderr)
         self.assertIn("kernel.release ", r.stderr)
         self.assertIn(" vs 4.19.0, kernel.nr_cpus ", r.stderr)
-        self.assertEqual(len(logged_runs(self.log)), before)
 
     def test_sweep_policies_sharing_a_cell_refused(self):
         """Two policy files with one name (a/x.policy, b/x.policy) would
