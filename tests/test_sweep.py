@@ -350,6 +350,27 @@ class FakeSweep(unittest.TestCase, Outputs):
         with open(os.path.join(self.out, "summary.md")) as f:
             self.assertIn("- idle: no statistics: inputlat compare: ", f.read())
 
+    def test_sweep_verdicts_of_one_pass(self):
+        """The table's intervals and verdicts are those of the family's
+        level, or none: compare runs first at 5% for the p-values the level
+        comes from, then at the level; where only that second compare fails,
+        the first's 5% figures must not stand in the table as the level's."""
+        calls = os.path.join(self.tmp.name, "compare.log")
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_COMPARE_LOG": calls,
+                                         "FAKE_INPUTLAT_COMPARE_FAIL_FROM": "2"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        with open(calls) as f:
+            self.assertGreaterEqual(len(f.readlines()), 2)
+        with open(os.path.join(self.out, "summary.csv"), newline="") as f:
+            rt = next(row for row in csv.DictReader(f) if row["policy"] == "rt")
+        for col in ("p50_ratio", "p50_ci_lo", "p50_ci_hi", "p50_verdict", "proc_p50_us"):
+            self.assertEqual(rt[col], "-", col)
+        with open(os.path.join(self.out, "summary.md")) as f:
+            md = f.read()
+        note = next(line for line in md.splitlines() if line.startswith("- idle: no statistics: "))
+        self.assertIn("fake failure of call 2", note)
+
     def test_sweep_culprit_names_printable(self):
         """A culprit is another process's name, any bytes it set: a newline
         would start a Markdown heading in summary.md, an escape sequence act
