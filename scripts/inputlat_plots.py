@@ -229,7 +229,9 @@ def hops_chart(gp, cells, scenario, policies, machine):
     for i, p in enumerate(pols):
         h, c = cells[(p, scenario)]["hop_mean_us"], cells[(p, scenario)]
         p50 = c.get("proc_p50_us")
-        rows.append([f'"{_key(cells, scenario, p)}"'] + [h[k][1] if k in h else 0 for k in hops]
+        # A hop the cell's reports lack is no bar ('-', gnuplot's missing),
+        # never a 0 that would claim it took no time.
+        rows.append([f'"{_key(cells, scenario, p)}"'] + [h[k][1] if k in h else "-" for k in hops]
                     + [p50 if p50 is not None else "-"])
     rel = gp.data(f"hops-{scenario}", rows)
     colours = "\n".join(f"set linetype {i + 1} lc rgb '{c}'" for i, c in enumerate(HOP_COLOURS))
@@ -239,7 +241,9 @@ def hops_chart(gp, cells, scenario, policies, machine):
 set linetype 20 lc rgb '#000000' pt 13 ps 2.2
 set title {_title(f'Where the time goes, scenario {scenario}: mean per hop of the completed events; '
                   f'the bars add up to their mean processing latency (summary.md: mean, '
-                  f'"-" where a round lost events)',
+                  f'"-" where a round lost events)'
+                  + ('; a hop its reports lack is no bar, and its bars add up to less'
+                     if any(cells[(p, scenario)].get("hop_gaps") for p in pols) else ''),
                   f'diamonds: processing p50 (summary.md: proc p50); {machine}')} noenhanced
 set style data histograms
 set style histogram rowstacked
@@ -260,13 +264,24 @@ plot for [i=2:{len(hops) + 1}] {_q(rel)} using i:xtic(1) title columnheader(i), 
                              key=lambda t: t[2])
     total = sum(v for k, (_, v) in cells[(policy, scenario)]["hop_mean_us"].items() if k in hops)
     lost = _lost(cells, scenario, policy)
+    gaps = sorted(k for k in (cells[(policy, scenario)].get("hop_gaps") or {}) if k < 12)
     # The hops' means are of the completed events: where some were lost,
-    # the bars are not the cell's mean (summary.md's is '-' then).
-    of = (f"the {human_us(total)} mean of its {_n(cells, scenario, policy)} completed events"
-          if lost else f"its {human_us(total)} mean processing latency")
+    # the bars are not the cell's mean (summary.md's is '-' then); where
+    # its reports lack a hop, they add up to the hops it has.
+    if gaps:
+        of = f"the {human_us(total)} its bars add up to (no hop {', '.join(map(str, gaps))})"
+    elif lost:
+        of = f"the {human_us(total)} mean of its {_n(cells, scenario, policy)} completed events"
+    else:
+        of = f"its {human_us(total)} mean processing latency"
     reading = (f"under {scenario}, the largest mean hop is {hop} ({names[hop]}) with {policy}: "
                f"{human_us(value)} of {of} ({100 * value / total:.0f}%"
                f"{f'; {lost} more were lost, in no bar' if lost else ''}).")
+    absent = [f"{p} has no hop {', '.join(map(str, ks))}" for p in pols
+              if (ks := sorted(k for k in (cells[(p, scenario)].get("hop_gaps") or {}) if k < 12))]
+    if absent:
+        reading += (f" Not drawn, not 0: {'; '.join(absent)} (not in its reports: the summary "
+                    "says which rounds).")
     return name, f"Mean per-hop latency, {scenario}", reading
 
 

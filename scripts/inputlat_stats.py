@@ -762,6 +762,11 @@ def cell_stats(runs):
                                             get(r, "scenario.hog_mode")) for r in runs)
                         if _is_number(h) and h > 0 and isinstance(m, str)}),
         "hop_mean_us": hop_means(runs),
+        # Hops of processing latency some rounds' reports lack: not drawn
+        # (no 0 bar), and said in the summary.
+        "hop_gaps": hop_gaps(runs),
+        "hop_names": {h.get("index"): h.get("name") for r in runs for h in r.get("hops") or []
+                      if isinstance(h, dict) and isinstance(h.get("name"), str)},
         "runqueue_share_pct": runqueue_shares(runs),
         "culprits": culprit_totals(runs),
         "attribution_why": attribution_why(runs),
@@ -866,19 +871,39 @@ def hop_means(runs):
     """{hop index: (name, mean_us over every event of every round)} for hops 1..12.
 
     Pooled like the processing mean (each round weighted by its events),
-    so hops 1..11 add up to it exactly.
+    so hops 1..11 add up to it exactly. A hop that a round with events
+    lacks (not in its hops[], or its mean_us null) is left out: a mean over
+    the other rounds would not add up with the rest, and a 0 would claim a
+    hop that took no time. hop_gaps says which.
     """
     sums, counts, names = {}, {}, {}
-    for r in runs:
-        n = get(r, "latency_us.processing.count", 0) or 0
+    measured = [r for r in runs if get(r, "latency_us.processing.count", 0)]
+    for r in measured:
+        n = get(r, "latency_us.processing.count", 0)
         for h in r.get("hops") or []:
             k, m = h.get("index"), h.get("mean_us")
-            if k is None or m is None or not n:
+            if k is None or m is None:
                 continue
             sums[k] = sums.get(k, 0) + m * n
             counts[k] = counts.get(k, 0) + n
             names.setdefault(k, h.get("name") or f"hop {k}")
-    return {k: (names[k], sums[k] / counts[k]) for k in sorted(sums)}
+    gaps = hop_gaps(runs)
+    return {k: (names[k], sums[k] / counts[k]) for k in sorted(sums) if k not in gaps}
+
+
+def hop_gaps(runs):
+    """{hop index: rounds lacking it} over the hops of processing latency
+    (1..NHOPS-1), among the rounds that completed events: a hop not in a
+    round's hops[], or there with its mean_us null."""
+    measured = [r for r in runs if get(r, "latency_us.processing.count", 0)]
+    gaps = {}
+    for k in range(1, NHOPS):
+        lacking = sum(1 for r in measured
+                      if not any(isinstance(h, dict) and h.get("index") == k and
+                                 h.get("mean_us") is not None for h in r.get("hops") or []))
+        if lacking:
+            gaps[k] = lacking
+    return gaps
 
 
 # What two run reports must share to be like with like: one machine and

@@ -258,6 +258,19 @@ def summarize(inputlat, a, cells, policies, cannot, head, reference="cfs"):
     for (p, s), c in cells.items():
         if not c.get("rounds") and p not in cannot:
             missing.append(f"{p} under {s}: no round succeeded (see the notes of summary.md)")
+    # A hop a cell's reports lack: no bar in the hops chart, not a 0 one;
+    # named as the other cells' reports name it.
+    names = {k: n for c in cells.values() for k, n in (c.get("hop_names") or {}).items()}
+    for (p, s), c in cells.items():
+        gaps = c.get("hop_gaps") or {}
+        if c.get("rounds") and gaps:
+            hops = ", ".join(f"{k}" + (f" ({printable(names[k])})" if k in names else "")
+                             for k in sorted(gaps))
+            n = sorted(set(gaps.values()))
+            missing.append(f"hop{'s' if len(gaps) > 1 else ''} {hops} of {p} under {s}: not in "
+                           f"{' or '.join(map(str, n))} of its {c['rounds']} rounds' reports (the "
+                           "hops chart draws no bar for it, and its bars add up to less than "
+                           "the mean)")
     # Only where a swept policy asked for them and its runs said they were
     # not applied (a kernel without a fair server cannot run such a policy
     # at all: that is in `cannot` above).

@@ -371,6 +371,27 @@ class FakeSweep(unittest.TestCase, Outputs):
         note = next(line for line in md.splitlines() if line.startswith("- idle: no statistics: "))
         self.assertIn("fake failure of call 2", note)
 
+    def test_sweep_missing_hop_is_no_bar(self):
+        """A hop a cell's reports lack is absent from the hops chart, not a
+        0 bar, and the summary names the cell that lacks it: rt's reports
+        here have no hop 5."""
+        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_NO_HOP": "rt:5"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.out, "plots", "data", "hops-idle.dat")) as f:
+            rows = [line.split('"') for line in f.read().splitlines()]
+        head = rows[0]
+        col = next(i for i, h in enumerate(head[1::2]) if h.startswith("5 "))
+        bars = {row[1].split()[0]: row[2].split() for row in rows[1:]}
+        self.assertEqual(bars["rt"][col], "-")
+        float(bars["cfs"][col])
+        with open(os.path.join(self.out, "summary.txt")) as f:
+            txt = f.read()
+        self.assertIn("hop 5 (io->comp) of rt under idle: not in 4 of its 4 rounds' reports (the "
+                      "hops chart draws no bar for it", txt)
+        self.assertNotIn("of cfs under idle: not in", txt)
+        with open(os.path.join(self.out, "index.md")) as f:
+            self.assertIn("Not drawn, not 0: rt has no hop 5 ", f.read())
+
     def test_sweep_culprit_names_printable(self):
         """A culprit is another process's name, any bytes it set: a newline
         would start a Markdown heading in summary.md, an escape sequence act
