@@ -715,6 +715,13 @@ def _mean(values):
     return statistics.fmean(values) if values else None
 
 
+def _count_sum(runs, path):
+    """The sum of a count over runs, or None when a run's report lacks it
+    (or has it null: unreadable there)."""
+    vals = [get(r, path) for r in runs]
+    return sum(vals) if all(_is_number(v) for v in vals) else None
+
+
 def cell_stats(runs):
     """What the rounds of one cell say, described (no inference here).
 
@@ -745,6 +752,11 @@ def cell_stats(runs):
         "timed_out": sum(get(r, "events.timed_out", 0) for r in runs),
         "events_per_round": min(counts) if counts else 0,
         "lost": lost,
+        # What the lost were, as the reports count them: timed out (of
+        # them, dropped by a full queue in the chain) and in flight when
+        # the run ended; None where a round's report does not say.
+        "in_flight": _count_sum(runs, "events.in_flight"),
+        "dropped": _count_sum(runs, "events.dropped_in_chain"),
         "proc_mean_us": (sum(m * n for m, n in weighted) / sum(n for _, n in weighted)
                          if weighted and not lost else None),
         # A bucket's upper bound can lie past the exact maximum.

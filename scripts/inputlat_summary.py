@@ -5,7 +5,7 @@ puts at the top of summary.md and index.md. Every figure comes from the
 cells (descriptions of the rounds) or from `inputlat compare` (intervals
 and verdicts); nothing is typed in. Where a figure could not be measured,
 the line says so and why. The hog scenario's lines come last, so the end
-of scripts/main-job names the canary stall and the timed-out mouse-downs.
+of scripts/main-job names the canary stall and the lost mouse-downs.
 """
 
 import inputlat_stats as st
@@ -177,7 +177,14 @@ def _hog_lines(cells, policies, scenario):
         c = cells[(p, scenario)]
         s = _spread(c["canary_stall_ms"])
         stalls.append(f"{p} {s}" if s else f"{p} not measured (no canary in the reports)")
-        timeouts.append(f"{p} {c['timed_out']} of {c['events']}")
+        # Each count as the reports give it: a lost event timed out or was
+        # still in flight when the run ended; the dropped are of the timed out.
+        dropped = ("dropped unreadable (not in every report)" if c.get("dropped") is None
+                   else f"{c['dropped']} of them dropped by a full queue")
+        flight = ("in flight unreadable (not in every report)" if c.get("in_flight") is None
+                  else f"{c['in_flight']} in flight")
+        timeouts.append(f"{p} {c.get('lost', 0)} of {c['events']} ({c['timed_out']} timed out, "
+                        f"{dropped}; {flight})")
     # The hog and the timeout the runs had, from their reports, not the
     # defaults of the day.
     hog = _ran_with(cells, have, scenario, "hogs", _hog_words, "a hog the reports do not describe")
@@ -185,7 +192,8 @@ def _hog_lines(cells, policies, scenario):
                        "the runs' timeout, which the reports do not say")
     return [f"Under the hog ({scenario}: {hog}, in the role each policy "
             f"gives js), the CFS canary's longest stall (median of rounds): " + ", ".join(stalls),
-            f"Under the hog ({scenario}), mouse-downs timed out (no frame within {within}): "
+            f"Under the hog ({scenario}), mouse-downs lost (timed out: no frame within {within}; "
+            f"in flight: neither completed nor timed out when the run ended): "
             + ", ".join(timeouts)]
 
 

@@ -392,6 +392,21 @@ class FakeSweep(unittest.TestCase, Outputs):
         with open(os.path.join(self.out, "index.md")) as f:
             self.assertIn("Not drawn, not 0: rt has no hop 5 ", f.read())
 
+    def test_sweep_lost_line_counts_what_it_says(self):
+        """The hog's line counts every mouse-down lost, each kind as the
+        reports count it: cfs's rounds time out 5 of their 50 events, 1 of
+        those dropped by a full queue; none is in flight."""
+        args = ["--policies", "cfs,rt", "--scenarios", "hog", "--rounds", "4", "--events", "50",
+                "--seed", "3"]
+        r = sweep(self.out, *args, env={"FAKE_INPUTLAT_LOST": "cfs"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        last = r.stdout.strip().splitlines()[-1]
+        self.assertEqual(last, "Under the hog (hog), mouse-downs lost (timed out: no frame within "
+                               "1 s; in flight: neither completed nor timed out when the run "
+                               "ended): cfs 20 of 200 (20 timed out, 4 of them dropped by a full "
+                               "queue; 0 in flight), rt 0 of 200 (0 timed out, 0 of them dropped "
+                               "by a full queue; 0 in flight)")
+
     def test_sweep_culprit_names_printable(self):
         """A culprit is another process's name, any bytes it set: a newline
         would start a Markdown heading in summary.md, an escape sequence act
@@ -686,8 +701,10 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertIn("measured events per run 50 after 5 warm-up ones, ", md)
         self.assertIn("\n- Under the hog (hog: 1 hog thread running JavaScript, in the role each "
                       "policy gives js), the CFS canary's longest stall", md)
-        self.assertIn("\n- Under the hog (hog), mouse-downs timed out (no frame within "
-                      "500 ms): cfs 0 of 200, rt 0 of 200", md)
+        self.assertIn("\n- Under the hog (hog), mouse-downs lost (timed out: no frame within "
+                      "500 ms; in flight: neither completed nor timed out when the run ended): "
+                      "cfs 0 of 200 (0 timed out, 0 of them dropped by a full queue; 0 in "
+                      "flight), rt 0 of 200 (", md)
 
     def test_sweep_says_the_rounds_it_kept(self):
         """A failed run is no round: the summary's round counts are the
@@ -853,9 +870,9 @@ class FakeSweep(unittest.TestCase, Outputs):
         lines = r.stdout.strip().splitlines()
         self.assertRegex(lines[-2], r"^Under the hog \(hog: .*canary's longest stall .*: "
                                     r"cfs .*, rt .*, rt-fair-server .*, rt-throttled ")
-        self.assertRegex(lines[-1], r"^Under the hog \(hog\), mouse-downs timed out .*: "
-                                    r"cfs 0 of 150, rt 0 of 150, rt-fair-server 0 of 150, "
-                                    r"rt-throttled 0 of 150$")
+        self.assertRegex(lines[-1], r"^Under the hog \(hog\), mouse-downs lost .*: "
+                                    r"cfs 0 of 150 \(.*\), rt 0 of 150 \(.*\), rt-fair-server 0 "
+                                    r"of 150 \(.*\), rt-throttled 0 of 150 \(.*\)$")
         self.assertTrue(any(line.startswith("Idle waste under the hog") and "throttling wastes more"
                             in line for line in lines), lines)
         self.assertTrue(any(line.startswith("hog: lowest processing p50: ") for line in lines))
