@@ -781,6 +781,10 @@ def cell_stats(runs):
                       if isinstance(h, dict) and isinstance(h.get("name"), str)},
         "runqueue_share_pct": runqueue_shares(runs),
         "culprits": culprit_totals(runs),
+        # The rounds culprits' totals are summed over: those whose report
+        # had attribution with its list of culprits (maybe empty).
+        "culprit_rounds": sum(1 for r in runs if get(r, "attribution.available") is True
+                              and isinstance(get(r, "attribution.culprits"), list)),
         "attribution_why": attribution_why(runs),
         "work_off": [],  # rounds kept although their work was off (filled by the sweep)
     }

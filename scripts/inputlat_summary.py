@@ -209,17 +209,22 @@ def _attribution_line(cells, policies, scenario):
         if not shares:
             parts.append(f"{p} unreadable: {c.get('attribution_why') or 'no attribution'}")
             continue
-        text = f"{p} runqueue {st._median(shares):.0f}%"
+        # Each figure with the rounds it is of: a round may have culprits
+        # and no run-queue share (no runqueue component in its report).
+        text = (f"{p} runqueue {st._median(shares):.0f}% (median of {len(shares)} "
+                f"round{'s' if len(shares) != 1 else ''}; ")
+        k = c.get("culprit_rounds") or 0
         if culprits:
             top = max(culprits, key=culprits.get)
-            text += (f" (top culprit {printable(top)}, {culprits[top]:,.0f} ms over "
-                     f"{len(shares)} rounds)")
+            text += (f"top culprit {printable(top)}, {culprits[top]:,.0f} ms summed over "
+                     f"{k} round{'s' if k != 1 else ''})")
         else:
-            text += " (nothing held a CPU the pipeline waited for)"
+            text += (f"nothing held a CPU the pipeline waited for, in {k} "
+                     f"round{'s' if k != 1 else ''} with culprits)")
         parts.append(text)
     if not parts:
         return None
-    return f"{scenario}: where processing waited (median share over rounds): " + ", ".join(parts)
+    return f"{scenario}: where processing waited: " + ", ".join(parts)
 
 
 def printable(name):
