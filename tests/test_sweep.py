@@ -424,6 +424,25 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertEqual(line, "hog: where processing waited: rt runqueue 30% (median of 2 rounds; "
                                "top culprit render:js0, 30 ms summed over 3 rounds)")
 
+    def test_sweep_header_is_of_its_runs(self):
+        """The header's date is when the runs ran (their reports'
+        start_time, first to last), not when the summary was written, and
+        sched_rt_runtime_us is as each run recorded it: rt's runs had -1,
+        cfs's 950000, not the first report's value for all."""
+        r = sweep(self.out, *SMALL)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        starts = []
+        for path in glob.glob(os.path.join(self.out, "cells", "*", "round-*.json")):
+            with open(path) as f:
+                starts.append(json.load(f)["start_time"])
+        with open(os.path.join(self.out, "summary.md")) as f:
+            md = f.read()
+        self.assertIn(", sched_rt_runtime_us varied: -1..950000 (-1: rt; 950000: cfs)\n", md)
+        first, last = min(starts), max(starts)
+        when = (f"the runs started {first}" if first == last
+                else f"the runs started from {first} to {last}")
+        self.assertIn(f"\n- date: {when} (their reports' start_time)\n", md)
+
     def test_sweep_culprit_names_printable(self):
         """A culprit is another process's name, any bytes it set: a newline
         would start a Markdown heading in summary.md, an escape sequence act
