@@ -205,6 +205,14 @@ plot {', '.join(plots)}""")
     else:
         reading += " has no figure"
     none = [p for p in pols if p not in tails]
+    few = [p for p in none if cells[(p, scenario)].get("too_few", {}).keys()
+           & {"proc_p50_us", "proc_p99_us"}]
+    if few:
+        short = sorted({k[5:-3] for p in few for k in cells[(p, scenario)]["too_few"]
+                        if k in ("proc_p50_us", "proc_p99_us")})
+        reading += (f"; {', '.join(few)} {'has' if len(few) == 1 else 'have'} none (rounds too "
+                    f"short for a {' or '.join(short)}: summary.md's n/a)")
+    none = [p for p in none if p not in few]
     if none:
         missing = sorted({w for p in none for w, k in (("p50", "proc_p50_us"), ("p99", "proc_p99_us"))
                           if not cells[(p, scenario)].get(k)})

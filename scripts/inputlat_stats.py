@@ -745,12 +745,24 @@ def cell_stats(runs):
     lost = sum(max(0, (get(r, "events.sent", 0) or 0) - (get(r, "events.completed", 0) or 0))
                for r in runs)
     p999 = bucket_quantile(merged, 0.999, lost)
+    # The pooled p99.9 needs min_events of the pool (completed and lost).
+    pooled = sum(n for _, n in merged) + lost
+    few = ({"proc_p999_us": min_events(QUANTILES["p999"])}
+           if runs and pooled < min_events(QUANTILES["p999"]) else {})
+    if few:
+        p999 = None
     return {
         "rounds": len(runs),
         "events": sum(get(r, "events.sent", 0) for r in runs),
         "completed": sum(get(r, "events.completed", 0) for r in runs),
         "timed_out": sum(get(r, "events.timed_out", 0) for r in runs),
         "events_per_round": min(counts) if counts else 0,
+        # The fewest events a round measured, per latency, as inputlat
+        # compare counts them for its min_events rule.
+        "events_per_round_by": {lat: min((get(r, f"latency_us.{lat}.count", 0) or 0 for r in runs),
+                                         default=None)
+                                for lat in ("processing", "presentation")},
+        "too_few": few,
         "lost": lost,
         # What the lost were, as the reports count them: timed out (of
         # them, dropped by a full queue in the chain) and in flight when
@@ -963,6 +975,51 @@ def place_differences(run, policy=None, hog_mode=None, **counts):
     return out
 
 
+# il_stats_min_events (common/il_stats.c, IL_STATS_MIN_TAIL and
+# IL_STATS_MIN_MEAN_EVENTS): a quantile q is read only from events of which
+# at least 5 lie beyond it. inputlat compare's rows carry the figure as
+# min_events, and its verdicts refuse rounds with fewer events; test_sweep
+# checks that the two agree.
+MIN_TAIL = 5
+MIN_MEAN_EVENTS = 20
+
+
+def min_events(q):
+    """The events a quantile q (0..1; None: the mean) needs, as the C engine says."""
+    if q is None:
+        return MIN_MEAN_EVENTS
+    if q >= 1:
+        return math.inf
+    return math.ceil(MIN_TAIL / (1.0 - q) - 1e-9)
+
+
+# The quantile of each percentile the table shows.
+QUANTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99, "p999": 0.999}
+
+
+def refuse_too_few(c):
+    """Blanks the table's figures of cell c that its events cannot estimate,
+    by min_events: each round's p50/p90/p99 (and their ratios to the
+    reference) where the cell's shortest round has fewer events than the
+    percentile needs, the pooled p99.9 where all its rounds together have
+    fewer. The keys go in c["too_few"] ({key: events needed}); the table
+    prints them "n/a", its legend says why."""
+    few = c.setdefault("too_few", {})
+    for key, lat in (("proc", "processing"), ("pres", "presentation")):
+        fewest = (c.get("events_per_round_by") or {}).get(lat)
+        for stat in CENTRES:
+            need = min_events(QUANTILES[stat])
+            if c.get("rounds") and fewest is not None and fewest < need:
+                few[f"{key}_{stat}_us"] = need
+                c[f"{key}_{stat}_us"] = None
+                if key == "proc":
+                    for k in ("ratio", "lo", "hi"):
+                        if f"{stat}_{k}" in c:
+                            few[f"{stat}_{k}"] = need
+                            c[f"{stat}_{k}"] = None
+    return c
+
+
 # The statistics whose centres over rounds (inputlat compare's, or
 # lone_centres') the table shows: the percentiles. Its mean is cell_stats',
 # over every event, which the hops chart's bars add up to; compare's mean
@@ -1129,8 +1186,14 @@ COLUMNS = [
     ("verdict", "vs cfs", "verdict", "{}"),
 ]
 
-COLUMN_DOC = """\
-Columns of summary.csv (one row per policy × scenario cell; "-" = not measured):
+COLUMN_DOC = f"""\
+Columns of summary.csv (one row per policy × scenario cell; "-" = not measured;
+"n/a" = a percentile its events cannot estimate, by the rule `inputlat
+compare`'s verdicts use (min_events): a percentile q needs
+{MIN_TAIL}/(1-q) events, so each round's p50 {min_events(0.5)}, p90
+{min_events(0.9)}, p99 {min_events(0.99)} (a cell's shortest round decides,
+and the p50/p99 ratio of such a percentile is "n/a" too), and the pooled
+p99.9 {min_events(0.999)} over all the cell's rounds):
 policy, scenario; rounds (rounds with a usable report); events, completed,
 timed_out (measured mouse-downs, summed over rounds; warm-up ones are not in
 them); proc_p50_us, proc_p90_us, proc_p99_us (processing latency: the
@@ -1165,11 +1228,21 @@ def ratio_text(st, q):
     """"0.71 (0.65–0.78)" for the markdown table."""
     if st.get("verdict") == "reference":
         return "reference"
+    if f"{q}_ratio" in (st.get("too_few") or {}):
+        return "n/a"
     if st.get(f"{q}_ratio") is None:
         return "-"
     if st.get(f"{q}_lo") is None:
         return f"{st[q + '_ratio']:.2f} (no interval)"
     return f"{st[q + '_ratio']:.2f} ({st[q + '_lo']:.2f}–{st[q + '_hi']:.2f})"
+
+
+def cell_text(row, key, spec):
+    """A table cell of row: "n/a" where its events cannot estimate the
+    figure (refuse_too_few), else fmt."""
+    if key in (row.get("too_few") or {}):
+        return "n/a"
+    return fmt(row.get(key), spec)
 
 
 def write_summary_csv(path, cells):
@@ -1178,7 +1251,7 @@ def write_summary_csv(path, cells):
     w.writerow([c[0] for c in COLUMNS])
     for (policy, scenario), st in cells.items():
         row = dict(st, policy=policy, scenario=scenario)
-        w.writerow([fmt(row.get(key), spec) for _, _, key, spec in COLUMNS])
+        w.writerow([cell_text(row, key, spec) for _, _, key, spec in COLUMNS])
     write_text(path, f.getvalue())
 
 
@@ -1193,7 +1266,7 @@ def write_summary_md(path, cells, header_lines, notes, summary_lines, alpha=ALPH
     lines += ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for (policy, scenario), st in cells.items():
         row = dict(st, policy=policy, scenario=scenario)
-        vals = [fmt(row.get(key), spec) for _, head, key, spec in COLUMNS if head]
+        vals = [cell_text(row, key, spec) for _, head, key, spec in COLUMNS if head]
         vals[-1:-1] = [ratio_text(st, "p50"), ratio_text(st, "p99")]
         lines.append("| " + " | ".join(vals) + " |")
     if notes:

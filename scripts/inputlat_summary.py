@@ -51,21 +51,23 @@ def _min_events(cells, policies, scenario, stat):
 def _lowest(inputlat, cells, policies, scenario, stat, reference, alpha):
     """One sentence: the policy with the lowest `stat` in a scenario, and by how much."""
     ranked = _ranked(cells, policies, scenario, stat)
+    have = [p for p in policies if cells.get((p, scenario), {}).get("rounds")]
+    # The events a round needs for this figure, as inputlat compare says
+    # (min_events of its rows; the table's rule where it gave none): below
+    # that, which policy's is lowest is the noise of a few events, and the
+    # table has no such figure ("n/a").
+    need = _min_events(cells, policies, scenario, stat) or st.min_events(st.QUANTILES[stat])
+    fewest = min((cells[(p, scenario)].get("events_per_round") or 0 for p in have), default=None)
+    if have and need and fewest < need:
+        return (f"no processing {stat} ranking: rounds of {fewest} events here (a round's "
+                f"{stat} needs {need})")
     if not ranked:
         # Rounds that completed but have no figure: `inputlat compare`
         # failed for the scenario (its line is among the notes).
-        if any(cells.get((p, scenario), {}).get("rounds") for p in policies):
+        if have:
             return (f"no processing {stat}: inputlat compare gave no figures for these rounds "
                     "(summary.md's notes say why)")
         return f"no processing {stat}: no policy completed a round here"
-    # The events a round needs for this figure, as inputlat compare says
-    # (min_events of its rows): below that, which policy's is lowest is the
-    # noise of a few events.
-    need = _min_events(cells, policies, scenario, stat)
-    fewest = min(cells[(p, scenario)].get("events_per_round") or 0 for _, p in ranked)
-    if need and fewest < need:
-        return (f"no processing {stat} ranking: rounds of {fewest} events here (a round's "
-                f"{stat} needs {need})")
     value, best = ranked[0]
     text = f"lowest processing {stat}: {best}, {_us(value)}"
     nxt = None

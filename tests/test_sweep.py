@@ -443,6 +443,37 @@ class FakeSweep(unittest.TestCase, Outputs):
                 else f"the runs started from {first} to {last}")
         self.assertIn(f"\n- date: {when} (their reports' start_time)\n", md)
 
+    def test_sweep_percentiles_only_where_events_carry_them(self):
+        """A percentile its events cannot estimate is "n/a" in the table,
+        by the rule compare's verdicts use (min_events): rounds of 50 events
+        carry a p50 and a p90, no p99 (500), and 200 pooled no p99.9 (5000);
+        the legend says why. The rule is compare's own."""
+        r = sweep(self.out, *SMALL)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.out, "summary.csv"), newline="") as f:
+            rows = {row["policy"]: row for row in csv.DictReader(f)}
+        for p in ("cfs", "rt"):
+            for col in ("proc_p99_us", "pres_p99_us", "proc_p999_us", "p99_ratio"):
+                self.assertEqual(rows[p][col], "n/a", (p, col))
+            float(rows[p]["proc_p50_us"])
+            float(rows[p]["proc_p90_us"])
+        self.assertEqual(rows["rt"]["p99_verdict"], "not enough data")
+        with open(os.path.join(self.out, "summary.md")) as f:
+            md = f.read()
+        self.assertIn('"n/a" = a percentile its events cannot estimate, by the rule `inputlat\n'
+                      "compare`'s verdicts use (min_events)", md)
+        self.assertIn("p99 500", md)
+        self.assertRegex(md, r"\n\| rt \| idle \| 4 \| 200 \| 200 \| 0 \| [0-9]+ \| [0-9]+ \| n/a \| ")
+        # The table's rule is compare's: its rows' min_events, quantile by quantile.
+        cell = os.path.join(self.out, "cells", "cfs__idle")
+        res = inputlat_stats.compare(FAKE, [[os.path.join(cell, "round-1.json"),
+                                             os.path.join(cell, "round-2.json")],
+                                            [os.path.join(cell, "round-3.json"),
+                                             os.path.join(cell, "round-4.json")]])
+        for c in res["comparisons"]:
+            q = inputlat_stats.QUANTILES.get(c["stat"])
+            self.assertEqual(c["min_events"], inputlat_stats.min_events(q), c["stat"])
+
     def test_sweep_culprit_names_printable(self):
         """A culprit is another process's name, any bytes it set: a newline
         would start a Markdown heading in summary.md, an escape sequence act
@@ -654,11 +685,13 @@ class FakeSweep(unittest.TestCase, Outputs):
             rows = {row["policy"]: row for row in csv.DictReader(f)}
         rt, cfs = rows["rt"], rows["cfs"]
         self.assertEqual((rt["events"], rt["completed"], rt["timed_out"]), ("200", "180", "20"))
-        # Its p99.9 and max lie beyond the timeout, and a mean over events
-        # that never ended is no figure: none is the completed ones'.
-        for col in ("proc_p999_us", "proc_max_us", "proc_mean_us"):
+        # Its max lies beyond the timeout, and a mean over events that
+        # never ended is no figure: none is the completed ones'. (No p99.9
+        # from 200 events at all: 'n/a'.)
+        for col in ("proc_max_us", "proc_mean_us"):
             self.assertEqual(rt[col], "-", col)
             float(cfs[col])
+        self.assertEqual((rt["proc_p999_us"], cfs["proc_p999_us"]), ("n/a", "n/a"))
         # Its p50 is within the events it completed (rank 25 of 50).
         float(rt["proc_p50_us"])
         # The charts pooled every event: 10% of rt's mouse-downs never lie
@@ -711,8 +744,10 @@ class FakeSweep(unittest.TestCase, Outputs):
         """A chart's reading ranks the cells that have its figures: rt's
         rounds lose 5 of 50 events, so compare gives it no p99 (beyond the
         timeout), and the histogram's 'tail' (p99/p50) of rt is no number,
-        let alone the longest ('inf×')."""
-        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOST": "rt"})
+        let alone the longest ('inf×'). 600 events a round (540 completed)
+        carry a p99."""
+        r = sweep(self.out, *SMALL[:-4], "--events", "600", "--seed", "3",
+                  env={"FAKE_INPUTLAT_LOST": "rt"})
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(os.path.join(self.out, "index.md")) as f:
             index = f.read()
@@ -780,7 +815,10 @@ class FakeSweep(unittest.TestCase, Outputs):
         """cfs's ratio to itself is 1 only where cfs has the figure: its
         rounds lose 5 of 50 events, so its p99 lies beyond the timeout
         ('-'), and a p99_ratio of 1.000 beside it claimed one."""
-        r = sweep(self.out, *SMALL, env={"FAKE_INPUTLAT_LOST": "cfs"})
+        # 600 events a round (540 completed): enough for a p99, which lies
+        # beyond the timeout.
+        r = sweep(self.out, *SMALL[:-4], "--events", "600", "--seed", "3",
+                  env={"FAKE_INPUTLAT_LOST": "cfs"})
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(os.path.join(self.out, "summary.csv"), newline="") as f:
             cfs = next(row for row in csv.DictReader(f) if row["policy"] == "cfs")
