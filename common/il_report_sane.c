@@ -468,6 +468,7 @@ static const struct domain_rule domains[] = {
     {"canary.cpu_ms", DOM_DURATION},
     {"canary.wall_ms", DOM_DURATION},
     {"canary.tid", DOM_COUNT},
+    {"canary.interval_us", DOM_DURATION},
     {"canary.cpu", DOM_COUNT},
     {"hog.idle_waste_pct", DOM_PCT},
     {"hog.js_heap_max_bytes", DOM_COUNT},

@@ -347,6 +347,22 @@ plot {', '.join(plots)}""")
     return name, f"Processing latency by percentile, {scenario}", reading
 
 
+def canary_interval(cells, keys):
+    """How often the canary wakes, from the reports of the cells keys
+    (canary.interval_us): "wakes every 1 ms", or unreadable where the
+    reports lack it or disagree."""
+    vals = sorted({v for k in keys for v in cells[k].get("canary_interval_us") or []})
+    unsaid = sum(cells[k].get("canary_interval_unsaid") or 0 for k in keys)
+    if unsaid:
+        return (f"wakes every: unreadable, {unsaid} report{'s' if unsaid != 1 else ''} "
+                "without canary.interval_us")
+    if len(vals) != 1:
+        said = ", ".join(human_us(v) for v in vals)
+        return f"wakes every: unreadable, the reports disagree ({said})" if vals else \
+            "wakes every: unreadable, no report says"
+    return f"wakes every {human_us(vals[0])}"
+
+
 def canary_chart(gp, cells, scenarios, policies, machine):
     stalls = {(p, s): cells[(p, s)]["canary_max_stall_ms"] for p in policies for s in scenarios
               if cells.get((p, s), {}).get("canary_max_stall_ms") is not None}
@@ -361,7 +377,7 @@ def canary_chart(gp, cells, scenarios, policies, machine):
     yrange = (f"set logscale y\nset yrange [{min(positive) / 2:g}:{max(positive) * 2:g}]" if logy
               else "set yrange [0:*]")
     name = "canary"
-    gp.draw(name, f"""set title {_title('Canary (CFS, wakes every 1 ms): longest scheduling stall, median of rounds', machine)}
+    gp.draw(name, f"""set title {_title(f'Canary (CFS, {canary_interval(cells, stalls)}): longest scheduling stall, median of rounds', machine)}
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border rgb 'black'

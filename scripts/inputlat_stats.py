@@ -381,6 +381,7 @@ DOMAINS = [
     ("canary.cpu_ms", "duration"),
     ("canary.wall_ms", "duration"),
     ("canary.tid", "count"),
+    ("canary.interval_us", "duration"),
     ("canary.cpu", "count"),
     ("hog.idle_waste_pct", "pct"),
     ("hog.js_heap_max_bytes", "count"),
@@ -775,6 +776,11 @@ def cell_stats(runs):
         "proc_p999_us": p999 if p999 is None or top is None else min(p999, top),
         "proc_max_us": top if not lost else None,
         "canary_stall_ms": _values(runs, "canary.max_stall_ms"),
+        # The canary's period as each round's report says it (distinct
+        # values), and how many rounds with a canary do not say.
+        "canary_interval_us": sorted(set(_values(runs, "canary.interval_us"))),
+        "canary_interval_unsaid": sum(1 for r in runs if isinstance(r.get("canary"), dict)
+                                      and not _is_number(get(r, "canary.interval_us"))),
         "hog_share_pct": [100 * v for v in _values(runs, "hog.cpu_share")],
         "idle_waste_pct": _values(runs, "hog.idle_waste_pct"),
         "merged": merged,

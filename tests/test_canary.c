@@ -390,7 +390,8 @@ static void test_canary_load_share(void **state)
 	assert_true(share - proc_share < 0.10 && proc_share - share < 0.10);
 }
 
-/* The report's canary.cpu: the CPU it is pinned to, null when unpinned (never -1). */
+/* The report's canary.cpu: the CPU it is pinned to, null when unpinned (never -1);
+ * canary.interval_us: the period it ran with (the default 1 ms, or the one asked). */
 static void test_canary_json_cpu(void **state)
 {
 	const int cpus[] = {-1, pick_cpu()};
@@ -400,14 +401,21 @@ static void test_canary_json_cpu(void **state)
 	for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
 		struct il_canary *c = NULL;
 		cJSON *j, *cpu;
+		const cJSON *interval;
+		/* The second with a period of its own, 2 ms. */
+		uint64_t period_ns = i ? 2000000 : 0;
 
-		assert_int_equal(il_canary_start(&(struct il_canary_config){.cpu = cpus[i]},
+		assert_int_equal(il_canary_start(&(struct il_canary_config){.cpu = cpus[i],
+									    .period_ns = period_ns},
 						 name_only_init, NULL, &c, err, sizeof(err)),
 				 0);
 		il_canary_mark_start(c);
 		j = il_canary_stats_json(c);
 		il_canary_stop(c);
 		assert_non_null(j);
+		interval = cJSON_GetObjectItem(j, "interval_us");
+		assert_true(cJSON_IsNumber(interval));
+		assert_float_equal(interval->valuedouble, i ? 2000.0 : 1000.0, 1e-9);
 		cpu = cJSON_GetObjectItem(j, "cpu");
 		assert_non_null(cpu);
 		if (cpus[i] < 0)

@@ -831,6 +831,8 @@ static void real_run(double scale, const char *model, struct real_run *out)
 		     : "(none)");
 	assert_true(il_json_num(root, "work_accuracy.loops_per_us") > 0);
 	out->tolerance = il_json_num(root, "work_accuracy.tolerance");
+	/* The canary's period, as it ran (the chart of a sweep says it from here). */
+	assert_float_equal(il_json_num(root, "canary.interval_us"), 1000.0, 1e-9);
 	assert_true(out->tolerance > 0 && out->tolerance < 0.5);
 	/* The start-up's stages tile it: each a number, together the time to
 	 * the first event (a stage left out or counted twice would not). */

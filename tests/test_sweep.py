@@ -474,6 +474,21 @@ class FakeSweep(unittest.TestCase, Outputs):
             q = inputlat_stats.QUANTILES.get(c["stat"])
             self.assertEqual(c["min_events"], inputlat_stats.min_events(q), c["stat"])
 
+    def test_sweep_canary_interval_from_reports(self):
+        """The canary chart's title says the period the reports give
+        (canary.interval_us), not a typed-in 1 ms; where they disagree it
+        says so, naming no period."""
+        for canary, said in (("2000", "Canary (CFS, wakes every 2 ms)"),
+                             ("rt:2000", "Canary (CFS, wakes every: unreadable, the reports "
+                                         "disagree (1 ms, 2 ms))")):
+            out = os.path.join(self.tmp.name, canary.replace(":", "-"))
+            r = sweep(out, *SMALL, env={"FAKE_INPUTLAT_CANARY_US": canary})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(out, "plots", "canary.gp")) as f:
+                gp = f.read()
+            self.assertIn(f'set title "{said}: longest scheduling stall', gp)
+            self.assertNotIn("every 1 ms", gp)
+
     def test_sweep_culprit_names_printable(self):
         """A culprit is another process's name, any bytes it set: a newline
         would start a Markdown heading in summary.md, an escape sequence act

@@ -187,6 +187,9 @@ cJSON *il_canary_stats_json(struct il_canary *c)
 	cJSON_AddNumberToObject(o, "cpu_ms", il_ns_to_ms(s.cpu_ns));
 	cJSON_AddNumberToObject(o, "wall_ms", il_ns_to_ms(s.wall_ns));
 	cJSON_AddNumberToObject(o, "tid", il_canary_tid(c));
+	/* Its period, as it ran: a report's reader says it from here, not
+	 * from a default it assumes. */
+	cJSON_AddNumberToObject(o, "interval_us", (double)c->cfg.period_ns / 1e3);
 	/* The CPU it is pinned to; null when it may run on any (not a -1 to misread). */
 	if (c->cfg.cpu >= 0)
 		cJSON_AddNumberToObject(o, "cpu", c->cfg.cpu);

@@ -72,7 +72,8 @@ void il_canary_mark_start(struct il_canary *c);
 void il_canary_get(struct il_canary *c, struct il_canary_stats *out);
 
 /* {"max_stall_ms","cpu_share","wakeups","expected_wakeups","waited_ms",
- *  "cpu_ms","wall_ms","tid","cpu"}; caller frees. */
+ *  "cpu_ms","wall_ms","tid","interval_us","cpu"}; interval_us is its
+ *  period in microseconds. Caller frees. */
 cJSON *il_canary_stats_json(struct il_canary *c);
 
 /* Stops and joins the canary (it sleeps at most one period), frees c.
