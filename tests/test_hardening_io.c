@@ -895,12 +895,20 @@ static void test_hardening_io_stdout_errors(void **state)
 	    {"compare", report, other, NULL},
 	};
 
+	/* explain needs the runs' attribution: root and the BPF capture. */
+	const bool attributed = IL_TEST_ATTRIB_BPF && geteuid() == 0;
+
+	if (!attributed)
+		print_message("explain's cases not tried: the runs had no attribution (%s)\n",
+			      IL_TEST_ATTRIB_BPF ? "not root" : "built without BPF tools");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]) + sizeof(reads) / sizeof(reads[0]);
 	     i++) {
 		const char *const *args = i < sizeof(cmds) / sizeof(cmds[0])
 					      ? cmds[i]
 					      : reads[i - sizeof(cmds) / sizeof(cmds[0])];
 
+		if (!attributed && !strcmp(args[0], "explain"))
+			continue;
 		run_pre(args, stdout_full, NULL);
 		const char *first = strstr(res->err, "writing stdout: No space left on device");
 
