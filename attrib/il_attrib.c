@@ -157,7 +157,7 @@ struct tl {
 	uint64_t ts;
 	uint8_t state, flags;
 	int16_t cpu;
-	int32_t waker; /* TF_WOKEN: who woke it (the current task at sched_waking) */
+	int32_t waker; /* TF_WOKEN: who woke it (the current task at sched_waking), -1 unknown */
 };
 
 struct cacc {
@@ -843,9 +843,10 @@ static void on_wake(struct il_attrib *a, const struct il_kev *e)
 		}
 		if (last->state == TS_WAKING || last->state == TS_SLEEPING ||
 		    last->state == TS_UNKNOWN) {
-			/* A wake-up without its waking (lost, or before tracking) still wakes. */
-			tl_push(a, th, e->ts_ns, TS_RUNNABLE, e->arg,
-				last->state == TS_WAKING ? 0 : TF_WOKEN);
+			/* A wake-up without its waking (lost, or before tracking) still
+			 * wakes, by a waker nobody saw. */
+			tl_push_by(a, th, e->ts_ns, TS_RUNNABLE, e->arg,
+				   last->state == TS_WAKING ? 0 : TF_WOKEN, -1);
 			th->wakeups++;
 			cpu_wait_mark(a, e->arg, e->ts_ns);
 		} else if (last->state == TS_RUNNABLE && last->cpu != e->arg) {
@@ -1322,11 +1323,22 @@ static void explain_hop(struct hopctx *c, const struct il_msg *m, int k)
 	h->total_ns = t2 - t0;
 	h->cpu_from = m->cpu[k - 1] == UINT32_MAX ? -1 : (int)m->cpu[k - 1];
 	h->cpu_to = k < IL_STAMP_PRESENTED && m->cpu[k] != UINT32_MAX ? (int)m->cpu[k] : -1;
-	/* The receiver's last sched_waking in the hop: the post, or what came after it. */
+	/*
+	 * The receiver's last sched_waking in the hop: the post, or what came
+	 * after it. One inside the sender's handler (before its end stamp) is
+	 * the post only when the sender woke it (the injector posts before its
+	 * end), or when who woke it is unknown: a wake-up by another thread
+	 * then (viz:drm's flip feedback waking viz:io while render:comp still
+	 * ran) is earlier work's, not this message's.
+	 */
 	if (R) {
+		/* Without an end stamp in order, any wake-up in the hop may be the post. */
+		uint64_t end = t1 >= t0 && t1 <= t2 ? t1 : t0;
+
 		for (wi = ring_last_le(&R->tl, t2 > 0 ? t2 - 1 : 0);
 		     (we = tl_get(R, wi)) && we->ts > t0; wi--)
-			if (we->flags & TF_WOKEN) {
+			if ((we->flags & TF_WOKEN) &&
+			    (we->ts >= end || we->waker < 0 || (S && we->waker == S->tid))) {
 				ra.woken = we->ts;
 				break;
 			}

@@ -554,6 +554,70 @@ static void test_attrib_busy_receiver(void **state)
 }
 
 /*
+ * A wake-up by another thread while the sender's handler still ran is not
+ * this hop's: viz:io, woken by viz:drm (its flip feedback) 82 us before
+ * render:comp posted, ran that earlier work and was preempted, and the
+ * report gave the hop viz:drm's waking, wake-up and switch-in as its own
+ * and the earlier work as dispatch. Only the sender's own post may come
+ * before its end stamp; the same wake-up by the sender stays the hop's.
+ */
+static void receiver_woken_in_handler(int waker, struct il_attrib_event *ev, uint64_t *woke)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_msg m;
+	uint64_t t;
+
+	default_spec(spec);
+	spec[6].custom = true;
+	chain(spec, &m, T0);
+	/* Thread 6 (CPU 0) sleeps until woken 5 us into thread 5's 20 us
+	 * handler, then runs; thread 5 ends and thread 6 stamps 15 us later. */
+	t = m.stamp_ns[5];
+	*woke = t + 5 * US;
+	{
+		struct il_kev e = {.ts_ns = *woke,
+				   .type = IL_KEV_WAKING,
+				   .cpu = 1,
+				   .pid = TID(6),
+				   .pid2 = waker,
+				   .prio = FAIR,
+				   .arg = 0};
+
+		feed(e);
+	}
+	wake(t + 6 * US, IL_KEV_WAKEUP, 0, TID(6), FAIR, 0);
+	sw(t + 8 * US, 0, IDLE, FAIR, 0, TID(6), FAIR, NULL, NULL);
+	explain(&m, ev);
+	assert_false(ev->hop[6].asleep);
+	assert_true(ev->hop[6].consistent);
+	assert_int_equal(sum_components(&ev->hop[6]), ev->hop[6].total_ns);
+}
+
+static void test_attrib_woken_by_another_in_handler(void **state)
+{
+	struct il_attrib_event ev;
+	uint64_t woke;
+
+	receiver_woken_in_handler(4242, &ev, &woke);
+	assert_int_equal(ev.hop[6].comp_ns[IL_COMP_BUSY], 15 * US);
+	assert_int_equal(ev.hop[6].comp_ns[IL_COMP_DISPATCH], 0);
+	assert_int_equal(ev.hop[6].waking_ns, 0);
+	assert_int_equal(ev.hop[6].wakeup_ns, 0);
+	assert_int_equal(ev.hop[6].switch_in_ns, 0);
+}
+
+static void test_attrib_woken_by_sender_in_handler(void **state)
+{
+	struct il_attrib_event ev;
+	uint64_t woke;
+
+	receiver_woken_in_handler(TID(5), &ev, &woke);
+	assert_int_equal(ev.hop[6].waking_ns, woke);
+	assert_int_equal(ev.hop[6].switch_in_ns, woke + 3 * US);
+	assert_int_equal(ev.hop[6].comp_ns[IL_COMP_BUSY], 0);
+}
+
+/*
  * The RT receiver of hop k (CPU 0) is woken 2-4 us after the sender's end
  * and switched in at +in_us from CFS thread holder (comm name), which held
  * CPU 0 since +1 us (before the wake-up) when held_over, else from an
@@ -1178,6 +1242,10 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_irq_carved_from_work, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_busy_receiver, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_woken_by_another_in_handler, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_woken_by_sender_in_handler, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_throttled_culprit, setup_rt, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_throttled_idle, setup_rt, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_held_over_cfs, setup_rt, teardown),
