@@ -675,6 +675,21 @@ static cJSON *harness_threads_json(const struct il_result *r)
 			else
 				cJSON_AddNullToObject(e, keys[k]);
 		}
+		/* Its tid and kernel name, as the child read them (null when it
+		 * sent no stats, or none). */
+		{
+			const cJSON *tid = cJSON_GetObjectItemCaseSensitive(v, "tid"),
+				    *comm = cJSON_GetObjectItemCaseSensitive(v, "comm");
+
+			if (cJSON_IsNumber(tid))
+				cJSON_AddNumberToObject(e, "tid", tid->valuedouble);
+			else
+				cJSON_AddNullToObject(e, "tid");
+			if (cJSON_IsString(comm))
+				cJSON_AddStringToObject(e, "comm", comm->valuestring);
+			else
+				cJSON_AddNullToObject(e, "comm");
+		}
 		cJSON_AddItemToArray(a, e);
 	}
 	return a;

@@ -404,6 +404,27 @@ void il_sched_ask_record(struct il_sched_ask *a, int cls, int prio, int err, pid
 	a->why[0] = '\0';
 	if (err)
 		snprintf(a->why, sizeof(a->why), "refused: %s", strerror(err < 0 ? -err : err));
+	/* Its tid and the name the kernel gives it: what a trace or ps -L
+	 * shows of it, whatever the report's label for its role. */
+	a->tid = tid ? (int)tid : (int)gettid();
+	{
+		char path[40], name[32];
+		size_t n;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%d/comm", a->tid);
+		f = fopen(path, "re");
+		if (f && fgets(name, sizeof(name), f)) {
+			n = strcspn(name, "\n");
+			name[n] = '\0';
+			snprintf(a->comm, sizeof(a->comm), "%s", name);
+		} else {
+			snprintf(a->comm, sizeof(a->comm), "unreadable: %s: %s", path,
+				 f ? "empty" : strerror(errno));
+		}
+		if (f)
+			fclose(f);
+	}
 }
 
 void il_sched_ask_apply(struct il_sched_ask *a, int cls, int prio)
@@ -432,7 +453,11 @@ cJSON *il_sched_ask_json(const struct il_sched_ask *a, const char *thread)
 	    !cJSON_AddStringToObject(o, "asked", a->asked) ||
 	    !cJSON_AddStringToObject(o, "got", a->got) ||
 	    !(a->why[0] ? cJSON_AddStringToObject(o, "why", a->why)
-			: cJSON_AddNullToObject(o, "why"))) {
+			: cJSON_AddNullToObject(o, "why")) ||
+	    !(a->tid > 0 ? cJSON_AddNumberToObject(o, "tid", a->tid)
+			 : cJSON_AddNullToObject(o, "tid")) ||
+	    !(a->comm[0] ? cJSON_AddStringToObject(o, "comm", a->comm)
+			 : cJSON_AddNullToObject(o, "comm"))) {
 		cJSON_Delete(o);
 		return NULL;
 	}

@@ -97,14 +97,18 @@ struct il_sched_ask {
 	char asked[24]; /* "fifo 99", "other" */
 	char got[24];	/* what the kernel says, or "unread: ..." */
 	char why[128];	/* "" when granted, else the refusal */
+	int tid;	/* the thread's kernel tid; 0: not recorded */
+	char comm[112]; /* its name as the kernel has it (ps -L, traces), or "unreadable: ..."; ""
+			   not recorded */
 };
 
 /* "fifo 99", "rr 6", "other", "other nice 10" (nice shows when not 0). */
 void il_sched_text(int cls, int prio, int nice, char *buf, size_t len);
 
 /* Fills *a: asked cls/prio (a fair class at nice 0); err is the apply's
- * errno, either sign (0 when it was granted); got is read from thread tid
- * (0: the calling thread). */
+ * errno, either sign (0 when it was granted); got, the tid and the name
+ * the kernel gives the thread are read from thread tid (0: the calling
+ * thread). */
 void il_sched_ask_record(struct il_sched_ask *a, int cls, int prio, int err, pid_t tid);
 
 /* Puts the calling harness thread in cls: SCHED_FIFO/RR at prio, or a

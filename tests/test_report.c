@@ -485,8 +485,8 @@ static void test_report_harness_threads(void **state)
 	struct il_warnings *warn = calloc(1, sizeof(*warn));
 	/* rt: the loop refused its FIFO; cfs: started under chrt and kept it. */
 	const struct il_sched_ask loops[] = {
-	    {"fifo 98", "other", "refused: Operation not permitted"},
-	    {"other", "fifo 10", "refused: Operation not permitted"}};
+	    {"fifo 98", "other", "refused: Operation not permitted", 77, "inputlat"},
+	    {"other", "fifo 10", "refused: Operation not permitted", 77, "inputlat"}};
 	char err[512], pdir[512];
 	const char *src = getenv("IL_SOURCE_DIR");
 
@@ -503,14 +503,17 @@ static void test_report_harness_threads(void **state)
 				 0);
 		fx->r.policy = fx->policy;
 		fx->r.watchdog_ask =
-		    i == 0 ? (struct il_sched_ask){"fifo 99", "fifo 99", ""}
+		    i == 0 ? (struct il_sched_ask){"fifo 99", "fifo 99", "", 78, "il:watchdog"}
 			   : (struct il_sched_ask){"fifo 99", "other",
-						   "refused: Operation not permitted"};
+						   "refused: Operation not permitted", 78,
+						   "il:watchdog"};
 		fx->r.loop_ask = &loops[i];
 		ctl = cJSON_AddObjectToObject(stats, "control_rt");
 		cJSON_AddStringToObject(ctl, "thread", "control");
 		cJSON_AddStringToObject(ctl, "asked", i == 0 ? "fifo 97" : "other");
 		cJSON_AddStringToObject(ctl, "got", "other");
+		cJSON_AddNumberToObject(ctl, "tid", 4242);
+		cJSON_AddStringToObject(ctl, "comm", "browser-sim");
 		if (i == 0)
 			cJSON_AddStringToObject(ctl, "why", "refused: Operation not permitted");
 		fx->r.stats[IL_PROC_BROWSER] = stats;
@@ -534,6 +537,21 @@ static void test_report_harness_threads(void **state)
 		assert_string_equal(
 		    cJSON_GetStringValue(il_json_get(cJSON_GetArrayItem(ht, 2), "asked")),
 		    i == 0 ? "fifo 97" : "other");
+		/* Each as the kernel names it, with its tid (a child's from it). */
+		assert_string_equal(
+		    cJSON_GetStringValue(il_json_get(cJSON_GetArrayItem(ht, 0), "comm")),
+		    "il:watchdog");
+		assert_string_equal(
+		    cJSON_GetStringValue(il_json_get(cJSON_GetArrayItem(ht, 1), "comm")),
+		    "inputlat");
+		assert_int_equal(
+		    (int)cJSON_GetNumberValue(il_json_get(cJSON_GetArrayItem(ht, 1), "tid")), 77);
+		assert_true(cJSON_IsNull(il_json_get(cJSON_GetArrayItem(ht, 3), "comm")));
+		assert_string_equal(
+		    cJSON_GetStringValue(il_json_get(cJSON_GetArrayItem(ht, 2), "comm")),
+		    "browser-sim");
+		assert_int_equal(
+		    (int)cJSON_GetNumberValue(il_json_get(cJSON_GetArrayItem(ht, 2), "tid")), 4242);
 		/* A child without stats: nothing claimed. */
 		assert_true(cJSON_IsNull(il_json_get(cJSON_GetArrayItem(ht, 3), "got")));
 		w = il_json_get(root, "warnings");

@@ -304,6 +304,51 @@ static void test_sched_read_gone(void **state)
 	assert_int_equal(s.nice, 42);
 }
 
+/*
+ * What a harness thread asked for and got names it as the kernel does:
+ * hygiene.harness_threads said "inputlat:loop", "inputlat:watchdog" and
+ * "browser-sim:control", role labels no trace or ps -L shows (there they
+ * are inputlat, il:watchdog and browser-sim), with no tid to match them by.
+ */
+static void *ask_in_thread(void *arg)
+{
+	struct il_sched_ask *a = arg;
+
+	pthread_setname_np(pthread_self(), "il:asktest");
+	il_sched_ask_record(a, SCHED_OTHER, 0, 0, 0);
+	a[1].tid = gettid();
+	return NULL;
+}
+
+static void test_sched_ask_names_thread_as_kernel(void **state)
+{
+	struct il_sched_ask a[2];
+	pthread_t t;
+	cJSON *o;
+
+	(void)state;
+	memset(a, 0, sizeof(a));
+	assert_int_equal(pthread_create(&t, NULL, ask_in_thread, a), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	o = il_sched_ask_json(&a[0], "test:ask");
+	assert_non_null(o);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "comm")), "il:asktest");
+	assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItem(o, "tid")), a[1].tid);
+	cJSON_Delete(o);
+	/* Read from another thread by its tid: that thread's name. */
+	memset(a, 0, sizeof(a));
+	il_sched_ask_record(&a[0], SCHED_OTHER, 0, 0, getpid());
+	o = il_sched_ask_json(&a[0], "test:main");
+	{
+		char want[16] = "";
+
+		assert_int_equal(pthread_getname_np(pthread_self(), want, sizeof(want)), 0);
+		assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "comm")), want);
+	}
+	assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItem(o, "tid")), getpid());
+	cJSON_Delete(o);
+}
+
 static void test_sched_format_and_json(void **state)
 {
 	cpu_set_t set;
@@ -524,6 +569,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sched_other_nice),
+	    cmocka_unit_test(test_sched_ask_names_thread_as_kernel),
 	    cmocka_unit_test(test_sched_negative_nice),
 	    cmocka_unit_test(test_sched_fifo_rr),
 	    cmocka_unit_test(test_sched_deadline),
