@@ -258,6 +258,7 @@ struct il_attrib {
 	uint64_t kevents, kept, capped, newest;
 	uint64_t unseen_switch_ins; /* switched out with no switch-in reported */
 	uint64_t window_start, capped_until, from_ns, to_ns;
+	uint64_t end_ns; /* the window's end once known (il_attrib_stop), 0 before */
 	bool started, finished;
 	struct lost lost[MAX_LOST];
 	int nlost;
@@ -847,7 +848,12 @@ static void on_wake(struct il_attrib *a, const struct il_kev *e)
 			 * wakes, by a waker nobody saw. */
 			tl_push_by(a, th, e->ts_ns, TS_RUNNABLE, e->arg,
 				   last->state == TS_WAKING ? 0 : TF_WOKEN, -1);
-			th->wakeups++;
+			/* Counted in the window only, as its run and wait times
+			 * are: the rings drain after it ends, with the stop's own
+			 * wake-up of every thread. */
+			if ((!a->started || e->ts_ns >= a->from_ns) &&
+			    (!a->end_ns || e->ts_ns <= a->end_ns))
+				th->wakeups++;
 			cpu_wait_mark(a, e->arg, e->ts_ns);
 		} else if (last->state == TS_RUNNABLE && last->cpu != e->arg) {
 			tl_push(a, th, e->ts_ns, TS_RUNNABLE, e->arg, 0);
@@ -1702,10 +1708,17 @@ void il_attrib_start(struct il_attrib *a, uint64_t from_ns)
 	a->from_ns = from_ns;
 }
 
+void il_attrib_stop(struct il_attrib *a, uint64_t to_ns)
+{
+	if (!a->end_ns)
+		a->end_ns = to_ns;
+}
+
 void il_attrib_finish(struct il_attrib *a, uint64_t to_ns)
 {
 	if (a->finished)
 		return;
+	il_attrib_stop(a, to_ns);
 	a->finished = true;
 	a->to_ns = to_ns;
 	fold_to(a, to_ns);

@@ -167,6 +167,11 @@ void il_attrib_advance(struct il_attrib *a, uint64_t t_ns);
  * handed to the capture; compare with schedstat read then). */
 void il_attrib_start(struct il_attrib *a, uint64_t from_ns);
 
+/* The window ends at to_ns: events fed after this that are later (the
+ * capture draining its rings) are no per-thread wake-up. il_attrib_finish
+ * does it too, if not done before. */
+void il_attrib_stop(struct il_attrib *a, uint64_t to_ns);
+
 /* The run is over: everything is folded, the per-thread totals end at to_ns. */
 void il_attrib_finish(struct il_attrib *a, uint64_t to_ns);
 

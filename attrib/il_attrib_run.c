@@ -517,6 +517,7 @@ void il_attrib_run_stop(struct il_attrib_run *r)
 			il_attrib_thread_readings(r->eng, x->tid, 0, il_now_ns());
 	}
 	r->to_ns = il_now_ns();
+	il_attrib_stop(r->eng, r->to_ns);
 	il_attrib_run_tick(r);
 	r->run_drops = r->drops;
 	il_cpustat_read(&r->stat1);
