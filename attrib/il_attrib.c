@@ -1454,9 +1454,16 @@ static int band_of(uint64_t ns)
 	return b < 0 ? 0 : b >= NBANDS ? NBANDS - 1 : b;
 }
 
+/*
+ * Where band b starts, ns. Band 0 holds every event under 1 us (band_of),
+ * so it starts at 0, and the first band above it at 1 us, not at its
+ * nominal 2^(b/8) ns: band 0 was written as 0.00 to 0.00 us while it held
+ * events of up to 999 ns, and the band holding 1 us as from 0.94 us. A
+ * band's top is the next band's start.
+ */
 static double band_lo_ns(int b)
 {
-	return pow(2.0, (double)b / BANDS_PER_OCTAVE);
+	return b == 0 ? 0 : fmax(1000.0, pow(2.0, (double)b / BANDS_PER_OCTAVE));
 }
 
 static void worst_add(struct il_attrib *a, const struct il_attrib_event *ev)

@@ -833,8 +833,9 @@ static bool event_sane(const cJSON *ev, char *where, size_t n)
  * The latency bands as a run writes them (il_attrib.c bands_report): in
  * rising order, none overlapping the one before; each holds a whole
  * number of events, at least one (empty bands are left out), and its
- * mean lies in its range (band 0 holds everything under 1 us, so its
- * range says nothing of its top; nor does the last band's); its
+ * mean lies in its range (band 0, from 0 to 1 us, included: it was
+ * written as 0 to 0 us and went unjudged; the last band's top says
+ * nothing, as the last band a run keeps holds everything above it); its
  * components add up to its mean; and the bands hold every explained
  * event, each once. explain picks a percentile's band by these counts
  * and prints its mean as that percentile's time: a band of -3 events,
@@ -869,7 +870,7 @@ static bool bands_sane(const cJSON *attr, char *where, size_t n)
 				 prev_hi);
 			return false;
 		}
-		if (!(mean >= lo - r) || (lo >= 1 && b->next && mean > hi + r)) {
+		if (!(mean >= lo - r) || ((lo == 0 || b->next) && mean > hi + r)) {
 			snprintf(where, n, "bands[%d]: mean_us %g outside its range %g to %g us", i,
 				 mean, lo, hi);
 			return false;

@@ -1240,6 +1240,48 @@ static void test_attrib_report(void **state)
 	cJSON_Delete(o);
 }
 
+/*
+ * Band 0 holds every event under 1 us and is written as that: from 0 to
+ * 1 us, where the first band above it starts. It was written as from 0.00
+ * to 0.00 us (its nominal 2^(0/8) ns to 2^(1/8) ns), and the band holding
+ * 1 us as from 0.94 us.
+ */
+static void test_attrib_band_zero_range(void **state)
+{
+	struct hopspec spec[IL_NSTAMPS];
+	struct il_attrib_event ev;
+	struct il_msg m;
+	cJSON *o = cJSON_CreateObject(), *bands, *b0, *b1;
+
+	(void)state;
+	/* Each thread on its own CPU: hops of 50 ns, the sender asleep later. */
+	for (int k = 0; k < IL_NSTAMPS; k++)
+		cpu_of[k] = k;
+	for (int k = 1; k <= IL_NHOPS; k++)
+		spec[k] = (struct hopspec){20, 22, 24, 30, 30, false};
+	chain(spec, &m, T0);
+	explain(&m, &ev);
+	assert_true(ev.processing_ns < 1000);
+	/* And one of 1.01 us, in the first band above (to 1.024 us). */
+	for (int k = 1; k <= IL_NHOPS; k++)
+		spec[k] = (struct hopspec){40, 42, 44, 50, 52, false};
+	chain(spec, &m, T0 + 20000 * US);
+	m.event_id = 2;
+	explain(&m, &ev);
+	assert_true(ev.processing_ns >= 1000 && ev.processing_ns < 1024);
+	il_attrib_advance(A, T0 + 40000 * US);
+	assert_int_equal(il_attrib_report(A, o), 0);
+	bands = cJSON_GetObjectItem(o, "bands");
+	assert_int_equal(cJSON_GetArraySize(bands), 2);
+	b0 = cJSON_GetArrayItem(bands, 0);
+	b1 = cJSON_GetArrayItem(bands, 1);
+	assert_float_equal(il_test_json_num(b0, "lo_us"), 0, 1e-9);
+	assert_float_equal(il_test_json_num(b0, "hi_us"), 1, 1e-9);
+	assert_float_equal(il_test_json_num(b1, "lo_us"), 1, 1e-9);
+	assert_true(il_test_json_num(b0, "mean_us") < 1);
+	cJSON_Delete(o);
+}
+
 /* Nothing explained (a run that failed to start): no percentile and no
  * mean is a figure; they read 0 before. */
 static void test_attrib_nothing_explained_is_null(void **state)
@@ -1302,6 +1344,7 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_waits_as_schedstat, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_attrib_report, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_attrib_band_zero_range, setup, teardown),
 	};
 
 	if (il_test_filters("test_attrib", tests, sizeof(tests) / sizeof(tests[0])) < 0)

@@ -676,6 +676,48 @@ static void test_explain_impossible_values_refused(void **state)
 	}
 }
 
+/*
+ * Band 0 holds every event under 1 us and a run writes it as 0 to 1 us;
+ * its top is judged as every other band's: it was left out (written as 0
+ * to 0 us), so a band 0 whose mean lay above 1 us was printed as a
+ * percentile's band, first of several or alone.
+ */
+static void test_explain_band_zero_top_judged(void **state)
+{
+	char path[300];
+	cJSON *r, *bands;
+	int rc;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/band-zero.json", dir);
+	r = report("cfs", 100);
+	bands = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "attribution"), "bands");
+	cJSON_ReplaceItemInArray(bands, 0, band(0, 1, 98, 0.5, 0, 7));
+	write_report(path, r);
+	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(OUT, "between 0 us and 1 us"));
+
+	r = report("cfs", 100);
+	set_at(r, "attribution.bands.0.lo_us", "0");
+	set_at(r, "attribution.bands.0.hi_us", "1");
+	write_report(path, r);
+	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL);
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2,
+				     "bands[0]: mean_us 1200 outside its range 0 to 1 us", NULL);
+
+	r = report("cfs", 100);
+	bands = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "attribution"), "bands");
+	cJSON_DeleteItemFromArray(bands, 1);
+	set_at(r, "attribution.bands.0.count", "100");
+	set_at(r, "attribution.bands.0.lo_us", "0");
+	set_at(r, "attribution.bands.0.hi_us", "1");
+	write_report(path, r);
+	rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL);
+	il_test_assert_one_line_exit(rc, OUT, ERR, 2,
+				     "bands[0]: mean_us 1200 outside its range 0 to 1 us", NULL);
+}
+
 /* Options that would do nothing are refused, not ignored. */
 static void test_explain_ignored_options(void **state)
 {
@@ -1007,6 +1049,7 @@ int main(void)
 	    cmocka_unit_test(test_explain_records_of_another_run_refused),
 	    cmocka_unit_test(test_explain_impossible_reports_refused),
 	    cmocka_unit_test(test_explain_impossible_values_refused),
+	    cmocka_unit_test(test_explain_band_zero_top_judged),
 	    cmocka_unit_test(test_explain_throttled_by_what_was_in_force),
 	};
 
