@@ -26,6 +26,7 @@ static const struct {
 	{ "scenario.load_threads", IL_COMPARABLE_SCENARIO },
 	{ "scenario.hog_threads", IL_COMPARABLE_SCENARIO },
 	{ "scenario.hog_mode", IL_COMPARABLE_SCENARIO },
+	{ "scenario.background", IL_COMPARABLE_SCENARIO },
 	{ "work_model", IL_COMPARABLE_WORK },
 };
 /* clang-format on */
@@ -143,6 +144,21 @@ int il_comparable_place_diff(const cJSON *report, const struct il_comparable_pla
 	/* As many hogs of another kind are another scenario: a register loop
 	 * never sleeps, a bursty hog leaves the CPU idle between its tasks. */
 	place_string(report, "scenario.hog_mode", want->hog_mode, buf, len, &at, &n);
+	/* A --background load (stress-ng beside the run) is load its place
+	 * did not run, as load_threads of another count are. A report writes
+	 * null for none. */
+	if (want->background) {
+		const cJSON *v = il_json_get(report, "scenario.background");
+
+		if (want->background[0] == '\0'
+			? !cJSON_IsNull(v)
+			: !(cJSON_IsString(v) && strcmp(v->valuestring, want->background) == 0)) {
+			append(buf, len, &at, "%sscenario.background %s, its place's %s",
+			       n ? "; " : "", v ? value_text(v, t, sizeof(t)) : "missing",
+			       want->background[0] ? want->background : "null");
+			n++;
+		}
+	}
 	return n;
 }
 

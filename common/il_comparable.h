@@ -20,7 +20,7 @@
 enum il_comparable_what {
 	IL_COMPARABLE_MACHINE = 1,  /* kernel.release, kernel.nr_cpus, system.cpu_model */
 	IL_COMPARABLE_SCENARIO = 2, /* scenario.events, .interval_ms, .load_threads,
-				       .hog_threads, .hog_mode */
+				       .hog_threads, .hog_mode, .background */
 	IL_COMPARABLE_WORK = 4,	    /* work_model (none written: loops) */
 };
 #define IL_COMPARABLE_ALL (IL_COMPARABLE_MACHINE | IL_COMPARABLE_SCENARIO | IL_COMPARABLE_WORK)
@@ -37,14 +37,17 @@ int il_comparable_diff(const cJSON *a, const cJSON *b, unsigned what, char *buf,
 
 /*
  * What a report's place (a file name, a sweep's cell, a reproduce
- * scenario) says it holds; a NULL policy or hog_mode, or a negative count,
- * is not judged. hog_mode is as a report writes scenario.hog_mode: "none"
- * without hogs, else the --hog-mode ("busy", "js", ...).
+ * scenario) says it holds; a NULL policy, hog_mode or background, or a
+ * negative count, is not judged. hog_mode is as a report writes
+ * scenario.hog_mode: "none" without hogs, else the --hog-mode ("busy",
+ * "js", ...). background is the --background command, "" for a run
+ * without one (its report writes scenario.background null).
  */
 struct il_comparable_place {
 	const char *policy;
 	int64_t events, interval_ms, load_threads, hog_threads;
 	const char *hog_mode;
+	const char *background;
 };
 
 /*

@@ -490,7 +490,8 @@ static void load_scenario(const struct repro *r, const struct scenario *s, unsig
 						   (int64_t)s->interval_ms,
 						   s->load,
 						   s->hog,
-						   s->claim == 2 ? NULL : hog_mode};
+						   s->claim == 2 ? NULL : hog_mode,
+						   ""}; /* its runs have no --background */
 		char fpath[4096];
 
 		il_repro_report_path(r->from, r->sc[0].id, 0, fpath, sizeof(fpath));

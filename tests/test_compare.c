@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "il_cmd.h"
+#include "il_comparable.h"
 #include "il_file.h"
 #include "il_stats.h"
 #include "il_test.h"
@@ -1012,6 +1013,8 @@ static void write_edited(const char *from, const char *to, const char *key, doub
 	cJSON_DeleteItemFromObject(o, key);
 	if (s)
 		cJSON_AddStringToObject(o, key, s);
+	else if (isnan(v))
+		cJSON_AddNullToObject(o, key);
 	else
 		cJSON_AddNumberToObject(o, key, v);
 	assert_int_equal(il_json_write(dst, root), 0);
@@ -1132,6 +1135,53 @@ static void test_compare_other_machine_warns(void **state)
 	assert_non_null(strstr(err_text, "are not of one machine and scenario: "));
 	assert_non_null(strstr(err_text, "cellA-far.json against "));
 	assert_non_null(strstr(err_text, ": kernel.nr_cpus 2 vs 64\n"));
+}
+
+/*
+ * Runs beside a --background load (scenario.background) are another
+ * scenario than runs without, as load_threads of another count are:
+ * compare said nothing of it, and reproduce took a recorded run beside
+ * stress-ng as a run of its place.
+ */
+static void test_compare_other_background_warns(void **state)
+{
+	struct il_comparable_place want = {NULL, -1, -1, -1, -1, NULL, ""};
+	char diff[256], err[256], p[128];
+	cJSON *r;
+
+	(void)state;
+	make_cell("loaded");
+	place_rounds("cellB", "loaded", 2, "6.18.44", "AMD EPYC", 4);
+	place_rounds("cellA", "cellA", 2, "6.18.44", "AMD EPYC", 4);
+	for (int i = 1; i <= 5; i++) {
+		char f[64];
+
+		snprintf(f, sizeof(f), "cellA/round-%d.json", i);
+		write_edited(f, f, "scenario.background", NAN, NULL);
+		snprintf(f, sizeof(f), "loaded/round-%d.json", i);
+		write_edited(f, f, "scenario.background", 0, "stress-ng --cpu 2");
+	}
+	assert_int_equal(run_compare("cellA", "loaded"), 0);
+	assert_int_equal(count_lines(err_text), 1);
+	if (!strstr(err_text, "loaded are not runs of one machine and scenario "
+			      "(scenario.background null vs stress-ng --cpu 2): "))
+		fail_msg("want the background named, got: %s", err_text);
+
+	/* A place: none wanted, the report ran stress-ng; and the other way. */
+	path_of(p, sizeof(p), "loaded/round-1.json");
+	assert_int_equal(il_json_load(p, &r, err, sizeof(err)), 0);
+	assert_int_equal(il_comparable_place_diff(r, &want, diff, sizeof(diff)), 1);
+	assert_string_equal(diff, "scenario.background stress-ng --cpu 2, its place's null");
+	want.background = "stress-ng --cpu 2";
+	assert_int_equal(il_comparable_place_diff(r, &want, diff, sizeof(diff)), 0);
+	cJSON_Delete(r);
+	path_of(p, sizeof(p), "cellA/round-1.json");
+	assert_int_equal(il_json_load(p, &r, err, sizeof(err)), 0);
+	assert_int_equal(il_comparable_place_diff(r, &want, diff, sizeof(diff)), 1);
+	assert_string_equal(diff, "scenario.background null, its place's stress-ng --cpu 2");
+	want.background = NULL;
+	assert_int_equal(il_comparable_place_diff(r, &want, diff, sizeof(diff)), 0);
+	cJSON_Delete(r);
 }
 
 /* Two reports that are one file: a round counts once (four names of one
@@ -1255,6 +1305,7 @@ int main(void)
 	    cmocka_unit_test(test_compare_work_models_differ),
 	    cmocka_unit_test(test_compare_group_against_itself),
 	    cmocka_unit_test(test_compare_other_machine_warns),
+	    cmocka_unit_test(test_compare_other_background_warns),
 	};
 
 	if (il_test_filters("test_compare", tests, sizeof(tests) / sizeof(tests[0])) < 0)

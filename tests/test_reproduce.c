@@ -746,6 +746,16 @@ static bool no_load(const char *base, cJSON *rep)
 	return true;
 }
 
+/* Claim 1's runs beside a --background load its places never run. */
+static bool with_background(const char *base, cJSON *rep)
+{
+	if (strncmp(base, "c1-cfs.", 7) != 0)
+		return false;
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(rep, "scenario"), "background",
+				  cJSON_CreateString("stress-ng --cpu 2"));
+	return true;
+}
+
 /* Claim 1's ChromeOS arm run with register loops, not its JavaScript hogs. */
 static bool chromeos_busy(const char *base, cJSON *rep)
 {
@@ -814,6 +824,11 @@ static void test_reproduce_recorded_not_their_place(void **state)
 	recorded_refused("reproduce-noload", no_load,
 			 "c1-cfs.0.json is not a run of its place c1-cfs (scenario.load_threads 0, "
 			 "its place's 4)",
+			 "inputlat reproduce: ");
+	/* A run beside stress-ng: judged as the claim's, it was. */
+	recorded_refused("reproduce-background", with_background,
+			 "c1-cfs.0.json is not a run of its place c1-cfs (scenario.background "
+			 "stress-ng --cpu 2, its place's null)",
 			 "inputlat reproduce: ");
 	/* As many hogs of another kind: judged as the claim's, they were. */
 	recorded_refused("reproduce-hogmode", chromeos_busy,
