@@ -106,6 +106,31 @@ static int parse_counts(const char *list, uint64_t *counts, int *n)
 	return *n ? 0 : -1;
 }
 
+/* The files each run writes in --dir (run_one), by their names there. */
+static const char *const run_files[] = {"run.json", "trace.json", "records.jsonl", "err.txt"};
+
+/*
+ * Whether --json FILE is one of the files the runs write in dir: each run
+ * writes and then removes them, so the results would be written over by
+ * the next run, or a FILE that was there removed. Said in one line.
+ */
+static bool json_is_run_file(const char *json_path, const char *dir)
+{
+	char p[4200];
+
+	for (size_t i = 0; json_path && i < sizeof(run_files) / sizeof(run_files[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, run_files[i]);
+		if (il_out_path_same(json_path, p)) {
+			fprintf(stderr,
+				"rss-events: --json %s is %s, one of the files its runs write "
+				"and remove in --dir %s; give another --json or --dir\n",
+				json_path, run_files[i], dir);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* One run of n events; fills r. Returns 0, or -1 with r->why set. */
 static int run_one(const char *inputlat, const char *dir, const char *interval, double interval_ms,
 		   struct row *r)
@@ -123,10 +148,10 @@ static int run_one(const char *inputlat, const char *dir, const char *interval, 
 	snprintf(tev, sizeof(tev), "%llu",
 		 (unsigned long long)(r->events < TRACE_CAP ? r->events : TRACE_CAP));
 	snprintf(bound, sizeof(bound), "%.0f", bound_ms < 86400000 ? bound_ms : 86400000);
-	snprintf(json, sizeof(json), "%s/run.json", dir);
-	snprintf(trace, sizeof(trace), "%s/trace.json", dir);
-	snprintf(records, sizeof(records), "%s/records.jsonl", dir);
-	snprintf(err, sizeof(err), "%s/err.txt", dir);
+	snprintf(json, sizeof(json), "%s/%s", dir, run_files[0]);
+	snprintf(trace, sizeof(trace), "%s/%s", dir, run_files[1]);
+	snprintf(records, sizeof(records), "%s/%s", dir, run_files[2]);
+	snprintf(err, sizeof(err), "%s/%s", dir, run_files[3]);
 	il_bench_tmp_file(json);
 	il_bench_tmp_file(trace);
 	il_bench_tmp_file(records);
@@ -246,6 +271,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (il_bench_out_check("rss-events", json_path) < 0)
+		return 2;
+	/* A --dir of the user's; the default is a directory mkdtemp makes
+	 * new, which no --json given before it can name. */
+	if (dir && json_is_run_file(json_path, dir))
 		return 2;
 	clock_gettime(CLOCK_REALTIME, &start_wall);
 	cmdline = il_cmdline_join("rss-events", argc - 1, argv + 1);

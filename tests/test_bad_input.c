@@ -944,6 +944,38 @@ static void test_bad_input_bench_options(void **state)
 }
 
 /*
+ * rss-events --json FILE that is one of the files its runs write in
+ * --dir, by that name or another (a trace.json there, ./records.jsonl
+ * from inside it): the results went over a run's report, or the next run
+ * removed them. Refused in one line before any run; nothing is written.
+ */
+static void test_bad_input_rss_events_json_is_a_run_file(void **state)
+{
+	static const char *const names[] = {"run.json", "trace.json", "records.jsonl", "err.txt"};
+	struct il_test_result *res = malloc(sizeof(*res));
+	char bench[PATH_MAX], dir[] = "/tmp/il-rss-json-XXXXXX", json[PATH_MAX], line[PATH_MAX * 2];
+	char *argv[] = {bench, "--counts", "1000", "--dir", dir, "--json", json, NULL};
+
+	(void)state;
+	assert_non_null(res);
+	assert_non_null(mkdtemp(dir));
+	snprintf(bench, sizeof(bench), "%s", il_test_build_path("bench/rss-events"));
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		/* The directory by another spelling: its own name again. */
+		snprintf(json, sizeof(json), "%s/../%s/%s", dir, dir + 5, names[i]);
+		assert_int_equal(il_test_run(argv, CASE_TIMEOUT_MS, res), 0);
+		snprintf(line, sizeof(line),
+			 "rss-events: --json %s is %s, one of the files its runs write and remove "
+			 "in --dir %s; give another --json or --dir",
+			 json, names[i], dir);
+		il_test_assert_one_line_exit(res->exit_code, res->out, res->err, 2, line, NULL);
+	}
+	/* Nothing run, nothing written: the directory is as it was. */
+	assert_int_equal(rmdir(dir), 0);
+	free(res);
+}
+
+/*
  * js-engines' TICKS: per-tick figures divide by it, and an unchecked
  * strtol ran 'abc' and '0' as 0 ticks (inf per tick) and '-5' as none.
  * Built where libmujs and duktape are (install-deps installs both).
@@ -1208,6 +1240,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_input_no_symlink_outputs),
 	    cmocka_unit_test(test_bad_input_output_modes),
 	    cmocka_unit_test(test_bad_input_bench_options),
+	    cmocka_unit_test(test_bad_input_rss_events_json_is_a_run_file),
 	    cmocka_unit_test(test_bad_input_chain_by_hand),
 	    cmocka_unit_test(test_bad_input_js_engines_ticks),
 	};
