@@ -989,9 +989,31 @@ static const char *count(char *buf, size_t n, double v)
 	return buf;
 }
 
+/*
+ * What the reader must know of the run before its figures: it failed, or
+ * was interrupted, and its events are those before the cut. Into buf
+ * (one line, the report's strings printable); false when there is none.
+ * The text's header says it as a # line, --json in "warnings".
+ */
+static bool run_caveat(const cJSON *run, char *buf, size_t n)
+{
+	char s1[320], c1[24];
+
+	if (cJSON_GetStringValue(il_json_get(run, "error")))
+		snprintf(buf, n, "that run failed (%.300s) after %s completed events",
+			 str_or(run, "error", s1, sizeof(s1)),
+			 count(c1, sizeof(c1), num(run, "events.completed")));
+	else if (cJSON_IsTrue(il_json_get(run, "interrupted")))
+		snprintf(buf, n, "that run was interrupted (a signal) after %s completed events",
+			 count(c1, sizeof(c1), num(run, "events.completed")));
+	else
+		return false;
+	return true;
+}
+
 static void header(FILE *out, const cJSON *run, const cJSON *attr, const char *path)
 {
-	char t1[32], c1[24], c2[24], c3[24], c4[24], s1[320], s2[64], s3[128], s4[32];
+	char t1[32], c1[24], c2[24], c3[24], c4[24], s1[320], s2[64], s3[128], s4[32], cav[400];
 	double explained = num(attr, "events_explained"), un = num(attr, "events_unexplained");
 
 	fprintf(out, "# inputlat explain: %s\n", path);
@@ -1007,13 +1029,8 @@ static void header(FILE *out, const cJSON *run, const cJSON *attr, const char *p
 	    str_or(run, "kernel.release", s3, sizeof(s3)),
 	    count(c4, sizeof(c4), num(run, "kernel.nr_cpus")));
 	/* A run cut short says so: its events are those before the cut. */
-	if (cJSON_GetStringValue(il_json_get(run, "error")))
-		fprintf(out, "# that run failed (%.300s) after %s completed events\n",
-			str_or(run, "error", s1, sizeof(s1)),
-			count(c1, sizeof(c1), num(run, "events.completed")));
-	else if (cJSON_IsTrue(il_json_get(run, "interrupted")))
-		fprintf(out, "# that run was interrupted (a signal) after %s completed events\n",
-			count(c1, sizeof(c1), num(run, "events.completed")));
+	if (run_caveat(run, cav, sizeof(cav)))
+		fprintf(out, "# %s\n", cav);
 	fprintf(out, "# %s of %s events explained", count(c1, sizeof(c1), explained),
 		count(c2, sizeof(c2), explained + un));
 	if (!isnan(num(attr, "residual_pct.p50")))
@@ -1097,8 +1114,16 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 		}
 	}
 	if (o->json) {
+		/* What the text's header warns of, for a reader of the file: it
+		 * read figures of a failed run as a whole run's. */
+		cJSON *warnings;
+		char w[400];
+
 		jout = cJSON_CreateObject();
 		cJSON_AddStringToObject(jout, "file", path);
+		warnings = cJSON_AddArrayToObject(jout, "warnings");
+		if (run_caveat(run, w, sizeof(w)))
+			cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
 		jp = cJSON_AddArrayToObject(jout, "percentiles");
 		je = cJSON_AddArrayToObject(jout, "events");
 	} else {

@@ -718,6 +718,55 @@ static void test_explain_band_zero_top_judged(void **state)
 				     "bands[0]: mean_us 1200 outside its range 0 to 1 us", NULL);
 }
 
+/*
+ * --json carries what the text's header warns of: a run that failed or was
+ * interrupted (its figures are of the events before the cut) gave JSON
+ * that read as a whole run's, the warning in the text alone.
+ */
+static void test_explain_json_warnings(void **state)
+{
+	char path[300];
+	cJSON *r, *o, *w;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/warned.json", dir);
+	r = report("cfs", 100);
+	cJSON_AddBoolToObject(r, "interrupted", true);
+	cJSON_AddItemToObject(r, "events", cJSON_Parse("{\"sent\": 40, \"completed\": 38}"));
+	write_report(path, r);
+	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--json", path, NULL), 0);
+	o = cJSON_Parse(OUT);
+	assert_non_null(o);
+	w = cJSON_GetObjectItem(o, "warnings");
+	assert_true(cJSON_IsArray(w));
+	assert_int_equal(cJSON_GetArraySize(w), 1);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(w, 0)),
+			    "that run was interrupted (a signal) after 38 completed events");
+	cJSON_Delete(o);
+
+	r = report("cfs", 100);
+	cJSON_AddStringToObject(r, "error", "viz-sim died\x1b]0;owned\x07");
+	cJSON_AddItemToObject(r, "events", cJSON_Parse("{\"sent\": 120, \"completed\": 100}"));
+	write_report(path, r);
+	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--json", path, NULL), 0);
+	o = cJSON_Parse(OUT);
+	assert_non_null(o);
+	w = cJSON_GetObjectItem(o, "warnings");
+	assert_int_equal(cJSON_GetArraySize(w), 1);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(w, 0)),
+			    "that run failed (viz-sim died?]0;owned?) after 100 completed events");
+	cJSON_Delete(o);
+
+	/* None: an empty list, so a reader knows there were none. */
+	assert_int_equal(explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--json", A, NULL), 0);
+	o = cJSON_Parse(OUT);
+	assert_non_null(o);
+	w = cJSON_GetObjectItem(o, "warnings");
+	assert_true(cJSON_IsArray(w));
+	assert_int_equal(cJSON_GetArraySize(w), 0);
+	cJSON_Delete(o);
+}
+
 /* Options that would do nothing are refused, not ignored. */
 static void test_explain_ignored_options(void **state)
 {
@@ -1036,6 +1085,7 @@ int main(void)
 	    cmocka_unit_test(test_explain_ignored_options),
 	    cmocka_unit_test(test_explain_worst),
 	    cmocka_unit_test(test_explain_json),
+	    cmocka_unit_test(test_explain_json_warnings),
 	    cmocka_unit_test(test_explain_compare),
 	    cmocka_unit_test(test_explain_compare_like_with_like),
 	    cmocka_unit_test(test_explain_compare_cross_cpu_unreadable),
