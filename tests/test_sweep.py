@@ -1261,6 +1261,39 @@ class FakeSweep(unittest.TestCase, Outputs):
                 self.assertFalse(os.path.exists(os.path.join(self.out, "cells")))
                 self.assertFalse(os.path.exists(os.path.join(self.out, "seed")))
 
+    def test_sweep_lock_not_an_output(self):
+        """--lock that is one of the sweep's outputs in --out (summary.md, a
+        round's report, a chart) was opened, made if missing, flocked around
+        each run, and then written over or read as a result: refused in one
+        line before anything is made, by any name of it."""
+        linked = os.path.join(self.tmp.name, "linked")
+        os.makedirs(self.out)  # a sweep resumed, or one in an --out made for it
+        os.symlink(self.out, linked)
+        for lock, said in ((os.path.join(self.out, "summary.md"), "summary.md"),
+                           (os.path.join(self.out, ".", "summary.csv"), "summary.csv"),
+                           (os.path.join(linked, "index.md"), "index.md"),
+                           (os.path.join(self.out, "seed"), "seed"),
+                           (os.path.join(self.out, "cells", "cfs__idle", "round-1.json"),
+                            "cells/cfs__idle/round-1.json"),
+                           (os.path.join(self.out, "plots", "cdf.png"), "plots/cdf.png")):
+            r = sweep(self.out, "--policies", "cfs", "--scenarios", "idle", "--rounds", "1",
+                      "--lock", lock, env={"FAKE_INPUTLAT_LOG": self.log})
+            self.assertEqual((r.returncode, len(r.stderr.splitlines())), (2, 1), (lock, r.stderr))
+            self.assertEqual(r.stderr, f"policy-sweep: --lock {lock} is {said} in --out "
+                                       f"{self.out}, one of the sweep's outputs: give a lock "
+                                       f"file the sweep does not write\n")
+            self.assertFalse(os.path.exists(lock), lock)
+            self.assertEqual(os.listdir(self.out), [])
+            self.assertEqual(logged_runs(self.log), [])
+        # A hard link to a summary that is there: one file by two names.
+        with open(os.path.join(self.out, "summary.md"), "w") as f:
+            f.write("# a sweep's summary\n")
+        other = os.path.join(self.tmp.name, "machine.lock")
+        os.link(os.path.join(self.out, "summary.md"), other)
+        r = sweep(self.out, "--policies", "cfs", "--lock", other)
+        self.assertEqual((r.returncode, len(r.stderr.splitlines())), (2, 1), r.stderr)
+        self.assertIn(f"--lock {other} is summary.md in --out {self.out}", r.stderr)
+
     def test_sweep_bad_input_one_line(self):
         for args, want in ((["--rounds", "0"], "--rounds: 0 is out of range (1..31: "),
                            (["--scenarios", "idle,busy"], "unknown scenario 'busy'"),
