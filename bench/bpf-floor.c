@@ -12,7 +12,11 @@
  * COMMAND's status, 2 on a usage error, 1 when the programs cannot be
  * loaded or attached (one line says why; needs root). COMMAND dies with
  * bpf-floor (SIGTERM, PR_SET_PDEATHSIG) and an inputlat run as COMMAND
- * gets IL_RUN_PARENT, so it stops in order.
+ * gets IL_RUN_PARENT, so it stops in order. IL_RUN_PARENT names the run's
+ * parent: a run that a COMMAND starts as its child (sh -c "inputlat run
+ * ...") is not tied to bpf-floor, and says so in one line with the way
+ * out (sh -c "exec inputlat run ..."); sh, which dies with bpf-floor, has
+ * no say over its child.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -27,6 +27,8 @@
 #include "il_memlock.h"
 #include "il_outputs.h"
 #include "il_parse.h"
+#include "il_printable.h"
+#include "il_procfs.h"
 #include "il_run_stats.h"
 #include "il_sched.h"
 #include "il_sysinfo.h"
@@ -508,10 +510,19 @@ static int tie_to_parent(const sigset_t *stop_sigs)
 		return 0;
 	prctl(PR_SET_PDEATHSIG, 0);
 	if (kill((pid_t)want, 0) == 0 || errno == EPERM) {
+		/* Most often a command between them that forked the run and
+		 * inherited the entry: 'bpf-floor -- sh -c "inputlat run ..."'.
+		 * Named, with the way to a run that is tied. */
+		struct il_procfs_stat ws, ns;
+		char *wn = il_procfs_stat((pid_t)want, 0, 0, &ws) == 0 ? ws.comm : NULL;
+		char *nn = il_procfs_stat(now, 0, 0, &ns) == 0 ? ns.comm : NULL;
+
 		fprintf(stderr,
-			"inputlat run: %s=%d is not this run's parent (%d): the run is not tied "
-			"to it\n",
-			IL_RUN_PARENT_ENV, (int)want, (int)now);
+			"inputlat run: %s=%d (%s) is not this run's parent (%d, %s): the run is "
+			"not tied to it (have %d start inputlat itself, or the command between "
+			"them exec it: sh -c 'exec inputlat run ...')\n",
+			IL_RUN_PARENT_ENV, (int)want, wn ? il_printable(wn) : "?", (int)now,
+			nn ? il_printable(nn) : "?", (int)want);
 		return 0;
 	}
 	fprintf(stderr, "inputlat run: the process that started it (%s=%d) is gone: not run\n",

@@ -171,6 +171,46 @@ static void test_bench_json_killed_bpf_floor_stops_its_command(void **state)
 }
 
 /*
+ * bench/bpf-floor -- sh -c "inputlat run ...": the run, sh's child, got
+ * IL_RUN_PARENT=bpf-floor's pid, not its parent's, and said only
+ * "IL_RUN_PARENT=N is not this run's parent (M)": a variable the user
+ * never set, and no way out. The line names both processes and the way to
+ * a tied run; with sh -c "exec inputlat run ..." the run is bpf-floor's
+ * child and says nothing. (The runs stop at their --json, before anything
+ * changes on the machine.)
+ */
+static void test_bench_json_bpf_floor_sh_run_untied_said(void **state)
+{
+	struct il_test_result *res = malloc(sizeof(*res));
+	char bench[PATH_MAX], cmd[PATH_MAX + 128];
+	char *argv[] = {bench, "--", "sh", "-c", cmd, NULL};
+	const char *l;
+
+	(void)state;
+	assert_non_null(res);
+	snprintf(bench, sizeof(bench), "%s", il_test_build_path("bench/bpf-floor"));
+	IL_TEST_NEED(access(bench, X_OK) == 0, "%s is not built (no BPF tools)", bench);
+	IL_TEST_NEED_ROOT("bench/bpf-floor's BPF programs");
+	snprintf(cmd, sizeof(cmd), "'%s' run --events 5 --json /nonexistent-il/x.json; exit 0",
+		 il_test_build_path("inputlat"));
+	assert_int_equal(il_test_run(argv, 30000, res), 0);
+	if (res->exit_code != 0 && !strstr(res->err, "inputlat run:"))
+		IL_TEST_SKIP("bench/bpf-floor ran no command here: %s", res->err);
+	l = strstr(res->err, "inputlat run: IL_RUN_PARENT=");
+	if (!l || !strstr(l, " (bpf-floor) is not this run's parent (") ||
+	    !strstr(l, ", sh): the run is not tied to it (have ") ||
+	    !strstr(l, " start inputlat itself, or the command between them exec it: sh -c "
+		       "'exec inputlat run ...')\n"))
+		fail_msg("want the untied run's line naming bpf-floor and sh, got: %s", res->err);
+	snprintf(cmd, sizeof(cmd), "exec '%s' run --events 5 --json /nonexistent-il/x.json",
+		 il_test_build_path("inputlat"));
+	assert_int_equal(il_test_run(argv, 30000, res), 0);
+	assert_null(strstr(res->err, "IL_RUN_PARENT"));
+	assert_non_null(strstr(res->err, "--json /nonexistent-il/x.json: directory"));
+	free(res);
+}
+
+/*
  * Every benchmark's stdout must arrive: 'hop-floor --samples 100 --prim
  * eventfd > /dev/full' exited 0 with its table lost. Each one, on a
  * quick command that prints to stdout, says so in one line and exits 1.
@@ -245,6 +285,7 @@ int main(void)
 	    cmocka_unit_test(test_bench_json_rss_events_records_itself),
 	    cmocka_unit_test(test_bench_json_killed_bench_stops_its_run),
 	    cmocka_unit_test(test_bench_json_killed_bpf_floor_stops_its_command),
+	    cmocka_unit_test(test_bench_json_bpf_floor_sh_run_untied_said),
 	    cmocka_unit_test(test_bench_json_stdout_full),
 	};
 	if (il_test_filters("test_bench_json", tests, sizeof(tests) / sizeof(tests[0])) < 0)
