@@ -290,6 +290,9 @@ class FakeSweep(unittest.TestCase, Outputs):
              "(scenario.hog_threads 2, its place's 0)"),
             (lambda run: run["scenario"].update(hog_mode="busy"),
              "(scenario.hog_mode busy, its place's none)"),
+            # A round kept from a run beside a background load is another scenario.
+            (lambda run: run["scenario"].update(background="stress-ng --cpu 2 --quiet"),
+             "(scenario.background stress-ng --cpu 2 --quiet, its place's none)"),
         ]
 
         def refused(path, edit):
