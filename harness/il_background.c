@@ -505,7 +505,7 @@ pid_t il_background_pgid(const struct il_background *b)
 cJSON *il_background_stats_json(const struct il_background *b)
 {
 	cJSON *o = cJSON_CreateObject();
-	uint64_t cpu = 0, wall = il_now_ns() - b->start_ns;
+	uint64_t cpu = 0, wall;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	struct proc_stat ps;
 	siginfo_t si = {0};
@@ -516,7 +516,6 @@ cJSON *il_background_stats_json(const struct il_background *b)
 		return NULL;
 	cJSON_AddStringToObject(o, "command", b->cmd);
 	cJSON_AddNumberToObject(o, "pgid", b->pgid);
-	cJSON_AddNumberToObject(o, "wall_ns", (double)wall);
 	/*
 	 * A command that ends during the run leaves a zombie leader until the
 	 * stop reaps it, and a zombie still has its /proc entry: looked at
@@ -541,6 +540,10 @@ cJSON *il_background_stats_json(const struct il_background *b)
 	if (!b->reaped && read_proc_stat(b->pgid, &ps) == 0 && ps.pgrp == b->pgid) {
 		group_scan(b->pgid, b->cookie, ps.start, &cpu, 0, &outside);
 		cpu = cpu > b->cpu_start_ns ? cpu - b->cpu_start_ns : 0;
+		/* The window ends after this scan, as it began before the start's
+		 * (il_background_start), so it holds all the CPU time counted:
+		 * read before, it was short by the scan's own time. */
+		wall = il_now_ns() - b->start_ns;
 		cJSON_AddNumberToObject(o, "cpu_ns", (double)cpu);
 		cJSON_AddNumberToObject(o, "cpu_share",
 					wall && ncpu > 0 ? (double)cpu / (double)wall / (double)ncpu
@@ -550,6 +553,7 @@ cJSON *il_background_stats_json(const struct il_background *b)
 		 * above, and stopped with the rest. */
 		cJSON_AddNumberToObject(o, "outside_group", outside);
 	} else {
+		wall = il_now_ns() - b->start_ns;
 		cJSON_AddStringToObject(o, "cpu_ns", "unreadable: the command's process is gone");
 		cJSON_AddStringToObject(o, "cpu_share",
 					"unreadable: the command's process is gone");
@@ -557,6 +561,7 @@ cJSON *il_background_stats_json(const struct il_background *b)
 		cJSON_AddStringToObject(o, "outside_group",
 					"unreadable: the command's process is gone");
 	}
+	cJSON_AddNumberToObject(o, "wall_ns", (double)wall);
 	return o;
 }
 
