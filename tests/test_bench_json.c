@@ -146,13 +146,16 @@ static void test_bench_json_killed_bpf_floor_stops_its_command(void **state)
 		waitpid(pid, NULL, 0);
 		fail_msg("bpf-floor started no command in 5 s");
 	}
-	/* The command's own environment names bpf-floor. */
+	/* The command's own environment names bpf-floor. All of it: the
+	 * variable comes last, and a CI's environment runs past 4 KiB. */
+	static char environ_text[1 << 20];
+
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)cmd);
 	snprintf(want, sizeof(want), "IL_RUN_PARENT=%d", (int)pid);
-	n = il_test_read_file(path, text, sizeof(text));
+	n = il_test_read_file(path, environ_text, sizeof(environ_text));
 	bool named = false;
-	for (ssize_t off = 0; off < n; off += (ssize_t)strlen(text + off) + 1)
-		named = named || !strcmp(text + off, want);
+	for (ssize_t off = 0; off < n; off += (ssize_t)strlen(environ_text + off) + 1)
+		named = named || !strcmp(environ_text + off, want);
 
 	assert_int_equal(kill(pid, SIGKILL), 0);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
@@ -167,7 +170,7 @@ static void test_bench_json_killed_bpf_floor_stops_its_command(void **state)
 		      left ? "still there after 2 s (killed now)" : "stopped");
 	assert_false(left);
 	if (!named)
-		fail_msg("the command's environment has no %s", want);
+		fail_msg("the command's environment (%zd bytes read) has no %s", n, want);
 }
 
 /*
