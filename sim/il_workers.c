@@ -24,12 +24,10 @@ struct il_worker {
 	/* Written by the member before it reports (under the gate lock), read
 	 * by the starter after it has seen the report. */
 	int tid;
-	/* Published by the member; read by the stats. at_ns is when (CLOCK_
-	 * MONOTONIC) cpu_ns was read, stored before it: a reader that sees a
-	 * cpu_ns sees an at_ns at least as late. */
-	_Atomic uint64_t cpu_ns, units, at_ns;
+	/* Published by the member; read by the stats. */
+	_Atomic uint64_t cpu_ns, units;
 	/* Values at the mark, owned by the control thread. */
-	uint64_t base_cpu_ns, base_units, base_at_ns;
+	uint64_t base_cpu_ns, base_units;
 };
 
 struct il_workers {
@@ -261,8 +259,7 @@ int il_workers_start(const struct il_workers_config *c, struct il_workers **out,
 	}
 	w->mark_ns = il_now_ns();
 	for (unsigned i = 0; i < w->n; i++) {
-		w->m[i].base_cpu_ns = atomic_load_explicit(&w->m[i].cpu_ns, memory_order_acquire);
-		w->m[i].base_at_ns = atomic_load_explicit(&w->m[i].at_ns, memory_order_relaxed);
+		w->m[i].base_cpu_ns = atomic_load_explicit(&w->m[i].cpu_ns, memory_order_relaxed);
 		w->m[i].base_units = 0;
 	}
 	if (!c->hold)
@@ -285,8 +282,7 @@ void il_workers_mark(struct il_workers *w)
 	for (unsigned i = 0; i < w->n; i++) {
 		struct il_worker *m = &w->m[i];
 
-		m->base_cpu_ns = atomic_load_explicit(&m->cpu_ns, memory_order_acquire);
-		m->base_at_ns = atomic_load_explicit(&m->at_ns, memory_order_relaxed);
+		m->base_cpu_ns = atomic_load_explicit(&m->cpu_ns, memory_order_relaxed);
 		m->base_units = atomic_load_explicit(&m->units, memory_order_relaxed);
 	}
 	w->mark_ns = il_now_ns();
@@ -359,7 +355,7 @@ uint64_t il_workers_cpu_ns(const struct il_workers *w, unsigned i)
 	if (i >= w->n)
 		return 0;
 	m = &w->m[i];
-	now = atomic_load_explicit(&m->cpu_ns, memory_order_acquire);
+	now = atomic_load_explicit(&m->cpu_ns, memory_order_relaxed);
 	return now > m->base_cpu_ns ? now - m->base_cpu_ns : 0;
 }
 
@@ -378,21 +374,9 @@ const cpu_set_t *il_workers_cpus(const struct il_workers *w)
 	return &w->cpus;
 }
 
-/*
- * The window the members' CPU time since the mark was counted over. Their
- * counts are the readings of their last publish before the mark and their
- * last publish since, each a chunk of work apart at most; the mark and the
- * halt (or now) are the control thread's own readings. A member still in
- * its chunk at the halt publishes after it (up to a chunk later), and one
- * mid-chunk at the mark published before it: CPU time of a longer span
- * than the mark-to-halt wall it was divided by, and a group that had all of
- * its CPUs read cpu_share 1.01. The window is widened to every reading it
- * counts, from the earliest base reading to the latest publish, so that the
- * time counted lies within the time divided by.
- */
 static uint64_t wall_since_mark(const struct il_workers *w, uint64_t wall_ns)
 {
-	uint64_t start = w->mark_ns, end;
+	uint64_t end;
 
 	if (wall_ns)
 		return wall_ns;
@@ -401,65 +385,37 @@ static uint64_t wall_since_mark(const struct il_workers *w, uint64_t wall_ns)
 		return 0;
 	end = w->halt_ns ? w->halt_ns : il_now_ns();
 	/* A halt word written before this process got to its mark: no wall. */
-	if (end <= w->mark_ns)
-		return 0;
-	for (unsigned i = 0; i < w->n; i++) {
-		const struct il_worker *m = &w->m[i];
-		uint64_t at;
-
-		/* A cpu_ns read first, then its at_ns (stored before it): at is
-		 * that reading's time or a later one's. */
-		(void)atomic_load_explicit(&m->cpu_ns, memory_order_acquire);
-		at = atomic_load_explicit(&m->at_ns, memory_order_relaxed);
-		if (at > end)
-			end = at;
-		if (m->base_at_ns && m->base_at_ns < start)
-			start = m->base_at_ns;
-	}
-	return end - start;
-}
-
-/*
- * CPU time over wall x CPUs. Above 1 it is written as read, not clamped:
- * over one window the members cannot have had more than their CPUs, but
- * the counts are the thread CPU clocks' (the scheduler's) and the window
- * CLOCK_MONOTONIC's, which may run apart by a few parts per million; a
- * share clamped to 1 would also hide a window that is wrong again, as this
- * one was. The report's check (il_report_sane) allows 1% over.
- */
-static double share_of(uint64_t cpu_ns, uint64_t wall_ns, int ncpu)
-{
-	if (wall_ns == 0 || ncpu <= 0)
-		return 0;
-	return (double)cpu_ns / ((double)wall_ns * ncpu);
+	return end > w->mark_ns ? end - w->mark_ns : 0;
 }
 
 double il_workers_cpu_share(const struct il_workers *w, uint64_t wall_ns)
 {
 	uint64_t sum = 0;
+	int ncpu = CPU_COUNT(&w->cpus);
 
-	/* The counts first, then the window: it then spans every reading
-	 * counted (wall_since_mark). */
+	wall_ns = wall_since_mark(w, wall_ns);
 	for (unsigned i = 0; i < w->n; i++)
 		sum += il_workers_cpu_ns(w, i);
-	return share_of(sum, wall_since_mark(w, wall_ns), CPU_COUNT(&w->cpus));
+	if (wall_ns == 0 || ncpu <= 0)
+		return 0;
+	return (double)sum / ((double)wall_ns * ncpu);
 }
 
 cJSON *il_workers_stats_json(const struct il_workers *w, uint64_t wall_ns)
 {
-	cJSON *o = cJSON_CreateObject(), *arr, *wall;
+	cJSON *o = cJSON_CreateObject(), *arr;
 	uint64_t sum = 0;
 
 	if (!o)
 		return NULL;
+	wall_ns = wall_since_mark(w, wall_ns);
 	cJSON_AddNumberToObject(o, "threads", w->n);
 	cJSON_AddNumberToObject(o, "cpus", CPU_COUNT(&w->cpus));
 	arr = cJSON_AddArrayToObject(o, "cpu_set");
 	for (int c = 0; arr && c < CPU_SETSIZE; c++)
 		if (CPU_ISSET(c, &w->cpus))
 			cJSON_AddItemToArray(arr, cJSON_CreateNumber(c));
-	/* Set below, once the counts are read (il_workers_cpu_share). */
-	wall = cJSON_AddNumberToObject(o, "wall_ns", 0);
+	cJSON_AddNumberToObject(o, "wall_ns", (double)wall_ns);
 	arr = cJSON_AddArrayToObject(o, "per_thread");
 	for (unsigned i = 0; i < w->n; i++) {
 		const struct il_worker *m = &w->m[i];
@@ -478,12 +434,8 @@ cJSON *il_workers_stats_json(const struct il_workers *w, uint64_t wall_ns)
 		if (!arr || !cJSON_AddItemToArray(arr, e))
 			cJSON_Delete(e);
 	}
-	wall_ns = wall_since_mark(w, wall_ns);
-	if (wall)
-		cJSON_SetNumberValue(wall, (double)wall_ns);
 	cJSON_AddNumberToObject(o, "cpu_ns", (double)sum);
-	/* The counts above over that window: one reading of each. */
-	cJSON_AddNumberToObject(o, "cpu_share", share_of(sum, wall_ns, CPU_COUNT(&w->cpus)));
+	cJSON_AddNumberToObject(o, "cpu_share", il_workers_cpu_share(w, wall_ns));
 	return o;
 }
 
@@ -513,8 +465,7 @@ uint64_t il_worker_publish(struct il_worker *self, uint64_t units)
 {
 	uint64_t cpu_ns = il_thread_cpu_ns();
 
-	atomic_store_explicit(&self->at_ns, il_now_ns(), memory_order_relaxed);
-	atomic_store_explicit(&self->cpu_ns, cpu_ns, memory_order_release);
+	atomic_store_explicit(&self->cpu_ns, cpu_ns, memory_order_relaxed);
 	atomic_store_explicit(&self->units, units, memory_order_relaxed);
 	return cpu_ns;
 }
