@@ -131,6 +131,11 @@ static void test_fuzz_regress_cli(void **state)
 	replay("cli", il_fuzz_cli);
 }
 
+static void test_fuzz_regress_report(void **state)
+{
+	replay("report", il_fuzz_report);
+}
+
 /* Edge cases a corpus file cannot hold conveniently. */
 static void test_fuzz_regress_empty(void **state)
 {
@@ -140,14 +145,15 @@ static void test_fuzz_regress_empty(void **state)
 	assert_int_equal(il_fuzz_policy(none, 0), 0);
 	assert_int_equal(il_fuzz_evdev(none, 0), 0);
 	assert_int_equal(il_fuzz_cli(none, 0), 0);
+	assert_int_equal(il_fuzz_report(none, 0), 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fuzz_regress_frame), cmocka_unit_test(test_fuzz_regress_policy),
-	    cmocka_unit_test(test_fuzz_regress_evdev), cmocka_unit_test(test_fuzz_regress_cli),
-	    cmocka_unit_test(test_fuzz_regress_empty),
+	    cmocka_unit_test(test_fuzz_regress_frame),	cmocka_unit_test(test_fuzz_regress_policy),
+	    cmocka_unit_test(test_fuzz_regress_evdev),	cmocka_unit_test(test_fuzz_regress_cli),
+	    cmocka_unit_test(test_fuzz_regress_report), cmocka_unit_test(test_fuzz_regress_empty),
 	};
 
 	if (il_test_filters("test_fuzz_regress", tests, sizeof(tests) / sizeof(tests[0])) < 0)

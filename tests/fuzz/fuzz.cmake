@@ -1,4 +1,5 @@
-# libFuzzer targets (issue 8): fuzz_frame, fuzz_policy, fuzz_evdev, fuzz_cli.
+# libFuzzer targets (issue 8): fuzz_frame, fuzz_policy, fuzz_evdev, fuzz_cli,
+# fuzz_report.
 # Included by the top-level CMakeLists.txt when IL_FUZZ is ON, after every
 # subdirectory, so that the libraries exist. Configure with
 #   CC=clang cmake -S . -B build-fuzz -DIL_FUZZ=ON
@@ -42,13 +43,13 @@ if(NOT IL_SANITIZE)
 endif()
 
 # Coverage feedback for the code under test: libFuzzer steers by it.
-foreach(lib il_tracefs_obj il_common il_wire il_policy il_input il_present il_harness)
+foreach(lib il_tracefs_obj il_common il_wire il_policy il_input il_present il_attrib il_harness)
   if(TARGET ${lib})
     target_compile_options(${lib} PRIVATE -fsanitize=fuzzer-no-link)
   endif()
 endforeach()
 
-foreach(name frame policy evdev cli)
+foreach(name frame policy evdev cli report)
   add_executable(fuzz_${name} ${IL_FUZZ_DIR}/fuzz_${name}.c)
   target_include_directories(fuzz_${name} PRIVATE ${IL_FUZZ_DIR})
   target_compile_definitions(fuzz_${name} PRIVATE IL_FUZZ=1)
@@ -57,4 +58,4 @@ foreach(name frame policy evdev cli)
   target_link_libraries(fuzz_${name} PRIVATE il_harness)
   set_target_properties(fuzz_${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz)
 endforeach()
-add_custom_target(fuzz DEPENDS fuzz_frame fuzz_policy fuzz_evdev fuzz_cli)
+add_custom_target(fuzz DEPENDS fuzz_frame fuzz_policy fuzz_evdev fuzz_cli fuzz_report)

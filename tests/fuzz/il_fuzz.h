@@ -29,6 +29,10 @@ int il_fuzz_evdev(const uint8_t *data, size_t size);
 /* CLI numbers, --input/--present specs and `inputlat run` options. */
 int il_fuzz_cli(const uint8_t *data, size_t size);
 
+/* Run reports (one, or several split on a line "%%"): explain, compare and
+ * reproduce's recorded runs read them. */
+int il_fuzz_report(const uint8_t *data, size_t size);
+
 /* Inputs larger than this are cut: no target gains from more. */
 #define IL_FUZZ_MAX_INPUT 32768
 
