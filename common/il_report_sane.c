@@ -8,6 +8,7 @@
 
 #include "il_chain.h"
 #include "il_file.h"
+#include "il_printable.h"
 
 #define MAX_COUNT  9007199254740992.0 /* 2^53: a count JSON keeps exact */
 #define MAX_NUMBER 1e18		      /* ns stamps of a machine up for 30 years */
@@ -599,8 +600,14 @@ int il_report_sane(const cJSON *root, char *why, size_t n)
 	if (latencies_sane(root, why, n) < 0 || counts_sane(root, why, n) < 0 ||
 	    latency_order_sane(root, why, n) < 0 || hops_sane(root, why, n) < 0 ||
 	    hop_order_sane(root, why, n) < 0 || numbers_sane(root, 0, why, n) < 0 ||
-	    domains_sane(root, why, n) < 0)
+	    domains_sane(root, why, n) < 0) {
+		/* why names the value by its keys, which are any bytes the
+		 * file holds: a newline forged a second line of the refusal,
+		 * an escape sequence acted on the reader's terminal. */
+		if (n)
+			il_printable(why);
 		return -1;
+	}
 	/* "inf CPUs" was printed; a CPU count is whole and at least 1. */
 	if (cpus && !(is_count(cpus) && cpus->valuedouble >= 1 && cpus->valuedouble <= 65536)) {
 		snprintf(why, n, "kernel.nr_cpus is not a count of CPUs");

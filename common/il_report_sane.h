@@ -23,7 +23,7 @@
  * run writes in its domain (durations 0 or more, shares 0 to 1,
  * percentages 0 to 100, counts whole: "canary.max_stall_ms = -50 is not
  * an amount (0 or more)"). 0, or -1 with why (e.g. "latency_us.processing.p50 = -5 is
- * not a latency (0 to 3600000000 us)").
+ * not a latency (0 to 3600000000 us)"), one printable line (il_printable).
  */
 int il_report_sane(const cJSON *root, char *why, size_t n);
 

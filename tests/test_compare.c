@@ -1256,6 +1256,9 @@ static void test_compare_impossible_counts_refused(void **state)
 	     "not JSON we can read (key \"sent\" appears twice in one object)"},
 	    {"dup-newline.json", "\"sent\":", "\"a\\nb\":1,\"a\\nb\":2,\"sent\":",
 	     "(key \"a?b\" appears twice in one object)"},
+	    /* A key of the report is said as ps would: one line, no escape. */
+	    {"newline-key.json", "\"timed_out\":", "\"late\\n\\u001b[2J\":-5,\"timed_out\":",
+	     "events.late??[2J is not a count of events"},
 	};
 	char src[128], *text;
 
