@@ -188,7 +188,8 @@ static int latency_order_sane(const cJSON *root, char *why, size_t n)
 /*
  * The event counts are whole numbers: completed + timed_out <= sent, and a
  * latency's per-event samples no more than the events completed (two
- * million samples of a 30-event run were not written by a run).
+ * million samples of a 30-event run were not written by a run) nor than
+ * IL_REPORT_MAX_SAMPLES.
  */
 static int counts_sane(const cJSON *root, char *why, size_t n)
 {
@@ -229,6 +230,13 @@ static int counts_sane(const cJSON *root, char *why, size_t n)
 
 		snprintf(key, sizeof(key), "samples_us.%s", lats[i]);
 		a = il_json_get(root, key);
+		/* A run keeps at most so many, whatever it completed: compare
+		 * resamples them thousands of times. */
+		if (cJSON_IsArray(a) && cJSON_GetArraySize(a) > IL_REPORT_MAX_SAMPLES) {
+			snprintf(why, n, "%s has %d samples, more than the %d a run keeps", key,
+				 cJSON_GetArraySize(a), IL_REPORT_MAX_SAMPLES);
+			return -1;
+		}
 		if (cJSON_IsArray(a) && !isnan(v[1]) && (double)cJSON_GetArraySize(a) > v[1]) {
 			snprintf(why, n, "%s has %d samples for %.0f completed events", key,
 				 cJSON_GetArraySize(a), v[1]);

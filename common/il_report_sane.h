@@ -14,6 +14,10 @@
 /* The longest latency a report can hold: a run's watchdog ends it long before. */
 #define IL_REPORT_MAX_LATENCY_US 3.6e9 /* one hour */
 
+/* The most per-event samples of a latency a run keeps (samples_us.<latency>,
+ * IL_RUN_STATS_MAX_SAMPLES): a reader's work over them is bounded by it. */
+#define IL_REPORT_MAX_SAMPLES 100000
+
 /*
  * Checks root (a JSON object): every number finite and at most 1e18
  * (outside attribution, which explain checks in its own words);

@@ -4,6 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "il_report_sane.h"
+
+/* What a run keeps, its readers take (il_report_sane refuses more). */
+_Static_assert(IL_RUN_STATS_MAX_SAMPLES <= IL_REPORT_MAX_SAMPLES,
+	       "a run keeps no more samples than a report may hold");
+
 int il_run_stats_new(uint64_t hist_max_us, struct il_run_stats **out)
 {
 	struct il_run_stats *s = calloc(1, sizeof(*s));

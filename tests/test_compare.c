@@ -12,6 +12,7 @@
 #include "il_cmd.h"
 #include "il_comparable.h"
 #include "il_file.h"
+#include "il_report_sane.h"
 #include "il_stats.h"
 #include "il_test.h"
 
@@ -1265,6 +1266,20 @@ static void test_compare_impossible_counts_refused(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		refused_variant(cases[i].name, cases[i].from, cases[i].to, cases[i].says);
+	/* More samples than a run keeps (a.json's 2000 and these): ten million
+	 * of them a side kept one run each resampling for minutes, in gigabytes. */
+	{
+		size_t n = IL_REPORT_MAX_SAMPLES + 1;
+		char *many = malloc(2 * n + 32), *w = many;
+
+		w += sprintf(w, "\"processing\":[");
+		for (size_t i = 0; i < n; i++)
+			w += sprintf(w, "7,");
+		refused_variant("many-samples.json", "\"processing\":[", many,
+				"samples_us.processing has 102001 samples, more than the 100000 a "
+				"run keeps");
+		free(many);
+	}
 	path_of(src, sizeof(src), "a.json");
 	text = il_file_read(src, 1 << 24, NULL);
 	assert_non_null(text);
