@@ -102,7 +102,11 @@ void il_explain_culprit_words(const cJSON *run, const cJSON *c, char *buf, size_
 	const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "thread"));
 	const char *cls = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "class"));
 	const cJSON *pr = cJSON_GetObjectItemCaseSensitive(c, "priority");
-	int p = cJSON_IsNumber(pr) ? (int)pr->valuedouble : 0;
+	/* reproduce names culprits of reports explain's checks never saw:
+	 * only a priority a run writes is made an int. */
+	int p = cJSON_IsNumber(pr) && pr->valuedouble >= -20 && pr->valuedouble <= 99
+		    ? (int)pr->valuedouble
+		    : 0;
 	/* A thread of no process of the run (process null): said so, or
 	 * another program's thread called "inputlat" reads as the run's own. */
 	bool foreign = cls && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "process"));
@@ -708,6 +712,17 @@ static bool value_typed(const char *k, const cJSON *c, char *where, size_t n)
 		snprintf(where, n, "%s: not a CPU number", k);
 		return false;
 	}
+	/* A culprit's nice (-20..19) or RT priority (0..99), as il_attrib
+	 * writes it: 1e18 was made an int to print. */
+	if (!strcmp(k, "priority") && !cJSON_IsNull(c) && !whole_in(c, -20, 99)) {
+		snprintf(where, n, "priority: not a scheduling priority (-20 to 99)");
+		return false;
+	}
+	/* A band's example event is an event's id: -5 was made a uint64_t. */
+	if (!strcmp(k, "event") && !cJSON_IsNull(c) && !whole_in(c, 0, 9007199254740992.0)) {
+		snprintf(where, n, "event: not an event's id");
+		return false;
+	}
 	return true;
 }
 
@@ -1183,7 +1198,13 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 		const cJSON *b = band_at(attr, ps[np - 1]);
 		char title[64];
 
-		ev = b ? find_stored(attr, (uint64_t)num(b, "event")) : NULL;
+		const cJSON *id = b ? cJSON_GetObjectItemCaseSensitive(b, "event") : NULL;
+
+		/* A band without its example event (attribution_types checked a
+		 * present one) has none to show. */
+		ev = whole_in(id, 0, 9007199254740992.0)
+			 ? find_stored(attr, (uint64_t)id->valuedouble)
+			 : NULL;
 		snprintf(title, sizeof(title), "an event of the p%g band", ps[np - 1]);
 		if (ev) {
 			if (jout)

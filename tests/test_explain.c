@@ -660,6 +660,10 @@ static void test_explain_impossible_values_refused(void **state)
 	     "bands[0]: mean_us 9000 outside its range 1100 to 1600 us"},
 	    {"attribution.bands.1.components_us.work", "5",
 	     "bands[1]: components_us add up to 3005.00, not its mean_us 4100.00"},
+	    /* Made an int and a uint64_t to print and look up: UB, and 'nice -2147483648'. */
+	    {"attribution.bands.1.culprits.0.priority", "1e18",
+	     "priority: not a scheduling priority (-20 to 99)"},
+	    {"attribution.bands.1.event", "-5", "event: not an event's id"},
 	};
 	char path[300];
 	int rc;
