@@ -27,16 +27,18 @@
 #include "il_cmd.h"
 #include "il_fuzz.h"
 
-#define REPORT_SEP  "\n%%\n"
-#define MAX_REPORTS 4
+#define REPORT_SEP "\n%%\n"
+/* reproduce takes one a scenario; compare and explain the first four. */
+#define MAX_REPORTS 9
 /* reproduce's scenario ids, in its order (cmd_reproduce.c setup_scenarios). */
 static const char *const scenario_ids[] = {
     "c1-cfs", "c1-rt",		 "c1-chromeos",	      "c1-chromeos-rt",	   "c2-rt",
     "c2-cfs", "c3-rt-throttled", "c3-rt-fair-server", "c4-rt-fair-server",
 };
 #define NSCEN (sizeof(scenario_ids) / sizeof(scenario_ids[0]))
+_Static_assert(NSCEN == MAX_REPORTS, "one report a scenario");
 
-static int report_fd[MAX_REPORTS] = {-1, -1, -1, -1};
+static int report_fd[MAX_REPORTS] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
 static char report_path[MAX_REPORTS][64];
 static char recorded_dir[64];
 static FILE *out_file, *err_file;
