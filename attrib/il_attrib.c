@@ -62,7 +62,9 @@
 #define BANDS_PER_OCTAVE	 8
 #define NBANDS			 (41 * BANDS_PER_OCTAVE)
 #define HOP_ACC			 16
-#define THREAD_TOP		 8
+_Static_assert(MAX_WORST + NBANDS <= IL_ATTRIB_MAX_STORED,
+	       "explain takes every event a report keeps");
+#define THREAD_TOP 8
 /* send + wake + runqueue + dispatch vs the stamps, for asleep receivers. */
 #define IDENTITY_TOL_NS 2000
 

@@ -80,6 +80,10 @@ enum {
 };
 #define IL_ATTRIB_MAX_CULPRITS 256 /* distinct holders kept; the rest count as unknown */
 
+/* The most events a report's attribution keeps (attribution.events): the
+ * worst (at most 256) and one example a latency band (41 octaves of 8). */
+#define IL_ATTRIB_MAX_STORED (256 + 41 * 8)
+
 /* Who held a CPU, as the report names it. */
 struct il_attrib_culprit {
 	int tid;	  /* 0 for the fixed ones */

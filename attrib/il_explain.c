@@ -933,6 +933,12 @@ static bool attribution_shape(const cJSON *attr, char *where, size_t n)
 			snprintf(where, n, "%s: not a list", lists[i]);
 			return false;
 		}
+		/* --worst K ranks them K times over. */
+		if (i == 1 && cJSON_GetArraySize(v) > IL_ATTRIB_MAX_STORED) {
+			snprintf(where, n, "events: %d kept, more than the %d a run keeps",
+				 cJSON_GetArraySize(v), IL_ATTRIB_MAX_STORED);
+			return false;
+		}
 		cJSON_ArrayForEach (e, v)
 			if (!cJSON_IsObject(e)) {
 				snprintf(where, n, "%s: an entry that is not an object", lists[i]);
@@ -1169,30 +1175,33 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 			event_table(out, run, ev, NULL);
 	} else if (o->worst) {
 		/* The worst stored events, by processing latency. */
-		const cJSON *events = cJSON_GetObjectItemCaseSensitive(attr, "events");
-		int n = cJSON_GetArraySize(events);
+		const cJSON *events = cJSON_GetObjectItemCaseSensitive(attr, "events"), *e;
+		int n = cJSON_GetArraySize(events), k = 0;
+		/* The list once into an array: cJSON_GetArrayItem walks it
+		 * from the start each time. */
+		const cJSON **evs = calloc((size_t)n + 1, sizeof(*evs));
 		bool *used = calloc((size_t)n + 1, 1);
 
-		for (unsigned w = 0; used && w < o->worst && w < (unsigned)n; w++) {
+		cJSON_ArrayForEach (e, events)
+			if (evs && k < n)
+				evs[k++] = e;
+		for (unsigned w = 0; evs && used && w < o->worst && w < (unsigned)k; w++) {
 			int best = -1;
 
-			for (int i = 0; i < n; i++)
-				if (!used[i] &&
-				    (best < 0 ||
-				     num(cJSON_GetArrayItem(events, i), "processing_us") >
-					 num(cJSON_GetArrayItem(events, best), "processing_us")))
+			for (int i = 0; i < k; i++)
+				if (!used[i] && (best < 0 || num(evs[i], "processing_us") >
+								 num(evs[best], "processing_us")))
 					best = i;
 			if (best < 0)
 				break;
 			used[best] = true;
 			if (jout)
-				cJSON_AddItemToArray(
-				    je, cJSON_Duplicate(cJSON_GetArrayItem(events, best), 1));
+				cJSON_AddItemToArray(je, cJSON_Duplicate(evs[best], 1));
 			else
-				event_table(out, run, cJSON_GetArrayItem(events, best),
-					    w == 0 ? "the worst" : NULL);
+				event_table(out, run, evs[best], w == 0 ? "the worst" : NULL);
 		}
 		free(used);
+		free(evs);
 	} else {
 		/* The example event of the last percentile's band. */
 		const cJSON *b = band_at(attr, ps[np - 1]);

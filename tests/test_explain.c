@@ -594,6 +594,19 @@ static void test_explain_impossible_reports_refused(void **state)
 		rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), path, NULL);
 		il_test_assert_one_line_exit(rc, OUT, ERR, 2, cases[i].says, NULL);
 	}
+	/* More events than a run keeps: 14000 of them and --worst 1000 ranked
+	 * for over five minutes, walking the list from its start for each. */
+	{
+		cJSON *r = report("cfs", 100);
+		cJSON *evs = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "attribution"), "events");
+
+		while (cJSON_GetArraySize(evs) <= IL_ATTRIB_MAX_STORED)
+			cJSON_AddItemToArray(evs, event(1000 + cJSON_GetArraySize(evs), 100));
+		write_report(path, r);
+		rc = explain(OUT, sizeof(OUT), ERR, sizeof(ERR), "--worst", "1000", path, NULL);
+		il_test_assert_one_line_exit(
+		    rc, OUT, ERR, 2, "events: 585 kept, more than the 584 a run keeps", NULL);
+	}
 }
 
 /* Sets the value at a dotted path of r ("a.events.0.hops.0.x"), the last step made if missing. */
