@@ -793,12 +793,14 @@ static bool event_sane(const cJSON *ev, char *where, size_t n)
 	cJSON_ArrayForEach (h, hops) {
 		const cJSON *comps = cJSON_GetObjectItemCaseSensitive(h, "components_us");
 		double total = num(h, "total_us"), csum = 0;
-		int k = (int)num(h, "index");
+		int k;
 
+		/* Made an int only once it is a hop's index: (int) of a NaN is UB. */
 		if (!whole_in(cJSON_GetObjectItemCaseSensitive(h, "index"), 1, IL_NHOPS)) {
 			snprintf(where, n, "event %.0f: a hop without its index", id->valuedouble);
 			return false;
 		}
+		k = (int)num(h, "index");
 		if (!(total >= 0)) {
 			snprintf(where, n,
 				 "event %.0f: hop %d: total_us = %g is not a duration (0 or more)",
