@@ -16,11 +16,15 @@
  * stdout and stderr go to a memfd while a verb runs (swapping glibc's FILE
  * pointers, as fuzz_cli does); libFuzzer and the sanitizers keep fd 2.
  */
+#include <errno.h>
+#include <glob.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,21 +44,48 @@ _Static_assert(NSCEN == MAX_REPORTS, "one report a scenario");
 
 static int report_fd[MAX_REPORTS] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
 static char report_path[MAX_REPORTS][64];
+/* reproduce's directory of recorded runs, PREFIX<pid>. */
+#define RECORDED_PREFIX "/tmp/il-fuzz-report."
 static char recorded_dir[64];
 static FILE *out_file, *err_file;
 
-static void remove_recorded(void)
+static void remove_dir(const char *dir)
 {
 	char path[128];
 
-	if (!recorded_dir[0])
-		return;
 	for (size_t i = 0; i < NSCEN; i++) {
-		snprintf(path, sizeof(path), "%s/%s.0.json", recorded_dir, scenario_ids[i]);
+		snprintf(path, sizeof(path), "%s/%s.0.json", dir, scenario_ids[i]);
 		unlink(path);
 	}
-	rmdir(recorded_dir);
+	rmdir(dir);
+}
+
+static void remove_recorded(void)
+{
+	if (recorded_dir[0])
+		remove_dir(recorded_dir);
 	recorded_dir[0] = '\0';
+}
+
+/*
+ * A fuzzer that crashed (abort, a sanitizer's report) ends without atexit:
+ * the directories of fuzzers no longer alive (their pid in the name) go
+ * when the next one starts.
+ */
+static void remove_dead(void)
+{
+	glob_t g;
+
+	if (glob(RECORDED_PREFIX "*", GLOB_NOSORT, NULL, &g) != 0)
+		return;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		char *end;
+		long pid = strtol(g.gl_pathv[i] + strlen(RECORDED_PREFIX), &end, 10);
+
+		if (pid > 0 && !*end && kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+			remove_dir(g.gl_pathv[i]);
+	}
+	globfree(&g);
 }
 
 /* The memfds, the output captures and reproduce's directory, made once. */
@@ -73,8 +104,10 @@ static int setup(void)
 	}
 	out_file = fdopen(memfd_create("il-fuzz-report-out", MFD_CLOEXEC), "w+");
 	err_file = fdopen(memfd_create("il-fuzz-report-err", MFD_CLOEXEC), "w+");
-	snprintf(recorded_dir, sizeof(recorded_dir), "/tmp/il-fuzz-report.XXXXXX");
-	if (!out_file || !err_file || !mkdtemp(recorded_dir)) {
+	remove_dead();
+	snprintf(recorded_dir, sizeof(recorded_dir), RECORDED_PREFIX "%ld", (long)getpid());
+	remove_dir(recorded_dir); /* a dead one's, of a pid used again */
+	if (!out_file || !err_file || mkdir(recorded_dir, 0700) < 0) {
 		recorded_dir[0] = '\0';
 		return -1;
 	}
