@@ -187,7 +187,9 @@ static int one_line(const char *text, const char *verb)
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 
-		if (!memmem(p, len, ": warning: ", 11))
+		/* "compare: warning: ...", not a report's key that holds the words. */
+		if (len < strlen(verb) + 11 || strncmp(p, verb, strlen(verb)) ||
+		    strncmp(p + strlen(verb), ": warning: ", 11))
 			lines++;
 		p += len + (nl != NULL);
 	}
