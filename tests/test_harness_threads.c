@@ -193,19 +193,24 @@ static void test_harness_threads_changed_during_run(void **state)
 	snprintf(err, sizeof(err), "%s/changed.err", il_test_suite.tmpdir);
 	run = il_test_spawn(argv, out, err);
 	assert_true(run > 0);
-	for (int waited = 0; waited < 20000 && !tid; waited += 20) {
+	/* Both threads, each in its own time: browser-sim's threads may not
+	 * all be there yet when render-sim's are (seen under ASan). */
+	browser = ui = 0;
+	for (int waited = 0; waited < 20000 && !(tid && ui); waited += 20) {
 		if (!render)
 			render = il_test_find_child(run, "render-sim");
-		if (render)
+		if (render && !tid)
 			tid = il_test_find_thread(render, "render:main");
+		if (!browser)
+			browser = il_test_find_child(run, "browser-sim");
+		if (browser && !ui)
+			ui = il_test_find_thread(browser, "browser:ui");
 		usleep(20000);
 	}
 	assert_true(tid > 0);
 	assert_int_equal(setpriority(PRIO_PROCESS, (id_t)tid, 5), 0);
 	/* And browser:ui's EEVDF slice (Linux 6.12+), which class, nice and
 	 * CPUs alone do not show. */
-	browser = il_test_find_child(run, "browser-sim");
-	ui = browser ? il_test_find_thread(browser, "browser:ui") : 0;
 	assert_true(ui > 0);
 	{
 		struct il_sched_attr attr = {
