@@ -99,17 +99,19 @@ int il_comparable_diff(const cJSON *a, const cJSON *b, unsigned what, char *buf,
 	return n;
 }
 
-/* A string field of report against what its place says (NULL: not judged). */
+/* A string field of report against what its place says (NULL: not
+ * judged; "": a null, as a report writes for none). */
 static void place_string(const cJSON *report, const char *key, const char *want, char *buf,
 			 size_t len, size_t *at, int *n)
 {
 	const cJSON *v = il_json_get(report, key);
 	char t[64];
 
-	if (!want || (cJSON_IsString(v) && strcmp(v->valuestring, want) == 0))
+	if (!want ||
+	    (want[0] ? cJSON_IsString(v) && strcmp(v->valuestring, want) == 0 : cJSON_IsNull(v)))
 		return;
 	append(buf, len, at, "%s%s %s, its place's %s", *n ? "; " : "", key,
-	       v ? value_text(v, t, sizeof(t)) : "missing", want);
+	       v ? value_text(v, t, sizeof(t)) : "missing", want[0] ? want : "null");
 	(*n)++;
 }
 
@@ -145,20 +147,8 @@ int il_comparable_place_diff(const cJSON *report, const struct il_comparable_pla
 	 * never sleeps, a bursty hog leaves the CPU idle between its tasks. */
 	place_string(report, "scenario.hog_mode", want->hog_mode, buf, len, &at, &n);
 	/* A --background load (stress-ng beside the run) is load its place
-	 * did not run, as load_threads of another count are. A report writes
-	 * null for none. */
-	if (want->background) {
-		const cJSON *v = il_json_get(report, "scenario.background");
-
-		if (want->background[0] == '\0'
-			? !cJSON_IsNull(v)
-			: !(cJSON_IsString(v) && strcmp(v->valuestring, want->background) == 0)) {
-			append(buf, len, &at, "%sscenario.background %s, its place's %s",
-			       n ? "; " : "", v ? value_text(v, t, sizeof(t)) : "missing",
-			       want->background[0] ? want->background : "null");
-			n++;
-		}
-	}
+	 * did not run, as load_threads of another count are. */
+	place_string(report, "scenario.background", want->background, buf, len, &at, &n);
 	return n;
 }
 

@@ -1418,15 +1418,18 @@ static int recorded_reports_check(const struct repro *r, const char *json_path)
 
 	for (int s = 0; s < NSCEN; s++)
 		for (unsigned i = 0; i < (r->sc[s].claim > 1 ? r->other_rounds : r->rounds); i++) {
+			bool there;
+
 			il_repro_report_path(r->from, r->sc[s].id, i, path, sizeof(path));
-			if (il_out_path_is_file(json_path, path)) {
+			there = stat(path, &st) == 0;
+			if (there && il_out_path_same(json_path, path)) {
 				fprintf(stderr,
 					"inputlat reproduce: --json %s is the report %s; refusing "
 					"to overwrite an input\n",
 					json_path, path);
 				return 2;
 			}
-			any = any || stat(path, &st) == 0;
+			any = any || there;
 			n++;
 		}
 	if (any)

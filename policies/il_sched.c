@@ -1,6 +1,7 @@
 /* sched_setattr/sched_getattr for the calling thread (il_sched_attr.h). */
 #include "il_sched.h"
 #include "il_parse.h"
+#include "il_procfs.h"
 #include "il_sched_attr.h"
 #include "il_sched_refusal.h"
 #include "il_sysinfo.h"
@@ -408,22 +409,14 @@ void il_sched_ask_record(struct il_sched_ask *a, int cls, int prio, int err, pid
 	 * shows of it, whatever the report's label for its role. */
 	a->tid = tid ? (int)tid : (int)gettid();
 	{
-		char path[40], name[32];
-		size_t n;
-		FILE *f;
+		struct il_procfs_stat st;
+		int r = il_procfs_stat(0, a->tid, 0, &st);
 
-		snprintf(path, sizeof(path), "/proc/self/task/%d/comm", a->tid);
-		f = fopen(path, "re");
-		if (f && fgets(name, sizeof(name), f)) {
-			n = strcspn(name, "\n");
-			name[n] = '\0';
-			snprintf(a->comm, sizeof(a->comm), "%s", name);
-		} else {
-			snprintf(a->comm, sizeof(a->comm), "unreadable: %s: %s", path,
-				 f ? "empty" : strerror(errno));
-		}
-		if (f)
-			fclose(f);
+		if (r == 0)
+			snprintf(a->comm, sizeof(a->comm), "%s", st.comm);
+		else
+			snprintf(a->comm, sizeof(a->comm),
+				 "unreadable: /proc/self/task/%d/stat: %s", a->tid, strerror(-r));
 	}
 }
 
