@@ -566,8 +566,16 @@ static void test_attrib_run_off(void **state)
 	assert_null(strstr(buf, "\"attribution\""));
 }
 
-/* tracefs's trace buffer, read in a private mount namespace (nothing changes). */
-static int count_markers(const char *needle)
+/*
+ * tracefs's trace buffer, in a private mount namespace (no mount is left):
+ * with needle NULL, writes token to trace_marker and returns 0; else
+ * counts the lines holding needle after the line holding token. The
+ * buffer keeps every run's markers since boot and a pid is reused within
+ * a CI run (pid_max 32768 here), so a needle of a browser-sim pid found
+ * an earlier run's markers too ("10 of the 5"): only those after this
+ * test's own token are counted. -1 when tracefs is out of reach.
+ */
+static int trace_buffer(const char *token, const char *needle)
 {
 	int pfd[2], n = -1, st;
 	pid_t pid;
@@ -578,16 +586,25 @@ static int count_markers(const char *needle)
 	if (pid == 0) {
 		char line[512];
 		int c = 0;
-		FILE *f;
+		bool after = false;
+		FILE *f = NULL;
 
 		close(pfd[0]);
 		if (unshare(CLONE_NEWNS) == 0 &&
 		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
 		    (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0 ||
-		     errno == EBUSY) &&
-		    (f = fopen("/sys/kernel/tracing/trace", "re"))) {
-			while (fgets(line, sizeof(line), f))
-				c += strstr(line, needle) != NULL;
+		     errno == EBUSY))
+			f = fopen(needle ? "/sys/kernel/tracing/trace"
+					 : "/sys/kernel/tracing/trace_marker",
+				  needle ? "re" : "we");
+		if (f && !needle) {
+			c = fputs(token, f) >= 0 ? 0 : -1;
+			c = fclose(f) == 0 ? c : -1;
+		} else if (f) {
+			while (fgets(line, sizeof(line), f)) {
+				c += after && strstr(line, needle) != NULL;
+				after = after || strstr(line, token) != NULL;
+			}
 			fclose(f);
 		} else {
 			c = -1;
@@ -618,14 +635,18 @@ static bool warned(const cJSON *root, const char *what)
 
 static void test_attrib_run_trace_marker(void **state)
 {
-	char json[300], needle[96], *text;
+	char json[300], needle[96], token[96], *text;
 	struct il_test_result *res;
 	const cJSON *t, *marks;
 	cJSON *root;
 	int browser = 0, n;
+	bool started;
 
 	IL_TEST_NEED_ROOT("tracefs trace_marker");
 	path_of(json, sizeof(json), "marker.json");
+	snprintf(token, sizeof(token), "il-test-attrib-run %d %.0f", (int)getpid(),
+		 il_test_now_s() * 1e6);
+	started = trace_buffer(token, NULL) == 0;
 	res = run("--trace-marker", "--events", "5", "--warmup", "0", "--trace-marker",
 		  "--attribution", "off", "--json", json, NULL);
 	free(res);
@@ -663,7 +684,9 @@ static void test_attrib_run_trace_marker(void **state)
 			 5 * 3 * 2);
 	/* Hop 2's handler runs in browser-sim: one slice begin per mouse-down. */
 	snprintf(needle, sizeof(needle), "B|%d|hop 2 evdev->ui ev=", browser);
-	n = count_markers(needle);
+	/* tracing_on: the test's own token went in before the run's markers. */
+	assert_true(started);
+	n = trace_buffer(token, needle);
 	print_message("'%s' found %d times in the trace buffer\n", needle, n);
 	if (n != 5)
 		fail_msg("%d of the 5 hop-2 markers in the trace buffer, after a run that "
