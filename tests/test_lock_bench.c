@@ -7,6 +7,8 @@
  * is what the sections held it.
  */
 #include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <math.h>
 #include <grp.h>
@@ -47,13 +49,47 @@ static int teardown_dir(void **state)
 }
 
 /*
- * Runs lock-bench with args (NULL-ended) and --json into the case's
- * directory; pre (or NULL) runs in the child before its exec. Fails the
- * case unless it exits 0; returns the JSON it wrote.
+ * Copies the executable from into to, mode 0755: 0 or a negative errno.
  */
-static cJSON *run_bench(const char *const *args, void (*pre)(void *), struct il_test_result *r)
+static int copy_exe(const char *from, const char *to)
 {
-	static char bench[PATH_MAX], json[PATH_MAX + 16];
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = 0;
+	ssize_t n = 0;
+
+	if (in < 0)
+		return -errno;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	if (out < 0) {
+		rc = -errno;
+		goto out;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			rc = -EIO;
+			goto out;
+		}
+	if (n < 0)
+		rc = -errno;
+out:
+	if (out >= 0 && close(out) != 0 && rc == 0)
+		rc = -errno;
+	close(in);
+	return rc;
+}
+
+/*
+ * Runs lock-bench with args (NULL-ended) and --json into the case's
+ * directory; pre (or NULL) runs in the child before its exec. With
+ * own_copy it runs a copy of lock-bench in that directory, for a pre that
+ * becomes another user: the build tree need not be theirs to reach (a
+ * clone in root's home, mode 0700 on Debian, is not). Fails the case
+ * unless it exits 0; returns the JSON it wrote.
+ */
+static cJSON *run_bench(const char *const *args, void (*pre)(void *), bool own_copy,
+			struct il_test_result *r)
+{
+	static char bench[PATH_MAX], copy[PATH_MAX + 16], json[PATH_MAX + 16];
 	char *argv[32];
 	int n = 0;
 
@@ -61,7 +97,11 @@ static cJSON *run_bench(const char *const *args, void (*pre)(void *), struct il_
 	IL_TEST_NEED(access(bench, X_OK) == 0, "%s is not built", bench);
 	assert_int_equal(il_test_tmpdir_make(dir, sizeof(dir), "lock-bench"), 0);
 	snprintf(json, sizeof(json), "%s/lb.json", dir);
-	argv[n++] = bench;
+	if (own_copy) {
+		snprintf(copy, sizeof(copy), "%s/lock-bench", dir);
+		assert_int_equal(copy_exe(bench, copy), 0);
+	}
+	argv[n++] = own_copy ? copy : bench;
 	while (*args && n < 28)
 		argv[n++] = (char *)*args++;
 	argv[n++] = "--json";
@@ -85,7 +125,7 @@ static void test_lock_bench_without_source_not_judged(void **state)
 	cJSON *root;
 
 	(void)state;
-	root = run_bench(args, pre_no_bpf, &r);
+	root = run_bench(args, pre_no_bpf, false, &r);
 	assert_string_equal(il_test_json_str(root, "il_bpf_source"), "none");
 	t = cJSON_GetObjectItem(root, "targets");
 	assert_int_equal(cJSON_GetArraySize(t), 1);
@@ -142,7 +182,7 @@ static void test_lock_bench_skipped_says_why(void **state)
 	(void)state;
 	if (geteuid() != 0)
 		IL_TEST_SKIP("needs root to run it as nobody");
-	root = run_bench(args, pre_nobody, &r);
+	root = run_bench(args, pre_nobody, true, &r);
 	cJSON_ArrayForEach (e, cJSON_GetObjectItem(root, "results")) {
 		assert_true(cJSON_IsTrue(cJSON_GetObjectItem(e, "skipped")));
 		assert_string_equal(il_test_json_str(e, "skipped_why"), want);
@@ -184,7 +224,7 @@ static void test_lock_bench_held_and_ceiling(void **state)
 
 	(void)state;
 	/* Without BPF: the switch-cost measurement a root run starts with takes 20 s. */
-	root = run_bench(args, pre_no_bpf, &r);
+	root = run_bench(args, pre_no_bpf, false, &r);
 	cJSON_ArrayForEach (e, cJSON_GetObjectItem(root, "results")) {
 		double ops = il_test_json_num(e, "ops_per_s"),
 		       held = il_test_json_num(e, "lock_held_share"),
