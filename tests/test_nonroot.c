@@ -142,12 +142,13 @@ static void test_nonroot_cfs(void **state)
 	char *args[] = {il_test_suite.inputlat, "run", "--policy", "cfs", "--events", "50",
 			/* All 50 must complete: latency is not what this checks. */
 			"--timeout-ms", "20000", "--quiet", "--json", json, NULL};
-	struct il_test_result *res = malloc(sizeof(*res));
+	struct il_test_result *res;
 	const cJSON *c;
 	struct stat st;
 	cJSON *root;
 
 	need_user();
+	res = malloc(sizeof(*res));
 	assert_non_null(res);
 	snprintf(json, sizeof(json), "%s/cfs.json", il_test_suite.tmpdir);
 	run_user(args, 60000, res);
@@ -182,10 +183,11 @@ static void test_nonroot_cfs(void **state)
 static void test_nonroot_rt(void **state)
 {
 	static const char *const policies[] = {"rt", "rt-throttled"};
-	struct il_test_result *res = malloc(sizeof(*res));
+	struct il_test_result *res;
 	int failed = 0;
 
 	need_user();
+	res = malloc(sizeof(*res));
 	assert_non_null(res);
 	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
 		char *args[] = {il_test_suite.inputlat,
@@ -243,11 +245,12 @@ static void test_nonroot_attribution(void **state)
 	char json[300];
 	char *args[] = {il_test_suite.inputlat, "run", "--events", "20", "--json", json, NULL};
 	char *on[] = {il_test_suite.inputlat, "run", "--events", "5", "--attribution", "on", NULL};
-	struct il_test_result *res = malloc(sizeof(*res));
+	struct il_test_result *res;
 	const cJSON *a;
 	cJSON *root;
 
 	need_user();
+	res = malloc(sizeof(*res));
 	assert_non_null(res);
 	snprintf(json, sizeof(json), "%s/noattr.json", il_test_suite.tmpdir);
 	run_user(args, 60000, res);
@@ -286,10 +289,11 @@ static void test_nonroot_check(void **state)
 	static const char *const unlooked[] = {"stale knobs found: no (",
 					       "stale background load found: no ("};
 	char *args[] = {il_test_suite.inputlat, "check", NULL};
-	struct il_test_result *res = malloc(sizeof(*res));
+	struct il_test_result *res;
 	const char *line;
 
 	need_user();
+	res = malloc(sizeof(*res));
 	assert_non_null(res);
 	run_user(args, 30000, res);
 	line = strstr(res->out, "root or CAP_SYS_NICE: ");
@@ -319,10 +323,11 @@ static void test_nonroot_check(void **state)
 static void test_nonroot_reproduce(void **state)
 {
 	char *args[] = {il_test_suite.inputlat, "reproduce", "--quick", NULL};
-	struct il_test_result *res = malloc(sizeof(*res));
+	struct il_test_result *res;
 
 	(void)state;
 	need_user();
+	res = malloc(sizeof(*res));
 	assert_non_null(res);
 	run_user(args, 30000, res);
 	print_message("as %s: reproduce: exit %d in %.2f s: %s", user, res->exit_code,
