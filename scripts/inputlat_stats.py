@@ -118,8 +118,16 @@ def write_text(path, text):
         os.fchmod(fd, 0o666 & ~mask)
         # A path's undecodable bytes (a policy file's name in the run's
         # command) come from argv as surrogates: written back as they were.
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
-            f.write(text)
+        # A failed write() or close() (a full disk, RLIMIT_FSIZE) raises an
+        # OSError without a file name: given path's, as the rename's is.
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape",
+                           newline="") as f:
+                f.write(text)
+        except OSError as e:
+            if e.filename is not None:
+                raise
+            raise OSError(e.errno, e.strerror, path) from None
         try:
             os.replace(tmp, path)
         except OSError as e:

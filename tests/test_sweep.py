@@ -12,6 +12,7 @@ import glob
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -1296,6 +1297,23 @@ class FakeSweep(unittest.TestCase, Outputs):
         r = sweep(self.out, "--policies", "cfs", "--lock", other)
         self.assertEqual((r.returncode, len(r.stderr.splitlines())), (2, 1), r.stderr)
         self.assertIn(f"--lock {other} is summary.md in --out {self.out}", r.stderr)
+
+    def test_sweep_output_not_written_names_it(self):
+        """An --out whose files cannot be written (a full disk; here a file
+        size limit, the same failed write()) ended the sweep with
+        'policy-sweep: File too large': write_text's write and close raise
+        an OSError with no file name. The line names the file."""
+        def limited():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+        r = subprocess.run([sys.executable, SWEEP, "--inputlat", FAKE, "--out", self.out,
+                            "--policies", "cfs", "--scenarios", "idle", "--rounds", "1",
+                            "--events", "5"], env=dict(os.environ, FAKE_INPUTLAT_LOG=self.log),
+                           capture_output=True, text=True, timeout=240, preexec_fn=limited)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        last = r.stderr.splitlines()[-1]
+        self.assertRegex(last, r"^policy-sweep: " + re.escape(self.out) + r"/\S+: File too large$")
+        self.assertEqual(glob.glob(os.path.join(self.out, "**", ".*.part"), recursive=True), [])
 
     def test_sweep_bad_input_one_line(self):
         for args, want in ((["--rounds", "0"], "--rounds: 0 is out of range (1..31: "),
