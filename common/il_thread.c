@@ -6,6 +6,14 @@
 #include <string.h>
 #include <unistd.h>
 
+const char *il_thread_limit_why(int err)
+{
+	/* "Resource temporarily unavailable" names no resource. */
+	return err == EAGAIN ? " (a process and thread limit: RLIMIT_NPROC, ulimit -u, or the "
+			       "cgroup's pids.max)"
+			     : "";
+}
+
 pid_t il_gettid(void)
 {
 	/* gettid() is a system call; the hop path asks for it once per message. */

@@ -29,6 +29,14 @@ typedef int (*il_thread_init_fn)(void *ctx, enum il_role role, const char *name,
 int il_thread_pin_init(int cpu, il_thread_init_fn init, void *init_ctx, enum il_role role,
 		       const char *name, char *err, size_t errlen);
 
+/*
+ * What a failed fork or pthread_create's err (a positive errno) says beyond
+ * strerror: for EAGAIN, the limit that refused the task (" (a process and
+ * thread limit: RLIMIT_NPROC, ulimit -u, or the cgroup's pids.max)"), else
+ * "". A static string.
+ */
+const char *il_thread_limit_why(int err);
+
 /* The calling thread's kernel tid (cached per thread). */
 pid_t il_gettid(void);
 

@@ -701,8 +701,10 @@ int il_cmd_run(int argc, char **argv)
 	if (rc < 0)
 		snprintf(r.rttime_why, sizeof(r.rttime_why), "not set: setrlimit: %s",
 			 strerror(-rc));
-	if (il_watchdog_start(bound_ns, &r.knobs) < 0) {
-		fprintf(stderr, "inputlat run: cannot start the watchdog thread\n");
+	rc = il_watchdog_start(bound_ns, &r.knobs);
+	if (rc < 0) {
+		fprintf(stderr, "inputlat run: cannot start the watchdog thread: %s%s\n",
+			strerror(-rc), il_thread_limit_why(-rc));
 		exit_code = 1;
 		goto out_knobs;
 	}

@@ -17,6 +17,7 @@
 #include "il_present.h"
 #include "il_run.h"
 #include "il_sched_table.h"
+#include "il_thread.h"
 #include "il_watchdog.h"
 
 #define MAX_ARGS 64
@@ -255,10 +256,8 @@ int il_wiring_start(struct il_run *r, char *err, size_t errlen)
 			/* EAGAIN from fork: say which limit, not only "try again". */
 			snprintf(err, errlen, "starting %.200s/%s: %s%s", r->children_dir, prog,
 				 uv_strerror(rc),
-				 rc == UV_EAGAIN   ? " (a process and thread limit: RLIMIT_NPROC, "
-						     "ulimit -u, or the cgroup's pids.max)"
-				 : rc == UV_EMFILE ? " (the open-file limit: ulimit -n)"
-						   : "");
+				 rc == UV_EMFILE ? " (the open-file limit: ulimit -n)"
+						 : il_thread_limit_why(-rc));
 			goto out;
 		}
 	}

@@ -585,8 +585,8 @@ static int role_thread_start(struct il_child *c, struct il_role_thread *t)
 	sem_init(&t->started, 0, 0);
 	rc = pthread_create(&t->th, NULL, role_thread_main, t);
 	if (rc) {
-		snprintf(t->errmsg, sizeof(t->errmsg), "%s: pthread_create: %s", t->name,
-			 strerror(rc));
+		snprintf(t->errmsg, sizeof(t->errmsg), "%s: pthread_create: %s%s", t->name,
+			 strerror(rc), il_thread_limit_why(rc));
 		return -rc;
 	}
 	while (sem_wait(&t->started) < 0 && errno == EINTR)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "il_clock.h"
+#include "il_thread.h"
 
 struct il_worker {
 	struct il_workers *w;
@@ -242,7 +243,8 @@ int il_workers_start(const struct il_workers_config *c, struct il_workers **out,
 			snprintf(m->name, sizeof(m->name), "%s", c->name);
 		ret = spawn(m);
 		if (ret < 0) {
-			snprintf(err, errlen, "cannot start %s: %s", m->name, strerror(-ret));
+			snprintf(err, errlen, "cannot start %s: %s%s", m->name, strerror(-ret),
+				 il_thread_limit_why(-ret));
 			break;
 		}
 		m->created = true;

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -1287,6 +1288,59 @@ static void test_hardening_io_open_file_limit(void **state)
 	}
 }
 
+/* RLIMIT_NPROC as nobody (root's own tasks are exempt from it, whatever the
+ * limit): a task limit of k, so the k-th thread or process of the run fails. */
+static void nproc_limit_nobody(void *ctx)
+{
+	struct rlimit rl = {*(rlim_t *)ctx, *(rlim_t *)ctx};
+
+	setrlimit(RLIMIT_NPROC, &rl);
+	if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+	    setresuid(65534, 65534, 65534) < 0)
+		_exit(99);
+}
+
+/*
+ * Too few processes and threads (ulimit -u): whichever thread or process
+ * hit it, the line names the limit. The watchdog's said 'inputlat run:
+ * cannot start the watchdog thread' (no reason) and a child's role thread
+ * 'render-sim: render:io: pthread_create: Resource temporarily unavailable'
+ * (no limit), while a child that could not be forked named ulimit -u.
+ */
+static void test_hardening_io_process_limit(void **state)
+{
+	static const rlim_t limits[] = {1, 2, 3, 4, 6, 8, 10, 12, 14, 16, 20, 24};
+	const char *args[] = {"run", "--events", "5", "--interval-ms", "5", "--quiet", NULL};
+	rlim_t plenty = 4096;
+	double took_ms;
+	char why[512];
+
+	(void)state;
+	if (geteuid() != 0)
+		IL_TEST_SKIP("needs root to run inputlat as uid 65534 under RLIMIT_NPROC");
+	run_pre(args, nproc_limit_nobody, &plenty);
+	if (res->exit_code != 0)
+		IL_TEST_SKIP("uid 65534 cannot run %s here: exit %d %s", il_test_suite.inputlat,
+			     res->exit_code, res->err);
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		run_pre(args, nproc_limit_nobody, (void *)&limits[i]);
+		print_message("RLIMIT_NPROC %llu: exit %d %s", (unsigned long long)limits[i],
+			      res->exit_code, res->err[0] ? res->err : "\n");
+		if (res->exit_code < 0)
+			fail_msg("RLIMIT_NPROC %llu: killed by %s", (unsigned long long)limits[i],
+				 strsignal(res->term_signal));
+		if (res->exit_code != 0 && !strstr(res->err, "ulimit -u"))
+			fail_msg("RLIMIT_NPROC %llu: exit %d, a line that does not name the "
+				 "limit: %s",
+				 (unsigned long long)limits[i], res->exit_code, res->err);
+		if (res->exit_code != 0 &&
+		    strchr(res->err, '\n') != res->err + strlen(res->err) - 1)
+			fail_msg("RLIMIT_NPROC %llu: not one line: %s",
+				 (unsigned long long)limits[i], res->err);
+		assert_true(il_test_nothing_left(NULL, 0, 5000, &took_ms, why, sizeof(why)));
+	}
+}
+
 /* How many threads of pid have a name that starts with prefix; the tids of
  * the first max of them go to tids. */
 static int members_find(pid_t pid, const char *prefix, pid_t *tids, int max)
@@ -1588,6 +1642,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_hardening_io_background_job, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_open_file_limit, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_stack_limit, il_test_proc_teardown),
+	    cmocka_unit_test_teardown(test_hardening_io_process_limit, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_cli_limits, il_test_proc_teardown),
 	    cmocka_unit_test_teardown(test_hardening_io_cli_limits_threads, il_test_proc_teardown),
 	};
