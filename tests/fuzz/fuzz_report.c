@@ -8,7 +8,10 @@
  * il_explain_compare), `compare` (add_report's checks, il_round_latency,
  * the statistics over rounds or over events) and `reproduce` with
  * IL_REPRODUCE_REPORTS (load_scenario, il_repro_recorded_check, the
- * claims' judging), the reports its recorded runs, one a scenario.
+ * claims' judging), the reports its recorded runs, one a scenario. With
+ * two parts or more, the second is also the first report's `--records`
+ * file for `explain --event N --records` (find_record, record_of_run and
+ * the line's checks), N the first event id it holds.
  *
  * Every verb must end with an exit code it documents; one that refuses
  * (2) says so in one line on stderr (compare's "warning:" lines aside),
@@ -278,11 +281,37 @@ static char *P(size_t i)
 	return report_path[i];
 }
 
+/*
+ * The first event id a --records file holds ("id": N, as its lines start),
+ * in buf; "1" when there is none, so that the records are read anyway.
+ */
+static char *first_id(const uint8_t *data, size_t size, char *buf, size_t n)
+{
+	const uint8_t *p = data, *end = data + size;
+
+	snprintf(buf, n, "1");
+	while ((p = memmem(p, (size_t)(end - p), "\"id\"", 4)) != NULL) {
+		size_t k = 0;
+
+		p += 4;
+		while (p < end && (*p == ' ' || *p == ':'))
+			p++;
+		while (p + k < end && k < 19 && k + 1 < n && p[k] >= '0' && p[k] <= '9')
+			k++;
+		if (k) {
+			memcpy(buf, p, k);
+			buf[k] = '\0';
+			break;
+		}
+	}
+	return buf;
+}
+
 int il_fuzz_report(const uint8_t *data, size_t size)
 {
 	const uint8_t *part[MAX_REPORTS];
 	size_t len[MAX_REPORTS], n;
-	char list_a[160], list_b[160], path[128];
+	char list_a[160], list_b[160], path[128], id[24];
 	unsigned pick = 0;
 	int ret = 0;
 
@@ -320,6 +349,12 @@ int il_fuzz_report(const uint8_t *data, size_t size)
 	 * against itself, after both were read. */
 	if (ret == 0 && n > 1)
 		ret = verb(il_cmd_explain, "02", "explain", P(0), P(1), NULL);
+	/* The second part as the first report's records: an event the report
+	 * did not keep is looked up there. */
+	if (ret == 0 && n > 1)
+		ret =
+		    verb(il_cmd_explain, "02", "explain", "--event",
+			 first_id(part[1], len[1], id, sizeof(id)), "--records", P(1), P(0), NULL);
 	/* One run a side (events resampled), then rounds. */
 	if (ret == 0)
 		ret = verb(il_cmd_compare, "02", "compare", "--resamples", "200", "--unit", "event",
