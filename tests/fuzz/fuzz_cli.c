@@ -36,11 +36,14 @@ static int check_numbers(const char *s, const uint8_t *data, size_t size)
 	double d = 7;
 	int rc;
 
-	/* What parses is plain decimal: no sign, space, hex, inf or nan. */
+	/* What parses is plain decimal: no space, hex, inf or nan, and no sign
+	 * but that of "-0", which is 0 (il_parse_u64; test_parse). */
 	rc = il_parse_u64(s, 0, UINT64_MAX, &u);
 	IL_FUZZ_CHECK(rc == 0 || rc == -EINVAL || rc == -ERANGE);
 	if (rc == 0)
-		IL_FUZZ_CHECK(s[0] && s[strspn(s, "0123456789")] == '\0');
+		IL_FUZZ_CHECK(s[0] &&
+			      (s[0] == '-' ? s[1] && s[1 + strspn(s + 1, "0")] == '\0' && u == 0
+					   : s[strspn(s, "0123456789")] == '\0'));
 	rc = il_parse_u64(s, umin, umax, &u);
 	IL_FUZZ_CHECK(rc == 0 || rc == -EINVAL || rc == -ERANGE);
 	if (rc == 0)
