@@ -8,6 +8,7 @@ il_add_test(test_fuzz_regress
           ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_evdev.c
           ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_cli.c
           ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_report.c
+          ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_evemu.c
   LIBS il_harness LABELS unit TIMEOUT 60)
 target_include_directories(test_fuzz_regress PRIVATE ${CMAKE_CURRENT_LIST_DIR}/fuzz)
 target_compile_definitions(test_fuzz_regress PRIVATE

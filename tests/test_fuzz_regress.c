@@ -136,6 +136,11 @@ static void test_fuzz_regress_report(void **state)
 	replay("report", il_fuzz_report);
 }
 
+static void test_fuzz_regress_evemu(void **state)
+{
+	replay("evemu", il_fuzz_evemu);
+}
+
 /* Edge cases a corpus file cannot hold conveniently. */
 static void test_fuzz_regress_empty(void **state)
 {
@@ -146,6 +151,7 @@ static void test_fuzz_regress_empty(void **state)
 	assert_int_equal(il_fuzz_evdev(none, 0), 0);
 	assert_int_equal(il_fuzz_cli(none, 0), 0);
 	assert_int_equal(il_fuzz_report(none, 0), 0);
+	assert_int_equal(il_fuzz_evemu(none, 0), 0);
 }
 
 int main(void)
@@ -153,7 +159,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_fuzz_regress_frame),	cmocka_unit_test(test_fuzz_regress_policy),
 	    cmocka_unit_test(test_fuzz_regress_evdev),	cmocka_unit_test(test_fuzz_regress_cli),
-	    cmocka_unit_test(test_fuzz_regress_report), cmocka_unit_test(test_fuzz_regress_empty),
+	    cmocka_unit_test(test_fuzz_regress_report), cmocka_unit_test(test_fuzz_regress_evemu),
+	    cmocka_unit_test(test_fuzz_regress_empty),
 	};
 
 	if (il_test_filters("test_fuzz_regress", tests, sizeof(tests) / sizeof(tests[0])) < 0)

@@ -29,6 +29,10 @@ int il_fuzz_evdev(const uint8_t *data, size_t size);
 /* CLI numbers, --input/--present specs and `inputlat run` options. */
 int il_fuzz_cli(const uint8_t *data, size_t size);
 
+/* evemu recordings (--input replay:FILE): il_evemu_parse and the replay
+ * checks of a run's preflight on the input as the file's contents. */
+int il_fuzz_evemu(const uint8_t *data, size_t size);
+
 /* Run reports (one, or several split on a line "%%"): explain, compare and
  * reproduce's recorded runs read them. */
 int il_fuzz_report(const uint8_t *data, size_t size);
