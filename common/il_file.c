@@ -760,6 +760,43 @@ const char *il_json_duplicate_key(const cJSON *root)
 	return dup;
 }
 
+/*
+ * How many values (numbers, strings, literals, arrays, objects; an object's
+ * member is its value) the JSON text holds, read without parsing: each is
+ * one cJSON node, so this is the tree's size before it is built. Commas
+ * outside strings separate values, and a container that is not empty holds
+ * one more than its commas. Exact for valid JSON; text that is not JSON
+ * gets a count, and cJSON then says it is not JSON.
+ */
+size_t il_json_count_values(const char *text, size_t len)
+{
+	size_t n = len ? 1 : 0;
+	bool in_string = false, opened = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = false;
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+			continue;
+		/* The first value inside [ or {, unless it closes at once. */
+		if (opened && c != ']' && c != '}')
+			n++;
+		opened = c == '[' || c == '{';
+		if (c == ',')
+			n++;
+		else if (c == '"')
+			in_string = true;
+	}
+	return n;
+}
+
 int il_json_load(const char *path, cJSON **out, char *err, size_t errlen)
 {
 	size_t len;
@@ -789,7 +826,18 @@ int il_json_load(const char *path, cJSON **out, char *err, size_t errlen)
 	 */
 	{
 		const char *nul = memchr(text, '\0', len), *end = NULL;
+		/* A tree costs about 100 bytes a value, whatever the value's
+		 * size: 32 MiB of "0," was a tree of 16 M nodes, 1.3 GiB. Counted
+		 * before it is built. */
+		size_t nvalues = nul ? 0 : il_json_count_values(text, len);
 
+		if (nvalues > IL_JSON_MAX_VALUES) {
+			snprintf(err, errlen,
+				 "%s: %zu JSON values, more than the %u a run report may have",
+				 path, nvalues, IL_JSON_MAX_VALUES);
+			free(text);
+			return -E2BIG;
+		}
 		root = nul ? NULL : cJSON_ParseWithLengthOpts(text, len, &end, false);
 		while (root && end < text + len && strchr(" \t\r\n", *end))
 			end++;
@@ -832,6 +880,23 @@ int il_json_load(const char *path, cJSON **out, char *err, size_t errlen)
 	}
 	*out = root;
 	return 0;
+}
+
+size_t il_json_tree_bytes(const cJSON *root)
+{
+	size_t n;
+
+	if (!root)
+		return 0;
+	n = sizeof(*root);
+	if (root->string && !(root->type & cJSON_StringIsConst))
+		n += strlen(root->string) + 1;
+	if (root->valuestring)
+		n += strlen(root->valuestring) + 1;
+	/* cJSON's nesting limit (1000) bounds the recursion. */
+	for (const cJSON *c = root->child; c; c = c->next)
+		n += il_json_tree_bytes(c);
+	return n;
 }
 
 cJSON *il_json_u64(uint64_t v)

@@ -135,15 +135,32 @@ int il_json_sanitize(cJSON *root);
  * -errno / -EINVAL with one line in err ("PATH: not JSON", "PATH: No such
  * file or directory", "PATH: 300 MiB, more than the 32 MiB a report may
  * have", "PATH: not a regular file (a FIFO)", "PATH: not JSON we can read (key
- * "x" appears twice in one object)").
+ * "x" appears twice in one object)", "PATH: 16777216 JSON values, more than
+ * the 2000000 a run report may have").
  */
 #define IL_JSON_MAX_BYTES (32u << 20)
+/*
+ * The values (cJSON nodes) one report may hold, counted before it is
+ * parsed: the largest run writes about 250,000 (two 100,000-sample arrays,
+ * --attribution on), a tree of 20 MiB; 2,000,000 bound a tree at about
+ * 200 MiB whatever the text. Refused "PATH: N JSON values, more than the
+ * 2000000 a run report may have".
+ */
+#define IL_JSON_MAX_VALUES 2000000u
 int il_json_load(const char *path, cJSON **out, char *err, size_t errlen);
+
+/* The values in JSON text of len bytes (what il_json_load bounds by
+ * IL_JSON_MAX_VALUES), counted without parsing. */
+size_t il_json_count_values(const char *text, size_t len);
 
 /* The first key that appears twice in one object anywhere under root, or
  * NULL: such a text has no one meaning (cJSON reads the first, Python the
  * last), so readers refuse it. The name points into root. */
 const char *il_json_duplicate_key(const cJSON *root);
+
+/* The bytes the tree at root holds in nodes and their strings (what a
+ * reader that keeps many trees adds up). */
+size_t il_json_tree_bytes(const cJSON *root);
 
 /* The item at a dotted path ("latency_us.processing.p50"), or NULL. */
 const cJSON *il_json_get(const cJSON *root, const char *path);

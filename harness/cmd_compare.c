@@ -39,6 +39,22 @@
 #define MAX_GROUPS    16
 #define MAX_ROUNDS    IL_STATS_MAX_ROUNDS /* a group's reports */
 #define REQUIRED_NOTE "(is it an inputlat run --json report?)"
+/*
+ * The parsed reports compare holds at once, in bytes of cJSON nodes and
+ * their strings. A 100,000-event run's report is a tree of about 13 MiB
+ * here (its attribution dropped), a 100-event run's about 0.3 MiB: 1 GiB
+ * holds 16 groups of 63 of these, or about 75 of the largest. Without it,
+ * reports of many small values (each under il_json_load's bound) held as
+ * much as the user handed in, until the OOM killer ended it.
+ */
+#define MAX_HELD_BYTES (1u << 30)
+
+/* What every group's loading shares: the bytes held so far, and whether
+ * a --metric reads a key under attribution (else it is dropped). */
+struct held {
+	size_t bytes;
+	bool attribution;
+};
 
 struct group {
 	const char *label; /* as given */
@@ -49,6 +65,7 @@ struct group {
 	size_t n;
 	char policy[128];
 	char work_model[16]; /* the reports' work_model, or "mixed" */
+	struct held *held;
 };
 
 /*
@@ -192,6 +209,25 @@ static int add_report(struct group *g, const char *path)
 	if (il_json_load(path, &root, err, sizeof(err)) < 0) {
 		fprintf(stderr, "compare: %s\n", err);
 		return -1;
+	}
+	/* The attribution is most of a short run's tree and nothing compare
+	 * reads, but for a --metric under it. */
+	if (!g->held->attribution && cJSON_IsObject(root))
+		cJSON_DeleteItemFromObjectCaseSensitive(root, "attribution");
+	{
+		size_t bytes = il_json_tree_bytes(root);
+
+		if (bytes > MAX_HELD_BYTES - g->held->bytes) {
+			fprintf(stderr,
+				"compare: %s: %.0f MiB parsed, %.0f MiB with the reports before "
+				"it, more than the %u MiB compare holds at once (compare fewer "
+				"reports)\n",
+				path, bytes / 1048576.0, (bytes + g->held->bytes) / 1048576.0,
+				MAX_HELD_BYTES >> 20);
+			cJSON_Delete(root);
+			return -1;
+		}
+		g->held->bytes += bytes;
 	}
 	if (!cJSON_IsObject(root)) {
 		fprintf(stderr, "compare: %s: not a JSON object %s\n", path, REQUIRED_NOTE);
@@ -1141,6 +1177,7 @@ int il_cmd_compare(int argc, char **argv)
 	struct opts o = {
 	    .alpha = IL_STATS_ALPHA, .seed = IL_STATS_SEED, .resamples = IL_STATS_RESAMPLES};
 	struct group *groups = NULL;
+	struct held held = {0};
 	struct row_result *res = NULL;
 	size_t ngroups;
 	cJSON *root = NULL, *arr, *warnings = NULL;
@@ -1182,6 +1219,11 @@ int il_cmd_compare(int argc, char **argv)
 		}
 	}
 	rc = 0;
+	for (size_t m = 0; m < o.nrows; m++)
+		if (o.rows[m].key && !strncmp(o.rows[m].key, "attribution", 11))
+			held.attribution = true;
+	for (size_t i = 0; i < ngroups; i++)
+		groups[i].held = &held;
 	for (size_t i = 0; i < ngroups && rc == 0; i++)
 		if (group_load(&groups[i], argv[optind + (int)i]) < 0)
 			rc = 2;

@@ -3,6 +3,7 @@
  * its JSON for the sweep, one-line errors.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -907,6 +908,83 @@ static void test_compare_metric_key_not_a_number(void **state)
 	}
 }
 
+/* What cJSON holds, counted through its hooks (whatever the sanitizer). */
+static size_t json_live, json_peak;
+
+static void *count_malloc(size_t n)
+{
+	size_t *p = malloc(n + sizeof(max_align_t));
+
+	if (!p)
+		return NULL;
+	*p = n;
+	json_live += n;
+	if (json_live > json_peak)
+		json_peak = json_live;
+	return (char *)p + sizeof(max_align_t);
+}
+
+static void count_free(void *q)
+{
+	size_t *p;
+
+	if (!q)
+		return;
+	p = (size_t *)(void *)((char *)q - sizeof(max_align_t));
+	json_live -= *p;
+	free(p);
+}
+
+/*
+ * Reports each within il_json_load's bounds, more of them than memory
+ * holds: 40 rounds of 31 MiB (a long string each) were all held at once,
+ * as many as the user handed in. compare refuses the one that takes what
+ * it holds past 1 GiB, in one line naming it, having held no more.
+ */
+static void test_compare_held_bound(void **state)
+{
+	char src[128], dst[128], err[256], *note;
+	cJSON_Hooks hooks = {count_malloc, count_free};
+	size_t note_len = 31u << 20;
+	cJSON *root;
+	int rc;
+
+	(void)state;
+	make_cell("heavy");
+	path_of(src, sizeof(src), "a.json");
+	assert_int_equal(il_json_load(src, &root, err, sizeof(err)), 0);
+	note = malloc(note_len + 1);
+	assert_non_null(note);
+	memset(note, 'x', note_len);
+	note[note_len] = '\0';
+	cJSON_AddStringToObject(root, "note", note);
+	free(note);
+	for (int r = 1; r <= 40; r++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "heavy/round-%02d.json", r);
+		path_of(dst, sizeof(dst), name);
+		assert_int_equal(il_json_write(dst, root), 0);
+	}
+	cJSON_Delete(root);
+	json_live = json_peak = 0;
+	cJSON_InitHooks(&hooks);
+	rc = run_compare("heavy", "cellB");
+	cJSON_InitHooks(NULL);
+	print_message("40 reports of 31 MiB: exit %d, cJSON held %zu MiB at most\n", rc,
+		      json_peak >> 20);
+	il_test_assert_one_line_exit(rc, out_text, err_text, 2, ".json: 31 MiB parsed, ",
+				     "more than the 1024 MiB compare holds at once");
+	assert_true(json_peak <= (1u << 30) + (64u << 20));
+	for (int r = 1; r <= 40; r++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "heavy/round-%02d.json", r);
+		path_of(dst, sizeof(dst), name);
+		unlink(dst);
+	}
+}
+
 /* a.json with its policy and error set (NULL: none), as name. */
 static void write_variant(const char *name, const char *policy, const char *error)
 {
@@ -1306,6 +1384,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_compare_same_run_twice),
 	    cmocka_unit_test(test_compare_copied_run_refused),
+	    cmocka_unit_test(test_compare_held_bound),
 	    cmocka_unit_test(test_compare_metric_rounds_not_dropped),
 	    cmocka_unit_test(test_compare_metric_key_not_a_number),
 	    cmocka_unit_test(test_compare_scaled_run_higher),

@@ -3,9 +3,12 @@
  * 64 KiB first block once made every read fail (EFBIG before a byte was
  * read), which turned /proc/PID/task/TID/schedstat "unreadable" in the
  * attribution's cross-check; pseudo-files report size 0, so only the
- * bound while reading protects there.
+ * bound while reading protects there. And il_json_load's bound on the
+ * tree: a report under 32 MiB of "0," was a tree of 1.3 GiB.
  */
+#include <cjson/cJSON.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +133,207 @@ static void test_file_out_path_same(void **state)
 	rmdir(sub);
 }
 
+/* --- il_json_load's tree bound ------------------------------------------- */
+/* What cJSON holds, counted through its hooks (whatever the sanitizer). */
+static size_t json_live, json_peak;
+
+static void *count_malloc(size_t n)
+{
+	size_t *p = malloc(n + sizeof(max_align_t));
+
+	if (!p)
+		return NULL;
+	*p = n;
+	json_live += n;
+	if (json_live > json_peak)
+		json_peak = json_live;
+	return (char *)p + sizeof(max_align_t);
+}
+
+static void count_free(void *q)
+{
+	size_t *p;
+
+	if (!q)
+		return;
+	p = (size_t *)(void *)((char *)q - sizeof(max_align_t));
+	json_live -= *p;
+	free(p);
+}
+
+/* il_json_load of path, the tree's peak bytes in *peak. */
+static int load_counted(const char *path, cJSON **root, char *err, size_t errlen, size_t *peak)
+{
+	cJSON_Hooks hooks = {count_malloc, count_free};
+	int rc;
+
+	json_live = json_peak = 0;
+	cJSON_InitHooks(&hooks);
+	rc = il_json_load(path, root, err, errlen);
+	*peak = json_peak;
+	return rc;
+}
+
+static void load_done(cJSON *root)
+{
+	cJSON_Delete(root);
+	cJSON_InitHooks(NULL);
+}
+
+/* A file of head, then item repeated (separated by commas) while the file
+ * stays within max bytes, then tail. The items written in *n. */
+static void write_repeated(const char *path, const char *head, const char *item, const char *tail,
+			   size_t max, size_t *n)
+{
+	FILE *f = fopen(path, "w");
+	size_t len = strlen(head) + strlen(tail), il = strlen(item) + 1;
+
+	assert_non_null(f);
+	fputs(head, f);
+	*n = 0;
+	while (len + il <= max) {
+		if (*n)
+			fputc(',', f);
+		fputs(item, f);
+		len += *n ? il : il - 1;
+		++*n;
+	}
+	fputs(tail, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Values counted without parsing: each is one node of cJSON's tree. */
+static void test_file_json_count_values(void **state)
+{
+	static const struct {
+		const char *text;
+		size_t n;
+	} cases[] = {
+	    {"", 0},
+	    {"0", 1},
+	    {"[]", 1},
+	    {"{ }", 1},
+	    {"[0]", 2},
+	    {"[0, 1 ,2]", 4},
+	    {"[[],{}, [ ] ]", 4},
+	    {"{\"a\": [1, 2], \"b\": \"x,y[{\"}", 5},
+	    {"[\"a\\\",[\", \"\\\\\", 3]", 4},
+	    {"{\"a\":{\"b\":{\"c\":null}}}", 4},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cJSON *root = cJSON_Parse(cases[i].text);
+		size_t nodes = 0;
+
+		if (root) {
+			/* The count is the tree's, node for node. */
+			cJSON *stack[8];
+			size_t top = 0;
+
+			stack[top++] = root;
+			while (top) {
+				cJSON *c = stack[--top];
+
+				nodes++;
+				for (cJSON *k = c->child; k; k = k->next)
+					stack[top++] = k;
+			}
+			cJSON_Delete(root);
+			assert_int_equal(nodes, cases[i].n);
+		}
+		if (il_json_count_values(cases[i].text, strlen(cases[i].text)) != cases[i].n)
+			fail_msg("'%s': %zu values, want %zu", cases[i].text,
+				 il_json_count_values(cases[i].text, strlen(cases[i].text)),
+				 cases[i].n);
+	}
+}
+
+/*
+ * Under 32 MiB of small values (numbers, empty objects, members of one
+ * object) is refused before a tree is built, in one line naming the file,
+ * what it holds and the bound; cJSON held 1.3 GiB for the numbers.
+ */
+static void test_file_json_values_bound(void **state)
+{
+	static const struct {
+		const char *head, *item, *tail;
+	} hostile[] = {
+	    {"{\"samples_us\":{\"processing\":[", "0", "]}}"},
+	    {"[", "{}", "]"},
+	    {"{\"hops\":[", "{\"a\":[]}", "]}"},
+	};
+	char path[128], err[512], want[512];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/hostile.json", dir);
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		size_t n, peak;
+		cJSON *root = NULL;
+		int rc;
+
+		write_repeated(path, hostile[i].head, hostile[i].item, hostile[i].tail,
+			       IL_JSON_MAX_BYTES - 1, &n);
+		rc = load_counted(path, &root, err, sizeof(err), &peak);
+		load_done(root);
+		if (rc != -E2BIG || peak > (1u << 20))
+			fail_msg("%s (%zu items of %s): rc %d, tree %zu bytes: %s", path, n,
+				 hostile[i].item, rc, peak, rc ? err : "read");
+		/* The count is exact: the container(s) and every item's values. */
+		snprintf(want, sizeof(want),
+			 "%s: %zu JSON values, more than the %u a run "
+			 "report may have",
+			 path,
+			 il_json_count_values(hostile[i].item, strlen(hostile[i].item)) * n +
+			     (i == 1 ? 1 : 2) + (i == 0),
+			 IL_JSON_MAX_VALUES);
+		assert_string_equal(err, want);
+		assert_null(strchr(err, '\n'));
+	}
+	unlink(path);
+}
+
+/*
+ * A report at the bound is read, one value more is not; the largest run
+ * writes about 250,000 values, an eighth of it. The tree of 2,000,000
+ * values stays within about 100 bytes a value.
+ */
+static void test_file_json_values_at_bound(void **state)
+{
+	char path[128], err[512];
+	size_t n, peak;
+	cJSON *root = NULL;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/big.json", dir);
+	/* {"samples_us":{"processing":[0,...]}}: 3 values and the items. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	n = IL_JSON_MAX_VALUES - 3;
+	fputs("{\"samples_us\":{\"processing\":[", f);
+	for (size_t i = 0; i < n; i++)
+		fputs(i ? ",1" : "1", f);
+	fputs("]}}\n", f);
+	assert_int_equal(fclose(f), 0);
+	if (load_counted(path, &root, err, sizeof(err), &peak) < 0)
+		fail_msg("at the bound: %s", err);
+	assert_int_equal(cJSON_GetArraySize(il_json_get(root, "samples_us.processing")), n);
+	load_done(root);
+	assert_true(peak <= (size_t)IL_JSON_MAX_VALUES * 100);
+	print_message("%u values: a tree of %zu bytes\n", IL_JSON_MAX_VALUES, peak);
+	/* One more. */
+	f = fopen(path, "r+");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, -4, SEEK_END), 0);
+	fputs(",1]}}\n", f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(load_counted(path, &root, err, sizeof(err), &peak), -E2BIG);
+	load_done(NULL);
+	assert_non_null(strstr(err, "2000001 JSON values, more than the 2000000"));
+	unlink(path);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -149,6 +353,9 @@ int main(void)
 	    cmocka_unit_test(test_file_read_bound),
 	    cmocka_unit_test(test_file_read_proc_small_cap),
 	    cmocka_unit_test(test_file_out_path_same),
+	    cmocka_unit_test(test_file_json_count_values),
+	    cmocka_unit_test(test_file_json_values_bound),
+	    cmocka_unit_test(test_file_json_values_at_bound),
 	};
 
 	if (il_test_filters("test_file", tests, sizeof(tests) / sizeof(tests[0])) < 0)
