@@ -14,6 +14,7 @@ import io
 import json
 import math
 import os
+import re
 import stat
 import statistics
 import subprocess
@@ -171,11 +172,35 @@ def _finite_float(text):
     return v
 
 
+# The values one report may hold (IL_JSON_MAX_VALUES, common/il_file.h):
+# 32 MiB of "0," was 16.8 M of them, over 1 GiB parsed here as in C. The
+# largest run writes about 250,000.
+MAX_VALUES = 2000000
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_SPACE = re.compile(r"[ \t\r\n]+")
+_FIRST_ITEM = re.compile(r"[\[{](?=[^\]}])")
+
+
+def count_values(text):
+    """The values in JSON text, counted without parsing, as
+    il_json_count_values does: commas outside strings, and one more for
+    the text and for each container that is not empty."""
+    bare = _SPACE.sub("", _STRING.sub('""', text))
+    if not bare:
+        return 0
+    return 1 + bare.count(",") + len(_FIRST_ITEM.findall(bare))
+
+
 def load_run(path):
     """Returns the parsed report at path, or raises RunError: one that is
     not JSON, not of a report's shape (REPORT_SHAPE), or that `inputlat
     compare` would refuse (compare_refusal)."""
     text = read_text(path)
+    n = count_values(text)
+    if n > MAX_VALUES:
+        raise RunError(
+            f"{path}: {n} JSON values, more than the {MAX_VALUES} a run report may have"
+        )
     try:
         run = json.loads(text, object_pairs_hook=refuse_duplicate_keys,
                          parse_constant=_refuse_constant, parse_float=_finite_float)
