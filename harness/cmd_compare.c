@@ -47,14 +47,36 @@
  * reports of many small values (each under il_json_load's bound) held as
  * much as the user handed in, until the OOM killer ended it.
  */
-#define MAX_HELD_BYTES (1u << 30)
+#define MAX_HELD_MIB 1024u
 
-/* What every group's loading shares: the bytes held so far, and whether
- * a --metric reads a key under attribution (else it is dropped). */
+/* What every group's loading shares: the bytes held so far, the most it
+ * may hold, and whether a --metric reads a key under attribution (else
+ * it is dropped). */
 struct held {
-	size_t bytes;
+	size_t bytes, max_bytes;
 	bool attribution;
 };
+
+/*
+ * The bound in MiB: IL_COMPARE_MAX_MIB where set (a machine with the
+ * memory for more, or a test that needs the refusal without writing a
+ * GiB), else MAX_HELD_MIB. Returns 0, or -1 after one line on stderr.
+ */
+static int held_max_bytes(size_t *out)
+{
+	const char *env = getenv("IL_COMPARE_MAX_MIB");
+	uint64_t mib = MAX_HELD_MIB;
+
+	if (env && il_parse_u64(env, 1, 1u << 20, &mib) < 0) {
+		fprintf(stderr,
+			"compare: IL_COMPARE_MAX_MIB '%s' is not a size in MiB: expected "
+			"1..1048576\n",
+			env);
+		return -1;
+	}
+	*out = (size_t)mib << 20;
+	return 0;
+}
 
 struct group {
 	const char *label; /* as given */
@@ -217,13 +239,13 @@ static int add_report(struct group *g, const char *path)
 	{
 		size_t bytes = il_json_tree_bytes(root);
 
-		if (bytes > MAX_HELD_BYTES - g->held->bytes) {
+		if (bytes > g->held->max_bytes - g->held->bytes) {
 			fprintf(stderr,
 				"compare: %s: %.0f MiB parsed, %.0f MiB with the reports before "
-				"it, more than the %u MiB compare holds at once (compare fewer "
-				"reports)\n",
+				"it, more than the %zu MiB compare holds at once (compare fewer "
+				"reports, or raise IL_COMPARE_MAX_MIB)\n",
 				path, bytes / 1048576.0, (bytes + g->held->bytes) / 1048576.0,
-				MAX_HELD_BYTES >> 20);
+				g->held->max_bytes >> 20);
 			cJSON_Delete(root);
 			return -1;
 		}
@@ -1217,6 +1239,10 @@ int il_cmd_compare(int argc, char **argv)
 			rc = 2;
 			goto out;
 		}
+	}
+	if (held_max_bytes(&held.max_bytes) < 0) {
+		rc = 2;
+		goto out;
 	}
 	rc = 0;
 	for (size_t m = 0; m < o.nrows; m++)
