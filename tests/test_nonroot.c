@@ -77,17 +77,29 @@ static void run_user(char *const args[], int timeout_ms, struct il_test_result *
 		fail_msg("could not run %s as %s: %s", args[0], user, res->err);
 }
 
+/*
+ * Where the user's runs take inputlat, the chain and the policies from:
+ * the build tree, or a copy of what a run needs (stage_copy) when the
+ * user cannot reach the build tree (a clone in /root, mode 0700 on
+ * Debian, as on a fresh machine).
+ */
+static char bin_dir[PATH_MAX];
+
+/* What a run reads from next to inputlat (il_paths): the last two are directories. */
+static const char *const run_needs[] = {"inputlat",    "browser-sim", "render-sim", "viz-sim",
+					"il-workload", "js",	      "policies"};
+
 /* Can uid reach and run what a run needs? why says what not. */
 static bool user_can_run(char *why, size_t len)
 {
 	static const char *const progs[] = {"inputlat", "browser-sim", "render-sim",
 					    "viz-sim",	"il-workload", "policies/cfs.policy"};
-	char path[PATH_MAX];
+	char path[PATH_MAX + 64];
 	pid_t pid;
 	int status;
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		snprintf(path, sizeof(path), "%s", il_test_build_path(progs[i]));
+		snprintf(path, sizeof(path), "%s/%s", bin_dir, progs[i]);
 		pid = fork();
 		assert_true(pid >= 0);
 		if (pid == 0) {
@@ -376,9 +388,37 @@ static void find_user(void)
 	have_user = true;
 }
 
+/*
+ * Copies what a run needs into the user's own directory and runs that:
+ * the cases skipped, saying the build tree could not be reached, on a
+ * fresh machine with the clone in /root (they ran nothing there). A run
+ * finds its chain, js and policies next to its own executable.
+ */
+static int stage_copy(void)
+{
+	const char *build = getenv("IL_BUILD_DIR") ? getenv("IL_BUILD_DIR") : ".";
+	char src[PATH_MAX + 64], dst[PATH_MAX];
+	const char *cp[] = {"/bin/cp", "-R", src, dst, NULL};
+
+	snprintf(dst, sizeof(dst), "%s/bin", il_test_suite.tmpdir);
+	if (mkdir(dst, 0755) != 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(run_needs) / sizeof(run_needs[0]); i++) {
+		snprintf(src, sizeof(src), "%s/%s", build, run_needs[i]);
+		if (!sh(cp))
+			return -1;
+	}
+	snprintf(bin_dir, sizeof(bin_dir), "%s", dst);
+	if (snprintf(il_test_suite.inputlat, sizeof(il_test_suite.inputlat), "%.4000s/inputlat",
+		     dst) < 0)
+		return -1;
+	print_message("user %s cannot reach the build tree: runs a copy in %s\n", user, dst);
+	return 0;
+}
+
 static int group_setup(void **state)
 {
-	char sdir[300];
+	char sdir[300], why[PATH_MAX + 128];
 
 	if (!realpath("/proc/self/exe", self) || il_test_suite_setup(state) < 0)
 		return -1;
@@ -402,6 +442,10 @@ static int group_setup(void **state)
 		return -1;
 	snprintf(sdir, sizeof(sdir), "%s/state", il_test_suite.tmpdir);
 	setenv("IL_STATE_DIR", sdir, 1);
+	snprintf(bin_dir, sizeof(bin_dir), "%s",
+		 getenv("IL_BUILD_DIR") ? getenv("IL_BUILD_DIR") : ".");
+	if (!user_can_run(why, sizeof(why)))
+		return stage_copy();
 	return 0;
 }
 

@@ -1014,6 +1014,35 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIsNone(inputlat_stats.report_shape_error(inputlat_stats.load_run(path)))
 
+    def test_report_values_bounded(self):
+        """load_run counts a report's values before it parses it, exactly
+        as il_json_load does (the node count of the tree it would build),
+        and refuses more than MAX_VALUES in one line: 32 MiB of "0," was a
+        Python tree of over 1 GiB per round file, a cell's rounds all held
+        at once."""
+        def nodes(v):
+            if isinstance(v, dict):
+                return 1 + sum(nodes(x) for x in v.values())
+            if isinstance(v, list):
+                return 1 + sum(nodes(x) for x in v)
+            return 1
+        for text in ('0', '[]', '{}', '[[],{}]', '{"a,b": "[1,2]", "c": [1, {"d": null}]}',
+                     '["\\"", "\\\\", ",]"]', ' { "x" : [ 1 , 2 , [ ] ] } ',
+                     '{"s": "\\u005d,\\u007b"}'):
+            self.assertEqual(inputlat_stats.count_values(text), nodes(json.loads(text)), text)
+        limit = inputlat_stats.MAX_VALUES
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "round-1.json")
+            with open(path, "w") as f:
+                f.write('{"samples_us": [' + ",".join(["0"] * (limit - 1)) + "]}")
+            self.assertEqual(inputlat_stats.count_values(open(path).read()), limit + 1)
+            with self.assertRaises(inputlat_stats.RunError) as e:
+                inputlat_stats.load_run(path)
+            msg = str(e.exception)
+            self.assertEqual(msg, f"{path}: {limit + 1} JSON values, more than the "
+                             f"{limit} a run report may have")
+            self.assertNotIn("\n", msg)
+
     def test_report_domains_c_and_python_agree(self):
         """Every figure a run writes is judged in its domain, alike by
         `inputlat compare` (il_report_sane) and by compare_refusal: a
