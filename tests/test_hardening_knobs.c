@@ -267,7 +267,9 @@ static void test_hardening_knobs_one_lock_per_machine(void **state)
 	const char *args[] = {"--events", "100000", "--interval-ms", "10", NULL};
 	const char *a_dir = state_dir("lock-a"), *b_dir = state_dir("lock-b"),
 		   *c_dir = state_dir("lock-c");
-	struct il_test_result *res = malloc(sizeof(*res));
+	/* Static: a need_*() or IL_TEST_SKIP below returns past any free(). */
+	static struct il_test_result res_buf;
+	struct il_test_result *res = &res_buf;
 	char *run_b[] = {"run", "--quiet", "--policy", other_policy, "--events", "3", NULL};
 	char *run_c[] = {"run", "--quiet", "--policy", "cfs", "--events", "3", NULL};
 	char *restore[] = {"restore", NULL};
@@ -311,7 +313,6 @@ static void test_hardening_knobs_one_lock_per_machine(void **state)
 	il_test_chain_wait(&a, IL_TEST_HANG_MS);
 	il_test_assert_stopped(a.status, chain_err(&a));
 	assert_knob_orig();
-	free(res);
 }
 
 /* Threads listed under /proc/PID/task (0 when unreadable). */
@@ -335,7 +336,9 @@ static int count_tasks(const char *task_dir)
 static void test_hardening_knobs_dead_run_repaired_anywhere(void **state)
 {
 	const char *args[] = {"--events", "100000", "--interval-ms", "10", NULL};
-	struct il_test_result *res = malloc(sizeof(*res));
+	/* Static: a need_*() or IL_TEST_SKIP below returns past any free(). */
+	static struct il_test_result res_buf;
+	struct il_test_result *res = &res_buf;
 	char *run_cfs[] = {"run", "--quiet", "--policy", "cfs", "--events", "3", NULL};
 	char *run_knob[] = {"run", "--quiet", "--policy", policy, "--events", "3", NULL};
 	char *run_bad[] = {"run", "--quiet",   "--policy", "cfs", "--events",
@@ -400,7 +403,6 @@ static void test_hardening_knobs_dead_run_repaired_anywhere(void **state)
 		if (zombie)
 			il_test_chain_wait(&a, IL_TEST_HANG_MS);
 	}
-	free(res);
 }
 
 /*
@@ -486,7 +488,9 @@ static void test_hardening_knobs_check_races_runs(void **state)
 {
 	const char *args[] = {"--events", "15", "--interval-ms", "10", NULL};
 	char *check[] = {"check", NULL};
-	struct il_test_result *res = malloc(sizeof(*res));
+	/* Static: a need_*() or IL_TEST_SKIP below returns past any free(). */
+	static struct il_test_result res_buf;
+	struct il_test_result *res = &res_buf;
 
 	assert_non_null(res);
 	il_test_knobs_need_change(VALUE);
@@ -509,7 +513,6 @@ static void test_hardening_knobs_check_races_runs(void **state)
 		assert_knob_orig();
 		print_message("round %d: %d checks during the run; knob back\n", round, checks);
 	}
-	free(res);
 }
 
 /* Holds the machine's knob lock for hold_ms, as a run that sets no knobs,
@@ -547,7 +550,9 @@ static void *hold_lock_thread(void *arg)
 static void test_hardening_knobs_moment_holder_waited_for(void **state)
 {
 	char *run[] = {"run", "--quiet", "--events", "3", "--policy", policy, NULL};
-	struct il_test_result *res = malloc(sizeof(*res));
+	/* Static: a need_*() or IL_TEST_SKIP below returns past any free(). */
+	static struct il_test_result res_buf;
+	struct il_test_result *res = &res_buf;
 	const unsigned holds[] = {300, IL_KNOBS_LOCK_WAIT_MS + 1500};
 
 	assert_non_null(res);
@@ -580,7 +585,6 @@ static void test_hardening_knobs_moment_holder_waited_for(void **state)
 		}
 		assert_knob_orig();
 	}
-	free(res);
 }
 
 /* --- the watchdog ------------------------------------------------------------ */
@@ -715,7 +719,9 @@ static void test_hardening_knobs_failed_restore_reported(void **state)
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	struct dl_hold h[64];
 	sem_t ready;
-	struct il_test_result *res = malloc(sizeof(*res));
+	/* Static: a need_*() or IL_TEST_SKIP below returns past any free(). */
+	static struct il_test_result res_buf;
+	struct il_test_result *res = &res_buf;
 	struct il_test_chain a;
 	const cJSON *k;
 	cJSON *root;
@@ -753,7 +759,6 @@ static void test_hardening_knobs_failed_restore_reported(void **state)
 		sem_destroy(&ready);
 		kill(a.pid, SIGINT);
 		il_test_chain_wait(&a, 10000);
-		free(res);
 		if (cerr)
 			fail_msg("starting deadline thread %d: %s", started, strerror(cerr));
 		IL_TEST_SKIP("SCHED_DEADLINE threads refused: %s", strerror(h[0].err));
@@ -792,7 +797,6 @@ static void test_hardening_knobs_failed_restore_reported(void **state)
 	run_in_waiting(NULL, restore, res);
 	assert_int_equal(res->exit_code, 0);
 	assert_knob_orig();
-	free(res);
 }
 
 static int setup(void **state)

@@ -258,7 +258,9 @@ static void test_hardening_stop_one_cpu_rt(void **state)
 	char *argv[] = {
 	    il_test_suite.inputlat, "run", "--quiet", "--policy", "rt", "--events", "200",
 	    "--interval-ms",	    "5",   "--work",  "none",	  NULL};
-	struct il_test_result *res = malloc(sizeof(*res));
+	/* Static: a need_*() or IL_TEST_SKIP below returns past any free(). */
+	static struct il_test_result res_buf;
+	struct il_test_result *res = &res_buf;
 
 	IL_TEST_NEED_ROOT("SCHED_FIFO");
 	assert_non_null(res);
@@ -273,7 +275,6 @@ static void test_hardening_stop_one_cpu_rt(void **state)
 			fail_msg("run %d on CPU 0 took %.1f s", i, res->elapsed_s);
 		assert_clean(0);
 	}
-	free(res);
 }
 
 /* viz-sim's stop crash (3 of 3 runs): queues freed before every thread
@@ -471,7 +472,9 @@ static void test_hardening_stop_children_run_what_was_read(void **state)
 					json,
 					NULL};
 	char src[PATH_MAX + 16];
-	struct il_test_result *res = malloc(sizeof(*res));
+	/* Static: a need_*() or IL_TEST_SKIP below returns past any free(). */
+	static struct il_test_result res_buf;
+	struct il_test_result *res = &res_buf;
 	cJSON *root;
 
 	IL_TEST_NEED_ROOT("SCHED_FIFO");
@@ -518,7 +521,6 @@ static void test_hardening_stop_children_run_what_was_read(void **state)
 		cJSON_Delete(root);
 		assert_clean(c.pid);
 	}
-	free(res);
 }
 
 static int setup(void **state)
