@@ -60,7 +60,7 @@ class Gnuplot:
                       f"set output '{name}.png'\nset grid\n{body}\n")
         r = st.run_child([self.exe, name + ".gp"], cwd=self.dir)
         if r.returncode != 0:
-            raise RuntimeError(f"gnuplot {name}.gp failed: {st.last_line(r.stderr, '?')}")
+            raise RuntimeError(f"gnuplot {name}.gp failed: {st.last_line(r.stderr, st.how_it_ended(r.returncode))}")
         return os.path.join(self.dir, name + ".png")
 
     def data(self, name, rows):

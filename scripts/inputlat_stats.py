@@ -15,6 +15,7 @@ import json
 import math
 import os
 import re
+import signal
 import stat
 import statistics
 import subprocess
@@ -55,6 +56,17 @@ def last_line(text, default):
     """The last line of a child's stderr, printable (it reaches a terminal
     and the sweep's files), or default when it printed nothing."""
     return printable((text.strip().splitlines() or [default])[-1])
+
+
+def how_it_ended(returncode):
+    """What a child's return code says when it printed nothing: a signal
+    by name (a negative code: SIGXFSZ under a file-size limit), or its exit."""
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}, nothing on stderr"
+        except ValueError:
+            return f"killed by signal {-returncode}, nothing on stderr"
+    return f"exit {returncode}, nothing on stderr"
 
 
 class RunError(Exception):

@@ -1014,6 +1014,25 @@ class FakeSweep(unittest.TestCase, Outputs):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIsNone(inputlat_stats.report_shape_error(inputlat_stats.load_run(path)))
 
+    def test_plot_failure_says_how(self):
+        """A gnuplot that printed nothing and failed (killed by SIGXFSZ under
+        a file-size limit, the sweep's --out on a small quota) was reported
+        as 'gnuplot pct-idle.gp failed: ?'; the line now says what ended it."""
+        sys.path.insert(0, os.path.join(os.environ.get("IL_SOURCE_DIR", ".."), "scripts"))
+        import inputlat_plots
+        with tempfile.TemporaryDirectory() as d:
+            g = inputlat_plots.Gnuplot(d)
+            for script, want in (("kill -XFSZ $$", "killed by SIGXFSZ, nothing on stderr"),
+                                 ("exit 3", "exit 3, nothing on stderr"),
+                                 ("echo 'line 2: bad' >&2; exit 1", "line 2: bad")):
+                g.exe = os.path.join(d, "fake-gnuplot")
+                with open(g.exe, "w") as f:
+                    f.write("#!/bin/sh\n" + script + "\n")
+                os.chmod(g.exe, 0o755)
+                with self.assertRaises(RuntimeError) as e:
+                    g.draw("pct-idle", "plot 1")
+                self.assertEqual(str(e.exception), f"gnuplot pct-idle.gp failed: {want}")
+
     def test_report_values_bounded(self):
         """load_run counts a report's values before it parses it, exactly
         as il_json_load does (the node count of the tree it would build),
