@@ -908,33 +908,6 @@ static void test_compare_metric_key_not_a_number(void **state)
 	}
 }
 
-/* What cJSON holds, counted through its hooks (whatever the sanitizer). */
-static size_t json_live, json_peak;
-
-static void *count_malloc(size_t n)
-{
-	size_t *p = malloc(n + sizeof(max_align_t));
-
-	if (!p)
-		return NULL;
-	*p = n;
-	json_live += n;
-	if (json_live > json_peak)
-		json_peak = json_live;
-	return (char *)p + sizeof(max_align_t);
-}
-
-static void count_free(void *q)
-{
-	size_t *p;
-
-	if (!q)
-		return;
-	p = (size_t *)(void *)((char *)q - sizeof(max_align_t));
-	json_live -= *p;
-	free(p);
-}
-
 /*
  * Reports each within il_json_load's bounds, more of them than memory
  * holds: 40 rounds of 31 MiB (a long string each) were all held at once,
@@ -945,8 +918,7 @@ static void count_free(void *q)
 static void test_compare_held_bound(void **state)
 {
 	char src[128], dst[128], err[256], *note;
-	cJSON_Hooks hooks = {count_malloc, count_free};
-	size_t note_len = 3u << 20;
+	size_t note_len = 3u << 20, peak;
 	cJSON *root;
 	int rc;
 
@@ -970,16 +942,15 @@ static void test_compare_held_bound(void **state)
 	cJSON_Delete(root);
 	/* The bound the default's 1 GiB stands for, at a size a test can write. */
 	setenv("IL_COMPARE_MAX_MIB", "16", 1);
-	json_live = json_peak = 0;
-	cJSON_InitHooks(&hooks);
+	il_test_json_count_begin();
 	rc = run_compare("heavy", "cellB");
-	cJSON_InitHooks(NULL);
+	peak = il_test_json_count_end();
 	print_message("8 reports of 3 MiB under 16 MiB: exit %d, cJSON held %zu MiB at most\n", rc,
-		      json_peak >> 20);
+		      peak >> 20);
 	il_test_assert_one_line_exit(rc, out_text, err_text, 2, ".json: 3 MiB parsed, ",
 				     "more than the 16 MiB compare holds at once");
 	/* What it held, and the report it was parsing when it refused. */
-	assert_true(json_peak <= (16u << 20) + (4u << 20));
+	assert_true(peak <= (16u << 20) + (4u << 20));
 	/* Within the bound the same reports compare. */
 	setenv("IL_COMPARE_MAX_MIB", "64", 1);
 	rc = run_compare("heavy", "cellB");

@@ -134,50 +134,22 @@ static void test_file_out_path_same(void **state)
 }
 
 /* --- il_json_load's tree bound ------------------------------------------- */
-/* What cJSON holds, counted through its hooks (whatever the sanitizer). */
-static size_t json_live, json_peak;
-
-static void *count_malloc(size_t n)
-{
-	size_t *p = malloc(n + sizeof(max_align_t));
-
-	if (!p)
-		return NULL;
-	*p = n;
-	json_live += n;
-	if (json_live > json_peak)
-		json_peak = json_live;
-	return (char *)p + sizeof(max_align_t);
-}
-
-static void count_free(void *q)
-{
-	size_t *p;
-
-	if (!q)
-		return;
-	p = (size_t *)(void *)((char *)q - sizeof(max_align_t));
-	json_live -= *p;
-	free(p);
-}
-
 /* il_json_load of path, the tree's peak bytes in *peak. */
 static int load_counted(const char *path, cJSON **root, char *err, size_t errlen, size_t *peak)
 {
-	cJSON_Hooks hooks = {count_malloc, count_free};
 	int rc;
 
-	json_live = json_peak = 0;
-	cJSON_InitHooks(&hooks);
+	il_test_json_count_begin();
 	rc = il_json_load(path, root, err, errlen);
-	*peak = json_peak;
+	*peak = il_test_json_count_peak();
 	return rc;
 }
 
+/* The tree goes back through the counting hooks that allocated it. */
 static void load_done(cJSON *root)
 {
 	cJSON_Delete(root);
-	cJSON_InitHooks(NULL);
+	il_test_json_count_end();
 }
 
 /* A file of head, then item repeated (separated by commas) while the file

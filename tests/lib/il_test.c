@@ -207,6 +207,51 @@ void il_test_write_file(const char *path, const char *text)
 		fail_msg("cannot write %s: %s", path, strerror(errno));
 }
 
+static size_t json_live, json_peak;
+
+static void *json_count_malloc(size_t n)
+{
+	size_t *p = malloc(n + sizeof(max_align_t));
+
+	if (!p)
+		return NULL;
+	*p = n;
+	json_live += n;
+	if (json_live > json_peak)
+		json_peak = json_live;
+	return (char *)p + sizeof(max_align_t);
+}
+
+static void json_count_free(void *q)
+{
+	size_t *p;
+
+	if (!q)
+		return;
+	p = (size_t *)(void *)((char *)q - sizeof(max_align_t));
+	json_live -= *p;
+	free(p);
+}
+
+void il_test_json_count_begin(void)
+{
+	cJSON_Hooks hooks = {json_count_malloc, json_count_free};
+
+	json_live = json_peak = 0;
+	cJSON_InitHooks(&hooks);
+}
+
+size_t il_test_json_count_end(void)
+{
+	cJSON_InitHooks(NULL);
+	return json_peak;
+}
+
+size_t il_test_json_count_peak(void)
+{
+	return json_peak;
+}
+
 /*
  * Where the tests' outputs go: a tmpfs when the machine has one. A run
  * commits its report with fsync, and on the disk that fsync waits for

@@ -178,6 +178,18 @@ ssize_t il_test_read_file(const char *path, char *buf, size_t len);
 void il_test_write_file(const char *path, const char *text);
 
 /*
+ * Counts what cJSON allocates from now on, through its hooks (whatever
+ * the sanitizer: RLIMIT_AS does not hold under ASan), until
+ * il_test_json_count_end, which puts cJSON's allocator back and returns
+ * the most it held at once, in bytes. Free what was parsed in between
+ * before the end: the hooks' blocks carry a header.
+ */
+void il_test_json_count_begin(void);
+size_t il_test_json_count_end(void);
+/* The most cJSON held at once since il_test_json_count_begin, in bytes. */
+size_t il_test_json_count_peak(void);
+
+/*
  * Makes a fresh private directory il-test-<tag>.XXXXXX into dir, on a
  * tmpfs (/dev/shm) where there is one, else in /tmp. It and all in it are
  * removed when the process exits, if the test has not removed them (a
