@@ -25,6 +25,7 @@ SOURCE = os.environ.get("IL_SOURCE_DIR") or os.path.dirname(TESTS)
 SWEEP = os.path.join(SOURCE, "scripts", "policy-sweep")
 FAKE = os.path.join(TESTS, "fake-inputlat")
 sys.path.insert(0, os.path.join(SOURCE, "scripts"))
+import inputlat_plots  # noqa: E402
 import inputlat_stats  # noqa: E402
 import inputlat_summary  # noqa: E402
 
@@ -1018,8 +1019,6 @@ class FakeSweep(unittest.TestCase, Outputs):
         """A gnuplot that printed nothing and failed (killed by SIGXFSZ under
         a file-size limit, the sweep's --out on a small quota) was reported
         as 'gnuplot pct-idle.gp failed: ?'; the line now says what ended it."""
-        sys.path.insert(0, os.path.join(os.environ.get("IL_SOURCE_DIR", ".."), "scripts"))
-        import inputlat_plots
         with tempfile.TemporaryDirectory() as d:
             g = inputlat_plots.Gnuplot(d)
             for script, want in (("kill -XFSZ $$", "killed by SIGXFSZ, nothing on stderr"),
