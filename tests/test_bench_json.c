@@ -160,7 +160,15 @@ static void test_bench_json_killed_bpf_floor_stops_its_command(void **state)
 
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)cmd);
 	snprintf(want, sizeof(want), "IL_RUN_PARENT=%d", (int)pid);
-	n = il_test_read_file(path, environ_text, sizeof(environ_text));
+	/* Empty for a moment after its name is "sleep": exec names the task
+	 * (begin_new_exec) before it lays out the new environment
+	 * (create_elf_tables), and /proc reads nothing in between. */
+	n = 0;
+	for (int i = 0; i < 200 && n <= 0; i++) {
+		if (i)
+			usleep(10000);
+		n = il_test_read_file(path, environ_text, sizeof(environ_text));
+	}
 	bool named = false;
 	for (ssize_t off = 0; off < n; off += (ssize_t)strlen(environ_text + off) + 1)
 		named = named || !strcmp(environ_text + off, want);
