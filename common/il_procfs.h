@@ -29,6 +29,8 @@ enum il_procfs_field {
 
 /* include/linux/sched.h: the task is in do_exit. */
 #define IL_PROCFS_PF_EXITING 0x00000004u
+/* include/linux/sched.h: a kernel thread (no user memory, no environment). */
+#define IL_PROCFS_PF_KTHREAD 0x00200000u
 
 struct il_procfs_stat {
 	char comm[64];

@@ -56,6 +56,9 @@ struct il_background {
  * (in clock ticks, the last two for reaped children) and starttime. */
 struct proc_stat {
 	long long pgrp;
+	/* A user process not exiting: its environment is readable, but for
+	 * a moment inside exec (see has_cookie). */
+	bool live_user;
 	unsigned long long utime, stime, cutime, cstime, start;
 };
 
@@ -68,6 +71,8 @@ static int read_proc_stat(pid_t pid, struct proc_stat *ps)
 	if (r)
 		return r;
 	ps->pgrp = (long long)st.f[IL_PROCFS_PGRP];
+	ps->live_user = st.state != 'Z' && st.state != 'X' &&
+			!(st.f[IL_PROCFS_FLAGS] & (IL_PROCFS_PF_EXITING | IL_PROCFS_PF_KTHREAD));
 	ps->utime = st.f[IL_PROCFS_UTIME];
 	ps->stime = st.f[IL_PROCFS_STIME];
 	ps->cutime = st.f[IL_PROCFS_CUTIME];
@@ -114,8 +119,11 @@ static char **env_with(const char *cookie)
 	return envp;
 }
 
-/* True when pid's environment has the entry cookie ("IL_BACKGROUND=..."). */
-static bool has_cookie(pid_t pid, const char *cookie)
+/*
+ * True when pid's environment has the entry cookie ("IL_BACKGROUND=...");
+ * *empty when it read nothing.
+ */
+static bool environ_has_cookie(pid_t pid, const char *cookie, bool *empty)
 {
 	size_t clen = strlen(cookie), n = 0, cap = 0;
 	char path[64], *buf = NULL, *p;
@@ -140,6 +148,7 @@ static bool has_cookie(pid_t pid, const char *cookie)
 		n += (size_t)r;
 	}
 	close(fd);
+	*empty = n == 0;
 	if (buf)
 		buf[n] = '\0';
 	/* Entries are NUL-terminated; the cookie is one whole entry. */
@@ -150,6 +159,27 @@ static bool has_cookie(pid_t pid, const char *cookie)
 		}
 	free(buf);
 	return found;
+}
+
+/*
+ * A live user process whose environment reads empty is inside exec: the
+ * kernel installs the new memory before it lays out the environment
+ * (create_elf_tables), and /proc reads nothing in between. A daemon of
+ * the load caught there would be missed, and left running; so it is read
+ * again, a few times over at most 20 ms.
+ */
+static bool has_cookie(pid_t pid, const struct proc_stat *ps, const char *cookie)
+{
+	bool empty = false;
+
+	for (int i = 0; i < 10; i++) {
+		if (environ_has_cookie(pid, cookie, &empty))
+			return true;
+		if (!empty || !ps->live_user)
+			return false;
+		usleep(2000);
+	}
+	return false;
 }
 
 /*
@@ -180,7 +210,7 @@ static int group_scan(pid_t pgid, const char *cookie, unsigned long long min_sta
 		    (pid_t)pid == getpid())
 			continue;
 		in_group = ps.pgrp == pgid;
-		if (!in_group && !(cookie && cookie[0] && has_cookie((pid_t)pid, cookie)))
+		if (!in_group && !(cookie && cookie[0] && has_cookie((pid_t)pid, &ps, cookie)))
 			continue;
 		n++;
 		if (!in_group && outside)
@@ -278,6 +308,10 @@ static void child_exec(const char *cmd, int gate, char *const *envp)
 	/* The group outlives us only through the state file, not PDEATHSIG:
 	 * the shell's own children would not get it anyway. */
 	prctl(PR_SET_PDEATHSIG, 0);
+	/* Nothing of the run's but stdio: a descriptor the run inherited
+	 * without CLOEXEC (a flock(1) lock, a pipe its caller reads to EOF)
+	 * would be held by the load, and by whatever of it escaped a stop. */
+	close_range(3, ~0u, 0);
 	execve("/bin/sh", (char *const[]){"sh", "-c", (char *)cmd, NULL}, envp);
 	_exit(127);
 }
@@ -565,6 +599,18 @@ cJSON *il_background_stats_json(const struct il_background *b)
 	return o;
 }
 
+/*
+ * SIGKILLs those found by the cookie until a scan finds none (those
+ * killed are gone from it at once: a zombie's environment is empty). One
+ * scan missed a child forked behind it by one it killed.
+ */
+static void kill_cookie_holders(const char *cookie, unsigned long long start)
+{
+	/* Group -1 (none): the group's zombies would be found each time. */
+	for (int i = 0; i < 10 && group_scan(-1, cookie, start, NULL, SIGKILL, NULL) > 0; i++)
+		usleep(10000);
+}
+
 void il_background_stop(struct il_background *b)
 {
 	unsigned long long start;
@@ -595,7 +641,7 @@ void il_background_stop(struct il_background *b)
 	/* Those that left the group: by the cookie, the leader's start time
 	 * bounding the scan even once the leader is gone. */
 	if (start)
-		group_scan(b->pgid, b->cookie, start, NULL, SIGKILL, NULL);
+		kill_cookie_holders(b->cookie, start);
 	if (b->state_path[0])
 		unlink(b->state_path);
 	free(b->cmd);

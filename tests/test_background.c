@@ -13,6 +13,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "il_background.h"
 #include "il_parse.h"
 #include "il_test.h"
 #include "il_test_proc.h"
@@ -329,8 +331,9 @@ static void test_background_sigkill_then_check(void **state)
 }
 
 /* Processes whose command line (arguments joined by spaces) starts with
- * prefix: the escapee itself, not the leader or the run that name it. */
-static int count_cmdline(const char *prefix)
+ * prefix: the escapee itself, not the leader or the run that name it
+ * (*last, when not NULL: the last one's pid). */
+static int count_cmdline_pid(const char *prefix, pid_t *last)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -349,11 +352,20 @@ static int count_cmdline(const char *prefix)
 		for (ssize_t i = 0; i < len - 1; i++)
 			if (buf[i] == '\0')
 				buf[i] = ' ';
-		n += strncmp(buf, prefix, strlen(prefix)) == 0;
+		if (strncmp(buf, prefix, strlen(prefix)) == 0) {
+			n++;
+			if (last)
+				*last = (pid_t)pid;
+		}
 	}
 	if (d)
 		closedir(d);
 	return n;
+}
+
+static int count_cmdline(const char *prefix)
+{
+	return count_cmdline_pid(prefix, NULL);
 }
 
 static const char *escape_needle;
@@ -439,6 +451,91 @@ static void test_background_escapee_sigkill_then_check(void **state)
 	assert_true(wait_for(group_gone, pgid, 3000));
 }
 
+/*
+ * An escapee that execs itself over and over (a daemon that re-execs on
+ * reload, a shell chain of execs): inside each exec its environment reads
+ * empty for a moment (the kernel installs the new memory before the
+ * environment), and a stop whose one scan read it then missed the cookie
+ * and left the escapee running. Stopped each time of 20, here through the
+ * library, without a run around it.
+ */
+static void test_background_reexec_escapee_stopped(void **state)
+{
+	char script[300], cmd[400], needle[400], err[300];
+
+	(void)state;
+	snprintf(script, sizeof(script), "%s/reexec.sh", il_test_suite.tmpdir);
+	il_test_write_file(script, "exec sh \"$0\" \"$1\"\n");
+	snprintf(cmd, sizeof(cmd), "setsid sh %s il-reexec-%d", script, (int)getpid());
+	snprintf(needle, sizeof(needle), "sh %s il-reexec-%d", script, (int)getpid());
+	for (int i = 0; i < 20; i++) {
+		struct il_background *b = NULL;
+		pid_t escapee = 0;
+		char st = '?';
+
+		if (il_background_start(cmd, il_test_suite.tmpdir, &b, err, sizeof(err)) != 0)
+			fail_msg("round %d: %s", i, err);
+		/* By its pid: its command line, too, reads empty inside exec. */
+		for (int waited = 0; waited < 3000 && !escapee; waited += 10) {
+			count_cmdline_pid(needle, &escapee);
+			if (!escapee)
+				usleep(10000);
+		}
+		if (!escapee) {
+			il_background_stop(b);
+			fail_msg("round %d: '%s' never seen", i, needle);
+		}
+		il_background_stop(b);
+		for (int waited = 0; waited < 2000; waited += 10) {
+			if ((st = proc_state(escapee)) == '?' || st == 'Z')
+				break;
+			usleep(10000);
+		}
+		if (st != '?' && st != 'Z') {
+			kill(escapee, SIGKILL);
+			fail_msg("round %d: '%s' (%d) still ran after the stop", i, needle,
+				 (int)escapee);
+		}
+	}
+}
+
+/*
+ * The load holds nothing of the run's but stdio: it once inherited every
+ * descriptor the run had without CLOEXEC (here fd 9, as flock(1) passes
+ * its lock), and what escaped a stop went on holding it. (The shell holds
+ * descriptors of its own from 10 up: dash moves what it keeps there.)
+ */
+static void test_background_inherits_no_descriptor(void **state)
+{
+	char cmd[1100], fds[300], text[512], err[300];
+	struct il_background *b = NULL;
+	int fd;
+
+	(void)state;
+	snprintf(fds, sizeof(fds), "%s/fds", il_test_suite.tmpdir);
+	snprintf(cmd, sizeof(cmd), "ls /proc/$$/fd > %s.part && mv %s.part %s; sleep 30", fds, fds,
+		 fds);
+	assert_true((fd = open("/dev/null", O_RDONLY)) >= 0);
+	assert_int_equal(dup2(fd, 9), 9);
+	close(fd);
+	if (il_background_start(cmd, il_test_suite.tmpdir, &b, err, sizeof(err)) != 0) {
+		close(9);
+		fail_msg("%s", err);
+	}
+	close(9);
+	for (int waited = 0; waited < 3000 && access(fds, F_OK) != 0; waited += 10)
+		usleep(10000);
+	il_background_stop(b);
+	assert_true(il_test_read_file(fds, text, sizeof(text)) > 0);
+	for (char *l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != '\0')) {
+		int n = atoi(l);
+
+		if (n >= 3 && n < 10)
+			fail_msg("the load's shell held fd %d, not its own:\n%s", n, text);
+	}
+	assert_non_null(strstr(text, "2\n"));
+}
+
 static void test_background_not_found(void **state)
 {
 	char *argv[] = {il_test_suite.inputlat,	  "run", "--events", "5", "--background",
@@ -500,6 +597,8 @@ int main(void)
 	    cmocka_unit_test_teardown(test_background_sigkill_then_check, teardown),
 	    cmocka_unit_test_teardown(test_background_escapee_normal_end, teardown),
 	    cmocka_unit_test_teardown(test_background_escapee_sigkill_then_check, teardown),
+	    cmocka_unit_test_teardown(test_background_reexec_escapee_stopped, teardown),
+	    cmocka_unit_test_teardown(test_background_inherits_no_descriptor, teardown),
 	};
 
 	if (il_test_filters("test_background", tests, sizeof(tests) / sizeof(tests[0])) < 0)

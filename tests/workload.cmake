@@ -25,4 +25,4 @@ il_add_run_test(test_reproduce SOURCES test_reproduce.c LIBS il_test_knobs PkgCo
 # --background (issue 15): the load generator stops on every exit path,
 # SIGKILL of the orchestrator included (the next check cleans up), and its
 # CPU share is reported. Own state directory; no root needed.
-il_add_run_test(test_background SOURCES test_background.c LABELS unit TIMEOUT 180)
+il_add_run_test(test_background SOURCES test_background.c LIBS il_harness LABELS unit TIMEOUT 180)
