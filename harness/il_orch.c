@@ -76,14 +76,19 @@ static uint64_t stop_timeout_ms(const struct il_run *r)
  * How long a child may take to answer a ping before it counts as hung:
  * 1.5 s, and more when the run itself keeps the CPUs busy with hog and
  * load threads. 1024 load threads at nice 0 on 2 CPUs made a nice-0 child
- * wait about 0.8 s per wake-up: starved, not hung.
+ * wait about 0.8 s per wake-up: starved, not hung. Never less than
+ * --timeout-ms: a user who gives an event that long to cross all three
+ * processes says this machine is that slow (an emulated one: under qemu
+ * TCG, with --timeout-ms 20000, render-sim once went 1.5 s without an
+ * answer in a run whose events all completed).
  */
 static uint64_t ping_dead_ms(const struct il_run *r)
 {
 	uint64_t busy = (uint64_t)r->o->hog_threads + (uint64_t)r->o->load_threads;
+	uint64_t ms = PING_DEAD_MS + PING_PER_BUSY_MS * busy /
+					 (uint64_t)(r->cpus_allowed > 0 ? r->cpus_allowed : 1);
 
-	return PING_DEAD_MS +
-	       PING_PER_BUSY_MS * busy / (uint64_t)(r->cpus_allowed > 0 ? r->cpus_allowed : 1);
+	return ms > r->o->timeout_ms ? ms : r->o->timeout_ms;
 }
 
 /*

@@ -203,6 +203,58 @@ static void test_faults_sigstop(void **state)
 	judge_rounds((int)(intptr_t)*state, SIGSTOP, 1);
 }
 
+/*
+ * A hung child is one silent for longer than --timeout-ms too: given 4 s
+ * per event, render-sim stopped is called hung after 4 s, not 1.5 s (under
+ * qemu TCG, with --timeout-ms 20000, a child that was only slow was once
+ * called hung and the run stopped). And it is still found.
+ */
+static void test_faults_sigstop_timeout(void **state)
+{
+	char json[300], out[300], err[300], buf[65536];
+	char *argv[] = {il_test_suite.inputlat,
+			"run",
+			"--policy",
+			"cfs",
+			"--events",
+			"10000",
+			"--interval-ms",
+			"1",
+			"--timeout-ms",
+			"4000",
+			"--quiet",
+			"--json",
+			json,
+			"--attribution",
+			"off",
+			NULL};
+	int kid = IL_PROC_RENDER;
+	struct il_test_chain c;
+	double t_sig, elapsed;
+	int status;
+
+	(void)state;
+	snprintf(json, sizeof(json), "%s/stop-timeout.json", il_test_suite.tmpdir);
+	snprintf(out, sizeof(out), "%s/stop-timeout.out", il_test_suite.tmpdir);
+	snprintf(err, sizeof(err), "%s/stop-timeout.err", il_test_suite.tmpdir);
+	il_test_chain_assert_up(&c, il_test_chain_start(&c, argv, out, err, START_TIMEOUT_MS));
+	assert_true(il_test_chain_wait_events(&c, 50, EVENTS_TIMEOUT_MS));
+	t_sig = il_test_now_s();
+	assert_int_equal(kill(c.kids[kid], SIGSTOP), 0);
+	status = il_test_chain_wait(&c, IL_TEST_HANG_MS + 4000);
+	elapsed = il_test_now_s() - t_sig;
+	il_test_chain_stderr(&c, buf, sizeof(buf));
+	print_message("SIGSTOP render-sim, --timeout-ms 4000: ended %.2f s after, status 0x%x: %s",
+		      elapsed, status, buf);
+	if (!(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 1))
+		fail_msg("inputlat status 0x%x, want exit 1", status);
+	need_text(buf, "render-sim stopped answering", "(no reply for 4000 ms)",
+		  "--timeout-ms 4000");
+	/* The ping goes out within PING_LATE_MS of the stop: silent 4 s. */
+	assert_true(elapsed >= 4.0);
+	assert_nothing_left(&c, "--timeout-ms 4000");
+}
+
 /* --- a garbage control frame ------------------------------------------- */
 static void test_faults_garbage(void **state)
 {
@@ -386,7 +438,7 @@ static void test_faults_stall_at_stop(void **state)
 int main(void)
 {
 	static char names[3 * IL_TEST_NCHAIN][64];
-	struct CMUnitTest tests[3 * IL_TEST_NCHAIN + 3];
+	struct CMUnitTest tests[3 * IL_TEST_NCHAIN + 4];
 	static const struct {
 		const char *what;
 		CMUnitTestFunction fn;
@@ -408,6 +460,8 @@ int main(void)
 	tests[n++] = (struct CMUnitTest){"test_faults_stall_kill", test_faults_stall_kill, NULL,
 					 il_test_proc_teardown, NULL};
 	tests[n++] = (struct CMUnitTest){"test_faults_stall_at_stop", test_faults_stall_at_stop,
+					 NULL, il_test_proc_teardown, NULL};
+	tests[n++] = (struct CMUnitTest){"test_faults_sigstop_timeout", test_faults_sigstop_timeout,
 					 NULL, il_test_proc_teardown, NULL};
 	if (il_test_filters("test_faults", tests, n) < 0)
 		return 1;
