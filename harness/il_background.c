@@ -18,6 +18,8 @@
 #include "il_clock.h"
 #include "il_parse.h"
 #include "il_procfs.h"
+#include "il_stderr_keep.h"
+#include "il_thread.h"
 
 #define STATE_PREFIX "background."
 #define STATE_SUFFIX ".state"
@@ -50,6 +52,7 @@ struct il_background {
 	unsigned long long leader_start; /* the leader's starttime, in ticks */
 	pid_t reaper;			 /* see start_reaper; 0: none */
 	int reaper_fd;			 /* the pipe's write end, ours alone; -1: none */
+	int stderr_fd;			 /* the command's stderr (il_stderr_keep); -1: none */
 };
 
 /* What we read of /proc/PID/stat: pgrp, utime, stime, cutime, cstime
@@ -274,7 +277,7 @@ static int write_state(const char *dir, const char *path, pid_t pgid, unsigned l
 }
 
 /* In the child, between fork and exec: async-signal-safe calls only. */
-static void child_exec(const char *cmd, int gate, char *const *envp)
+static void child_exec(const char *cmd, int gate, int err_fd, char *const *envp)
 {
 	struct sched_param sp = {0};
 	sigset_t none;
@@ -303,6 +306,9 @@ static void child_exec(const char *cmd, int gate, char *const *envp)
 		dup2(null, 1);
 		dup2(null, 2);
 	}
+	/* Kept, for a failure to quote; /dev/null when it could not be. */
+	if (err_fd >= 0)
+		dup2(err_fd, 2);
 	if (read(gate, &go, 1) != 1)
 		_exit(126); /* no state file: never run */
 	/* The group outlives us only through the state file, not PDEATHSIG:
@@ -412,11 +418,21 @@ static void stop_reaper(struct il_background *b)
 	}
 }
 
+/* ": LAST LINE" of what the command wrote to stderr, or "" when nothing. */
+static void stderr_said(const struct il_background *b, char *buf, size_t len)
+{
+	char line[256];
+
+	il_stderr_keep_last_line(b->stderr_fd, line, sizeof(line));
+	snprintf(buf, len, "%s%s", line[0] ? ": " : "", line);
+}
+
 int il_background_start(const char *cmd, const char *state_dir, struct il_background **out,
 			char *err, size_t errlen)
 {
 	struct il_background *b = calloc(1, sizeof(*b));
 	struct proc_stat ps;
+	char said[300];
 	int gate[2] = {-1, -1}, r;
 	char **envp = NULL;
 	pid_t pid;
@@ -427,6 +443,8 @@ int il_background_start(const char *cmd, const char *state_dir, struct il_backgr
 		return -ENOMEM;
 	}
 	b->reaper_fd = -1;
+	/* Not kept (no memfd): the command's failure is said without it. */
+	b->stderr_fd = il_stderr_keep_open();
 	if ((r = make_cookie(b->cookie, sizeof(b->cookie))) < 0) {
 		snprintf(err, errlen, "getrandom: %s", strerror(-r));
 		goto fail;
@@ -439,18 +457,19 @@ int il_background_start(const char *cmd, const char *state_dir, struct il_backgr
 	}
 	if (pipe2(gate, O_CLOEXEC) != 0) {
 		r = -errno;
-		snprintf(err, errlen, "pipe: %s", strerror(-r));
+		snprintf(err, errlen, "--background '%s': pipe: %s", cmd, strerror(-r));
 		goto fail;
 	}
 	pid = fork();
 	if (pid < 0) {
 		r = -errno;
-		snprintf(err, errlen, "fork: %s", strerror(-r));
+		snprintf(err, errlen, "--background '%s': fork: %s%s", cmd, strerror(-r),
+			 il_thread_limit_why(-r));
 		goto fail;
 	}
 	if (pid == 0) {
 		close(gate[1]);
-		child_exec(cmd, gate[0], envp);
+		child_exec(cmd, gate[0], b->stderr_fd, envp);
 	}
 	free(envp);
 	envp = NULL;
@@ -460,7 +479,8 @@ int il_background_start(const char *cmd, const char *state_dir, struct il_backgr
 	setpgid(pid, pid);
 	b->pgid = pid;
 	if ((r = start_reaper(b)) < 0) {
-		snprintf(err, errlen, "the background load's reaper: fork: %s", strerror(-r));
+		snprintf(err, errlen, "--background '%s': its reaper: fork: %s%s", cmd,
+			 strerror(-r), il_thread_limit_why(-r));
 		close(gate[1]); /* the child reads EOF and exits without running cmd */
 		gate[1] = -1;
 		waitpid(pid, NULL, 0);
@@ -496,18 +516,21 @@ int il_background_start(const char *cmd, const char *state_dir, struct il_backgr
 		if (waitpid(pid, &b->status, WNOHANG) == pid) {
 			b->reaped = true;
 			r = -ECHILD;
+			stderr_said(b, said, sizeof(said));
 			if (WIFEXITED(b->status))
 				snprintf(err, errlen,
 					 "--background '%s': exited with status %d before "
-					 "the run started%s",
+					 "the run started%s%s",
 					 cmd, WEXITSTATUS(b->status),
-					 WEXITSTATUS(b->status) == 127 ? " (command not found?)"
-								       : "");
+					 WEXITSTATUS(b->status) == 127 && !said[0]
+					     ? " (command not found?)"
+					     : "",
+					 said);
 			else
 				snprintf(err, errlen,
 					 "--background '%s': killed by signal %d before "
-					 "the run started",
-					 cmd, WTERMSIG(b->status));
+					 "the run started%s",
+					 cmd, WTERMSIG(b->status), said);
 			break;
 		}
 		usleep(10000);
@@ -526,6 +549,8 @@ fail:
 		il_background_stop(b);
 		return r;
 	}
+	if (b->stderr_fd >= 0)
+		close(b->stderr_fd);
 	free(b->cmd);
 	free(b);
 	return r;
@@ -558,14 +583,15 @@ cJSON *il_background_stats_json(const struct il_background *b)
 	ended = !b->reaped && waitid(P_PID, (id_t)b->pgid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
 		si.si_pid == b->pgid;
 	if (ended) {
-		char end[96];
+		char end[400], said[300];
 
+		stderr_said(b, said, sizeof(said));
 		if (si.si_code == CLD_EXITED)
-			snprintf(end, sizeof(end), "exited with status %d during the run",
-				 si.si_status);
+			snprintf(end, sizeof(end), "exited with status %d during the run%s",
+				 si.si_status, said);
 		else
-			snprintf(end, sizeof(end), "killed by signal %d during the run",
-				 si.si_status);
+			snprintf(end, sizeof(end), "killed by signal %d during the run%s",
+				 si.si_status, said);
 		cJSON_AddStringToObject(o, "ended", end);
 	} else {
 		cJSON_AddNullToObject(o, "ended");
@@ -644,6 +670,8 @@ void il_background_stop(struct il_background *b)
 		kill_cookie_holders(b->cookie, start);
 	if (b->state_path[0])
 		unlink(b->state_path);
+	if (b->stderr_fd >= 0)
+		close(b->stderr_fd);
 	free(b->cmd);
 	free(b);
 }

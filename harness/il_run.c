@@ -705,7 +705,9 @@ int il_cmd_run(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "inputlat run: cannot start the watchdog thread: %s%s\n",
 			strerror(-rc), il_thread_limit_why(-rc));
-		exit_code = 1;
+		/* A process limit refuses the run before it starts, as a child's
+		 * thread refused by it does (exit 2); anything else is a failure. */
+		exit_code = rc == -EAGAIN ? 2 : 1;
 		goto out_knobs;
 	}
 	/* FIFO 98 under an RT policy, else SCHED_OTHER nice 0 whatever we were
@@ -736,9 +738,10 @@ int il_cmd_run(int argc, char **argv)
 					 sizeof(err));
 		if (rc < 0) {
 			il_orch_fail(&r, "%s", err);
-			if (rc == -ECHILD)
-				r.exit_code =
-				    2; /* the user's command: not there, or ends at once */
+			/* Refused before anything was measured, as a knob that cannot
+			 * be set is: the user's command not there or ending at once,
+			 * a process limit, a state directory it cannot write. */
+			r.exit_code = 2;
 		} else {
 			il_watchdog_add_pid(-il_background_pgid(r.background));
 		}
@@ -750,7 +753,9 @@ int il_cmd_run(int argc, char **argv)
 	r.spawned_ns = il_now_ns();
 	if (rc < 0) {
 		il_orch_fail(&r, "%s", err);
-		if (rc == -ENOENT || rc == -EACCES || rc == -ENODEV)
+		/* Not there, not allowed, or past a process limit (EAGAIN: the
+		 * exit a child's thread refused by the limit gives too). */
+		if (rc == -ENOENT || rc == -EACCES || rc == -ENODEV || rc == -EAGAIN)
 			r.exit_code = 2;
 	}
 	il_orch_run(&r);

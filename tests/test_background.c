@@ -232,13 +232,14 @@ static void test_background_ends_during_run(void **state)
 	 * user's mistake (EARLY_EXIT_MS; its 0.2 s met those 200 ms, and
 	 * under ASan the run refused it once, 'exited with status 4 before
 	 * the run started'), well before the end of the 250 events' 2.5 s. */
-	snprintf(cmd, sizeof(cmd), "sleep 30%d & sleep 1; exit 4", (int)getpid() % 1000);
+	snprintf(cmd, sizeof(cmd), "sleep 30%d & sleep 1; echo gave up >&2; exit 4",
+		 (int)getpid() % 1000);
 	root = run_beside(cmd, "250", "ended", err, sizeof(err));
 	if (!strstr(err, "only part of the run had the background load it asked for"))
 		fail_msg("no warning that the load ended:\n%s", err);
 	bg = cJSON_GetObjectItem(root, "background");
 	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(bg, "ended")),
-			    "exited with status 4 during the run");
+			    "exited with status 4 during the run: gave up");
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(bg, "exited_early")));
 	pgid = (pid_t)cJSON_GetNumberValue(cJSON_GetObjectItem(bg, "pgid"));
 	cJSON_Delete(root);
@@ -536,6 +537,48 @@ static void test_background_inherits_no_descriptor(void **state)
 	assert_non_null(strstr(text, "2\n"));
 }
 
+/*
+ * What the command wrote to stderr is quoted, bounded and printable: its
+ * last non-empty line, control and non-ASCII bytes as '?', cut; past
+ * 64 KiB its writes fail, and it ends as it would have. It once went to
+ * /dev/null ("exited with status 2", and no why).
+ */
+static void test_background_stderr_quoted(void **state)
+{
+	static const struct {
+		const char *cmd, *want;
+	} cases[] = {
+	    {"echo first >&2; printf '  last \\001\\351 line \\n\\n' >&2; exit 3",
+	     "exited with status 3 before the run started: last ?? line\n"},
+	    /* 100 KiB of one line, then the shell's own failure: only the first
+	     * 64 KiB are kept, so the quote is the long line's, cut. */
+	    {"head -c 102400 /dev/zero | tr '\\0' x >&2; exit 5",
+	     "exited with status 5 before the run started: xxxxxxxx"},
+	    {"exit 6", "exited with status 6 before the run started\n"},
+	    {"kill -9 $$", "killed by signal 9 before the run started\n"},
+	};
+	struct il_test_result *res = malloc(sizeof(*res));
+
+	(void)state;
+	assert_non_null(res);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[] = {il_test_suite.inputlat, "run", "--events", "5", "--background",
+				(char *)cases[i].cmd,	NULL};
+		const char *nl;
+
+		assert_int_equal(il_test_run(argv, 20000, res), 0);
+		print_message("%s -> exit %d: %s", cases[i].cmd, res->exit_code, res->err);
+		if (res->exit_code != 2 || !strstr(res->err, cases[i].want))
+			fail_msg("'%s': exit %d, want 2 and '%s' in: %s", cases[i].cmd,
+				 res->exit_code, cases[i].want, res->err);
+		/* One line, of bounded length, whatever the command wrote. */
+		nl = strchr(res->err, '\n');
+		assert_true(nl && nl[1] == '\0' && strlen(res->err) < 600);
+	}
+	free(res);
+	assert_int_equal(il_test_count_project_procs(), 0);
+}
+
 static void test_background_not_found(void **state)
 {
 	char *argv[] = {il_test_suite.inputlat,	  "run", "--events", "5", "--background",
@@ -545,9 +588,10 @@ static void test_background_not_found(void **state)
 	assert_non_null(res);
 	assert_int_equal(il_test_run(argv, 20000, res), 0);
 	assert_int_equal(res->exit_code, 2);
-	assert_string_equal(res->err,
-			    "inputlat: --background 'no-such-load-generator': exited "
-			    "with status 127 before the run started (command not found?)\n");
+	/* The shell's own words, which the command's stderr kept. */
+	assert_string_equal(res->err, "inputlat: --background 'no-such-load-generator': exited "
+				      "with status 127 before the run started: sh: 1: "
+				      "no-such-load-generator: not found\n");
 	free(res);
 	assert_int_equal(il_test_count_project_procs(), 0);
 }
@@ -599,6 +643,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_background_escapee_sigkill_then_check, teardown),
 	    cmocka_unit_test_teardown(test_background_reexec_escapee_stopped, teardown),
 	    cmocka_unit_test_teardown(test_background_inherits_no_descriptor, teardown),
+	    cmocka_unit_test_teardown(test_background_stderr_quoted, teardown),
 	};
 
 	if (il_test_filters("test_background", tests, sizeof(tests) / sizeof(tests[0])) < 0)

@@ -1288,6 +1288,9 @@ static void test_hardening_io_open_file_limit(void **state)
 	}
 }
 
+/* nobody's own state directory (IL_STATE_DIR): the suite's is root's. */
+static char nobody_state[256];
+
 /* RLIMIT_NPROC as nobody (root's own tasks are exempt from it, whatever the
  * limit): a task limit of k, so the k-th thread or process of the run fails. */
 static void nproc_limit_nobody(void *ctx)
@@ -1306,6 +1309,8 @@ static void nproc_limit_nobody(void *ctx)
 		snprintf(opts, sizeof(opts), "%s:detect_leaks=0", asan);
 		setenv("ASAN_OPTIONS", opts, 1);
 	}
+	if (nobody_state[0])
+		setenv("IL_STATE_DIR", nobody_state, 1);
 	setrlimit(RLIMIT_NPROC, &rl);
 	if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
 	    setresuid(65534, 65534, 65534) < 0)
@@ -1321,8 +1326,13 @@ static void nproc_limit_nobody(void *ctx)
  */
 static void test_hardening_io_process_limit(void **state)
 {
-	static const rlim_t limits[] = {1, 2, 3, 4, 6, 8, 10, 12, 14, 16, 20, 24};
-	const char *args[] = {"run", "--events", "5", "--interval-ms", "5", "--quiet", NULL};
+	static const rlim_t limits[] = {1,  2,	3,  4,	5,  6,	7,  8,	9,  10, 11,
+					12, 13, 14, 15, 16, 17, 18, 19, 20, 24};
+	const char *plain[] = {"run", "--events", "5", "--interval-ms", "5", "--quiet", NULL};
+	/* The load's fork and its reaper's come between the watchdog and the
+	 * children's: the first limits reach them. */
+	const char *load[] = {"run",	  "--events", "5", "--interval-ms", "5", "--background",
+			      "sleep 30", "--quiet",  NULL};
 	rlim_t plenty = 4096;
 	double took_ms;
 	char why[512];
@@ -1330,25 +1340,38 @@ static void test_hardening_io_process_limit(void **state)
 	(void)state;
 	if (geteuid() != 0)
 		IL_TEST_SKIP("needs root to run inputlat as uid 65534 under RLIMIT_NPROC");
-	run_pre(args, nproc_limit_nobody, &plenty);
+	assert_int_equal(il_test_tmpdir_make(nobody_state, sizeof(nobody_state), "nproc-state"), 0);
+	assert_int_equal(chown(nobody_state, 65534, 65534), 0);
+	run_pre(plain, nproc_limit_nobody, &plenty);
 	if (res->exit_code != 0)
 		IL_TEST_SKIP("uid 65534 cannot run %s here: exit %d %s", il_test_suite.inputlat,
 			     res->exit_code, res->err);
-	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
-		run_pre(args, nproc_limit_nobody, (void *)&limits[i]);
-		print_message("RLIMIT_NPROC %llu: exit %d %s", (unsigned long long)limits[i],
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]) + 6; i++) {
+		bool with_load = i >= sizeof(limits) / sizeof(limits[0]);
+		const rlim_t *limit =
+		    with_load ? &limits[i - sizeof(limits) / sizeof(limits[0])] : &limits[i];
+		const char *what = with_load ? " with --background" : "";
+
+		run_pre(with_load ? load : plain, nproc_limit_nobody, (void *)limit);
+		print_message("RLIMIT_NPROC %llu%s: exit %d %s", (unsigned long long)*limit, what,
 			      res->exit_code, res->err[0] ? res->err : "\n");
 		if (res->exit_code < 0)
-			fail_msg("RLIMIT_NPROC %llu: killed by %s", (unsigned long long)limits[i],
-				 strsignal(res->term_signal));
+			fail_msg("RLIMIT_NPROC %llu%s: killed by %s", (unsigned long long)*limit,
+				 what, strsignal(res->term_signal));
+		/* Refused before it starts, whichever thread hit it: exit 2 (the
+		 * orchestrator's fork and watchdog once exited 1, a child's
+		 * thread 2). */
+		if (res->exit_code != 0 && res->exit_code != 2)
+			fail_msg("RLIMIT_NPROC %llu%s: exit %d, want 2: %s",
+				 (unsigned long long)*limit, what, res->exit_code, res->err);
 		if (res->exit_code != 0 && !strstr(res->err, "ulimit -u"))
-			fail_msg("RLIMIT_NPROC %llu: exit %d, a line that does not name the "
+			fail_msg("RLIMIT_NPROC %llu%s: exit %d, a line that does not name the "
 				 "limit: %s",
-				 (unsigned long long)limits[i], res->exit_code, res->err);
+				 (unsigned long long)*limit, what, res->exit_code, res->err);
 		if (res->exit_code != 0 &&
 		    strchr(res->err, '\n') != res->err + strlen(res->err) - 1)
-			fail_msg("RLIMIT_NPROC %llu: not one line: %s",
-				 (unsigned long long)limits[i], res->err);
+			fail_msg("RLIMIT_NPROC %llu%s: not one line: %s",
+				 (unsigned long long)*limit, what, res->err);
 		assert_true(il_test_nothing_left(NULL, 0, 5000, &took_ms, why, sizeof(why)));
 	}
 }
