@@ -216,6 +216,30 @@ static void test_workload_protocol(void **state)
 	close(c.fd);
 }
 
+/* Without --load the stats say no load ran (null), not a load that got 0%
+ * of the CPU: the report's "load" is what this child sends. */
+static void test_workload_no_load_is_null(void **state)
+{
+	struct child c;
+	cJSON *j;
+
+	spawn(&c, NULL);
+	j = recv_json(&c);
+	assert_non_null(j);
+	cJSON_Delete(j);
+	send_json(&c, "{\"type\":\"start\"}");
+	usleep(20000);
+	send_json(&c, "{\"type\":\"stop\"}");
+	j = recv_json(&c);
+	assert_non_null(j);
+	assert_string_equal(str(j, "type"), "stats");
+	assert_non_null(cJSON_GetObjectItem(j, "canary"));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "load")));
+	cJSON_Delete(j);
+	assert_int_equal(wait_exit(&c, 10000), 0);
+	close(c.fd);
+}
+
 static void test_workload_eof_exits(void **state)
 {
 	struct child c;
@@ -245,6 +269,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_workload_protocol),
+	    cmocka_unit_test(test_workload_no_load_is_null),
 	    cmocka_unit_test(test_workload_eof_exits),
 	    cmocka_unit_test(test_workload_bad_option),
 	};

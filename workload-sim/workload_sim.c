@@ -71,15 +71,12 @@ static void wl_stop(struct il_child *c, cJSON *stats)
 
 	il_load_halt(w->load);
 	cJSON_AddItemToObject(stats, "canary", il_canary_stats_json(w->canary));
-	if (w->load) {
-		load = il_load_stats_json(w->load, 0);
-	} else {
-		/* No load asked for: the key is still there, with nothing in it. */
-		load = cJSON_CreateObject();
-		cJSON_AddNumberToObject(load, "threads", 0);
-		cJSON_AddNumberToObject(load, "cpu_share", 0);
-		cJSON_AddArrayToObject(load, "per_thread");
-	}
+	/*
+	 * No load asked for: null, as the hog's is without a hog. A share of 0
+	 * there was a figure nothing measured, and read as a load that got no
+	 * CPU at all.
+	 */
+	load = w->load ? il_load_stats_json(w->load, 0) : cJSON_CreateNull();
 	cJSON_AddItemToObject(stats, "load", load);
 	il_load_stop(w->load);
 	w->load = NULL;
