@@ -383,6 +383,16 @@ static int culprit_slot(struct il_attrib *a, int tid, bool *fresh)
 	return id ? id : culprit_new(a, tid);
 }
 
+/*
+ * The class of a thread that is not the run's, from the kernel priority
+ * sched_switch carries: "deadline", "rt" or "fair", never "fifo" or
+ * "other", because that priority cannot tell FIFO from RR or OTHER from
+ * BATCH and IDLE. The run's own threads carry the policy they read back
+ * (sched_getattr: "fifo", "other", ...). So one culprit list can hold
+ * "other" for the canary and "fair" for rcu_preempt, both CFS: a reader
+ * grouping culprits by class maps rt to fifo/rr and fair to
+ * other/batch/idle.
+ */
 static void kprio_class(int kprio, char *policy, size_t len, int *priority)
 {
 	if (kprio < 0) {
