@@ -36,11 +36,22 @@ struct il_replay_span {
 	uint64_t longest_gap_before; /* the click (1-based) that gap precedes */
 };
 
+/* One year of 365.25 days, in ns. */
+#define IL_YEAR_NS (31557600ull * 1000000000ull)
+/*
+ * The longest span il_input_replay_span counts: 300 years. A recording's
+ * times (2^32 s at most, never decreasing) reach about 272 (two holds each
+ * to the largest time), so only a caller's first delay passes it; and a
+ * run's bound (span * 1.1 plus the rest, il_run_bound.c) cannot wrap.
+ */
+#define IL_REPLAY_SPAN_MAX_NS (300ull * IL_YEAR_NS)
+
 /*
  * For --input replay:FILE: what its first `clicks` clicks (or all it has)
  * take to play, the first one after first_ns (the harness's own delay),
  * the rest at their recorded spacing, with the last one's recorded hold.
- * Returns 0 or -errno (message in err).
+ * Returns 0 or -errno (message in err): -ERANGE when the span passes
+ * IL_REPLAY_SPAN_MAX_NS (holds that each reach past later presses).
  */
 int il_input_replay_span(const struct il_input_spec *spec, uint64_t first_ns, uint64_t clicks,
 			 struct il_replay_span *out, char *err, size_t errlen);

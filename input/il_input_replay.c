@@ -351,33 +351,54 @@ int il_input_check_replay(const struct il_input_spec *spec, char *err, size_t er
 	return rc;
 }
 
+/* Adds ns to *span; true when the sum passes IL_REPLAY_SPAN_MAX_NS. *span
+ * is at most that limit (about 2^63.1) and ns a recorded time (below 2^62),
+ * so the sum cannot wrap. */
+static bool add_span(uint64_t *span, uint64_t ns)
+{
+	*span += ns;
+	return *span > IL_REPLAY_SPAN_MAX_NS;
+}
+
 int il_input_replay_span(const struct il_input_spec *spec, uint64_t first_ns, uint64_t clicks,
 			 struct il_replay_span *out, char *err, size_t errlen)
 {
 	struct replay_click *c;
+	struct il_replay_span sp;
 	size_t n, used;
 	int rc = load_clicks(spec, &c, &n, err, errlen);
 
 	if (rc < 0)
 		return rc;
 	used = clicks < n ? (size_t)clicks : n;
-	*out = (struct il_replay_span){.clicks = used, .span_ns = first_ns};
+	sp = (struct il_replay_span){.clicks = used, .span_ns = first_ns};
 	/* As the injector plays them: the harness's own delay to the first
-	 * press, then the recorded press-to-press spacing, then the last hold. */
-	for (size_t k = 1; k < used; k++) {
+	 * press, then the recorded press-to-press spacing, then the last hold.
+	 * The sum wrapped (to less than first_ns) when a caller's first delay
+	 * was near 2^64: it stops at IL_REPLAY_SPAN_MAX_NS instead. */
+	bool over = first_ns > IL_REPLAY_SPAN_MAX_NS;
+	for (size_t k = 1; k < used && !over; k++) {
 		uint64_t gap = (c[k].press_us - c[k - 1].press_us) * 1000ull;
 		uint64_t hold = c[k - 1].hold_us * 1000ull;
 
 		/* A hold past the next press (a hostile recording) counts whole. */
-		out->span_ns += gap > hold ? gap : hold;
-		if (gap > out->longest_gap_ns) {
-			out->longest_gap_ns = gap;
-			out->longest_gap_before = k + 1;
+		over = add_span(&sp.span_ns, gap > hold ? gap : hold);
+		if (gap > sp.longest_gap_ns) {
+			sp.longest_gap_ns = gap;
+			sp.longest_gap_before = k + 1;
 		}
 	}
-	if (used)
-		out->span_ns += c[used - 1].hold_us * 1000ull;
+	if (used && !over)
+		over = add_span(&sp.span_ns, c[used - 1].hold_us * 1000ull);
 	free(c);
+	if (over) {
+		snprintf(err, errlen,
+			 "%s: its clicks' spacing and holds add up to more than %llu years: "
+			 "not a recording to replay",
+			 spec->arg, (unsigned long long)(IL_REPLAY_SPAN_MAX_NS / IL_YEAR_NS));
+		return -ERANGE; /* *out untouched */
+	}
+	*out = sp;
 	return 0;
 }
 

@@ -328,10 +328,58 @@ static void test_input_replay_span(void **state)
 	assert_int_equal(sp.longest_gap_before, 3);
 }
 
+/*
+ * A span that cannot be counted is refused in one line, never wrapped: the
+ * harness's first delay near 2^64 wrapped the sum of a real recording to
+ * less than that delay. The longest span a recording can hold, two holds
+ * each to the largest time (2^32 - 1 s), is counted exactly.
+ */
+static void test_input_replay_span_wrap(void **state)
+{
+	const uint64_t t_ns = 4294967295000000000ull;
+	struct il_input_spec spec = {.kind = IL_INPUT_REPLAY};
+	struct il_replay_span sp;
+	char tmp[256];
+
+	(void)state;
+	data_path(spec.arg, sizeof(spec.arg), "mouse-3clicks.evemu");
+	assert_int_equal(
+	    il_input_replay_span(&spec, UINT64_MAX - 1000000000ull, 100, &sp, err, sizeof(err)),
+	    -ERANGE);
+	assert_non_null(strstr(err, "mouse-3clicks.evemu: its clicks' spacing and holds add up "
+				    "to more than 300 years: not a recording to replay"));
+	assert_one_line(err);
+
+	/* Click 1 is held until click 2 is reported at the largest time, and
+	 * click 2, pressed at 0, is held until then too. */
+	assert_int_equal(il_test_tmpfile_make(tmp, sizeof(tmp), "evemu"), 0);
+	il_test_write_file(tmp, "N: x\nI: 0003 0001 0002 0003\n"
+				"E: 0.000000 0001 0110 1\nE: 0.000000 0000 0000 0\n"
+				"E: 0.000000 0001 0110 1\n"
+				"E: 4294967295.000000 0001 0110 0\n"
+				"E: 4294967295.000000 0000 0000 0\n"
+				"E: 4294967295.000000 0001 0110 0\n"
+				"E: 4294967295.000000 0001 0110 1\n"
+				"E: 4294967295.000000 0000 0000 0\n");
+	snprintf(spec.arg, sizeof(spec.arg), "%s", tmp);
+	assert_int_equal(il_input_replay_span(&spec, 20000000, 100, &sp, err, sizeof(err)), 0);
+	assert_int_equal(sp.clicks, 3);
+	assert_int_equal(sp.span_ns, 20000000ull + t_ns + t_ns + 10000000ull);
+	assert_int_equal(sp.longest_gap_ns, t_ns);
+	assert_int_equal(sp.longest_gap_before, 3);
+	/* The same with a first delay that takes it past the limit. */
+	assert_int_equal(il_input_replay_span(&spec, IL_REPLAY_SPAN_MAX_NS - 2 * t_ns, 100, &sp,
+					      err, sizeof(err)),
+			 -ERANGE);
+	assert_one_line(err);
+	unlink(tmp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_input_replay_span),
+	    cmocka_unit_test(test_input_replay_span_wrap),
 	    cmocka_unit_test(test_input_uinput_missing),
 	    cmocka_unit_test(test_input_evdev_missing_path),
 	    cmocka_unit_test(test_input_evdev_not_evdev),
