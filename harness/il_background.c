@@ -37,6 +37,9 @@
  * process that clears its environment is lost to it.
  */
 #define COOKIE_VAR "IL_BACKGROUND"
+/* A state file's size limit: its command came as one argument (128 KiB at
+ * most, MAX_ARG_STRLEN), up to 6 bytes each as JSON escapes it. */
+#define BG_STATE_MAX_BYTES (1u << 20)
 /* How much of a process's environment is searched for the cookie. */
 #define ENVIRON_MAX (4u << 20)
 
@@ -676,65 +679,110 @@ void il_background_stop(struct il_background *b)
 	free(b);
 }
 
+/* A start time as written ((double) of clock ticks): a whole number that
+ * a cast to unsigned long long keeps (1e300 there is undefined). */
+static bool start_valid(const cJSON *n)
+{
+	double v = cJSON_GetNumberValue(n);
+
+	return v >= 0 && v < 18446744073709551616.0 && v == (double)(unsigned long long)v;
+}
+
+int il_background_state_parse(const char *text, struct il_background_state *out)
+{
+	cJSON *o = cJSON_Parse(text);
+	double pid = cJSON_GetNumberValue(cJSON_GetObjectItem(o, "pid"));
+	double pgid = cJSON_GetNumberValue(cJSON_GetObjectItem(o, "pgid"));
+	cJSON *pid_start = cJSON_GetObjectItem(o, "pid_start");
+	cJSON *pgid_start = cJSON_GetObjectItem(o, "pgid_start");
+	const char *cmd = cJSON_GetStringValue(cJSON_GetObjectItem(o, "command"));
+	const char *cookie = cJSON_GetStringValue(cJSON_GetObjectItem(o, "cookie"));
+	int r = -EINVAL;
+
+	/* Without its writer's start time a live run's file would read as a
+	 * dead one's, and its load be killed: not ours to interpret. */
+	if (pid >= 1 && pgid >= 1 && pid <= INT32_MAX && pgid <= INT32_MAX &&
+	    start_valid(pid_start) && start_valid(pgid_start)) {
+		memset(out, 0, sizeof(*out));
+		out->pid = (pid_t)pid;
+		out->pgid = (pid_t)pgid;
+		out->pid_start = (unsigned long long)cJSON_GetNumberValue(pid_start);
+		out->pgid_start = (unsigned long long)cJSON_GetNumberValue(pgid_start);
+		snprintf(out->command, sizeof(out->command), "%s", cmd ? cmd : "?");
+		/* Only a cookie of ours: any other entry ("PATH=...") would match
+		 * every process started since. Older files have none. */
+		if (cookie && cookie_valid(cookie))
+			snprintf(out->cookie, sizeof(out->cookie), "%s", cookie);
+		r = 0;
+	}
+	cJSON_Delete(o);
+	return r;
+}
+
+/*
+ * A state file's text, whole, NUL-terminated (the caller frees it), or NULL:
+ * a symlink, not a regular file, or larger than BG_STATE_MAX_BYTES. Read
+ * into a fixed 8 KiB, a --background command of 8 KiB or more made a file
+ * that was cut, did not parse, and a dead run's load was never stopped.
+ */
+static char *read_state(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	char *text = NULL;
+	size_t got = 0;
+	ssize_t n = 0;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    st.st_size <= BG_STATE_MAX_BYTES && (text = malloc((size_t)st.st_size + 1))) {
+		while (got < (size_t)st.st_size &&
+		       (n = read(fd, text + got, (size_t)st.st_size - got)) > 0)
+			got += (size_t)n;
+		text[got] = '\0';
+	}
+	close(fd);
+	return text;
+}
+
 /* The group of one state file: killed when its orchestrator is gone. */
 static int recover_one(const char *path, FILE *log)
 {
-	char text[8192];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), killed = 0;
-	cJSON *o;
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	text[n] = '\0';
-	o = cJSON_Parse(text);
-	double pid = cJSON_GetNumberValue(cJSON_GetObjectItem(o, "pid"));
-	double pid_start = cJSON_GetNumberValue(cJSON_GetObjectItem(o, "pid_start"));
-	double pgid = cJSON_GetNumberValue(cJSON_GetObjectItem(o, "pgid"));
-	double pgid_start = cJSON_GetNumberValue(cJSON_GetObjectItem(o, "pgid_start"));
-	const char *cmd = cJSON_GetStringValue(cJSON_GetObjectItem(o, "command"));
-	const char *cookie = cJSON_GetStringValue(cJSON_GetObjectItem(o, "cookie"));
+	char *text = read_state(path);
+	struct il_background_state st;
 	struct il_procfs_stat owner;
 	struct proc_stat ps;
+	const char *cookie;
+	int killed = 0;
 
-	/* Only a cookie of ours: any other entry ("PATH=...") would match
-	 * every process started since. Older files have none. */
-	if (cookie && !cookie_valid(cookie))
-		cookie = NULL;
-	if (!(pid >= 1 && pgid >= 1 && pid <= INT32_MAX && pgid <= INT32_MAX && pgid_start >= 0)) {
-		cJSON_Delete(o);
+	if (!text || il_background_state_parse(text, &st) < 0) {
+		free(text);
 		return 0; /* not ours to interpret: leave it for a human */
 	}
+	free(text);
+	cookie = st.cookie[0] ? st.cookie : NULL;
 	/* A live orchestrator (same pid, same start, not a zombie: a SIGKILLed
 	 * one not reaped yet holds nothing) still owns its group. */
-	if (il_procfs_stat((pid_t)pid, 0, IL_PROCFS_STARTTIME, &owner) == 0 &&
-	    (double)owner.f[IL_PROCFS_STARTTIME] == pid_start && owner.state != 'Z' &&
-	    owner.state != 'X') {
-		cJSON_Delete(o);
+	if (il_procfs_stat(st.pid, 0, IL_PROCFS_STARTTIME, &owner) == 0 &&
+	    owner.f[IL_PROCFS_STARTTIME] == st.pid_start && owner.state != 'Z' &&
+	    owner.state != 'X')
 		return 0;
-	}
 	/* Its leader, if it is still the process we started, or else members
 	 * of the group started after it. */
-	bool leader = read_proc_stat((pid_t)pgid, &ps) == 0 && (double)ps.start == pgid_start;
-	bool reused = !leader && read_proc_stat((pid_t)pgid, &ps) == 0;
+	bool leader = read_proc_stat(st.pgid, &ps) == 0 && ps.start == st.pgid_start;
+	bool reused = !leader && read_proc_stat(st.pgid, &ps) == 0;
 	/* A reused pgid is another group: then only the cookie finds ours. */
-	if (group_scan(reused ? -1 : (pid_t)pgid, cookie, (unsigned long long)pgid_start, NULL, 0,
-		       NULL) > 0) {
-		group_scan(reused ? -1 : (pid_t)pgid, cookie, (unsigned long long)pgid_start, NULL,
-			   SIGKILL, NULL);
+	if (group_scan(reused ? -1 : st.pgid, cookie, st.pgid_start, NULL, 0, NULL) > 0) {
+		group_scan(reused ? -1 : st.pgid, cookie, st.pgid_start, NULL, SIGKILL, NULL);
 		if (log)
 			fprintf(log,
 				"inputlat: killed the background load '%s' (process group %d) "
 				"that a dead run left running\n",
-				cmd ? cmd : "?", (int)pgid);
+				st.command, (int)st.pgid);
 		killed = 1;
 	}
 	unlink(path);
-	cJSON_Delete(o);
 	return killed;
 }
 

@@ -60,6 +60,24 @@ cJSON *il_background_stats_json(const struct il_background *b);
  */
 void il_background_stop(struct il_background *b);
 
+/* What a state file says (il_background_state_parse). */
+struct il_background_state {
+	pid_t pid;		       /* the orchestrator that wrote it */
+	unsigned long long pid_start;  /* its start, clock ticks since boot */
+	pid_t pgid;		       /* the load's process group */
+	unsigned long long pgid_start; /* its leader's start */
+	char command[256];	       /* for the log line, cut; "?" when none */
+	char cookie[40];	       /* IL_BACKGROUND=<16 hex>, "" when none or not ours */
+};
+
+/*
+ * Parses a state file's text (NUL-terminated): 0, or -EINVAL when it is
+ * not one this version wrote (a pid or pgid outside 1..INT32_MAX, a start
+ * time missing or not a whole number below 2^64). Exposed for the fuzz
+ * target (tests/fuzz/fuzz_state.c).
+ */
+int il_background_state_parse(const char *text, struct il_background_state *out);
+
 /*
  * Kills the groups of background.*.state files in state_dir whose
  * orchestrator is gone (after a SIGKILL), and removes the files. One line

@@ -596,6 +596,95 @@ static void test_background_not_found(void **state)
 	assert_int_equal(il_test_count_project_procs(), 0);
 }
 
+/*
+ * A dead run's state file is read whole: one whose --background command
+ * was 8 KiB or more was cut at a fixed 8 KiB buffer, did not parse, and
+ * was left with its load running for good. Here the load is a child of
+ * ours in a group of its own, its orchestrator a pid that is gone.
+ */
+static void test_background_long_command_recovered(void **state)
+{
+	static char cmd[12000], text[13000];
+	char dir[256], path[400], *log_text = NULL;
+	size_t log_len = 0;
+	struct il_procfs_stat st;
+	pid_t gone, load;
+	FILE *log;
+	int status;
+
+	(void)state;
+	gone = fork();
+	assert_true(gone >= 0);
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	load = fork();
+	assert_true(load >= 0);
+	if (load == 0) {
+		setpgid(0, 0);
+		for (;;)
+			pause();
+	}
+	setpgid(load, load);
+	for (int i = 0; i < 100 && (il_procfs_stat(load, 0, IL_PROCFS_PGRP, &st) != 0 ||
+				    (pid_t)st.f[IL_PROCFS_PGRP] != load);
+	     i++)
+		usleep(10000);
+	assert_int_equal(il_procfs_stat(load, 0, IL_PROCFS_STARTTIME, &st), 0);
+	memset(cmd, 'a', sizeof(cmd) - 1);
+	snprintf(text, sizeof(text),
+		 "{\"pid\":%d,\"pid_start\":1,\"pgid\":%d,\"pgid_start\":%llu,\"command\":\"%s\"}",
+		 (int)gone, (int)load, (unsigned long long)st.f[IL_PROCFS_STARTTIME], cmd);
+	assert_int_equal(il_test_tmpdir_make(dir, sizeof(dir), "bg-long"), 0);
+	snprintf(path, sizeof(path), "%s/background.%d.state", dir, (int)gone);
+	il_test_write_file(path, text);
+	log = open_memstream(&log_text, &log_len);
+	assert_non_null(log);
+	assert_int_equal(il_background_recover_stale(dir, log), 1);
+	fclose(log);
+	assert_int_equal(waitpid(load, &status, 0), load);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	assert_int_equal(access(path, F_OK), -1);
+	/* The command is cut for the line, which stays one line. */
+	assert_non_null(strstr(log_text, "inputlat: killed the background load 'aaaa"));
+	assert_int_equal(strchr(log_text, '\n') - log_text + 1, (long)strlen(log_text));
+	free(log_text);
+	il_test_tmpdir_remove(dir);
+}
+
+/* A state file that does not say when its writer started (or says it
+ * with a number no start time is) is left alone: read as a dead run's,
+ * a live run's load would have been killed; 1e300 was cast to an
+ * integer, which is undefined. */
+static void test_background_state_refused(void **state)
+{
+	static const char *const bad[] = {
+	    "{\"pid\":1,\"pgid\":1,\"pgid_start\":0}",
+	    "{\"pid\":1,\"pid_start\":0,\"pgid\":1,\"pgid_start\":1e300}",
+	    "{\"pid\":1,\"pid_start\":-1,\"pgid\":1,\"pgid_start\":0}",
+	    "{\"pid\":1,\"pid_start\":0.5,\"pgid\":1,\"pgid_start\":0}",
+	    "{\"pid\":0,\"pid_start\":0,\"pgid\":1,\"pgid_start\":0}",
+	    "{\"pid\":1,\"pid_start\":0,\"pgid\":2147483648,\"pgid_start\":0}",
+	    "[]",
+	    "",
+	};
+	struct il_background_state st;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (il_background_state_parse(bad[i], &st) != -EINVAL)
+			fail_msg("accepted: %s", bad[i]);
+	assert_int_equal(
+	    il_background_state_parse("{\"pid\":7,\"pid_start\":5,\"pgid\":9,\"pgid_start\":6,"
+				      "\"cookie\":\"PATH=/bin\"}",
+				      &st),
+	    0);
+	assert_int_equal(st.pid, 7);
+	assert_int_equal(st.pgid_start, 6);
+	assert_string_equal(st.command, "?");
+	assert_string_equal(st.cookie, ""); /* not ours: never matched */
+}
+
 static int group_setup(void **state)
 {
 	if (il_test_suite_setup(state) < 0)
@@ -634,6 +723,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_background_not_found, teardown),
+	    cmocka_unit_test(test_background_long_command_recovered),
+	    cmocka_unit_test(test_background_state_refused),
 	    cmocka_unit_test_teardown(test_background_normal_end, teardown),
 	    cmocka_unit_test_teardown(test_background_ends_during_run, teardown),
 	    cmocka_unit_test_teardown(test_background_sigint, teardown),
