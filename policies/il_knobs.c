@@ -225,6 +225,22 @@ out:
 	return r;
 }
 
+int il_knobs_state_parse(const char *text, long *pid, uint64_t *start_ticks,
+			 struct il_knob_change *ch, size_t *n)
+{
+	struct state *st = calloc(1, sizeof(*st));
+	int r = st ? parse_state(text, st) : -ENOMEM;
+
+	if (r == 0) {
+		*pid = st->pid;
+		*start_ticks = st->start_ticks;
+		memcpy(ch, st->ch, st->n * sizeof(ch[0]));
+		*n = st->n;
+	}
+	free(st);
+	return r;
+}
+
 /* Reads dir/knobs.state: -ENOENT when there is none. */
 static int load_state(int dfd, const char *dir, struct state *st, char *err, size_t errlen)
 {
@@ -1018,16 +1034,9 @@ struct lock_info {
 	char state_file[256];
 };
 
-static int lock_read(int fd, struct lock_info *li)
+static int lock_parse(const char *buf, struct lock_info *li)
 {
-	char buf[LOCK_MAX_BYTES + 1];
-	ssize_t n = pread(fd, buf, LOCK_MAX_BYTES, 0);
 	int r = -EINVAL;
-
-	memset(li, 0, sizeof(*li));
-	if (n <= 0)
-		return n == 0 ? -ENOENT : -errno;
-	buf[n] = '\0';
 	cJSON *root = cJSON_Parse(buf);
 	cJSON *pid = cJSON_GetObjectItemCaseSensitive(root, "pid");
 	cJSON *ticks = cJSON_GetObjectItemCaseSensitive(root, "pid_start_ticks");
@@ -1041,6 +1050,32 @@ static int lock_read(int fd, struct lock_info *li)
 		r = 0;
 	}
 	cJSON_Delete(root);
+	return r;
+}
+
+static int lock_read(int fd, struct lock_info *li)
+{
+	char buf[LOCK_MAX_BYTES + 1];
+	ssize_t n = pread(fd, buf, LOCK_MAX_BYTES, 0);
+
+	memset(li, 0, sizeof(*li));
+	if (n <= 0)
+		return n == 0 ? -ENOENT : -errno;
+	buf[n] = '\0';
+	return lock_parse(buf, li);
+}
+
+int il_knobs_lock_parse(const char *text, long *pid, uint64_t *start_ticks, char *state_file,
+			size_t state_file_len)
+{
+	struct lock_info li = {0};
+	int r = lock_parse(text, &li);
+
+	if (r == 0) {
+		*pid = li.pid;
+		*start_ticks = li.start_ticks;
+		snprintf(state_file, state_file_len, "%s", li.state_file);
+	}
 	return r;
 }
 

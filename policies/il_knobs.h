@@ -62,6 +62,19 @@ struct il_knob_report {
 /* The machine's knob lock, held by this process (see IL_KNOBS_LOCK_PATH). */
 struct il_knobs_lock;
 
+/*
+ * The readers of what a dead run left, exposed for the fuzz target
+ * (tests/fuzz/fuzz_state.c); text is NUL-terminated. A state file's text:
+ * 0 with its writer (pid and start time) and the n knobs to restore in ch
+ * (room for IL_KNOBS_MAX_CHANGES; each path one a state file may name,
+ * each original a number), or -EINVAL (-ENOMEM). A lock file's text: 0
+ * with its holder and the state file it names, or -EINVAL.
+ */
+int il_knobs_state_parse(const char *text, long *pid, uint64_t *start_ticks,
+			 struct il_knob_change *ch, size_t *n);
+int il_knobs_lock_parse(const char *text, long *pid, uint64_t *start_ticks, char *state_file,
+			size_t state_file_len);
+
 /* The state directory: $IL_STATE_DIR, else IL_KNOBS_STATE_DIR. */
 const char *il_knobs_state_dir(void);
 

@@ -141,6 +141,16 @@ static void test_fuzz_regress_evemu(void **state)
 	replay("evemu", il_fuzz_evemu);
 }
 
+static void test_fuzz_regress_evemu_round(void **state)
+{
+	replay("evemu_round", il_fuzz_evemu_round);
+}
+
+static void test_fuzz_regress_state(void **state)
+{
+	replay("state", il_fuzz_state);
+}
+
 /* Edge cases a corpus file cannot hold conveniently. */
 static void test_fuzz_regress_empty(void **state)
 {
@@ -152,14 +162,21 @@ static void test_fuzz_regress_empty(void **state)
 	assert_int_equal(il_fuzz_cli(none, 0), 0);
 	assert_int_equal(il_fuzz_report(none, 0), 0);
 	assert_int_equal(il_fuzz_evemu(none, 0), 0);
+	assert_int_equal(il_fuzz_evemu_round(none, 0), 0);
+	assert_int_equal(il_fuzz_state(none, 0), 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fuzz_regress_frame),	cmocka_unit_test(test_fuzz_regress_policy),
-	    cmocka_unit_test(test_fuzz_regress_evdev),	cmocka_unit_test(test_fuzz_regress_cli),
-	    cmocka_unit_test(test_fuzz_regress_report), cmocka_unit_test(test_fuzz_regress_evemu),
+	    cmocka_unit_test(test_fuzz_regress_frame),
+	    cmocka_unit_test(test_fuzz_regress_policy),
+	    cmocka_unit_test(test_fuzz_regress_evdev),
+	    cmocka_unit_test(test_fuzz_regress_cli),
+	    cmocka_unit_test(test_fuzz_regress_report),
+	    cmocka_unit_test(test_fuzz_regress_evemu),
+	    cmocka_unit_test(test_fuzz_regress_evemu_round),
+	    cmocka_unit_test(test_fuzz_regress_state),
 	    cmocka_unit_test(test_fuzz_regress_empty),
 	};
 

@@ -33,6 +33,14 @@ int il_fuzz_cli(const uint8_t *data, size_t size);
  * checks of a run's preflight on the input as the file's contents. */
 int il_fuzz_evemu(const uint8_t *data, size_t size);
 
+/* evemu round trip: il_evemu_parse, il_evemu_write, il_evemu_parse again
+ * give the same device and events, and a second write the same bytes. */
+int il_fuzz_evemu_round(const uint8_t *data, size_t size);
+
+/* What a dead run left (knob state, knob lock, background state files):
+ * il_knobs_state_parse, il_knobs_lock_parse, il_background_state_parse. */
+int il_fuzz_state(const uint8_t *data, size_t size);
+
 /* Run reports (one, or several split on a line "%%"): explain, compare and
  * reproduce's recorded runs read them. */
 int il_fuzz_report(const uint8_t *data, size_t size);
