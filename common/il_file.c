@@ -1,4 +1,5 @@
 #include "il_file.h"
+#include "il_parse.h"
 #include "il_printable.h"
 
 #include <ctype.h>
@@ -879,6 +880,19 @@ int il_json_load(const char *path, cJSON **out, char *err, size_t errlen)
 		}
 	}
 	*out = root;
+	return 0;
+}
+
+int il_json_held_max(const char *env, unsigned default_mib, size_t *out, char *err, size_t errlen)
+{
+	const char *v = getenv(env);
+	uint64_t mib = default_mib;
+
+	if (v && il_parse_u64(v, 1, 1u << 20, &mib) < 0) {
+		snprintf(err, errlen, "%s '%s' is not a size in MiB: expected 1..1048576", env, v);
+		return -EINVAL;
+	}
+	*out = (size_t)mib << 20;
 	return 0;
 }
 

@@ -162,6 +162,15 @@ const char *il_json_duplicate_key(const cJSON *root);
  * reader that keeps many trees adds up). */
 size_t il_json_tree_bytes(const cJSON *root);
 
+/*
+ * The bytes of parsed reports a command that keeps many may hold at once
+ * (il_json_tree_bytes of each, added up): $env, in MiB (1..1048576), where
+ * set, else default_mib. Each report is bounded (IL_JSON_MAX_VALUES), but
+ * as many as the user hands in are not. Returns 0, or -EINVAL with one
+ * line in err ("ENV 'x' is not a size in MiB: expected 1..1048576").
+ */
+int il_json_held_max(const char *env, unsigned default_mib, size_t *out, char *err, size_t errlen);
+
 /* The item at a dotted path ("latency_us.processing.p50"), or NULL. */
 const cJSON *il_json_get(const cJSON *root, const char *path);
 

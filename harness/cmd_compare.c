@@ -64,17 +64,12 @@ struct held {
  */
 static int held_max_bytes(size_t *out)
 {
-	const char *env = getenv("IL_COMPARE_MAX_MIB");
-	uint64_t mib = MAX_HELD_MIB;
+	char err[256];
 
-	if (env && il_parse_u64(env, 1, 1u << 20, &mib) < 0) {
-		fprintf(stderr,
-			"compare: IL_COMPARE_MAX_MIB '%s' is not a size in MiB: expected "
-			"1..1048576\n",
-			env);
+	if (il_json_held_max("IL_COMPARE_MAX_MIB", MAX_HELD_MIB, out, err, sizeof(err)) < 0) {
+		fprintf(stderr, "compare: %s\n", err);
 		return -1;
 	}
-	*out = (size_t)mib << 20;
 	return 0;
 }
 

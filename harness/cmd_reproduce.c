@@ -63,6 +63,12 @@ extern char **environ;
 /* Two scenarios' rounds together within what il_stats_rounds takes. */
 #define MAX_ROUNDS   (IL_STATS_MAX_ROUNDS / 2)
 #define FILE_VERSION 1
+/*
+ * The parsed recorded reports (IL_REPRODUCE_REPORTS) held at once, in MiB,
+ * as compare's bound (cmd_compare.c): a quick reproduce's 36 reports are a
+ * few MiB; 1 GiB holds 16 rounds of 500-event runs many times over.
+ */
+#define MAX_HELD_MIB 1024u
 
 /* One `inputlat run` configuration. */
 struct scenario {
@@ -100,6 +106,9 @@ struct repro {
 	struct result *res[NSCEN]; /* [scenario][round] */
 	cJSON *kernel;		   /* copied from the first report */
 	bool run_failed;
+	/* IL_REPRODUCE_REPORTS: the parsed reports' bytes held, and the most
+	 * that may be (IL_REPRODUCE_MAX_MIB, else MAX_HELD_MIB). */
+	size_t held, held_max;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -452,7 +461,7 @@ static void run_scenario(struct repro *r, const struct scenario *s, unsigned rou
  * without root or minutes of runs. A missing or unreadable one is a failed
  * run, said as such.
  */
-static void load_scenario(const struct repro *r, const struct scenario *s, unsigned round,
+static void load_scenario(struct repro *r, const struct scenario *s, unsigned round,
 			  struct result *out)
 {
 	char json[4096];
@@ -463,6 +472,26 @@ static void load_scenario(const struct repro *r, const struct scenario *s, unsig
 	if (il_json_load(json, &out->report, out->err, sizeof(out->err)) < 0) {
 		out->report = NULL;
 		return;
+	}
+	/* All rounds' reports are held until judged: bounded one by one, not
+	 * together, 16 rounds of nine reports each near the bound of one
+	 * (about 200 MiB parsed) would hold about 28 GiB. */
+	{
+		size_t bytes = il_json_tree_bytes(out->report);
+
+		if (bytes > r->held_max - r->held) {
+			snprintf(out->err, sizeof(out->err),
+				 "%.200s: %.0f MiB parsed, %.0f MiB with the reports before it, "
+				 "more than the %zu MiB reproduce holds at once (judge fewer "
+				 "--rounds, or raise IL_REPRODUCE_MAX_MIB)",
+				 json, bytes / 1048576.0, (bytes + r->held) / 1048576.0,
+				 r->held_max >> 20);
+			cJSON_Delete(out->report);
+			out->report = NULL;
+			out->refused = true;
+			return;
+		}
+		r->held += bytes;
 	}
 	/* A file anybody may have written: values no run writes are refused
 	 * as compare and explain refuse them. */
@@ -1536,6 +1565,15 @@ int il_cmd_reproduce(int argc, char **argv)
 	r.from = getenv("IL_REPRODUCE_REPORTS");
 	if (r.from && (ret = reports_dir_check(r.from)) != 0)
 		return ret;
+	if (r.from) {
+		char err[300];
+
+		if (il_json_held_max("IL_REPRODUCE_MAX_MIB", MAX_HELD_MIB, &r.held_max, err,
+				     sizeof(err)) < 0) {
+			fprintf(stderr, "inputlat reproduce: %s\n", err);
+			return 2;
+		}
+	}
 	/* Said at once: without root every run of an RT policy fails, and each
 	 * claim would come out "not testable" after minutes of trying. */
 	if (!r.from && geteuid() != 0) {

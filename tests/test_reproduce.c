@@ -865,6 +865,45 @@ static void test_reproduce_recorded_insane_refused(void **state)
 	cJSON_Delete(json);
 }
 
+/* The first report with 40,000 numbers no reader reads: a tree of about
+ * 2 MiB, under the bound of one report, past a total of 1 MiB. */
+static bool padded(const char *base, cJSON *rep)
+{
+	cJSON *pad;
+
+	if (strcmp(base, "c1-cfs.0.json") != 0)
+		return false;
+	pad = cJSON_AddArrayToObject(rep, "padding");
+	assert_non_null(pad);
+	for (int i = 0; i < 40000; i++)
+		cJSON_AddItemToArray(pad, cJSON_CreateNumber(i));
+	return true;
+}
+
+/*
+ * The recorded reports are held together until judged: each is bounded,
+ * all of them were not (16 rounds of reports near the bound of one held
+ * 28 GiB). Past IL_REPRODUCE_MAX_MIB (1 GiB unless set) reproduce refuses
+ * in one line naming the report and the variable; a value that is not a
+ * size is refused likewise.
+ */
+static void test_reproduce_recorded_held_bound(void **state)
+{
+	(void)state;
+	setenv("IL_REPRODUCE_MAX_MIB", "1", 1);
+	recorded_refused("reproduce-held", padded,
+			 "c1-cfs.0.json: 2 MiB parsed, 2 MiB with the "
+			 "reports before it, more than the 1 MiB reproduce holds at once (judge "
+			 "fewer --rounds, or raise IL_REPRODUCE_MAX_MIB)",
+			 "inputlat reproduce: ");
+	setenv("IL_REPRODUCE_MAX_MIB", "0", 1);
+	recorded_refused("reproduce-held0", padded,
+			 "inputlat reproduce: IL_REPRODUCE_MAX_MIB '0' is not a size in MiB: "
+			 "expected 1..1048576",
+			 NULL);
+	unsetenv("IL_REPRODUCE_MAX_MIB");
+}
+
 /* One rt-throttled report whose hog left -5% of its CPUs idle. */
 static bool idle_waste_negative(const char *base, cJSON *rep)
 {
@@ -1185,6 +1224,7 @@ int main(void)
 	    cmocka_unit_test(test_reproduce_recorded_fair_server_assumed),
 	    cmocka_unit_test(test_reproduce_recorded_fair_server_read),
 	    cmocka_unit_test(test_reproduce_recorded_insane_refused),
+	    cmocka_unit_test(test_reproduce_recorded_held_bound),
 	    cmocka_unit_test(test_reproduce_recorded_not_their_place),
 	    cmocka_unit_test(test_reproduce_recorded_out_of_domain_refused),
 	    cmocka_unit_test(test_reproduce_recorded_interval_levels),
