@@ -1512,6 +1512,42 @@ def alive(pid):
     return stat[stat.rindex(")") + 2] != "Z"
 
 
+def load_sweep():
+    """scripts/policy-sweep as a module (it has no .py name)."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("policy_sweep", SWEEP)
+    spec = importlib.util.spec_from_loader("policy_sweep", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+class HeaderFacts(unittest.TestCase):
+    def test_header_holds_a_few_values_of_each_report(self):
+        """The summary's header held every report of the sweep whole at once
+        (each bounded, all of them together not): of every report but the
+        first it keeps what it reads, in the report's shape, and the rest
+        (a report's samples, its attribution) goes."""
+        fair = "policy rt-fair-server: fair server 50000 us per 1000000 us not applied: no; x"
+        run = {"policy": "rt", "start_time": "2026-12-07T23:00:00Z",
+               "kernel": {"sched_rt_runtime_us": 950000, "release": "6.18",
+                          "fair_server": {"why": "locked", "runtime_ns": 5}},
+               "system": {"steal_pct": 0.5, "cpu_model": "x"},
+               "events": {"warmup": {"sent": 10}, "sent": 100},
+               "warnings": [fair, "work: off"],
+               "latency_us": {"processing": {"samples": list(range(100000))}}}
+        self.assertEqual(load_sweep().header_facts(run), {
+            "policy": "rt", "start_time": "2026-12-07T23:00:00Z",
+            "kernel": {"sched_rt_runtime_us": 950000, "fair_server": {"why": "locked"}},
+            "system": {"steal_pct": 0.5}, "events": {"warmup": {"sent": 10}},
+            "warnings": [fair]})
+        # What is absent or null stays so; a steal that is a reason stays one.
+        self.assertEqual(load_sweep().header_facts({"system": {"steal_pct": "unreadable"},
+                                                     "kernel": None}),
+                         {"system": {"steal_pct": "unreadable"}})
+
+
 class RealSweep(unittest.TestCase, Outputs):
     def setUp(self):
         global SUITE_LOCK_FD
