@@ -721,7 +721,8 @@ int il_background_state_parse(const char *text, struct il_background_state *out)
 
 /*
  * A state file's text, whole, NUL-terminated (the caller frees it), or NULL:
- * a symlink, not a regular file, or larger than BG_STATE_MAX_BYTES. Read
+ * a symlink, not a regular file, another user's or writable by others, or
+ * larger than BG_STATE_MAX_BYTES. Read
  * into a fixed 8 KiB, a --background command of 8 KiB or more made a file
  * that was cut, did not parse, and a dead run's load was never stopped.
  */
@@ -735,7 +736,10 @@ static char *read_state(const char *path)
 
 	if (fd < 0)
 		return NULL;
+	/* Owned by root or us and written by no one else, as the knobs' state
+	 * file must be: what it names is SIGKILLed, by root. */
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (st.st_uid == 0 || st.st_uid == geteuid()) && !(st.st_mode & 022) &&
 	    st.st_size <= BG_STATE_MAX_BYTES && (text = malloc((size_t)st.st_size + 1))) {
 		while (got < (size_t)st.st_size &&
 		       (n = read(fd, text + got, (size_t)st.st_size - got)) > 0)

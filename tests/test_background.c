@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -600,7 +601,9 @@ static void test_background_not_found(void **state)
  * A dead run's state file is read whole: one whose --background command
  * was 8 KiB or more was cut at a fixed 8 KiB buffer, did not parse, and
  * was left with its load running for good. Here the load is a child of
- * ours in a group of its own, its orchestrator a pid that is gone.
+ * ours in a group of its own, its orchestrator a pid that is gone. And a
+ * file someone else could have written is not acted on (as root, it
+ * SIGKILLs what it names).
  */
 static void test_background_long_command_recovered(void **state)
 {
@@ -638,6 +641,17 @@ static void test_background_long_command_recovered(void **state)
 	assert_int_equal(il_test_tmpdir_make(dir, sizeof(dir), "bg-long"), 0);
 	snprintf(path, sizeof(path), "%s/background.%d.state", dir, (int)gone);
 	il_test_write_file(path, text);
+	/* Writable by others, or another user's: not acted on, and left. */
+	assert_int_equal(chmod(path, 0666), 0);
+	assert_int_equal(il_background_recover_stale(dir, NULL), 0);
+	assert_int_equal(chmod(path, 0600), 0);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		assert_int_equal(il_background_recover_stale(dir, NULL), 0);
+		assert_int_equal(chown(path, 0, 0), 0);
+	}
+	assert_int_equal(kill(load, 0), 0);
+	assert_int_equal(access(path, F_OK), 0);
 	log = open_memstream(&log_text, &log_len);
 	assert_non_null(log);
 	assert_int_equal(il_background_recover_stale(dir, log), 1);
