@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "il_capture.h"
 #include "il_clock.h"
 #include "il_cpustat.h"
+#include "il_file.h"
 #include "il_policy.h"
 #include "il_procfs.h"
 #include "il_sched.h"
@@ -176,7 +178,8 @@ static int num_of(const cJSON *o, const char *key, int dflt)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
-	return cJSON_IsNumber(v) ? (int)v->valuedouble : dflt;
+	/* Whole and an int's: a cast of anything else is undefined. */
+	return il_json_whole_in(v, INT_MIN, INT_MAX) ? (int)v->valuedouble : dflt;
 }
 
 static int add_thread(struct il_attrib_run *r, const struct il_attrib_thread *t, bool pipeline)

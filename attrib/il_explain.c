@@ -645,12 +645,6 @@ static bool hops_once(const cJSON *hops, char *where, size_t n)
 	return true;
 }
 
-static bool whole_in(const cJSON *c, double lo, double hi)
-{
-	return cJSON_IsNumber(c) && c->valuedouble >= lo && c->valuedouble <= hi &&
-	       c->valuedouble == floor(c->valuedouble);
-}
-
 /*
  * The type of the value c at key k, as explain prints it: a figure (a key
  * ending _us, _ms, _ns or _pct) is a number or null, and what a hop, an
@@ -703,23 +697,24 @@ static bool value_typed(const char *k, const cJSON *c, char *where, size_t n)
 		snprintf(where, n, "%s: not a number", k);
 		return false;
 	}
-	if (!strcmp(k, "index") && !whole_in(c, 1, IL_NHOPS)) {
+	if (!strcmp(k, "index") && !il_json_whole_in(c, 1, IL_NHOPS)) {
 		snprintf(where, n, "index: not a hop of the chain (1..%d)", IL_NHOPS);
 		return false;
 	}
 	if ((!strcmp(k, "cpu_from") || !strcmp(k, "cpu_to")) && !cJSON_IsNull(c) &&
-	    !whole_in(c, 0, 65535)) {
+	    !il_json_whole_in(c, 0, 65535)) {
 		snprintf(where, n, "%s: not a CPU number", k);
 		return false;
 	}
 	/* A culprit's nice (-20..19) or RT priority (0..99), as il_attrib
 	 * writes it: 1e18 was made an int to print. */
-	if (!strcmp(k, "priority") && !cJSON_IsNull(c) && !whole_in(c, -20, 99)) {
+	if (!strcmp(k, "priority") && !cJSON_IsNull(c) && !il_json_whole_in(c, -20, 99)) {
 		snprintf(where, n, "priority: not a scheduling priority (-20 to 99)");
 		return false;
 	}
 	/* A band's example event is an event's id: -5 was made a uint64_t. */
-	if (!strcmp(k, "event") && !cJSON_IsNull(c) && !whole_in(c, 0, 9007199254740992.0)) {
+	if (!strcmp(k, "event") && !cJSON_IsNull(c) &&
+	    !il_json_whole_in(c, 0, 9007199254740992.0)) {
 		snprintf(where, n, "event: not an event's id");
 		return false;
 	}
@@ -767,7 +762,7 @@ static bool event_sane(const cJSON *ev, char *where, size_t n)
 	double proc = num(ev, "processing_us"), sum = 0;
 	int parts = 0;
 
-	if (!whole_in(id, 0, 9007199254740992.0)) {
+	if (!il_json_whole_in(id, 0, 9007199254740992.0)) {
 		snprintf(where, n, "id: not an event's id");
 		return false;
 	}
@@ -796,7 +791,7 @@ static bool event_sane(const cJSON *ev, char *where, size_t n)
 		int k;
 
 		/* Made an int only once it is a hop's index: (int) of a NaN is UB. */
-		if (!whole_in(cJSON_GetObjectItemCaseSensitive(h, "index"), 1, IL_NHOPS)) {
+		if (!il_json_whole_in(cJSON_GetObjectItemCaseSensitive(h, "index"), 1, IL_NHOPS)) {
 			snprintf(where, n, "event %.0f: a hop without its index", id->valuedouble);
 			return false;
 		}
@@ -871,8 +866,8 @@ static bool bands_sane(const cJSON *attr, char *where, size_t n)
 		double lo = num(b, "lo_us"), hi = num(b, "hi_us"), mean = num(b, "mean_us");
 		double csum = 0;
 
-		if (!whole_in(cJSON_GetObjectItemCaseSensitive(b, "count"), 1,
-			      9007199254740992.0)) {
+		if (!il_json_whole_in(cJSON_GetObjectItemCaseSensitive(b, "count"), 1,
+				      9007199254740992.0)) {
 			snprintf(where, n, "bands[%d].count: not a count of events (1 or more)", i);
 			return false;
 		}
@@ -1213,7 +1208,7 @@ int il_explain_run(const cJSON *run, const char *path, const struct il_explain_o
 
 		/* A band without its example event (attribution_types checked a
 		 * present one) has none to show. */
-		ev = whole_in(id, 0, 9007199254740992.0)
+		ev = il_json_whole_in(id, 0, 9007199254740992.0)
 			 ? find_stored(attr, (uint64_t)id->valuedouble)
 			 : NULL;
 		snprintf(title, sizeof(title), "an event of the p%g band", ps[np - 1]);

@@ -923,6 +923,12 @@ cJSON *il_json_u64(uint64_t v)
 	return cJSON_CreateString(text);
 }
 
+bool il_json_whole_in(const cJSON *c, double lo, double hi)
+{
+	return cJSON_IsNumber(c) && c->valuedouble >= lo && c->valuedouble <= hi &&
+	       c->valuedouble == floor(c->valuedouble);
+}
+
 const cJSON *il_json_get(const cJSON *root, const char *path)
 {
 	char key[64];

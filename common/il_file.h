@@ -174,6 +174,13 @@ int il_json_held_max(const char *env, unsigned default_mib, size_t *out, char *e
 /* The item at a dotted path ("latency_us.processing.p50"), or NULL. */
 const cJSON *il_json_get(const cJSON *root, const char *path);
 
+/*
+ * c is a whole number in lo..hi: what may be cast to an integer type
+ * whose range holds lo..hi (a cast of NaN, or of a value out of the
+ * type's range, is undefined).
+ */
+bool il_json_whole_in(const cJSON *c, double lo, double hi);
+
 /* The number at a dotted path, or NAN when absent or null. */
 double il_json_num(const cJSON *root, const char *path);
 

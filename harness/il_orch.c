@@ -20,12 +20,14 @@
 #include "il_clock.h"
 #include "il_ctl.h"
 #include "il_ctxsw.h"
+#include "il_file.h"
 #include "il_hist.h"
 #include "il_memlock.h"
 #include "il_run_stats.h"
 #include "il_run.h"
 #include "il_sched.h"
 #include "il_thread.h"
+#include "il_thread_record.h"
 #include "il_watchdog.h"
 
 #define TICK_MS		 20
@@ -116,12 +118,22 @@ static void sched_cpus_text(const struct il_sched_state *a, const struct il_sche
 	snprintf(buf, len, "%s%s cpus %s", t, extra, a->cpus);
 }
 
-/* A number of the thread's start record ("sched"), 0 when absent. */
+/* A number of the thread's start record ("sched"), 0 when absent (a
+ * present one is whole and in range: il_thread_record_bad). */
 static uint64_t sched_u64(const cJSON *sc, const char *key)
 {
-	double v = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sc, key));
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(sc, key);
 
-	return isnan(v) || v < 0 ? 0 : (uint64_t)v;
+	return il_json_whole_in(v, 0, IL_THREAD_RECORD_NS_MAX) ? (uint64_t)v->valuedouble : 0;
+}
+
+static int sched_int(const cJSON *sc, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(sc, key);
+
+	return il_json_whole_in(v, -IL_THREAD_RECORD_PRIO_MAX, IL_THREAD_RECORD_PRIO_MAX)
+		   ? (int)v->valuedouble
+		   : 0;
 }
 
 /*
@@ -162,9 +174,8 @@ static void sched_recheck(struct il_run *r)
 			continue;
 		}
 		st0.sched_class = il_sched_class_parse(pol);
-		st0.priority =
-		    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sc, "priority"));
-		st0.nice = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sc, "nice"));
+		st0.priority = sched_int(sc, "priority");
+		st0.nice = sched_int(sc, "nice");
 		st0.slice_ns = sched_u64(sc, "slice_ns");
 		st0.dl_runtime_ns = sched_u64(sc, "dl_runtime_ns");
 		st0.dl_deadline_ns = sched_u64(sc, "dl_deadline_ns");
@@ -415,8 +426,16 @@ static void proc_control(struct il_proc *p, cJSON *msg)
 		const cJSON *t;
 
 		p->ready = true;
-		cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive(msg, "threads"))
+		cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive(msg, "threads")) {
+			const char *bad = il_thread_record_bad(t);
+
+			if (bad) {
+				il_orch_fail(r, "%s reported a thread record that is not one (%s)",
+					     p->name, bad);
+				return;
+			}
 			cJSON_AddItemToArray(r->threads, cJSON_Duplicate(t, 1));
+		}
 		for (int i = 0; i < IL_PROC_COUNT; i++)
 			if (!r->procs[i].ready)
 				return;
@@ -427,7 +446,7 @@ static void proc_control(struct il_proc *p, cJSON *msg)
 
 		p->pong_ns = il_now_ns();
 		p->ping_sent_ns = 0;
-		if (!p->started && p->start_seq && cJSON_IsNumber(seq) &&
+		if (!p->started && p->start_seq && il_json_whole_in(seq, 0, 9007199254740992.0) &&
 		    (uint64_t)seq->valuedouble >= p->start_seq) {
 			p->started = true;
 			for (int i = 0; i < IL_PROC_COUNT; i++)
@@ -980,7 +999,7 @@ void il_orch_run(struct il_run *r)
 		const cJSON *s = r->procs[i].stats_msg;
 		const cJSON *inv = s ? cJSON_GetObjectItemCaseSensitive(s, "invalid_frames") : NULL;
 
-		if (cJSON_IsNumber(inv))
+		if (il_json_whole_in(inv, 0, 9007199254740992.0))
 			r->invalid_frames += (uint64_t)inv->valuedouble;
 	}
 	if (r->end_ns == 0)

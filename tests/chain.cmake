@@ -11,3 +11,5 @@ il_add_run_test(test_chain SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_chain.c LIBS i
 il_add_test(test_halt SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_halt.c LIBS il_wire)
 il_add_test(test_msg_fifo SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_msg_fifo.c LIBS il_wire)
 il_add_test(test_queue SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_queue.c LIBS il_wire LABELS "unit;tsan")
+# What a child reports ready with, checked once as it arrives.
+il_add_test(test_thread_record SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_thread_record.c LIBS il_harness)
