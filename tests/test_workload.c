@@ -149,6 +149,17 @@ static double num(const cJSON *o, const char *k)
 	return v->valuedouble;
 }
 
+/* A child started without options, past its "ready". */
+static void spawn_ready(struct child *c)
+{
+	cJSON *j;
+
+	spawn(c, NULL);
+	j = recv_json(c);
+	assert_non_null(j);
+	cJSON_Delete(j);
+}
+
 static void test_workload_protocol(void **state)
 {
 	static const char *const extra[] = {"--load", "2", NULL};
@@ -223,10 +234,7 @@ static void test_workload_no_load_is_null(void **state)
 	struct child c;
 	cJSON *j;
 
-	spawn(&c, NULL);
-	j = recv_json(&c);
-	assert_non_null(j);
-	cJSON_Delete(j);
+	spawn_ready(&c);
 	send_json(&c, "{\"type\":\"start\"}");
 	usleep(20000);
 	send_json(&c, "{\"type\":\"stop\"}");
@@ -243,12 +251,8 @@ static void test_workload_no_load_is_null(void **state)
 static void test_workload_eof_exits(void **state)
 {
 	struct child c;
-	cJSON *j;
 
-	spawn(&c, NULL);
-	j = recv_json(&c);
-	assert_non_null(j);
-	cJSON_Delete(j);
+	spawn_ready(&c);
 	close(c.fd);
 	/* No orchestrator, no reason to live: it exits (the bound is for a
 	 * child that never does, not a timing claim). */
