@@ -194,13 +194,4 @@ int il_fuzz_cli(const uint8_t *data, size_t size)
 	return ret;
 }
 
-#ifdef IL_FUZZ
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	if (il_fuzz_cli(data, size) < 0)
-		abort();
-	return 0;
-}
-#endif
+IL_FUZZ_ENTRY(il_fuzz_cli)

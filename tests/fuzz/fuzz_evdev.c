@@ -58,13 +58,4 @@ int il_fuzz_evdev(const uint8_t *data, size_t size)
 	return 0;
 }
 
-#ifdef IL_FUZZ
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	if (il_fuzz_evdev(data, size) < 0)
-		abort();
-	return 0;
-}
-#endif
+IL_FUZZ_ENTRY(il_fuzz_evdev)

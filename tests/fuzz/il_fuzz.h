@@ -56,4 +56,22 @@ int il_fuzz_report(const uint8_t *data, size_t size);
 		}                                                                                  \
 	} while (0)
 
+/*
+ * A target's libFuzzer entry point, where IL_FUZZ is defined: fn's failed
+ * check aborts, so that libFuzzer keeps the input as a crash.
+ */
+#ifdef IL_FUZZ
+#include <stdlib.h>
+#define IL_FUZZ_ENTRY(fn)                                                                          \
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);                              \
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                               \
+	{                                                                                          \
+		if (fn(data, size) < 0)                                                            \
+			abort();                                                                   \
+		return 0;                                                                          \
+	}
+#else
+#define IL_FUZZ_ENTRY(fn)
+#endif
+
 #endif
