@@ -100,55 +100,33 @@ static int replay_dir(const char *kind, const char *target, fuzz_fn fn, int must
 	return count;
 }
 
-static void replay(const char *target, fuzz_fn fn)
+/* Every target, by the directory name of its corpus and regress inputs. */
+static const struct target {
+	const char *name;
+	fuzz_fn fn;
+} targets[] = {
+    {"frame", il_fuzz_frame},
+    {"policy", il_fuzz_policy},
+    {"evdev", il_fuzz_evdev},
+    {"cli", il_fuzz_cli},
+    {"report", il_fuzz_report},
+    {"evemu", il_fuzz_evemu},
+    {"evemu_round", il_fuzz_evemu_round},
+    {"state", il_fuzz_state},
+};
+#define NTARGETS (sizeof(targets) / sizeof(targets[0]))
+
+/* One target's corpus and regress inputs (state: its struct target). */
+static void test_fuzz_regress_replay(void **state)
 {
+	const struct target *t = *state;
 	int failed = 0;
-	int seeds = replay_dir("corpus", target, fn, 1, &failed);
+	int seeds = replay_dir("corpus", t->name, t->fn, 1, &failed);
 
 	/* An empty corpus would make the test pass without testing anything. */
 	assert_true(seeds > 0);
-	(void)replay_dir("regress", target, fn, 0, &failed);
+	(void)replay_dir("regress", t->name, t->fn, 0, &failed);
 	assert_int_equal(failed, 0);
-}
-
-static void test_fuzz_regress_frame(void **state)
-{
-	replay("frame", il_fuzz_frame);
-}
-
-static void test_fuzz_regress_policy(void **state)
-{
-	replay("policy", il_fuzz_policy);
-}
-
-static void test_fuzz_regress_evdev(void **state)
-{
-	replay("evdev", il_fuzz_evdev);
-}
-
-static void test_fuzz_regress_cli(void **state)
-{
-	replay("cli", il_fuzz_cli);
-}
-
-static void test_fuzz_regress_report(void **state)
-{
-	replay("report", il_fuzz_report);
-}
-
-static void test_fuzz_regress_evemu(void **state)
-{
-	replay("evemu", il_fuzz_evemu);
-}
-
-static void test_fuzz_regress_evemu_round(void **state)
-{
-	replay("evemu_round", il_fuzz_evemu_round);
-}
-
-static void test_fuzz_regress_state(void **state)
-{
-	replay("state", il_fuzz_state);
 }
 
 /* Edge cases a corpus file cannot hold conveniently. */
@@ -156,31 +134,25 @@ static void test_fuzz_regress_empty(void **state)
 {
 	static const uint8_t none[1];
 
-	assert_int_equal(il_fuzz_frame(none, 0), 0);
-	assert_int_equal(il_fuzz_policy(none, 0), 0);
-	assert_int_equal(il_fuzz_evdev(none, 0), 0);
-	assert_int_equal(il_fuzz_cli(none, 0), 0);
-	assert_int_equal(il_fuzz_report(none, 0), 0);
-	assert_int_equal(il_fuzz_evemu(none, 0), 0);
-	assert_int_equal(il_fuzz_evemu_round(none, 0), 0);
-	assert_int_equal(il_fuzz_state(none, 0), 0);
+	for (size_t i = 0; i < NTARGETS; i++)
+		if (targets[i].fn(none, 0) != 0)
+			fail_msg("%s: an empty input failed its checks", targets[i].name);
 }
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fuzz_regress_frame),
-	    cmocka_unit_test(test_fuzz_regress_policy),
-	    cmocka_unit_test(test_fuzz_regress_evdev),
-	    cmocka_unit_test(test_fuzz_regress_cli),
-	    cmocka_unit_test(test_fuzz_regress_report),
-	    cmocka_unit_test(test_fuzz_regress_evemu),
-	    cmocka_unit_test(test_fuzz_regress_evemu_round),
-	    cmocka_unit_test(test_fuzz_regress_state),
-	    cmocka_unit_test(test_fuzz_regress_empty),
-	};
+	static char names[NTARGETS][64];
+	struct CMUnitTest tests[NTARGETS + 1];
+	size_t n = 0;
 
-	if (il_test_filters("test_fuzz_regress", tests, sizeof(tests) / sizeof(tests[0])) < 0)
+	for (; n < NTARGETS; n++) {
+		snprintf(names[n], sizeof(names[n]), "test_fuzz_regress_%s", targets[n].name);
+		tests[n] = (struct CMUnitTest){names[n], test_fuzz_regress_replay, NULL, NULL,
+					       (void *)&targets[n]};
+	}
+	tests[n++] = (struct CMUnitTest){"test_fuzz_regress_empty", test_fuzz_regress_empty, NULL,
+					 NULL, NULL};
+	if (il_test_filters("test_fuzz_regress", tests, n) < 0)
 		return 1;
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return _cmocka_run_group_tests("test_fuzz_regress", tests, n, NULL, NULL);
 }

@@ -11,35 +11,24 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "il_fuzz.h"
 #include "il_input.h"
 #include "il_input_backend.h"
-
-static int input_fd = -1;
-static char input_path[64];
 
 int il_fuzz_evemu(const uint8_t *data, size_t size)
 {
 	struct il_input_spec spec = {.kind = IL_INPUT_REPLAY};
 	struct il_replay_span span;
 	struct il_evemu *rec = NULL;
+	const char *input_path;
 	char err[512], err2[512];
 	size_t lines = 1;
 	int rc, check, span_rc;
 
 	if (size > IL_FUZZ_MAX_INPUT)
 		size = IL_FUZZ_MAX_INPUT;
-	if (input_fd < 0) {
-		input_fd = memfd_create("il-fuzz-evemu", MFD_CLOEXEC);
-		if (input_fd < 0)
-			return 0;
-		snprintf(input_path, sizeof(input_path), "/proc/self/fd/%d", input_fd);
-	}
-	if (ftruncate(input_fd, 0) < 0 ||
-	    (size && pwrite(input_fd, data, size, 0) != (ssize_t)size))
+	if (!(input_path = il_fuzz_as_file(data, size)))
 		return 0;
 	for (size_t i = 0; i < size; i++)
 		lines += data[i] == '\n';

@@ -9,8 +9,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "il_fuzz.h"
 #include "il_policy.h"
@@ -82,22 +80,14 @@ static int check_policy(const struct il_policy *p)
 
 int il_fuzz_policy(const uint8_t *data, size_t size)
 {
-	/* One memfd for the whole process: a file per input would be slow. */
-	static int fd = -1;
-	static char path[64];
 	struct il_policy *p = NULL;
+	const char *path;
 	char err[512];
 	int rc, ret = 0;
 
 	if (size > IL_FUZZ_MAX_INPUT)
 		size = IL_FUZZ_MAX_INPUT;
-	if (fd < 0) {
-		fd = memfd_create("il-fuzz-policy", MFD_CLOEXEC);
-		if (fd < 0)
-			return 0;
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	}
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+	if (!(path = il_fuzz_as_file(data, size)))
 		return 0;
 	err[0] = '\0';
 	rc = il_policy_load(path, "/nonexistent", &p, err, sizeof(err));

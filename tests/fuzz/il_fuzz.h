@@ -16,6 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 /* IPC frames: il_frame_decode over a stream as il_ctl.c's reader does. */
 int il_fuzz_frame(const uint8_t *data, size_t size);
@@ -44,6 +47,28 @@ int il_fuzz_state(const uint8_t *data, size_t size);
 /* Run reports (one, or several split on a line "%%"): explain, compare and
  * reproduce's recorded runs read them. */
 int il_fuzz_report(const uint8_t *data, size_t size);
+
+/*
+ * The input as a file, for a target whose reader takes a path: the
+ * contents of one memfd per target (a file per input would be slow), its
+ * path /proc/self/fd/N. NULL when it cannot be made or written: the
+ * target then skips the input.
+ */
+static inline const char *il_fuzz_as_file(const uint8_t *data, size_t size)
+{
+	static int fd = -1;
+	static char path[64];
+
+	if (fd < 0) {
+		fd = memfd_create("il-fuzz-input", MFD_CLOEXEC);
+		if (fd < 0)
+			return NULL;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	if (ftruncate(fd, 0) < 0 || (size && pwrite(fd, data, size, 0) != (ssize_t)size))
+		return NULL;
+	return path;
+}
 
 /* Inputs larger than this are cut: no target gains from more. */
 #define IL_FUZZ_MAX_INPUT 32768
