@@ -798,12 +798,68 @@ size_t il_json_count_values(const char *text, size_t len)
 	return n;
 }
 
+int il_json_parse_one(const char *text, size_t len, cJSON **out, char *why, size_t whylen)
+{
+	/*
+	 * One JSON text and nothing else: cJSON stops at the end of the first
+	 * value and at a NUL byte, so two texts concatenated, garbage after
+	 * the value, or a NUL inside a string read as a (different) value.
+	 */
+	const char *nul = memchr(text, '\0', len), *end = NULL;
+	/* A tree costs about 100 bytes a value, whatever the value's size:
+	 * 32 MiB of "0," was a tree of 16 M nodes, 1.3 GiB. Counted before it
+	 * is built. */
+	size_t nvalues = nul ? 0 : il_json_count_values(text, len);
+	const char *dup;
+	cJSON *root;
+
+	*out = NULL;
+	if (nvalues > IL_JSON_MAX_VALUES) {
+		snprintf(why, whylen, "%zu JSON values, more than the %u a run report may have",
+			 nvalues, IL_JSON_MAX_VALUES);
+		return -E2BIG;
+	}
+	if (nul) {
+		snprintf(why, whylen, "not JSON (a NUL byte at byte %zu)", (size_t)(nul - text));
+		return -EINVAL;
+	}
+	root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+	if (!root) {
+		snprintf(why, whylen, "not JSON");
+		return -EINVAL;
+	}
+	while (end < text + len && strchr(" \t\r\n", *end))
+		end++;
+	if (end < text + len) {
+		snprintf(why, whylen, "not JSON (more text after the value, at byte %zu)",
+			 (size_t)(end - text));
+		cJSON_Delete(root);
+		return -EINVAL;
+	}
+	/* A key twice in one object has no one meaning: cJSON reads the first,
+	 * Python (the sweep's scripts) the last. Refuse it, as they do. */
+	dup = il_json_duplicate_key(root);
+	if (dup) {
+		char shown[65];
+
+		/* One line whatever bytes the key holds. */
+		snprintf(why, whylen,
+			 "not JSON we can read (key \"%s\" appears twice in one object)",
+			 il_printable_copy(dup, shown, sizeof(shown)));
+		cJSON_Delete(root);
+		return -EINVAL;
+	}
+	*out = root;
+	return 0;
+}
+
 int il_json_load(const char *path, cJSON **out, char *err, size_t errlen)
 {
 	size_t len;
 	char *text = il_file_read(path, IL_JSON_MAX_BYTES, &len);
-	cJSON *root;
+	char why[160];
 	struct stat st;
+	int r;
 
 	if (!text) {
 		int e = errno;
@@ -820,67 +876,11 @@ int il_json_load(const char *path, cJSON **out, char *err, size_t errlen)
 			il_file_read_why(path, e, err, errlen);
 		return -e;
 	}
-	/*
-	 * One JSON text and nothing else: cJSON stops at the end of the first
-	 * value and at a NUL byte, so two reports concatenated, garbage after
-	 * the value, or a NUL inside a string read as a (different) report.
-	 */
-	{
-		const char *nul = memchr(text, '\0', len), *end = NULL;
-		/* A tree costs about 100 bytes a value, whatever the value's
-		 * size: 32 MiB of "0," was a tree of 16 M nodes, 1.3 GiB. Counted
-		 * before it is built. */
-		size_t nvalues = nul ? 0 : il_json_count_values(text, len);
-
-		if (nvalues > IL_JSON_MAX_VALUES) {
-			snprintf(err, errlen,
-				 "%s: %zu JSON values, more than the %u a run report may have",
-				 path, nvalues, IL_JSON_MAX_VALUES);
-			free(text);
-			return -E2BIG;
-		}
-		root = nul ? NULL : cJSON_ParseWithLengthOpts(text, len, &end, false);
-		while (root && end < text + len && strchr(" \t\r\n", *end))
-			end++;
-		if (root && end < text + len) {
-			snprintf(err, errlen,
-				 "%s: not JSON (more text after the value, at byte %zu)", path,
-				 (size_t)(end - text));
-			cJSON_Delete(root);
-			free(text);
-			return -EINVAL;
-		}
-		if (nul) {
-			snprintf(err, errlen, "%s: not JSON (a NUL byte at byte %zu)", path,
-				 (size_t)(nul - text));
-			free(text);
-			return -EINVAL;
-		}
-	}
+	r = il_json_parse_one(text, len, out, why, sizeof(why));
 	free(text);
-	if (!root) {
-		snprintf(err, errlen, "%s: not JSON", path);
-		return -EINVAL;
-	}
-	/* A key twice in one object has no one meaning: cJSON reads the first,
-	 * Python (the sweep's scripts) the last. Refuse it, as they do. */
-	{
-		const char *dup = il_json_duplicate_key(root);
-
-		if (dup) {
-			char shown[65];
-
-			/* One line whatever bytes the key holds. */
-			snprintf(
-			    err, errlen,
-			    "%s: not JSON we can read (key \"%s\" appears twice in one object)",
-			    path, il_printable_copy(dup, shown, sizeof(shown)));
-			cJSON_Delete(root);
-			return -EINVAL;
-		}
-	}
-	*out = root;
-	return 0;
+	if (r < 0)
+		snprintf(err, errlen, "%s: %s", path, why);
+	return r;
 }
 
 int il_json_held_max(const char *env, unsigned default_mib, size_t *out, char *err, size_t errlen)

@@ -149,6 +149,16 @@ int il_json_sanitize(cJSON *root);
 #define IL_JSON_MAX_VALUES 2000000u
 int il_json_load(const char *path, cJSON **out, char *err, size_t errlen);
 
+/*
+ * Parses len bytes of text as one JSON value and nothing else but
+ * whitespace: no NUL byte, no second value or garbage after it, no key
+ * twice in one object, at most IL_JSON_MAX_VALUES values. What every file
+ * or message the project reads back goes through. Returns 0 with *out the
+ * tree (the caller deletes it), or -EINVAL / -E2BIG with why (one line,
+ * "not JSON (more text after the value, at byte 12)").
+ */
+int il_json_parse_one(const char *text, size_t len, cJSON **out, char *why, size_t whylen);
+
 /* The values in JSON text of len bytes (what il_json_load bounds by
  * IL_JSON_MAX_VALUES), counted without parsing. */
 size_t il_json_count_values(const char *text, size_t len);

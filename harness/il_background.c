@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "il_clock.h"
+#include "il_file.h"
 #include "il_parse.h"
 #include "il_procfs.h"
 #include "il_stderr_keep.h"
@@ -690,7 +691,11 @@ static bool start_valid(const cJSON *n)
 
 int il_background_state_parse(const char *text, struct il_background_state *out)
 {
-	cJSON *o = cJSON_Parse(text);
+	char why[160];
+	cJSON *o = NULL;
+	/* One JSON object, nothing after it (il_json_parse_one): what it names
+	 * is SIGKILLed, so a file cut or written over is not read as ours. */
+	int parsed = il_json_parse_one(text, strlen(text), &o, why, sizeof(why));
 	double pid = cJSON_GetNumberValue(cJSON_GetObjectItem(o, "pid"));
 	double pgid = cJSON_GetNumberValue(cJSON_GetObjectItem(o, "pgid"));
 	cJSON *pid_start = cJSON_GetObjectItem(o, "pid_start");
@@ -701,7 +706,8 @@ int il_background_state_parse(const char *text, struct il_background_state *out)
 
 	/* Without its writer's start time a live run's file would read as a
 	 * dead one's, and its load be killed: not ours to interpret. */
-	if (pid >= 1 && pgid >= 1 && pid <= INT32_MAX && pgid <= INT32_MAX &&
+	if (parsed == 0 && il_json_whole_in(cJSON_GetObjectItem(o, "pid"), 1, INT32_MAX) &&
+	    il_json_whole_in(cJSON_GetObjectItem(o, "pgid"), 1, INT32_MAX) &&
 	    start_valid(pid_start) && start_valid(pgid_start)) {
 		memset(out, 0, sizeof(*out));
 		out->pid = (pid_t)pid;
@@ -745,6 +751,12 @@ static char *read_state(const char *path)
 		       (n = read(fd, text + got, (size_t)st.st_size - got)) > 0)
 			got += (size_t)n;
 		text[got] = '\0';
+		/* A NUL inside would end the text early: what stood before it
+		 * could read as a whole file that is not the one written. */
+		if (memchr(text, '\0', got)) {
+			free(text);
+			text = NULL;
+		}
 	}
 	close(fd);
 	return text;

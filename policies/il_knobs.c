@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "il_file.h"
 #include "il_parse.h"
 #include "il_procfs.h"
 #include "il_sysinfo.h"
@@ -32,6 +33,7 @@
 #define RT_PERIOD	IL_SYSINFO_RT_PERIOD
 #define FS_DIR		IL_SYSINFO_FAIR_SERVER
 #define STATE_VERSION	1
+#define LOCK_VERSION	1
 #define STATE_MAX_BYTES 65536
 #define LOCK_MAX_BYTES	4096
 /* A state directory path fits il_knob_report.state_path with the file name. */
@@ -182,19 +184,24 @@ static int open_state_dir(const char *dir, bool create, char *err, size_t errlen
 	return dfd;
 }
 
-static int parse_state(const char *text, struct state *out)
+/* One JSON object and nothing after it (il_json_parse_one): a file cut or
+ * written over by something else is not ours to act on. */
+static int parse_state(const char *text, size_t len, struct state *out)
 {
 	struct state st = {0};
 	int r = -EINVAL;
-	cJSON *root = cJSON_Parse(text);
-	if (!root)
+	char why[160];
+	cJSON *root;
+	if (il_json_parse_one(text, len, &root, why, sizeof(why)) < 0)
 		return -EINVAL;
 	cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "file_version");
 	cJSON *pid = cJSON_GetObjectItemCaseSensitive(root, "pid");
 	cJSON *ticks = cJSON_GetObjectItemCaseSensitive(root, "pid_start_ticks");
 	cJSON *knobs = cJSON_GetObjectItemCaseSensitive(root, "knobs");
-	if (!cJSON_IsNumber(ver) || ver->valueint != STATE_VERSION || !cJSON_IsNumber(pid) ||
-	    pid->valuedouble < 1 || pid->valuedouble > INT_MAX || !cJSON_IsString(ticks) ||
+	/* Whole numbers only: a version 1.9 or a pid 12.5 is no file of ours
+	 * (a cast would have read them as 1 and 12). */
+	if (!il_json_whole_in(ver, STATE_VERSION, STATE_VERSION) ||
+	    !il_json_whole_in(pid, 1, INT_MAX) || !cJSON_IsString(ticks) ||
 	    il_parse_u64(ticks->valuestring, 0, UINT64_MAX, &st.start_ticks) ||
 	    !cJSON_IsArray(knobs) || cJSON_GetArraySize(knobs) > IL_KNOBS_MAX_CHANGES)
 		goto out;
@@ -229,7 +236,7 @@ int il_knobs_state_parse(const char *text, long *pid, uint64_t *start_ticks,
 			 struct il_knob_change *ch, size_t *n)
 {
 	struct state *st = calloc(1, sizeof(*st));
-	int r = st ? parse_state(text, st) : -ENOMEM;
+	int r = st ? parse_state(text, strlen(text), st) : -ENOMEM;
 
 	if (r == 0) {
 		*pid = st->pid;
@@ -271,7 +278,7 @@ static int load_state(int dfd, const char *dir, struct state *st, char *err, siz
 		goto out;
 	}
 	ssize_t n = read(fd, text, (size_t)sb.st_size);
-	if (n != sb.st_size || parse_state(text, st) != 0) {
+	if (n != sb.st_size || parse_state(text, (size_t)n, st) != 0) {
 		snprintf(err, errlen,
 			 "%s/" IL_KNOBS_STATE_FILE ": unreadable or not an "
 			 "inputlat state file; check the knobs and remove it by hand",
@@ -1034,15 +1041,21 @@ struct lock_info {
 	char state_file[256];
 };
 
-static int lock_parse(const char *buf, struct lock_info *li)
+static int lock_parse(const char *buf, size_t len, struct lock_info *li)
 {
 	int r = -EINVAL;
-	cJSON *root = cJSON_Parse(buf);
-	cJSON *pid = cJSON_GetObjectItemCaseSensitive(root, "pid");
-	cJSON *ticks = cJSON_GetObjectItemCaseSensitive(root, "pid_start_ticks");
-	cJSON *sf = cJSON_GetObjectItemCaseSensitive(root, "state_file");
-	if (cJSON_IsNumber(pid) && pid->valuedouble >= 1 && pid->valuedouble <= INT_MAX &&
-	    cJSON_IsString(ticks) &&
+	char why[160];
+	cJSON *root = NULL;
+	cJSON *pid, *ver, *ticks, *sf;
+
+	if (il_json_parse_one(buf, len, &root, why, sizeof(why)) < 0)
+		return -EINVAL;
+	ver = cJSON_GetObjectItemCaseSensitive(root, "file_version");
+	pid = cJSON_GetObjectItemCaseSensitive(root, "pid");
+	ticks = cJSON_GetObjectItemCaseSensitive(root, "pid_start_ticks");
+	sf = cJSON_GetObjectItemCaseSensitive(root, "state_file");
+	if (il_json_whole_in(ver, LOCK_VERSION, LOCK_VERSION) &&
+	    il_json_whole_in(pid, 1, INT_MAX) && cJSON_IsString(ticks) &&
 	    il_parse_u64(ticks->valuestring, 0, UINT64_MAX, &li->start_ticks) == 0 &&
 	    cJSON_IsString(sf) && strlen(sf->valuestring) < sizeof(li->state_file)) {
 		li->pid = (long)pid->valuedouble;
@@ -1062,14 +1075,14 @@ static int lock_read(int fd, struct lock_info *li)
 	if (n <= 0)
 		return n == 0 ? -ENOENT : -errno;
 	buf[n] = '\0';
-	return lock_parse(buf, li);
+	return lock_parse(buf, (size_t)n, li);
 }
 
 int il_knobs_lock_parse(const char *text, long *pid, uint64_t *start_ticks, char *state_file,
 			size_t state_file_len)
 {
 	struct lock_info li = {0};
-	int r = lock_parse(text, &li);
+	int r = lock_parse(text, strlen(text), &li);
 
 	if (r == 0) {
 		*pid = li.pid;
@@ -1090,7 +1103,7 @@ static int lock_write(int fd, const char *state_dir)
 	pid_start_ticks(getpid(), &ticks);
 	snprintf(ticks_s, sizeof(ticks_s), "%" PRIu64, ticks);
 	snprintf(path, sizeof(path), "%s/" IL_KNOBS_STATE_FILE, state_dir);
-	if (!root || !cJSON_AddNumberToObject(root, "file_version", 1) ||
+	if (!root || !cJSON_AddNumberToObject(root, "file_version", LOCK_VERSION) ||
 	    !cJSON_AddNumberToObject(root, "pid", getpid()) ||
 	    !cJSON_AddStringToObject(root, "pid_start_ticks", ticks_s) ||
 	    !cJSON_AddStringToObject(root, "state_file", path) ||

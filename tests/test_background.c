@@ -679,6 +679,12 @@ static void test_background_state_refused(void **state)
 	    "{\"pid\":1,\"pid_start\":0.5,\"pgid\":1,\"pgid_start\":0}",
 	    "{\"pid\":0,\"pid_start\":0,\"pgid\":1,\"pgid_start\":0}",
 	    "{\"pid\":1,\"pid_start\":0,\"pgid\":2147483648,\"pgid_start\":0}",
+	    /* Not a whole pid, garbage after the object, a key twice: each
+	     * was read as a state file (pid 7 of 7.5, the first pid). */
+	    "{\"pid\":7.5,\"pid_start\":0,\"pgid\":1,\"pgid_start\":0}",
+	    "{\"pid\":7,\"pid_start\":0,\"pgid\":1,\"pgid_start\":0}x",
+	    "{\"pid\":7,\"pid_start\":0,\"pgid\":1,\"pgid_start\":0}{}",
+	    "{\"pid\":7,\"pid\":8,\"pid_start\":0,\"pgid\":1,\"pgid_start\":0}",
 	    "[]",
 	    "",
 	};

@@ -481,6 +481,48 @@ static void test_knobs_untrusted_state(void **state)
 	}
 }
 
+/* The state and lock files are read as the one JSON object their writer
+ * wrote: a version 1.9 read as 1, a pid 12.5 as 12, text after the object
+ * and a key twice (first one wins) were all accepted before. */
+static void test_knobs_state_text_strict(void **state)
+{
+	static const char *const state_bad[] = {
+	    "{\"file_version\":1.9,\"pid\":12,\"pid_start_ticks\":\"1\",\"knobs\":[]}",
+	    "{\"file_version\":1,\"pid\":12.5,\"pid_start_ticks\":\"1\",\"knobs\":[]}",
+	    "{\"file_version\":1,\"pid\":12,\"pid_start_ticks\":\"1\",\"knobs\":[]}x",
+	    "{\"file_version\":1,\"pid\":12,\"pid_start_ticks\":\"1\",\"knobs\":[]}{}",
+	    "{\"file_version\":1,\"pid\":12,\"pid\":13,\"pid_start_ticks\":\"1\",\"knobs\":[]}",
+	};
+	static const char *const lock_bad[] = {
+	    "{\"file_version\":1.5,\"pid\":12,\"pid_start_ticks\":\"1\",\"state_file\":\"/s\"}",
+	    "{\"pid\":12,\"pid_start_ticks\":\"1\",\"state_file\":\"/s\"}",
+	    "{\"file_version\":1,\"pid\":12.5,\"pid_start_ticks\":\"1\",\"state_file\":\"/s\"}",
+	    "{\"file_version\":1,\"pid\":12,\"pid_start_ticks\":\"1\",\"state_file\":\"/s\"} 1",
+	};
+	struct il_knob_change ch[IL_KNOBS_MAX_CHANGES];
+	char sf[256];
+	uint64_t ticks;
+	size_t n;
+	long pid;
+
+	(void)state;
+	assert_int_equal(il_knobs_state_parse("{\"file_version\":1,\"pid\":12,\"pid_start_ticks\":"
+					      "\"1\",\"knobs\":[]}\n",
+					      &pid, &ticks, ch, &n),
+			 0);
+	assert_int_equal(pid, 12);
+	for (size_t i = 0; i < sizeof(state_bad) / sizeof(state_bad[0]); i++)
+		if (il_knobs_state_parse(state_bad[i], &pid, &ticks, ch, &n) == 0)
+			fail_msg("state accepted: %s", state_bad[i]);
+	assert_int_equal(il_knobs_lock_parse("{\"file_version\":1,\"pid\":12,\"pid_start_ticks\":"
+					     "\"1\",\"state_file\":\"/s\"}",
+					     &pid, &ticks, sf, sizeof(sf)),
+			 0);
+	for (size_t i = 0; i < sizeof(lock_bad) / sizeof(lock_bad[0]); i++)
+		if (il_knobs_lock_parse(lock_bad[i], &pid, &ticks, sf, sizeof(sf)) == 0)
+			fail_msg("lock accepted: %s", lock_bad[i]);
+}
+
 static void test_knobs_fair_server(void **state)
 {
 	struct il_fair_server fs;
@@ -592,6 +634,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_knobs_live_owner_is_left_alone, teardown),
 	    cmocka_unit_test_teardown(test_knobs_rt_pair_ordering, teardown),
 	    cmocka_unit_test_teardown(test_knobs_untrusted_state, teardown),
+	    cmocka_unit_test(test_knobs_state_text_strict),
 	    cmocka_unit_test_teardown(test_knobs_fair_server, teardown),
 	    cmocka_unit_test_teardown(test_knobs_check_restores_after_kill, teardown),
 	    cmocka_unit_test_teardown(test_knobs_cmd_restore, teardown),

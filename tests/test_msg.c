@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "il_msg.h"
 
 static void fill(struct il_msg *m)
@@ -57,6 +59,43 @@ static void test_msg_control_round_trip(void **state)
 	assert_int_equal(f.payload_len, strlen(json));
 	assert_memory_equal(f.payload, json, strlen(json));
 	assert_int_equal(il_frame_encode_control(json, strlen(json), buf, 10), -EMSGSIZE);
+}
+
+/* A CONTROL payload is one JSON object and nothing after it: "{...}x",
+ * two objects, a key twice and a NUL inside were read as the first. */
+static void test_msg_control_json_strict(void **state)
+{
+	static const char *const bad[] = {
+	    "{\"type\":\"ping\"}x",
+	    "{\"type\":\"ping\"}{}",
+	    "{\"type\":\"a\",\"type\":\"b\"}",
+	    "[1]",
+	    "",
+	    "{\"type\":\"ping\"}\0",
+	};
+	uint8_t buf[128];
+	struct il_frame f;
+	cJSON *json;
+	int n;
+
+	(void)state;
+	n = il_frame_encode_control("{\"type\":\"ping\"} \n", 17, buf, sizeof(buf));
+	assert_int_equal(il_frame_decode(buf, (size_t)n, &f), IL_FRAME_OK);
+	json = il_frame_control_json(&f);
+	assert_non_null(json);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(json, "type")), "ping");
+	cJSON_Delete(json);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		/* The last one holds its NUL: its length counts it. */
+		size_t len = strlen(bad[i]) + (i == sizeof(bad) / sizeof(bad[0]) - 1);
+
+		n = il_frame_encode_control(bad[i], len, buf, sizeof(buf));
+		assert_int_equal(il_frame_decode(buf, (size_t)n, &f), IL_FRAME_OK);
+		if ((json = il_frame_control_json(&f)) != NULL) {
+			cJSON_Delete(json);
+			fail_msg("accepted: %s", bad[i]);
+		}
+	}
 }
 
 static void test_msg_incomplete(void **state)
@@ -124,6 +163,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_msg_event_round_trip),
 	    cmocka_unit_test(test_msg_control_round_trip),
+	    cmocka_unit_test(test_msg_control_json_strict),
 	    cmocka_unit_test(test_msg_incomplete),
 	    cmocka_unit_test(test_msg_bad_length),
 	    cmocka_unit_test(test_msg_bad_version),

@@ -64,9 +64,9 @@ static bool reader_consume(struct il_frame_reader *r)
 			else
 				count_invalid(r, IL_FRAME_BAD_LENGTH);
 		} else {
-			cJSON *json = cJSON_ParseWithLength((const char *)f.payload, f.payload_len);
+			cJSON *json = il_frame_control_json(&f);
 
-			if (json && cJSON_IsObject(json))
+			if (json)
 				r->cb(r->ctx, &f, NULL, json);
 			else
 				count_invalid(r, IL_FRAME_BAD_PAYLOAD);

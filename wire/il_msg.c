@@ -4,6 +4,10 @@
 #include <errno.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
+#include "il_file.h"
+
 /*
  * Little-endian field access: the frame is a wire format, not a memcpy of
  * a struct, but on a little-endian host each helper compiles to one move
@@ -119,6 +123,22 @@ int il_frame_decode(const uint8_t *buf, size_t len, struct il_frame *f)
 	f->payload_len = flen - IL_FRAME_HDR_LEN;
 	f->frame_len = flen;
 	return IL_FRAME_OK;
+}
+
+cJSON *il_frame_control_json(const struct il_frame *f)
+{
+	cJSON *json = NULL;
+	char why[160];
+
+	if (f->type != IL_FRAME_CONTROL ||
+	    il_json_parse_one((const char *)f->payload, f->payload_len, &json, why, sizeof(why)) <
+		0)
+		return NULL;
+	if (!cJSON_IsObject(json)) {
+		cJSON_Delete(json);
+		return NULL;
+	}
+	return json;
 }
 
 int il_frame_event_payload(const struct il_frame *f, struct il_msg *m)

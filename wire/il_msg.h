@@ -93,6 +93,13 @@ int il_frame_decode(const uint8_t *buf, size_t len, struct il_frame *f);
 int il_frame_event_payload(const struct il_frame *f, struct il_msg *m);
 
 /*
+ * A CONTROL payload's JSON object (the caller deletes it), or NULL
+ * (IL_FRAME_BAD_PAYLOAD): one object and nothing after it, no key twice
+ * (il_json_parse_one), so "{...}garbage" is a malformed frame.
+ */
+struct cJSON *il_frame_control_json(const struct il_frame *f);
+
+/*
  * Hop k's time (1..IL_NHOPS: stamp k-1 to stamp k) split as the report
  * splits it: *work_ns until hop k-1's handler ended (its end clamped into
  * the hop: a sender preempted after its send ends past stamp k, and that

@@ -58,8 +58,8 @@ static int check_frame(const uint8_t *start, const struct il_frame *f, struct fu
 		 * the length, version, type and payload must match. */
 		IL_FUZZ_CHECK(memcmp(enc, start, 8) == 0);
 		IL_FUZZ_CHECK(memcmp(enc + IL_FRAME_HDR_LEN, f->payload, f->payload_len) == 0);
-		json = cJSON_ParseWithLength((const char *)f->payload, f->payload_len);
-		if (json && cJSON_IsObject(json)) {
+		json = il_frame_control_json(f);
+		if (json) {
 			char *text = cJSON_PrintUnformatted(json);
 
 			/* What the receiver does next: look at fields, print it. */
