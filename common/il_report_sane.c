@@ -467,6 +467,7 @@ static const struct domain_rule domains[] = {
     {"background.wall_ns", DOM_COUNT},
     {"background.cpu_ns", DOM_COUNT},
     {"background.cpu_share", DOM_CPU_SHARE},
+    {"background.cpus", DOM_COUNT},
     {"background.outside_group", DOM_COUNT},
     /* The children's own figures, in the report and under processes. */
     {"canary.max_stall_ms", DOM_DURATION},

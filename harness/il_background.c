@@ -189,28 +189,35 @@ static bool has_cookie(pid_t pid, const struct proc_stat *ps, const char *cookie
 	return false;
 }
 
+/* What one scan of the command's processes found. */
+struct group_tally {
+	uint64_t cpu_ns;   /* utime, stime and the times of the children each reaped */
+	int outside;	   /* of them, found by the cookie outside the group */
+	cpu_set_t allowed; /* the CPUs any of them may run on (their affinities) */
+};
+
 /*
  * Visits the command's processes started at or after min_start: the
  * members of group pgid and, by cookie (NULL: none), those that left it.
- * Returns how many there were (*outside: of them, how many outside the
- * group). The CPU time sums utime, stime and the times of the children
- * each has reaped; sig, when not 0, is sent to each.
+ * Returns how many there were, adding them up in *t (NULL: not counted);
+ * sig, when not 0, is sent to each.
  */
 static int group_scan(pid_t pgid, const char *cookie, unsigned long long min_start,
-		      uint64_t *cpu_ns, int sig, int *outside)
+		      struct group_tally *t, int sig)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 	int n = 0;
 
-	if (cpu_ns)
-		*cpu_ns = 0;
-	if (outside)
-		*outside = 0;
+	if (t) {
+		memset(t, 0, sizeof(*t));
+		CPU_ZERO(&t->allowed);
+	}
 	while (d && (e = readdir(d))) {
 		struct proc_stat ps;
 		uint64_t pid;
 		bool in_group;
+		cpu_set_t mask;
 
 		if (il_parse_u64(e->d_name, 1, INT32_MAX, &pid) < 0 ||
 		    read_proc_stat((pid_t)pid, &ps) < 0 || ps.start < min_start ||
@@ -220,10 +227,15 @@ static int group_scan(pid_t pgid, const char *cookie, unsigned long long min_sta
 		if (!in_group && !(cookie && cookie[0] && has_cookie((pid_t)pid, &ps, cookie)))
 			continue;
 		n++;
-		if (!in_group && outside)
-			(*outside)++;
-		if (cpu_ns)
-			*cpu_ns += il_procfs_ticks_ns(ps.utime + ps.stime + ps.cutime + ps.cstime);
+		if (t) {
+			t->outside += !in_group;
+			t->cpu_ns +=
+			    il_procfs_ticks_ns(ps.utime + ps.stime + ps.cutime + ps.cstime);
+			/* A command may narrow itself (taskset, a pinned worker):
+			 * its share is of the CPUs it allowed itself. */
+			if (sched_getaffinity((pid_t)pid, sizeof(mask), &mask) == 0)
+				CPU_OR(&t->allowed, &t->allowed, &mask);
+		}
 		if (sig)
 			kill((pid_t)pid, sig);
 	}
@@ -514,7 +526,12 @@ int il_background_start(const char *cmd, const char *state_dir, struct il_backgr
 	gate[1] = -1;
 	b->start_ns = il_now_ns();
 	b->leader_start = ps.start;
-	group_scan(b->pgid, b->cookie, ps.start, &b->cpu_start_ns, 0, NULL);
+	{
+		struct group_tally t;
+
+		group_scan(b->pgid, b->cookie, ps.start, &t, 0);
+		b->cpu_start_ns = t.cpu_ns;
+	}
 	/* A command that is not there, or ends at once, is the user's mistake. */
 	for (int waited = 0; r == 0 && waited < EARLY_EXIT_MS; waited += 10) {
 		if (waitpid(pid, &b->status, WNOHANG) == pid) {
@@ -569,11 +586,9 @@ cJSON *il_background_stats_json(const struct il_background *b)
 {
 	cJSON *o = cJSON_CreateObject();
 	uint64_t cpu = 0, wall;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	struct proc_stat ps;
 	siginfo_t si = {0};
 	bool ended;
-	int outside = 0;
 
 	if (!o)
 		return NULL;
@@ -602,25 +617,38 @@ cJSON *il_background_stats_json(const struct il_background *b)
 	}
 	/* The leader's start time bounds the scan, so a reused pgid is not ours. */
 	if (!b->reaped && read_proc_stat(b->pgid, &ps) == 0 && ps.pgrp == b->pgid) {
-		group_scan(b->pgid, b->cookie, ps.start, &cpu, 0, &outside);
-		cpu = cpu > b->cpu_start_ns ? cpu - b->cpu_start_ns : 0;
+		struct group_tally t;
+		int ncpu;
+
+		group_scan(b->pgid, b->cookie, ps.start, &t, 0);
+		cpu = t.cpu_ns > b->cpu_start_ns ? t.cpu_ns - b->cpu_start_ns : 0;
 		/* The window ends after this scan, as it began before the start's
 		 * (il_background_start), so it holds all the CPU time counted:
 		 * read before, it was short by the scan's own time. */
 		wall = il_now_ns() - b->start_ns;
+		/* Of the CPUs the command's processes may use, as hog.cpu_share
+		 * and load.cpu_share are of theirs: over every online CPU, a
+		 * load confined to one of two read as half as busy as it was. */
+		ncpu = CPU_COUNT(&t.allowed);
 		cJSON_AddNumberToObject(o, "cpu_ns", (double)cpu);
-		cJSON_AddNumberToObject(o, "cpu_share",
-					wall && ncpu > 0 ? (double)cpu / (double)wall / (double)ncpu
-							 : 0);
+		if (wall && ncpu > 0)
+			cJSON_AddNumberToObject(o, "cpu_share",
+						(double)cpu / (double)wall / (double)ncpu);
+		else
+			cJSON_AddStringToObject(o, "cpu_share",
+						"unreadable: no affinity of the command's "
+						"processes could be read");
+		cJSON_AddNumberToObject(o, "cpus", ncpu);
 		cJSON_AddBoolToObject(o, "exited_early", ended);
 		/* Found by the cookie, not the group (setsid, a daemon): counted
 		 * above, and stopped with the rest. */
-		cJSON_AddNumberToObject(o, "outside_group", outside);
+		cJSON_AddNumberToObject(o, "outside_group", t.outside);
 	} else {
 		wall = il_now_ns() - b->start_ns;
 		cJSON_AddStringToObject(o, "cpu_ns", "unreadable: the command's process is gone");
 		cJSON_AddStringToObject(o, "cpu_share",
 					"unreadable: the command's process is gone");
+		cJSON_AddStringToObject(o, "cpus", "unreadable: the command's process is gone");
 		cJSON_AddBoolToObject(o, "exited_early", true);
 		cJSON_AddStringToObject(o, "outside_group",
 					"unreadable: the command's process is gone");
@@ -637,7 +665,7 @@ cJSON *il_background_stats_json(const struct il_background *b)
 static void kill_cookie_holders(const char *cookie, unsigned long long start)
 {
 	/* Group -1 (none): the group's zombies would be found each time. */
-	for (int i = 0; i < 10 && group_scan(-1, cookie, start, NULL, SIGKILL, NULL) > 0; i++)
+	for (int i = 0; i < 10 && group_scan(-1, cookie, start, NULL, SIGKILL) > 0; i++)
 		usleep(10000);
 }
 
@@ -666,7 +694,7 @@ void il_background_stop(struct il_background *b)
 		}
 	}
 	/* Members the leader left behind (a shell's background jobs). */
-	if (start && group_scan(b->pgid, NULL, start, NULL, 0, NULL) > 0)
+	if (start && group_scan(b->pgid, NULL, start, NULL, 0) > 0)
 		kill(-b->pgid, SIGKILL);
 	/* Those that left the group: by the cookie, the leader's start time
 	 * bounding the scan even once the leader is gone. */
@@ -789,8 +817,8 @@ static int recover_one(const char *path, FILE *log)
 	bool leader = read_proc_stat(st.pgid, &ps) == 0 && ps.start == st.pgid_start;
 	bool reused = !leader && read_proc_stat(st.pgid, &ps) == 0;
 	/* A reused pgid is another group: then only the cookie finds ours. */
-	if (group_scan(reused ? -1 : st.pgid, cookie, st.pgid_start, NULL, 0, NULL) > 0) {
-		group_scan(reused ? -1 : st.pgid, cookie, st.pgid_start, NULL, SIGKILL, NULL);
+	if (group_scan(reused ? -1 : st.pgid, cookie, st.pgid_start, NULL, 0) > 0) {
+		group_scan(reused ? -1 : st.pgid, cookie, st.pgid_start, NULL, SIGKILL);
 		if (log)
 			fprintf(log,
 				"inputlat: killed the background load '%s' (process group %d) "

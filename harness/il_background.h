@@ -44,13 +44,14 @@ int il_background_start(const char *cmd, const char *state_dir, struct il_backgr
 pid_t il_background_pgid(const struct il_background *b);
 
 /*
- * {"command", "pgid", "wall_ns", "cpu_ns", "cpu_share", "exited_early",
+ * {"command", "pgid", "wall_ns", "cpu_ns", "cpu_share", "cpus", "exited_early",
  * "outside_group"} (outside_group: processes found by the cookie, not the
  * group):
  * the group's CPU time (its members' and their reaped children's, from
- * /proc) from the start until now, and that as a share of every online
- * CPU over the same wall time. Take it before il_background_stop. NULL
- * when out of memory.
+ * /proc) from the start until now, and that as a share of the CPUs its
+ * processes may run on (cpus: the union of their affinities now) over the
+ * same wall time. Take it before il_background_stop. NULL when out of
+ * memory.
  */
 cJSON *il_background_stats_json(const struct il_background *b);
 

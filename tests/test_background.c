@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +214,36 @@ static void test_background_normal_end(void **state)
 	/* Stopped and reaped; its state file gone. */
 	assert_true(wait_for(group_gone, pgid, 2000));
 	assert_int_equal(il_test_count_project_procs(), 0);
+}
+
+/*
+ * A command that confines itself to one CPU: its share is of that CPU
+ * (cpus 1), as hog.cpu_share is of the hogs' CPUs. Over every online CPU
+ * a busy loop pinned to one of two read 0.5, half as busy as it was.
+ */
+static void test_background_share_of_its_cpus(void **state)
+{
+	char cmd[160], err[8192];
+	cpu_set_t mine;
+	cJSON *root, *bg;
+	int first = -1;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(mine), &mine), 0);
+	for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
+		if (CPU_ISSET(c, &mine))
+			first = c;
+	snprintf(cmd, sizeof(cmd), "exec taskset -c %d sh -c 'while :; do :; done'", first);
+	root = run_beside(cmd, "50", "pinned", err, sizeof(err));
+	bg = cJSON_GetObjectItem(root, "background");
+	print_message("background on CPU %d: cpu_share %.3f of %.0f CPUs\n", first,
+		      il_test_json_num(bg, "cpu_share"), il_test_json_num(bg, "cpus"));
+	assert_int_equal((int)il_test_json_num(bg, "cpus"), 1);
+	/* Alone on its CPU, 1.0; beside scripts/test --under-load's two
+	 * busy threads, about a third of it. Over two CPUs, at most 0.5. */
+	assert_true(il_test_json_num(bg, "cpu_share") > 0.2);
+	assert_true(il_test_json_num(bg, "cpu_share") <= 1.05);
+	cJSON_Delete(root);
 }
 
 /*
@@ -746,6 +777,7 @@ int main(void)
 	    cmocka_unit_test(test_background_long_command_recovered),
 	    cmocka_unit_test(test_background_state_refused),
 	    cmocka_unit_test_teardown(test_background_normal_end, teardown),
+	    cmocka_unit_test_teardown(test_background_share_of_its_cpus, teardown),
 	    cmocka_unit_test_teardown(test_background_ends_during_run, teardown),
 	    cmocka_unit_test_teardown(test_background_sigint, teardown),
 	    cmocka_unit_test_teardown(test_background_sigkill_reaped, teardown),
