@@ -56,6 +56,7 @@ static const char *str_or(const cJSON *o, const char *path, char *buf, size_t n)
 static void throttle_words(const cJSON *run, char *buf, size_t n)
 {
 	const cJSON *rt = il_json_get(run, "kernel.sched_rt_runtime_us");
+	const cJSON *in_force = il_json_get(run, "kernel.rt_throttling.in_force");
 	const cJSON *fs = il_json_get(run, "kernel.fair_server.present");
 	const cJSON *fs_rt = il_json_get(run, "kernel.fair_server.runtime_ns");
 	const cJSON *t;
@@ -71,8 +72,12 @@ static void throttle_words(const cJSON *run, char *buf, size_t n)
 		dl |= p && !strcmp(p, "deadline");
 		fifo |= p && (!strcmp(p, "fifo") || !strcmp(p, "rr"));
 	}
-	/* RT throttling holds back SCHED_FIFO and SCHED_RR threads only. */
-	if (fifo && (!cJSON_IsNumber(rt) || rt->valuedouble >= 0))
+	/* RT throttling holds back SCHED_FIFO and SCHED_RR threads only. A
+	 * report that says whether it was in force (kernel.rt_throttling: off
+	 * without RT groups from 6.12, or at runtime = period) is taken at its
+	 * word; an older one by sched_rt_runtime_us. */
+	if (fifo && (cJSON_IsBool(in_force) ? cJSON_IsTrue(in_force)
+					    : !cJSON_IsNumber(rt) || rt->valuedouble >= 0))
 		why[k++] = "RT throttling";
 	/* Present (or not said) and not tuned to 0. */
 	if (!cJSON_IsFalse(fs) && (!cJSON_IsNumber(fs_rt) || fs_rt->valuedouble > 0))

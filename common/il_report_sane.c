@@ -390,6 +390,8 @@ static const struct domain_rule domains[] = {
     {"kernel.ext_server_per_cpu.[].runtime_ns", DOM_COUNT},
     {"kernel.ext_server_per_cpu.[].period_ns", DOM_COUNT},
     {"kernel.rt_group_sched.root_rt_runtime_us", DOM_RT_RUNTIME},
+    {"kernel.rt_throttling.runtime_us", DOM_COUNT},
+    {"kernel.rt_throttling.period_us", DOM_COUNT},
     {"system.cpus_allowed_count", DOM_COUNT},
     {"system.cpu_bandwidth.cpus", DOM_AMOUNT},
     {"system.cpu_bandwidth.quota_us", DOM_COUNT},

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "il_rt_throttle.h"
 #include "il_sched.h"
 #include "il_sysinfo.h"
 
@@ -69,47 +70,6 @@ bool il_sched_refusal_privileged(const struct il_role_attrs *a, char *why, size_
 	return true;
 }
 
-/* The cgroup-v1 cpu group of the calling thread and its RT runtime
- * (cpu.rt_runtime_us): 0 with the group's directory in dir, or -errno
- * (-ENOENT: no cgroup-v1 cpu hierarchy with RT groups). */
-static int rt_group(char *dir, size_t len, long long *rt_runtime_us)
-{
-	/* The thread's own line: on cgroup v1 threads may sit in different groups. */
-	FILE *f = fopen("/proc/thread-self/cgroup", "re");
-	char line[512], root[256], path[300] = "";
-	int64_t v;
-	int r;
-
-	if (!f)
-		return -errno;
-	while (!path[0] && fgets(line, sizeof(line), f)) {
-		char *ctrl = strchr(line, ':'), *cg, *save = NULL;
-
-		cg = ctrl ? strchr(ctrl + 1, ':') : NULL;
-		if (!cg)
-			continue;
-		*cg++ = '\0';
-		cg[strcspn(cg, "\n")] = '\0';
-		for (char *c = strtok_r(ctrl + 1, ",", &save); c; c = strtok_r(NULL, ",", &save))
-			if (strcmp(c, "cpu") == 0 && strlen(cg) < sizeof(path))
-				snprintf(path, sizeof(path), "%s", cg);
-	}
-	fclose(f);
-	if (!path[0])
-		return -ENOENT;
-	r = il_sysinfo_rt_group_root(root, sizeof(root));
-	if (r < 0)
-		return r;
-	if ((size_t)snprintf(dir, len, "%s%s", root, strcmp(path, "/") ? path : "") >= len)
-		return -ENAMETOOLONG;
-	snprintf(line, sizeof(line), "%s/cpu.rt_runtime_us", dir);
-	r = il_sysinfo_read_i64(line, &v);
-	if (r < 0)
-		return r;
-	*rt_runtime_us = (long long)v;
-	return 0;
-}
-
 /* fifo/rr: a cgroup-v1 cpu group without RT runtime, while the kernel
  * enforces RT bandwidth (with sched_rt_runtime_us = -1 it does not look). */
 static int rt_blocker(char *why, size_t len)
@@ -118,8 +78,8 @@ static int rt_blocker(char *why, size_t len)
 	long long grp = -1;
 	int64_t rt;
 
-	if (il_sysinfo_rt_runtime_us(&rt) < 0 || rt < 0 || rt_group(dir, sizeof(dir), &grp) < 0 ||
-	    grp != 0)
+	if (il_sysinfo_rt_runtime_us(&rt) < 0 || rt < 0 ||
+	    il_rt_group_of_thread(dir, sizeof(dir), &grp) < 0 || grp != 0)
 		return 0;
 	snprintf(why, len,
 		 "the thread's cpu cgroup %s has no RT runtime (cpu.rt_runtime_us = 0, "

@@ -29,6 +29,7 @@
 #include "il_cpustat.h"
 #include "il_parse.h"
 #include "il_printable.h"
+#include "il_rt_throttle.h"
 #include "il_sched.h"
 #include "il_sched_attr.h"
 
@@ -846,6 +847,15 @@ void il_sysinfo_kernel_facts(cJSON *k)
 		cJSON_AddStringToObject(o, "root_rt_runtime_us",
 					"absent: no cgroup-v1 cpu hierarchy "
 					"exposes cpu.rt_runtime_us");
+	}
+
+	/* Which of sched_rt_runtime_us and the group's value holds the run's
+	 * RT threads back: the two above, side by side, do not say. */
+	{
+		struct il_fair_server fs;
+
+		il_fair_server_probe(&fs);
+		il_rt_throttle_json(k, fs.present);
 	}
 
 	o = cJSON_AddObjectToObject(k, "uclamp");

@@ -111,6 +111,9 @@ struct cJSON;
  *   fair_server_per_cpu         [{cpu, runtime_ns, period_ns}] (6.12+)
  *   ext_server_per_cpu          the same for the sched_ext server (7.0+)
  *   rt_group_sched {config, root_rt_runtime_us}
+ *   rt_throttling {in_force, runtime_us, period_us, source, why}
+ *                               which of those holds RT threads back
+ *                               (il_rt_throttle.h)
  *   uclamp {supported, why}
  *   sched_ext {state, scheduler}
  *   config                      the kernel config file that was read

@@ -9,6 +9,9 @@ il_add_test(test_sched SOURCES test_sched.c LIBS il_policy Threads::Threads
 # thread, then as run and check meet them. Root: it takes privilege away.
 il_add_run_test(test_sched_refusal SOURCES test_sched_refusal.c LIBS il_policy
                 LABELS root TIMEOUT 120)
+# Which knob holds RT threads back (il_rt_throttle): the rule's branches
+# from their inputs, and the probe against this machine's files.
+il_add_test(test_rt_throttle SOURCES test_rt_throttle.c LIBS il_policy LABELS unit)
 # The harness's threads start from the policy's baseline under chrt/nice.
 il_add_run_test(test_harness_threads SOURCES test_harness_threads.c LIBS il_harness
                 LABELS root TIMEOUT 120)

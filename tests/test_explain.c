@@ -1081,6 +1081,17 @@ static void test_explain_throttled_by_what_was_in_force(void **state)
 		      "\"runtime_ns\":0}},\"threads\":[{\"policy\":\"fifo\"}]}",
 		      "throttling (neither RT throttling nor a fair server was in force: the CPU "
 		      "idled or ran CFS)");
+	/* sched_rt_runtime_us 950000 on 6.12+ without RT groups: no RT
+	 * throttling there, and the report's rt_throttling says so (it read
+	 * "RT throttling or the fair server"). Where it says in force, it is. */
+	throttle_said("{\"kernel\":{\"sched_rt_runtime_us\":950000,\"rt_throttling\":{\"in_force\":"
+		      "false},\"fair_server\":{\"present\":true,\"runtime_ns\":null}},\"threads\":"
+		      "[{\"policy\":\"fifo\"}]}",
+		      "throttling (the fair server: the CPU idled or ran CFS)");
+	throttle_said(
+	    "{\"kernel\":{\"sched_rt_runtime_us\":950000,\"rt_throttling\":{\"in_force\":"
+	    "true},\"fair_server\":{\"present\":false}},\"threads\":[{\"policy\":\"fifo\"}]}",
+	    "throttling (RT throttling: the CPU idled or ran CFS)");
 	/* A report that does not say: every mechanism stays in the list. */
 	throttle_said(NULL, "throttling (RT throttling, the fair server or a deadline thread's "
 			    "own throttling (its runtime used up): the CPU idled or ran CFS)");

@@ -95,6 +95,18 @@ static void check_kernel(const cJSON *k)
 	o = cJSON_GetObjectItemCaseSensitive(k, "rt_group_sched");
 	check_leaf(o, "kernel.rt_group_sched", "config", yn);
 	check_leaf(o, "kernel.rt_group_sched", "root_rt_runtime_us", NULL);
+	/* Which of the two holds RT threads back, with its numbers when one
+	 * does (test_rt_throttle checks the rule). */
+	o = cJSON_GetObjectItemCaseSensitive(k, "rt_throttling");
+	check_leaf(o, "kernel.rt_throttling", "in_force", NULL);
+	check_leaf(o, "kernel.rt_throttling", "why", NULL);
+	if (cJSON_IsTrue(cJSON_GetObjectItem(o, "in_force"))) {
+		assert_true(cJSON_IsNumber(cJSON_GetObjectItem(o, "runtime_us")));
+		assert_true(cJSON_IsNumber(cJSON_GetObjectItem(o, "period_us")));
+		assert_true(cJSON_IsString(cJSON_GetObjectItem(o, "source")));
+	} else {
+		assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "runtime_us")));
+	}
 	o = cJSON_GetObjectItemCaseSensitive(k, "uclamp");
 	check_leaf(o, "kernel.uclamp", "supported", NULL);
 	check_leaf(o, "kernel.uclamp", "why", NULL);
