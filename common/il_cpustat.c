@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "il_parse.h"
+
 struct il_cpustat {
 	unsigned ncpu;
 	struct il_cpustat_cpu cpu[];
@@ -15,21 +17,54 @@ struct il_cpustat {
 /* /proc/stat of a few thousand CPUs fits; it is read in one go. */
 #define IL_CPUSTAT_READ_MAX (1u << 20)
 
-static bool parse_cpu_line(const char *line, unsigned *cpu, struct il_cpustat_cpu *c)
-{
-	unsigned long long v[8] = {0};
-	int n;
+/* CPU numbers from 0 up to this, exclusive (the kernel's NR_CPUS is 8192). */
+#define IL_CPUSTAT_CPU_MAX 65536
 
-	/* "cpu " is the all-CPU sum; %u would skip its blanks and read the
-	 * first counter as a CPU number, so insist on a digit right away. */
+/* The longest cpuN line taken: ten 20-digit counters and the name fit. */
+#define IL_CPUSTAT_LINE_MAX 512
+
+/*
+ * One line of /proc/stat, up to its newline: 1 with *cpu and *c filled for
+ * a "cpuN" line, 0 for any other line, -EINVAL for a cpuN line that is not
+ * N (without leading zeros) and 7 to 10 counters, -ERANGE for one whose CPU number or a counter is
+ * out of range. sscanf's %u and %llu would wrap "cpu4294967297" to CPU 1
+ * and "-1" to 2^64-1, and read a line cut short on from the next one.
+ */
+static int parse_cpu_line(const char *line, unsigned *cpu, struct il_cpustat_cpu *c)
+{
+	char buf[IL_CPUSTAT_LINE_MAX], *save = NULL, *tok;
+	size_t len = strcspn(line, "\n");
+	uint64_t v[10] = {0}, n64;
+	int n = 0, rc;
+
+	/* "cpu " is the all-CPU sum, not a CPU: a digit must follow. */
 	if (strncmp(line, "cpu", 3) != 0 || line[3] < '0' || line[3] > '9')
-		return false;
+		return 0;
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	tok = strtok_r(buf, " ", &save);
+	/* The kernel writes %d: "cpu01" would be a second name for CPU 1. */
+	if (tok[3] == '0' && tok[4] != '\0')
+		return -EINVAL;
+	if ((rc = il_parse_u64(tok + 3, 0, IL_CPUSTAT_CPU_MAX - 1, &n64)) < 0)
+		return rc;
+	while ((tok = strtok_r(NULL, " ", &save))) {
+		uint64_t x;
+
+		if ((rc = il_parse_u64(tok, 0, UINT64_MAX, &x)) < 0)
+			return rc;
+		if (n < 10)
+			v[n] = x;
+		n++;
+	}
 	/* Older kernels print fewer columns; seven (up to softirq) is the
-	 * oldest format we accept, steal then stays 0. */
-	n = sscanf(line, "cpu%u %llu %llu %llu %llu %llu %llu %llu %llu", cpu, &v[0], &v[1], &v[2],
-		   &v[3], &v[4], &v[5], &v[6], &v[7]);
-	if (n < 8)
-		return false;
+	 * oldest format we accept, steal then stays 0. Guest time is inside
+	 * user and nice already. */
+	if (n < 7 || n > 10)
+		return -EINVAL;
+	*cpu = (unsigned)n64;
 	*c = (struct il_cpustat_cpu){.present = true,
 				     .user = v[0],
 				     .nice = v[1],
@@ -39,7 +74,7 @@ static bool parse_cpu_line(const char *line, unsigned *cpu, struct il_cpustat_cp
 				     .irq = v[5],
 				     .softirq = v[6],
 				     .steal = v[7]};
-	return true;
+	return 1;
 }
 
 int il_cpustat_parse(const char *text, struct il_cpustat **out)
@@ -49,14 +84,18 @@ int il_cpustat_parse(const char *text, struct il_cpustat **out)
 	bool any = false;
 	struct il_cpustat_cpu c;
 	const char *p;
+	int rc;
 
 	if (!text || !*text)
 		return -ENODATA;
-	/* First pass: how many CPUs, so the snapshot is one allocation. */
+	/* First pass: how many CPUs, so the snapshot is one allocation; a
+	 * cpuN line that cannot be read makes the whole text unreadable
+	 * rather than that CPU absent. */
 	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (parse_cpu_line(p, &cpu, &c)) {
-			if (cpu >= 65536)
-				return -EINVAL;
+		rc = parse_cpu_line(p, &cpu, &c);
+		if (rc < 0)
+			return rc;
+		if (rc) {
 			if (!any || cpu > max_cpu)
 				max_cpu = cpu;
 			any = true;
@@ -68,9 +107,16 @@ int il_cpustat_parse(const char *text, struct il_cpustat **out)
 	if (!s)
 		return -ENOMEM;
 	s->ncpu = max_cpu + 1;
-	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (parse_cpu_line(p, &cpu, &c))
-			s->cpu[cpu] = c;
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (parse_cpu_line(p, &cpu, &c) != 1)
+			continue;
+		/* Two lines for one CPU: which one is the CPU's is unknown. */
+		if (s->cpu[cpu].present) {
+			free(s);
+			return -EINVAL;
+		}
+		s->cpu[cpu] = c;
+	}
 	*out = s;
 	return 0;
 }
@@ -118,7 +164,8 @@ int il_cpustat_read(struct il_cpustat **out)
 		len += (size_t)n;
 	}
 	buf[len] = '\0';
-	ret = il_cpustat_parse(buf, out);
+	/* A NUL inside would end the text early and hide the CPUs after it. */
+	ret = strlen(buf) == len ? il_cpustat_parse(buf, out) : -EINVAL;
 out:
 	free(buf);
 	close(fd);
@@ -130,7 +177,9 @@ const char *il_cpustat_why(int err, char *buf, size_t len)
 	if (err == -ENODATA)
 		snprintf(buf, len, "empty");
 	else if (err == -EINVAL)
-		snprintf(buf, len, "no cpuN line, not /proc/stat's format");
+		snprintf(buf, len, "no cpuN line, or one not in /proc/stat's format");
+	else if (err == -ERANGE)
+		snprintf(buf, len, "a cpuN line's CPU number or counter is out of range");
 	else
 		snprintf(buf, len, "%s", strerror(err < 0 ? -err : err));
 	return buf;

@@ -23,8 +23,12 @@ struct il_cpustat;
 /*
  * Reads /proc/stat now. On success *out owns a snapshot (free with
  * il_cpustat_free). Returns 0, -ENOMEM, -ENODATA when the read is empty,
- * -EINVAL when the file does not look like /proc/stat, or -errno from
- * opening or reading it.
+ * -EINVAL when the file does not look like /proc/stat (no cpuN line, one
+ * that is not N and 7 to 10 counters, two for one CPU, or a NUL byte), -ERANGE when a cpuN
+ * line's CPU number (65536 and up) or a counter (2^64 and up, negative)
+ * is out of range, or -errno from opening or reading it. A cpuN line that
+ * cannot be read makes the whole snapshot unreadable: it is never taken
+ * as a value, nor as a CPU without a line.
  */
 int il_cpustat_read(struct il_cpustat **out);
 
@@ -33,8 +37,9 @@ int il_cpustat_read(struct il_cpustat **out);
 int il_cpustat_parse(const char *text, struct il_cpustat **out);
 
 /* What an error of il_cpustat_read means, in words: "empty" (an empty
- * read, -ENODATA), "no cpuN line, not /proc/stat's format" (-EINVAL), else
- * strerror. Returns buf. */
+ * read, -ENODATA), "no cpuN line, or one not in /proc/stat's format"
+ * (-EINVAL), "a cpuN line's CPU number or counter is out of range"
+ * (-ERANGE), else strerror. Returns buf. */
 const char *il_cpustat_why(int err, char *buf, size_t len);
 
 /* NULL-safe. */

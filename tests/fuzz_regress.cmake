@@ -11,6 +11,7 @@ il_add_test(test_fuzz_regress
           ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_evemu.c
           ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_evemu_round.c
           ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_state.c
+          ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_cpustat.c
   LIBS il_harness LABELS unit TIMEOUT 60)
 target_include_directories(test_fuzz_regress PRIVATE ${CMAKE_CURRENT_LIST_DIR}/fuzz)
 target_compile_definitions(test_fuzz_regress PRIVATE

@@ -99,12 +99,53 @@ static void test_cpustat_parse_rejects_garbage(void **state)
 	assert_int_equal(il_cpustat_parse("", &s), -ENODATA);
 	assert_string_equal(il_cpustat_why(-ENODATA, why, sizeof(why)), "empty");
 	assert_string_equal(il_cpustat_why(-EINVAL, why, sizeof(why)),
-			    "no cpuN line, not /proc/stat's format");
+			    "no cpuN line, or one not in /proc/stat's format");
 	assert_int_equal(il_cpustat_parse("cpu  1 2 3 4 5 6 7 8\n", &s), -EINVAL);
 	assert_int_equal(il_cpustat_parse("cpu0 1 2 3\n", &s), -EINVAL);
 	assert_int_equal(il_cpustat_parse("hello\nworld\n", &s), -EINVAL);
 	assert_null(s);
 	il_cpustat_free(NULL);
+}
+
+/*
+ * What sscanf misread (the fuzz target's inputs, tests/fuzz/regress/cpustat):
+ * a CPU number past 2^32 wrapped to a small one, a negative counter became
+ * 2^64-1, a line cut short took its counters from the next line, "cpu0100"
+ * was CPU 100, a CPU's second line replaced its first, and a cpuN line
+ * that could not be read left that CPU silently absent. Each
+ * makes the snapshot unreadable now, and says why.
+ */
+static void test_cpustat_parse_out_of_range(void **state)
+{
+	struct il_cpustat *s = NULL;
+	char why[80];
+
+	/* CPU 4294967297 is not CPU 1. */
+	assert_int_equal(il_cpustat_parse("cpu4294967297 1 2 3 4 5 6 7 8\n", &s), -ERANGE);
+	assert_int_equal(il_cpustat_parse("cpu65536 1 2 3 4 5 6 7 8\n", &s), -ERANGE);
+	/* -1 ticks is not 18446744073709551615, nor is 2^64 its maximum. */
+	assert_int_equal(il_cpustat_parse("cpu0 -1 0 0 0 0 0 0 0\n", &s), -ERANGE);
+	assert_int_equal(il_cpustat_parse("cpu0 18446744073709551616 0 0 0 0 0 0 0\n", &s),
+			 -ERANGE);
+	assert_string_equal(il_cpustat_why(-ERANGE, why, sizeof(why)),
+			    "a cpuN line's CPU number or counter is out of range");
+	/* Three counters, and the next line's numbers are not the rest. */
+	assert_int_equal(il_cpustat_parse("cpu0 1 2 3\n4 5 6 7 8\ncpu1 1 2 3 4 5 6 7 8\n", &s),
+			 -EINVAL);
+	/* "cpu0100" is not a second name for CPU 100, nor a second line one. */
+	assert_int_equal(il_cpustat_parse("cpu0100 1 2 3 4 5 6 7 8\n", &s), -EINVAL);
+	assert_int_equal(il_cpustat_parse("cpu1 1 2 3 4 5 6 7 8\ncpu1 9 2 3 4 5 6 7 8\n", &s),
+			 -EINVAL);
+	/* A bad line among good ones: not "CPU 1 absent". */
+	assert_int_equal(il_cpustat_parse("cpu0 1 2 3 4 5 6 7 8\ncpu1 1 2 x 4 5 6 7 8\n", &s),
+			 -EINVAL);
+	assert_null(s);
+	/* The largest counters and CPU are still values, with or without a
+	 * newline at the end. */
+	assert_int_equal(il_cpustat_parse("cpu65535 18446744073709551615 0 0 0 0 0 0", &s), 0);
+	assert_int_equal(il_cpustat_ncpu(s), 65536);
+	assert_true(il_cpustat_cpu(s, 65535)->user == UINT64_MAX);
+	il_cpustat_free(s);
 }
 
 static void test_cpustat_read_proc(void **state)
@@ -136,6 +177,7 @@ int main(void)
 	    cmocka_unit_test(test_cpustat_idle_pct_mask),
 	    cmocka_unit_test(test_cpustat_steal_pct),
 	    cmocka_unit_test(test_cpustat_parse_rejects_garbage),
+	    cmocka_unit_test(test_cpustat_parse_out_of_range),
 	    cmocka_unit_test(test_cpustat_read_proc),
 	};
 	if (il_test_filters("test_cpustat", tests, sizeof(tests) / sizeof(tests[0])) < 0)

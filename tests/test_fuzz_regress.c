@@ -113,6 +113,7 @@ static const struct target {
     {"evemu", il_fuzz_evemu},
     {"evemu_round", il_fuzz_evemu_round},
     {"state", il_fuzz_state},
+    {"cpustat", il_fuzz_cpustat},
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 

@@ -48,6 +48,9 @@ int il_fuzz_state(const uint8_t *data, size_t size);
  * reproduce's recorded runs read them. */
 int il_fuzz_report(const uint8_t *data, size_t size);
 
+/* /proc/stat: il_cpustat_parse on the input as the file's text. */
+int il_fuzz_cpustat(const uint8_t *data, size_t size);
+
 /*
  * The input as a file, for a target whose reader takes a path: the
  * contents of one memfd per target (a file per input would be slow), its
