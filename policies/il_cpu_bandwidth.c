@@ -7,6 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "il_file.h"
+#include "il_mountfield.h"
+#include "il_parse.h"
+
+/* The largest mountinfo and cgroup file read: thousands of mounts fit. */
+#define MOUNTINFO_MAX (16u << 20)
+#define CGROUP_MAX    (1u << 20)
+/* cpu.max and the v1 files hold two numbers at most; more is not theirs. */
+#define VALUE_MAX 64
+
 /* One hierarchy: where it is mounted and which part of it the mount shows. */
 struct hier {
 	bool found;
@@ -14,157 +24,123 @@ struct hier {
 	char root[PATH_MAX];
 };
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape(char *s)
+static bool field_is(const char *f, size_t n, const char *word)
 {
-	char *w = s;
-
-	for (char *r = s; *r; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-		    r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = '\0';
+	return n == strlen(word) && memcmp(f, word, n) == 0;
 }
 
-/* True when the comma-separated list holds word. */
-static bool has_word(const char *list, const char *word)
+/*
+ * The v1 hierarchy with the cpu controller and the v2 one, from
+ * mountinfo's text: every line read whole, however long (fgets into a
+ * 4 KiB buffer made the rest of a long line a record of its own).
+ */
+static void find_mounts(const char *text, size_t size, struct hier *v1, struct hier *v2)
 {
-	size_t n = strlen(word);
+	const char *p = text, *end = text + size;
 
-	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-		if (strncmp(p, word, n) == 0 && (p[n] == ',' || p[n] == '\0' || p[n] == '\n'))
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end;
+		const char *f[64];
+		size_t fl[64], n = il_mountfield_split(p, eol, f, fl, 64), dash = 6;
+		struct hier *h = NULL, cand;
+
+		p = nl ? nl + 1 : end;
+		/* id parent maj:min root mountpoint options [optional...] - type source super */
+		while (dash < n && !field_is(f[dash], fl[dash], "-"))
+			dash++;
+		if (dash + 3 >= n)
+			continue;
+		if (field_is(f[dash + 1], fl[dash + 1], "cgroup") &&
+		    il_mountfield_has_word(f[dash + 3], fl[dash + 3], "cpu"))
+			h = v1;
+		else if (field_is(f[dash + 1], fl[dash + 1], "cgroup2"))
+			h = v2;
+		if (!h || h->found)
+			continue; /* the first mount of a hierarchy will do */
+		/* Absolute paths that fit, or the next mount of the hierarchy. */
+		if (!il_mountfield_unescape(f[3], fl[3], cand.root, sizeof(cand.root)) ||
+		    !il_mountfield_unescape(f[4], fl[4], cand.mountpoint,
+					    sizeof(cand.mountpoint)) ||
+		    cand.root[0] != '/' || cand.mountpoint[0] != '/')
+			continue;
+		cand.found = true;
+		*h = cand;
+	}
+}
+
+/* Whether path has a "." or ".." component, or an empty one inside. */
+static bool path_dotted(const char *path)
+{
+	for (const char *c = path; *c;) {
+		size_t n = strcspn(c, "/");
+
+		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
 			return true;
+		c += n;
+		c += *c == '/';
+	}
 	return false;
 }
 
-/* The v1 hierarchy with the cpu controller and the v2 one, from mountinfo. */
-static int find_mounts(const char *mountinfo_path, struct hier *v1, struct hier *v2)
+/*
+ * This process's group in the v1 cpu hierarchy and in v2 ("" if none),
+ * from /proc/self/cgroup's text. -EINVAL when a group is named twice or
+ * is not an absolute path without "." and "..": which group is meant, or
+ * where it lies, would be a guess.
+ */
+static int find_groups(const char *text, size_t size, char *g1, size_t l1, char *g2, size_t l2)
 {
-	FILE *f = fopen(mountinfo_path, "re");
-	char line[4096];
+	const char *p = text, *end = text + size;
 
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char root[PATH_MAX], mnt[PATH_MAX], fstype[64], super[512];
-		char *dash = strstr(line, " - ");
-		struct hier *h;
-
-		if (!dash || sscanf(line, "%*s %*s %*s %4095s %4095s", root, mnt) != 2 ||
-		    sscanf(dash + 3, "%63s %*s %511s", fstype, super) != 2)
-			continue;
-		if (strcmp(fstype, "cgroup") == 0 && has_word(super, "cpu"))
-			h = v1;
-		else if (strcmp(fstype, "cgroup2") == 0)
-			h = v2;
-		else
-			continue;
-		if (h->found)
-			continue; /* the first mount of a hierarchy will do */
-		unescape(root);
-		unescape(mnt);
-		h->found = true;
-		snprintf(h->root, sizeof(h->root), "%s", root);
-		snprintf(h->mountpoint, sizeof(h->mountpoint), "%s", mnt);
-	}
-	fclose(f);
-	return 0;
-}
-
-/* This process's group in the v1 cpu hierarchy and in v2 ("" if none). */
-static int find_groups(const char *cgroup_path, char *g1, size_t l1, char *g2, size_t l2)
-{
-	FILE *f = fopen(cgroup_path, "re");
-	char line[4096];
-
-	if (!f)
-		return -errno;
 	g1[0] = g2[0] = '\0';
-	while (fgets(line, sizeof(line), f)) {
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end;
+		const char *c1 = memchr(p, ':', (size_t)(eol - p));
+		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(eol - c1 - 1)) : NULL;
+		const char *line = p;
+		char *g = NULL;
+		size_t glen = (size_t)(eol - (c2 ? c2 + 1 : eol)), l = 0;
 
+		p = nl ? nl + 1 : end;
 		if (!c2)
 			continue;
-		*c2 = '\0';
-		c2[1 + strcspn(c2 + 1, "\n")] = '\0';
-		if (c1[1] == '\0' && strncmp(line, "0:", 2) == 0)
-			snprintf(g2, l2, "%s", c2 + 1);
-		else if (has_word(c1 + 1, "cpu"))
-			snprintf(g1, l1, "%s", c2 + 1);
-	}
-	fclose(f);
-	return 0;
-}
-
-/* Reads one integer or "max" (-1) from a file; 0, -ENOENT, or -errno. */
-static int read_ll(const char *path, long long *v, long long *second)
-{
-	FILE *f = fopen(path, "re");
-	char a[32] = "", b[32] = "";
-	int n;
-
-	if (!f)
-		return -errno;
-	n = fscanf(f, "%31s %31s", a, b);
-	fclose(f);
-	if (n < 1)
-		return -ENODATA;
-	*v = strcmp(a, "max") == 0 ? -1 : strtoll(a, NULL, 10);
-	if (second)
-		*second = n == 2 ? strtoll(b, NULL, 10) : 0;
-	return 0;
-}
-
-/* One group's limit: 1 with quota and period, 0 unlimited, or -errno. */
-static int group_limit(const char *dir, bool v2, long long *quota, long long *period, char *file,
-		       size_t flen)
-{
-	char p[PATH_MAX + 32];
-	int rc;
-
-	if (v2) {
-		snprintf(p, sizeof(p), "%s/cpu.max", dir);
-		rc = read_ll(p, quota, period);
-		/* The root, and a tree without the cpu controller, have none. */
-		if (rc == -ENOENT)
-			return 0;
-	} else {
-		snprintf(p, sizeof(p), "%s/cpu.cfs_quota_us", dir);
-		rc = read_ll(p, quota, NULL);
-		if (rc == 0) {
-			snprintf(p, sizeof(p), "%s/cpu.cfs_period_us", dir);
-			rc = read_ll(p, period, NULL);
-			snprintf(p, sizeof(p), "%s/cpu.cfs_quota_us", dir);
+		if (c2 == c1 + 1 && c1 - line == 1 && line[0] == '0') {
+			g = g2;
+			l = l2;
+		} else if (il_mountfield_has_word(c1 + 1, (size_t)(c2 - c1 - 1), "cpu")) {
+			g = g1;
+			l = l1;
+		} else {
+			continue;
 		}
+		if (g[0] || glen >= l || glen == 0 || c2[1] != '/')
+			return -EINVAL;
+		memcpy(g, c2 + 1, glen);
+		g[glen] = '\0';
+		if (path_dotted(g))
+			return -EINVAL;
 	}
-	if (rc < 0)
-		return rc;
-	snprintf(file, flen, "%s", p);
-	return *quota > 0 && *period > 0 ? 1 : 0;
+	return 0;
 }
 
-int il_cpu_bandwidth_read(const char *cgroup_path, const char *mountinfo_path,
-			  struct il_cpu_bandwidth *out, char *why, size_t len)
+int il_cpu_bandwidth_group_parse(const char *mountinfo, size_t mlen, const char *cgroup,
+				 size_t clen, struct il_cpu_bandwidth_group *out, char *why,
+				 size_t len)
 {
-	struct hier v1 = {0}, v2 = {0}, *h;
-	char g1[PATH_MAX], g2[PATH_MAX], dir[PATH_MAX];
+	struct hier v1 = {0}, v2 = {0};
+	char g1[PATH_MAX], g2[PATH_MAX];
+	struct hier *h;
 	const char *group, *rel;
-	size_t rootlen, top;
-	int rc;
+	size_t rootlen;
 
-	*out = (struct il_cpu_bandwidth){0};
-	if ((rc = find_mounts(mountinfo_path, &v1, &v2)) < 0) {
-		snprintf(why, len, "%s: %s", mountinfo_path, strerror(-rc));
-		return rc;
+	if (memchr(mountinfo, '\0', mlen) || memchr(cgroup, '\0', clen)) {
+		snprintf(why, len, "a NUL byte, not the kernel's text");
+		return -EINVAL;
 	}
-	if ((rc = find_groups(cgroup_path, g1, sizeof(g1), g2, sizeof(g2))) < 0) {
-		snprintf(why, len, "%s: %s", cgroup_path, strerror(-rc));
-		return rc;
+	find_mounts(mountinfo, mlen, &v1, &v2);
+	if (find_groups(cgroup, clen, g1, sizeof(g1), g2, sizeof(g2)) < 0) {
+		snprintf(why, len, "a group named twice, or not an absolute path");
+		return -EINVAL;
 	}
 	/* On a hybrid system the cpu controller is v1's, and v2 has none. */
 	if (v1.found && g1[0]) {
@@ -186,20 +162,138 @@ int il_cpu_bandwidth_read(const char *cgroup_path, const char *mountinfo_path,
 		return -ENOENT;
 	}
 	rel = group + rootlen;
-	if ((size_t)snprintf(dir, sizeof(dir), "%s%s", h->mountpoint,
-			     strcmp(rel, "/") == 0 ? "" : rel) >= sizeof(dir)) {
+	if ((size_t)snprintf(out->dir, sizeof(out->dir), "%s%s", h->mountpoint,
+			     strcmp(rel, "/") == 0 ? "" : rel) >= sizeof(out->dir)) {
 		snprintf(why, len, "the group's path is too long");
 		return -ENAMETOOLONG;
 	}
-	top = strlen(h->mountpoint);
+	out->top = strlen(h->mountpoint);
+	out->v2 = h == &v2;
+	return 0;
+}
+
+int il_cpu_bandwidth_value_parse(const char *text, size_t n, bool pair, long long *quota,
+				 long long *period)
+{
+	char buf[VALUE_MAX], *sp;
+	int64_t q, p = 0;
+	int rc;
+
+	/* One line, its newline at the end and nowhere else, no NUL. */
+	if (n && text[n - 1] == '\n')
+		n--;
+	if (n == 0 || n >= sizeof(buf) || memchr(text, '\n', n) || memchr(text, '\0', n))
+		return -EINVAL;
+	memcpy(buf, text, n);
+	buf[n] = '\0';
+	sp = strchr(buf, ' ');
+	if (!pair != !sp)
+		return -EINVAL;
+	if (sp)
+		*sp++ = '\0';
+	/* "max" (v2) and -1 (v1): no limit. */
+	if (strcmp(buf, "max") == 0)
+		q = -1;
+	else if ((rc = il_parse_i64(buf, -1, INT64_MAX, &q)) < 0)
+		return rc;
+	if (sp && (rc = il_parse_i64(sp, 1, INT64_MAX, &p)) < 0)
+		return rc;
+	*quota = q;
+	if (period)
+		*period = p;
+	return 0;
+}
+
+/* Reads one file of a group: 0, -ENOENT, -EFBIG (longer than any value),
+ * -EINVAL or -ERANGE (il_cpu_bandwidth_value_parse), or -errno. */
+static int read_value(const char *path, bool pair, long long *quota, long long *period)
+{
+	size_t n = 0;
+	char *text = il_file_read(path, VALUE_MAX, &n);
+	int rc;
+
+	if (!text)
+		return -errno;
+	rc = il_cpu_bandwidth_value_parse(text, n, pair, quota, period);
+	free(text);
+	return rc;
+}
+
+/* One group's limit: 1 with quota and period, 0 unlimited, or -errno;
+ * file is the one read (the one that failed). */
+static int group_limit(const char *dir, bool v2, long long *quota, long long *period, char *file,
+		       size_t flen)
+{
+	int rc;
+
+	if (v2) {
+		snprintf(file, flen, "%s/cpu.max", dir);
+		rc = read_value(file, true, quota, period);
+		/* The root, and a tree without the cpu controller, have none. */
+		if (rc == -ENOENT)
+			return 0;
+	} else {
+		snprintf(file, flen, "%s/cpu.cfs_period_us", dir);
+		rc = read_value(file, false, period, NULL);
+		if (rc == 0 && *period < 1)
+			rc = -ERANGE;
+		if (rc == 0) {
+			snprintf(file, flen, "%s/cpu.cfs_quota_us", dir);
+			rc = read_value(file, false, quota, NULL);
+		}
+	}
+	if (rc < 0)
+		return rc;
+	return *quota > 0 && *period > 0 ? 1 : 0;
+}
+
+/* Why a file of a group could not be read, in words. */
+static void value_why(const char *file, int rc, char *why, size_t len)
+{
+	if (rc == -ERANGE)
+		snprintf(why, len,
+			 "%s: a number out of range (a quota is max, -1 or 0 and up, "
+			 "a period 1 and up, both below 2^63): unreadable, not a limit",
+			 file);
+	else if (rc == -EINVAL || rc == -EFBIG)
+		snprintf(why, len, "%s: not a quota (and period) on one line", file);
+	else
+		snprintf(why, len, "%s: %s", file, strerror(-rc));
+}
+
+/* A whole /proc file into *text (the caller frees): 0, or -errno with why. */
+static int read_text(const char *path, size_t max, char **text, size_t *n, char *why, size_t len)
+{
+	*text = il_file_read(path, max, n);
+	if (*text)
+		return 0;
+	snprintf(why, len, "%s: %s", path, strerror(errno));
+	return -errno;
+}
+
+int il_cpu_bandwidth_read(const char *cgroup_path, const char *mountinfo_path,
+			  struct il_cpu_bandwidth *out, char *why, size_t len)
+{
+	struct il_cpu_bandwidth_group g;
+	char *mi = NULL, *cg = NULL;
+	size_t mlen = 0, clen = 0;
+	int rc;
+
+	*out = (struct il_cpu_bandwidth){0};
+	if ((rc = read_text(mountinfo_path, MOUNTINFO_MAX, &mi, &mlen, why, len)) < 0 ||
+	    (rc = read_text(cgroup_path, CGROUP_MAX, &cg, &clen, why, len)) < 0)
+		goto out;
+	rc = il_cpu_bandwidth_group_parse(mi, mlen, cg, clen, &g, why, len);
+	if (rc < 0)
+		goto out;
 	for (;;) {
 		long long q = 0, p = 0;
 		char file[PATH_MAX + 32] = "";
 
-		rc = group_limit(dir, h == &v2, &q, &p, file, sizeof(file));
+		rc = group_limit(g.dir, g.v2, &q, &p, file, sizeof(file));
 		if (rc < 0) {
-			snprintf(why, len, "%s: %s", dir, strerror(-rc));
-			return rc;
+			value_why(file, rc, why, len);
+			goto out;
 		}
 		if (rc > 0 && (out->cpus == 0 || (double)q / (double)p < out->cpus)) {
 			out->cpus = (double)q / (double)p;
@@ -207,13 +301,17 @@ int il_cpu_bandwidth_read(const char *cgroup_path, const char *mountinfo_path,
 			out->period_us = p;
 			snprintf(out->file, sizeof(out->file), "%s", file);
 		}
-		if (strlen(dir) <= top)
+		if (strlen(g.dir) <= g.top)
 			break;
-		*strrchr(dir, '/') = '\0';
-		if (strlen(dir) < top)
+		*strrchr(g.dir, '/') = '\0';
+		if (strlen(g.dir) < g.top)
 			break;
 	}
-	return 0;
+	rc = 0;
+out:
+	free(cg);
+	free(mi);
+	return rc;
 }
 
 void il_cpu_bandwidth_json(cJSON *sys)

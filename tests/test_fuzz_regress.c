@@ -114,6 +114,7 @@ static const struct target {
     {"evemu_round", il_fuzz_evemu_round},
     {"state", il_fuzz_state},
     {"cpustat", il_fuzz_cpustat},
+    {"cpu_bandwidth", il_fuzz_cpu_bandwidth},
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 

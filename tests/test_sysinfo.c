@@ -291,6 +291,67 @@ static void test_sysinfo_cpu_bandwidth(void **state)
 	assert_int_equal(il_test_tmpdir_remove(d), 0);
 }
 
+/*
+ * What the fuzz target (tests/fuzz/regress/cpu_bandwidth) showed the old
+ * reader got wrong: a mountinfo line past 4 KiB (a container's deep cgroup
+ * subtree) was split by fgets and its rest read as a mount of its own, and
+ * strtoll's clamped or partial numbers were taken as limits. Each is now
+ * read whole, or said to be unreadable with the reason.
+ */
+static void test_sysinfo_cpu_bandwidth_hostile(void **state)
+{
+	char d[] = "/tmp/il-bandwidth-XXXXXX", cg[300], mi[300], root[4096], why[512], part[211];
+	static char text[9000];
+	struct il_cpu_bandwidth b;
+	size_t n = 0;
+
+	assert_non_null(mkdtemp(d));
+	snprintf(cg, sizeof(cg), "%s/cgroup", d);
+	snprintf(mi, sizeof(mi), "%s/mountinfo", d);
+	/* The pod's subtree: 4013 bytes, in 19 directories of 210. */
+	memset(part, 'x', sizeof(part) - 1);
+	part[sizeof(part) - 1] = '\0';
+	n = (size_t)snprintf(root, sizeof(root), "/pod");
+	for (int i = 0; i < 19; i++)
+		n += (size_t)snprintf(root + n, sizeof(root) - n, "/%s", part);
+	snprintf(text, sizeof(text), "0::%s/ctr\n", root);
+	put(d, "cgroup", text);
+	snprintf(text, sizeof(text),
+		 "31 25 0:27 %s %s/v2 rw,nosuid shared:9 master:2 - cgroup2 cgroup2 rw\n", root, d);
+	assert_true(strlen(text) > 4096);
+	put(d, "mountinfo", text);
+	put(d, "v2/ctr/cpu.max", "150000 100000\n");
+	put(d, "v2/cpu.max", "max 100000\n");
+	assert_int_equal(il_cpu_bandwidth_read(cg, mi, &b, why, sizeof(why)), 0);
+	assert_float_equal(b.cpus, 1.5, 1e-12);
+	assert_non_null(strstr(b.file, "/v2/ctr/cpu.max"));
+
+	/* A quota past 2^63 is not 2^63-1 (92 trillion CPUs): unreadable. */
+	put(d, "cgroup", "0::/ctr\n");
+	snprintf(text, sizeof(text), "31 25 0:27 / %s/v2 rw - cgroup2 cgroup2 rw\n", d);
+	put(d, "mountinfo", text);
+	put(d, "v2/ctr/cpu.max", "99999999999999999999 100000\n");
+	assert_int_equal(il_cpu_bandwidth_read(cg, mi, &b, why, sizeof(why)), -ERANGE);
+	assert_non_null(strstr(why, "/v2/ctr/cpu.max: a number out of range"));
+	/* Nor is "150000abc" 150000, or "abc" 0 (unlimited). */
+	put(d, "v2/ctr/cpu.max", "150000abc 100000\n");
+	assert_int_equal(il_cpu_bandwidth_read(cg, mi, &b, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "not a quota (and period) on one line"));
+	put(d, "v2/ctr/cpu.max", "abc\n");
+	assert_int_equal(il_cpu_bandwidth_read(cg, mi, &b, why, sizeof(why)), -EINVAL);
+	/* A period of 0 would divide by it. */
+	put(d, "v2/ctr/cpu.max", "150000 0\n");
+	assert_int_equal(il_cpu_bandwidth_read(cg, mi, &b, why, sizeof(why)), -ERANGE);
+	/* No newline at the end is still the value. */
+	put(d, "v2/ctr/cpu.max", "50000 100000");
+	assert_int_equal(il_cpu_bandwidth_read(cg, mi, &b, why, sizeof(why)), 0);
+	assert_float_equal(b.cpus, 0.5, 1e-12);
+	/* A group that climbs out of the hierarchy is not followed. */
+	put(d, "cgroup", "0::/../../etc\n");
+	assert_int_equal(il_cpu_bandwidth_read(cg, mi, &b, why, sizeof(why)), -EINVAL);
+	assert_int_equal(il_test_tmpdir_remove(d), 0);
+}
+
 static void test_sysinfo_preempt_parse(void **state)
 {
 	char m[32];
@@ -524,6 +585,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sysinfo_facts),
 	    cmocka_unit_test(test_sysinfo_cpu_bandwidth),
+	    cmocka_unit_test(test_sysinfo_cpu_bandwidth_hostile),
 	    cmocka_unit_test(test_sysinfo_preempt_parse),
 	    cmocka_unit_test(test_sysinfo_kconfig),
 	    cmocka_unit_test(test_sysinfo_kconfig_empty_unreadable),
