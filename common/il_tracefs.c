@@ -21,28 +21,56 @@
 #define MAX_EVENTS  32
 #define ID_TEXT	    16
 
-/* The id file's first line, NUL-terminated, into buf (ID_TEXT bytes). */
-static int read_text(const char *path, char *buf)
+/* An id file's text as read: at most ID_TEXT - 1 bytes, and how many. */
+struct id_text {
+	char text[ID_TEXT];
+	int len; /* bytes read, or -errno */
+};
+
+/* Reads the id file at path into *t. */
+static void read_text(const char *path, struct id_text *t)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
-	memset(buf, 0, ID_TEXT);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, ID_TEXT - 1);
+	memset(t, 0, sizeof(*t));
+	if (fd < 0) {
+		t->len = -errno;
+		return;
+	}
+	n = read(fd, t->text, ID_TEXT - 1);
+	t->len = n < 0 ? -errno : (int)n;
 	close(fd);
-	return n > 0 ? 0 : -EIO;
 }
 
-static int parse_id(char *text)
+int il_tracefs_id_parse(const char *text, size_t n)
 {
+	char buf[ID_TEXT];
 	uint64_t v;
 
-	text[strcspn(text, "\n")] = '\0';
-	if (il_parse_u64(text, 1, INT_MAX, &v) < 0)
+	/* One line: digits, then the newline or the end. */
+	if (n && text[n - 1] == '\n')
+		n--;
+	if (n == 0 || n >= sizeof(buf))
+		return -EIO;
+	for (size_t i = 0; i < n; i++)
+		if (text[i] < '0' || text[i] > '9')
+			return -EIO;
+	/* The kernel writes %d: a leading zero is not its text, and would
+	 * let a number cut short at ID_TEXT bytes pass for a small one. */
+	if (text[0] == '0')
+		return -EIO;
+	memcpy(buf, text, n);
+	buf[n] = '\0';
+	if (il_parse_u64(buf, 1, INT_MAX, &v) < 0)
 		return -EIO;
 	return (int)v;
+}
+
+/* The id of an id file read into *t, or a negative errno. */
+static int text_id(const struct id_text *t)
+{
+	return t->len < 0 ? t->len : il_tracefs_id_parse(t->text, (size_t)t->len);
 }
 
 /*
@@ -72,7 +100,8 @@ static void reap(pid_t pid)
 
 int il_tracefs_event_ids(const char *const *events, size_t n, int *ids)
 {
-	char paths[MAX_EVENTS][PATH_MAX], text[MAX_EVENTS][ID_TEXT];
+	char paths[MAX_EVENTS][PATH_MAX];
+	struct id_text text[MAX_EVENTS];
 	int pfd[2], missing = 0, st = 0;
 	size_t have = 0;
 	pid_t pid;
@@ -86,8 +115,8 @@ int il_tracefs_event_ids(const char *const *events, size_t n, int *ids)
 		for (size_t r = 0; r < 2 && ids[i] < 0; r++) {
 			snprintf(paths[i], sizeof(paths[i]), "%s/events/%s/id", roots[r],
 				 events[i]);
-			if (read_text(paths[i], text[i]) == 0)
-				ids[i] = parse_id(text[i]);
+			read_text(paths[i], &text[i]);
+			ids[i] = text_id(&text[i]);
 		}
 		if (ids[i] > 0)
 			have++;
@@ -112,8 +141,8 @@ int il_tracefs_event_ids(const char *const *events, size_t n, int *ids)
 		if (write(pfd[1], &rc, sizeof(rc)) != sizeof(rc))
 			_exit(1);
 		for (size_t i = 0; rc == 0 && i < n; i++) {
-			read_text(paths[i], text[i]);
-			if (write(pfd[1], text[i], ID_TEXT) != ID_TEXT)
+			read_text(paths[i], &text[i]);
+			if (write(pfd[1], &text[i], sizeof(text[i])) != sizeof(text[i]))
 				_exit(1);
 		}
 		_exit(0);
@@ -122,13 +151,14 @@ int il_tracefs_event_ids(const char *const *events, size_t n, int *ids)
 	if (read(pfd[0], &st, sizeof(st)) != sizeof(st))
 		st = -EIO;
 	for (size_t i = 0; st == 0 && i < n; i++) {
-		if (read(pfd[0], text[i], ID_TEXT) != ID_TEXT) {
+		if (read(pfd[0], &text[i], sizeof(text[i])) != sizeof(text[i])) {
 			st = -EIO;
 			break;
 		}
-		text[i][ID_TEXT - 1] = '\0';
+		if (text[i].len > ID_TEXT - 1)
+			text[i].len = -EIO;
 		if (ids[i] < 0)
-			ids[i] = text[i][0] ? parse_id(text[i]) : -ENOENT;
+			ids[i] = text[i].len < 0 ? -ENOENT : text_id(&text[i]);
 	}
 	close(pfd[0]);
 	reap(pid);

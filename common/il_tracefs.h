@@ -26,6 +26,15 @@
 int il_tracefs_event_ids(const char *const *events, size_t n, int *ids);
 
 /*
+ * An id file's text (n bytes, not NUL-terminated, as read from
+ * events/GROUP/NAME/id): the id, in [1, INT_MAX], or -EIO when the text is
+ * not one decimal number the way the kernel writes it (no sign, no leading
+ * zero, its newline at the end or none). A number cut short by a short
+ * read buffer, out of range, or followed by anything is not an id.
+ */
+int il_tracefs_id_parse(const char *text, size_t n);
+
+/*
  * Opens tracefs's file (a name in tracefs's top directory, "trace_marker")
  * with flags | O_CLOEXEC. Returns the descriptor, which the caller owns,
  * or a negative errno.

@@ -115,6 +115,7 @@ static const struct target {
     {"state", il_fuzz_state},
     {"cpustat", il_fuzz_cpustat},
     {"cpu_bandwidth", il_fuzz_cpu_bandwidth},
+    {"tracefs", il_fuzz_tracefs},
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 

@@ -55,6 +55,9 @@ int il_fuzz_cpustat(const uint8_t *data, size_t size);
  * file; il_cpu_bandwidth_value_parse on the input as a limit file. */
 int il_fuzz_cpu_bandwidth(const uint8_t *data, size_t size);
 
+/* Tracepoint id files: il_tracefs_id_parse on the input as the file's text. */
+int il_fuzz_tracefs(const uint8_t *data, size_t size);
+
 /*
  * The input as a file, for a target whose reader takes a path: the
  * contents of one memfd per target (a file per input would be slow), its
