@@ -203,7 +203,8 @@ static void check_rt_runtime(struct checks *cs, bool locked, const char *lock_wh
 		add(cs, "sched_rt_runtime_us", false, RT_RUNTIME ": %s", strerror(-r));
 		return;
 	}
-	il_sysinfo_read_value(RT_PERIOD, period, sizeof(period));
+	if (il_sysinfo_read_value(RT_PERIOD, period, sizeof(period)) < 0)
+		snprintf(period, sizeof(period), "?");
 	if (!locked) {
 		bool w = access(RT_RUNTIME, W_OK) == 0;
 

@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <pthread.h>
 #include <sched.h>
@@ -27,28 +28,55 @@
 
 #include "il_cpu_bandwidth.h"
 #include "il_cpustat.h"
+#include "il_file.h"
+#include "il_mountfield.h"
 #include "il_parse.h"
 #include "il_printable.h"
 #include "il_rt_throttle.h"
 #include "il_sched.h"
 #include "il_sched_attr.h"
 
+int il_sysinfo_value_parse(const char *text, size_t n, char *buf, size_t len)
+{
+	const char *nl = memchr(text, '\n', n);
+	size_t line = nl ? (size_t)(nl - text) : n;
+
+	if (len == 0 || line >= len)
+		return -EOVERFLOW;
+	if (memchr(text, '\0', line))
+		return -EINVAL;
+	memmove(buf, text, line);
+	buf[line] = '\0';
+	return 0;
+}
+
 int il_sysinfo_read_value(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
+	char next = '\n';
 	int e;
 
 	if (fd < 0)
 		return -errno;
+	if (len == 0) {
+		close(fd);
+		return -EOVERFLOW;
+	}
 	n = read(fd, buf, len - 1);
 	e = errno;
+	/* A full buffer without the newline: one byte more says whether the
+	 * line goes on, and a value cut short is not the value. */
+	if (n == (ssize_t)len - 1 && !memchr(buf, '\n', (size_t)n) && read(fd, &next, 1) != 1)
+		next = '\n';
 	close(fd);
 	if (n < 0)
 		return -e;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
+	e = next != '\n' ? -EOVERFLOW : il_sysinfo_value_parse(buf, (size_t)n, buf, len);
+	/* What was read is no value: a caller that prints buf anyway prints "". */
+	if (e)
+		buf[0] = '\0';
+	return e;
 }
 
 int il_sysinfo_write_value(const char *path, const char *val)
@@ -122,31 +150,43 @@ bool il_sysinfo_cap_effective(int cap)
 	return data[cap / 32].effective & (1u << (cap % 32));
 }
 
+int il_sysinfo_cpu_mount_next(const char *text, size_t n, size_t *pos, char *dir, size_t len)
+{
+	const char *end = text + n;
+
+	while (*pos < n) {
+		const char *p = text + *pos, *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end, *f[4];
+		size_t fl[4];
+
+		*pos = nl ? (size_t)(nl - text) + 1 : n;
+		/* device mount-point type options dump pass */
+		if (il_mountfield_split(p, eol, f, fl, 4) == 4 && fl[2] == 6 &&
+		    memcmp(f[2], "cgroup", 6) == 0 && il_mountfield_has_word(f[3], fl[3], "cpu") &&
+		    il_mountfield_unescape(f[1], fl[1], dir, len) && dir[0] == '/')
+			return 1;
+	}
+	return 0;
+}
+
 int il_sysinfo_rt_group_root(char *dir, size_t len)
 {
-	FILE *f = fopen("/proc/self/mounts", "re");
-	char line[512];
+	size_t n = 0, pos = 0;
+	char *text = il_file_read("/proc/self/mounts", 16u << 20, &n), mnt[PATH_MAX];
 	int r = -ENOENT;
 
-	if (!f)
+	if (!text)
 		return -errno;
-	while (r && fgets(line, sizeof(line), f)) {
-		char dev[128], mnt[256], type[32], opts[256], path[300];
-		char *save = NULL;
-		bool cpu = false;
+	while (r && il_sysinfo_cpu_mount_next(text, n, &pos, mnt, sizeof(mnt))) {
+		char path[PATH_MAX + 32];
 
-		if (sscanf(line, "%127s %255s %31s %255s", dev, mnt, type, opts) != 4 ||
-		    strcmp(type, "cgroup") != 0)
-			continue;
-		for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
-			cpu |= strcmp(o, "cpu") == 0;
 		snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", mnt);
-		if (cpu && access(path, F_OK) == 0 && strlen(mnt) < len) {
+		if (access(path, F_OK) == 0 && strlen(mnt) < len) {
 			snprintf(dir, len, "%s", mnt);
 			r = 0;
 		}
 	}
-	fclose(f);
+	free(text);
 	return r;
 }
 
@@ -254,12 +294,54 @@ void il_sysinfo_kconfig_unreadable(char *why, size_t len)
 		snprintf(why, len, "unreadable: %s", w);
 }
 
+int il_sysinfo_kconfig_parse(const char *text, size_t n, const char *option, char *val, size_t len)
+{
+	size_t olen = strlen(option);
+	const char *p = text, *end = text + n;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end;
+		size_t line = (size_t)(eol - p);
+
+		if (line > olen && memcmp(p, option, olen) == 0 && p[olen] == '=') {
+			const char *v = p + olen + 1;
+			size_t vlen = (size_t)(eol - v);
+
+			/* CONFIG_X="text": the text. */
+			if (vlen >= 2 && v[0] == '"' && v[vlen - 1] == '"') {
+				v++;
+				vlen -= 2;
+			}
+			if (memchr(v, '\0', vlen))
+				return -EINVAL;
+			if (vlen >= len)
+				return -EOVERFLOW; /* cut short, it would be another value */
+			memcpy(val, v, vlen);
+			val[vlen] = '\0';
+			return 0;
+		}
+		if (line == olen + 13 && memcmp(p, "# ", 2) == 0 &&
+		    memcmp(p + 2, option, olen) == 0 &&
+		    memcmp(p + 2 + olen, " is not set", 11) == 0) {
+			if (len < 2)
+				return -EOVERFLOW;
+			snprintf(val, len, "n");
+			return 0;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return -ENOENT;
+}
+
+/* The largest config read: a distribution's is about 300 KiB. */
+#define KCONFIG_MAX (16u << 20)
+
 int il_sysinfo_kconfig(const char *option, char *val, size_t len)
 {
-	char path[300], line[512], unset[300];
-	size_t olen = strlen(option);
+	char path[300], *text = NULL;
+	size_t n = 0, cap = 0;
 	gzFile f;
-	int r = -ENOENT;
+	int r, ge, got;
 
 	/* zlib reads a plain file as it is, so one reader serves both. */
 	if (il_sysinfo_kconfig_source(path, sizeof(path)) < 0)
@@ -267,32 +349,37 @@ int il_sysinfo_kconfig(const char *option, char *val, size_t len)
 	f = gzopen(path, "rb");
 	if (!f)
 		return errno ? -errno : -ENOMEM;
-	snprintf(unset, sizeof(unset), "# %s is not set", option);
-	while (r && gzgets(f, line, sizeof(line))) {
-		line[strcspn(line, "\n")] = '\0';
-		if (strncmp(line, option, olen) == 0 && line[olen] == '=') {
-			const char *v = line + olen + 1;
-			size_t vlen = strlen(v);
+	/* The whole text first: a line read in pieces (gzgets into a fixed
+	 * buffer) made the rest of a long CONFIG_CMDLINE="..." a line of its
+	 * own, which may begin with any option. */
+	for (;;) {
+		if (cap - n < 65536) {
+			char *nb;
 
-			/* CONFIG_X="text": the text. */
-			if (vlen >= 2 && v[0] == '"' && v[vlen - 1] == '"')
-				snprintf(val, len, "%.*s", (int)(vlen - 2), v + 1);
-			else
-				snprintf(val, len, "%s", v);
-			r = 0;
-		} else if (strcmp(line, unset) == 0) {
-			snprintf(val, len, "n");
-			r = 0;
+			if (cap >= KCONFIG_MAX) {
+				r = -EFBIG;
+				goto out;
+			}
+			cap = cap ? cap * 2 : 262144;
+			nb = realloc(text, cap);
+			if (!nb) {
+				r = -ENOMEM;
+				goto out;
+			}
+			text = nb;
 		}
+		got = gzread(f, text + n, (unsigned)(cap - n));
+		if (got <= 0)
+			break;
+		n += (size_t)got;
 	}
-	if (r) {
-		int ge;
-
-		/* Cut short (a truncated or corrupt file) is not "absent". */
-		gzerror(f, &ge);
-		if (ge != Z_OK && ge != Z_STREAM_END)
-			r = -EIO;
-	}
+	/* Cut short (a truncated or corrupt file) is not "absent". */
+	gzerror(f, &ge);
+	r = il_sysinfo_kconfig_parse(text ? text : "", n, option, val, len);
+	if (r == -ENOENT && ge != Z_OK && ge != Z_STREAM_END)
+		r = -EIO;
+out:
+	free(text);
 	gzclose(f);
 	return r;
 }

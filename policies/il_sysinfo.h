@@ -22,8 +22,21 @@
 #define IL_FAIR_SERVER_DEFAULT_RUNTIME_NS 50000000ll
 #define IL_FAIR_SERVER_DEFAULT_PERIOD_NS  1000000000ll
 
-/* Reads a one-line procfs/sysfs value without its newline. 0 or -errno. */
+/*
+ * Reads a one-line procfs/sysfs value without its newline into buf (len
+ * bytes). 0, -EOVERFLOW when the line does not fit (its first len - 1
+ * bytes are another value), -EINVAL when it holds a NUL, or -errno;
+ * after an error buf is untouched or "". Async-signal-safe: open, read
+ * and close only.
+ */
 int il_sysinfo_read_value(const char *path, char *buf, size_t len);
+
+/*
+ * What il_sysinfo_read_value makes of a file's text (n bytes): its first
+ * line, without the newline, into buf (len bytes; text may be buf). 0,
+ * -EOVERFLOW when the line does not fit, -EINVAL when it holds a NUL.
+ */
+int il_sysinfo_value_parse(const char *text, size_t n, char *buf, size_t len);
 
 /* Writes a value with open/write/close only (async-signal-safe). 0 or -errno. */
 int il_sysinfo_write_value(const char *path, const char *val);
@@ -50,12 +63,31 @@ bool il_sysinfo_cap_effective(int cap);
 int il_sysinfo_rt_group_root(char *dir, size_t len);
 
 /*
+ * The next cgroup-v1 mount with the cpu controller in /proc/self/mounts's
+ * text (n bytes) from *pos on: 1 with its mount point, unescaped, in dir
+ * and *pos past its line, or 0 when there is none. Every line is read
+ * whole, however long; one whose mount point is not an absolute path that
+ * fits in len is skipped.
+ */
+int il_sysinfo_cpu_mount_next(const char *text, size_t n, size_t *pos, char *dir, size_t len);
+
+/*
  * A kernel config option as the running kernel's config says it: "y",
  * "m", "n" (for "is not set"), or the value as written, in val. Reads
  * /boot/config-RELEASE, else /proc/config.gz (CONFIG_IKCONFIG_PROC).
- * 0, -ENOENT when the option is absent, or -errno of opening the files.
+ * 0, -ENOENT when the option is absent, -EOVERFLOW when its value does
+ * not fit in len, -EIO when the file is cut short, or -errno of opening
+ * the files.
  */
 int il_sysinfo_kconfig(const char *option, char *val, size_t len);
+
+/*
+ * il_sysinfo_kconfig on a config's text (n bytes): the first line that
+ * sets option, or says it "is not set". Lines are read whole, however
+ * long. 0, -ENOENT, -EOVERFLOW (the value does not fit), -EINVAL (a NUL
+ * in the value).
+ */
+int il_sysinfo_kconfig_parse(const char *text, size_t n, const char *option, char *val, size_t len);
 
 /* Which kernel config il_sysinfo_kconfig reads, into path: the first
  * that reads as one (a CONFIG_ line near its top). 0, or -errno (-ENOENT:

@@ -116,6 +116,7 @@ static const struct target {
     {"cpustat", il_fuzz_cpustat},
     {"cpu_bandwidth", il_fuzz_cpu_bandwidth},
     {"tracefs", il_fuzz_tracefs},
+    {"sysinfo", il_fuzz_sysinfo},
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 

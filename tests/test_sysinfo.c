@@ -377,6 +377,60 @@ static void test_sysinfo_kconfig(void **state)
 	assert_int_equal(il_sysinfo_kconfig("CONFIG_NO_SUCH_OPTION_EVER", v, sizeof(v)), -ENOENT);
 }
 
+/*
+ * What the fuzz target (tests/fuzz/regress/sysinfo) showed the old readers
+ * got wrong: a value longer than the caller's buffer was read as its first
+ * bytes (31 zeros and a 1 as 0), a NUL ended a value early ("1", NUL,
+ * "00" as 1), the rest of a config line past 512 bytes (a long
+ * CONFIG_CMDLINE) was read as a line that sets any option, and the rest
+ * of a /proc/self/mounts line past 512 bytes as a cgroup cpu mount.
+ */
+static void test_sysinfo_long_lines(void **state)
+{
+	char d[] = "/tmp/il-sysinfo-XXXXXX", path[300], v[32], dir[256];
+	static char text[2048];
+	size_t pos = 0, n;
+	int64_t i64;
+
+	/* A value cut short is no value; one that fits exactly still is. */
+	assert_int_equal(
+	    il_sysinfo_value_parse("0000000000000000000000000000000001\n", 35, v, sizeof(v)),
+	    -EOVERFLOW);
+	assert_int_equal(il_sysinfo_value_parse("1\00000\n", 5, v, sizeof(v)), -EINVAL);
+	assert_int_equal(il_sysinfo_value_parse("950000\n", 7, v, sizeof(v)), 0);
+	assert_string_equal(v, "950000");
+	assert_non_null(mkdtemp(d));
+	snprintf(path, sizeof(path), "%s/value", d);
+	put(d, "value", "0000000000000000000000000000000001\n");
+	assert_int_equal(il_sysinfo_read_i64(path, &i64), -EOVERFLOW);
+	put(d, "value", "0000000000000000000000000000001\n"); /* 31 bytes and a newline */
+	assert_int_equal(il_sysinfo_read_i64(path, &i64), 0);
+	assert_int_equal(i64, 1);
+	put(d, "value", "0000000000000000000000000000001"); /* and without */
+	assert_int_equal(il_sysinfo_read_value(path, v, sizeof(v)), 0);
+	assert_int_equal(il_test_tmpdir_remove(d), 0);
+
+	/* CONFIG_PREEMPT is not set, whatever a long CONFIG_CMDLINE holds. */
+	n = (size_t)snprintf(text, sizeof(text),
+			     "CONFIG_CMDLINE=\"%0495dCONFIG_PREEMPT=y\"\n"
+			     "# CONFIG_PREEMPT is not set\n",
+			     0);
+	assert_int_equal(il_sysinfo_kconfig_parse(text, n, "CONFIG_PREEMPT", v, sizeof(v)), 0);
+	assert_string_equal(v, "n");
+	/* A value too long for the buffer is not its first bytes. */
+	assert_int_equal(il_sysinfo_kconfig_parse(text, n, "CONFIG_CMDLINE", v, sizeof(v)),
+			 -EOVERFLOW);
+
+	/* The rest of a long tmpfs line is no cgroup cpu mount at /fake. */
+	n = (size_t)snprintf(text, sizeof(text),
+			     "tmpfs /%0504da /fake cgroup rw,cpu 0 0\n"
+			     "cgroup /sys/fs/cgroup/cpu\\040x cgroup rw,cpu,cpuacct 0 0\n",
+			     0);
+	assert_int_equal(il_sysinfo_cpu_mount_next(text, n, &pos, dir, sizeof(dir)), 1);
+	assert_string_equal(dir, "/sys/fs/cgroup/cpu x");
+	assert_int_equal(il_sysinfo_cpu_mount_next(text, n, &pos, dir, sizeof(dir)), 0);
+}
+
 /* In the command's own mount namespace, /dev/null over every kernel
  * config there is: present, readable, and no config. */
 static void configs_null(void *ctx)
@@ -588,6 +642,7 @@ int main(void)
 	    cmocka_unit_test(test_sysinfo_cpu_bandwidth_hostile),
 	    cmocka_unit_test(test_sysinfo_preempt_parse),
 	    cmocka_unit_test(test_sysinfo_kconfig),
+	    cmocka_unit_test(test_sysinfo_long_lines),
 	    cmocka_unit_test(test_sysinfo_kconfig_empty_unreadable),
 	    cmocka_unit_test(test_sysinfo_lockdown_said),
 	    cmocka_unit_test(test_sysinfo_check_json),

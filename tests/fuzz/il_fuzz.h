@@ -58,6 +58,10 @@ int il_fuzz_cpu_bandwidth(const uint8_t *data, size_t size);
 /* Tracepoint id files: il_tracefs_id_parse on the input as the file's text. */
 int il_fuzz_tracefs(const uint8_t *data, size_t size);
 
+/* procfs/sysfs values, /proc/self/mounts and kernel configs: il_sysinfo_value_parse,
+ * il_sysinfo_cpu_mount_next and il_sysinfo_kconfig_parse on the input. */
+int il_fuzz_sysinfo(const uint8_t *data, size_t size);
+
 /*
  * The input as a file, for a target whose reader takes a path: the
  * contents of one memfd per target (a file per input would be slow), its
