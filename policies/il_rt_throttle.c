@@ -3,43 +3,32 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "il_file.h"
+#include "il_sched_refusal.h"
 #include "il_sysinfo.h"
 
 int il_rt_group_of_thread(char *dir, size_t len, long long *rt_runtime_us)
 {
 	/* The thread's own line: on cgroup v1 threads may sit in different groups. */
-	FILE *f = fopen("/proc/thread-self/cgroup", "re");
-	char *line = NULL, root[256], file[600], path[300] = "";
-	size_t cap = 0;
+	char *text, file[PATH_MAX + 32], root[256], path[PATH_MAX];
+	size_t n = 0;
 	int64_t v;
 	int r;
 
-	if (!f)
+	text = il_file_read("/proc/thread-self/cgroup", 1u << 20, &n);
+	if (!text)
 		return -errno;
-	/* Whole lines (getline): a long path cut by a fixed buffer read its
-	 * tail as a line of its own. */
-	while (!path[0] && getline(&line, &cap, f) > 0) {
-		char *ctrl = strchr(line, ':'), *cg, *save = NULL;
-
-		cg = ctrl ? strchr(ctrl + 1, ':') : NULL;
-		if (!cg)
-			continue;
-		*cg++ = '\0';
-		cg[strcspn(cg, "\n")] = '\0';
-		for (char *c = strtok_r(ctrl + 1, ",", &save); c; c = strtok_r(NULL, ",", &save))
-			if (strcmp(c, "cpu") == 0 && strlen(cg) < sizeof(path))
-				snprintf(path, sizeof(path), "%s", cg);
-	}
-	free(line);
-	fclose(f);
-	if (!path[0])
-		return -ENOENT;
+	r = il_sched_refusal_cpu_group(text, n, path, sizeof(path));
+	free(text);
+	if (r < 0)
+		return r;
 	r = il_sysinfo_rt_group_root(root, sizeof(root));
 	if (r < 0)
 		return r;
@@ -60,8 +49,9 @@ static void set_limit(struct il_rt_throttle *t, long long runtime, long long per
 	snprintf(t->source, sizeof(t->source), "%s", source);
 	if (runtime >= period) {
 		t->in_force = 0;
-		snprintf(t->why, sizeof(t->why), "%s, and allows %lld us of every %lld us: no limit",
-			 rule, runtime, period);
+		snprintf(t->why, sizeof(t->why),
+			 "%s, and allows %lld us of every %lld us: no limit", rule, runtime,
+			 period);
 		return;
 	}
 	t->in_force = 1;

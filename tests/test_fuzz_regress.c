@@ -117,6 +117,7 @@ static const struct target {
     {"cpu_bandwidth", il_fuzz_cpu_bandwidth},
     {"tracefs", il_fuzz_tracefs},
     {"sysinfo", il_fuzz_sysinfo},
+    {"sched_refusal", il_fuzz_sched_refusal},
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 

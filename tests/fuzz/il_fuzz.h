@@ -62,6 +62,9 @@ int il_fuzz_tracefs(const uint8_t *data, size_t size);
  * il_sysinfo_cpu_mount_next and il_sysinfo_kconfig_parse on the input. */
 int il_fuzz_sysinfo(const uint8_t *data, size_t size);
 
+/* /proc/thread-self/cgroup: il_sched_refusal_cpu_group on the input as the text. */
+int il_fuzz_sched_refusal(const uint8_t *data, size_t size);
+
 /*
  * The input as a file, for a target whose reader takes a path: the
  * contents of one memfd per target (a file per input would be slow), its
