@@ -14,6 +14,7 @@
 #include "il_clock.h"
 #include "il_cpustat.h"
 #include "il_file.h"
+#include "il_parse.h"
 #include "il_policy.h"
 #include "il_procfs.h"
 #include "il_sched.h"
@@ -628,10 +629,11 @@ static cJSON *bpf_json(const struct il_attrib_run *r)
 static double kernel_tick_ms(void)
 {
 	char v[16];
-	long hz;
+	uint64_t hz;
 
-	if (il_sysinfo_kconfig("CONFIG_HZ", v, sizeof(v)) < 0 || (hz = strtol(v, NULL, 10)) < 100 ||
-	    hz > 10000)
+	/* Checked: strtol took "250abc" as 250 and "abc" as 0. */
+	if (il_sysinfo_kconfig("CONFIG_HZ", v, sizeof(v)) < 0 ||
+	    il_parse_u64(v, 100, 10000, &hz) < 0)
 		return 10.0;
 	return 1000.0 / (double)hz;
 }
