@@ -71,6 +71,15 @@ int il_injector_open_uinput(const struct il_input_spec *spec, int synth_fd,
 			    struct il_injector **out, char *err, size_t errlen);
 
 /*
+ * A sysfs attribute's text (n bytes; device/name of /sys/class/input/eventN)
+ * as its value, without the one newline sysfs ends it with, into buf (len
+ * bytes). 0; -EINVAL when the text holds a NUL or a newline before its end
+ * (a uinput device may be named "inputlat virtual mouse\nX": its first
+ * line is not its name); -EOVERFLOW when the value does not fit.
+ */
+int il_input_sysfs_attr_parse(const char *text, size_t n, char *buf, size_t len);
+
+/*
  * evdev reader (il_input_evdev.c) for the uinput and evdev:PATH kinds.
  * evdev:PATH opens PATH. uinput opens spec->arg when it is set (the
  * orchestrator should pass the injector's devnode there, so concurrent

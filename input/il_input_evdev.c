@@ -40,19 +40,45 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-/* Reads a sysfs attribute into buf without the trailing newline. */
+int il_input_sysfs_attr_parse(const char *text, size_t n, char *buf, size_t len)
+{
+	/* sysfs writes "%s\n": the newline at the end is the only one. */
+	if (n && text[n - 1] == '\n')
+		n--;
+	if (memchr(text, '\n', n) || memchr(text, '\0', n))
+		return -EINVAL;
+	if (n >= len)
+		return -EOVERFLOW;
+	memcpy(buf, text, n);
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Reads a sysfs attribute into buf without the trailing newline: 0, or
+ * -errno (il_input_sysfs_attr_parse's for a text that is no value). */
 static int read_attr(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
+	char text[4097];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+	ssize_t got;
+
+	if (fd < 0)
 		return -errno;
-	if (!fgets(buf, (int)len, f)) {
-		fclose(f);
-		return -EIO;
+	/* Up to one page (a sysfs attribute's most) and a byte more. */
+	while (n < sizeof(text) && (got = read(fd, text + n, sizeof(text) - n)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int e = errno;
+
+			close(fd);
+			return -e;
+		}
+		n += (size_t)got;
 	}
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
+	close(fd);
+	return n == sizeof(text) ? -EOVERFLOW : il_input_sysfs_attr_parse(text, n, buf, len);
 }
 
 /*

@@ -375,6 +375,31 @@ static void test_input_replay_span_wrap(void **state)
 	unlink(tmp);
 }
 
+/*
+ * The uinput reader finds its device by the sysfs name attribute. The old
+ * reader took the first line of the text: a device named
+ * "inputlat virtual mouse\nX" (uinput takes any bytes) passed for ours
+ * (tests/fuzz/regress/input_attr).
+ */
+static void test_input_sysfs_attr_parse(void **state)
+{
+	static const char two[] = IL_UINPUT_NAME "\nX\n", ours[] = IL_UINPUT_NAME "\n";
+	char buf[256];
+
+	assert_int_equal(il_input_sysfs_attr_parse(two, sizeof(two) - 1, buf, sizeof(buf)),
+			 -EINVAL);
+	assert_int_equal(il_input_sysfs_attr_parse("a\0b\n", 4, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(il_input_sysfs_attr_parse(ours, sizeof(ours) - 1, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, IL_UINPUT_NAME);
+	/* Too long for the buffer is not its first bytes. */
+	assert_int_equal(il_input_sysfs_attr_parse(ours, sizeof(ours) - 1, buf, 8), -EOVERFLOW);
+	/* Without the newline, and empty. */
+	assert_int_equal(il_input_sysfs_attr_parse("mouse", 5, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "mouse");
+	assert_int_equal(il_input_sysfs_attr_parse("\n", 1, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +414,7 @@ int main(void)
 	    cmocka_unit_test(test_input_replay_bad_line),
 	    cmocka_unit_test(test_input_replay_missing_file),
 	    cmocka_unit_test(test_input_replay_timing),
+	    cmocka_unit_test(test_input_sysfs_attr_parse),
 	};
 	if (il_test_filters("test_input", tests, sizeof(tests) / sizeof(tests[0])) < 0)
 		return 1;
