@@ -680,6 +680,22 @@ int il_cmd_run(int argc, char **argv)
 	il_sysinfo_system_facts(cJSON_AddObjectToObject(r.facts, "system"));
 	r.facts_ns = il_now_ns();
 	{
+		const struct il_knob_settings *ks = il_policy_knobs(r.policy);
+		const cJSON *tf = il_json_get(r.facts, "kernel.rt_throttling.in_force");
+
+		/* A policy named for RT throttling on a kernel that has none
+		 * (6.12+ without RT groups) measures something else: said. */
+		if (ks->has_rt_runtime && ks->rt_runtime_us >= 0 &&
+		    (!ks->has_rt_period || ks->rt_runtime_us < ks->rt_period_us) &&
+		    cJSON_IsFalse(tf))
+			il_warn(
+			    &r.warnings,
+			    "policy %s asks for RT throttling (sched_rt_runtime_us %lld), but "
+			    "none was in force: %s",
+			    il_policy_name(r.policy), (long long)ks->rt_runtime_us,
+			    cJSON_GetStringValue(il_json_get(r.facts, "kernel.rt_throttling.why")));
+	}
+	{
 		const cJSON *bw = il_json_get(r.facts, "system.cpu_bandwidth");
 
 		/* As a confining affinity would: said where a reader looks. */

@@ -86,29 +86,68 @@ void il_rt_throttle_decide(const struct il_rt_inputs *in, struct il_rt_throttle 
 		snprintf(t.why, sizeof(t.why), "the run's cpu cgroup %s: %s",
 			 in->group_dir[0] ? in->group_dir : "(not found)",
 			 strerror(-in->group_err));
-	} else if (in->kconfig_err == 0 && strcmp(in->kconfig, "y") == 0) {
+	} else if (in->rt_groups == 1) {
 		snprintf(t.why, sizeof(t.why),
-			 "RT group scheduling is built in, and no cgroup-v1 cpu hierarchy "
-			 "shows the run's group's cpu.rt_runtime_us");
-	} else if (in->fair_server_present && in->kconfig_readable &&
-		   (in->kconfig_err == 0 || in->kconfig_err == -ENOENT)) {
+			 "RT group scheduling is built in (%s), and no cgroup-v1 cpu hierarchy "
+			 "shows the run's group's cpu.rt_runtime_us",
+			 in->rt_groups_how);
+	} else if (in->rt_groups == 0 && in->fair_server_present) {
 		/* 6.12 removed the global RT bandwidth control outside RT groups. */
 		t.in_force = 0;
-		snprintf(
-		    t.why, sizeof(t.why),
-		    "no RT group scheduling on a kernel with the fair server (6.12+): there is "
-		    "no RT throttling; the fair server reserves CPU time for CFS instead");
-	} else if (in->fair_server_present) {
 		snprintf(t.why, sizeof(t.why),
-			 "no kernel config says whether RT group scheduling is built in (%s), "
-			 "and no cgroup-v1 cpu hierarchy shows an RT group",
-			 in->kconfig_readable ? strerror(-in->kconfig_err) : "none could be read");
+			 "no RT group scheduling (%s) on a kernel with the fair server (6.12+): "
+			 "there is no RT throttling; the fair server reserves CPU time for CFS "
+			 "instead",
+			 in->rt_groups_how);
+	} else if (in->rt_groups < 0) {
+		snprintf(t.why, sizeof(t.why),
+			 "whether RT group scheduling is built in cannot be told (%s), and no "
+			 "cgroup-v1 cpu hierarchy shows an RT group",
+			 in->rt_groups_how);
 	} else {
+		char rule[520];
+
+		snprintf(rule, sizeof(rule),
+			 "sched_rt_runtime_us per sched_rt_period_us (no RT group scheduling, %s, "
+			 "on a kernel before the fair server)",
+			 in->rt_groups_how);
 		set_limit(&t, in->global_runtime_us, in->global_period_us, IL_SYSINFO_RT_RUNTIME,
-			  "sched_rt_runtime_us per sched_rt_period_us (no RT groups, a kernel "
-			  "before the fair server)");
+			  rule);
 	}
 	*out = t;
+}
+
+/* Whether RT group scheduling is built in: the kernel config where one
+ * reads, else the kernel's own BTF (the VM's initramfs has no config). */
+static void rt_groups_probe(struct il_rt_inputs *in)
+{
+	char path[300], v[64];
+	int r = il_sysinfo_kconfig_source(path, sizeof(path));
+
+	if (r == 0) {
+		r = il_sysinfo_kconfig("CONFIG_RT_GROUP_SCHED", v, sizeof(v));
+		/* An option the config does not name had its dependencies unmet. */
+		if (r == 0 || r == -ENOENT) {
+			in->rt_groups = r == 0 && strcmp(v, "y") == 0;
+			if (r == 0)
+				snprintf(in->rt_groups_how, sizeof(in->rt_groups_how),
+					 "CONFIG_RT_GROUP_SCHED=%s in %s", v, path);
+			else
+				snprintf(in->rt_groups_how, sizeof(in->rt_groups_how),
+					 "no CONFIG_RT_GROUP_SCHED in %s", path);
+			return;
+		}
+		in->rt_groups = -1;
+		snprintf(in->rt_groups_how, sizeof(in->rt_groups_how), "%s: %s", path,
+			 strerror(-r));
+		return;
+	}
+	r = il_sysinfo_btf_rt_group_sched();
+	in->rt_groups = r;
+	snprintf(in->rt_groups_how, sizeof(in->rt_groups_how), "%s",
+		 r > 0	  ? "struct task_group has rt_bandwidth in the kernel's BTF"
+		 : r == 0 ? "struct task_group has no rt_bandwidth in the kernel's BTF"
+			  : "no kernel config and no BTF to read");
 }
 
 void il_rt_throttle_probe(bool fair_server_present, struct il_rt_throttle *out)
@@ -131,14 +170,7 @@ void il_rt_throttle_probe(bool fair_server_present, struct il_rt_throttle *out)
 		in.group_err = il_sysinfo_read_i64(file, &v);
 		in.group_period_us = v;
 	}
-	{
-		char path[300];
-
-		/* -ENOENT from il_sysinfo_kconfig is also "no config file". */
-		in.kconfig_readable = il_sysinfo_kconfig_source(path, sizeof(path)) == 0;
-	}
-	in.kconfig_err =
-	    il_sysinfo_kconfig("CONFIG_RT_GROUP_SCHED", in.kconfig, sizeof(in.kconfig));
+	rt_groups_probe(&in);
 	il_rt_throttle_decide(&in, out);
 }
 
@@ -146,7 +178,7 @@ void il_rt_throttle_json(cJSON *kernel, bool fair_server_present)
 {
 	struct il_rt_throttle t;
 	cJSON *o = cJSON_AddObjectToObject(kernel, "rt_throttling");
-	char text[420];
+	char text[660];
 
 	if (!o)
 		return;

@@ -31,7 +31,7 @@ struct il_rt_throttle {
 	long long runtime_us; /* when in force: per period_us, per CPU */
 	long long period_us;
 	char source[320]; /* the file whose value is in force, or "" */
-	char why[400];	  /* one sentence: which rule decided it */
+	char why[640];	  /* one sentence: which rule decided it */
 };
 
 /* What the decision reads, each value with its error (0 or -errno). */
@@ -41,9 +41,8 @@ struct il_rt_inputs {
 	int group_err; /* the thread's v1 cpu group (-ENOENT: none shows one) */
 	char group_dir[300];
 	long long group_runtime_us, group_period_us;
-	bool kconfig_readable; /* a kernel config file could be read */
-	int kconfig_err;       /* CONFIG_RT_GROUP_SCHED (-ENOENT: not in it) */
-	char kconfig[64];
+	int rt_groups;		 /* RT group scheduling built in: 1, 0, -1 unknown */
+	char rt_groups_how[400]; /* how that is known, or why not */
 	bool fair_server_present;
 };
 

@@ -453,8 +453,9 @@ static bool debugfs_mounted(void)
 }
 
 /*
- * Whether the running kernel has a fair server, and an ext server, from
- * its own type information: Linux 6.12 added `struct sched_dl_entity
+ * Whether the running kernel has a fair server, an ext server and RT
+ * group scheduling, from its own type information: Linux 6.12 added
+ * `struct sched_dl_entity
  * fair_server` to struct rq, and the sched_ext deadline server adds
  * `ext_server` beside it. 1 yes, 0 no, -1 unknown (no BTF, or built
  * without libbpf). Parsing vmlinux's BTF takes 13-18 ms here: done once
@@ -462,14 +463,30 @@ static bool debugfs_mounted(void)
  */
 static void add_lockdown(char *why, size_t len);
 
-static int btf_fair_server = -1, btf_ext_server = -1;
+static int btf_fair_server = -1, btf_ext_server = -1, btf_rt_group = -1;
+
+#ifdef IL_HAVE_LIBBPF
+/* 1 when BTF type name (a struct) has member, 0 when not or no such type. */
+static int btf_struct_has(const struct btf *btf, const char *type, const char *member)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (unsigned)id) : NULL;
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (unsigned i = 0; t && i < btf_vlen(t); i++) {
+		const char *name = btf__name_by_offset(btf, m[i].name_off);
+
+		if (name && !strcmp(name, member))
+			return 1;
+	}
+	return 0;
+}
+#endif
 
 static void btf_servers_read(void)
 {
 #ifdef IL_HAVE_LIBBPF
 	struct btf *btf = NULL;
-	const struct btf_type *t;
-	int id;
 
 	/* The kernel's own BTF only: libbpf's fallback to vmlinux files
 	 * under /boot could describe another kernel. */
@@ -482,21 +499,13 @@ static void btf_servers_read(void)
 	}
 	if (!btf)
 		return;
-	id = btf__find_by_name_kind(btf, "rq", BTF_KIND_STRUCT);
-	t = id > 0 ? btf__type_by_id(btf, (unsigned)id) : NULL;
-	if (t) {
-		const struct btf_member *m = btf_members(t);
-
-		btf_fair_server = btf_ext_server = 0;
-		for (unsigned i = 0; i < btf_vlen(t); i++) {
-			const char *name = btf__name_by_offset(btf, m[i].name_off);
-
-			if (name && !strcmp(name, "fair_server"))
-				btf_fair_server = 1;
-			if (name && !strcmp(name, "ext_server"))
-				btf_ext_server = 1;
-		}
+	if (btf__find_by_name_kind(btf, "rq", BTF_KIND_STRUCT) > 0) {
+		btf_fair_server = btf_struct_has(btf, "rq", "fair_server");
+		btf_ext_server = btf_struct_has(btf, "rq", "ext_server");
 	}
+	/* struct task_group has rt_bandwidth only with CONFIG_RT_GROUP_SCHED
+	 * (and exists only with CONFIG_CGROUP_SCHED, which that needs). */
+	btf_rt_group = btf_struct_has(btf, "task_group", "rt_bandwidth");
 	btf__free(btf);
 #endif
 }
@@ -543,6 +552,12 @@ static int btf_has_ext_server(void)
 {
 	pthread_once(&btf_once, btf_servers_read);
 	return btf_ext_server;
+}
+
+int il_sysinfo_btf_rt_group_sched(void)
+{
+	pthread_once(&btf_once, btf_servers_read);
+	return btf_rt_group;
 }
 
 int il_fair_server_probe(struct il_fair_server *out)

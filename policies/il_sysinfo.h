@@ -62,6 +62,11 @@ bool il_sysinfo_cap_effective(int cap);
  */
 int il_sysinfo_rt_group_root(char *dir, size_t len);
 
+/* Whether the running kernel has RT group scheduling, by its own BTF
+ * (struct task_group's rt_bandwidth), for where no kernel config can be
+ * read: 1 yes, 0 no, -1 unknown (no BTF, or built without libbpf). */
+int il_sysinfo_btf_rt_group_sched(void);
+
 /*
  * The next cgroup-v1 mount with the cpu controller in /proc/self/mounts's
  * text (n bytes) from *pos on: 1 with its mount point, unescaped, in dir

@@ -27,17 +27,26 @@ set(IL_VM_E2E_KNOBS "sh /tests/e2e.sh 20 inputlat run --input uinput --present d
 # raising hard limits (CAP_SYS_RESOURCE), which the VM's root has.
 set(IL_VM_REFUSAL "sh /tests/cmocka_one.sh test_sched_refusal test_refusal_rlimits_grant"
     CACHE STRING "test_sched_refusal's rlimit case inside the VM on every kernel (empty: none)")
+# Which knob holds RT threads back, on the kernels this host is not: 6.1
+# without RT groups or a fair server, 6.12 with the fair server only.
+set(IL_VM_RT_THROTTLE
+    "sh /tests/cmocka_one.sh test_rt_throttle test_rt_throttle_live && sh /tests/rt_throttled.sh"
+    CACHE STRING "test_rt_throttle's live case and an rt-throttled run inside the VM on every kernel (empty: none)")
 
 set(_il_vm_args --build ${CMAKE_BINARY_DIR}/vm)
-if(TARGET inputlat AND (IL_VM_E2E OR IL_VM_E2E_KNOBS OR IL_VM_FAIR_SERVER OR IL_VM_REFUSAL))
+if(TARGET inputlat AND (IL_VM_E2E OR IL_VM_E2E_KNOBS OR IL_VM_FAIR_SERVER OR IL_VM_REFUSAL
+                        OR IL_VM_RT_THROTTLE))
   list(APPEND _il_vm_args --with ${CMAKE_BINARY_DIR})
   if(IL_VM_REFUSAL AND TARGET test_sched_refusal)
     list(APPEND _il_vm_args --with ${CMAKE_BINARY_DIR}/tests/test_sched_refusal)
   endif()
+  if(IL_VM_RT_THROTTLE AND TARGET test_rt_throttle)
+    list(APPEND _il_vm_args --with ${CMAKE_BINARY_DIR}/tests/test_rt_throttle)
+  endif()
   if(IL_VM_FAIR_SERVER)
     list(APPEND _il_vm_args --run-on 6.12 "${IL_VM_FAIR_SERVER}")
   endif()
-  if(IL_VM_E2E OR IL_VM_E2E_KNOBS OR IL_VM_REFUSAL)
+  if(IL_VM_E2E OR IL_VM_E2E_KNOBS OR IL_VM_REFUSAL OR IL_VM_RT_THROTTLE)
     list(APPEND _il_vm_args --)
   endif()
   if(IL_VM_E2E)
@@ -48,6 +57,9 @@ if(TARGET inputlat AND (IL_VM_E2E OR IL_VM_E2E_KNOBS OR IL_VM_FAIR_SERVER OR IL_
   endif()
   if(IL_VM_REFUSAL AND TARGET test_sched_refusal)
     list(APPEND _il_vm_args "${IL_VM_REFUSAL}")
+  endif()
+  if(IL_VM_RT_THROTTLE AND TARGET test_rt_throttle)
+    list(APPEND _il_vm_args "${IL_VM_RT_THROTTLE}")
   endif()
 endif()
 add_test(NAME vm COMMAND ${CMAKE_SOURCE_DIR}/tests/vm/run ${_il_vm_args})
