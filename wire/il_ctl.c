@@ -239,11 +239,12 @@ int il_ctl_send_type(uv_stream_t *stream, const char *type)
 struct fd_msg {
 	char mark;
 	struct iovec iov;
+	struct msghdr msg;
+	/* Last: struct cmsghdr ends in a flexible array (glibc's __cmsg_data). */
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} c;
-	struct msghdr msg;
 };
 
 /* Points m's message at its own mark byte and control buffer, zeroed. */
