@@ -111,17 +111,13 @@ static int check_value(const char *text, size_t n)
 
 int il_fuzz_cpu_bandwidth(const uint8_t *data, size_t size)
 {
-	const char *text = (const char *)data, *sep;
+	const char *sep;
 	char *copy;
 	int rc;
 
-	if (size > IL_FUZZ_MAX_INPUT)
-		size = IL_FUZZ_MAX_INPUT;
-	/* An allocation of exactly the input: a read past it trips ASan. */
-	copy = malloc(size ? size : 1);
+	copy = il_fuzz_copy(data, &size, false);
 	if (!copy)
 		return 0;
-	memcpy(copy, text, size);
 	sep = memmem(copy, size, SEP, strlen(SEP));
 	if (sep)
 		rc = check_group(copy, (size_t)(sep - copy) + 1, sep + strlen(SEP),

@@ -34,13 +34,9 @@ int il_fuzz_cpustat(const uint8_t *data, size_t size)
 	char *text, why[96];
 	int rc;
 
-	if (size > IL_FUZZ_MAX_INPUT)
-		size = IL_FUZZ_MAX_INPUT;
-	text = malloc(size + 1);
+	text = il_fuzz_copy(data, &size, true);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	rc = il_cpustat_parse(text, &s);
 	if (rc != 0) {
 		free(text);

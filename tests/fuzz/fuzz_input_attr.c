@@ -37,13 +37,9 @@ int il_fuzz_input_attr(const uint8_t *data, size_t size)
 	char *text;
 	int rc;
 
-	if (size > IL_FUZZ_MAX_INPUT)
-		size = IL_FUZZ_MAX_INPUT;
-	/* Exactly the input's bytes: a read past them trips ASan. */
-	text = malloc(size ? size : 1);
+	text = il_fuzz_copy(data, &size, false);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
 	rc = check(text, size, 256);
 	if (rc == 0)
 		rc = check(text, size, 8);

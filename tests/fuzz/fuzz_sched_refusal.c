@@ -65,13 +65,9 @@ int il_fuzz_sched_refusal(const uint8_t *data, size_t size)
 	char *text;
 	int rc;
 
-	if (size > IL_FUZZ_MAX_INPUT)
-		size = IL_FUZZ_MAX_INPUT;
-	/* Exactly the input's bytes: a read past them trips ASan. */
-	text = malloc(size ? size : 1);
+	text = il_fuzz_copy(data, &size, false);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
 	rc = check(text, size, PATH_MAX);
 	if (rc == 0)
 		rc = check(text, size, 16);

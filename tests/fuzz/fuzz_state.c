@@ -107,14 +107,10 @@ int il_fuzz_state(const uint8_t *data, size_t size)
 	char *text;
 	int rc;
 
-	if (size > IL_FUZZ_MAX_INPUT)
-		size = IL_FUZZ_MAX_INPUT;
 	/* The readers read a file into a buffer and NUL-terminate it. */
-	text = malloc(size + 1);
+	text = il_fuzz_copy(data, &size, true);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	rc = check_knobs(text);
 	if (rc == 0)
 		rc = check_lock(text);

@@ -129,13 +129,9 @@ int il_fuzz_sysinfo(const uint8_t *data, size_t size)
 	char *text;
 	int rc;
 
-	if (size > IL_FUZZ_MAX_INPUT)
-		size = IL_FUZZ_MAX_INPUT;
-	/* Exactly the input's bytes: a read past them trips ASan. */
-	text = malloc(size ? size : 1);
+	text = il_fuzz_copy(data, &size, false);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
 	rc = check_value(text, size, 32);
 	if (rc == 0)
 		rc = check_value(text, size, 256);

@@ -33,13 +33,9 @@ int il_fuzz_tracefs(const uint8_t *data, size_t size)
 	char *copy;
 	int rc;
 
-	if (size > IL_FUZZ_MAX_INPUT)
-		size = IL_FUZZ_MAX_INPUT;
-	/* Exactly the input's bytes: a read past them trips ASan. */
-	copy = malloc(size ? size : 1);
+	copy = il_fuzz_copy(data, &size, false);
 	if (!copy)
 		return 0;
-	memcpy(copy, data, size);
 	rc = check(copy, size < 15 ? size : 15);
 	if (rc == 0)
 		rc = check(copy, size);

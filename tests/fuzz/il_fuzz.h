@@ -13,9 +13,12 @@
 #ifndef IL_FUZZ_H
 #define IL_FUZZ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -93,6 +96,30 @@ static inline const char *il_fuzz_as_file(const uint8_t *data, size_t size)
 
 /* Inputs larger than this are cut: no target gains from more. */
 #define IL_FUZZ_MAX_INPUT 32768
+
+/*
+ * The input (cut at IL_FUZZ_MAX_INPUT, the new size in *size) in an
+ * allocation of its own: exactly its bytes, so that a parser that reads
+ * past them trips ASan, or with a NUL after them (nul) for a reader that
+ * takes a string, as one that read a file would. NULL when out of memory:
+ * the target then skips the input. The caller frees it.
+ */
+static inline char *il_fuzz_copy(const uint8_t *data, size_t *size, bool nul)
+{
+	char *text;
+	size_t n;
+
+	if (*size > IL_FUZZ_MAX_INPUT)
+		*size = IL_FUZZ_MAX_INPUT;
+	n = *size + nul;
+	text = malloc(n ? n : 1);
+	if (text) {
+		memcpy(text, data, *size);
+		if (nul)
+			text[*size] = '\0';
+	}
+	return text;
+}
 
 #define IL_FUZZ_CHECK(cond)                                                                        \
 	do {                                                                                       \
