@@ -340,6 +340,8 @@ DOMAINS = [
     ("kernel.ext_server_per_cpu.[].runtime_ns", "count"),
     ("kernel.ext_server_per_cpu.[].period_ns", "count"),
     ("kernel.rt_group_sched.root_rt_runtime_us", "rt_runtime"),
+    ("kernel.rt_throttling.runtime_us", "count"),
+    ("kernel.rt_throttling.period_us", "count"),
     ("system.cpus_allowed_count", "count"),
     ("system.cpu_bandwidth.cpus", "amount"),
     ("system.cpu_bandwidth.quota_us", "count"),
@@ -417,6 +419,7 @@ DOMAINS = [
     ("background.wall_ns", "count"),
     ("background.cpu_ns", "count"),
     ("background.cpu_share", "cpu_share"),
+    ("background.cpus", "count"),
     ("background.outside_group", "count"),
     ("canary.max_stall_ms", "duration"),
     ("canary.cpu_share", "share"),
@@ -885,9 +888,16 @@ def throttle_words(run):
     dl = pols is None or "deadline" in pols
     rt, fs, fs_rt = get(run, "kernel.sched_rt_runtime_us"), \
         get(run, "kernel.fair_server.present"), get(run, "kernel.fair_server.runtime_ns")
+    in_force = get(run, "kernel.rt_throttling.in_force")
     num = (int, float)
     why = []
-    if fifo and (not isinstance(rt, num) or isinstance(rt, bool) or rt >= 0):
+    # A report that says whether RT throttling was in force is taken at its
+    # word; an older one by sched_rt_runtime_us.
+    if isinstance(in_force, bool):
+        rt_on = in_force
+    else:
+        rt_on = not isinstance(rt, num) or isinstance(rt, bool) or rt >= 0
+    if fifo and rt_on:
         why.append("RT throttling")
     if fs is not False and (not isinstance(fs_rt, num) or isinstance(fs_rt, bool) or fs_rt > 0):
         why.append("the fair server")

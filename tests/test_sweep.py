@@ -535,6 +535,12 @@ class FakeSweep(unittest.TestCase, Outputs):
         rt["kernel"] = {"sched_rt_runtime_us": 950000, "fair_server": {"present": False}}
         self.assertEqual(inputlat_stats.culprit_totals([rt]), {
             "throttling (RT throttling: the CPU idled or ran CFS)": 1.0})
+        # The report's own kernel.rt_throttling is taken at its word, as
+        # explain takes it: 950000 on 6.12+ without RT groups holds none back.
+        rt["kernel"] = {"sched_rt_runtime_us": 950000, "rt_throttling": {"in_force": False},
+                        "fair_server": {"present": True}}
+        self.assertEqual(inputlat_stats.culprit_totals([rt]), {
+            "throttling (the fair server: the CPU idled or ran CFS)": 1.0})
         bad = {"attribution": {"culprits": [{"thread": "t", "class": 3, "total_ms": 1.0}]}}
         self.assertIsNotNone(inputlat_stats.report_shape_error(bad))
 
