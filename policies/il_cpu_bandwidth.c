@@ -264,28 +264,41 @@ static void value_why(const char *file, int rc, char *why, size_t len)
 /* A whole /proc file into *text (the caller frees): 0, or -errno with why. */
 static int read_text(const char *path, size_t max, char **text, size_t *n, char *why, size_t len)
 {
+	int e;
+
 	*text = il_file_read(path, max, n);
 	if (*text)
 		return 0;
-	snprintf(why, len, "%s: %s", path, strerror(errno));
-	return -errno;
+	e = errno;
+	snprintf(why, len, "%s: %s", path, strerror(e));
+	return -e;
+}
+
+int il_cpu_bandwidth_group(const char *cgroup_path, const char *mountinfo_path,
+			   struct il_cpu_bandwidth_group *out, char *why, size_t len)
+{
+	char *mi = NULL, *cg = NULL;
+	size_t mlen = 0, clen = 0;
+	int rc;
+
+	if ((rc = read_text(mountinfo_path, MOUNTINFO_MAX, &mi, &mlen, why, len)) == 0 &&
+	    (rc = read_text(cgroup_path, CGROUP_MAX, &cg, &clen, why, len)) == 0)
+		rc = il_cpu_bandwidth_group_parse(mi, mlen, cg, clen, out, why, len);
+	free(cg);
+	free(mi);
+	return rc;
 }
 
 int il_cpu_bandwidth_read(const char *cgroup_path, const char *mountinfo_path,
 			  struct il_cpu_bandwidth *out, char *why, size_t len)
 {
 	struct il_cpu_bandwidth_group g;
-	char *mi = NULL, *cg = NULL;
-	size_t mlen = 0, clen = 0;
 	int rc;
 
 	*out = (struct il_cpu_bandwidth){0};
-	if ((rc = read_text(mountinfo_path, MOUNTINFO_MAX, &mi, &mlen, why, len)) < 0 ||
-	    (rc = read_text(cgroup_path, CGROUP_MAX, &cg, &clen, why, len)) < 0)
-		goto out;
-	rc = il_cpu_bandwidth_group_parse(mi, mlen, cg, clen, &g, why, len);
+	rc = il_cpu_bandwidth_group(cgroup_path, mountinfo_path, &g, why, len);
 	if (rc < 0)
-		goto out;
+		return rc;
 	for (;;) {
 		long long q = 0, p = 0;
 		char file[PATH_MAX + 32] = "";
@@ -293,7 +306,7 @@ int il_cpu_bandwidth_read(const char *cgroup_path, const char *mountinfo_path,
 		rc = group_limit(g.dir, g.v2, &q, &p, file, sizeof(file));
 		if (rc < 0) {
 			value_why(file, rc, why, len);
-			goto out;
+			return rc;
 		}
 		if (rc > 0 && (out->cpus == 0 || (double)q / (double)p < out->cpus)) {
 			out->cpus = (double)q / (double)p;
@@ -307,11 +320,7 @@ int il_cpu_bandwidth_read(const char *cgroup_path, const char *mountinfo_path,
 		if (strlen(g.dir) < g.top)
 			break;
 	}
-	rc = 0;
-out:
-	free(cg);
-	free(mi);
-	return rc;
+	return 0;
 }
 
 void il_cpu_bandwidth_json(cJSON *sys)

@@ -32,13 +32,24 @@ struct il_cpu_bandwidth {
 int il_cpu_bandwidth_read(const char *cgroup_path, const char *mountinfo_path,
 			  struct il_cpu_bandwidth *out, char *why, size_t len);
 
-/* Where the limits of the calling process's group are read. */
+/* The calling thread's group in the hierarchy with the cpu controller:
+ * where its limits (and, on v1 with RT groups, its RT runtime) are read. */
 struct il_cpu_bandwidth_group {
 	bool v2;	/* cpu.max, else cpu.cfs_quota_us over cpu.cfs_period_us */
 	char dir[4096]; /* the group's directory */
 	size_t top;	/* strlen of the hierarchy's mount point: dir is read, then
 			 * each parent down to the mount point */
 };
+
+/*
+ * The group's directory, from cgroup_path (/proc/self/cgroup, or
+ * /proc/thread-self/cgroup for one thread's: on v1 threads may sit in
+ * different groups) and mountinfo_path (/proc/self/mountinfo). Returns 0
+ * with *out filled, or as il_cpu_bandwidth_group_parse, or -errno of a
+ * file, with one line in why.
+ */
+int il_cpu_bandwidth_group(const char *cgroup_path, const char *mountinfo_path,
+			   struct il_cpu_bandwidth_group *out, char *why, size_t len);
 
 /*
  * The group's directory, from the texts of mountinfo (mlen bytes) and of

@@ -3,41 +3,37 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "il_file.h"
-#include "il_sched_refusal.h"
+#include "il_cpu_bandwidth.h"
 #include "il_sysinfo.h"
 
 int il_rt_group_of_thread(char *dir, size_t len, long long *rt_runtime_us)
 {
-	/* The thread's own line: on cgroup v1 threads may sit in different groups. */
-	char *text, file[PATH_MAX + 32], root[256], path[PATH_MAX];
-	size_t n = 0;
+	struct il_cpu_bandwidth_group g;
+	char why[200], file[sizeof(g.dir) + 32];
 	int64_t v;
 	int r;
 
-	text = il_file_read("/proc/thread-self/cgroup", 1u << 20, &n);
-	if (!text)
-		return -errno;
-	r = il_sched_refusal_cpu_group(text, n, path, sizeof(path));
-	free(text);
+	/* The group as the bandwidth limit finds it: whole lines, and a mount
+	 * that shows a subtree (a container's) taken into account. */
+	r = il_cpu_bandwidth_group("/proc/thread-self/cgroup", "/proc/self/mountinfo", &g, why,
+				   sizeof(why));
 	if (r < 0)
 		return r;
-	r = il_sysinfo_rt_group_root(root, sizeof(root));
-	if (r < 0)
-		return r;
-	if ((size_t)snprintf(dir, len, "%s%s", root, strcmp(path, "/") ? path : "") >= len)
+	if (g.v2)
+		return -ENOENT; /* RT groups have files only in the v1 hierarchy */
+	if (strlen(g.dir) >= len)
 		return -ENAMETOOLONG;
-	snprintf(file, sizeof(file), "%s/cpu.rt_runtime_us", dir);
+	snprintf(file, sizeof(file), "%s/cpu.rt_runtime_us", g.dir);
 	r = il_sysinfo_read_i64(file, &v);
 	if (r < 0)
 		return r;
+	snprintf(dir, len, "%s", g.dir);
 	*rt_runtime_us = (long long)v;
 	return 0;
 }

@@ -12,7 +12,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "il_mountfield.h"
 #include "il_rt_throttle.h"
 #include "il_sched.h"
 #include "il_sysinfo.h"
@@ -71,35 +70,6 @@ bool il_sched_refusal_privileged(const struct il_role_attrs *a, char *why, size_
 		return false;
 	}
 	return true;
-}
-
-int il_sched_refusal_cpu_group(const char *text, size_t n, char *path, size_t len)
-{
-	const char *p = text, *end = text + n;
-	bool found = false;
-
-	if (memchr(text, '\0', n))
-		return -EINVAL;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end;
-		const char *c1 = memchr(p, ':', (size_t)(eol - p));
-		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(eol - c1 - 1)) : NULL;
-		size_t glen;
-
-		p = nl ? nl + 1 : end;
-		if (!c2 || !il_mountfield_has_word(c1 + 1, (size_t)(c2 - c1 - 1), "cpu"))
-			continue;
-		/* Named twice, or not a path: which group is meant is a guess. */
-		glen = (size_t)(eol - c2 - 1);
-		if (found || glen == 0 || c2[1] != '/')
-			return -EINVAL;
-		if (glen >= len)
-			return -ENAMETOOLONG;
-		memcpy(path, c2 + 1, glen);
-		path[glen] = '\0';
-		found = true;
-	}
-	return found ? 0 : -ENOENT;
 }
 
 /* fifo/rr: a cgroup-v1 cpu group without RT runtime, while the kernel

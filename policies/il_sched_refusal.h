@@ -37,16 +37,6 @@ bool il_sched_refusal_privileged(const struct il_role_attrs *a, char *why, size_
 bool il_sched_refusal_deadline_blocked(char *why, size_t len);
 
 /*
- * The calling thread's group in the cgroup-v1 cpu hierarchy, from the
- * text (n bytes) of /proc/thread-self/cgroup, into path (len bytes): 0;
- * -ENOENT when no line names the cpu controller; -EINVAL when two do, or
- * the group is not an absolute path, or the text holds a NUL;
- * -ENAMETOOLONG when it does not fit. Lines are read whole, however long:
- * the rest of a long line is not a line of its own.
- */
-int il_sched_refusal_cpu_group(const char *text, size_t n, char *path, size_t len);
-
-/*
  * One line for sched_setattr's error e on *a, for il_sched_apply_self's
  * callers: what was refused and what would make it work.
  */

@@ -15,7 +15,6 @@ il_add_test(test_fuzz_regress
           ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_cpu_bandwidth.c
           ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_tracefs.c
           ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_sysinfo.c
-          ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_sched_refusal.c
           ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_input_attr.c
   LIBS il_harness LABELS unit TIMEOUT 60)
 target_include_directories(test_fuzz_regress PRIVATE ${CMAKE_CURRENT_LIST_DIR}/fuzz)

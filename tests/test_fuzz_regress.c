@@ -117,7 +117,6 @@ static const struct target {
     {"cpu_bandwidth", il_fuzz_cpu_bandwidth},
     {"tracefs", il_fuzz_tracefs},
     {"sysinfo", il_fuzz_sysinfo},
-    {"sched_refusal", il_fuzz_sched_refusal},
     {"input_attr", il_fuzz_input_attr},
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))

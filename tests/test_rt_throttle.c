@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "il_cpu_bandwidth.h"
 #include "il_rt_throttle.h"
 #include "il_sysinfo.h"
 #include "il_test.h"
@@ -94,6 +95,51 @@ static void test_rt_throttle_rule(void **state)
 	decide(&in, -1, 0, "", "Permission denied");
 }
 
+/* One v1 cpu mount: mountinfo's line for it, whose root is root. */
+static int group_of(const char *root, const char *cgroup, size_t n,
+		    struct il_cpu_bandwidth_group *g)
+{
+	char mi[300], why[200];
+	int len =
+	    snprintf(mi, sizeof(mi),
+		     "31 25 0:28 %s /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n", root);
+
+	return il_cpu_bandwidth_group_parse(mi, (size_t)len, cgroup, n, g, why, sizeof(why));
+}
+
+/*
+ * The thread's group, which il_rt_group_of_thread finds as the bandwidth
+ * limit does (il_cpu_bandwidth_group). Its own reader before read lines
+ * of 512 bytes, so after a memory group of 501 bytes "x:cpu:/fake" was the
+ * thread's cpu group; and it joined the mount point to the whole group
+ * path, so under a mount that shows a container's subtree it named a
+ * directory that is not there.
+ */
+static void test_rt_throttle_group(void **state)
+{
+	static char text[1024];
+	struct il_cpu_bandwidth_group g;
+	int n;
+
+	(void)state;
+	n = snprintf(text, sizeof(text), "4:memory:/%0501dx:cpu:/fake\n3:cpu,cpuacct:/real\n0::/\n",
+		     0);
+	assert_int_equal(group_of("/", text, (size_t)n, &g), 0);
+	assert_string_equal(g.dir, "/sys/fs/cgroup/cpu/real");
+	assert_false(g.v2);
+	/* Named twice (a group name with a newline can fake a line), or no path. */
+	assert_int_equal(group_of("/", "3:cpu:/a\n5:cpu:/b\n", 18, &g), -EINVAL);
+	assert_int_equal(group_of("/", "3:cpu:\n", 7, &g), -EINVAL);
+	/* Only v2's line: no v1 cpu group, no RT group. */
+	assert_int_equal(group_of("/", "0::/\n", 5, &g), -ENOENT);
+	/* No newline at the end, and cpu anywhere in the list. */
+	assert_int_equal(group_of("/", "2:cpuacct,cpu:/g", 16, &g), 0);
+	assert_string_equal(g.dir, "/sys/fs/cgroup/cpu/g");
+	/* A container's mount shows its subtree: the group lies below it. */
+	assert_int_equal(group_of("/docker/abc", "3:cpu:/docker/abc/inner\n", 24, &g), 0);
+	assert_string_equal(g.dir, "/sys/fs/cgroup/cpu/inner");
+}
+
 /*
  * The probe here, against what this process reads itself. The VM runs it
  * too (tests/vm.cmake): there Debian's 6.1 has neither RT groups nor the
@@ -155,6 +201,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_rt_throttle_rule),
+	    cmocka_unit_test(test_rt_throttle_group),
 	    cmocka_unit_test(test_rt_throttle_live),
 	};
 

@@ -492,39 +492,10 @@ static void test_refusal_knobs_read_only(void **state)
 		    "inputlat run: policy rt: ", "writing -1: Read-only file system");
 }
 
-/*
- * The thread's cpu group from /proc/thread-self/cgroup's text. The old
- * reader (fgets into 512 bytes) read the rest of a long line as a line of
- * its own: after a memory group of 501 bytes, "x:cpu:/fake" was the
- * thread's cpu group (tests/fuzz/regress/sched_refusal).
- */
-static void test_refusal_cpu_group_parse(void **state)
-{
-	static char text[1024];
-	char path[300];
-	int n;
-
-	n = snprintf(text, sizeof(text), "4:memory:/%0501dx:cpu:/fake\n3:cpu,cpuacct:/real\n0::/\n",
-		     0);
-	assert_int_equal(il_sched_refusal_cpu_group(text, (size_t)n, path, sizeof(path)), 0);
-	assert_string_equal(path, "/real");
-	/* Named twice (a group name with a newline can fake a line), or no path. */
-	assert_int_equal(il_sched_refusal_cpu_group("3:cpu:/a\n5:cpu:/b\n", 18, path, sizeof(path)),
-			 -EINVAL);
-	assert_int_equal(il_sched_refusal_cpu_group("3:cpu:\n", 7, path, sizeof(path)), -EINVAL);
-	assert_int_equal(il_sched_refusal_cpu_group("0::/\n", 5, path, sizeof(path)), -ENOENT);
-	/* Too long for the buffer is not its first bytes. */
-	assert_int_equal(il_sched_refusal_cpu_group("3:cpu:/abcdef", 13, path, 4), -ENAMETOOLONG);
-	/* No newline at the end, and cpu anywhere in the list. */
-	assert_int_equal(il_sched_refusal_cpu_group("2:cpuacct,cpu:/g", 16, path, sizeof(path)), 0);
-	assert_string_equal(path, "/g");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_refusal_without_cap),
-	    cmocka_unit_test(test_refusal_cpu_group_parse),
 	    cmocka_unit_test(test_refusal_rlimits_grant),
 	    cmocka_unit_test(test_refusal_deadline_affinity),
 	    cmocka_unit_test_teardown(test_refusal_rt_group, group_teardown),

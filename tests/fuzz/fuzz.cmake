@@ -1,7 +1,7 @@
 # libFuzzer targets (issue 8): fuzz_frame, fuzz_policy, fuzz_evdev, fuzz_cli,
 # fuzz_report, fuzz_evemu, fuzz_evemu_round, fuzz_state, and the kernel's
 # texts: fuzz_cpustat, fuzz_cpu_bandwidth, fuzz_tracefs, fuzz_sysinfo,
-# fuzz_sched_refusal, fuzz_input_attr.
+# fuzz_input_attr.
 # Included by the top-level CMakeLists.txt when IL_FUZZ is ON, after every
 # subdirectory, so that the libraries exist. Configure with
 #   CC=clang cmake -S . -B build-fuzz -DIL_FUZZ=ON
@@ -52,7 +52,7 @@ foreach(lib il_tracefs_obj il_common il_wire il_policy il_input il_present il_at
 endforeach()
 
 foreach(name frame policy evdev cli report evemu evemu_round state
-             cpustat cpu_bandwidth tracefs sysinfo sched_refusal input_attr)
+             cpustat cpu_bandwidth tracefs sysinfo input_attr)
   add_executable(fuzz_${name} ${IL_FUZZ_DIR}/fuzz_${name}.c)
   target_include_directories(fuzz_${name} PRIVATE ${IL_FUZZ_DIR})
   target_compile_definitions(fuzz_${name} PRIVATE IL_FUZZ=1)
@@ -63,4 +63,4 @@ foreach(name frame policy evdev cli report evemu evemu_round state
 endforeach()
 add_custom_target(fuzz DEPENDS fuzz_frame fuzz_policy fuzz_evdev fuzz_cli fuzz_report fuzz_evemu
                                 fuzz_evemu_round fuzz_state fuzz_cpustat fuzz_cpu_bandwidth
-                                fuzz_tracefs fuzz_sysinfo fuzz_sched_refusal fuzz_input_attr)
+                                fuzz_tracefs fuzz_sysinfo fuzz_input_attr)

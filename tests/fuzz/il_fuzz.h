@@ -65,9 +65,6 @@ int il_fuzz_tracefs(const uint8_t *data, size_t size);
  * il_sysinfo_cpu_mount_next and il_sysinfo_kconfig_parse on the input. */
 int il_fuzz_sysinfo(const uint8_t *data, size_t size);
 
-/* /proc/thread-self/cgroup: il_sched_refusal_cpu_group on the input as the text. */
-int il_fuzz_sched_refusal(const uint8_t *data, size_t size);
-
 /* sysfs attributes (an input device's name): il_input_sysfs_attr_parse on the
  * input as the attribute's text. */
 int il_fuzz_input_attr(const uint8_t *data, size_t size);
