@@ -153,3 +153,13 @@ const char *il_parse_bad_option(char *const *argv, char *buf, size_t len)
 	}
 	return argv[optind - 1];
 }
+
+int il_parse_one_line(const char *text, size_t n, size_t *len)
+{
+	if (n && text[n - 1] == '\n')
+		n--;
+	if (memchr(text, '\n', n) || memchr(text, '\0', n))
+		return -EINVAL;
+	*len = n;
+	return 0;
+}

@@ -23,6 +23,14 @@ int il_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 int il_parse_double(const char *s, double min, double max, double *out);
 
 /*
+ * A kernel file's one-line text (procfs, sysfs, cgroup and tracefs write
+ * "%s\n"): *len is n without the newline at the end, which is the only
+ * one. 0, or -EINVAL when a newline or a NUL is inside (a second line, or
+ * a text that is not what the kernel writes).
+ */
+int il_parse_one_line(const char *text, size_t n, size_t *len);
+
+/*
  * Whether a comma-separated list has an empty item: "", ",a", "a," or
  * "a,,b". strtok_r skips empty items, so such a list would be read as a
  * different one than was written; callers refuse it.

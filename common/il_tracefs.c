@@ -48,10 +48,8 @@ int il_tracefs_id_parse(const char *text, size_t n)
 	char buf[ID_TEXT];
 	uint64_t v;
 
-	/* One line: digits, then the newline or the end. */
-	if (n && text[n - 1] == '\n')
-		n--;
-	if (n == 0 || n >= sizeof(buf))
+	/* One line of digits. */
+	if (il_parse_one_line(text, n, &n) < 0 || n == 0 || n >= sizeof(buf))
 		return -EIO;
 	for (size_t i = 0; i < n; i++)
 		if (text[i] < '0' || text[i] > '9')

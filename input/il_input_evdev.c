@@ -42,10 +42,7 @@ static void sleep_ms(unsigned ms)
 
 int il_input_sysfs_attr_parse(const char *text, size_t n, char *buf, size_t len)
 {
-	/* sysfs writes "%s\n": the newline at the end is the only one. */
-	if (n && text[n - 1] == '\n')
-		n--;
-	if (memchr(text, '\n', n) || memchr(text, '\0', n))
+	if (il_parse_one_line(text, n, &n) < 0)
 		return -EINVAL;
 	if (n >= len)
 		return -EOVERFLOW;

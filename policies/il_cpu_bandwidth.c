@@ -179,10 +179,7 @@ int il_cpu_bandwidth_value_parse(const char *text, size_t n, bool pair, long lon
 	int64_t q, p = 0;
 	int rc;
 
-	/* One line, its newline at the end and nowhere else, no NUL. */
-	if (n && text[n - 1] == '\n')
-		n--;
-	if (n == 0 || n >= sizeof(buf) || memchr(text, '\n', n) || memchr(text, '\0', n))
+	if (il_parse_one_line(text, n, &n) < 0 || n == 0 || n >= sizeof(buf))
 		return -EINVAL;
 	memcpy(buf, text, n);
 	buf[n] = '\0';

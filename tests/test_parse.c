@@ -100,6 +100,23 @@ static const char *refused_name(int argc, char **argv, char *buf, size_t len)
 }
 
 /* A list with an empty item is told from one without, whatever its place. */
+/* A kernel file's one line: the newline at its end only, no NUL. */
+static void test_parse_one_line(void **state)
+{
+	size_t n = 99;
+
+	(void)state;
+	assert_int_equal(il_parse_one_line("150000 100000\n", 14, &n), 0);
+	assert_int_equal(n, 13);
+	assert_int_equal(il_parse_one_line("max", 3, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(il_parse_one_line("\n", 1, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(il_parse_one_line("1\n2\n", 4, &n), -EINVAL);
+	assert_int_equal(il_parse_one_line("1\n\n", 3, &n), -EINVAL);
+	assert_int_equal(il_parse_one_line("1\0002\n", 4, &n), -EINVAL);
+}
+
 static void test_parse_list_has_empty(void **state)
 {
 	static const char *const empty[] = {"", ",", ",a", "a,", "a,,b", "a,b,", ",,"};
@@ -175,6 +192,7 @@ int main(void)
 	    cmocka_unit_test(test_parse_bad_option),
 	    cmocka_unit_test(test_parse_option_error),
 	    cmocka_unit_test(test_parse_list_has_empty),
+	    cmocka_unit_test(test_parse_one_line),
 	};
 
 	if (il_test_filters("test_parse", tests, sizeof(tests) / sizeof(tests[0])) < 0)
